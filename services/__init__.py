@@ -1,0 +1,1 @@
+"""The four repodigest services; each folder is one service."""

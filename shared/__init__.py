@@ -1,0 +1,1 @@
+"""Contracts and plumbing every repodigest service uses; nothing service-specific."""

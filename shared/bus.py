@@ -1,0 +1,384 @@
+"""The bus: stream, subject, consumer and bucket names, topology set-up, publishing, consuming.
+
+All names live here. Subjects carry the repository as two tokens (`<owner>.<name>`, with `.`,
+`*`, `>` and white space percent-encoded) so that consumers can filter and partition by repository.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from urllib.parse import unquote
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
+
+from nats.js.api import (
+    AckPolicy as JsAckPolicy, ConsumerConfig, DeliverPolicy, DiscardPolicy, RetentionPolicy,
+    StorageType, StreamConfig,
+)
+from nats.js.errors import BadRequestError, NotFoundError
+from faststream import AckPolicy, Context
+from faststream.nats import JStream, PullSub
+from pydantic import ValidationError
+
+from shared.events import DeadLetter
+from shared.events.envelope import CloudEvent
+
+if TYPE_CHECKING:
+    from faststream.nats import NatsBroker, NatsRouter
+    from nats.aio.msg import Msg
+    from nats.js.client import JetStreamContext
+
+log = logging.getLogger("repodigest.bus")
+
+# ---------------------------------------------------------------- names
+
+STREAM_GITHUB = "RD_GITHUB"
+STREAM_ENRICHED = "RD_ENRICHED"
+STREAM_REPORTS = "RD_REPORTS"
+STREAM_DEAD = "RD_DEAD"
+KV_INGEST_STATE = "RD_INGEST_STATE"
+OBJECT_BUCKET = "RD_ARTIFACTS"
+
+DURABLE_CLASSIFIER = "classifier-enrich"
+DURABLE_SUMMARIZER = "summarizer-fold"
+DURABLE_SUMMARIZER_REQUESTS = "summarizer-requests"
+DURABLE_RENDERER = "renderer-render"
+
+_ENCODE = {".": "%2E", "*": "%2A", ">": "%3E", " ": "%20", "%": "%25", "\t": "%09"}
+
+
+def token(text: str) -> str:
+    """One NATS subject token for arbitrary text (a repository owner or name)."""
+    return "".join(_ENCODE.get(ch, ch) for ch in text) or "_"
+
+
+def untoken(text: str) -> str:
+    return unquote(text)
+
+
+def repo_tokens(repo: str) -> str:
+    owner, name = repo.split("/", 1)
+    return f"{token(owner)}.{token(name)}"
+
+
+def repo_from_subject(subject: str) -> str:
+    """The repository named by the last two tokens of any repodigest subject."""
+    parts = subject.split(".")
+    return f"{untoken(parts[-2])}/{untoken(parts[-1])}"
+
+
+class Subjects:
+    @staticmethod
+    def fact(kind: str, action: str, repo: str) -> str:
+        return f"rd.github.{kind}.{action}.{repo_tokens(repo)}"
+
+    @staticmethod
+    def watermark(repo: str) -> str:
+        return f"rd.github.sync.watermark.{repo_tokens(repo)}"
+
+    @staticmethod
+    def enriched(kind: str, action: str, repo: str) -> str:
+        return f"rd.enriched.{kind}.{action}.{repo_tokens(repo)}"
+
+    @staticmethod
+    def enriched_watermark(repo: str) -> str:
+        return f"rd.enriched.sync.watermark.{repo_tokens(repo)}"
+
+    @staticmethod
+    def report_requested(repo: str) -> str:
+        return f"rd.summary.requested.{repo_tokens(repo)}"
+
+    @staticmethod
+    def summary_ready(repo: str) -> str:
+        return f"rd.summary.ready.{repo_tokens(repo)}"
+
+    @staticmethod
+    def report_ready(repo: str | None = None) -> str:
+        return f"rd.report.ready.{repo_tokens(repo)}" if repo else "rd.report.ready.>"
+
+    @staticmethod
+    def dead(service: str) -> str:
+        return f"rd.dead.{token(service)}"
+
+
+# ---------------------------------------------------------------- topology
+
+
+@dataclass(frozen=True)
+class ConsumerSpec:
+    durable: str
+    stream: str
+    filter_subject: str
+    max_deliver: int = 8
+    ack_wait: float = 120.0
+    batch_size: int = 256
+    fetch_timeout: float = 1.0
+
+    def config(self) -> ConsumerConfig:
+        return ConsumerConfig(
+            durable_name=self.durable,
+            filter_subject=self.filter_subject,
+            ack_policy=JsAckPolicy.EXPLICIT,
+            deliver_policy=DeliverPolicy.ALL,
+            max_deliver=self.max_deliver,
+            ack_wait=self.ack_wait,
+            max_ack_pending=20_000,
+        )
+
+
+CONSUMERS: dict[str, ConsumerSpec] = {
+    DURABLE_CLASSIFIER: ConsumerSpec(DURABLE_CLASSIFIER, STREAM_GITHUB, "rd.github.>"),
+    DURABLE_SUMMARIZER: ConsumerSpec(DURABLE_SUMMARIZER, STREAM_ENRICHED, "rd.enriched.>"),
+    DURABLE_SUMMARIZER_REQUESTS: ConsumerSpec(
+        DURABLE_SUMMARIZER_REQUESTS, STREAM_REPORTS, "rd.summary.requested.>", batch_size=16),
+    DURABLE_RENDERER: ConsumerSpec(
+        DURABLE_RENDERER, STREAM_REPORTS, "rd.summary.ready.>", batch_size=1, ack_wait=600.0),
+}
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Stream settings an operator may change (replicas 3 in production, file storage always)."""
+
+    replicas: int = 1
+    duplicate_window: float = 600.0  # seconds JetStream de-duplicates by Nats-Msg-Id
+    dead_max_age: float = 30 * 86400.0
+    streams: tuple[StreamConfig, ...] = field(default=())
+
+    def stream_configs(self) -> list[StreamConfig]:
+        common = dict(storage=StorageType.FILE, num_replicas=self.replicas,
+                      duplicate_window=self.duplicate_window, discard=DiscardPolicy.OLD,
+                      retention=RetentionPolicy.LIMITS)
+        return [
+            # the event log is the source of truth: kept without age limit
+            StreamConfig(name=STREAM_GITHUB, subjects=["rd.github.>"],
+                         description="GitHub facts from ingest", **common),
+            StreamConfig(name=STREAM_ENRICHED, subjects=["rd.enriched.>"],
+                         description="facts with classifier tags", **common),
+            StreamConfig(name=STREAM_REPORTS, subjects=["rd.summary.>", "rd.report.>"],
+                         description="report requests, window summaries, report-ready", **common),
+            StreamConfig(name=STREAM_DEAD, subjects=["rd.dead.>"], max_age=self.dead_max_age,
+                         description="messages a service could not process, with the reason",
+                         **common),
+        ]
+
+
+async def ensure_topology(js: "JetStreamContext", topology: Topology | None = None,
+                          consumers: Sequence[str] = tuple(CONSUMERS)) -> None:
+    """Create streams, durable consumers, the KV bucket and the object store; idempotent."""
+    topology = topology or Topology()
+    for cfg in topology.stream_configs():
+        try:
+            await js.add_stream(config=cfg)
+        except BadRequestError:
+            await js.update_stream(config=cfg)
+    for name in consumers:
+        spec = CONSUMERS[name]
+        try:
+            await js.add_consumer(spec.stream, config=spec.config())
+        except BadRequestError as exc:
+            # an existing durable with other settings: keep its position, report the drift
+            log.warning("consumer %s exists with other settings: %s", name, exc.description)
+    try:
+        await js.key_value(KV_INGEST_STATE)
+    except (NotFoundError, BadRequestError):
+        from nats.js.api import KeyValueConfig
+        await js.create_key_value(KeyValueConfig(bucket=KV_INGEST_STATE, history=1,
+                                                 storage=StorageType.FILE,
+                                                 replicas=topology.replicas))
+    try:
+        await js.object_store(OBJECT_BUCKET)
+    except (NotFoundError, BadRequestError):
+        from nats.js.api import ObjectStoreConfig
+        await js.create_object_store(OBJECT_BUCKET, ObjectStoreConfig(
+            bucket=OBJECT_BUCKET, storage=StorageType.FILE, replicas=topology.replicas))
+
+
+# ---------------------------------------------------------------- publishing
+
+
+def stream_of(subject: str) -> str:
+    prefix = subject.split(".", 2)[1]
+    return {"github": STREAM_GITHUB, "enriched": STREAM_ENRICHED, "summary": STREAM_REPORTS,
+            "report": STREAM_REPORTS, "dead": STREAM_DEAD}[prefix]
+
+
+class Bus:
+    """Publishing and dead-lettering for one service, over a FastStream NATS broker."""
+
+    def __init__(self, broker: "NatsBroker", service: str) -> None:
+        self.broker = broker
+        self.service = service
+
+    @property
+    def js(self) -> "JetStreamContext":
+        return self.broker.config.connection_state.stream
+
+    async def publish(self, event: CloudEvent, subject: str) -> Any:
+        """Publish a typed event; JetStream de-duplicates on its deterministic id."""
+        return await self.broker.publish(
+            event.to_bytes(), subject,
+            headers={"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id},
+            stream=stream_of(subject),
+        )
+
+    async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
+        """Park a message in RD_DEAD with the reason in headers and the original bytes intact."""
+        await self.broker.publish(raw, Subjects.dead(self.service), headers=letter.to_headers(),
+                                  stream=STREAM_DEAD)
+        log.warning("dead-lettered message from %s: %s", letter.subject, letter.reason,
+                    extra={"service": self.service, "subject": letter.subject})
+
+
+# ---------------------------------------------------------------- consuming
+
+
+class Poison(Exception):
+    """The message can never be processed (it violates its contract): dead-letter it."""
+
+
+class Transient(Exception):
+    """A dependency failed (GitHub 5xx, S3 timeout, a locked database): retry with backoff."""
+
+
+E = TypeVar("E")
+
+
+def backoff_seconds(deliveries: int, base: float = 0.5, cap: float = 60.0) -> float:
+    return min(cap, base * (2 ** max(0, deliveries - 1)))
+
+
+@dataclass
+class ConsumerStats:
+    processed: int = 0
+    dead: int = 0
+    retried: int = 0
+    last_error: str | None = None
+
+
+class Consumer(Generic[E]):
+    """A durable pull consumer: decode, handle in order, ack / nak with backoff / dead-letter.
+
+    Messages of a fetched batch are handled one after another in stream order (the summarizer
+    relies on a watermark following the facts before it); `handle_batch`, when given, receives
+    every decodable message of the batch at once so it can commit them in one transaction.
+    """
+
+    def __init__(self, bus: Bus, spec: ConsumerSpec, decode: Callable[[bytes], E],
+                 handle: Callable[[E], Awaitable[None]] | None = None,
+                 handle_batch: Callable[[list[E]], Awaitable[None]] | None = None) -> None:
+        if handle is None and handle_batch is None:
+            raise ValueError("a consumer needs handle or handle_batch")
+        self.bus, self.spec, self.decode = bus, spec, decode
+        self.handle, self.handle_batch = handle, handle_batch
+        self.stats = ConsumerStats()
+        self.idle = asyncio.Event()
+
+    def register(self, router: "NatsRouter") -> None:
+        consumer = self
+
+        @router.subscriber(
+            self.spec.filter_subject,
+            stream=JStream(self.spec.stream, declare=False),
+            durable=self.spec.durable,
+            config=self.spec.config(),
+            pull_sub=PullSub(batch_size=self.spec.batch_size, timeout=self.spec.fetch_timeout,
+                             batch=True),
+            ack_policy=AckPolicy.MANUAL,
+            title=self.spec.durable,
+        )
+        async def on_batch(message: Annotated[Any, Context("message")]) -> None:
+            await consumer.process(list(message.raw_message))
+
+    async def process(self, msgs: "list[Msg]") -> None:
+        self.idle.clear()
+        decoded: list[tuple[Msg, E]] = []
+        for msg in msgs:
+            try:
+                decoded.append((msg, self.decode(msg.data)))
+            except (ValidationError, ValueError, UnicodeDecodeError) as exc:
+                await self._dead(msg, f"invalid event: {_short(exc)}")
+        if self.handle_batch is not None and decoded:
+            try:
+                await self.handle_batch([e for _, e in decoded])
+            except Poison as exc:
+                # one bad event spoils the batch: fall back to one at a time to find it
+                log.info("batch rejected (%s); retrying one by one", exc)
+            except Exception as exc:  # noqa: BLE001 - decided per message below
+                for msg, _ in decoded:
+                    await self._retry(msg, exc)
+                return
+            else:
+                for msg, _ in decoded:
+                    await msg.ack()
+                self.stats.processed += len(decoded)
+                self._maybe_idle(msgs[-1])
+                return
+        for msg, event in decoded:
+            try:
+                if self.handle is not None:
+                    await self.handle(event)
+                else:
+                    await self.handle_batch([event])  # type: ignore[misc]
+            except Poison as exc:
+                await self._dead(msg, str(exc))
+            except Exception as exc:  # noqa: BLE001 - transient until max_deliver says otherwise
+                await self._retry(msg, exc)
+            else:
+                await msg.ack()
+                self.stats.processed += 1
+        if msgs:
+            self._maybe_idle(msgs[-1])
+
+    def _maybe_idle(self, last: "Msg") -> None:
+        try:
+            if last.metadata.num_pending == 0:
+                self.idle.set()
+        except Exception:  # noqa: BLE001 - metadata is informational
+            pass
+
+    async def _retry(self, msg: "Msg", exc: BaseException) -> None:
+        deliveries = _deliveries(msg)
+        self.stats.last_error = _short(exc)
+        if deliveries >= self.spec.max_deliver:
+            await self._dead(msg, f"gave up after {deliveries} deliveries: {_short(exc)}")
+            return
+        delay = backoff_seconds(deliveries)
+        log.warning("%s: delivery %d failed (%s); retrying in %.1fs", self.spec.durable,
+                    deliveries, _short(exc), delay)
+        self.stats.retried += 1
+        await msg.nak(delay=delay)
+
+    async def _dead(self, msg: "Msg", reason: str) -> None:
+        meta = _meta(msg)
+        await self.bus.dead_letter(msg.data, DeadLetter(
+            service=self.bus.service, reason=reason, subject=msg.subject,
+            stream=meta[0], sequence=meta[1], deliveries=_deliveries(msg),
+            event_id=(msg.headers or {}).get("Nats-Msg-Id"),
+            failed_at=datetime.now(timezone.utc),
+        ))
+        self.stats.dead += 1
+        await msg.term()
+
+
+def _deliveries(msg: "Msg") -> int:
+    try:
+        return int(msg.metadata.num_delivered)
+    except Exception:  # noqa: BLE001 - core (non-JetStream) messages have no metadata
+        return 1
+
+
+def _meta(msg: "Msg") -> tuple[str | None, int | None]:
+    try:
+        return msg.metadata.stream, int(msg.metadata.sequence.stream)
+    except Exception:  # noqa: BLE001
+        return None, None
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:600]}"
+

@@ -1,0 +1,26 @@
+"""Settings shared by every service (pydantic-settings, `REPODIGEST_` environment variables).
+
+Settings objects are built only in composition roots (`__main__.py`, the CLI), never at import.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CommonSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="REPODIGEST_", env_file=None, extra="ignore")
+
+    nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server(s), comma-separated")
+    nats_user: str | None = None
+    nats_password: SecretStr | None = None
+    nats_token: SecretStr | None = None
+    nats_connect_timeout: float = 5.0
+    jetstream_replicas: int = Field(1, ge=1, le=5)
+    log_level: str = "INFO"
+    log_json: bool = False
+    health_port: int | None = Field(None, description="serve /healthz and /readyz on this port")
+
+    def servers(self) -> list[str]:
+        return [s.strip() for s in self.nats_url.split(",") if s.strip()]

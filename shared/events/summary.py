@@ -263,6 +263,8 @@ class SummaryData(Frozen):
     # ids of the facts the figures count (bounded sample), for span links and audits
     fact_ids_sample: tuple[str, ...] = ()
     facts_counted: int = 0
+    # the ReportRequested this summary answers (None when a watermark closed the window)
+    request_id: str | None = None
 
 
 class WindowSummarized(CloudEvent):
@@ -275,7 +277,8 @@ class WindowSummarized(CloudEvent):
     @classmethod
     def create(cls, data: SummaryData) -> "WindowSummarized":
         return cls(
-            id=deterministic_id("summary", data.repo, data.window.label, data.revision),
+            id=deterministic_id("summary", data.repo, data.window.label, data.revision,
+                                data.request_id or ""),
             source="/repodigest/summarizer",
             subject=f"{data.repo}@{data.window.label}",
             time=data.generated_at,

@@ -1,0 +1,68 @@
+"""Ingest settings: which repositories to poll, GitHub credentials, webhooks, an offline backfill."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import NoDecode
+
+from shared.config import CommonSettings
+from shared.events import check_repo
+
+
+class IngestSettings(CommonSettings):
+    """`REPODIGEST_*` environment variables for the ingest service.
+
+    `repos` accepts a comma-separated list (`REPODIGEST_REPOS=vllm-project/vllm,owner/name`) or a
+    JSON list.
+    """
+
+    repos: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="repositories to poll on GitHub, OWNER/NAME, comma-separated")
+    poll_interval: float = Field(
+        300.0, gt=0, description="seconds between two polls of one repository")
+    github_token: SecretStr | None = Field(
+        None, description="GitHub token (fine-grained: read-only Pull requests, Issues, Metadata)")
+    github_api_url: str = Field(
+        "https://api.github.com", description="GitHub REST API base URL (GitHub Enterprise: "
+        "https://HOST/api/v3)")
+    github_per_page: int = Field(100, ge=1, le=100, description="page size for GitHub listings")
+    webhook_enabled: bool = Field(False, description="serve the GitHub webhook endpoint")
+    webhook_secret: SecretStr | None = Field(
+        None, description="secret configured on the GitHub webhook (X-Hub-Signature-256)")
+    webhook_host: str = Field("0.0.0.0", description="interface the webhook endpoint binds to")
+    webhook_port: int = Field(8080, ge=1, le=65535, description="port of the webhook endpoint")
+    webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
+    backfill_source: str | None = Field(
+        None, description="offline source published once at start-up: demo, replay:PATH, "
+        "events:PATH or gharchive:PATH")
+    backfill_repo: str | None = Field(
+        None, description="repository the backfill is filtered to (default: the source's own, "
+        "or the only one in it)")
+    demo_week: str = Field("2026-W24", description="ISO week the demo source generates "
+                                                   "(plus the week before it)")
+    demo_seed: int = Field(7, description="seed of the demo generator")
+
+    @field_validator("repos", mode="before")
+    @classmethod
+    def _split(cls, v: object) -> object:
+        if isinstance(v, str):
+            text = v.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [p.strip() for p in text.split(",") if p.strip()]
+        return v
+
+    @field_validator("repos")
+    @classmethod
+    def _check(cls, v: list[str]) -> list[str]:
+        return [check_repo(r) for r in v]
+
+    @field_validator("backfill_repo")
+    @classmethod
+    def _check_one(cls, v: str | None) -> str | None:
+        return None if not v else check_repo(v)

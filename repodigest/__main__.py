@@ -1,0 +1,3 @@
+from repodigest.cli import main
+
+main()

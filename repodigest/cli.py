@@ -1,0 +1,277 @@
+"""`repodigest`: one-shot reports, the offline demo, per-service commands, subscribe and fetch."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from shared.events import ALL_FORMATS, check_repo
+from shared.telemetry import setup_logging, setup_telemetry
+from shared.windows import WindowError, parse_window
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Daily and weekly development reports for busy GitHub repositories.")
+err = Console(stderr=True)
+out = Console()
+
+DEMO_REPO = "repodigest-demo/llm-serve"
+DEMO_WEEK = "2026-W24"
+LANGS = ("en", "zh-CN")
+SERVICES = ("ingest", "classifier", "summarizer", "renderer")
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _langs(values: list[str]) -> tuple[str, ...]:
+    result = []
+    for v in values:
+        for part in v.split(","):
+            part = part.strip()
+            if part.lower() in {"zh", "zh-cn", "cn"}:
+                part = "zh-CN"
+            if part not in LANGS:
+                raise fail(f"unknown language {part!r}; choose from {', '.join(LANGS)}")
+            if part not in result:
+                result.append(part)
+    return tuple(result or ["en"])
+
+
+def _formats(value: str) -> tuple[str, ...]:
+    parts = tuple(p.strip().lower() for p in value.split(",") if p.strip())
+    bad = [p for p in parts if p not in ALL_FORMATS]
+    if bad or not parts:
+        raise fail(f"unknown format(s) {', '.join(bad) or value!r}; choose from {', '.join(ALL_FORMATS)}")
+    return parts
+
+
+def _logging(level: str) -> None:
+    setup_logging(level)
+    setup_telemetry("repodigest-cli")
+
+
+@app.command()
+def report(
+    repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm")],
+    window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END")],
+    tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
+    cutoff: Annotated[str, typer.Option(help="daily cut-off HH:MM (e.g. 11:45)")] = "00:00",
+    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | demo | replay:PATH | events:PATH | gharchive:PATH")] = None,
+    lang: Annotated[list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")] = ["en"],
+    formats: Annotated[str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")] = ",".join(ALL_FORMATS),
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to copy the artifacts")] = Path("reports"),
+    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="use this NATS (JetStream) instead of an embedded server")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option(help="keep the event log and projections here between runs (default: a temporary directory)")] = None,
+    database_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_DATABASE_URL", help="projections database (SQLite file by default)")] = None,
+    artifacts: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_ARTIFACTS_URL", help="nats | s3://bucket/prefix | file:///dir")] = None,
+    profile: Annotated[Optional[str], typer.Option(help="classifier rule profile (default: chosen by repository)")] = None,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the report")] = 900.0,
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+) -> None:
+    """Build one report for REPO and WINDOW end to end, and print where the artifacts are."""
+    _logging(log_level)
+    try:
+        check_repo(repo)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    try:
+        win = parse_window(window, tz, cutoff)
+    except WindowError as exc:
+        raise fail(str(exc)) from None
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("REPODIGEST_GITHUB_TOKEN")
+    if source is None:
+        if not token:
+            raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
+                       "--source demo | replay:PATH | events:PATH | gharchive:PATH")
+        source = "github"
+    note = None
+    if source != "github":
+        note = f"replayed from {source}" if source != "demo" else None
+    _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
+                database_url, artifacts, timeout, not quiet, note, source == "demo", token,
+                profile)
+
+
+def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, database_url,
+                artifacts, timeout, progress, note, synthetic, token, profile) -> None:
+    from repodigest.pipeline import PipelineError, ReportJob, run_report
+    from shared.service import NatsUnreachable
+
+    job = ReportJob(repo=repo, window=win, source=source, languages=langs, formats=fmts,
+                    out_dir=out_dir, nats_url=nats_url, data_dir=data_dir,
+                    database_url=database_url, artifacts_url=artifacts, timeout=timeout,
+                    progress=progress, data_note=note, synthetic=synthetic, github_token=token,
+                    profile=profile)
+    try:
+        outcome = asyncio.run(run_report(job))
+    except (PipelineError, NatsUnreachable) as exc:
+        raise fail(str(exc), 1) from None
+    except Exception as exc:  # noqa: BLE001 - source and GitHub errors carry their own message
+        if type(exc).__name__ in {"SourceError", "GithubSourceError", "NatsServerError"}:
+            raise fail(str(exc), 1) from None
+        raise
+    data = outcome.ready.data
+    table = Table(title=f"{repo} · {data.window.kind} {data.window.label} ({data.window.tz}) · revision {data.revision}")
+    table.add_column("artifact")
+    table.add_column("file")
+    table.add_column("bytes", justify="right")
+    for name, path, size in outcome.files:
+        table.add_row(name, str(path), f"{size:,}")
+    out.print(table)
+    for art in data.artifacts:
+        out.print(f"  {art.uri}  sha256:{art.sha256[:16]}…", highlight=False)
+    out.print(f"{outcome.facts_published} facts ingested; report-ready {outcome.ready.id}")
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", "-o")] = Path("reports/demo"),
+    lang: Annotated[list[str], typer.Option("--lang", "-l")] = ["en", "zh-CN"],
+    week: Annotated[str, typer.Option(help="ISO week the synthetic data covers")] = DEMO_WEEK,
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
+) -> None:
+    """Offline demo: a report from a seeded synthetic week (says so in the report)."""
+    _logging(log_level)
+    try:
+        win = parse_window(f"week:{week}", "UTC")
+    except WindowError as exc:
+        raise fail(str(exc)) from None
+    _run_report(DEMO_REPO, win, "demo", _langs(lang), ALL_FORMATS, out_dir, None, None, None,
+                None, 900.0, True, "synthetic data generated by `repodigest demo`", True, None,
+                None)
+
+
+@app.command()
+def serve(
+    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer, or all")] = ["all"],
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
+) -> None:
+    """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
+    from shared.config import CommonSettings
+    from shared.service import NatsUnreachable, Runtime, serve as serve_runtime
+
+    names = list(SERVICES) if services == ["all"] else services
+    unknown = [n for n in names if n not in SERVICES]
+    if unknown:
+        raise fail(f"unknown service(s) {', '.join(unknown)}; choose from {', '.join(SERVICES)} or all")
+    _logging(log_level)
+    settings = CommonSettings()
+
+    async def main() -> None:
+        runtime = Runtime(settings, "+".join(names))
+        for name in names:
+            module = __import__(f"services.{name}.app", fromlist=["build_service"])
+            config = __import__(f"services.{name}.config", fromlist=["x"])
+            cls = next(getattr(config, a) for a in dir(config)
+                       if a.endswith("Settings") and a != "CommonSettings")
+            runtime.add(module.build_service(cls(), runtime))
+        await serve_runtime(runtime)
+
+    try:
+        asyncio.run(main())
+    except NatsUnreachable as exc:
+        raise fail(str(exc), 1) from None
+
+
+@app.command()
+def subscribe(
+    repo: Annotated[Optional[str], typer.Argument(help="OWNER/NAME (default: every repository)")] = None,
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+    count: Annotated[int, typer.Option(help="exit after this many events (0: run until Ctrl-C)")] = 0,
+    history: Annotated[bool, typer.Option(help="print earlier report-ready events first")] = False,
+) -> None:
+    """Print report-ready events as they arrive, one JSON line each."""
+    import nats
+    from nats.js.api import DeliverPolicy
+
+    from shared.bus import Subjects
+
+    if repo:
+        try:
+            check_repo(repo)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+
+    async def main() -> None:
+        try:
+            nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
+        except Exception as exc:  # noqa: BLE001
+            raise fail(f"cannot reach NATS at {nats_url}: {type(exc).__name__}", 1) from None
+        js = nc.jetstream()
+        seen = 0
+        policy = DeliverPolicy.ALL if history else DeliverPolicy.NEW
+        sub = await js.subscribe(Subjects.report_ready(repo), ordered_consumer=True,
+                                 deliver_policy=policy)
+        try:
+            async for msg in sub.messages:
+                sys.stdout.write(msg.data.decode() + "\n")
+                sys.stdout.flush()
+                seen += 1
+                if count and seen >= count:
+                    break
+        finally:
+            await nc.drain()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+
+
+@app.command()
+def fetch(
+    uri: Annotated[str, typer.Argument(help="an artifact URI from report-ready (nats://, s3://, file://)")],
+    output: Annotated[Optional[Path], typer.Option("--out", "-o", help="file to write (default: stdout)")] = None,
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+) -> None:
+    """Download one artifact."""
+    import nats
+
+    from services.renderer.adapters.stores import fetch_uri
+
+    async def main() -> bytes:
+        nc = None
+        if uri.startswith("nats://"):
+            try:
+                nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
+            except Exception as exc:  # noqa: BLE001
+                raise fail(f"cannot reach NATS at {nats_url}: {type(exc).__name__}", 1) from None
+        try:
+            return await fetch_uri(uri, nc.jetstream() if nc else None)
+        finally:
+            if nc is not None:
+                await nc.drain()
+
+    try:
+        data = asyncio.run(main())
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        raise fail(f"cannot fetch {uri}: {exc}", 1) from None
+    except Exception as exc:  # noqa: BLE001
+        if "NotFound" in type(exc).__name__ or "NoSuch" in str(exc):
+            raise fail(f"{uri} does not exist", 1) from None
+        raise
+    if output is None:
+        sys.stdout.buffer.write(data)
+    else:
+        output.write_bytes(data)
+        err.print(f"wrote {len(data):,} bytes to {output}")
+
+
+def main() -> None:
+    logging.captureWarnings(True)
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""The one-process pipeline: the four services on one broker (embedded nats-server by default).
+
+This is the composition root of `repodigest report` and `repodigest demo`: it starts what is
+needed, ingests, asks for the window's report, waits for report-ready, and copies the artifacts
+out of the object store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from shared.bus import Subjects
+from shared.config import CommonSettings
+from shared.events import (
+    DeadLetter, ReportReady, ReportRequestData, ReportRequested, WindowRef,
+)
+from shared.natsserver import EmbeddedNats
+from shared.service import Runtime
+from shared.windows import Window
+
+log = logging.getLogger("repodigest.pipeline")
+
+
+class PipelineError(RuntimeError):
+    """Something a person can fix; the CLI prints the message and exits non-zero."""
+
+
+@dataclass
+class ReportJob:
+    repo: str
+    window: Window
+    source: str
+    languages: tuple[str, ...] = ("en",)
+    formats: tuple[str, ...] = ("md", "html", "pdf", "json")
+    out_dir: Path = Path("reports")
+    nats_url: str | None = None
+    data_dir: Path | None = None
+    database_url: str | None = None
+    artifacts_url: str | None = None
+    timeout: float = 600.0
+    progress: bool = True
+    data_note: str | None = None
+    synthetic: bool = False
+    github_token: str | None = None
+    profile: str | None = None
+
+
+@dataclass
+class ReportOutcome:
+    ready: ReportReady
+    files: list[tuple[str, Path, int]] = field(default_factory=list)  # (format/lang, path, size)
+    facts_published: int = 0
+    duplicates: int = 0
+
+
+def window_ref(window: Window) -> WindowRef:
+    return WindowRef(kind=window.kind, label=window.label, start=window.start, end=window.end,
+                     tz=window.tz, cutoff=window.cutoff)
+
+
+def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> Runtime:
+    """All four services on one broker, each built by its own factory from its own settings."""
+    from services.classifier.app import build_service as build_classifier
+    from services.classifier.config import ClassifierSettings
+    from services.ingest.app import build_service as build_ingest
+    from services.ingest.config import IngestSettings
+    from services.renderer.app import build_service as build_renderer
+    from services.renderer.config import RendererSettings
+    from services.summarizer.app import build_service as build_summarizer
+    from services.summarizer.config import SummarizerSettings
+
+    common = settings.model_dump(exclude_none=True)
+    runtime = Runtime(settings, "repodigest")
+    summarizer_over = {"database_url": job.database_url or f"sqlite:///{data_dir / 'projections.db'}"}
+    renderer_over = {"artifacts_url": job.artifacts_url} if job.artifacts_url else {}
+    classifier_over = {}
+    if job.profile:
+        classifier_over["profile_overrides"] = {job.repo: job.profile}
+    runtime.add(build_ingest(_settings(IngestSettings, common, {}), runtime))
+    runtime.add(build_classifier(_settings(ClassifierSettings, common, classifier_over), runtime))
+    runtime.add(build_summarizer(_settings(SummarizerSettings, common, summarizer_over), runtime))
+    runtime.add(build_renderer(_settings(RendererSettings, common, renderer_over), runtime))
+    return runtime
+
+
+def _settings(cls, common: dict, over: dict):
+    fields = set(cls.model_fields)
+    values = {k: v for k, v in {**common, **over}.items() if k in fields}
+    # environment first (REPODIGEST_*), then what this run decided
+    return cls().model_copy(update=values)
+
+
+async def run_report(job: ReportJob) -> ReportOutcome:
+    tmp: tempfile.TemporaryDirectory | None = None
+    if job.data_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="repodigest-")
+        data_dir = Path(tmp.name)
+    else:
+        data_dir = job.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+    server: EmbeddedNats | None = None
+    try:
+        nats_url = job.nats_url
+        if nats_url is None:
+            server = EmbeddedNats(store_dir=data_dir / "jetstream")
+            await server.start()
+            nats_url = server.url
+        settings = CommonSettings().model_copy(update={"nats_url": nats_url})
+        runtime = build_runtime(settings, job, data_dir)
+        await runtime.start()
+        try:
+            return await _produce(runtime, job)
+        finally:
+            await runtime.stop()
+    finally:
+        if server is not None:
+            await server.stop()
+        if tmp is not None:
+            tmp.cleanup()
+
+
+async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
+    from services.ingest.handlers import ingest_source
+    from services.renderer.adapters.stores import fetch_uri
+
+    nc = runtime.broker.connection
+    js = runtime.broker.config.connection_state.stream
+    ready_q: asyncio.Queue = asyncio.Queue()
+    dead_q: asyncio.Queue = asyncio.Queue()
+
+    async def on_ready(msg) -> None:
+        await ready_q.put(msg.data)
+
+    async def on_dead(msg) -> None:
+        await dead_q.put(DeadLetter.from_headers(dict(msg.headers or {})))
+
+    sub_ready = await nc.subscribe(Subjects.report_ready(job.repo), cb=on_ready)
+    sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
+    try:
+        ingest_bus = runtime.bus("ingest")
+        kwargs = {"progress": job.progress}
+        if job.github_token:
+            kwargs["token"] = job.github_token
+        result = await ingest_source(ingest_bus, job.source, job.repo, window=job.window, **kwargs)
+        request = ReportRequested.create(
+            ReportRequestData(
+                repo=job.repo, window=window_ref(job.window), languages=job.languages,
+                formats=job.formats, as_of=result.watermark, data_note=job.data_note,
+                synthetic=job.synthetic, requested_by="cli",
+            ),
+            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc),
+        )
+        await runtime.bus("cli").publish(request, Subjects.report_requested(job.repo))
+        ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
+        outcome = ReportOutcome(ready=ready, facts_published=result.facts_published,
+                                duplicates=getattr(result, "duplicates", 0))
+        target = job.out_dir / job.repo.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
+        target.mkdir(parents=True, exist_ok=True)
+        for art in ready.data.artifacts:
+            data = await fetch_uri(art.uri, js)
+            path = target / f"report.{art.language}.{art.format}"
+            path.write_bytes(data)
+            outcome.files.append((f"{art.format} ({art.language})", path, len(data)))
+        (target / "report-ready.json").write_text(
+            json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False), encoding="utf-8")
+        return outcome
+    finally:
+        with contextlib.suppress(Exception):
+            await sub_ready.unsubscribe()
+            await sub_dead.unsubscribe()
+
+
+async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id: str,
+                      timeout: float) -> ReportReady:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise PipelineError(
+                f"no report after {timeout:.0f}s; run with --log-level DEBUG to see which service "
+                "is stuck, or raise --timeout for very large windows")
+        get_ready = asyncio.ensure_future(ready_q.get())
+        get_dead = asyncio.ensure_future(dead_q.get())
+        done, pending = await asyncio.wait({get_ready, get_dead}, timeout=remaining,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        if get_dead in done:
+            letter: DeadLetter = get_dead.result()
+            if letter.service in {"summarizer", "renderer", "cli"}:
+                raise PipelineError(
+                    f"the {letter.service} could not process {letter.subject}: {letter.reason}")
+            log.warning("skipped a bad event in %s: %s", letter.service, letter.reason)
+        if get_ready in done:
+            ready = ReportReady.model_validate_json(get_ready.result())
+            if ready.data.request_id == request_id:
+                return ready

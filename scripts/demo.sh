@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# One command: install everything, then build the offline demo report (Markdown, HTML, PDF, JSON;
+# English and Chinese) from a seeded synthetic week, into reports/demo/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+exec .venv/bin/repodigest demo --out reports/demo "$@"

@@ -1,0 +1,84 @@
+"""The CLI as a person uses it: actionable errors and exit codes, each service alone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from shared.natsserver import free_port
+
+CLI = [sys.executable, "-m", "repodigest"]
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["report", "not-a-repo", "--window", "week:2026-W24", "--source", "demo"], "OWNER/NAME"),
+    (["report", "a/b", "--window", "fortnight", "--source", "demo"], "not understood"),
+    (["report", "a/b", "--window", "2026-06-01", "--tz", "Mars/Base", "--source", "demo"], "time zone"),
+    (["report", "a/b", "--window", "week:2026-W24", "--source", "demo", "--lang", "fr"], "language"),
+    (["report", "a/b", "--window", "week:2026-W24", "--source", "demo", "--formats", "docx"], "format"),
+])
+def test_bad_arguments_exit_2_with_a_message(args, needle):
+    result = run_cli(*args, env={"GITHUB_TOKEN": ""})
+    assert result.returncode == 2, result.stderr
+    assert needle in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_no_source_and_no_token_says_what_to_do():
+    result = run_cli("report", "a/b", "--window", "week:2026-W24",
+                     env={"GITHUB_TOKEN": "", "REPODIGEST_GITHUB_TOKEN": ""})
+    assert result.returncode == 2 and "GITHUB_TOKEN" in result.stderr
+
+
+def test_unreachable_nats_exits_1():
+    port = free_port()  # nothing listens there
+    result = run_cli("report", "a/b", "--window", "week:2026-W24", "--source", "demo",
+                     "--nats-url", f"nats://127.0.0.1:{port}", "--quiet")
+    assert result.returncode == 1, result.stderr
+    assert "cannot reach NATS" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_replay_file_exits_1(tmp_path):
+    result = run_cli("report", "a/b", "--window", "week:2026-W24", "--quiet",
+                     "--source", f"replay:{tmp_path / 'missing.jsonl'}")
+    assert result.returncode == 1, result.stderr
+    assert "missing.jsonl" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("service", ["ingest", "classifier", "summarizer", "renderer"])
+async def test_each_service_starts_alone_and_drains_on_sigterm(service, nats_server, tmp_path):
+    env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_LOG_LEVEL": "INFO",
+           "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}",
+           "REPODIGEST_WEBHOOK_ENABLED": "false"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", f"services.{service}", env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    lines: list[str] = []
+
+    async def until_started() -> None:
+        while True:
+            raw = await proc.stdout.readline()
+            assert raw, f"{service} exited early:\n" + "\n".join(lines)
+            lines.append(raw.decode(errors="replace").rstrip())
+            if "started" in lines[-1]:
+                return
+
+    try:
+        await asyncio.wait_for(until_started(), 60)
+    except BaseException:
+        proc.kill()
+        raise
+    proc.send_signal(signal.SIGTERM)
+    rest, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, "\n".join(lines) + rest.decode(errors="replace")
+    assert "stopped" in rest.decode(errors="replace")

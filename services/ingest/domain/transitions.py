@@ -1,0 +1,200 @@
+"""Transitions: the facts between an item's last known state and a fresh snapshot of it.
+
+Pure: standard library and `shared.events` only. The first sight of an item reproduces its
+history as far as a snapshot tells it (opened at created_at; merged at merged_at, or closed at
+closed_at), so a backfill and a live poll publish the same facts with the same ids. Labels present
+at first sight are part of the snapshot, not `labeled` facts: their time is unknown.
+
+Facts whose GitHub time is exact (opened, merged, closed, comment created, review submitted) get
+the same id from a poll and from a webhook. The others (edited, labeled, reopened,
+ready_for_review, converted_to_draft) are timed at the item's `updated_at` when the poll saw it,
+which equals the webhook's time when nothing else happened to the item in between.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+
+from shared.events import CommentInfo, FactData, ItemSnapshot, ReviewInfo, fact_time, utc
+
+from .mapping import comment_fact, content_hash, item_fact, review_fact
+
+STATE_VERSION = 1
+IDS_AT_MARK_MAX = 64
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A high-water mark over a stream of timed objects (comments, reviews): the latest time
+    seen and the ids seen at exactly that time, so equal timestamps are neither lost nor
+    repeated."""
+
+    at: datetime | None = None
+    ids: tuple[int, ...] = ()
+
+    def is_new(self, when: datetime, oid: int) -> bool:
+        if self.at is None:
+            return True
+        when = utc(when)
+        return when > self.at or (when == self.at and oid not in self.ids)
+
+    def advance(self, seen: Iterable[tuple[datetime, int]]) -> "Mark":
+        at, ids = self.at, set(self.ids)
+        for when, oid in seen:
+            when = utc(when)
+            if at is None or when > at:
+                at, ids = when, {oid}
+            elif when == at:
+                ids.add(oid)
+        return Mark(at, tuple(sorted(ids))[-IDS_AT_MARK_MAX:])
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """What ingest remembers of one pull request or issue between two polls (stored in KV)."""
+
+    kind: str
+    state: str
+    merged: bool = False
+    draft: bool = False
+    labels: tuple[str, ...] = ()
+    content: str = ""
+    updated_at: datetime | None = None
+    closed_at: datetime | None = None
+    comments: int = 0
+    review_comments: int = 0
+    files_sig: str = ""
+    comment_mark: Mark = field(default_factory=Mark)
+    review_comment_mark: Mark = field(default_factory=Mark)
+    review_mark: Mark = field(default_factory=Mark)
+
+    # ------------------------------------------------------------ storage form
+
+    def to_json(self) -> bytes:
+        def enc(value: object) -> object:
+            return value.isoformat() if isinstance(value, datetime) else value
+
+        raw = asdict(self)
+        body = {k: enc(v) for k, v in raw.items() if not isinstance(v, dict)}
+        for name in ("comment_mark", "review_comment_mark", "review_mark"):
+            mark: Mark = getattr(self, name)
+            body[name] = {"at": enc(mark.at), "ids": list(mark.ids)}
+        body["labels"] = list(self.labels)
+        body["v"] = STATE_VERSION
+        return json.dumps(body, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> "ItemState":
+        body = json.loads(data)
+        body.pop("v", None)
+
+        def dt(value: str | None) -> datetime | None:
+            return None if value is None else utc(datetime.fromisoformat(value))
+
+        marks = {}
+        for name in ("comment_mark", "review_comment_mark", "review_mark"):
+            m = body.pop(name, None) or {}
+            marks[name] = Mark(dt(m.get("at")), tuple(int(i) for i in m.get("ids") or ()))
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in body.items() if k in known}
+        values["labels"] = tuple(values.get("labels") or ())
+        values["updated_at"] = dt(values.get("updated_at"))
+        values["closed_at"] = dt(values.get("closed_at"))
+        return cls(**values, **marks)
+
+    # ------------------------------------------------------------ questions a poller asks
+
+    def unchanged(self, updated_at: datetime | None) -> bool:
+        """True when a listing's `updated_at` says there is nothing new to fetch."""
+        return (self.updated_at is not None and updated_at is not None
+                and utc(updated_at) <= self.updated_at)
+
+    def needs_comments(self, count: int) -> bool:
+        return count > self.comments
+
+    def needs_review_comments(self, count: int) -> bool:
+        return count > self.review_comments
+
+
+def files_signature(item: ItemSnapshot) -> str:
+    return f"{item.additions}:{item.deletions}:{item.changed_files}"
+
+
+def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
+             comments: Sequence[CommentInfo] = (), reviews: Sequence[ReviewInfo] = ()) -> ItemState:
+    """The state to remember after having published the facts of `item`."""
+    base = prev or ItemState(kind=item.kind, state=item.state)
+    issue_comments = [(c.created_at, c.id) for c in comments if not c.on_review]
+    diff_comments = [(c.created_at, c.id) for c in comments if c.on_review]
+    return replace(
+        base,
+        kind=item.kind,
+        state=item.state,
+        merged=item.merged_at is not None,
+        draft=item.draft,
+        labels=item.labels,
+        content=content_hash(item),
+        updated_at=utc(item.updated_at) if item.updated_at else base.updated_at,
+        closed_at=utc(item.closed_at) if item.closed_at else None,
+        comments=item.comments,
+        review_comments=item.review_comments,
+        files_sig=files_signature(item),
+        comment_mark=base.comment_mark.advance(issue_comments),
+        review_comment_mark=base.review_comment_mark.advance(diff_comments),
+        review_mark=base.review_mark.advance((r.submitted_at, r.id) for r in reviews),
+    )
+
+
+def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[CommentInfo] = (),
+           reviews: Sequence[ReviewInfo] = (), origin: str = "poll") -> tuple[list[FactData], ItemState]:
+    """The facts between `prev` (None: never seen) and `item`, and the state to store after them.
+
+    `comments` and `reviews` are what the poll fetched for this item (possibly already seen
+    ones: the marks in `prev` filter them). Facts come out in GitHub-time order.
+    """
+    facts: list[FactData] = []
+    author = item.author.login
+
+    if prev is None:
+        facts.append(item_fact(item, "opened", origin=origin, actor_login=author))
+        if item.kind == "pull_request" and item.merged_at is not None:
+            facts.append(item_fact(item, "merged", origin=origin, actor_login=item.merged_by))
+        elif item.state == "closed" and item.closed_at is not None:
+            facts.append(item_fact(item, "closed", origin=origin))
+    else:
+        if prev.content and prev.content != content_hash(item):
+            facts.append(item_fact(item, "edited", origin=origin))
+        if item.state == "open" and prev.state == "closed":
+            facts.append(item_fact(item, "reopened", origin=origin))
+        if item.kind == "pull_request" and item.merged_at is not None and not prev.merged:
+            facts.append(item_fact(item, "merged", origin=origin, actor_login=item.merged_by))
+        elif (item.merged_at is None and item.state == "closed" and item.closed_at is not None
+              and (prev.state == "open" or prev.closed_at != utc(item.closed_at))):
+            # closed since the last poll (or closed, reopened and closed again in between)
+            facts.append(item_fact(item, "closed", origin=origin))
+        if item.kind == "pull_request" and item.state == "open" and prev.draft != item.draft:
+            action = "converted_to_draft" if item.draft else "ready_for_review"
+            facts.append(item_fact(item, action, origin=origin))
+        for label in sorted(set(item.labels) - set(prev.labels)):
+            facts.append(item_fact(item, "labeled", origin=origin, label=label))
+
+    marks = prev or ItemState(kind=item.kind, state=item.state)
+    seen: set[int] = set()
+    for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
+        mark = marks.review_comment_mark if c.on_review else marks.comment_mark
+        if c.id in seen or not mark.is_new(c.created_at, c.id):
+            continue
+        seen.add(c.id)
+        facts.append(comment_fact(item, c, origin=origin))
+    seen.clear()
+    for r in sorted(reviews, key=lambda r: (r.submitted_at, r.id)):
+        if r.id in seen or not marks.review_mark.is_new(r.submitted_at, r.id):
+            continue
+        seen.add(r.id)
+        facts.append(review_fact(item, r, origin=origin))
+
+    facts.sort(key=lambda f: fact_time(f))
+    return facts, state_of(item, prev, comments=comments, reviews=reviews)

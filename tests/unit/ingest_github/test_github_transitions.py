@@ -1,0 +1,109 @@
+"""Transitions between an item's last known state and a fresh snapshot (table-driven, pure)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from services.ingest.domain.mapping import facts_from_webhook
+from services.ingest.domain.transitions import ItemState, Mark, derive
+from shared.events import Actor, CommentInfo, ItemSnapshot, ReviewInfo, make_fact
+
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+REPO = "octo/repo"
+
+
+def snap(**kw) -> ItemSnapshot:
+    base = dict(repo=REPO, number=7, kind="pull_request", title="Add x", author=Actor(login="alice"),
+                state="open", created_at=T0, updated_at=T0)
+    base.update(kw)
+    return ItemSnapshot(**base)
+
+
+def actions(facts) -> list[str]:
+    return [f"{f.kind}.{f.action}" + (f":{f.label}" if f.label else "") for f in facts]
+
+
+def test_first_sight_of_merged_pr_reproduces_history():
+    merged = T0 + timedelta(hours=5)
+    facts, state = derive(None, snap(state="closed", closed_at=merged, merged_at=merged,
+                                     updated_at=merged, labels=("bug",)))
+    assert actions(facts) == ["pull_request.opened", "pull_request.merged"]
+    assert [make_fact(f).time for f in facts] == [T0, merged]
+    assert state.merged and state.state == "closed" and state.labels == ("bug",)
+
+
+def test_first_sight_of_closed_issue():
+    closed = T0 + timedelta(days=1)
+    facts, _ = derive(None, snap(kind="issue", state="closed", closed_at=closed, updated_at=closed))
+    assert actions(facts) == ["issue.opened", "issue.closed"]
+    assert make_fact(facts[1]).time == closed
+
+
+def test_nothing_changed_means_no_facts():
+    item = snap(labels=("a",))
+    _, state = derive(None, item)
+    facts, again = derive(state, item)
+    assert facts == [] and again == state
+
+
+@pytest.mark.parametrize("before,after,expected", [
+    (dict(), dict(state="closed", closed_at=T0 + timedelta(1), merged_at=T0 + timedelta(1)),
+     ["pull_request.merged"]),
+    (dict(), dict(state="closed", closed_at=T0 + timedelta(1)), ["pull_request.closed"]),
+    (dict(state="closed", closed_at=T0 + timedelta(1)), dict(state="open"), ["pull_request.reopened"]),
+    (dict(draft=True), dict(draft=False), ["pull_request.ready_for_review"]),
+    (dict(draft=False), dict(draft=True), ["pull_request.converted_to_draft"]),
+    (dict(labels=("a",)), dict(labels=("a", "c", "b")), ["pull_request.labeled:b", "pull_request.labeled:c"]),
+    (dict(title="Add x"), dict(title="Add y"), ["pull_request.edited"]),
+    (dict(labels=("a",)), dict(labels=()), []),  # unlabeled is not a fact
+    (dict(state="closed", closed_at=T0 + timedelta(1)),
+     dict(state="closed", closed_at=T0 + timedelta(2)), ["pull_request.closed"]),
+])
+def test_transitions(before, after, expected):
+    _, state = derive(None, snap(**before))
+    later = dict(before, updated_at=T0 + timedelta(days=3))
+    later.update(after)
+    facts, new_state = derive(state, snap(**later))
+    assert actions(facts) == expected
+    assert new_state.updated_at == T0 + timedelta(days=3)
+
+
+def test_comments_and_reviews_are_emitted_once_including_equal_timestamps():
+    c1 = CommentInfo(id=1, author=Actor(login="b"), created_at=T0 + timedelta(minutes=1))
+    c2 = CommentInfo(id=2, author=Actor(login="c"), created_at=T0 + timedelta(minutes=1))
+    r1 = ReviewInfo(id=9, author=Actor(login="d"), state="APPROVED", submitted_at=T0 + timedelta(minutes=2))
+    facts, state = derive(None, snap(comments=1), comments=[c1], reviews=[r1])
+    assert actions(facts) == ["pull_request.opened", "comment.created", "review.submitted"]
+    # the next poll sees the same listings plus a comment with the very same timestamp
+    facts, state = derive(state, snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
+                          comments=[c1, c2], reviews=[r1])
+    assert actions(facts) == ["comment.created"] and facts[0].comment.id == 2
+    facts, _ = derive(state, snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
+                      comments=[c1, c2], reviews=[r1])
+    assert facts == []
+
+
+def test_state_round_trips_through_json():
+    c1 = CommentInfo(id=1, author=Actor(login="b"), created_at=T0, on_review=True)
+    _, state = derive(None, snap(labels=("x", "y"), draft=True), comments=[c1])
+    assert ItemState.from_json(state.to_json()) == state
+    assert state.review_comment_mark == Mark(T0, (1,))
+
+
+def test_poll_and_webhook_agree_on_ids_for_exactly_timed_facts():
+    from tests.conftest import require_shared_data
+    import json
+
+    payload = json.loads(require_shared_data(
+        "github-webhooks", "pull_request", "closed.payload.json").read_text("utf-8"))
+    (hook,) = facts_from_webhook("pull_request", payload)
+    from services.ingest.domain.mapping import snapshot_from_pull
+
+    polled = snapshot_from_pull(hook.repo, payload["pull_request"])
+    prev_item = polled.model_copy(update={"state": "open", "closed_at": None})
+    _, prev = derive(None, prev_item)
+    facts, _ = derive(prev, polled)
+    assert [make_fact(f).id for f in facts] == [make_fact(hook).id]
+    assert facts[0].origin == "poll" and hook.origin == "webhook"

@@ -1,0 +1,151 @@
+"""docker-compose and Kubernetes files, validated offline (no Docker engine, no cluster here).
+
+Compose against the Compose Specification schema (vendored by check-jsonschema); Kubernetes
+manifests against the 1.37 OpenAPI schemas (kubernetes-validate), after building the production
+overlay the way kustomize would (resources + strategic-merge patches by name), plus the checks a
+schema cannot make: commands name real modules, variables name real settings.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+K8S = ROOT / "deploy" / "kubernetes"
+SERVICES = ("ingest", "classifier", "summarizer", "renderer")
+
+
+def settings_fields() -> set[str]:
+    fields: set[str] = set()
+    for name in SERVICES:
+        config = importlib.import_module(f"services.{name}.config")
+        for attr in dir(config):
+            cls = getattr(config, attr)
+            if isinstance(cls, type) and attr.endswith("Settings") and hasattr(cls, "model_fields"):
+                fields |= {f"REPODIGEST_{f.upper()}" for f in cls.model_fields}
+    return fields
+
+
+def test_compose_file_matches_the_compose_spec():
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
+         str(ROOT / "docker-compose.yml")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_runs_each_service_module_with_known_settings():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert {"nats", "postgres", "minio", "jaeger", *SERVICES} <= set(services)
+    known = settings_fields()
+    for name in SERVICES:
+        svc = services[name]
+        assert svc["command"] == ["python", "-m", f"services.{name}"]
+        assert importlib.util.find_spec(f"services.{name}.__main__") is not None
+        assert "healthcheck" in svc
+        unknown = [k for k in svc["environment"] if k.startswith("REPODIGEST_") and k not in known]
+        assert not unknown, f"{name}: variables no settings class reads: {unknown}"
+    assert "-js" in " ".join(services["nats"].get("command", [])) or "jetstream" in (
+        ROOT / "deploy/nats/nats.conf").read_text()
+
+
+def _docs(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def _merge(base, patch):
+    """Strategic merge as kustomize does it for our patches: lists of named items merge by name."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for key, value in patch.items():
+            out[key] = _merge(base[key], value) if key in base else value
+        return out
+    if isinstance(base, list) and isinstance(patch, list) and all(
+            isinstance(x, dict) and "name" in x for x in base + patch):
+        out = [copy.deepcopy(x) for x in base]
+        for item in patch:
+            match = next((i for i, x in enumerate(out) if x["name"] == item["name"]), None)
+            if match is None:
+                raise AssertionError(f"patch names a list item that does not exist: {item['name']}")
+            out[match] = _merge(out[match], item)
+        return out
+    return patch
+
+
+def build(directory: Path) -> list[dict]:
+    kust = yaml.safe_load((directory / "kustomization.yaml").read_text())
+    resources: list[dict] = []
+    for res in kust.get("resources", []):
+        path = directory / res
+        resources += build(path) if path.is_dir() else _docs(path)
+    for gen in kust.get("configMapGenerator", []):
+        for f in gen.get("files", []):
+            assert (directory / f).exists(), f"configMapGenerator file missing: {f}"
+        resources.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": gen["name"]},
+                          "data": {Path(f).name: (directory / f).read_text() for f in gen["files"]}})
+    for patch in kust.get("patches", []):
+        for doc in _docs(directory / patch["path"]):
+            idx = next((i for i, r in enumerate(resources)
+                        if r["kind"] == doc["kind"] and r["metadata"]["name"] == doc["metadata"]["name"]), None)
+            assert idx is not None, f"patch targets a missing {doc['kind']} {doc['metadata']['name']}"
+            resources[idx] = _merge(resources[idx], doc)
+    for image in kust.get("images", []):
+        for r in resources:
+            for c in r.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+                if c["image"].split(":")[0] == image["name"]:
+                    c["image"] = f"{image['newName']}:{image['newTag']}"
+    return resources
+
+
+@pytest.mark.parametrize("overlay", ["base", "overlays/production"])
+def test_kustomize_builds_validate_against_kubernetes_schemas(overlay):
+    resources = build(K8S / overlay)
+    kinds = {(r["kind"], r["metadata"]["name"]) for r in resources}
+    for name in SERVICES:
+        assert ("Deployment", name) in kinds
+    for resource in resources:
+        kubernetes_validate.validate(resource, "1.37", strict=True)
+    if overlay != "base":
+        hpas = [r for r in resources if r["kind"] == "HorizontalPodAutoscaler"]
+        assert {h["spec"]["scaleTargetRef"]["name"] for h in hpas} == {"classifier", "renderer"}
+        assert all(("Deployment", h["spec"]["scaleTargetRef"]["name"]) in kinds for h in hpas)
+
+
+def test_deployments_probe_health_and_reference_secrets_not_values():
+    known = settings_fields() | {"REPODIGEST_PROFILES_DIR"}
+    for resource in build(K8S / "overlays/production"):
+        if resource["kind"] != "Deployment":
+            continue
+        container = resource["spec"]["template"]["spec"]["containers"][0]
+        assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+        assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+        assert container["resources"]["requests"]
+        for env in container.get("env", []):
+            if re.search(r"TOKEN|SECRET|PASSWORD|KEY", env["name"]):
+                assert "valueFrom" in env and "secretKeyRef" in env["valueFrom"], env["name"]
+    config = next(r for r in build(K8S / "base") if r["metadata"]["name"] == "repodigest-config")
+    unknown = [k for k in config["data"] if k.startswith("REPODIGEST_") and k not in known]
+    assert not unknown, f"ConfigMap sets variables no settings class reads: {unknown}"
+
+
+def test_nats_helm_values_ask_for_three_jetstream_replicas():
+    values = yaml.safe_load((ROOT / "deploy/nats/helm-values.yaml").read_text())
+    assert values["config"]["jetstream"]["enabled"] is True
+    assert values["config"]["cluster"]["replicas"] == 3
+
+
+def test_dockerfile_copies_what_exists():
+    for line in (ROOT / "Dockerfile").read_text().splitlines():
+        if line.startswith("COPY "):
+            for src in line.split()[1:-1]:
+                assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"

@@ -51,6 +51,9 @@ class ReportJob:
     synthetic: bool = False
     github_token: str | None = None
     profile: str | None = None
+    # run the classifier, summarizer and renderer in this process; by default only when the
+    # CLI started its own nats-server (against a deployment's NATS, its services do the work)
+    run_services: bool | None = None
 
 
 @dataclass
@@ -85,6 +88,8 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
     if job.profile:
         classifier_over["profile_overrides"] = {job.repo: job.profile}
     runtime.add(build_ingest(_settings(IngestSettings, common, {}), runtime))
+    if not job.run_services:
+        return runtime
     runtime.add(build_classifier(_settings(ClassifierSettings, common, classifier_over), runtime))
     runtime.add(build_summarizer(_settings(SummarizerSettings, common, summarizer_over), runtime))
     runtime.add(build_renderer(_settings(RendererSettings, common, renderer_over), runtime))
@@ -114,6 +119,8 @@ async def run_report(job: ReportJob) -> ReportOutcome:
             await server.start()
             nats_url = server.url
         settings = CommonSettings().model_copy(update={"nats_url": nats_url})
+        if job.run_services is None:
+            job.run_services = server is not None
         runtime = build_runtime(settings, job, data_dir)
         await runtime.start()
         try:

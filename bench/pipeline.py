@@ -1,0 +1,168 @@
+"""Pipeline throughput beside raw JetStream, measured in the same run on the same server.
+
+    .venv/bin/python -m bench.pipeline --events 20000 [--database postgres]
+
+Baseline: raw nats-py `publish_async` of the same payloads plus a pull consumer fetching 500 at a
+time with ack. Pipeline: the same number of realistic (~1 KB) PR and issue facts published to
+RD_GITHUB, timed until the summarizer has folded every one of them (real classifier, real
+summarizer, SQLite or PostgreSQL). Prints events/s for both and their ratio; exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import nats
+
+from shared.bus import (
+    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
+    ensure_topology,
+)
+from shared.config import CommonSettings
+from shared.events import Actor, FactData, FileChange, ItemSnapshot, make_fact
+from shared.natsserver import EmbeddedNats
+from shared.service import Runtime
+
+REPO = "bench-org/llm-serve"
+PREFIXES = ["[Bugfix]", "[Perf]", "[ROCm]", "[Spec Decode]", "[MoE]", "[Kernel]", "[CI]", "[Doc]"]
+PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.py",
+         "vllm/model_executor/layers/fused_moe/layer.py", "csrc/rocm/attention.cu",
+         "tests/v1/test_scheduler.py", "docs/usage/faq.md", ".buildkite/test-pipeline.yaml"]
+
+
+def payloads(n: int, seed: int = 1) -> list[tuple[str, bytes, str]]:
+    """(subject, bytes, id) for n realistic facts of about 1 KB each."""
+    rnd = random.Random(seed)
+    t0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+    out = []
+    for i in range(n):
+        kind = "pull_request" if rnd.random() < 0.7 else "issue"
+        action = rnd.choice(["opened", "merged", "closed"] if kind == "pull_request" else ["opened", "closed"])
+        created = t0 + timedelta(seconds=rnd.randrange(7 * 86400))
+        files = tuple(FileChange(path=p, additions=rnd.randrange(200), deletions=rnd.randrange(80))
+                      for p in rnd.sample(PATHS, 3)) if kind == "pull_request" else ()
+        item = ItemSnapshot(
+            repo=REPO, number=i + 1, kind=kind,
+            title=f"{rnd.choice(PREFIXES)} synthetic change number {i} to the serving engine",
+            author=Actor(login=f"dev{rnd.randrange(400)}", association="CONTRIBUTOR"),
+            labels=("ready",), state="open" if action == "opened" else "closed",
+            created_at=created, merged_at=created + timedelta(hours=5) if action == "merged" else None,
+            closed_at=created + timedelta(hours=5) if action != "opened" else None,
+            additions=sum(f.additions for f in files), deletions=sum(f.deletions for f in files),
+            changed_files=len(files), files=files, body_excerpt="x" * rnd.randrange(200, 500))
+        fact = make_fact(FactData(repo=REPO, kind=kind, action=action, item=item, origin="replay"))
+        out.append((Subjects.fact(kind, action, REPO), fact.to_bytes(), fact.id))
+    return out
+
+
+async def publish_all(js, items, window: int = 2000) -> None:
+    for start in range(0, len(items), window):
+        futures = [await js.publish_async(subj, data, headers={"Nats-Msg-Id": mid})
+                   for subj, data, mid in items[start:start + window]]
+        await asyncio.gather(*futures)
+    await js.publish_async_completed()
+
+
+async def baseline(url: str, items) -> float:
+    nc = await nats.connect(url)
+    js = nc.jetstream(publish_async_max_pending=4000)
+    await ensure_topology(js, consumers=())
+    await js.purge_stream(STREAM_GITHUB)
+    sub = await js.pull_subscribe("rd.github.>", durable="bench-baseline", stream=STREAM_GITHUB)
+    start = time.perf_counter()
+    await publish_all(js, items)
+    got = 0
+    while got < len(items):
+        msgs = await sub.fetch(500, timeout=10)
+        for m in msgs:
+            await m.ack()
+        got += len(msgs)
+    elapsed = time.perf_counter() - start
+    await js.delete_consumer(STREAM_GITHUB, "bench-baseline")
+    await js.purge_stream(STREAM_GITHUB)
+    await nc.close()
+    return len(items) / elapsed
+
+
+async def pipeline(url: str, items, database_url: str) -> float:
+    from services.classifier.app import build_service as build_classifier
+    from services.classifier.config import ClassifierSettings
+    from services.summarizer.app import build_service as build_summarizer
+    from services.summarizer.config import SummarizerSettings
+
+    settings = CommonSettings(nats_url=url)
+    runtime = Runtime(settings, "bench")
+    runtime.add(build_classifier(ClassifierSettings(nats_url=url), runtime))
+    runtime.add(build_summarizer(SummarizerSettings(nats_url=url, database_url=database_url), runtime))
+    nc = await nats.connect(url)
+    js = nc.jetstream(publish_async_max_pending=4000)
+    await runtime.start()
+    start = time.perf_counter()
+    await publish_all(js, items)
+    # the summarizer has folded everything when both durables have nothing pending or unacked
+    while True:
+        c = await js.consumer_info(STREAM_GITHUB, DURABLE_CLASSIFIER)
+        s = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
+        enriched = (await js.stream_info(STREAM_ENRICHED)).state.messages
+        if (c.num_pending == 0 and c.num_ack_pending == 0 and enriched >= len(items)
+                and s.num_pending == 0 and s.num_ack_pending == 0):
+            break
+        await asyncio.sleep(0.05)
+    elapsed = time.perf_counter() - start
+    await runtime.stop()
+    await nc.close()
+    return len(items) / elapsed
+
+
+async def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=200_000)
+    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="sqlite")
+    parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args(argv)
+    print(f"generating {args.events:,} facts ...", file=sys.stderr)
+    items = payloads(args.events)
+    size = statistics.mean(len(d) for _, d, _ in items)
+    rows = []
+    databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    for db in databases:
+        with tempfile.TemporaryDirectory() as tmp:
+            async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
+                base = await baseline(server.url, items)
+                if db == "sqlite":
+                    url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+                else:
+                    url = await fresh_postgres_schema(args.postgres_url)
+                pipe = await pipeline(server.url, items, url)
+                rows.append((db, base, pipe))
+    print(f"\n{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, this machine\n")
+    print(f"{'database':<10} {'raw JetStream ev/s':>20} {'pipeline ev/s':>15} {'ratio':>7}")
+    for db, base, pipe in rows:
+        print(f"{db:<10} {base:>20,.0f} {pipe:>15,.0f} {pipe / base:>7.2f}")
+    return 0
+
+
+async def fresh_postgres_schema(url: str) -> str:
+    import uuid
+
+    import sqlalchemy as sa
+
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'create schema "{schema}"'))
+    engine.dispose()
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{schema}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main(sys.argv[1:])))

@@ -1,0 +1,734 @@
+"""The demo stream: a seeded, synthetic but realistic fortnight of an LLM-serving repository.
+
+`generate_demo(week, seed)` plans two ISO weeks (the requested one and the one before it, for
+trends) of pull requests, issues, comments and reviews in a vLLM-like project, then derives the
+facts from the plan. The expected counts per window are computed from the plan, not from the
+facts, so tests can check one against the other. Same week, seed and time zone: identical facts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from shared.events import (
+    Actor, CommentInfo, FactData, FileChange, ItemSnapshot, ReviewInfo,
+)
+from shared.events.github import FILES_CAP
+from shared.windows import Window, week_window
+
+DEMO_REPO = "repodigest-demo/llm-serve"
+_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+
+# ---------------------------------------------------------------- people
+
+MAINTAINERS = ("mgoin-sim", "robertshaw-sim", "woosuk-sim", "youkaichao-sim", "njhill-sim",
+               "zhuohan-sim", "simon-mo-sim", "hmellor-sim", "dsikka-sim", "lucas-wilk-sim")
+COLLABORATORS = ("tlrmchlsmth-sim", "varun-s-sim", "ywang96-sim", "ProExpertProg-sim",
+                 "heheda-sim", "aarnphm-sim")
+CONTRIBUTORS = ("lin-zhao-dev", "mkovacs", "priya-infer", "chen-wei-ml", "tomas-gpu", "akira-kv",
+                "sofia-quant", "omar-serving", "ivan-kernels", "mei-tokenizer", "lukas-sched",
+                "noor-spec", "daniel-moe", "yuki-attn", "rafael-cuda", "hana-lora", "ben-tooluse",
+                "elena-disagg", "kofi-bench", "zara-mm")
+AMD_CONTRIBUTORS = ("jtan-amd", "rpatel-amd", "hsu-amd", "mlee-amd", "gshtras-amd")
+FIRST_TIMERS = tuple(f"first-timer-{i:02d}" for i in range(1, 13))
+REPORTERS = tuple(f"demo-user-{i:03d}" for i in range(1, 61))
+BOTS = ("dependabot[bot]", "mergify[bot]")
+
+# ---------------------------------------------------------------- the code base
+
+AREAS: dict[str, dict] = {
+    "core": dict(
+        paths=["vllm/v1/core/sched/scheduler.py", "vllm/v1/core/sched/output.py",
+               "vllm/v1/core/kv_cache_manager.py", "vllm/v1/core/block_pool.py",
+               "vllm/v1/engine/core.py", "vllm/v1/engine/async_llm.py",
+               "vllm/v1/worker/gpu_model_runner.py", "vllm/v1/request.py"],
+        tests=["tests/v1/core/test_scheduler.py", "tests/v1/core/test_prefix_caching.py",
+               "tests/v1/engine/test_engine_core.py"],
+        titles=["Preempt lowest-priority requests first when KV cache blocks run out",
+                "Avoid redundant block allocation for chunked prefill in the scheduler",
+                "Make async scheduling safe when a request is aborted mid-step",
+                "Refactor EngineCore output processing into a dedicated loop",
+                "Support prefix caching with sliding-window layers in the hybrid allocator",
+                "Reduce Python overhead of scheduler step for large batches",
+                "Track per-request KV cache usage for better preemption decisions",
+                "Free encoder cache entries eagerly after the last consumer"]),
+    "attention": dict(
+        paths=["vllm/attention/layer.py", "vllm/attention/selector.py",
+               "vllm/v1/attention/backends/flash_attn.py", "vllm/v1/attention/backends/flashinfer.py",
+               "vllm/v1/attention/backends/mla/common.py", "vllm/v1/attention/backends/triton_attn.py",
+               "vllm/attention/backends/abstract.py"],
+        tests=["tests/kernels/attention/test_flash_attn.py",
+               "tests/kernels/attention/test_flashinfer.py", "tests/v1/attention/test_mla_backends.py"],
+        titles=["Add FlashInfer sliding-window support for {model}",
+                "Enable full CUDA Graph capture for the MLA decode path",
+                "Use FlashAttention 3 by default on Hopper GPUs",
+                "Support attention sinks in the Triton attention backend",
+                "Unify attention metadata builders across v1 backends",
+                "Fix cascade attention with prefix caching for long prompts"]),
+    "moe": dict(
+        paths=["vllm/model_executor/layers/fused_moe/layer.py",
+               "vllm/model_executor/layers/fused_moe/fused_moe.py",
+               "vllm/model_executor/layers/fused_moe/modular_kernel.py",
+               "vllm/model_executor/layers/fused_moe/deepep_ht_prepare_finalize.py",
+               "vllm/model_executor/layers/fused_moe/configs/E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json",
+               "vllm/model_executor/layers/fused_moe/cutlass_moe.py"],
+        tests=["tests/kernels/moe/test_moe.py", "tests/kernels/moe/test_modular_kernel_combinations.py"],
+        titles=["Add tuned fused MoE configs for {model} on H200",
+                "Support expert parallel load balancing (EPLB) for {model}",
+                "Refactor modular MoE kernel prepare/finalize interface",
+                "Enable DeepEP low-latency kernels for decode",
+                "Fuse top-k routing and gating for grouped experts",
+                "Add FP8 block-scaled CUTLASS grouped GEMM for MoE"]),
+    "spec_decode": dict(
+        paths=["vllm/v1/spec_decode/eagle.py", "vllm/v1/spec_decode/ngram_proposer.py",
+               "vllm/v1/spec_decode/metadata.py", "vllm/v1/sample/rejection_sampler.py",
+               "vllm/config/speculative.py"],
+        tests=["tests/v1/spec_decode/test_eagle.py", "tests/v1/spec_decode/test_ngram.py",
+               "tests/v1/sample/test_rejection_sampler.py"],
+        titles=["Support EAGLE-3 drafts for {model}",
+                "Enable CUDA Graph for the EAGLE proposer",
+                "Add tree attention for speculative decoding",
+                "Support MTP speculative decoding with prefix caching",
+                "Vectorise n-gram proposer lookup",
+                "Fix acceptance-rate metrics for multi-token prediction"]),
+    "rocm": dict(
+        paths=["csrc/rocm/attention.cu", "csrc/rocm/skinny_gemms.cu", "csrc/rocm/ops.h",
+               "vllm/platforms/rocm.py", "vllm/attention/ops/rocm_aiter_mla.py",
+               "vllm/model_executor/layers/fused_moe/rocm_aiter_fused_moe.py", "docker/Dockerfile.rocm"],
+        tests=["tests/kernels/attention/test_rocm_attention_selector.py",
+               "tests/kernels/moe/test_rocm_aiter_topk.py"],
+        titles=["Enable AITER MLA decode for {model} on MI300X",
+                "Add skinny GEMM kernels for small batch decode on MI325",
+                "Use AITER fused MoE by default on gfx942",
+                "Fix FP8 KV cache scaling on ROCm",
+                "Support custom all-reduce on MI355X",
+                "Upgrade ROCm base image to 7.0"]),
+    "kv_connector": dict(
+        paths=["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py",
+               "vllm/distributed/kv_transfer/kv_connector/v1/lmcache_connector.py",
+               "vllm/distributed/kv_transfer/kv_connector/v1/base.py",
+               "vllm/distributed/kv_transfer/kv_connector/factory.py",
+               "vllm/distributed/kv_transfer/kv_transfer_state.py"],
+        tests=["tests/v1/kv_connector/unit/test_nixl_connector.py",
+               "tests/v1/kv_connector/unit/test_multi_connector.py"],
+        titles=["Support heterogeneous TP sizes in the NIXL connector",
+                "Add KV cache offloading to CPU through the connector API",
+                "Report KV transfer failures back to the scheduler",
+                "Add a multi-connector that chains P2P and storage backends",
+                "Make disaggregated prefill robust to decode worker restarts"]),
+    "quantization": dict(
+        paths=["vllm/model_executor/layers/quantization/fp8.py",
+               "vllm/model_executor/layers/quantization/awq_marlin.py",
+               "vllm/model_executor/layers/quantization/modelopt.py",
+               "vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors_moe.py",
+               "csrc/quantization/fp8/common.cu", "csrc/quantization/gptq_marlin/gptq_marlin.cu"],
+        tests=["tests/quantization/test_fp8.py", "tests/quantization/test_compressed_tensors.py"],
+        titles=["Support NVFP4 MoE weights for {model}",
+                "Add per-token group FP8 quantization kernel",
+                "Support W4A8 compressed-tensors checkpoints",
+                "Enable Marlin kernels for AWQ MoE layers",
+                "Fix dynamic FP8 scale overflow for long prompts"]),
+    "kernel": dict(
+        paths=["csrc/layernorm_kernels.cu", "csrc/activation_kernels.cu", "csrc/ops.h",
+               "csrc/torch_bindings.cpp", "csrc/attention/paged_attention_v1.cu", "CMakeLists.txt",
+               "vllm/_custom_ops.py"],
+        tests=["tests/kernels/core/test_layernorm.py", "tests/kernels/core/test_activation.py"],
+        titles=["Fuse RMSNorm with FP8 quantization",
+                "Add SiLU-and-mul kernel with vectorised loads",
+                "Port rotary embedding kernel to support partial rotary dims",
+                "Speed up top-k/top-p sampling kernel for large vocabularies",
+                "Build kernels for SM 12.0 (Blackwell consumer GPUs)"]),
+    "frontend": dict(
+        paths=["vllm/entrypoints/openai/serving_chat.py", "vllm/entrypoints/openai/protocol.py",
+               "vllm/entrypoints/openai/api_server.py", "vllm/entrypoints/llm.py",
+               "vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py",
+               "vllm/entrypoints/openai/tool_parsers/qwen3coder_tool_parser.py",
+               "vllm/entrypoints/openai/serving_responses.py"],
+        tests=["tests/entrypoints/openai/test_chat.py", "tests/tool_use/test_tool_calls.py",
+               "tests/entrypoints/openai/test_response_api.py"],
+        titles=["Support streaming tool calls in the {model} tool parser",
+                "Add `reasoning_effort` to the Responses API",
+                "Return prompt token ids in chat completions when requested",
+                "Validate `max_tokens` against the context length before scheduling",
+                "Add structured output support to the Responses API",
+                "Handle parallel tool calls in the Hermes parser"]),
+    "model": dict(
+        paths=["vllm/model_executor/models/qwen3_moe.py", "vllm/model_executor/models/llama4.py",
+               "vllm/model_executor/models/deepseek_v2.py", "vllm/model_executor/models/gemma3.py",
+               "vllm/model_executor/models/registry.py", "vllm/model_executor/models/glm4_moe.py",
+               "docs/models/supported_models.md"],
+        tests=["tests/models/registry.py", "tests/models/language/generation/test_common.py",
+               "tests/models/multimodal/processing/test_common.py"],
+        titles=["Add support for {model}",
+                "Support LoRA adapters for {model}",
+                "Enable pipeline parallelism for {model}",
+                "Add multimodal processor for {model} vision encoder",
+                "Fix weight loading for {model} with tied embeddings"]),
+    "ci": dict(
+        paths=[".buildkite/test-pipeline.yaml", ".buildkite/scripts/hardware_ci/run-amd-test.sh",
+               ".buildkite/release-pipeline.yaml", ".github/workflows/pre-commit.yml",
+               ".pre-commit-config.yaml"],
+        tests=[],
+        titles=["Split the slow distributed tests into their own Buildkite step",
+                "Retry flaky multi-node tests once before failing",
+                "Run AMD CI on MI325 agents",
+                "Cache pip downloads in the docker build step",
+                "Skip documentation-only changes in the GPU pipeline"]),
+    "doc": dict(
+        paths=["docs/features/spec_decode.md", "docs/getting_started/installation/gpu.md",
+               "docs/serving/distributed_serving.md", "docs/features/quantization/fp8.md",
+               "docs/design/paged_attention.md", "README.md"],
+        tests=[],
+        titles=["Document EAGLE-3 configuration options",
+                "Update installation guide for CUDA 12.9 wheels",
+                "Explain disaggregated prefill deployment with NIXL",
+                "Fix broken links in the quantization docs",
+                "Add a troubleshooting section for NCCL hangs"]),
+    "deps": dict(
+        paths=["requirements/common.txt", "requirements/cuda.txt", "requirements/rocm.txt",
+               "requirements/test.txt", "pyproject.toml"],
+        tests=[],
+        titles=["Bump torch to 2.9.0", "Pin transformers below 4.58 until the tokenizer fix lands",
+                "Upgrade FlashInfer to 0.4.1", "Bump xgrammar to 0.1.25"]),
+    "misc": dict(
+        paths=["vllm/config/__init__.py", "vllm/envs.py", "vllm/utils/__init__.py",
+               "vllm/logger.py", "vllm/engine/arg_utils.py"],
+        tests=["tests/test_config.py", "tests/engine/test_arg_utils.py"],
+        titles=["Deprecate the `--disable-log-requests` flag",
+                "Move environment variable parsing into `vllm.envs`",
+                "Log the resolved attention backend once at start-up",
+                "Clean up unused helpers in `vllm.utils`",
+                "Warn when `max_num_seqs` exceeds the CUDA Graph capture sizes"]),
+}
+
+MODELS = ("Qwen3-Next", "Llama-4-Scout", "DeepSeek-V3.2", "Gemma-3n", "GLM-4.6", "Kimi-K2",
+          "gpt-oss-120b", "Mistral-Small-3.2", "Qwen3-VL", "MiniMax-M2")
+HARDWARE = ("H100", "H200", "B200", "MI300X", "MI325X", "L40S", "A100")
+FEATURES = ("prefix caching", "chunked prefill", "FP8 KV cache", "CUDA Graph", "speculative decoding",
+            "expert parallelism", "LoRA", "structured outputs", "tensor parallelism 8")
+SYMPTOMS = ("illegal memory access", "NaN outputs", "a hang at start-up", "a shape mismatch",
+            "wrong token ids", "OOM during profiling", "a deadlock on shutdown", "a crash")
+
+# prefix -> (weight, area or None for "pick one", labels)
+PREFIXES: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
+    "[Bugfix]": (18, None, ("bug",)),
+    "[Perf]": (8, None, ("performance",)),
+    "[ROCm]": (8, "rocm", ("rocm",)),
+    "[Spec Decode]": (5, "spec_decode", ("speculative-decoding",)),
+    "[MoE]": (6, "moe", ()),
+    "[Kernel]": (7, "kernel", ()),
+    "[Quantization]": (5, "quantization", ("quantization",)),
+    "[CI]": (7, "ci", ("ci/build",)),
+    "[Doc]": (6, "doc", ("documentation",)),
+    "[Frontend]": (8, "frontend", ("frontend",)),
+    "[Model]": (9, "model", ("new-model",)),
+    "[KV Connector]": (4, "kv_connector", ("kv-connector",)),
+    "[Core]": (7, "core", ("v1",)),
+    "[Misc]": (6, None, ()),
+}
+PICKABLE = ("core", "attention", "moe", "spec_decode", "rocm", "kv_connector", "quantization",
+            "kernel", "frontend", "model", "misc")
+ISSUE_KINDS: dict[str, tuple[int, str]] = {
+    "[Bug]": (55, "bug"), "[Feature]": (20, "feature request"), "[RFC]": (8, "RFC"),
+    "[Usage]": (17, "usage"),
+}
+MERGIFY_TEXT = ("This pull request has merge conflicts that must be resolved before it can be "
+                "merged. Please rebase the PR.")
+SYNTHETIC = "Synthetic demo data generated by repodigest (not a real {kind})."
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass
+class PlannedComment:
+    id: int
+    author: Actor
+    at: datetime
+    body: str
+    on_review: bool = False
+
+
+@dataclass
+class PlannedReview:
+    id: int
+    author: Actor
+    state: str
+    at: datetime
+
+
+@dataclass
+class PlannedItem:
+    """One pull request or issue, with everything that happens to it (some of it after the end)."""
+
+    key: int
+    kind: str  # pull_request | issue
+    title: str
+    author: Actor
+    created_at: datetime
+    body: str
+    labels: tuple[str, ...] = ()
+    label_events: list[tuple[str, datetime]] = field(default_factory=list)
+    merged_at: datetime | None = None
+    closed_at: datetime | None = None
+    files: tuple[FileChange, ...] = ()
+    files_total: int = 0
+    additions: int = 0
+    deletions: int = 0
+    draft: bool = False
+    comments: list[PlannedComment] = field(default_factory=list)
+    reviews: list[PlannedReview] = field(default_factory=list)
+    number: int = 0
+    area: str | None = None
+    hot: bool = False
+    revert_of: int | None = None
+
+    @property
+    def has_tests(self) -> bool:
+        return any(f.path.startswith("tests/") for f in self.files)
+
+
+@dataclass(frozen=True)
+class DemoCounts:
+    """What happened inside one window, counted from the plan."""
+
+    prs_opened: int = 0
+    prs_merged: int = 0
+    prs_closed_unmerged: int = 0
+    issues_opened: int = 0
+    issues_closed: int = 0
+    comments: int = 0
+    reviews: int = 0
+    labeled: int = 0
+
+    def by_fact(self) -> dict[tuple[str, str], int]:
+        """The same numbers keyed like facts: (kind, action); labels are on both kinds."""
+        return {("pull_request", "opened"): self.prs_opened,
+                ("pull_request", "merged"): self.prs_merged,
+                ("pull_request", "closed"): self.prs_closed_unmerged,
+                ("issue", "opened"): self.issues_opened, ("issue", "closed"): self.issues_closed,
+                ("comment", "created"): self.comments, ("review", "submitted"): self.reviews}
+
+
+@dataclass(frozen=True)
+class DemoData:
+    repo: str
+    week: str
+    seed: int
+    tz: str
+    windows: tuple[Window, Window]  # (previous week, requested week)
+    items: tuple[PlannedItem, ...]
+    facts: tuple[FactData, ...]
+    watermark: datetime  # the end of the requested week: every fact before it is in `facts`
+
+    @property
+    def window(self) -> Window:
+        return self.windows[1]
+
+    def expected(self, start: datetime, end: datetime) -> DemoCounts:
+        """Counts of [start, end) computed from the plan (independently of `facts`)."""
+        def inside(t: datetime | None) -> bool:
+            return t is not None and start <= t < end and t < self.watermark
+
+        prs = [i for i in self.items if i.kind == "pull_request"]
+        issues = [i for i in self.items if i.kind == "issue"]
+        return DemoCounts(
+            prs_opened=sum(inside(i.created_at) for i in prs),
+            prs_merged=sum(inside(i.merged_at) for i in prs),
+            prs_closed_unmerged=sum(i.merged_at is None and inside(i.closed_at) for i in prs),
+            issues_opened=sum(inside(i.created_at) for i in issues),
+            issues_closed=sum(inside(i.closed_at) for i in issues),
+            comments=sum(inside(c.at) for i in self.items for c in i.comments),
+            reviews=sum(inside(r.at) for i in self.items for r in i.reviews),
+            labeled=sum(inside(at) for i in self.items for _, at in i.label_events),
+        )
+
+    @property
+    def expected_by_week(self) -> dict[str, DemoCounts]:
+        return {w.label: self.expected(w.start, w.end) for w in self.windows}
+
+
+def parse_week(week: str) -> tuple[int, int]:
+    m = _WEEK.match(week.strip())
+    if not m:
+        raise ValueError(f"demo week {week!r} is not an ISO week like 2026-W24")
+    return int(m.group(1)), int(m.group(2))
+
+
+class _Planner:
+    def __init__(self, rng: random.Random, start: datetime, end: datetime, week: str, seed: int):
+        self.rng, self.start, self.end = rng, start, end
+        self.tag = f"seed {seed}, week {week}"
+        self.comment_id = 3_100_000_000 + seed * 1_000_000
+        self.review_id = 2_900_000_000 + seed * 1_000_000
+        self.items: list[PlannedItem] = []
+        self.first_timers = list(FIRST_TIMERS)
+        rng.shuffle(self.first_timers)
+
+    # people
+    def actor(self, login: str) -> Actor:
+        if login in BOTS:
+            return Actor(login=login, association="NONE", is_bot=True)
+        if login in MAINTAINERS:
+            return Actor(login=login, association="MEMBER")
+        if login in COLLABORATORS:
+            return Actor(login=login, association="COLLABORATOR")
+        if login in REPORTERS:
+            return Actor(login=login, association="NONE")
+        if login in FIRST_TIMERS:
+            return Actor(login=login, association="FIRST_TIME_CONTRIBUTOR")
+        return Actor(login=login, association="CONTRIBUTOR")
+
+    def pr_author(self, area: str) -> Actor:
+        r = self.rng.random()
+        if area == "rocm" and r < 0.75:
+            return self.actor(self.rng.choice(AMD_CONTRIBUTORS))
+        if r < 0.06 and self.first_timers:
+            return self.actor(self.first_timers.pop())
+        if r < 0.14:
+            return self.actor(self.rng.choice(AMD_CONTRIBUTORS))
+        if r < 0.34:
+            return self.actor(self.rng.choice(MAINTAINERS))
+        if r < 0.46:
+            return self.actor(self.rng.choice(COLLABORATORS))
+        return self.actor(self.rng.choice(CONTRIBUTORS))
+
+    def discussant(self) -> Actor:
+        pool = (MAINTAINERS * 3 + COLLABORATORS * 2 + CONTRIBUTORS + AMD_CONTRIBUTORS
+                + REPORTERS[:20])
+        return self.actor(self.rng.choice(pool))
+
+    # time
+    def when(self, lo: datetime, hi: datetime) -> datetime:
+        """A working-hours-weighted instant in [lo, hi) (weekends are quieter)."""
+        span = (hi - lo).total_seconds()
+        for _ in range(20):
+            t = lo + timedelta(seconds=int(self.rng.random() * span))
+            if t.weekday() < 5 or self.rng.random() < 0.35:
+                return t
+        return t
+
+    def delay(self, median_hours: float, sigma: float = 1.0, floor_minutes: int = 10) -> timedelta:
+        hours = math.exp(self.rng.gauss(math.log(median_hours), sigma))
+        return timedelta(minutes=max(floor_minutes, int(hours * 60)))
+
+    # pull requests
+    def pull_request(self, created: datetime) -> PlannedItem:
+        rng = self.rng
+        names = list(PREFIXES)
+        prefix = rng.choices(names, weights=[PREFIXES[n][0] for n in names])[0]
+        _, area, labels = PREFIXES[prefix]
+        area = area or rng.choice(PICKABLE)
+        spec = AREAS[area]
+        model = rng.choice(MODELS)
+        if prefix == "[Bugfix]":
+            thing = rng.choice(spec["titles"]).format(model=model).split(" for ")[0].lower()
+            title = (f"{prefix} Fix {rng.choice(SYMPTOMS)} in {area.replace('_', ' ')} "
+                     f"({rng.choice(FEATURES)}) with {model}")
+            if rng.random() < 0.4:
+                title = f"{prefix} Fix regression after: {thing}"
+        elif prefix == "[Perf]":
+            title = (f"{prefix} {rng.choice(spec['titles']).format(model=model)} "
+                     f"({rng.randint(5, 40)}% faster on {rng.choice(HARDWARE)})")
+        else:
+            title = f"{prefix} {rng.choice(spec['titles']).format(model=model)}"
+        author = self.pr_author(area)
+        files = self.files(area, code=prefix not in ("[Doc]", "[CI]"))
+        item = PlannedItem(key=len(self.items), kind="pull_request", title=title, author=author,
+                           created_at=created, labels=labels, area=area,
+                           body=(f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
+                                 f"## Purpose\n{title.split('] ', 1)[-1]}.\n\n## Test Plan\n"
+                                 + ("Added unit tests." if any(f.path.startswith("tests/")
+                                                              for f in files) else
+                                    "Manual run of the affected path.")),
+                           draft=rng.random() < 0.08)
+        self._set_files(item, files)
+        self.outcome(item, merge_p=0.62, close_p=0.12)
+        return item
+
+    def files(self, area: str, *, code: bool) -> list[FileChange]:
+        rng = self.rng
+        spec = AREAS[area]
+        k = min(len(spec["paths"]), 1 + int(rng.expovariate(0.6)))
+        chosen = rng.sample(spec["paths"], k)
+        if rng.random() < 0.15:  # touches a neighbouring area too
+            other = AREAS[rng.choice(PICKABLE)]
+            chosen.append(rng.choice(other["paths"]))
+        if code and spec["tests"] and rng.random() < 0.62:
+            chosen.append(rng.choice(spec["tests"]))
+        out = []
+        for path in dict.fromkeys(chosen):
+            add = max(1, int(math.exp(rng.gauss(3.2, 1.2))))
+            dele = max(0, int(add * rng.random() * 0.8))
+            out.append(FileChange(path=path, additions=add, deletions=dele, status="modified"))
+        return out
+
+    def _set_files(self, item: PlannedItem, files: list[FileChange]) -> None:
+        item.files_total = len(files)
+        item.files = tuple(files[:FILES_CAP])
+        item.additions = sum(f.additions for f in files)
+        item.deletions = sum(f.deletions for f in files)
+
+    def outcome(self, item: PlannedItem, *, merge_p: float, close_p: float) -> None:
+        rng = self.rng
+        r = rng.random()
+        if r < merge_p and not item.draft:
+            item.merged_at = item.created_at + self.delay(22, 1.1)
+            item.closed_at = item.merged_at
+        elif r < merge_p + close_p:
+            item.closed_at = item.created_at + self.delay(40, 1.0)
+        end = item.closed_at or self.end
+        # reviews (pull requests), the last approving a merged one
+        if item.kind == "pull_request" and not item.author.is_bot:
+            n = rng.choice((0, 1, 1, 2, 2, 3)) if item.merged_at else rng.choice((0, 0, 1, 2))
+            for j in range(n):
+                at = self.between(item.created_at, end)
+                last = item.merged_at is not None and j == n - 1
+                state = "APPROVED" if last else rng.choice(
+                    ("COMMENTED", "COMMENTED", "CHANGES_REQUESTED", "APPROVED"))
+                if last:
+                    at = item.merged_at - timedelta(minutes=rng.randint(5, 90))
+                    at = max(at, item.created_at + timedelta(minutes=1))
+                self.review_id += 1
+                item.reviews.append(PlannedReview(
+                    self.review_id, self.actor(rng.choice(MAINTAINERS + COLLABORATORS)), state, at))
+                if state != "APPROVED" and rng.random() < 0.6:
+                    self.comment(item, self.between(item.created_at, end), on_review=True,
+                                 author=item.reviews[-1].author)
+        # conversation
+        for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 4))):
+            self.comment(item, self.between(item.created_at, end))
+        if item.kind == "pull_request" and rng.random() < 0.06:
+            self.comment(item, self.between(item.created_at, end), author=self.actor("mergify[bot]"),
+                         body=MERGIFY_TEXT)
+        # a label added later ("ready" before merge, "stale"/"needs-rebase" otherwise)
+        if item.kind == "pull_request" and rng.random() < 0.3:
+            label = "ready" if item.merged_at else rng.choice(("needs-rebase", "stale"))
+            at = (item.merged_at - timedelta(minutes=rng.randint(30, 240)) if item.merged_at
+                  else self.between(item.created_at, end))
+            if at > item.created_at:
+                item.label_events.append((label, at))
+
+    def between(self, lo: datetime, hi: datetime) -> datetime:
+        hi = max(hi, lo + timedelta(minutes=2))
+        span = (hi - lo).total_seconds()
+        return lo + timedelta(seconds=int(60 + self.rng.random() * max(1.0, span - 60)))
+
+    def comment(self, item: PlannedItem, at: datetime, *, on_review: bool = False,
+                author: Actor | None = None, body: str | None = None) -> None:
+        self.comment_id += 1
+        author = author or (item.author if self.rng.random() < 0.3 else self.discussant())
+        text = body or self.rng.choice((
+            "Thanks for the PR! Could you add a test that covers this path?",
+            "I can reproduce this on {hw}; the patch fixes it for me.",
+            "Do we have benchmark numbers before and after on {hw}?",
+            "This conflicts with the ongoing refactor, let's coordinate.",
+            "LGTM once CI is green.",
+            "Can you share the full traceback and `collect_env` output?",
+            "Is this still happening on the latest nightly?",
+            "We should gate this behind an environment variable for now.",
+        )).format(hw=self.rng.choice(HARDWARE))
+        item.comments.append(PlannedComment(self.comment_id, author, at,
+                                            f"{text}\n\n_{SYNTHETIC.format(kind='comment')}_",
+                                            on_review))
+
+    # issues
+    def issue(self, created: datetime) -> PlannedItem:
+        rng = self.rng
+        kinds = list(ISSUE_KINDS)
+        prefix = rng.choices(kinds, weights=[ISSUE_KINDS[k][0] for k in kinds])[0]
+        label = ISSUE_KINDS[prefix][1]
+        model, hw, feat = rng.choice(MODELS), rng.choice(HARDWARE), rng.choice(FEATURES)
+        title = {
+            "[Bug]": rng.choice((f"{model} produces {rng.choice(SYMPTOMS)} with {feat} on {hw}",
+                                 f"OOM when serving {model} with --max-model-len 131072",
+                                 f"Deadlock in the multiprocess executor when a worker dies ({hw})",
+                                 f"Throughput regression of {rng.randint(8, 35)}% for {model} "
+                                 "after upgrading")),
+            "[Feature]": f"Support {feat} for {model}",
+            "[RFC]": rng.choice(("Unify the KV connector API for disaggregated serving",
+                                 "Deprecate the V0 engine code paths",
+                                 f"Pluggable schedulers for {feat}",
+                                 "A stable plugin interface for hardware backends")),
+            "[Usage]": f"How to run {model} with {feat} on {hw}?",
+        }[prefix]
+        author = self.actor(rng.choice(REPORTERS)) if rng.random() < 0.7 else self.discussant()
+        labels = (label,) + (("rocm",) if hw.startswith("MI") and rng.random() < 0.7 else ())
+        item = PlannedItem(key=len(self.items), kind="issue", title=f"{prefix}: {title}",
+                           author=author, created_at=created, labels=labels,
+                           body=f"{SYNTHETIC.format(kind='issue')} ({self.tag})\n\n"
+                                f"### Your current environment\n{hw}, synthetic.\n")
+        self.outcome(item, merge_p=0.0, close_p=0.4 if prefix != "[RFC]" else 0.1)
+        return item
+
+    # special shapes
+    def revert(self, original: PlannedItem) -> PlannedItem | None:
+        if original.merged_at is None:
+            return None
+        created = original.merged_at + self.delay(10, 0.7)
+        item = PlannedItem(key=len(self.items), kind="pull_request",
+                           title=f'Revert "{original.title} (#{{revert:{original.key}}})"',
+                           author=self.actor(self.rng.choice(MAINTAINERS)), created_at=created,
+                           labels=("ready",), area=original.area, revert_of=original.key,
+                           body=f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
+                                "Reverts a change that broke the nightly CI.")
+        self._set_files(item, [FileChange(path=f.path, additions=f.deletions, deletions=f.additions,
+                                          status="modified") for f in original.files])
+        item.merged_at = item.closed_at = created + self.delay(2, 0.6)
+        self.review_id += 1
+        item.reviews.append(PlannedReview(self.review_id, self.actor(self.rng.choice(MAINTAINERS)),
+                                          "APPROVED", item.merged_at - timedelta(minutes=3)))
+        return item
+
+    def large(self, created: datetime) -> PlannedItem:
+        rng = self.rng
+        item = self.pull_request(created)
+        item.title = rng.choice((
+            "[Misc] Apply ruff format to vllm/model_executor",
+            "[Core] Remove the V0 engine and its tests",
+            "[Model] Remove deprecated GGUF loader and its kernels",
+            "[Kernel] Vendor CUTLASS 4.2 MoE grouped GEMM kernels"))
+        n = rng.randint(60, 340)
+        base = ("vllm/model_executor/models/", "vllm/engine/", "csrc/quantization/gguf/",
+                "tests/models/")
+        files = [FileChange(path=f"{rng.choice(base)}synthetic_module_{j:03d}.py",
+                            additions=rng.randint(0, 40), deletions=rng.randint(20, 160),
+                            status="modified") for j in range(n)]
+        self._set_files(item, files)
+        return item
+
+    def hot(self, item: PlannedItem) -> None:
+        """A heated thread: many comments from many people over a day or two."""
+        item.hot = True
+        lo = item.created_at
+        hi = min(item.closed_at or self.end, lo + timedelta(days=3))
+        for _ in range(self.rng.randint(15, 35)):
+            self.comment(item, self.between(lo, hi))
+
+
+def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> DemoData:
+    """Two ISO weeks (`week` and the one before it) of synthetic activity in DEMO_REPO."""
+    year, wk = parse_week(week)
+    current = week_window(year, wk, tz)
+    previous = current.previous()
+    start, end = previous.start, current.end
+    rng = random.Random(f"repodigest-demo:{current.label}:{seed}:{tz}")
+    plan = _Planner(rng, start, end, current.label, seed)
+    lead_in = start - timedelta(days=4)  # a few items opened before the fortnight land inside it
+
+    def add(item: PlannedItem | None) -> PlannedItem | None:
+        if item is not None:
+            item.key = len(plan.items)
+            plan.items.append(item)
+        return item
+
+    for _ in range(rng.randint(300, 340)):
+        add(plan.pull_request(plan.when(start, end)))
+    for _ in range(rng.randint(25, 35)):
+        add(plan.pull_request(plan.when(lead_in, start)))
+    for _ in range(rng.randint(90, 110)):
+        add(plan.issue(plan.when(start, end)))
+    for _ in range(6):
+        add(plan.large(plan.when(start, end)))
+    for _ in range(18):  # dependabot bumps
+        created = plan.when(start, end)
+        item = PlannedItem(key=0, kind="pull_request", author=plan.actor("dependabot[bot]"),
+                           created_at=created, labels=("dependencies",), area="deps",
+                           title=rng.choice(("Bump actions/checkout from 4.2.2 to 5.0.0",
+                                             "Bump docker/build-push-action from 6.15 to 6.18",
+                                             "Bump the minor-update group in /requirements "
+                                             "with 3 updates")),
+                           body=f"{SYNTHETIC.format(kind='pull request')} ({plan.tag})")
+        plan._set_files(item, [FileChange(path=rng.choice(AREAS["deps"]["paths"] + [
+            ".github/workflows/pre-commit.yml"]), additions=1, deletions=1, status="modified")])
+        plan.outcome(item, merge_p=0.5, close_p=0.3)
+        add(item)
+    merged = [i for i in plan.items if i.kind == "pull_request" and i.merged_at and i.merged_at < end
+              and i.revert_of is None and not i.author.is_bot]
+    for original in rng.sample(merged, 4):
+        add(plan.revert(original))
+    for week_window_ in (previous, current):  # 2 hot issues and 1 hot PR a week
+        in_week = [i for i in plan.items if week_window_.contains(i.created_at)]
+        issues = [i for i in in_week if i.kind == "issue" and i.title.startswith(("[Bug]", "[RFC]"))]
+        prs = [i for i in in_week if i.kind == "pull_request" and not i.author.is_bot]
+        for item in rng.sample(issues, min(2, len(issues))) + rng.sample(prs, min(1, len(prs))):
+            plan.hot(item)
+
+    # GitHub numbers follow creation order, shared by issues and pull requests
+    base = 20_000 + (year % 100) * 1_000 + wk * 17 % 1_000
+    ordered = sorted(plan.items, key=lambda i: (i.created_at, i.key))
+    for n, item in enumerate(ordered, start=base):
+        item.number = n
+    by_key = {i.key: i for i in plan.items}
+    for item in plan.items:
+        if item.revert_of is not None:
+            item.title = item.title.replace(f"{{revert:{item.revert_of}}}",
+                                            str(by_key[item.revert_of].number))
+        item.comments.sort(key=lambda c: (c.at, c.id))
+        item.reviews.sort(key=lambda r: (r.at, r.id))
+    facts = tuple(f for item in ordered for f in facts_of(item, end))
+    return DemoData(DEMO_REPO, current.label, seed, tz, (previous, current), tuple(ordered),
+                    facts, watermark=end)
+
+
+# ---------------------------------------------------------------- plan -> facts
+
+
+def snapshot_at(item: PlannedItem, at: datetime) -> ItemSnapshot:
+    """The item as GitHub would have shown it at `at`."""
+    merged = item.merged_at if item.merged_at and item.merged_at <= at else None
+    closed = item.closed_at if item.closed_at and item.closed_at <= at else None
+    labels = item.labels + tuple(lb for lb, t in item.label_events if t <= at)
+    return ItemSnapshot(
+        repo=DEMO_REPO, number=item.number, kind=item.kind, title=item.title,
+        author=item.author, labels=tuple(dict.fromkeys(labels)),
+        state="closed" if closed else "open", draft=item.draft and not closed,
+        created_at=item.created_at, updated_at=at, closed_at=closed, merged_at=merged,
+        merged_by=item.reviews[-1].author.login if merged and item.reviews else None,
+        comments=sum(1 for c in item.comments if c.at <= at and not c.on_review),
+        review_comments=sum(1 for c in item.comments if c.at <= at and c.on_review),
+        reviews=sum(1 for r in item.reviews if r.at <= at),
+        additions=item.additions if item.kind == "pull_request" else None,
+        deletions=item.deletions if item.kind == "pull_request" else None,
+        changed_files=item.files_total if item.kind == "pull_request" else None,
+        files=item.files, files_truncated=item.files_total > len(item.files),
+        base_branch="main" if item.kind == "pull_request" else None,
+        body_excerpt=item.body,
+    )
+
+
+def facts_of(item: PlannedItem, end: datetime) -> list[FactData]:
+    """Every fact of `item` that happened before `end`."""
+    out: list[tuple[datetime, int, FactData]] = []
+
+    def add(at: datetime, order: int, **kw) -> None:
+        if at < end:
+            out.append((at, order, FactData(repo=DEMO_REPO, item=snapshot_at(item, at),
+                                            origin="demo", **kw)))
+
+    add(item.created_at, 0, kind=item.kind, action="opened", actor=item.author.login)
+    for label, at in item.label_events:
+        add(at, 1, kind=item.kind, action="labeled", label=label, actor=MAINTAINERS[0])
+    for c in item.comments:
+        add(c.at, 2, kind="comment", action="created", actor=c.author.login,
+            comment=CommentInfo(id=c.id, author=c.author, created_at=c.at, body_excerpt=c.body,
+                                on_review=c.on_review))
+    for r in item.reviews:
+        add(r.at, 3, kind="review", action="submitted", actor=r.author.login,
+            review=ReviewInfo(id=r.id, author=r.author, state=r.state, submitted_at=r.at))
+    if item.merged_at is not None:
+        add(item.merged_at, 4, kind="pull_request", action="merged",
+            actor=item.reviews[-1].author.login if item.reviews else None)
+    elif item.closed_at is not None:
+        add(item.closed_at, 4, kind=item.kind, action="closed", actor=item.author.login)
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [f for _, _, f in out]
+
+
+def fact_counts(facts: tuple[FactData, ...] | list[FactData]) -> Counter[tuple[str, str]]:
+    return Counter((f.kind, f.action) for f in facts)

@@ -1,0 +1,414 @@
+"""SQL projections of the enriched event log (SQLAlchemy 2.0, SQLite or PostgreSQL).
+
+Synchronous by design: every method is one short transaction and the handlers call it through
+`asyncio.to_thread`. A fold batch (processed ids + activity + items + watermarks + window flags)
+commits in ONE transaction, so a crash can never leave an event half-applied.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from shared.events import EnrichedFact, FactData, ItemSnapshot, ReportRequested, Tags, WatermarkForwarded
+from shared.windows import Window
+
+from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
+from .tables import activity, items, processed, requests, watermarks, windows
+
+log = logging.getLogger("repodigest.summarizer.store")
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+CHUNK = 500  # bound on IN (...) lists and multi-row statements
+
+
+class StoreError(RuntimeError):
+    """The projections database is unusable; the message says what to fix."""
+
+
+def redacted(url: str) -> str:
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a malformed URL is reported without its content
+        return "<unparseable database URL>"
+
+
+def _chunks(seq: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
+    for i in range(0, len(seq), size):
+        yield seq[i:i + size]
+
+
+@dataclass
+class FoldResult:
+    facts: int = 0
+    watermarks: int = 0
+    duplicates: int = 0
+    repos: set[str] = field(default_factory=set)
+    late_windows: int = 0
+    closed_windows: int = 0
+
+
+@dataclass(frozen=True)
+class WindowState:
+    repo: str
+    window: Window
+    revision: int
+    figures: dict | None
+    dirty: bool
+    summary_id: str | None = None
+
+
+# Called inside the fold transaction: (repo, previous watermark, new watermark) -> windows to close
+Closer = Callable[[str, datetime | None, datetime], list[Window]]
+
+
+class SqlProjections:
+    """items, activity, processed, watermarks, windows and requests behind one engine."""
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = url
+        try:
+            sa_url = sa.engine.make_url(url)
+        except sa.exc.ArgumentError:
+            raise StoreError(
+                f"REPODIGEST_DATABASE_URL {redacted(url)} is not a database URL; use e.g. "
+                "sqlite:///./repodigest.db or postgresql+psycopg://user@host/db") from None
+        kwargs: dict = {"echo": echo, "future": True}
+        if sa_url.get_backend_name() == "sqlite":
+            kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
+            if sa_url.database and sa_url.database != ":memory:":
+                Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        else:
+            kwargs["pool_pre_ping"] = True
+        try:
+            self.engine: Engine = sa.create_engine(sa_url, **kwargs)
+        except ModuleNotFoundError as exc:
+            raise StoreError(
+                f"no driver for {sa_url.drivername} ({exc.name} is not installed); for PostgreSQL "
+                "install repodigest[postgres] and use postgresql+psycopg://") from None
+        if sa_url.get_backend_name() == "sqlite":
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.dialect = sa_url.get_backend_name()
+
+    # ------------------------------------------------------------ lifecycle
+
+    def migrate(self) -> None:
+        """`alembic upgrade head` against this database."""
+        from alembic import command
+        from alembic.config import Config
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        try:
+            with self.engine.begin() as conn:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+        except sa.exc.OperationalError as exc:
+            raise StoreError(
+                f"cannot migrate the projections database {redacted(self.url)}: "
+                f"{type(exc.orig).__name__}: {str(exc.orig).strip()[:200]}. Check that it is "
+                "reachable and writable (REPODIGEST_DATABASE_URL)") from None
+
+    def ping(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------ folding
+
+    def _insert(self, table: sa.Table):
+        if self.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return insert(table)
+
+    def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
+             closer: Closer | None = None) -> FoldResult:
+        """Apply a batch once: already-processed events are skipped, the rest commit together."""
+        result = FoldResult()
+        with self.engine.begin() as conn:
+            ids = list(dict.fromkeys(e.id for e in events))
+            seen: set[str] = set()
+            for part in _chunks(ids):
+                seen.update(conn.execute(sa.select(processed.c.event_id)
+                                         .where(processed.c.event_id.in_(part))).scalars())
+            fresh: list[EnrichedFact | WatermarkForwarded] = []
+            for event in events:
+                if event.id in seen:
+                    result.duplicates += 1
+                    continue
+                seen.add(event.id)
+                fresh.append(event)
+            if not fresh:
+                return result
+            conn.execute(processed.insert(), [{"event_id": e.id, "processed_at": now} for e in fresh])
+            facts = [e for e in fresh if isinstance(e, EnrichedFact)]
+            marks = [e for e in fresh if isinstance(e, WatermarkForwarded)]
+            if facts:
+                self._fold_facts(conn, facts)
+                result.late_windows = self._mark_late(conn, facts)
+            for repo, old, new in self._advance(conn, marks, now):
+                if closer is not None:
+                    result.closed_windows += self._close(conn, repo, closer(repo, old, new), now)
+            result.facts, result.watermarks = len(facts), len(marks)
+            result.repos = {e.data.fact.repo for e in facts} | {e.data.repo for e in marks}
+        return result
+
+    def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
+        by_fact: dict[str, dict] = {}
+        latest: dict[tuple[str, int], tuple[EnrichedFact, datetime]] = {}
+        for e in facts:
+            data = e.data
+            fact, item = data.fact, data.fact.item
+            actor = fact_actor(fact)
+            # a re-classification (same fact, new rule set) replaces the tags; last one wins
+            by_fact[data.fact_id] = {
+                "fact_id": data.fact_id, "event_id": e.id, "repo": fact.repo, "number": item.number,
+                "item_kind": item.kind, "kind": fact.kind, "action": fact.action,
+                "time": data.fact_time, "actor": actor.login if actor else None,
+                "ruleset": data.ruleset.version, "tags": data.tags.model_dump_json(),
+                "fact": fact.model_dump_json(),
+            }
+            key = (fact.repo, item.number)
+            prev = latest.get(key)
+            first = min(data.fact_time, prev[1]) if prev else data.fact_time
+            if prev is None or data.fact_time >= prev[0].data.fact_time:
+                latest[key] = (e, first)
+            else:
+                latest[key] = (prev[0], first)
+        rows = list(by_fact.values())
+        for part in _chunks(rows):
+            stmt = self._insert(activity)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[activity.c.fact_id],
+                set_={c: stmt.excluded[c] for c in ("event_id", "ruleset", "tags", "fact", "actor")},
+            )
+            conn.execute(stmt, list(part))
+        item_rows = []
+        for (repo, number), (e, first) in latest.items():
+            snap = e.data.fact.item
+            item_rows.append({
+                "repo": repo, "number": number, "kind": snap.kind, "title": snap.title,
+                "author": snap.author.login, "state": snap.state, "created_at": snap.created_at,
+                "closed_at": snap.closed_at, "merged_at": snap.merged_at,
+                "snapshot_time": e.data.fact_time, "snapshot": snap.model_dump_json(),
+                "tags": e.data.tags.model_dump_json(), "first_seen": first,
+            })
+        for part in _chunks(item_rows):
+            stmt = self._insert(items)
+            newer = stmt.excluded.snapshot_time >= items.c.snapshot_time
+            replace = {c: sa.case((newer, stmt.excluded[c]), else_=items.c[c])
+                       for c in ("kind", "title", "author", "state", "created_at", "closed_at",
+                                 "merged_at", "snapshot", "tags")}
+            replace["snapshot_time"] = sa.case((newer, stmt.excluded.snapshot_time), else_=items.c.snapshot_time)
+            replace["first_seen"] = sa.case((stmt.excluded.first_seen < items.c.first_seen,
+                                             stmt.excluded.first_seen), else_=items.c.first_seen)
+            stmt = stmt.on_conflict_do_update(index_elements=[items.c.repo, items.c.number], set_=replace)
+            conn.execute(stmt, list(part))
+
+    def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
+        """Flag summarized windows a fact lands in: they get a new revision if figures change."""
+        times: dict[str, list[datetime]] = {}
+        for e in facts:
+            times.setdefault(e.data.fact.repo, []).append(e.data.fact_time)
+        flagged = 0
+        for repo, stamps in times.items():
+            rows = conn.execute(
+                sa.select(windows.c.label, windows.c.start, windows.c.end)
+                .where(windows.c.repo == repo, windows.c.revision >= 1, windows.c.dirty.is_(False),
+                       windows.c.start <= max(stamps), windows.c.end > min(stamps))).all()
+            labels = [r.label for r in rows if any(r.start <= t < r.end for t in stamps)]
+            if labels:
+                conn.execute(windows.update().where(windows.c.repo == repo, windows.c.label.in_(labels))
+                             .values(dirty=True))
+                flagged += len(labels)
+        return flagged
+
+    def _advance(self, conn: Connection, marks: list[WatermarkForwarded],
+                 now: datetime) -> list[tuple[str, datetime | None, datetime]]:
+        best: dict[str, datetime] = {}
+        for m in marks:
+            best[m.data.repo] = max(best.get(m.data.repo, m.data.watermark), m.data.watermark)
+        moved = []
+        for repo, mark in sorted(best.items()):
+            old = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            if old is None:
+                conn.execute(watermarks.insert().values(repo=repo, watermark=mark, updated_at=now))
+            elif mark > old:
+                conn.execute(watermarks.update().where(watermarks.c.repo == repo)
+                             .values(watermark=mark, updated_at=now))
+            else:
+                continue
+            moved.append((repo, old, mark))
+        return moved
+
+    def _close(self, conn: Connection, repo: str, due: list[Window], now: datetime) -> int:
+        if not due:
+            return 0
+        stmt = self._insert(windows).on_conflict_do_nothing(index_elements=[windows.c.repo, windows.c.label])
+        conn.execute(stmt, [{
+            "repo": repo, "label": w.label, "kind": w.kind, "start": w.start, "end": w.end,
+            "tz": w.tz, "cutoff": w.cutoff, "revision": 0, "closed_at": now, "dirty": True,
+        } for w in due])
+        return len(due)
+
+    # ------------------------------------------------------------ requests
+
+    def save_request(self, request: ReportRequested, now: datetime) -> bool:
+        """Store a pending request; False when it was already stored (a redelivery)."""
+        with self.engine.begin() as conn:
+            stmt = self._insert(requests).on_conflict_do_nothing(index_elements=[requests.c.id])
+            res = conn.execute(stmt, {"id": request.id, "repo": request.data.repo,
+                                      "as_of": request.data.as_of, "received_at": now,
+                                      "event": request.model_dump_json()})
+            return res.rowcount == 1
+
+    def pending_requests(self, repos: Iterable[str] | None = None) -> list[ReportRequested]:
+        query = sa.select(requests.c.event).where(requests.c.answered_at.is_(None))
+        if repos is not None:
+            query = query.where(requests.c.repo.in_(sorted(set(repos))))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(requests.c.received_at, requests.c.id)).scalars().all()
+        return [ReportRequested.model_validate_json(r) for r in rows]
+
+    def watermark(self, repo: str) -> datetime | None:
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+
+    def watermarks(self) -> dict[str, datetime]:
+        with self.engine.connect() as conn:
+            return {r.repo: r.watermark for r in conn.execute(sa.select(watermarks)).all()}
+
+    # ------------------------------------------------------------ windows
+
+    def window_state(self, repo: str, label: str) -> WindowState | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(windows).where(windows.c.repo == repo,
+                                                        windows.c.label == label)).first()
+        return _state(row) if row is not None else None
+
+    def dirty_windows(self, repos: Iterable[str] | None = None) -> list[WindowState]:
+        query = sa.select(windows).where(windows.c.dirty.is_(True))
+        if repos is not None:
+            query = query.where(windows.c.repo.in_(sorted(set(repos))))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(windows.c.repo, windows.c.start, windows.c.label)).all()
+        return [_state(r) for r in rows]
+
+    def record_summary(self, repo: str, window: Window, *, revision: int, figures: dict,
+                       figures_hash: str, summary_id: str, now: datetime,
+                       request_id: str | None = None) -> None:
+        """Remember what was published for the window (and that the request is answered)."""
+        with self.engine.begin() as conn:
+            values = {"kind": window.kind, "start": window.start, "end": window.end, "tz": window.tz,
+                      "cutoff": window.cutoff, "revision": revision, "figures_hash": figures_hash,
+                      "figures": json.dumps(figures, sort_keys=True), "summary_id": summary_id,
+                      "dirty": False}
+            stmt = self._insert(windows).values(repo=repo, label=window.label, closed_at=now, **values)
+            conn.execute(stmt.on_conflict_do_update(index_elements=[windows.c.repo, windows.c.label],
+                                                    set_=values))
+            if request_id is not None:
+                conn.execute(requests.update().where(requests.c.id == request_id)
+                             .values(answered_at=now))
+
+    def load_window(self, repo: str, window: Window, previous: Window) -> WindowInput:
+        """The facts of a window and the one before it, the items they touch, open items, first-seen."""
+        lo = min(window.start, previous.start)
+        tags_cache: dict[str, Tags] = {}
+
+        def tags(text: str) -> Tags:
+            if text not in tags_cache:
+                tags_cache[text] = Tags.model_validate_json(text)
+            return tags_cache[text]
+
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(activity.c.fact_id, activity.c.time, activity.c.fact, activity.c.tags,
+                          activity.c.ruleset, activity.c.actor)
+                .where(activity.c.repo == repo, activity.c.time >= lo, activity.c.time < window.end)
+                .order_by(activity.c.time, activity.c.fact_id)).all()
+            current: list[FactRow] = []
+            before: list[FactRow] = []
+            actors: set[str] = set()
+            for r in rows:
+                row = FactRow(fact_id=r.fact_id, time=r.time, fact=FactData.model_validate_json(r.fact),
+                              tags=tags(r.tags), ruleset=r.ruleset)
+                if window.start <= r.time:
+                    current.append(row)
+                    if r.actor:
+                        actors.add(r.actor)
+                if previous.start <= r.time < previous.end:
+                    before.append(row)
+            numbers = sorted({f.fact.item.number for f in current})
+            item_rows: dict[int, ItemRow] = {}
+
+            def take(result) -> None:
+                for it in result:
+                    if it.number not in item_rows:
+                        item_rows[it.number] = ItemRow(snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                                                       tags=tags(it.tags), first_seen=it.first_seen)
+
+            cols = (items.c.number, items.c.snapshot, items.c.tags, items.c.first_seen)
+            for part in _chunks(numbers):
+                take(conn.execute(sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))))
+            # items still open at the window's end, for follow-ups (awaiting review, RFCs, bugs)
+            take(conn.execute(sa.select(*cols).where(
+                items.c.repo == repo, items.c.created_at < window.end,
+                sa.or_(items.c.closed_at.is_(None), items.c.closed_at >= window.end))))
+            first_seen: dict[str, datetime] = {}
+            logins = sorted(actors)
+            for part in _chunks(logins):
+                for login, seen in conn.execute(
+                        sa.select(activity.c.actor, sa.func.min(activity.c.time))
+                        .where(activity.c.repo == repo, activity.c.actor.in_(part))
+                        .group_by(activity.c.actor)):
+                    first_seen[login] = _aware(seen)
+            history = conn.execute(sa.select(sa.func.min(activity.c.time))
+                                   .where(activity.c.repo == repo)).scalar()
+            mark = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+        return WindowInput(repo=repo, window=window, previous=previous, facts=current,
+                           previous_facts=before, items=item_rows, actor_first_seen=first_seen,
+                           history_start=_aware(history), watermark=mark)
+
+    def counts(self) -> dict[str, int]:
+        """Row counts per table (for tests, health output and the CLI)."""
+        with self.engine.connect() as conn:
+            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
+                    for t in (items, activity, processed, watermarks, windows, requests)}
+
+
+def _aware(value):
+    """Aggregates (min) bypass the column type on SQLite: parse and make them UTC-aware."""
+    if value is None:
+        return None
+    from .tables import UTCDateTime
+
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return UTCDateTime().process_result_value(value, None)
+
+
+def _state(row) -> WindowState:
+    window = Window(row.kind, row.label, row.start, row.end, row.tz, row.cutoff)
+    return WindowState(repo=row.repo, window=window, revision=row.revision,
+                       figures=json.loads(row.figures) if row.figures else None, dirty=bool(row.dirty),
+                       summary_id=row.summary_id)
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    # WAL: readers never block the folding writer; NORMAL sync is durable across app crashes
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()

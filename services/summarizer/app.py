@@ -1,0 +1,78 @@
+"""The summarizer service: two durable consumers (enriched events, report requests) on one store."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from shared.bus import (
+    CONSUMERS, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, Consumer, Subjects,
+)
+from shared.events import ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
+
+from .adapters.store import SqlProjections, redacted
+from .config import SummarizerSettings
+from .handlers import Deps, accept_request, fold_events, publish_due
+
+if TYPE_CHECKING:
+    from faststream.nats import NatsRouter
+
+    from shared.service import Runtime
+
+log = logging.getLogger("repodigest.summarizer")
+
+NAME = "summarizer"
+
+
+class SummarizerService:
+    """Folds RD_ENRICHED into SQL projections and answers report requests from RD_REPORTS."""
+
+    name = NAME
+    consumers: Sequence[str] = (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS)
+
+    def __init__(self, settings: SummarizerSettings, runtime: "Runtime") -> None:
+        self.settings = settings
+        self.bus = runtime.bus(NAME)
+        self.store = SqlProjections(settings.database_url, echo=settings.database_echo)
+        self.deps = Deps(
+            store=self.store, publish=self._publish, policy=settings.policy(),
+            schedules=settings.schedule_map(), grace=settings.grace(),
+            max_windows_per_watermark=settings.max_windows_per_watermark,
+        )
+        self.fold_consumer = Consumer(
+            self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
+            handle_batch=self.on_enriched_batch)
+        self.request_consumer = Consumer(
+            self.bus, CONSUMERS[DURABLE_SUMMARIZER_REQUESTS], ReportRequested.model_validate_json,
+            handle=self.on_report_requested)
+
+    async def _publish(self, event: WindowSummarized) -> None:
+        await self.bus.publish(event, Subjects.summary_ready(event.data.repo))
+
+    async def on_enriched_batch(self, events: list) -> None:
+        await fold_events(self.deps, events)
+
+    async def on_report_requested(self, request: ReportRequested) -> None:
+        await accept_request(self.deps, request)
+
+    def register(self, router: "NatsRouter") -> None:
+        self.fold_consumer.register(router)
+        self.request_consumer.register(router)
+
+    async def start(self) -> None:
+        await self.deps.ensure_schema()
+        log.info("summarizer projections at %s", redacted(self.settings.database_url))
+        # requests and closed windows left pending by a previous run
+        await publish_due(self.deps)
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(self.store.close)
+
+    async def ready(self) -> None:
+        await asyncio.to_thread(self.store.ping)
+
+
+def build_service(settings: SummarizerSettings, runtime: "Runtime") -> SummarizerService:
+    return SummarizerService(settings, runtime)

@@ -1,0 +1,90 @@
+"""Summarizer settings: projections database, report schedules, closing grace, report policy."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from shared.config import CommonSettings
+from shared.windows import WindowError
+
+from .domain.report import EcosystemSpec, ReportPolicy
+from .domain.windows import Schedule
+
+
+class ScheduleSetting(BaseModel):
+    """One recurring report: `{"kind": "day", "tz": "Asia/Shanghai", "cutoff": "11:45"}`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    tz: str = "UTC"
+    cutoff: str = "00:00"
+
+    def schedule(self) -> Schedule:
+        return Schedule(self.kind, self.tz, self.cutoff)
+
+
+class EcosystemSetting(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    affiliation: str | None = None
+    ecosystem: str | None = None
+
+
+class SummarizerSettings(CommonSettings):
+    """`REPODIGEST_*` environment variables for the summarizer.
+
+    `REPODIGEST_SCHEDULES` is JSON keyed by repository (or `*` for every repository), e.g.
+    `{"vllm-project/vllm": [{"kind": "day", "tz": "Asia/Shanghai", "cutoff": "11:45"},
+    {"kind": "week", "tz": "Asia/Shanghai"}]}`. Without schedules, windows close on request only.
+    """
+
+    database_url: str = Field(
+        "sqlite:///./repodigest.db",
+        description="projections database: sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+    database_echo: bool = Field(False, description="log every SQL statement (debugging)")
+    schedules: dict[str, list[ScheduleSetting]] = Field(
+        default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
+    close_grace_minutes: float = Field(
+        15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
+    max_windows_per_watermark: int = Field(
+        31, ge=1, description="at most this many overdue windows close on one watermark")
+    key_pr_fraction: float = Field(0.10, gt=0, le=1, description="share of merged PRs that are key")
+    key_pr_min: int = Field(5, ge=0)
+    key_pr_max: int = Field(25, ge=1)
+    awaiting_review_days: float = Field(
+        3.0, ge=0, description="an open PR without review for longer is a follow-up")
+    popular_bug_reactions: int = Field(5, ge=1, description="an open bug with this many reactions is a follow-up")
+    hot_discussions: int = Field(5, ge=1)
+    ecosystems: list[EcosystemSetting] = Field(
+        default_factory=lambda: [EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")],
+        description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)")
+
+    @field_validator("schedules")
+    @classmethod
+    def _valid_schedules(cls, v: dict[str, list[ScheduleSetting]]) -> dict[str, list[ScheduleSetting]]:
+        for repo, items in v.items():
+            for item in items:
+                try:
+                    item.schedule()
+                except WindowError as exc:
+                    raise ValueError(f"REPODIGEST_SCHEDULES for {repo}: {exc}") from None
+        return v
+
+    def schedule_map(self) -> dict[str, list[Schedule]]:
+        return {repo: [s.schedule() for s in items] for repo, items in self.schedules.items()}
+
+    def grace(self) -> timedelta:
+        return timedelta(minutes=self.close_grace_minutes)
+
+    def policy(self) -> ReportPolicy:
+        return ReportPolicy(
+            key_pr_fraction=self.key_pr_fraction, key_pr_min=self.key_pr_min,
+            key_pr_max=max(self.key_pr_max, self.key_pr_min),
+            awaiting_review_days=self.awaiting_review_days,
+            popular_bug_reactions=self.popular_bug_reactions, hot_discussions=self.hot_discussions,
+            ecosystems=tuple(EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems),
+        )

@@ -1,0 +1,708 @@
+"""The report model of one window (SEEDS.md), computed from folded facts and items (pure).
+
+Every figure is a function of the window's facts, the previous window's facts, the items they
+touch and the policy; `now` is only the generation time. Ordering is deterministic everywhere:
+ties are broken by item number (or login), never by input order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from shared.events import (
+    Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
+    EcosystemGroup, EcosystemSection, FactData, FollowUp, ItemRef, ItemSnapshot, KeyPR,
+    ModuleTrend, RiskObservation, ScoreSignal, SummaryData, Tags, Theme,
+)
+from shared.events.summary import Format, Language
+from shared.windows import Window
+
+from .windows import ref_from_window
+
+FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
+SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
+SEVERITY_POINTS = {"low": 0.5, "medium": 1.0, "high": 2.0}
+ECOSYSTEM_GROUPS = ("performance", "bugfix", "platform-ci", "release", "other")
+_GROUP_OF_CATEGORY = {
+    "performance": "performance", "perf": "performance", "optimization": "performance",
+    "bugfix": "bugfix", "bug": "bugfix", "fix": "bugfix",
+    "platform": "platform-ci", "ci": "platform-ci", "build": "platform-ci",
+    "hardware": "platform-ci", "platform-ci": "platform-ci", "test": "platform-ci",
+    "release": "release",
+}
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One folded fact: what happened (with the item snapshot of that moment) and its tags."""
+
+    fact_id: str
+    time: datetime
+    fact: FactData
+    tags: Tags
+    ruleset: str = ""
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """The latest known snapshot and tags of a pull request or issue."""
+
+    snapshot: ItemSnapshot
+    tags: Tags
+    first_seen: datetime | None = None
+
+
+@dataclass(frozen=True)
+class EcosystemSpec:
+    """A vendor/ecosystem section: authors affiliated with `affiliation` plus items tagged `ecosystem`."""
+
+    name: str
+    affiliation: str | None = None
+    ecosystem: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportPolicy:
+    key_pr_fraction: float = 0.10
+    key_pr_min: int = 5
+    key_pr_max: int = 25
+    awaiting_review_days: float = 3.0
+    popular_bug_reactions: int = 5
+    hot_discussions: int = 5
+    representative_prs: int = 3
+    themes: int = 8
+    theme_prs: int = 4
+    follow_ups_per_kind: int = 8
+    fact_sample: int = 50
+    key_pr_excerpt: int = 400
+    ecosystems: tuple[EcosystemSpec, ...] = (EcosystemSpec("AMD/ROCm", "amd", "rocm"),)
+    # risk tag names meaning "touches core paths" and "lacks tests" (classifier rule sets name them)
+    core_risks: tuple[str, ...] = ("core", "core-path", "core-paths", "core_paths", "core-change")
+    missing_test_risks: tuple[str, ...] = ("missing-tests", "no-tests", "untested", "without-tests")
+    notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
+
+
+@dataclass(frozen=True)
+class WindowInput:
+    """Everything the report of one window is computed from."""
+
+    repo: str
+    window: Window
+    previous: Window
+    facts: Sequence[FactRow]
+    previous_facts: Sequence[FactRow]
+    items: Mapping[int, ItemRow] = field(default_factory=dict)
+    # first time each login was seen acting in the repository, and the first fact we hold at all
+    actor_first_seen: Mapping[str, datetime] = field(default_factory=dict)
+    history_start: datetime | None = None
+    watermark: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RequestMeta:
+    languages: tuple[Language, ...] = ("en",)
+    formats: tuple[Format, ...] = ("md", "html", "pdf", "json")
+    synthetic: bool = False
+    data_note: str | None = None
+    request_id: str | None = None
+
+
+# ---------------------------------------------------------------- fact helpers
+
+
+def fact_actor(fact: FactData) -> Actor | None:
+    """Who did it: the comment or review author, the opener, the merger, else the event actor."""
+    if fact.kind == "comment" and fact.comment is not None:
+        return fact.comment.author
+    if fact.kind == "review" and fact.review is not None:
+        return fact.review.author
+    if fact.action == "opened":
+        return fact.item.author
+    if fact.action == "merged" and fact.item.merged_by:
+        return Actor(login=fact.item.merged_by)
+    if fact.actor:
+        return Actor(login=fact.actor)
+    return None
+
+
+def is_bot(actor: Actor | None) -> bool:
+    return actor is not None and (actor.is_bot or actor.login.lower().endswith("[bot]"))
+
+
+def _author_bot(snap: ItemSnapshot, tags: Tags) -> bool:
+    return tags.bot or is_bot(snap.author)
+
+
+def _names(tags: Iterable) -> tuple[str, ...]:
+    return tuple(t.name for t in tags)
+
+
+def _fold(text: str | None) -> str:
+    return (text or "").casefold()
+
+
+def _status_at(snap: ItemSnapshot, end: datetime) -> str:
+    if snap.merged_at is not None and snap.merged_at < end:
+        return "merged"
+    if snap.closed_at is not None and snap.closed_at < end:
+        return "closed"
+    return "open"
+
+
+def _open_at(snap: ItemSnapshot, end: datetime) -> bool:
+    return snap.created_at < end and _status_at(snap, end) == "open"
+
+
+def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0) -> ItemRef:
+    return ItemRef(
+        number=snap.number, kind=snap.kind, title=snap.title, url=snap.html_url,
+        author=snap.author.login, author_association=str(snap.author.association),
+        bot=_author_bot(snap, tags), labels=snap.labels, modules=_names(tags.modules),
+        risks=_names(tags.risks), categories=_names(tags.categories),
+        affiliations=_names(tags.affiliations), ecosystems=_names(tags.ecosystems),
+        state=snap.state, draft=snap.draft, merged=snap.merged_at is not None,
+        created_at=snap.created_at, closed_at=snap.closed_at, merged_at=snap.merged_at,
+        additions=snap.additions or 0, deletions=snap.deletions or 0,
+        changed_files=snap.changed_files or len(snap.files), comments=snap.comments + snap.review_comments,
+        reviews=snap.reviews, reactions=snap.reactions,
+        body_excerpt=snap.body_excerpt[:excerpt] if excerpt else "",
+    )
+
+
+# ---------------------------------------------------------------- tallies
+
+
+@dataclass
+class _Tally:
+    """The window's facts sorted into what the counts, lists and sections need."""
+
+    window: Window
+    facts: list[FactRow]
+    new_issues: dict[int, FactRow] = field(default_factory=dict)
+    closed_issues: dict[int, FactRow] = field(default_factory=dict)
+    new_prs: dict[int, FactRow] = field(default_factory=dict)
+    merged_prs: dict[int, FactRow] = field(default_factory=dict)
+    closed_prs: dict[int, FactRow] = field(default_factory=dict)
+    comments: list[FactRow] = field(default_factory=list)
+    reviews: list[FactRow] = field(default_factory=list)
+    actors: dict[str, Actor] = field(default_factory=dict)
+    latest: dict[int, FactRow] = field(default_factory=dict)
+
+    @property
+    def closed_unmerged(self) -> dict[int, FactRow]:
+        return {n: f for n, f in self.closed_prs.items() if n not in self.merged_prs}
+
+
+def _tally(window: Window, facts: Iterable[FactRow]) -> _Tally:
+    inside = sorted((f for f in facts if window.start <= f.time < window.end),
+                    key=lambda f: (f.time, f.fact_id))
+    t = _Tally(window, inside)
+    for row in inside:
+        data = row.fact
+        number = data.item.number
+        t.latest[number] = row
+        key = (data.kind, data.action, data.item.kind)
+        if key == ("issue", "opened", "issue"):
+            t.new_issues.setdefault(number, row)
+        elif data.kind == "issue" and data.action == "closed":
+            t.closed_issues[number] = row
+        elif data.kind == "issue" and data.action == "reopened":
+            t.closed_issues.pop(number, None)
+        elif key == ("pull_request", "opened", "pull_request"):
+            t.new_prs.setdefault(number, row)
+        elif data.kind == "pull_request" and data.action == "merged":
+            t.merged_prs[number] = row
+        elif data.kind == "pull_request" and data.action == "closed":
+            t.closed_prs[number] = row
+        elif data.kind == "pull_request" and data.action == "reopened":
+            t.closed_prs.pop(number, None)
+        elif data.kind == "comment":
+            t.comments.append(row)
+        elif data.kind == "review":
+            t.reviews.append(row)
+        actor = fact_actor(data)
+        if actor is not None:
+            t.actors.setdefault(actor.login, actor)
+    return t
+
+
+def key_pr_quota(merged: int, policy: ReportPolicy) -> int:
+    """Top `fraction` of merged PRs, at least `key_pr_min` and at most `key_pr_max` (never more than merged)."""
+    if merged <= 0:
+        return 0
+    wanted = math.ceil(policy.key_pr_fraction * merged)
+    return min(merged, max(policy.key_pr_min, min(policy.key_pr_max, wanted)))
+
+
+def _first_timers(t: _Tally, inp: WindowInput) -> set[str]:
+    logins: set[str] = set()
+    for row in (*t.new_prs.values(), *t.new_issues.values()):
+        author = row.fact.item.author
+        if str(author.association) in FIRST_TIME_ASSOCIATIONS and not is_bot(author):
+            logins.add(author.login)
+    # "first seen" only means something when our history reaches back before the window
+    if inp.history_start is not None and inp.history_start < t.window.start:
+        for login, actor in t.actors.items():
+            seen = inp.actor_first_seen.get(login)
+            if seen is not None and t.window.contains(seen) and not is_bot(actor):
+                logins.add(login)
+    return logins
+
+
+def _counts(t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | None = None) -> Counts:
+    humans = {login for login, actor in t.actors.items() if not is_bot(actor)}
+    reviewers = {r.fact.review.author.login for r in t.reviews
+                 if r.fact.review is not None and not is_bot(r.fact.review.author)}
+    merged = t.merged_prs.values()
+    if key_prs is None:
+        key_prs = key_pr_quota(sum(1 for r in merged if not _author_bot(r.fact.item, r.tags)), policy)
+    return Counts(
+        new_issues=len(t.new_issues), closed_issues=len(t.closed_issues), new_prs=len(t.new_prs),
+        merged_prs=len(t.merged_prs), closed_unmerged_prs=len(t.closed_unmerged),
+        active_contributors=len(humans), first_time_contributors=len(_first_timers(t, inp)),
+        reviewers=len(reviewers), comments=len(t.comments), reviews=len(t.reviews),
+        lines_added=sum(r.fact.item.additions or 0 for r in merged),
+        lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
+        key_prs=key_prs,
+    )
+
+
+# ---------------------------------------------------------------- key PRs
+
+
+def _has_tests(snap: ItemSnapshot) -> bool:
+    return any("test" in f.path.lower() for f in snap.files)
+
+
+def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy) -> tuple[float, tuple[ScoreSignal, ...]]:
+    """Explainable score of a merged PR: each signal says its raw value and the points it gave."""
+    lines = (snap.additions or 0) + (snap.deletions or 0)
+    files = snap.changed_files or len(snap.files)
+    discussion = snap.comments + snap.review_comments
+    risk_points = sum(SEVERITY_POINTS.get(r.severity, 1.0) for r in tags.risks)
+    core = any(r.name in policy.core_risks for r in tags.risks)
+    labels = {_fold(x) for x in snap.labels} | {_fold(c.name) for c in tags.categories}
+    notable = sorted(labels & {_fold(x) for x in policy.notable_labels})
+    candidates = [
+        ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
+        ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
+        ScoreSignal(name="risk", value=len(tags.risks), points=min(3.0, risk_points)),
+        ScoreSignal(name="core", value=1 if core else 0, points=1.0 if core else 0.0),
+        ScoreSignal(name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)),
+        ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
+        ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
+        ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
+    ]
+    signals = tuple(ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
+                    for s in candidates if s.points)
+    return round(sum(s.points for s in signals), 3), signals
+
+
+def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[KeyPR]:
+    scored = []
+    for number, row in t.merged_prs.items():
+        snap, tags = row.fact.item, row.tags
+        if _author_bot(snap, tags):
+            continue
+        score, signals = score_pr(snap, tags, policy)
+        scored.append((score, number, snap, tags, signals))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    quota = key_pr_quota(len(scored), policy)
+    return [KeyPR(item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt), score=score, signals=signals)
+            for score, n, snap, tags, signals in scored[:quota]]
+
+
+def _ref_for(number: int, inp: WindowInput, snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0) -> ItemRef:
+    """The report line of an item: its latest snapshot when folded, else the fact's own."""
+    row = inp.items.get(number)
+    if row is not None:
+        return item_ref(row.snapshot, row.tags, excerpt=excerpt)
+    return item_ref(snap, tags, excerpt=excerpt)
+
+
+# ---------------------------------------------------------------- modules and themes
+
+
+def _module_sets(t: _Tally) -> dict[str, dict[str, set[int]]]:
+    """module -> {"merged", "opened", "issues", "all"} item numbers, from each fact's own tags."""
+    out: dict[str, dict[str, set[int]]] = defaultdict(lambda: {k: set() for k in ("merged", "opened", "issues", "all")})
+    for bucket, rows in (("merged", t.merged_prs), ("opened", t.new_prs), ("issues", t.new_issues)):
+        for number, row in rows.items():
+            for module in set(row.tags.module_names()):
+                out[module][bucket].add(number)
+                out[module]["all"].add(number)
+    return out
+
+
+def _trend(total: int, previous: int) -> str:
+    if previous == 0:
+        return "new" if total else "flat"
+    if total == 0:
+        return "gone"
+    threshold = max(1, round(previous * 0.1))
+    delta = total - previous
+    return "up" if delta > threshold else "down" if delta < -threshold else "flat"
+
+
+def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: ReportPolicy) -> list[ModuleTrend]:
+    now_sets, prev_sets = _module_sets(t), _module_sets(prev)
+    fallback: dict[str, bool] = {}
+    for row in (*t.merged_prs.values(), *t.new_prs.values(), *t.new_issues.values()):
+        for tag in row.tags.modules:
+            fallback[tag.name] = fallback.get(tag.name, True) and tag.fallback
+    rows = []
+    for module in set(now_sets) | set(prev_sets):
+        cur = now_sets.get(module, {k: set() for k in ("merged", "opened", "issues", "all")})
+        total, previous = len(cur["all"]), len(prev_sets[module]["all"]) if module in prev_sets else 0
+        prs = cur["merged"] | cur["opened"]
+        # representative: merged before open, then by score, then by number
+        rep = sorted(prs, key=lambda n: (n not in cur["merged"], -scores.get(n, 0.0), n))
+        rows.append(ModuleTrend(
+            module=module, merged=len(cur["merged"]), opened=len(cur["opened"]),
+            issues=len(cur["issues"]), total=total, previous_total=previous,
+            delta=total - previous, trend=_trend(total, previous),
+            representative=tuple(rep[: policy.representative_prs]),
+            fallback=fallback.get(module, False),
+        ))
+    rows.sort(key=lambda m: (-m.total, -m.previous_total, m.module))
+    return rows
+
+
+def _themes(key_prs: Sequence[KeyPR], t: _Tally, policy: ReportPolicy) -> list[Theme]:
+    by_module: dict[str, list[KeyPR]] = defaultdict(list)
+    for kp in key_prs:
+        for module in dict.fromkeys(kp.item.modules):
+            by_module[module].append(kp)
+    merged_by_module: dict[str, list[FactRow]] = defaultdict(list)
+    for row in t.merged_prs.values():
+        for module in set(row.tags.module_names()):
+            merged_by_module[module].append(row)
+    themes = []
+    for module, kps in by_module.items():
+        merged = merged_by_module.get(module, [])
+        themes.append(Theme(
+            module=module, prs=tuple(k.item.number for k in kps[: policy.theme_prs]),
+            merged=len(merged),
+            lines_added=sum(r.fact.item.additions or 0 for r in merged),
+            lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
+        ))
+    themes.sort(key=lambda th: (-len(by_module[th.module]), -th.merged, th.module))
+    return themes[: policy.themes]
+
+
+# ---------------------------------------------------------------- discussions, risks, ecosystems
+
+
+def _discussions(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Discussion]:
+    comments: Counter[int] = Counter()
+    reviews: Counter[int] = Counter()
+    people: dict[int, set[str]] = defaultdict(set)
+    snaps: dict[int, FactRow] = {}
+    for row in (*t.comments, *t.reviews):
+        number = row.fact.item.number
+        (comments if row.fact.kind == "comment" else reviews)[number] += 1
+        actor = fact_actor(row.fact)
+        if actor is not None and not is_bot(actor):
+            people[number].add(actor.login)
+        snaps[number] = row
+    out = []
+    for number, row in snaps.items():
+        heat = comments[number] + reviews[number] + 0.5 * len(people[number])
+        item = inp.items.get(number)
+        snap = item.snapshot if item else row.fact.item
+        out.append(Discussion(
+            item=_ref_for(number, inp, row.fact.item, row.tags),
+            comments_in_window=comments[number], reviews_in_window=reviews[number],
+            participants=tuple(sorted(people[number])), status=_status_at(snap, t.window.end),
+            heat=round(heat, 3),
+        ))
+    out.sort(key=lambda d: (-d.heat, d.item.number))
+    return out[: policy.hot_discussions]
+
+
+def _window_items(t: _Tally) -> dict[int, FactRow]:
+    """Items opened, merged or closed in the window, each with its latest such fact."""
+    out: dict[int, FactRow] = {}
+    for rows in (t.new_prs, t.new_issues, t.merged_prs, t.closed_prs, t.closed_issues):
+        for number, row in rows.items():
+            if number not in out or (row.time, row.fact_id) > (out[number].time, out[number].fact_id):
+                out[number] = row
+    return out
+
+
+def _risks(t: _Tally) -> list[RiskObservation]:
+    items: dict[str, set[int]] = defaultdict(set)
+    severity: dict[str, str] = {}
+    reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    for number, row in _window_items(t).items():
+        if row.fact.item.kind != "pull_request":
+            continue
+        for risk in row.tags.risks:
+            items[risk.name].add(number)
+            if SEVERITY_RANK[risk.severity] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
+                severity[risk.name] = risk.severity
+            reasons[risk.name][risk.reason] += 1
+    out = [RiskObservation(
+        risk=name, severity=severity[name], count=len(numbers), items=tuple(sorted(numbers)),
+        reason=sorted(reasons[name].items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
+    ) for name, numbers in items.items()]
+    out.sort(key=lambda r: (-SEVERITY_RANK[r.severity], -r.count, r.risk))
+    return out
+
+
+def _group_of(tags: Tags) -> str:
+    groups = {_GROUP_OF_CATEGORY.get(_fold(c.name)) for c in tags.categories}
+    for group in ECOSYSTEM_GROUPS:
+        if group in groups:
+            return group
+    return "other"
+
+
+def _ecosystems(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[EcosystemSection]:
+    sections = []
+    items = _window_items(t)
+    for spec in policy.ecosystems:
+        aff, eco = _fold(spec.affiliation), _fold(spec.ecosystem)
+        issues: list[ItemRef] = []
+        groups: dict[str, list[ItemRef]] = defaultdict(list)
+        contributors: set[str] = set()
+        for number in sorted(items):
+            row = items[number]
+            tags = row.tags
+            affiliated = bool(aff) and aff in {_fold(x.name) for x in tags.affiliations}
+            tagged = bool(eco) and eco in {_fold(x.name) for x in tags.ecosystems}
+            if not (affiliated or tagged):
+                continue
+            if affiliated:
+                contributors.add(row.fact.item.author.login)
+            ref = _ref_for(number, inp, row.fact.item, tags)
+            if row.fact.item.kind == "issue":
+                issues.append(ref)
+            else:
+                groups[_group_of(tags)].append(ref)
+        if not issues and not groups:
+            continue
+        sections.append(EcosystemSection(
+            name=spec.name, affiliation=spec.affiliation, ecosystem=spec.ecosystem,
+            issues=tuple(issues),
+            pr_groups=tuple(EcosystemGroup(category=g, items=tuple(groups[g]))
+                            for g in ECOSYSTEM_GROUPS if groups.get(g)),
+            contributors=tuple(sorted(contributors)),
+        ))
+    return sections
+
+
+# ---------------------------------------------------------------- follow-ups and people
+
+
+def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[FollowUp]:
+    end = t.window.end
+    limit = policy.follow_ups_per_kind
+    touched = {row.fact.item.number for row in t.facts}
+    rfcs, waiting, bugs, core = [], [], [], []
+    for number, row in inp.items.items():
+        snap, tags = row.snapshot, row.tags
+        if not _open_at(snap, end) or _author_bot(snap, tags):
+            continue
+        labels = {_fold(x) for x in snap.labels}
+        if snap.kind == "issue":
+            if any("rfc" in x for x in labels) or _fold(snap.title).startswith("[rfc]"):
+                rfcs.append((number not in touched, -(snap.updated_at or snap.created_at).timestamp(), number, row))
+            buggy = any("bug" in x for x in labels) or _group_of(tags) == "bugfix"
+            if buggy and snap.reactions >= policy.popular_bug_reactions:
+                bugs.append((-snap.reactions, number, row))
+        elif not snap.draft and snap.reviews == 0:
+            age = (end - snap.created_at) / timedelta(days=1)
+            if age > policy.awaiting_review_days:
+                waiting.append((-age, number, row, age))
+    for number, frow in t.merged_prs.items():
+        snap, tags = frow.fact.item, frow.tags
+        names = {r.name for r in tags.risks}
+        flagged = names & set(policy.missing_test_risks) or (names & set(policy.core_risks) and not _has_tests(snap))
+        if flagged:
+            lines = (snap.additions or 0) + (snap.deletions or 0)
+            core.append((-lines, number, frow))
+    out: list[FollowUp] = []
+    for *_, number, row in sorted(rfcs, key=lambda x: x[:3])[:limit]:
+        out.append(FollowUp(kind="open_rfc", item=item_ref(row.snapshot, row.tags),
+                            reason="RFC still open at the end of the window"))
+    for _, number, row, age in sorted(waiting, key=lambda x: x[:2])[:limit]:
+        out.append(FollowUp(kind="awaiting_review", item=item_ref(row.snapshot, row.tags),
+                            reason=f"open {age:.1f} days without a review", days=round(age, 1)))
+    for _, number, row in sorted(bugs, key=lambda x: x[:2])[:limit]:
+        out.append(FollowUp(kind="popular_bug", item=item_ref(row.snapshot, row.tags),
+                            reason=f"open bug with {row.snapshot.reactions} reactions"))
+    for _, number, frow in sorted(core, key=lambda x: x[:2])[:limit]:
+        out.append(FollowUp(kind="core_without_tests",
+                            item=_ref_for(number, inp, frow.fact.item, frow.tags),
+                            reason="merged change to core paths without test files"))
+    return out
+
+
+def _contributors(t: _Tally, first_timers: set[str]) -> list[Contributor]:
+    stats: dict[str, Counter[str]] = defaultdict(Counter)
+    bots: dict[str, bool] = {}
+    for key, rows in (("prs_opened", t.new_prs.values()), ("prs_merged", t.merged_prs.values()),
+                      ("issues_opened", t.new_issues.values())):
+        for row in rows:
+            author = row.fact.item.author
+            stats[author.login][key] += 1
+            bots[author.login] = bots.get(author.login, False) or is_bot(author) or row.tags.bot
+    for key, rows in (("comments", t.comments), ("reviews", t.reviews)):
+        for row in rows:
+            actor = fact_actor(row.fact)
+            if actor is not None:
+                stats[actor.login][key] += 1
+                bots[actor.login] = bots.get(actor.login, False) or is_bot(actor)
+    out = [Contributor(login=login, first_time=login in first_timers, bot=bots.get(login, False), **counts)
+           for login, counts in stats.items()]
+    out.sort(key=lambda c: (-(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews), c.login))
+    return out
+
+
+def _activity(t: _Tally) -> list[DailyActivity]:
+    zone = ZoneInfo(t.window.tz)
+    days = {d: Counter() for d in t.window.local_days()}
+
+    def bump(rows: Iterable[FactRow], key: str) -> None:
+        for row in rows:
+            days[row.time.astimezone(zone).date()][key] += 1
+
+    bump(t.new_prs.values(), "prs_opened")
+    bump(t.merged_prs.values(), "prs_merged")
+    bump(t.closed_unmerged.values(), "prs_closed_unmerged")
+    bump(t.new_issues.values(), "issues_opened")
+    bump(t.closed_issues.values(), "issues_closed")
+    bump(t.comments, "comments")
+    return [DailyActivity(day=d, **c) for d, c in sorted(days.items())]
+
+
+def _median_hours(values: list[float]) -> float | None:
+    return round(statistics.median(values), 2) if values else None
+
+
+def _hours_to_merge(t: _Tally) -> float | None:
+    return _median_hours([(r.fact.item.merged_at - r.fact.item.created_at) / timedelta(hours=1)
+                          for r in t.merged_prs.values() if r.fact.item.merged_at is not None])
+
+
+def _hours_to_first_response(t: _Tally) -> float | None:
+    """Items opened in the window: time to the first comment or review by someone else, in the window."""
+    opened = {**t.new_prs, **t.new_issues}
+    first: dict[int, datetime] = {}
+    for row in sorted((*t.comments, *t.reviews), key=lambda r: (r.time, r.fact_id)):
+        number = row.fact.item.number
+        actor = fact_actor(row.fact)
+        if number not in opened or number in first or actor is None or is_bot(actor):
+            continue
+        if actor.login == opened[number].fact.item.author.login:
+            continue
+        first[number] = row.time
+    return _median_hours([(first[n] - opened[n].fact.item.created_at) / timedelta(hours=1) for n in first])
+
+
+def _appendix(t: _Tally, inp: WindowInput) -> Appendix:
+    def refs(rows: Mapping[int, FactRow]) -> tuple[ItemRef, ...]:
+        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags) for n in sorted(rows))
+
+    return Appendix(new_issues=refs(t.new_issues), closed_issues=refs(t.closed_issues),
+                    new_prs=refs(t.new_prs), merged_prs=refs(t.merged_prs),
+                    closed_unmerged_prs=refs(t.closed_unmerged))
+
+
+# ---------------------------------------------------------------- the report
+
+
+def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
+                  policy: ReportPolicy = ReportPolicy(), meta: RequestMeta = RequestMeta(),
+                  changed_figures: Sequence[ChangedFigure] = ()) -> SummaryData:
+    """The whole report model of one window (one revision)."""
+    t = _tally(inp.window, inp.facts)
+    prev = _tally(inp.previous, inp.previous_facts)
+    key_prs = _key_prs(t, inp, policy)
+    scores = {}
+    for number, row in t.merged_prs.items():
+        scores[number] = score_pr(row.fact.item, row.tags, policy)[0]
+    first_timers = _first_timers(t, inp)
+    sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
+    return SummaryData(
+        repo=inp.repo, window=ref_from_window(inp.window), revision=revision, generated_at=now,
+        ruleset_versions=tuple(sorted({r.ruleset for r in t.facts if r.ruleset})),
+        languages=meta.languages, formats=meta.formats, synthetic=meta.synthetic,
+        data_note=meta.data_note, watermark=inp.watermark,
+        counts=_counts(t, inp, policy, key_prs=len(key_prs)),
+        previous_counts=_counts(prev, inp, policy),
+        modules=tuple(_modules(t, prev, scores, policy)),
+        key_prs=tuple(key_prs),
+        themes=tuple(_themes(key_prs, t, policy)),
+        discussions=tuple(_discussions(t, inp, policy)),
+        risks=tuple(_risks(t)),
+        ecosystems=tuple(_ecosystems(t, inp, policy)),
+        follow_ups=tuple(_follow_ups(t, inp, policy)),
+        contributors=tuple(_contributors(t, first_timers)),
+        activity=tuple(_activity(t)),
+        median_hours_to_merge=_hours_to_merge(t),
+        median_hours_to_first_response=_hours_to_first_response(t),
+        appendix=_appendix(t, inp),
+        changed_figures=tuple(changed_figures),
+        fact_ids_sample=tuple(sample),
+        facts_counted=len(t.facts),
+        request_id=meta.request_id,
+    )
+
+
+# ---------------------------------------------------------------- revisions
+
+
+def figures(summary: SummaryData) -> dict[str, float | int | None]:
+    """The figures a revision is judged by: counts, module totals, risk counts, medians, key PRs."""
+    out: dict[str, float | int | None] = {}
+    for name, value in summary.counts.model_dump().items():
+        out[f"counts.{name}"] = value
+    for m in summary.modules:
+        out[f"modules.{m.module}.total"] = m.total
+        out[f"modules.{m.module}.merged"] = m.merged
+    for r in summary.risks:
+        out[f"risks.{r.risk}.count"] = r.count
+    out["median_hours_to_merge"] = summary.median_hours_to_merge
+    out["median_hours_to_first_response"] = summary.median_hours_to_first_response
+    out["facts_counted"] = summary.facts_counted
+    out["key_pr_numbers"] = hash_text(",".join(str(k.item.number) for k in summary.key_prs))
+    return out
+
+
+def hash_text(text: str) -> int:
+    # a stable small integer, so that a changed key-PR selection shows as a changed figure
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
+def figures_hash(values: Mapping[str, float | int | None]) -> str:
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+
+
+def changed(before: Mapping[str, float | int | None],
+            after: Mapping[str, float | int | None]) -> tuple[ChangedFigure, ...]:
+    """Figures that differ between two revisions (absent on one side counts as None)."""
+    names = sorted(set(before) | set(after))
+    return tuple(ChangedFigure(name=n, before=before.get(n), after=after.get(n))
+                 for n in names if before.get(n) != after.get(n))
+
+
+def next_revision(current: int, before: Mapping[str, float | int | None] | None,
+                  after: Mapping[str, float | int | None]) -> tuple[int, tuple[ChangedFigure, ...]]:
+    """Revision 1 first; n+1 (with what changed) when figures differ; n again when they don't."""
+    if current < 1 or before is None:
+        return 1, ()
+    diff = changed(before, after)
+    return (current + 1, diff) if diff else (current, ())

@@ -1,0 +1,149 @@
+"""Folding into real SQLite and PostgreSQL: idempotency, request answering, late-event revisions."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from services.summarizer.adapters.store import SqlProjections
+from services.summarizer.domain.windows import Schedule, ref_from_window
+from services.summarizer.handlers import Deps, accept_request, fold_events
+from shared.events import ReportRequestData, ReportRequested, WindowSummarized
+from shared.windows import day_window
+from tests.unit.summarizer.summarizer_builders import (
+    REPO, ItemSpec, RuleSetRef, Scenario, enrich, random_scenario, watermark,
+)
+
+WINDOW = day_window(datetime(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
+
+
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+def request(as_of: datetime | None, window=WINDOW) -> ReportRequested:
+    return ReportRequested.create(
+        ReportRequestData(repo=REPO, window=ref_from_window(window), as_of=as_of, languages=("en", "zh-CN")),
+        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+
+
+def in_window(sc: Scenario, attr: str) -> set[int]:
+    return {i.number for i in sc.items if getattr(i, attr) and WINDOW.contains(getattr(i, attr))}
+
+
+async def test_folding_is_idempotent_and_late_events_make_revisions(database_url):
+    store = SqlProjections(database_url)
+    published: list[WindowSummarized] = []
+
+    async def publish(event: WindowSummarized) -> None:
+        published.append(event)
+
+    deps = Deps(store=store, publish=publish, clock=Clock(WINDOW.end + timedelta(hours=2)))
+    try:
+        sc = random_scenario(11, WINDOW.start, 1.0, n_items=80)
+        events = sc.events()
+        first = await fold_events(deps, events)
+        assert first.facts == len(events) and first.duplicates == 0
+        before = store.counts()
+        # the same batch again, then a redelivery of one event: nothing changes
+        again = await fold_events(deps, events)
+        assert again.facts == 0 and again.duplicates == len(events)
+        redelivered = await fold_events(deps, [events[len(events) // 2]])
+        assert redelivered.duplicates == 1
+        assert store.counts() == before
+        assert before["activity"] == len(events) and before["items"] == len(sc.items)
+
+        # a request waits until the folded watermark reaches as_of
+        mark = WINDOW.end + timedelta(minutes=30)
+        req = request(as_of=mark)
+        await accept_request(deps, req)
+        assert published == []
+        await accept_request(deps, req)  # a redelivered request is stored once
+        await fold_events(deps, [watermark(mark)])
+        assert len(published) == 1
+        first_summary = published[0].data
+        assert first_summary.request_id == req.id and first_summary.revision == 1
+        assert first_summary.languages == ("en", "zh-CN")
+        assert first_summary.counts.new_prs == len(
+            {i.number for i in sc.items if i.kind == "pull_request" and WINDOW.contains(i.opened)})
+        assert first_summary.counts.merged_prs == len(in_window(sc, "merged"))
+        assert first_summary.watermark == mark
+
+        # a late merged PR inside the closed window: revision 2 listing what changed
+        late = ItemSpec(number=999, kind="pull_request", opened=WINDOW.start + timedelta(hours=1),
+                        merged=WINDOW.start + timedelta(hours=3), modules=("moe",),
+                        additions=120, deletions=30)
+        await fold_events(deps, [enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)])
+        assert len(published) == 2
+        second = published[1].data
+        assert second.revision == 2 and second.request_id is None
+        changed = {c.name: (c.before, c.after) for c in second.changed_figures}
+        assert changed["counts.merged_prs"] == (first_summary.counts.merged_prs,
+                                                first_summary.counts.merged_prs + 1)
+        assert changed["counts.lines_added"] == (first_summary.counts.lines_added,
+                                                 first_summary.counts.lines_added + 120)
+        assert "counts.new_issues" not in changed
+
+        # a re-classification of an already-counted fact under another rule set updates tags
+        # without counting the fact twice; unchanged figures keep the revision
+        reclassified = enrich(late, "merged", late.merged, ruleset=RuleSetRef(profile="test", version="t2"))
+        await fold_events(deps, [reclassified])
+        assert store.counts()["activity"] == before["activity"] + 2
+        third_req = request(as_of=None)
+        await accept_request(deps, third_req)
+        third = published[-1].data
+        assert third.request_id == third_req.id
+        assert third.revision == 2 and third.counts == second.counts
+        assert "t2" in third.ruleset_versions
+    finally:
+        store.close()
+
+
+async def test_watermark_closes_scheduled_windows(database_url):
+    store = SqlProjections(database_url)
+    published: list[WindowSummarized] = []
+
+    async def publish(event: WindowSummarized) -> None:
+        published.append(event)
+
+    schedule = Schedule("day", "Asia/Shanghai", "11:45")
+    deps = Deps(store=store, publish=publish, clock=Clock(WINDOW.end + timedelta(days=1)),
+                schedules={REPO: [schedule]}, grace=timedelta(minutes=15))
+    try:
+        sc = random_scenario(5, WINDOW.start, 1.0, n_items=30)
+        # the watermark stops just short of end + grace: nothing closes yet
+        await fold_events(deps, [*sc.events(), watermark(WINDOW.end + timedelta(minutes=14))])
+        assert [p.data.window.label for p in published] == ["2026-03-25"]
+        # then passes it: exactly our window closes, with revision 1 and no request
+        await fold_events(deps, [watermark(WINDOW.end + timedelta(minutes=16))])
+        assert [p.data.window.label for p in published] == ["2026-03-25", "2026-03-26"]
+        summary = published[-1].data
+        assert summary.request_id is None and summary.revision == 1
+        assert (summary.window.start, summary.window.end) == (WINDOW.start, WINDOW.end)
+        assert summary.counts.merged_prs == len(in_window(sc, "merged"))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("bad", ["Mars/Olympus"])
+async def test_request_with_unknown_zone_is_poison(tmp_path, bad):
+    from shared.bus import Poison
+    from shared.events import WindowRef
+
+    store = SqlProjections(f"sqlite:///{tmp_path / 'p.db'}")
+
+    async def publish(event):  # pragma: no cover - must not be called
+        raise AssertionError("published for a poison request")
+
+    deps = Deps(store=store, publish=publish)
+    ref = WindowRef(kind="day", label="2026-03-26", start=WINDOW.start, end=WINDOW.end, tz=bad)
+    req = ReportRequested.create(ReportRequestData(repo=REPO, window=ref), nonce="n", at=WINDOW.end)
+    with pytest.raises(Poison, match="Mars/Olympus"):
+        await accept_request(deps, req)
+    store.close()

@@ -1,0 +1,164 @@
+"""Hand-built enriched events for summarizer tests: a scenario spec and the events it implies.
+
+Tests derive expected figures from the `Scenario` specs (plain Python filters), never from the
+summarizer's own code, and compare them with what the summarizer computed from the events.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from shared.events import (
+    Actor, CommentInfo, EnrichedFact, FactData, FileChange, ItemSnapshot, ReviewInfo, RiskTag,
+    RuleSetRef, Tag, Tags, WatermarkData, WatermarkForwarded, make_fact,
+)
+
+REPO = "acme/widgets"
+RULESET = RuleSetRef(profile="test", version="t1")
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=timezone.utc)
+
+
+def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False) -> Tags:
+    return Tags(
+        modules=tuple(Tag(name=m, rule=f"module:{m}") for m in modules),
+        risks=tuple(RiskTag(name=r, severity=sev, reason=f"{r} reason", rule=f"risk:{r}")
+                    for r, sev in (x if isinstance(x, tuple) else (x, "medium") for x in risks)),
+        affiliations=tuple(Tag(name=a, rule=f"aff:{a}") for a in affiliations),
+        ecosystems=tuple(Tag(name=e, rule=f"eco:{e}") for e in ecosystems),
+        categories=tuple(Tag(name=c, rule=f"cat:{c}") for c in categories),
+        bot=bot, bot_rule="login" if bot else None,
+    )
+
+
+@dataclass
+class ItemSpec:
+    number: int
+    kind: str  # pull_request | issue
+    opened: datetime
+    author: str = "alice"
+    association: str = "CONTRIBUTOR"
+    merged: datetime | None = None
+    closed: datetime | None = None
+    modules: tuple[str, ...] = ()
+    risks: tuple = ()
+    affiliations: tuple[str, ...] = ()
+    ecosystems: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    additions: int = 10
+    deletions: int = 2
+    files: tuple[str, ...] = ("src/core.py",)
+    comments: int = 0
+    reviews: int = 0
+    reactions: int = 0
+    draft: bool = False
+    bot: bool = False
+    title: str | None = None
+
+    def tags(self) -> Tags:
+        return tags(self.modules, self.risks, self.affiliations, self.ecosystems, self.categories, self.bot)
+
+    def snapshot(self, at: datetime, repo: str = REPO) -> ItemSnapshot:
+        merged = self.merged if self.merged and self.merged <= at else None
+        closed = self.merged or self.closed
+        closed = closed if closed and closed <= at else None
+        return ItemSnapshot(
+            repo=repo, number=self.number, kind=self.kind,
+            title=self.title or f"{self.kind} {self.number}",
+            author=Actor(login=self.author, association=self.association, is_bot=self.bot),
+            labels=self.labels, state="closed" if closed else "open", draft=self.draft,
+            created_at=self.opened, updated_at=at, closed_at=closed, merged_at=merged,
+            comments=self.comments, reviews=self.reviews, reactions=self.reactions,
+            additions=self.additions if self.kind == "pull_request" else None,
+            deletions=self.deletions if self.kind == "pull_request" else None,
+            changed_files=len(self.files) if self.kind == "pull_request" else None,
+            files=tuple(FileChange(path=p, additions=1) for p in self.files) if self.kind == "pull_request" else (),
+            body_excerpt=f"body of {self.number}",
+        )
+
+
+@dataclass
+class Scenario:
+    repo: str = REPO
+    items: list[ItemSpec] = field(default_factory=list)
+    comments: list[tuple[int, datetime, str]] = field(default_factory=list)  # (number, at, login)
+    reviews: list[tuple[int, datetime, str]] = field(default_factory=list)
+    _ids: int = 1000
+
+    def item(self, number: int) -> ItemSpec:
+        return next(i for i in self.items if i.number == number)
+
+    def events(self, ruleset: RuleSetRef = RULESET) -> list[EnrichedFact]:
+        out = []
+        for spec in self.items:
+            out.append(enrich(spec, "opened", spec.opened, ruleset=ruleset, repo=self.repo))
+            if spec.merged:
+                out.append(enrich(spec, "merged", spec.merged, ruleset=ruleset, repo=self.repo))
+            elif spec.closed:
+                out.append(enrich(spec, "closed", spec.closed, ruleset=ruleset, repo=self.repo))
+        for i, (number, at, login) in enumerate(self.comments):
+            spec = self.item(number)
+            info = CommentInfo(id=10_000 + i, author=Actor(login=login), created_at=at, body_excerpt="+1")
+            out.append(enrich(spec, "created", at, kind="comment", comment=info, ruleset=ruleset, repo=self.repo))
+        for i, (number, at, login) in enumerate(self.reviews):
+            spec = self.item(number)
+            info = ReviewInfo(id=20_000 + i, author=Actor(login=login), state="APPROVED", submitted_at=at)
+            out.append(enrich(spec, "submitted", at, kind="review", review=info, ruleset=ruleset, repo=self.repo))
+        return sorted(out, key=lambda e: (e.time, e.id))
+
+
+def enrich(spec: ItemSpec, action: str, at: datetime, *, kind: str | None = None, comment=None,
+           review=None, ruleset: RuleSetRef = RULESET, repo: str = REPO) -> EnrichedFact:
+    data = FactData(repo=repo, kind=kind or spec.kind, action=action, item=spec.snapshot(at, repo),
+                    actor=spec.author, comment=comment, review=review)
+    return EnrichedFact.create(make_fact(data), spec.tags(), ruleset)
+
+
+def watermark(at: datetime, repo: str = REPO) -> WatermarkForwarded:
+    return WatermarkForwarded.create(WatermarkData(repo=repo, watermark=at))
+
+
+MODULES = ("moe", "spec-decode", "rocm", "quantization", "kv-transfer")
+PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank-amd", "grace", "heidi")
+
+
+def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, repo: str = REPO) -> Scenario:
+    """A reproducible mix of PRs and issues opened, merged and closed around [start, start+days)."""
+    rnd = random.Random(seed)
+    sc = Scenario(repo=repo)
+
+    def at() -> datetime:
+        # from a window before to a window after, to the minute
+        offset = rnd.uniform(-days, 2 * days)
+        return (start + timedelta(days=offset)).replace(second=0, microsecond=0)
+
+    for n in range(1, n_items + 1):
+        opened = at()
+        kind = rnd.choice(("pull_request", "pull_request", "issue"))
+        author = rnd.choice(PEOPLE)
+        fate = rnd.random()
+        end = opened + timedelta(hours=rnd.uniform(1, 72))
+        spec = ItemSpec(
+            number=n, kind=kind, opened=opened, author=author,
+            association=rnd.choice(("CONTRIBUTOR", "MEMBER", "FIRST_TIME_CONTRIBUTOR", "NONE")),
+            merged=end if kind == "pull_request" and fate < 0.5 else None,
+            closed=end if (kind == "issue" and fate < 0.5) or (kind == "pull_request" and 0.5 <= fate < 0.7) else None,
+            modules=tuple(sorted(rnd.sample(MODULES, rnd.choice((0, 1, 1, 2))))),
+            risks=tuple(rnd.sample(("core-path", "cuda-graph", "thread-safety"), rnd.choice((0, 0, 1)))),
+            affiliations=("amd",) if author.endswith("-amd") else (),
+            categories=(rnd.choice(("performance", "bugfix", "ci", "feature")),),
+            additions=rnd.randint(0, 800), deletions=rnd.randint(0, 400),
+            comments=rnd.randint(0, 20), reviews=rnd.randint(0, 4), reactions=rnd.randint(0, 9),
+        )
+        sc.items.append(spec)
+    for _ in range(n_items):
+        spec = rnd.choice(sc.items)
+        when = spec.opened + timedelta(hours=rnd.uniform(0.1, 48))
+        is_review = spec.kind == "pull_request" and rnd.random() >= 0.7
+        (sc.reviews if is_review else sc.comments).append((spec.number, when.replace(microsecond=0), rnd.choice(PEOPLE)))
+    return sc

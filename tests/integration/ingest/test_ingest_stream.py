@@ -1,0 +1,90 @@
+"""Ingest on a real nats-server: facts and one watermark land in RD_GITHUB, re-runs add nothing,
+and a backfill configured in settings runs when the service starts."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.ingest.app import build_service
+from services.ingest.config import IngestSettings
+from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
+from services.ingest.handlers import ingest_source
+from shared.bus import STREAM_GITHUB, Subjects
+from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
+from shared.service import Runtime
+from tests.conftest import require_shared_data
+
+
+async def _started(url: str, **settings) -> tuple[Runtime, object]:
+    cfg = IngestSettings(nats_url=url, **settings)
+    runtime = Runtime(cfg, "ingest-test")
+    service = runtime.add(build_service(cfg, runtime))
+    await runtime.start()
+    return runtime, service
+
+
+async def _stream(runtime: Runtime) -> list:
+    """Every event in RD_GITHUB, decoded, in stream order."""
+    js = runtime.broker.config.connection_state.stream
+    info = await js.stream_info(STREAM_GITHUB)
+    out = []
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        msg = await js.get_msg(STREAM_GITHUB, seq)
+        event = GITHUB_EVENT_ADAPTER.validate_json(msg.data)
+        assert msg.headers["Nats-Msg-Id"] == event.id
+        out.append((msg.subject, event))
+    return out
+
+
+async def test_demo_published_once_with_a_watermark_and_deduplicated(nats_server):
+    runtime, _ = await _started(nats_server.url)
+    try:
+        bus = runtime.bus("ingest")
+        expected = generate_demo("2026-W24", seed=7)
+        first = await ingest_source(bus, "demo", None, demo_week="2026-W24")
+        assert first.facts_published == len(expected.facts) and first.duplicates == 0
+        stored = await _stream(runtime)
+        assert len(stored) == len(expected.facts) + 1
+        *facts, (mark_subject, mark) = stored
+        assert isinstance(mark, SyncWatermark) and mark_subject == Subjects.watermark(DEMO_REPO)
+        assert mark.data.watermark == expected.watermark == first.watermark
+        assert {e.id for _, e in facts} == {make_fact(f).id for f in expected.facts}
+        for subject, event in facts:
+            assert subject == Subjects.fact(event.data.kind, event.data.action, DEMO_REPO)
+
+        again = await ingest_source(bus, "demo", None, demo_week="2026-W24")
+        assert again.duplicates == again.facts_published == len(expected.facts)
+        info = await runtime.broker.config.connection_state.stream.stream_info(STREAM_GITHUB)
+        assert info.state.messages == len(expected.facts) + 1
+    finally:
+        await runtime.stop()
+
+
+async def test_backfill_from_settings_runs_at_start(nats_server):
+    path = require_shared_data("gharchive", "2021-07-21-few-hours.json")
+    runtime, service = await _started(nats_server.url, backfill_source=f"gharchive:{path}",
+                                      backfill_repo="magma/magma")
+    try:
+        await asyncio.wait_for(service.backfill_done.wait(), 30)
+        assert service.backfill_error is None and await service.ready()
+        stored = await _stream(runtime)
+        kinds = sorted((e.data.kind, getattr(e.data, "action", "watermark")) for _, e in stored
+                       if not isinstance(e, SyncWatermark))
+        assert kinds == [("comment", "created"), ("review", "submitted")]
+        assert isinstance(stored[-1][1], SyncWatermark)
+        assert stored[-1][1].data.watermark == max(e.time for _, e in stored[:-1])
+    finally:
+        await runtime.stop()
+
+
+async def test_failed_backfill_makes_the_service_unready(nats_server, tmp_path):
+    runtime, service = await _started(nats_server.url,
+                                      backfill_source=f"replay:{tmp_path / 'missing.jsonl'}")
+    try:
+        await asyncio.wait_for(service.backfill_done.wait(), 30)
+        assert not await service.ready()
+        assert "does not exist" in service.backfill_error
+        info = await runtime.broker.config.connection_state.stream.stream_info(STREAM_GITHUB)
+        assert info.state.messages == 0
+    finally:
+        await runtime.stop()

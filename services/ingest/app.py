@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .config import IngestSettings
 from .domain.sources import SourceError
@@ -22,20 +21,52 @@ if TYPE_CHECKING:
 log = logging.getLogger("repodigest.ingest")
 
 
-@dataclass
-class Background:
-    """A long-running piece of ingest: `run()` works until cancelled (a poller, a webhook server)."""
+class Poller(Protocol):
+    """A live source that works in the background between `start()` and `stop()`."""
 
-    name: str
-    run: Callable[[], Awaitable[None]]
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class Background:
+    """Adapts a `run()` coroutine function (works until cancelled) to the Poller protocol."""
+
+    def __init__(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        self.name, self.run = name, run
+        self.task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self._guarded(), name=f"ingest-{self.name}")
+
+    async def _guarded(self) -> None:
+        try:
+            await self.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("ingest %s stopped with an error", self.name)
+            raise
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+            self.task = None
+
+
+PollerFactory = Callable[["IngestService"], Awaitable[Sequence[Poller]]]
 
 
 class IngestService:
     """Publishes GitHub facts; consumes nothing.
 
-    `pollers` is the hook for live sources: append a `Background` (e.g. the PyGithub poller of
-    each repository in `settings.repos`, or the webhook HTTP server) before `start()`, and it runs
-    as a task until `stop()`. A configured backfill (`settings.backfill_source`) runs once at start.
+    Hooks for live sources: `pollers` (objects with `async start()` / `async stop()`, e.g. the
+    GitHub poller or a webhook server) are started after the backfill task is launched and stopped
+    in reverse order; `poller_factories` build pollers at start-up, when the broker is connected
+    (the GitHub poller needs the KV bucket). A configured backfill (`settings.backfill_source`)
+    runs once, in the background; `backfill_done` is set when it has finished either way.
     """
 
     name = "ingest"
@@ -44,33 +75,41 @@ class IngestService:
     def __init__(self, settings: IngestSettings, bus: "Bus") -> None:
         self.settings = settings
         self.bus = bus
-        self.pollers: list[Background] = []
+        self.pollers: list[Poller] = []
+        self.poller_factories: list[PollerFactory] = []
         self.backfill_result: IngestResult | None = None
         self.backfill_error: str | None = None
         self.backfill_done = asyncio.Event()
-        self._tasks: list[asyncio.Task] = []
+        self._backfill_task: asyncio.Task | None = None
+        self._started: list[Poller] = []
 
     def register(self, router: "NatsRouter") -> None:  # nothing to subscribe to
         return None
 
     async def start(self) -> None:
         if self.settings.backfill_source:
-            self._tasks.append(asyncio.create_task(self._backfill(), name="ingest-backfill"))
+            self._backfill_task = asyncio.create_task(self._backfill(), name="ingest-backfill")
         else:
             self.backfill_done.set()
+        for factory in self.poller_factories:
+            self.pollers.extend(await factory(self))
         for poller in self.pollers:
-            self._tasks.append(asyncio.create_task(self._guard(poller), name=f"ingest-{poller.name}"))
+            await poller.start()
+            self._started.append(poller)
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
+        for poller in reversed(self._started):
+            with contextlib.suppress(Exception):
+                await poller.stop()
+        self._started.clear()
+        if self._backfill_task is not None:
+            self._backfill_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+                await self._backfill_task
+            self._backfill_task = None
 
     async def ready(self) -> bool:
-        """Ready unless the configured backfill failed (its message says why)."""
+        """Ready unless the configured backfill failed (`backfill_error` says why)."""
         return self.backfill_error is None
 
     async def _backfill(self) -> None:
@@ -89,15 +128,25 @@ class IngestService:
         finally:
             self.backfill_done.set()
 
-    async def _guard(self, poller: Background) -> None:
-        try:
-            await poller.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("ingest %s stopped with an error", poller.name)
-            raise
+
+async def github_pollers(service: IngestService) -> list[Poller]:
+    """The PyGithub poller for `settings.repos` (one task, repositories in turn)."""
+    from .adapters.github import GithubPoller, PyGithubSource
+    from .adapters.kv import KvIngestState
+
+    s = service.settings
+    js = service.bus.js
+    state = await KvIngestState.open(js)
+    token = s.github_token.get_secret_value() if s.github_token else None
+    if token is None:
+        log.warning("no REPODIGEST_GITHUB_TOKEN: polling %s unauthenticated (60 requests/hour)",
+                    ", ".join(s.repos))
+    source = PyGithubSource(token, s.github_api_url, per_page=s.github_per_page)
+    return [GithubPoller(service.bus, state, source, s.repos, interval=s.poll_interval)]
 
 
 def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:
-    return IngestService(settings, runtime.bus("ingest"))
+    service = IngestService(settings, runtime.bus("ingest"))
+    if settings.repos:
+        service.poller_factories.append(github_pollers)
+    return service

@@ -88,3 +88,50 @@ async def test_failed_backfill_makes_the_service_unready(nats_server, tmp_path):
         assert info.state.messages == 0
     finally:
         await runtime.stop()
+
+
+async def test_pollers_hook_starts_and_stops_live_sources(nats_server):
+    from services.ingest.app import Background
+
+    events: list[str] = []
+    running = asyncio.Event()
+
+    class FakePoller:
+        async def start(self) -> None:
+            events.append("start")
+
+        async def stop(self) -> None:
+            events.append("stop")
+
+    async def forever() -> None:
+        running.set()
+        await asyncio.Event().wait()
+
+    async def factory(service):
+        assert service.bus.js is not None  # built once the broker is connected
+        return [FakePoller()]
+
+    cfg = IngestSettings(nats_url=nats_server.url)
+    runtime = Runtime(cfg, "ingest-test")
+    service = build_service(cfg, runtime)
+    assert service.poller_factories == []  # no REPODIGEST_REPOS: no GitHub poller
+    background = Background("webhooks", forever)
+    service.pollers.append(background)
+    service.poller_factories.append(factory)
+    runtime.add(service)
+    await runtime.start()
+    try:
+        await asyncio.wait_for(running.wait(), 10)
+        assert events == ["start"] and service.backfill_done.is_set()
+    finally:
+        await runtime.stop()
+    assert events == ["start", "stop"] and background.task is None
+
+
+def test_repos_setting_plugs_in_the_github_poller():
+    from services.ingest.app import github_pollers
+
+    cfg = IngestSettings(repos="vllm-project/vllm, a/b")
+    service = build_service(cfg, Runtime(cfg, "ingest-test"))
+    assert cfg.repos == ["vllm-project/vllm", "a/b"]
+    assert service.poller_factories == [github_pollers]

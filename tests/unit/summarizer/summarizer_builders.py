@@ -162,3 +162,29 @@ def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, 
         is_review = spec.kind == "pull_request" and rnd.random() >= 0.7
         (sc.reviews if is_review else sc.comments).append((spec.number, when.replace(microsecond=0), rnd.choice(PEOPLE)))
     return sc
+
+
+def rows(events) -> list:
+    from services.summarizer.domain.report import FactRow
+
+    return [FactRow(fact_id=e.data.fact_id, time=e.data.fact_time, fact=e.data.fact, tags=e.data.tags,
+                    ruleset=e.data.ruleset.version) for e in events]
+
+
+def window_input(events, window, previous=None, **extra):
+    """What the store would load, built in memory: facts of both windows, latest item snapshots."""
+    from services.summarizer.domain.report import ItemRow, WindowInput
+    from services.summarizer.domain.windows import previous_window
+
+    previous = previous or previous_window(window)
+    all_rows = rows(events)
+    items: dict[int, ItemRow] = {}
+    for row in sorted(all_rows, key=lambda r: (r.time, r.fact_id)):
+        n = row.fact.item.number
+        first = items[n].first_seen if n in items else row.time
+        items[n] = ItemRow(snapshot=row.fact.item, tags=row.tags, first_seen=first)
+    return WindowInput(
+        repo=events[0].data.fact.repo if events else REPO, window=window, previous=previous,
+        facts=[r for r in all_rows if window.contains(r.time)],
+        previous_facts=[r for r in all_rows if previous.contains(r.time)],
+        items=items, **extra)

@@ -1,0 +1,75 @@
+"""The summarizer service on a real nats-server: enriched facts + watermark in, a request, a summary out."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from services.summarizer.app import build_service
+from services.summarizer.config import SummarizerSettings
+from services.summarizer.domain.windows import ref_from_window
+from shared.bus import Subjects
+from shared.config import CommonSettings
+from shared.events import ReportRequestData, ReportRequested, WindowSummarized
+from shared.service import Runtime
+from shared.windows import week_window
+from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
+
+WEEK = week_window(2026, 24, "Asia/Shanghai")
+
+
+async def next_summary(queue: asyncio.Queue, request_id: str, timeout: float = 30.0) -> WindowSummarized:
+    async with asyncio.timeout(timeout):
+        while True:
+            event = WindowSummarized.model_validate_json(await queue.get())
+            if event.data.request_id == request_id:
+                return event
+
+
+async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_path):
+    settings = SummarizerSettings(nats_url=nats_server.url,
+                                  database_url=f"sqlite:///{tmp_path / 'projections.db'}")
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
+    service = runtime.add(build_service(settings, runtime))
+    await runtime.start()
+    try:
+        nc = runtime.broker.connection
+        summaries: asyncio.Queue = asyncio.Queue()
+
+        async def on_summary(msg) -> None:
+            await summaries.put(msg.data)
+
+        sub = await nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
+        bus = runtime.bus("test")
+        sc = random_scenario(24, WEEK.start, 7.0, n_items=120)
+        events = sc.events()
+        for event in events:
+            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
+        # a second publish of the same events is de-duplicated by Nats-Msg-Id and by the fold
+        for event in events[:20]:
+            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
+        mark = WEEK.end + timedelta(hours=1)
+        request = ReportRequested.create(
+            ReportRequestData(repo=REPO, window=ref_from_window(WEEK), as_of=mark, synthetic=True,
+                              data_note="generated test data"),
+            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        # the request arrives before the watermark: it must wait for it
+        await bus.publish(request, Subjects.report_requested(REPO))
+        await bus.publish(watermark(mark), Subjects.enriched_watermark(REPO))
+
+        summary = (await next_summary(summaries, request.id)).data
+        opened_prs = {i.number for i in sc.items if i.kind == "pull_request" and WEEK.contains(i.opened)}
+        merged = {i.number for i in sc.items if i.merged and WEEK.contains(i.merged)}
+        new_issues = {i.number for i in sc.items if i.kind == "issue" and WEEK.contains(i.opened)}
+        assert summary.counts.new_prs == len(opened_prs)
+        assert summary.counts.merged_prs == len(merged)
+        assert summary.counts.new_issues == len(new_issues)
+        assert [r.number for r in summary.appendix.merged_prs] == sorted(merged)
+        assert summary.facts_counted == sum(1 for e in events if WEEK.contains(e.data.fact_time))
+        assert summary.watermark == mark and summary.synthetic and summary.revision == 1
+        assert summary.window.label == "2026-W24"
+        assert service.fold_consumer.stats.dead == 0
+        await sub.unsubscribe()
+    finally:
+        await runtime.stop()

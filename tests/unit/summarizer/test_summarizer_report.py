@@ -1,0 +1,285 @@
+"""The report model, pure: every expected figure is derived here from the scenario specs."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from datetime import date, timedelta
+
+import pytest
+
+from services.summarizer.domain.report import (
+    ReportPolicy, RequestMeta, build_summary, changed, figures, key_pr_quota, next_revision, score_pr,
+)
+from shared.windows import day_window, week_window
+from tests.unit.summarizer.summarizer_builders import (
+    REPO, ItemSpec, Scenario, random_scenario, utc, window_input,
+)
+
+DAY = day_window(date(2026, 3, 26), "Asia/Shanghai", "11:45")
+NOW = utc(2026, 3, 28, 0, 0)
+
+
+def summarize(sc: Scenario, window=DAY, policy=ReportPolicy(), **extra):
+    return build_summary(window_input(sc.events(), window, **extra), now=NOW, policy=policy)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_counts_follow_fact_times_inside_the_window(seed):
+    sc = random_scenario(seed, DAY.start, 1.0, n_items=90)
+    s = summarize(sc)
+    inside = DAY.contains
+    prs = [i for i in sc.items if i.kind == "pull_request"]
+    issues = [i for i in sc.items if i.kind == "issue"]
+    merged = [i for i in prs if i.merged and inside(i.merged)]
+    assert s.counts.new_prs == sum(inside(i.opened) for i in prs)
+    assert s.counts.new_issues == sum(inside(i.opened) for i in issues)
+    assert s.counts.merged_prs == len(merged)
+    assert s.counts.closed_unmerged_prs == sum(1 for i in prs if i.closed and inside(i.closed))
+    assert s.counts.closed_issues == sum(1 for i in issues if i.closed and inside(i.closed))
+    assert s.counts.lines_added == sum(i.additions for i in merged)
+    assert s.counts.lines_removed == sum(i.deletions for i in merged)
+    comments = [c for c in sc.comments if inside(c[1])]
+    reviews = [r for r in sc.reviews if inside(r[1])]
+    assert s.counts.comments == len(comments)
+    assert s.counts.reviews == len(reviews)
+    assert s.counts.reviewers == len({r[2] for r in reviews})
+    actors = ({i.author for i in sc.items if inside(i.opened)} | {c[2] for c in comments}
+              | {r[2] for r in reviews}
+              | {i.author for i in sc.items if (i.merged and inside(i.merged)) or (i.closed and inside(i.closed))})
+    assert s.counts.active_contributors == len(actors)
+    assert [r.number for r in s.appendix.merged_prs] == sorted(i.number for i in merged)
+    assert [r.number for r in s.appendix.new_issues] == sorted(i.number for i in issues if inside(i.opened))
+    assert s.facts_counted == sum(1 for e in sc.events() if inside(e.time))
+    assert len(s.fact_ids_sample) == min(50, s.facts_counted)
+    # the previous window is the day before, with the same cut-off
+    prev = DAY.previous()
+    assert s.previous_counts.new_prs == sum(prev.contains(i.opened) for i in prs)
+    # per-day activity adds up to the window's counts
+    assert sum(a.prs_opened for a in s.activity) == s.counts.new_prs
+    assert sum(a.comments for a in s.activity) == s.counts.comments
+    assert [a.day for a in s.activity] == [date(2026, 3, 26), date(2026, 3, 27)]
+
+
+def test_median_hours_to_merge_and_first_response():
+    start = DAY.start
+    sc = Scenario(items=[
+        ItemSpec(1, "pull_request", start + timedelta(hours=1), author="a", merged=start + timedelta(hours=3)),
+        ItemSpec(2, "pull_request", start + timedelta(hours=2), author="b", merged=start + timedelta(hours=12)),
+        ItemSpec(3, "pull_request", start + timedelta(hours=-30), author="c", merged=start + timedelta(hours=20)),
+        ItemSpec(4, "issue", start + timedelta(hours=4), author="d"),
+    ])
+    sc.comments += [(4, start + timedelta(hours=4, minutes=30), "d"),  # the author: not a response
+                    (4, start + timedelta(hours=6), "e"), (1, start + timedelta(hours=2), "f")]
+    sc.reviews += [(2, start + timedelta(hours=5), "g"), (2, start + timedelta(hours=9), "h")]
+    s = summarize(sc)
+    merge_hours = [(i.merged - i.opened) / timedelta(hours=1) for i in sc.items if i.merged]
+    assert s.median_hours_to_merge == round(statistics.median(merge_hours), 2)
+    assert s.median_hours_to_first_response == round(statistics.median([2.0, 1.0, 3.0]), 2)
+
+
+@pytest.mark.parametrize("merged", [0, 3, 5, 30, 49, 51, 120, 400])
+def test_key_pr_quota_is_top_tenth_between_five_and_twentyfive(merged):
+    expected = 0 if merged == 0 else min(merged, max(5, min(25, math.ceil(merged / 10))))
+    assert key_pr_quota(merged, ReportPolicy()) == expected
+
+
+def test_key_prs_are_the_best_scored_with_their_signals():
+    sc = random_scenario(7, DAY.start, 1.0, n_items=200)
+    s = summarize(sc)
+    merged = [i for i in sc.items if i.merged and DAY.contains(i.merged)]
+    assert s.counts.key_prs == len(s.key_prs) == key_pr_quota(len(merged), ReportPolicy())
+    scores = [k.score for k in s.key_prs]
+    assert scores == sorted(scores, reverse=True)
+    for k in s.key_prs:
+        assert k.score == pytest.approx(sum(sig.points for sig in k.signals), abs=1e-6)
+        spec = sc.item(k.item.number)
+        size = next(sig for sig in k.signals if sig.name == "size")
+        assert size.value == spec.additions + spec.deletions
+    # nothing left out scores higher than the last key PR
+    chosen = {k.item.number for k in s.key_prs}
+    lowest = min(scores)
+    for spec in merged:
+        if spec.number not in chosen:
+            snap = spec.snapshot(spec.merged)
+            assert score_pr(snap, spec.tags(), ReportPolicy())[0] <= lowest
+    # themes group the key PRs by module
+    for theme in s.themes:
+        assert set(theme.prs) <= chosen
+        assert all(theme.module in sc.item(n).modules for n in theme.prs)
+        assert theme.merged == sum(1 for i in merged if theme.module in i.modules)
+
+
+def test_key_pr_ties_break_by_number_and_bots_are_excluded():
+    start = DAY.start
+    sc = Scenario(items=[ItemSpec(n, "pull_request", start, merged=start + timedelta(hours=1),
+                                  author="dependabot[bot]" if n == 3 else f"u{n}", bot=n == 3)
+                         for n in (9, 3, 7, 1, 5, 8, 2)])
+    s = summarize(sc)
+    humans = sorted(i.number for i in sc.items if not i.bot)
+    assert [k.item.number for k in s.key_prs] == humans[:5]
+
+
+def test_module_trends_compare_with_previous_window():
+    start, prev = DAY.start, DAY.previous().start
+    sc = Scenario(items=[
+        ItemSpec(1, "pull_request", start + timedelta(hours=1), modules=("moe",), merged=start + timedelta(hours=2)),
+        ItemSpec(2, "pull_request", start + timedelta(hours=1), modules=("moe", "rocm")),
+        ItemSpec(3, "issue", start + timedelta(hours=1), modules=("moe",)),
+        ItemSpec(4, "pull_request", prev + timedelta(hours=1), modules=("rocm",)),
+        ItemSpec(5, "pull_request", prev + timedelta(hours=1), modules=("rocm",)),
+        ItemSpec(6, "pull_request", prev + timedelta(hours=1), modules=("rocm",)),
+        ItemSpec(7, "issue", prev + timedelta(hours=1), modules=("quant",)),
+    ])
+    s = summarize(sc)
+    by = {m.module: m for m in s.modules}
+    assert (by["moe"].merged, by["moe"].opened, by["moe"].issues, by["moe"].total) == (1, 2, 1, 3)
+    assert (by["moe"].previous_total, by["moe"].trend) == (0, "new")
+    assert (by["rocm"].total, by["rocm"].previous_total, by["rocm"].delta, by["rocm"].trend) == (1, 3, -2, "down")
+    assert (by["quant"].total, by["quant"].trend) == (0, "gone")
+    assert by["moe"].representative[0] == 1  # merged first
+    assert [m.module for m in s.modules] == ["moe", "rocm", "quant"]
+
+
+def test_risks_ecosystem_and_follow_ups():
+    start, end = DAY.start, DAY.end
+    sc = Scenario(items=[
+        ItemSpec(10, "pull_request", start + timedelta(hours=1), author="frank-amd", affiliations=("amd",),
+                 categories=("performance",), merged=start + timedelta(hours=5),
+                 risks=(("core-path", "high"),), files=("vllm/core/scheduler.py",)),
+        ItemSpec(11, "pull_request", start + timedelta(hours=2), author="zoe", ecosystems=("ROCm",),
+                 categories=("ci",), risks=("core-path",), files=("tests/test_x.py", "vllm/core/a.py"),
+                 merged=start + timedelta(hours=6)),
+        ItemSpec(12, "issue", start + timedelta(hours=2), author="frank-amd", affiliations=("amd",)),
+        ItemSpec(13, "pull_request", start + timedelta(hours=3), author="yan", risks=("cuda-graph",)),
+        # open for 5 days at the window's end without a review; and a draft that does not count
+        ItemSpec(20, "pull_request", end - timedelta(days=5), author="old", reviews=0),
+        ItemSpec(21, "pull_request", end - timedelta(days=6), author="old", reviews=0, draft=True),
+        ItemSpec(22, "pull_request", end - timedelta(days=1), author="new", reviews=0),
+        ItemSpec(30, "issue", end - timedelta(days=9), title="[RFC] new scheduler", author="r"),
+        ItemSpec(31, "issue", end - timedelta(days=9), labels=("bug",), reactions=7, author="b"),
+        ItemSpec(32, "issue", end - timedelta(days=9), labels=("bug",), reactions=2, author="b"),
+        ItemSpec(33, "issue", end - timedelta(days=9), title="[RFC] done", author="r",
+                 closed=start + timedelta(hours=1)),
+    ])
+    s = summarize(sc)
+    risks = {r.risk: r for r in s.risks}
+    assert risks["core-path"].items == (10, 11) and risks["core-path"].severity == "high"
+    assert risks["cuda-graph"].count == 1 and [r.risk for r in s.risks][0] == "core-path"
+    (amd,) = s.ecosystems
+    assert amd.name == "AMD/ROCm" and amd.contributors == ("frank-amd",)
+    assert [i.number for i in amd.issues] == [12]
+    assert {g.category: [i.number for i in g.items] for g in amd.pr_groups} == {
+        "performance": [10], "platform-ci": [11]}
+    kinds = {}
+    for f in s.follow_ups:
+        kinds.setdefault(f.kind, []).append(f.item.number)
+    assert kinds["awaiting_review"] == [20]
+    assert kinds["open_rfc"] == [30]
+    assert kinds["popular_bug"] == [31]
+    assert kinds["core_without_tests"] == [10]  # 11 touched tests
+    waiting = next(f for f in s.follow_ups if f.kind == "awaiting_review")
+    assert waiting.days == 5.0
+
+
+def test_first_time_contributors_by_association_and_first_seen():
+    start = DAY.start
+    sc = Scenario(items=[
+        ItemSpec(1, "pull_request", start + timedelta(hours=1), author="newbie", association="FIRST_TIME_CONTRIBUTOR"),
+        ItemSpec(2, "pull_request", start - timedelta(days=3), author="veteran"),
+        ItemSpec(3, "issue", start + timedelta(hours=2), author="fresh"),
+    ])
+    sc.comments.append((2, start + timedelta(hours=3), "veteran"))
+    events = sc.events()
+    first_seen = {}
+    for e in events:
+        from services.summarizer.domain.report import fact_actor
+        login = fact_actor(e.data.fact).login
+        first_seen[login] = min(first_seen.get(login, e.time), e.time)
+    history = min(e.time for e in events)
+    s = build_summary(window_input(events, DAY, actor_first_seen=first_seen, history_start=history), now=NOW)
+    assert s.counts.first_time_contributors == 2
+    assert {c.login for c in s.contributors if c.first_time} == {"newbie", "fresh"}
+    # without history before the window, "first seen" means nothing: only the association counts
+    s2 = build_summary(window_input(events, DAY, actor_first_seen=first_seen, history_start=start), now=NOW)
+    assert s2.counts.first_time_contributors == 1
+
+
+def test_hot_discussions_rank_by_activity_with_participants():
+    start = DAY.start
+    sc = Scenario(items=[ItemSpec(n, "pull_request", start - timedelta(days=2), author="x") for n in (1, 2, 3)])
+    sc.comments += [(2, start + timedelta(hours=h), who) for h, who in ((1, "a"), (2, "b"), (3, "a"))]
+    sc.comments += [(1, start + timedelta(hours=1), "a")]
+    sc.reviews += [(3, start + timedelta(hours=1), "c"), (3, start + timedelta(hours=2), "d")]
+    sc.comments += [(3, start - timedelta(hours=1), "z")]  # before the window
+    s = summarize(sc)
+    assert [d.item.number for d in s.discussions] == [2, 3, 1]
+    assert s.discussions[0].participants == ("a", "b") and s.discussions[0].comments_in_window == 3
+    assert s.discussions[1].reviews_in_window == 2 and s.discussions[1].participants == ("c", "d")
+
+
+def test_same_facts_in_any_order_give_the_same_report():
+    sc = random_scenario(3, DAY.start, 1.0, n_items=80)
+    events = sc.events()
+    shuffled = list(events)
+    random.Random(9).shuffle(shuffled)
+    a = build_summary(window_input(events, DAY), now=NOW)
+    b = build_summary(window_input(shuffled, DAY), now=NOW)
+    assert a == b and figures(a) == figures(b)
+
+
+def test_cutoff_boundaries_in_shanghai():
+    # 11:44 local on the 26th belongs to the day before; 11:45 to the 26th (UTC+8 -> 03:45Z)
+    sc = Scenario(items=[
+        ItemSpec(1, "issue", utc(2026, 3, 26, 3, 44, 59)),
+        ItemSpec(2, "issue", utc(2026, 3, 26, 3, 45)),
+        ItemSpec(3, "issue", utc(2026, 3, 27, 3, 44, 59)),
+        ItemSpec(4, "issue", utc(2026, 3, 27, 3, 45)),
+    ])
+    s = summarize(sc)
+    assert [r.number for r in s.appendix.new_issues] == [2, 3]
+    assert s.previous_counts.new_issues == 1
+
+
+def test_week_across_dst_change_counts_local_days():
+    week = week_window(2026, 13, "Europe/Berlin")  # 2026-03-29: clocks go forward
+    assert (week.end - week.start) == timedelta(hours=167)
+    sc = Scenario(items=[
+        ItemSpec(1, "issue", utc(2026, 3, 22, 23, 0)),  # Monday 00:00 CET: inside
+        ItemSpec(2, "issue", utc(2026, 3, 29, 21, 59)),  # Sunday 23:59 CEST: inside
+        ItemSpec(3, "issue", utc(2026, 3, 29, 22, 0)),  # next Monday 00:00 CEST: outside
+    ])
+    s = summarize(sc, window=week)
+    assert [r.number for r in s.appendix.new_issues] == [1, 2]
+    assert len(s.activity) == 7
+    assert s.activity[0].issues_opened == 1 and s.activity[-1].issues_opened == 1
+    assert s.activity[-1].day == date(2026, 3, 29)
+
+
+def test_revisions_and_changed_figures():
+    sc = random_scenario(5, DAY.start, 1.0, n_items=60)
+    before = summarize(sc)
+    late = ItemSpec(500, "pull_request", DAY.start + timedelta(hours=1), merged=DAY.start + timedelta(hours=2),
+                    additions=77, deletions=0, modules=("moe",))
+    sc.items.append(late)
+    after = summarize(sc)
+    f0, f1 = figures(before), figures(after)
+    assert next_revision(0, None, f0) == (1, ())
+    assert next_revision(1, f0, f0) == (1, ())
+    revision, diff = next_revision(1, f0, f1)
+    assert revision == 2
+    by = {c.name: c for c in diff}
+    assert (by["counts.merged_prs"].before, by["counts.merged_prs"].after) == (
+        before.counts.merged_prs, before.counts.merged_prs + 1)
+    assert by["counts.lines_added"].after - by["counts.lines_added"].before == 77
+    assert "counts.new_issues" not in by
+    assert changed(f1, f1) == ()
+
+
+def test_request_meta_is_carried():
+    sc = random_scenario(2, DAY.start, 1.0, n_items=10)
+    meta = RequestMeta(languages=("zh-CN",), formats=("md",), synthetic=True, data_note="demo", request_id="r-1")
+    s = build_summary(window_input(sc.events(), DAY), now=NOW, meta=meta)
+    assert (s.languages, s.formats, s.synthetic, s.data_note, s.request_id) == (("zh-CN",), ("md",), True, "demo", "r-1")
+    assert s.repo == REPO and s.generated_at == NOW and s.ruleset_versions == ("t1",)

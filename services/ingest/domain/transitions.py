@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
-from shared.events import CommentInfo, FactData, ItemSnapshot, ReviewInfo, fact_time, utc
+from shared.events import CommentInfo, FactData, FileChange, ItemSnapshot, ReviewInfo, fact_time, utc
 
 from .mapping import comment_fact, content_hash, item_fact, review_fact
 
@@ -67,6 +67,10 @@ class ItemState:
     comments: int = 0
     review_comments: int = 0
     files_sig: str = ""
+    # the last files and review count of a pull request: what a 304 on their listings stands for
+    files: tuple[tuple[str, int, int, str | None], ...] = ()
+    files_truncated: bool = False
+    reviews: int = 0
     comment_mark: Mark = field(default_factory=Mark)
     review_comment_mark: Mark = field(default_factory=Mark)
     review_mark: Mark = field(default_factory=Mark)
@@ -83,6 +87,7 @@ class ItemState:
             mark: Mark = getattr(self, name)
             body[name] = {"at": enc(mark.at), "ids": list(mark.ids)}
         body["labels"] = list(self.labels)
+        body["files"] = [list(f) for f in self.files]
         body["v"] = STATE_VERSION
         return json.dumps(body, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
@@ -101,6 +106,7 @@ class ItemState:
         known = {f for f in cls.__dataclass_fields__}
         values = {k: v for k, v in body.items() if k in known}
         values["labels"] = tuple(values.get("labels") or ())
+        values["files"] = tuple(tuple(f) for f in values.get("files") or ())
         values["updated_at"] = dt(values.get("updated_at"))
         values["closed_at"] = dt(values.get("closed_at"))
         return cls(**values, **marks)
@@ -111,6 +117,10 @@ class ItemState:
         """True when a listing's `updated_at` says there is nothing new to fetch."""
         return (self.updated_at is not None and updated_at is not None
                 and utc(updated_at) <= self.updated_at)
+
+    def file_changes(self) -> tuple[FileChange, ...]:
+        return tuple(FileChange(path=p, additions=a, deletions=d, status=s)
+                     for p, a, d, s in self.files)
 
     def needs_comments(self, count: int) -> bool:
         return count > self.comments
@@ -142,6 +152,9 @@ def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
         comments=item.comments,
         review_comments=item.review_comments,
         files_sig=files_signature(item),
+        files=tuple((f.path, f.additions, f.deletions, f.status) for f in item.files),
+        files_truncated=item.files_truncated,
+        reviews=item.reviews,
         comment_mark=base.comment_mark.advance(issue_comments),
         review_comment_mark=base.review_comment_mark.advance(diff_comments),
         review_mark=base.review_mark.advance((r.submitted_at, r.id) for r in reviews),

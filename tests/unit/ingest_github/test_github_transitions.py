@@ -87,8 +87,13 @@ def test_comments_and_reviews_are_emitted_once_including_equal_timestamps():
 
 def test_state_round_trips_through_json():
     c1 = CommentInfo(id=1, author=Actor(login="b"), created_at=T0, on_review=True)
-    _, state = derive(None, snap(labels=("x", "y"), draft=True), comments=[c1])
+    from shared.events import FileChange
+
+    files = (FileChange(path="a.py", additions=3, deletions=1, status="modified"),)
+    _, state = derive(None, snap(labels=("x", "y"), draft=True, files=files, reviews=2),
+                      comments=[c1])
     assert ItemState.from_json(state.to_json()) == state
+    assert state.file_changes() == files and state.reviews == 2
     assert state.review_comment_mark == Mark(T0, (1,))
 
 

@@ -1,0 +1,647 @@
+"""GitHub REST polling through PyGithub: conditional requests, rate limits, incremental sync.
+
+`PyGithubSource` is the blocking HTTP side (PyGithub's `Requester`: auth, base URL, GitHub
+Enterprise prefixes, rate-limit bookkeeping), run in a thread. `sync_repository` is the async use
+case: list what changed since the cursor, fetch details of changed pull requests, derive facts
+from the last known state (`domain.transitions`), publish them, and only then move the cursor.
+
+Why PyGithub's `Requester.requestJson` instead of `repo.get_issues()`: `PaginatedList` cannot send
+`If-None-Match` / `If-Modified-Since` nor report a 304, and conditional requests are what make an
+unchanged repository cost nothing (GitHub does not count a 304 against the primary rate limit).
+Raw JSON also lets the webhook path and the poll path share one mapping (`domain.mapping`).
+
+Listings are read newest-updated first with a URL that never changes between polls
+(`state=all&sort=updated&direction=desc`), so page 1 answers 304 until something changes and
+reading stops at the cursor. A `since=` parameter would change the URL after every change and
+cost one full request per poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+import requests
+from tenacity import (
+    RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential,
+)
+
+from services.ingest.adapters.kv import KvIngestState, Validators
+from services.ingest.domain.mapping import (
+    comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
+)
+from services.ingest.domain.transitions import ItemState, derive, files_signature
+from shared.bus import Subjects
+from shared.events import (
+    CommentInfo, FactData, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
+)
+from shared.events.github import FILES_CAP
+
+if TYPE_CHECKING:
+    from shared.bus import Bus
+
+log = logging.getLogger("repodigest.ingest.github")
+
+RETRY_STATUSES = {500, 502, 503, 504}
+
+
+# ---------------------------------------------------------------- errors a person can act on
+
+
+class GithubError(RuntimeError):
+    """A GitHub failure with a message that says what to do."""
+
+    transient = False
+
+
+class GithubAuthError(GithubError):
+    pass
+
+
+class GithubNotFound(GithubError):
+    pass
+
+
+class GithubForbidden(GithubError):
+    pass
+
+
+class GithubUnavailable(GithubError):
+    """Network unreachable or GitHub kept failing after the retries: try again later."""
+
+    transient = True
+
+
+class RateLimitExhausted(GithubError):
+    """The primary rate limit is spent and resets later than we are willing to wait."""
+
+    transient = True
+
+    def __init__(self, message: str, reset_at: datetime) -> None:
+        super().__init__(message)
+        self.reset_at = reset_at
+
+
+class _Retryable(Exception):
+    """Internal: a response worth another attempt (5xx, secondary limit, network), with the
+    server's `Retry-After` when it gave one."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+# ---------------------------------------------------------------- responses and budget
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    url: str
+    data: Any
+    validators: Validators
+    next_url: str | None = None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+
+@dataclass
+class Budget:
+    """Primary rate-limit state from the last response, and what this source spent and waited."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset_at: datetime | None = None
+    requests: int = 0
+    not_modified: int = 0
+    retries: int = 0
+    waited_seconds: float = 0.0
+    waits: list[tuple[str, float]] = field(default_factory=list)
+
+
+def _header(headers: dict[str, Any], name: str) -> str | None:
+    value = headers.get(name.lower())
+    return None if value is None else str(value)
+
+
+def _retry_after(headers: dict[str, Any]) -> float | None:
+    value = _header(headers, "retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _next_link(headers: dict[str, Any]) -> str | None:
+    link = _header(headers, "link")
+    if not link:
+        return None
+    for item in requests.utils.parse_header_links(link):
+        if item.get("rel") == "next" and item.get("url"):
+            return item["url"]
+    return None
+
+
+class PyGithubSource:
+    """Blocking GitHub REST client (PyGithub `Requester`) with conditional requests, pagination,
+    retries (tenacity: exponential backoff with jitter, `Retry-After` honoured) and a primary
+    rate-limit budget that waits for the reset when nearly spent. Call its methods in a thread.
+    """
+
+    def __init__(self, token: str | None, base_url: str = "https://api.github.com", *,
+                 per_page: int = 100, timeout: int = 30, max_attempts: int = 6,
+                 backoff_base: float = 1.0, backoff_max: float = 60.0, reserve: int = 20,
+                 max_reset_wait: float = 900.0, seconds_between_requests: float | None = 0.25,
+                 files_cap: int = FILES_CAP, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time) -> None:
+        from github import Auth, Github
+
+        self.base_url = base_url.rstrip("/")
+        self.per_page = per_page
+        self.files_cap = files_cap
+        self.reserve = reserve
+        self.max_reset_wait = max_reset_wait
+        self.max_attempts = max_attempts
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._sleep = sleep
+        self._clock = clock
+        self.has_token = bool(token)
+        # retry=None: no urllib3 retries underneath; retries are decided here, where 304s,
+        # secondary limits and Retry-After are understood
+        self.gh = Github(auth=Auth.Token(token) if token else None, base_url=self.base_url,
+                         per_page=per_page, timeout=timeout, retry=None,
+                         seconds_between_requests=seconds_between_requests,
+                         user_agent="repodigest (PyGithub)")
+        self.requester = self.gh.requester
+        self.budget = Budget()
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.gh.close()
+
+    # ------------------------------------------------------------ URLs
+
+    def url_for(self, path: str, params: dict[str, Any] | None = None) -> str:
+        """The absolute URL a path and parameters name (the key of its stored validators)."""
+        url = path if path.startswith("http") else f"{self.base_url}{path}"
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(params)
+        return url
+
+    # ------------------------------------------------------------ requests
+
+    def get(self, path: str, params: dict[str, Any] | None = None,
+            validators: Validators | None = None) -> Response:
+        """One GET, conditional when `validators` are given; retried when worth it."""
+        url = self.url_for(path, params)
+        retrying = Retrying(
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            sleep=self._sleep,
+            before_sleep=self._before_sleep,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._get_once(url, validators)
+        except _Retryable as exc:
+            raise GithubUnavailable(
+                f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
+                f"{self.max_attempts} attempts; it is probably degraded: try again later "
+                "(https://www.githubstatus.com)") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def pages(self, path: str, params: dict[str, Any] | None = None,
+              validators: Validators | None = None, *, limit: int | None = None
+              ) -> Iterator[Response]:
+        """The pages of a listing, following `Link: rel=next`; page 1 conditional.
+
+        A 304 on page 1 yields that one response (nothing changed) and stops.
+        """
+        response = self.get(path, params, validators)
+        yield response
+        seen = len(response.data or ()) if not response.not_modified else 0
+        while response.next_url and not response.not_modified:
+            if limit is not None and seen >= limit:
+                return
+            response = self.get(response.next_url)
+            seen += len(response.data or ())
+            yield response
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return exc.retry_after
+        return wait_random_exponential(multiplier=self.backoff_base, max=self.backoff_max)(state)
+
+    def _before_sleep(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        delay = state.next_action.sleep if state.next_action else 0.0
+        reason = exc.reason if isinstance(exc, _Retryable) else type(exc).__name__
+        self.budget.retries += 1
+        self.budget.waited_seconds += delay
+        self.budget.waits.append((reason, delay))
+        log.warning("GitHub request failed (%s); retry %d in %.1fs", reason,
+                    state.attempt_number, delay)
+
+    def _respect_budget(self) -> None:
+        b = self.budget
+        if b.remaining is None or b.reset_at is None or b.remaining > self.reserve:
+            return
+        delay = b.reset_at.timestamp() - self._clock() + 1.0
+        if delay <= 0:
+            return
+        if delay > self.max_reset_wait:
+            raise RateLimitExhausted(
+                f"GitHub rate limit nearly spent ({b.remaining} of {b.limit} requests left) and it "
+                f"resets at {b.reset_at:%Y-%m-%d %H:%M:%S} UTC; polling resumes then. Use a token "
+                "with a higher limit (a GitHub App installation) or poll fewer repositories.",
+                b.reset_at)
+        log.warning("GitHub rate limit nearly spent (%s left); waiting %.0fs for the reset",
+                    b.remaining, delay)
+        b.waited_seconds += delay
+        b.waits.append(("primary rate limit", delay))
+        self._sleep(delay)
+        b.remaining = None  # learn the new budget from the next response
+
+    def _get_once(self, url: str, validators: Validators | None) -> Response:
+        from github.GithubException import GithubException
+
+        with self._lock:
+            self._respect_budget()
+            headers = validators.headers() if validators else {}
+            headers["Accept"] = "application/vnd.github+json"
+            try:
+                status, resp_headers, body = self.requester.requestJson("GET", url, headers=headers)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}") from None
+            except GithubException as exc:  # pragma: no cover - requestJson does not check
+                raise GithubError(str(exc)) from None
+            self._account(status, resp_headers)
+        if status == 304:
+            return Response(304, url, None, validators or Validators())
+        if status >= 400:
+            self._raise_for(status, resp_headers, body, url)
+        try:
+            import json
+
+            data = json.loads(body) if body else None
+        except ValueError:
+            raise _Retryable(f"{url} answered {status} with a body that is not JSON") from None
+        return Response(status, url, data,
+                        Validators(_header(resp_headers, "etag"),
+                                   _header(resp_headers, "last-modified")),
+                        _next_link(resp_headers))
+
+    def _account(self, status: int, headers: dict[str, Any]) -> None:
+        b = self.budget
+        b.requests += 1
+        if status == 304:
+            b.not_modified += 1
+        remaining = _header(headers, "x-ratelimit-remaining")
+        if remaining is not None:
+            b.remaining = int(float(remaining))
+        limit = _header(headers, "x-ratelimit-limit")
+        if limit is not None:
+            b.limit = int(float(limit))
+        reset = _header(headers, "x-ratelimit-reset")
+        if reset is not None:
+            b.reset_at = datetime.fromtimestamp(int(float(reset)), timezone.utc)
+
+    def _raise_for(self, status: int, headers: dict[str, Any], body: str, url: str) -> None:
+        import json
+
+        try:
+            message = str((json.loads(body) or {}).get("message") or "")
+        except (ValueError, AttributeError):
+            message = ""
+        lower = message.lower()
+        retry_after = _retry_after(headers)
+        if status in RETRY_STATUSES:
+            raise _Retryable(f"HTTP {status} from {url}", retry_after)
+        if status == 429 or (status == 403 and (
+                "secondary rate limit" in lower or retry_after is not None)):
+            raise _Retryable(f"secondary rate limit (HTTP {status})", retry_after)
+        if status == 403 and (_header(headers, "x-ratelimit-remaining") == "0"
+                              or lower.startswith("api rate limit exceeded")):
+            reset = self.budget.reset_at
+            wait = (reset.timestamp() - self._clock() + 1.0) if reset else self.backoff_max
+            if wait > self.max_reset_wait:
+                raise RateLimitExhausted(
+                    f"GitHub rate limit exceeded; it resets at {reset:%Y-%m-%d %H:%M:%S} UTC. "
+                    "Use a token with a higher limit or poll fewer repositories.",
+                    reset or datetime.now(timezone.utc))
+            raise _Retryable("primary rate limit exceeded", max(0.0, wait))
+        if status == 401:
+            hint = ("GITHUB_TOKEN was rejected" if self.has_token else
+                    "GitHub requires a token for this request")
+            raise GithubAuthError(
+                f"{hint} by {self.base_url} (401 {message or 'Bad credentials'}): create a token "
+                "with read access to Pull requests, Issues and Metadata and set "
+                "REPODIGEST_GITHUB_TOKEN (or GITHUB_TOKEN for the CLI)")
+        if status == 404:
+            repo = _repo_of(url)
+            raise GithubNotFound(
+                f"repository {repo} not found or the token cannot see it ({url}): check the "
+                "spelling OWNER/NAME and, for a private repository, that the token has access "
+                "to it" if repo else f"{url} not found (404)")
+        if status == 403:
+            raise GithubForbidden(
+                f"GitHub refused {url} (403 {message}): the token lacks permission; grant it "
+                "read access to Pull requests, Issues and Metadata for this repository")
+        raise GithubError(f"GitHub answered {status} for {url}: {message or 'no message'}")
+
+
+def _repo_of(url: str) -> str | None:
+    marker = "/repos/"
+    if marker not in url:
+        return None
+    rest = url.split(marker, 1)[1].split("?", 1)[0].split("/")
+    return "/".join(rest[:2]) if len(rest) >= 2 else None
+
+
+# ---------------------------------------------------------------- the sync use case
+
+
+@dataclass
+class SyncResult:
+    repo: str
+    facts_published: int = 0
+    items_changed: int = 0
+    listings_unchanged: int = 0
+    watermark: datetime | None = None
+    requests: int = 0
+    not_modified: int = 0
+    rate_remaining: int | None = None
+    facts: list[str] = field(default_factory=list)  # ids, in publication order
+
+    @property
+    def duplicates(self) -> int:
+        return 0
+
+
+LISTINGS = ("pulls", "issues")
+
+
+async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
+    """Publish facts as typed events on their subjects; returns their ids."""
+    ids = []
+    for data in facts:
+        event = make_fact(data)
+        await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
+        ids.append(event.id)
+    return ids
+
+
+async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
+                          now: datetime, since: datetime | None = None,
+                          on_item: Callable[[int], None] | None = None) -> SyncResult:
+    """Poll `repo` once: publish the facts of everything changed since the stored cursor (or
+    since `since` on the first sync; None: the whole history), then a `SyncWatermark` at `now`.
+
+    The cursor and the listing validators are stored only after the facts were published, and
+    each item's state right after its own facts, so an interrupted sync resumes without loss
+    (JetStream and the consumers de-duplicate what is published twice).
+    """
+    result = SyncResult(repo=repo)
+    start_requests, start_304 = source.budget.requests, source.budget.not_modified
+    for listing in LISTINGS:
+        await _sync_listing(bus, state, source, repo, listing, since=since, result=result,
+                            on_item=on_item)
+    watermark = SyncWatermark.create(WatermarkData(
+        repo=repo, watermark=now, origin="poll", facts_published=result.facts_published))
+    await bus.publish(watermark, Subjects.watermark(repo))
+    result.watermark = utc(now)
+    result.requests = source.budget.requests - start_requests
+    result.not_modified = source.budget.not_modified - start_304
+    result.rate_remaining = source.budget.remaining
+    return result
+
+
+def _listing_params(source: PyGithubSource) -> dict[str, Any]:
+    return {"state": "all", "sort": "updated", "direction": "desc", "per_page": source.per_page}
+
+
+async def _sync_listing(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str,
+                        listing: str, *, since: datetime | None, result: SyncResult,
+                        on_item: Callable[[int], None] | None) -> None:
+    path = f"/repos/{repo}/{listing}"
+    params = _listing_params(source)
+    url = source.url_for(path, params)
+    cursor = await state.get_cursor(repo, listing)
+    floor = cursor or (utc(since) if since else None)
+    validators = await state.get_validators(url)
+
+    def read() -> tuple[bool, Validators, list[dict]]:
+        changed: list[dict] = []
+        first: Validators | None = None
+        for page in source.pages(path, params, validators):
+            if page.not_modified:
+                return False, validators, []
+            if first is None:
+                first = page.validators
+            if not isinstance(page.data, list):
+                raise GithubError(f"{page.url} did not return a list")
+            for obj in page.data:
+                updated = parse_time(obj.get("updated_at"))
+                if floor is not None and updated is not None and utc(updated) < floor:
+                    return True, first, changed
+                changed.append(obj)
+        return True, first or Validators(), changed
+
+    modified, new_validators, objects = await asyncio.to_thread(read)
+    if not modified:
+        result.listings_unchanged += 1
+        return
+    newest = floor
+    # oldest first: facts go out roughly in GitHub order
+    for obj in sorted(objects, key=lambda o: (o.get("updated_at") or "", o.get("number") or 0)):
+        if listing == "issues" and is_pull_request(obj):
+            continue  # pull requests come from /pulls, with their merge state
+        updated = parse_time(obj.get("updated_at"))
+        if updated is not None and (newest is None or utc(updated) > newest):
+            newest = utc(updated)
+        number = int(obj["number"])
+        prev = await state.get_item(repo, number)
+        if prev is not None and prev.unchanged(updated):
+            continue
+        pending: list[tuple[Validators, str]] = []
+        if listing == "pulls":
+            facts, new_state, pending = await _pull_facts(state, source, repo, obj, prev)
+        else:
+            facts, new_state = await _issue_facts(source, repo, obj, prev)
+        result.facts.extend(await publish_facts(bus, facts))
+        result.facts_published += len(facts)
+        result.items_changed += 1
+        # after publishing: a crash before this line re-derives (and re-publishes) the same facts
+        await state.put_item(repo, number, new_state)
+        for item_validators, item_url in pending:
+            await state.put_validators(item_url, item_validators)
+        if on_item is not None:
+            on_item(number)
+    if newest is not None:
+        await state.put_cursor(repo, listing, newest)
+    await state.put_validators(url, new_validators)
+
+
+async def _comments(source: PyGithubSource, path: str, since: datetime | None, *,
+                    on_review: bool) -> list[CommentInfo]:
+    params: dict[str, Any] = {"per_page": source.per_page}
+    if since is not None:
+        params["since"] = utc(since).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def read() -> list[CommentInfo]:
+        out = []
+        for page in source.pages(path, params):
+            out.extend(comment_info(c, on_review=on_review) for c in page.data or ())
+        return out
+
+    return await asyncio.to_thread(read)
+
+
+async def _issue_facts(source: PyGithubSource, repo: str, obj: dict, prev: ItemState | None
+                       ) -> tuple[list[FactData], ItemState]:
+    item = snapshot_from_issue(repo, obj)
+    comments: list[CommentInfo] = []
+    if item.comments > (prev.comments if prev else 0):
+        comments = await _comments(source, f"/repos/{repo}/issues/{item.number}/comments",
+                                   prev.comment_mark.at if prev else None, on_review=False)
+    return derive(prev, item, comments=comments, origin="poll")
+
+
+async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
+                      prev: ItemState | None
+                      ) -> tuple[list[FactData], ItemState, list[tuple[Validators, str]]]:
+    number = int(listed["number"])
+    base = f"/repos/{repo}/pulls/{number}"
+
+    async def conditional(path: str, **kw) -> tuple[list[Any] | dict | None, Validators | None]:
+        """GET a resource or all pages of a listing, conditionally on its first page."""
+        url = source.url_for(path, kw.get("params"))
+        validators = await state.get_validators(url)
+
+        def read():
+            pages = list(source.pages(path, kw.get("params"), validators, limit=kw.get("limit")))
+            if pages[0].not_modified:
+                return None, None
+            if isinstance(pages[0].data, list):
+                data: list[Any] = []
+                for p in pages:
+                    data.extend(p.data or ())
+                return data, pages[0].validators
+            return pages[0].data, pages[0].validators
+
+        data, new = await asyncio.to_thread(read)
+        return data, (new, url) if new is not None else None  # type: ignore[return-value]
+
+    detail, detail_v = await conditional(base)
+    pr = detail if isinstance(detail, dict) else listed  # a 304 leaves the listing's view
+
+    files_data, files_v = await conditional(f"{base}/files", params={"per_page": source.per_page},
+                                            limit=source.files_cap)
+    reviews_data, reviews_v = await conditional(f"{base}/reviews",
+                                                params={"per_page": source.per_page})
+
+    reviews: list[ReviewInfo] = []
+    if reviews_data is not None:
+        reviews = [r for r in (review_info(x) for x in reviews_data) if r is not None]
+    review_count = len(reviews) if reviews_data is not None else (prev.reviews if prev else 0)
+
+    if files_data is not None:
+        item = snapshot_from_pull(repo, pr, files=files_data, reviews=review_count)
+    else:
+        item = snapshot_from_pull(repo, pr, reviews=review_count)
+        if prev is not None and prev.files:
+            item = item.model_copy(update={"files": prev.file_changes(),
+                                           "files_truncated": prev.files_truncated})
+    if prev is not None and files_data is None and files_signature(item) != prev.files_sig:
+        log.debug("%s#%s: size changed but files answered 304", repo, number)
+
+    comments: list[CommentInfo] = []
+    if item.comments > (prev.comments if prev else 0):
+        comments += await _comments(source, f"/repos/{repo}/issues/{number}/comments",
+                                    prev.comment_mark.at if prev else None, on_review=False)
+    if item.review_comments > (prev.review_comments if prev else 0):
+        comments += await _comments(source, f"{base}/comments",
+                                    prev.review_comment_mark.at if prev else None, on_review=True)
+    facts, new_state = derive(prev, item, comments=comments, reviews=reviews, origin="poll")
+    pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
+    return facts, new_state, pending
+
+
+# ---------------------------------------------------------------- the poller
+
+
+class GithubPoller:
+    """Polls each repository every `interval` seconds until stopped (one task, repositories in
+    turn: ingest owns a repository in one replica at a time)."""
+
+    def __init__(self, bus: "Bus", state: KvIngestState, source: PyGithubSource,
+                 repos: Sequence[str], *, interval: float, since: datetime | None = None,
+                 backfill: timedelta | None = timedelta(days=14),
+                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
+        self.bus, self.state, self.source = bus, state, source
+        self.repos = list(repos)
+        self.interval = interval
+        self.since = since
+        self.backfill = backfill
+        self.clock = clock
+        self.results: dict[str, SyncResult] = {}
+        self.errors: dict[str, str] = {}
+        self.polled = asyncio.Event()  # set after each full round (tests wait on it)
+        self._task: asyncio.Task | None = None
+        self._stop = asyncio.Event()
+
+    async def poll_once(self) -> dict[str, SyncResult]:
+        for repo in self.repos:
+            now = self.clock()
+            since = self.since or (now - self.backfill if self.backfill else None)
+            try:
+                self.results[repo] = await sync_repository(self.bus, self.state, self.source,
+                                                           repo, now=now, since=since)
+                self.errors.pop(repo, None)
+            except GithubError as exc:
+                self.errors[repo] = str(exc)
+                level = logging.WARNING if exc.transient else logging.ERROR
+                log.log(level, "polling %s failed: %s", repo, exc, extra={"repo": repo})
+        self.polled.set()
+        return dict(self.results)
+
+    async def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                await self.poll_once()
+            except Exception:  # noqa: BLE001 - a poll loop must survive; the next round retries
+                log.exception("poll round failed; retrying in %.0fs", self.interval)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.interval)
+
+    async def start(self) -> None:
+        self._stop.clear()
+        self._task = asyncio.create_task(self._run(), name="github-poller")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+        await asyncio.to_thread(self.source.close)

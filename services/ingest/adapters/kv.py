@@ -1,0 +1,141 @@
+"""Ingest state in the NATS KV bucket `RD_INGEST_STATE`: cursors, last item states, HTTP
+validators (ETag / Last-Modified) and webhook deliveries already handled.
+
+Keys (valid KV keys; repository names are encoded so that `.` in a name cannot add a token):
+  cursor.<owner>.<name>.<listing>        ISO time: everything updated before it was published
+  item.<owner>.<name>.<number>           `ItemState` JSON
+  http.<sha256(url)[:40]>                {"etag": ..., "last_modified": ...}
+  delivery.<X-GitHub-Delivery>           seen webhook delivery (create() makes the check atomic)
+
+A restart resumes where it stopped: the cursor only moves after the facts before it were
+published (see `adapters.github.sync_repository`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
+
+from services.ingest.domain.transitions import ItemState
+from shared.bus import KV_INGEST_STATE
+from shared.events import utc
+
+if TYPE_CHECKING:
+    from nats.js.client import JetStreamContext
+    from nats.js.kv import KeyValue
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def key_token(text: str) -> str:
+    """One KV key token for arbitrary text: everything outside [A-Za-z0-9_-] as `=XX` (UTF-8)."""
+    out = []
+    for ch in text:
+        if _UNSAFE.match(ch):
+            out.extend(f"={b:02X}" for b in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return "".join(out) or "="
+
+
+def repo_key(repo: str) -> str:
+    owner, name = repo.split("/", 1)
+    return f"{key_token(owner)}.{key_token(name)}"
+
+
+def url_key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:40]
+
+
+@dataclass(frozen=True)
+class Validators:
+    """What a conditional request sends back: `If-None-Match` / `If-Modified-Since`."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        out = {}
+        if self.etag:
+            out["If-None-Match"] = self.etag
+        if self.last_modified:
+            out["If-Modified-Since"] = self.last_modified
+        return out
+
+    def __bool__(self) -> bool:
+        return bool(self.etag or self.last_modified)
+
+
+class KvIngestState:
+    """Typed access to the ingest KV bucket (nats-py `KeyValue`)."""
+
+    def __init__(self, kv: "KeyValue") -> None:
+        self.kv = kv
+
+    @classmethod
+    async def open(cls, js: "JetStreamContext", bucket: str = KV_INGEST_STATE) -> "KvIngestState":
+        """The bucket `ensure_topology` created (the runtime creates it before services start)."""
+        return cls(await js.key_value(bucket))
+
+    async def _get(self, key: str) -> bytes | None:
+        try:
+            entry = await self.kv.get(key)
+        except (KeyNotFoundError, KeyDeletedError):
+            return None
+        return entry.value
+
+    # ------------------------------------------------------------ cursors
+
+    async def get_cursor(self, repo: str, listing: str) -> datetime | None:
+        raw = await self._get(f"cursor.{repo_key(repo)}.{key_token(listing)}")
+        return None if not raw else utc(datetime.fromisoformat(raw.decode()))
+
+    async def put_cursor(self, repo: str, listing: str, when: datetime) -> None:
+        await self.kv.put(f"cursor.{repo_key(repo)}.{key_token(listing)}",
+                          utc(when).isoformat().encode())
+
+    # ------------------------------------------------------------ items
+
+    async def get_item(self, repo: str, number: int) -> ItemState | None:
+        raw = await self._get(f"item.{repo_key(repo)}.{int(number)}")
+        return None if raw is None else ItemState.from_json(raw)
+
+    async def put_item(self, repo: str, number: int, state: ItemState) -> None:
+        await self.kv.put(f"item.{repo_key(repo)}.{int(number)}", state.to_json())
+
+    # ------------------------------------------------------------ HTTP validators
+
+    async def get_validators(self, url: str) -> Validators:
+        raw = await self._get(f"http.{url_key(url)}")
+        if not raw:
+            return Validators()
+        body = json.loads(raw)
+        if body.get("url") not in (None, url):  # a hash collision is not a match
+            return Validators()
+        return Validators(body.get("etag"), body.get("last_modified"))
+
+    async def put_validators(self, url: str, validators: Validators) -> None:
+        if not validators:
+            return
+        body = {"url": url, "etag": validators.etag, "last_modified": validators.last_modified}
+        await self.kv.put(f"http.{url_key(url)}", json.dumps(body).encode())
+
+    # ------------------------------------------------------------ webhook deliveries
+
+    async def claim_delivery(self, delivery: str) -> bool:
+        """True the first time a delivery id is claimed; False for a redelivery."""
+        try:
+            await self.kv.create(f"delivery.{key_token(delivery)}", b"1")
+        except KeyWrongLastSequenceError:
+            return False
+        return True
+
+    async def release_delivery(self, delivery: str) -> None:
+        """Forget a claim whose facts could not be published, so GitHub's redelivery is handled."""
+        await self.kv.purge(f"delivery.{key_token(delivery)}")

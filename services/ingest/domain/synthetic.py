@@ -23,6 +23,7 @@ from shared.windows import Window, week_window
 
 DEMO_REPO = "repodigest-demo/llm-serve"
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+_REF = re.compile(r"\{ref:(\d+)\}")
 
 # ---------------------------------------------------------------- people
 
@@ -233,6 +234,7 @@ PREFIXES: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
 }
 PICKABLE = ("core", "attention", "moe", "spec_decode", "rocm", "kv_connector", "quantization",
             "kernel", "frontend", "model", "misc")
+PERF_AREAS = ("core", "attention", "moe", "spec_decode", "rocm", "quantization", "kernel")
 ISSUE_KINDS: dict[str, tuple[int, str]] = {
     "[Bug]": (55, "bug"), "[Feature]": (20, "feature request"), "[RFC]": (8, "RFC"),
     "[Usage]": (17, "usage"),
@@ -287,6 +289,8 @@ class PlannedItem:
     area: str | None = None
     hot: bool = False
     revert_of: int | None = None
+    follow_up_of: int | None = None
+    fixes: int | None = None  # key of the issue this pull request closes
 
     @property
     def has_tests(self) -> bool:
@@ -367,6 +371,7 @@ class _Planner:
         self.comment_id = 3_100_000_000 + seed * 1_000_000
         self.review_id = 2_900_000_000 + seed * 1_000_000
         self.items: list[PlannedItem] = []
+        self.used_titles: set[str] = set()
         self.first_timers = list(FIRST_TIMERS)
         rng.shuffle(self.first_timers)
 
@@ -423,7 +428,7 @@ class _Planner:
         names = list(PREFIXES)
         prefix = rng.choices(names, weights=[PREFIXES[n][0] for n in names])[0]
         _, area, labels = PREFIXES[prefix]
-        area = area or rng.choice(PICKABLE)
+        area = area or rng.choice(PERF_AREAS if prefix == "[Perf]" else PICKABLE)
         spec = AREAS[area]
         model = rng.choice(MODELS)
         if prefix == "[Bugfix]":
@@ -437,6 +442,7 @@ class _Planner:
                      f"({rng.randint(5, 40)}% faster on {rng.choice(HARDWARE)})")
         else:
             title = f"{prefix} {rng.choice(spec['titles']).format(model=model)}"
+        title = self.unique(title)
         author = self.pr_author(area)
         files = self.files(area, code=prefix not in ("[Doc]", "[CI]"))
         item = PlannedItem(key=len(self.items), kind="pull_request", title=title, author=author,
@@ -450,6 +456,16 @@ class _Planner:
         self._set_files(item, files)
         self.outcome(item, merge_p=0.62, close_p=0.12)
         return item
+
+    def unique(self, title: str) -> str:
+        """Templates repeat; real titles rarely do: qualify a repeated one until it is new."""
+        candidate = title
+        while candidate in self.used_titles:
+            candidate = title + self.rng.choice((
+                f" for {self.rng.choice(MODELS)}", f" on {self.rng.choice(HARDWARE)}",
+                f" with {self.rng.choice(FEATURES)}", " (part 2)", " (v2)"))
+        self.used_titles.add(candidate)
+        return candidate
 
     def files(self, area: str, *, code: bool) -> list[FileChange]:
         rng = self.rng
@@ -559,7 +575,7 @@ class _Planner:
         }[prefix]
         author = self.actor(rng.choice(REPORTERS)) if rng.random() < 0.7 else self.discussant()
         labels = (label,) + (("rocm",) if hw.startswith("MI") and rng.random() < 0.7 else ())
-        item = PlannedItem(key=len(self.items), kind="issue", title=f"{prefix}: {title}",
+        item = PlannedItem(key=len(self.items), kind="issue", title=self.unique(f"{prefix}: {title}"),
                            author=author, created_at=created, labels=labels,
                            body=f"{SYNTHETIC.format(kind='issue')} ({self.tag})\n\n"
                                 f"### Your current environment\n{hw}, synthetic.\n")
@@ -572,7 +588,7 @@ class _Planner:
             return None
         created = original.merged_at + self.delay(10, 0.7)
         item = PlannedItem(key=len(self.items), kind="pull_request",
-                           title=f'Revert "{original.title} (#{{revert:{original.key}}})"',
+                           title=f'Revert "{original.title} (#{{ref:{original.key}}})"',
                            author=self.actor(self.rng.choice(MAINTAINERS)), created_at=created,
                            labels=("ready",), area=original.area, revert_of=original.key,
                            body=f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
@@ -585,7 +601,40 @@ class _Planner:
                                           "APPROVED", item.merged_at - timedelta(minutes=3)))
         return item
 
-    def large(self, created: datetime) -> PlannedItem:
+    def follow_up(self, original: PlannedItem) -> PlannedItem | None:
+        """A later pull request by the same author finishing what a merged one started."""
+        if original.merged_at is None:
+            return None
+        item = self.pull_request(original.merged_at + self.delay(30, 0.8))
+        prefix = original.title.split("] ", 1)[0] + "]" if original.title.startswith("[") else "[Misc]"
+        tail = self.rng.choice(("address remaining review comments", "add missing unit tests",
+                                "clean up the fallback path", "support the remaining backends"))
+        item.title = f"{prefix} Follow-up to #{{ref:{original.key}}}: {tail}"
+        item.author, item.area, item.follow_up_of = original.author, original.area, original.key
+        item.body = (f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
+                     f"Follow-up to #{{ref:{original.key}}}.")
+        self._set_files(item, self.files(original.area or "misc", code=True))
+        return item
+
+    def link_fixes(self, bugs: list[PlannedItem], fixes: list[PlannedItem]) -> None:
+        """Some bug reports get a fix: its body says `FIX #N`, and merging it closes the issue."""
+        free = sorted(fixes, key=lambda p: p.created_at)
+        for bug in sorted(bugs, key=lambda i: i.created_at):
+            if self.rng.random() > 0.45:
+                continue
+            candidates = [p for p in free if bug.created_at < p.created_at
+                          < bug.created_at + timedelta(days=5) and p.fixes is None]
+            if not candidates:
+                continue
+            pr = self.rng.choice(candidates)
+            pr.fixes = bug.key
+            pr.body += f"\n\nFIX #{{ref:{bug.key}}}"
+            if pr.merged_at is not None:
+                closed = pr.merged_at + timedelta(minutes=1)
+                if bug.closed_at is None or bug.closed_at > closed:
+                    bug.closed_at = closed
+
+    def large(self, created: datetime, *, huge: bool = False) -> PlannedItem:
         rng = self.rng
         item = self.pull_request(created)
         item.title = rng.choice((
@@ -593,7 +642,8 @@ class _Planner:
             "[Core] Remove the V0 engine and its tests",
             "[Model] Remove deprecated GGUF loader and its kernels",
             "[Kernel] Vendor CUTLASS 4.2 MoE grouped GEMM kernels"))
-        n = rng.randint(60, 340)
+        item.title = self.unique(item.title)
+        n = rng.randint(310, 420) if huge else rng.randint(40, 200)  # huge: beyond FILES_CAP
         base = ("vllm/model_executor/models/", "vllm/engine/", "csrc/quantization/gguf/",
                 "tests/models/")
         files = [FileChange(path=f"{rng.choice(base)}synthetic_module_{j:03d}.py",
@@ -609,6 +659,14 @@ class _Planner:
         hi = min(item.closed_at or self.end, lo + timedelta(days=3))
         for _ in range(self.rng.randint(15, 35)):
             self.comment(item, self.between(lo, hi))
+
+
+def _bump(rng: random.Random) -> str:
+    package = rng.choice(("actions/checkout", "docker/build-push-action", "astral-sh/setup-uv",
+                          "actions/setup-python", "peter-evans/create-pull-request",
+                          "the minor-update group in /requirements"))
+    major, minor = rng.randint(1, 6), rng.randint(0, 20)
+    return f"Bump {package} from {major}.{minor}.0 to {major}.{minor + rng.randint(1, 3)}.0"
 
 
 def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> DemoData:
@@ -633,16 +691,13 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
         add(plan.pull_request(plan.when(lead_in, start)))
     for _ in range(rng.randint(90, 110)):
         add(plan.issue(plan.when(start, end)))
-    for _ in range(6):
-        add(plan.large(plan.when(start, end)))
+    for j in range(6):
+        add(plan.large(plan.when(start, end), huge=j == 0))
     for _ in range(18):  # dependabot bumps
         created = plan.when(start, end)
         item = PlannedItem(key=0, kind="pull_request", author=plan.actor("dependabot[bot]"),
                            created_at=created, labels=("dependencies",), area="deps",
-                           title=rng.choice(("Bump actions/checkout from 4.2.2 to 5.0.0",
-                                             "Bump docker/build-push-action from 6.15 to 6.18",
-                                             "Bump the minor-update group in /requirements "
-                                             "with 3 updates")),
+                           title=plan.unique(_bump(rng)),
                            body=f"{SYNTHETIC.format(kind='pull request')} ({plan.tag})")
         plan._set_files(item, [FileChange(path=rng.choice(AREAS["deps"]["paths"] + [
             ".github/workflows/pre-commit.yml"]), additions=1, deletions=1, status="modified")])
@@ -652,6 +707,10 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
               and i.revert_of is None and not i.author.is_bot]
     for original in rng.sample(merged, 4):
         add(plan.revert(original))
+    for original in rng.sample([i for i in merged if i.area not in ("deps", "doc", "ci")], 5):
+        add(plan.follow_up(original))
+    plan.link_fixes([i for i in plan.items if i.kind == "issue" and i.title.startswith("[Bug]")],
+                    [i for i in plan.items if i.title.startswith("[Bugfix]")])
     for week_window_ in (previous, current):  # 2 hot issues and 1 hot PR a week
         in_week = [i for i in plan.items if week_window_.contains(i.created_at)]
         issues = [i for i in in_week if i.kind == "issue" and i.title.startswith(("[Bug]", "[RFC]"))]
@@ -665,10 +724,12 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
     for n, item in enumerate(ordered, start=base):
         item.number = n
     by_key = {i.key: i for i in plan.items}
-    for item in plan.items:
-        if item.revert_of is not None:
-            item.title = item.title.replace(f"{{revert:{item.revert_of}}}",
-                                            str(by_key[item.revert_of].number))
+    def number_of(m: re.Match) -> str:
+        return str(by_key[int(m.group(1))].number)
+
+    for item in plan.items:  # references were planned by key: now they get their numbers
+        item.title = _REF.sub(number_of, item.title)
+        item.body = _REF.sub(number_of, item.body)
         item.comments.sort(key=lambda c: (c.at, c.id))
         item.reviews.sort(key=lambda r: (r.at, r.id))
     facts = tuple(f for item in ordered for f in facts_of(item, end))

@@ -130,3 +130,26 @@ def test_snapshots_follow_the_item_lifecycle(demo):
 def test_bad_week_is_refused():
     with pytest.raises(ValueError, match="ISO week like 2026-W24"):
         generate_demo("2026-24")
+
+
+def test_fixes_close_their_issues_and_follow_ups_reference_merged_prs(demo):
+    by_number = {i.number: i for i in demo.items}
+    fixes = [i for i in demo.items if "FIX #" in i.body]
+    assert len(fixes) >= 5
+    closed_by_fix = 0
+    for pr in fixes:
+        issue = by_number[int(pr.body.rsplit("FIX #", 1)[1].split()[0])]
+        assert issue.kind == "issue" and issue.title.startswith("[Bug]")
+        assert issue.created_at < pr.created_at
+        if pr.merged_at is not None:
+            assert issue.closed_at is not None and issue.closed_at <= pr.merged_at + timedelta(minutes=1)
+            closed_by_fix += issue.closed_at == pr.merged_at + timedelta(minutes=1)
+    assert closed_by_fix >= 1
+    follow_ups = [i for i in demo.items if "Follow-up to #" in i.title]
+    assert follow_ups
+    for pr in follow_ups:
+        original = by_number[int(pr.title.split("Follow-up to #")[1].split(":")[0])]
+        assert original.merged_at is not None and original.merged_at < pr.created_at
+        assert original.author == pr.author
+    titles = [i.title for i in demo.items]
+    assert len(set(titles)) == len(titles)  # no template shows twice

@@ -1,0 +1,105 @@
+"""Renders a summary into documents: Markdown and HTML through Jinja2 templates, JSON and its schema.
+
+The view (all prose and figures) comes from the pure domain; this module only lays it out.
+Everything here is CPU-bound but quick; callers run it in a thread to keep the event loop free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from shared.events import SummaryData
+from services.renderer.adapters.catalogs import messages
+from services.renderer.adapters.charts import charts
+from services.renderer.domain.view import Figure, Link, ReportView, build_view
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+FILE_NAMES = {"md": "report.md", "html": "report.html", "pdf": "report.pdf", "json": "report.json"}
+SCHEMA_NAME = "report.schema.json"
+CONTENT_TYPES = {
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "pdf": "application/pdf",
+    "json": "application/json",
+    "schema": "application/schema+json",
+}
+FORMAT_LABELS = {"md": "Markdown", "html": "HTML", "pdf": "PDF", "json": "JSON"}
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+
+
+def md_escape(text: object) -> str:
+    """Text safe inside Markdown lines and table cells (no accidental emphasis, links or cells)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_link(link: Link) -> str:
+    return f"[{link.label}]({link.url})"
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default=False),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+    env.filters["md"] = md_escape
+    env.filters["mdlink"] = md_link
+    return env
+
+
+@lru_cache(maxsize=1)
+def stylesheet() -> str:
+    return (TEMPLATES / "report.css").read_text(encoding="utf-8")
+
+
+def view_for(summary: SummaryData, lang: str, formats: tuple[str, ...] = ()) -> ReportView:
+    view = build_view(summary, messages(lang))
+    view.downloads = tuple(Figure(FORMAT_LABELS[f], FILE_NAMES[f]) for f in formats)
+    return view
+
+
+def _tidy_markdown(text: str) -> str:
+    # templates leave blank-line runs where optional parts are absent; Markdown needs at most one
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip() + "\n"
+
+
+def render_markdown(summary: SummaryData, lang: str) -> str:
+    others = tuple(f for f in summary.formats if f != "md")
+    view = view_for(summary, lang, others)
+    return _tidy_markdown(environment().get_template("report.md.j2").render(v=view))
+
+
+def render_html(summary: SummaryData, lang: str) -> str:
+    others = tuple(f for f in summary.formats if f != "html")
+    view = view_for(summary, lang, others)
+    return environment().get_template("report.html.j2").render(
+        v=view, css=stylesheet(), charts=charts(summary, messages(lang)))
+
+
+def render_json(summary: SummaryData) -> str:
+    """The report model itself; its JSON Schema is stored beside it as report.schema.json."""
+    return summary.model_dump_json(indent=2) + "\n"
+
+
+def summary_schema() -> str:
+    schema = SummaryData.model_json_schema()
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "https://repodigest.dev/schemas/summary-data.v1.json", **schema}
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def view_as_dict(view: ReportView) -> dict:
+    """The view as plain data (for a narrator or debugging)."""
+    return dataclasses.asdict(view)

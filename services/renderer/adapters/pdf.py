@@ -1,0 +1,71 @@
+"""PDF from the report HTML by WeasyPrint, in worker processes so the event loop never blocks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+log = logging.getLogger("repodigest.renderer.pdf")
+
+
+class PdfError(RuntimeError):
+    pass
+
+
+def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
+    """Render HTML to PDF bytes (blocking; runs in a worker process)."""
+    from weasyprint import HTML  # imported in the worker: heavy, and not needed by the parent
+
+    return HTML(string=html, base_url=base_url).write_pdf()
+
+
+def _warm() -> bool:
+    import weasyprint  # noqa: F401 - pays the import cost before the first report
+
+    return True
+
+
+class PdfRenderer:
+    """A pool of worker processes running WeasyPrint; created at service start, shut at stop.
+
+    Workers are spawned (not forked: the parent runs an event loop and threads) and recycled after
+    `max_tasks_per_child` documents to bound WeasyPrint's memory growth.
+    """
+
+    def __init__(self, workers: int = 1, timeout: float = 300.0,
+                 max_tasks_per_child: int = 50) -> None:
+        self.workers, self.timeout, self.max_tasks = workers, timeout, max_tasks_per_child
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                max_tasks_per_child=self.max_tasks)
+
+    async def warm(self) -> None:
+        self.start()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._pool, _warm)
+
+    async def render(self, html: str, base_url: str | None = None) -> bytes:
+        self.start()
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(
+                loop.run_in_executor(self._pool, html_to_pdf, html, base_url), self.timeout)
+        except BrokenProcessPool:
+            # a worker died (out of memory, killed): start a fresh pool; the message is retried
+            self._pool = None
+            raise PdfError("the PDF worker process died; the report will be retried") from None
+        except asyncio.TimeoutError:
+            raise PdfError(f"PDF rendering took longer than {self.timeout:.0f}s "
+                           "(raise REPODIGEST_PDF_TIMEOUT for very large reports)") from None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

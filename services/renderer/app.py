@@ -1,0 +1,96 @@
+"""The renderer service: one durable consumer of window summaries; reports go to object storage."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
+from shared.events import ReportReady, WindowSummarized
+
+from .adapters.pdf import PdfRenderer
+from .adapters.stores import S3Options, open_store
+from .config import RendererSettings
+from .handlers import render_report
+from .ports import ObjectNotFound, ObjectStore
+
+if TYPE_CHECKING:
+    from faststream.nats import NatsRouter
+
+    from shared.service import Runtime
+
+log = logging.getLogger("repodigest.renderer")
+
+NAME = "renderer"
+
+
+def s3_options(settings: RendererSettings) -> S3Options:
+    return S3Options(
+        endpoint_url=settings.s3_endpoint_url, region=settings.s3_region,
+        access_key_id=settings.s3_access_key_id,
+        secret_access_key=(settings.s3_secret_access_key.get_secret_value()
+                           if settings.s3_secret_access_key else None),
+        session_token=(settings.s3_session_token.get_secret_value()
+                       if settings.s3_session_token else None),
+        addressing_style=settings.s3_addressing_style)
+
+
+class RendererService:
+    """Consumes WindowSummarized from RD_REPORTS; renders, stores, and publishes ReportReady."""
+
+    name = NAME
+    consumers: Sequence[str] = (DURABLE_RENDERER,)
+
+    def __init__(self, settings: RendererSettings, runtime: "Runtime",
+                 store: ObjectStore | None = None) -> None:
+        self.settings = settings
+        self.bus = runtime.bus(NAME)
+        self._store = store
+        self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
+                               settings.pdf_max_tasks_per_child)
+        self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_RENDERER],
+                                 WindowSummarized.model_validate_json, handle=self.on_summary)
+
+    @property
+    def store(self) -> ObjectStore:
+        # built on first use: the NATS store needs the connection, which exists only after connect
+        if self._store is None:
+            self._store = open_store(self.settings.artifacts_url, self.bus.js,
+                                     s3=s3_options(self.settings))
+        return self._store
+
+    async def _publish(self, event: ReportReady) -> None:
+        await self.bus.publish(event, Subjects.report_ready(event.data.repo))
+
+    async def on_summary(self, event: WindowSummarized) -> None:
+        await render_report(event, self.store, self._publish, self.pdf,
+                            lambda: datetime.now(timezone.utc))
+
+    def register(self, router: "NatsRouter") -> None:
+        self.consumer.register(router)
+
+    async def start(self) -> None:
+        self.pdf.start()
+        log.info("renderer storing artifacts at %s", _redact(self.settings.artifacts_url))
+
+    async def stop(self) -> None:
+        self.pdf.close()
+
+    async def ready(self) -> None:
+        # a cheap round trip to the store: a missing object is the expected answer
+        try:
+            await self.store.get("reports/_probe_/ready")
+        except ObjectNotFound:
+            pass
+
+
+def _redact(url: str) -> str:
+    # artifacts URLs carry no secrets by design, but strip any query just in case
+    return url.split("?", 1)[0]
+
+
+def build_service(settings: RendererSettings, runtime: "Runtime",
+                  store: ObjectStore | None = None) -> RendererService:
+    return RendererService(settings, runtime, store)

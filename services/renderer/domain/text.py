@@ -1,0 +1,62 @@
+"""Formatting of figures, instants and windows for report text (pure, locale-light)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from shared.events import WindowRef
+
+
+def num(n: int | float) -> str:
+    """An exact count with thousands separators (1,234)."""
+    if isinstance(n, float) and not n.is_integer():
+        return f"{n:,.1f}"
+    return f"{int(n):,}"
+
+
+def one_decimal(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def signed(n: int) -> str:
+    return f"+{n:,}" if n > 0 else (f"-{abs(n):,}" if n < 0 else "0")
+
+
+def local(instant: datetime, tz: str) -> datetime:
+    return instant.astimezone(ZoneInfo(tz))
+
+
+def stamp(instant: datetime, tz: str) -> str:
+    return local(instant, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def day(instant: datetime, tz: str) -> str:
+    return local(instant, tz).strftime("%Y-%m-%d")
+
+
+def utc_offset(instant: datetime, tz: str) -> str:
+    """`UTC+8`, `UTC-3:30`, `UTC` for a zone at an instant."""
+    offset = local(instant, tz).utcoffset() or timedelta()
+    minutes = int(offset.total_seconds() // 60)
+    if minutes == 0:
+        return "UTC"
+    sign = "+" if minutes > 0 else "-"
+    h, m = divmod(abs(minutes), 60)
+    return f"UTC{sign}{h}" + (f":{m:02d}" if m else "")
+
+
+def window_span(window: WindowRef) -> tuple[str, str]:
+    """Start and (inclusive-looking) end of a window as people read it, in the window's zone.
+
+    Windows that start and end at local midnight show dates (the last day is end - 1 day, as in
+    "2026-06-08 to 2026-06-14"); windows with a cut-off show both instants.
+    """
+    start, end = local(window.start, window.tz), local(window.end, window.tz)
+    if start.time() == end.time() == datetime.min.time():
+        return start.strftime("%Y-%m-%d"), (end - timedelta(days=1)).strftime("%Y-%m-%d")
+    return start.strftime("%Y-%m-%d %H:%M"), end.strftime("%Y-%m-%d %H:%M")
+
+
+def days_text(days: float) -> str:
+    return f"{days:.1f}" if days < 10 else f"{days:.0f}"

@@ -1,0 +1,113 @@
+"""Use cases of the renderer: render a window summary in every language and format, store, announce."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from shared.bus import Poison
+from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
+from services.renderer.adapters import documents
+from services.renderer.domain.keys import artifact_key, index_key, merge_index
+from services.renderer.ports import ObjectNotFound, ObjectStore, PdfEngine, StoredObject
+
+log = logging.getLogger("repodigest.renderer")
+
+SUPPORTED = ("en", "zh-CN")
+
+
+async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...],
+                           pdf: PdfEngine | None) -> dict[str, bytes]:
+    """The bytes of each requested format for one language (Markdown/HTML in a thread, PDF in a
+    worker process)."""
+    out: dict[str, bytes] = {}
+    html: str | None = None
+    if "md" in formats:
+        out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang)).encode()
+    if "html" in formats or "pdf" in formats:
+        html = await asyncio.to_thread(documents.render_html, data, lang)
+    if "html" in formats and html is not None:
+        out["html"] = html.encode()
+    if "pdf" in formats and html is not None:
+        if pdf is None:
+            raise RuntimeError("PDF requested but the renderer has no PDF engine")
+        out["pdf"] = await pdf.render(html)
+    if "json" in formats:
+        out["json"] = documents.render_json(data).encode()
+    return out
+
+
+async def render_report(event: WindowSummarized, store: ObjectStore,
+                        publish: Callable[[ReportReady], Awaitable[object]],
+                        pdf: PdfEngine | None, now: Callable[[], datetime]) -> ReportReady:
+    """Render every language x format of a summary, put each artifact, update the repository's
+    index, then publish one ReportReady that lists them all."""
+    data = event.data
+    languages = tuple(dict.fromkeys(data.languages))
+    formats = tuple(f for f in documents.FILE_NAMES if f in data.formats)
+    if not languages:
+        raise Poison(f"summary {event.id} asks for no language; expected some of {SUPPORTED}")
+    if not formats:
+        raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
+    artifacts: list[Artifact] = []
+    for lang in languages:
+        docs = await render_documents(data, lang, formats, pdf)
+        for fmt in formats:
+            key = artifact_key(data.repo, data.window.label, data.revision, lang,
+                               documents.FILE_NAMES[fmt])
+            stored = await store.put(key, docs[fmt], documents.CONTENT_TYPES[fmt])
+            artifacts.append(_artifact(stored, fmt, lang))
+        if "json" in formats:
+            key = artifact_key(data.repo, data.window.label, data.revision, lang,
+                               documents.SCHEMA_NAME)
+            await store.put(key, documents.summary_schema().encode(),
+                            documents.CONTENT_TYPES["schema"])
+    ready = ReportReady.create(ReportReadyData(
+        repo=data.repo, window=data.window, revision=data.revision, languages=languages,
+        artifacts=tuple(artifacts), summary_id=event.id, changed_figures=data.changed_figures,
+        rendered_at=now(), synthetic=data.synthetic, request_id=data.request_id))
+    await update_index(store, ready)
+    await publish(ready)
+    log.info("rendered %s %s r%d: %d artifacts", data.repo, data.window.label, data.revision,
+             len(artifacts), extra={"repo": data.repo, "window": data.window.label,
+                                    "revision": data.revision})
+    return ready
+
+
+def _artifact(stored: StoredObject, fmt: str, lang: str) -> Artifact:
+    return Artifact(format=fmt, language=lang, uri=stored.uri, key=stored.key, size=stored.size,
+                    sha256=stored.sha256, content_type=stored.content_type)
+
+
+async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
+    """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
+
+    Read-modify-write: two renderer replicas finishing reports of one repository at the same
+    instant can drop one entry; the next report of that repository writes it back only if it is
+    the same window, so the index is a convenience, the ReportReady events are the record.
+    """
+    d = ready.data
+    key = index_key(d.repo)
+    try:
+        current = json.loads(await store.get(key))
+    except (ObjectNotFound, ValueError):
+        current = None
+    entry = {
+        "window": {"kind": d.window.kind, "label": d.window.label,
+                   "start": d.window.start.isoformat(), "end": d.window.end.isoformat(),
+                   "tz": d.window.tz},
+        "revision": d.revision,
+        "languages": list(d.languages),
+        "rendered_at": d.rendered_at.isoformat(),
+        "synthetic": d.synthetic,
+        "summary_id": d.summary_id,
+        "report_id": ready.id,
+        "artifacts": [a.model_dump(mode="json") for a in d.artifacts],
+    }
+    index = merge_index(current, d.repo, entry)
+    await store.put(key, (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode(),
+                    "application/json")
+    return index

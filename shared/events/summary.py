@@ -224,6 +224,8 @@ class Appendix(Frozen):
     new_prs: tuple[ItemRef, ...] = ()
     merged_prs: tuple[ItemRef, ...] = ()
     closed_unmerged_prs: tuple[ItemRef, ...] = ()
+    # list name -> items left out to keep the event under the bus's message size (counts stay exact)
+    omitted: dict[str, int] = Field(default_factory=dict)
 
 
 class ChangedFigure(Frozen):

@@ -40,6 +40,7 @@ class SummarizerService:
             store=self.store, publish=self._publish, policy=settings.policy(),
             schedules=settings.schedule_map(), grace=settings.grace(),
             max_windows_per_watermark=settings.max_windows_per_watermark,
+            max_summary_bytes=settings.max_summary_bytes,
         )
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,

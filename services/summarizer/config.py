@@ -52,6 +52,9 @@ class SummarizerSettings(CommonSettings):
         15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
     max_windows_per_watermark: int = Field(
         31, ge=1, description="at most this many overdue windows close on one watermark")
+    max_summary_bytes: int = Field(
+        900_000, ge=64_000, description="largest summary event; longer appendix lists are cut "
+        "(keep below the NATS server's max_payload, 1 MiB by default)")
     key_pr_fraction: float = Field(0.10, gt=0, le=1, description="share of merged PRs that are key")
     key_pr_min: int = Field(5, ge=0)
     key_pr_max: int = Field(25, ge=1)

@@ -14,7 +14,7 @@ from shared.windows import Window, WindowError, zone
 
 from .adapters.store import FoldResult, SqlProjections
 from .domain.report import (
-    ReportPolicy, RequestMeta, build_summary, figures, figures_hash, next_revision,
+    ReportPolicy, RequestMeta, build_summary, figures, figures_hash, fit_size, next_revision,
 )
 from .domain.windows import Schedule, due_windows, previous_window, schedules_for, window_from_ref
 
@@ -38,6 +38,8 @@ class Deps:
     schedules: dict[str, list[Schedule]] = field(default_factory=dict)
     grace: timedelta = timedelta(minutes=15)
     max_windows_per_watermark: int = 31
+    # NATS refuses messages over max_payload (1 MiB by default): the appendix gives way first
+    max_summary_bytes: int = 900_000
     # one writer at a time (SQLite has one anyway); one flusher at a time (no double answers)
     db_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     flush_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -126,6 +128,7 @@ async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestM
     event: WindowSummarized | None = None
     if not (only_if_changed and revision == current):
         data = draft.model_copy(update={"revision": revision, "changed_figures": changes})
+        data = await asyncio.to_thread(fit_size, data, deps.max_summary_bytes)
         event = WindowSummarized.create(data)
         await deps.publish(event)
         log.info("summarized %s %s r%d (%d facts%s)", repo, window.label, revision,

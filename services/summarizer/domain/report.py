@@ -88,8 +88,8 @@ class ReportPolicy:
     key_pr_excerpt: int = 400
     ecosystems: tuple[EcosystemSpec, ...] = (EcosystemSpec("AMD/ROCm", "amd", "rocm"),)
     # risk tag names meaning "touches core paths" and "lacks tests" (classifier rule sets name them)
-    core_risks: tuple[str, ...] = ("core", "core-path", "core-paths", "core_paths", "core-change")
-    missing_test_risks: tuple[str, ...] = ("missing-tests", "no-tests", "untested", "without-tests")
+    core_risks: tuple[str, ...] = ("core-change", "core", "core-path", "core-paths")
+    missing_test_risks: tuple[str, ...] = ("core-without-tests", "missing-tests", "untested")
     notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
 
 
@@ -517,7 +517,8 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
             continue
         labels = {_fold(x) for x in snap.labels}
         if snap.kind == "issue":
-            if any("rfc" in x for x in labels) or _fold(snap.title).startswith("[rfc]"):
+            rfc = any("rfc" in x for x in labels) or any(_fold(c.name) == "rfc" for c in tags.categories)
+            if rfc or _fold(snap.title).startswith("[rfc]"):
                 rfcs.append((number not in touched, -(snap.updated_at or snap.created_at).timestamp(), number, row))
             buggy = any("bug" in x for x in labels) or _group_of(tags) == "bugfix"
             if buggy and snap.reactions >= policy.popular_bug_reactions:
@@ -660,6 +661,47 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
         facts_counted=len(t.facts),
         request_id=meta.request_id,
     )
+
+
+# ---------------------------------------------------------------- size
+
+
+# appendix lists give way first (least read first); every count stays exact
+APPENDIX_TRIM_ORDER = ("new_prs", "closed_unmerged_prs", "closed_issues", "new_issues", "merged_prs")
+_BARE = {"labels": (), "modules": (), "risks": (), "categories": (), "affiliations": (),
+         "ecosystems": (), "body_excerpt": ""}
+
+
+def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:
+    """Keep the summary's JSON under `max_bytes` (a NATS message has a size limit).
+
+    First the appendix lines lose their tags (the sections above carry them); then the appendix
+    lists lose their last items, recorded in `appendix.omitted`. Counts, sections and key PRs are
+    never touched.
+    """
+    size = len(summary.model_dump_json())
+    if size <= max_bytes:
+        return summary
+    appendix = summary.appendix
+    bare = {name: tuple(ref.model_copy(update=_BARE) for ref in getattr(appendix, name))
+            for name in APPENDIX_TRIM_ORDER}
+    appendix = appendix.model_copy(update=bare)
+    summary = summary.model_copy(update={"appendix": appendix})
+    size = len(summary.model_dump_json())
+    omitted: dict[str, int] = {}
+    for name in APPENDIX_TRIM_ORDER:
+        if size <= max_bytes:
+            break
+        refs = getattr(appendix, name)
+        if not refs:
+            continue
+        per_ref = len(appendix.model_dump_json(include={name})) / len(refs)
+        drop = min(len(refs), math.ceil((size - max_bytes) / per_ref) + 1)
+        omitted[name] = drop
+        appendix = appendix.model_copy(update={name: refs[: len(refs) - drop], "omitted": dict(omitted)})
+        summary = summary.model_copy(update={"appendix": appendix})
+        size = len(summary.model_dump_json())
+    return summary
 
 
 # ---------------------------------------------------------------- revisions

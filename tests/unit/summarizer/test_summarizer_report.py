@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, RequestMeta, build_summary, changed, figures, key_pr_quota, next_revision, score_pr,
+    ReportPolicy, RequestMeta, build_summary, changed, figures, fit_size, key_pr_quota, next_revision, score_pr,
 )
 from shared.windows import day_window, week_window
 from tests.unit.summarizer.summarizer_builders import (
@@ -283,3 +283,23 @@ def test_request_meta_is_carried():
     s = build_summary(window_input(sc.events(), DAY), now=NOW, meta=meta)
     assert (s.languages, s.formats, s.synthetic, s.data_note, s.request_id) == (("zh-CN",), ("md",), True, "demo", "r-1")
     assert s.repo == REPO and s.generated_at == NOW and s.ruleset_versions == ("t1",)
+
+
+def test_fit_size_cuts_the_appendix_and_says_how_much():
+    week = week_window(2026, 24, "UTC")
+    sc = random_scenario(8, week.start, 7.0, n_items=900)
+    full = summarize(sc, window=week)
+    size = len(full.model_dump_json())
+    assert fit_size(full, size) is full
+    budget = size // 2
+    cut = fit_size(full, budget)
+    assert len(cut.model_dump_json()) <= budget
+    assert cut.counts == full.counts and cut.key_prs == full.key_prs and cut.modules == full.modules
+    omitted = cut.appendix.omitted
+    assert omitted and "new_prs" in omitted
+    for name, dropped in omitted.items():
+        kept = getattr(cut.appendix, name)
+        assert len(kept) + dropped == len(getattr(full.appendix, name))
+        assert [r.number for r in kept] == [r.number for r in getattr(full.appendix, name)][: len(kept)]
+    # lists that were not cut are complete, only without their tags
+    assert len(cut.appendix.merged_prs) == cut.counts.merged_prs

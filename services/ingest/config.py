@@ -37,7 +37,7 @@ class IngestSettings(CommonSettings):
     webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
     backfill_source: str | None = Field(
         None, description="offline source published once at start-up: demo, replay:PATH, "
-        "events:PATH or gharchive:PATH")
+        "events:PATH, gharchive:PATH or git:PATH")
     backfill_repo: str | None = Field(
         None, description="repository the backfill is filtered to (default: the source's own, "
         "or the only one in it)")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import shutil
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,8 +19,9 @@ from pathlib import Path
 from shared.events import FactData, fact_time
 
 from ..domain.sources import (
-    REPLAY_REPO, EventsScan, SourceError, SourceSpec, event_facts, gharchive_facts,
-    gharchive_repos, parse_source_spec, replay_facts,
+    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, event_facts,
+    gharchive_facts, gharchive_repos, git_facts, github_repo_of_remote, parse_source_spec,
+    replay_facts,
 )
 from ..domain.synthetic import DEMO_REPO, generate_demo
 
@@ -129,4 +132,37 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
         facts = list(gharchive_facts(open_lines(spec.path), repo, source=label))
         repo = facts[0].repo if facts else repo
         return LoadedSource(spec, repo, "gharchive", _sorted(facts))
+    if spec.kind == "git":
+        text, remote = read_git_history(spec.path)
+        target = repo or (github_repo_of_remote(remote) if remote else None)
+        if target is None:
+            raise SourceError(f"{label}: cannot tell which GitHub repository this clone is (remote "
+                              f"'origin' is {remote or 'not set'}); name the repository")
+        facts = list(git_facts(text, target))
+        if not facts:
+            raise SourceError(f"{label}: no first-parent commit subject ends in (#N), so there are "
+                              "no merged pull requests to replay")
+        return LoadedSource(spec, target, "git", _sorted(facts))
     raise SourceError(f"source kind {spec.kind!r} is not readable offline")  # pragma: no cover
+
+
+def read_git_history(path: str | Path, ref: str = "HEAD") -> tuple[str, str | None]:
+    """(`git log --first-parent --numstat` of `ref`, the `origin` remote URL or None)."""
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        raise SourceError(f"{p} is not a directory: git:PATH takes a local clone")
+    git = shutil.which("git")
+    if git is None:
+        raise SourceError("git:PATH needs the `git` command on PATH; install git")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([git, "-C", str(p), *args], capture_output=True, text=True,
+                              encoding="utf-8", errors="replace", check=False)
+
+    log_ = run("log", "--first-parent", "--numstat", "-M",
+               f"--format={GIT_LOG_FORMAT}", ref)
+    if log_.returncode != 0:
+        raise SourceError(f"{p}: git log failed: {log_.stderr.strip()[:300]} (is it a clone with "
+                          "at least one commit?)")
+    remote = run("remote", "get-url", "origin")
+    return log_.stdout, (remote.stdout.strip() or None) if remote.returncode == 0 else None

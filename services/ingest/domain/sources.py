@@ -22,7 +22,7 @@ from shared.events import (
 )
 
 REPLAY_REPO = "vllm-project/vllm-ascend"
-SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "github")
+SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github")
 NOREPLY_DOMAIN = "users.noreply.github.com"
 
 Lines = Iterable[tuple[int, str]]
@@ -47,7 +47,8 @@ def parse_source_spec(spec: str) -> SourceSpec:
     kind, sep, path = text.partition(":")
     kind = kind.strip().lower()
     usage = ("use one of: demo, github, replay:PATH (merged-PR history JSONL), "
-             "events:PATH (repodigest CloudEvents JSONL), gharchive:PATH (GH Archive NDJSON)")
+             "events:PATH (repodigest CloudEvents JSONL), gharchive:PATH (GH Archive NDJSON), "
+             "git:PATH (a local clone's first-parent history)")
     if kind not in SOURCE_KINDS:
         raise SourceError(f"unknown source {spec!r}: {usage}")
     if kind in ("demo", "github"):
@@ -139,7 +140,8 @@ def missing_repo_error(repo: str, seen: Counter[str], source: str) -> SourceErro
 _REPLAY_FIELDS = ("sha", "pr_number", "title", "merged_at")
 
 
-def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO) -> FactData | None:
+def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
+                origin: str = "replay") -> FactData | None:
     """One merged pull request from the history file, or None for a commit without `(#N)`.
 
     The file has no PR open time: `created_at` is the commit's author date (the earliest time it
@@ -175,7 +177,7 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO) -> FactData | N
         changed_files=len(files), files=capped, files_truncated=truncated, base_branch="main",
     )
     return FactData(repo=repo, kind="pull_request", action="merged", item=item,
-                    actor=item.author.login, origin="replay")
+                    actor=item.author.login, origin=origin)
 
 
 def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
@@ -192,6 +194,65 @@ def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
         except (ValueError, KeyError, TypeError) as exc:
             detail = _short(exc)
             raise SourceError(f"line {number}: {detail}") from None
+        if fact is not None:
+            yield fact
+
+
+# ---------------------------------------------------------------- git: a clone's first-parent history
+
+GIT_RECORD = "\x1e"
+GIT_FIELD = "\x1f"
+# what `git log` is asked for, one commit per record: sha, author name, e-mail, dates, subject
+GIT_LOG_FORMAT = "%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%s"
+_PR_SUFFIX = re.compile(r"^(?P<title>.*?)\s*\(#(?P<number>\d+)\)\s*$")
+_GITHUB_REMOTE = re.compile(
+    r"github\.com[:/](?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+
+
+def split_subject(subject: str) -> tuple[str, int | None]:
+    """`[Core] Do it (#123)` -> ("[Core] Do it", 123); no `(#N)` suffix -> (subject, None)."""
+    m = _PR_SUFFIX.match(subject.strip())
+    if not m:
+        return subject.strip(), None
+    return m.group("title"), int(m.group("number"))
+
+
+def github_repo_of_remote(url: str) -> str | None:
+    """`git@github.com:owner/name.git`, `https://github.com/owner/name` -> owner/name."""
+    m = _GITHUB_REMOTE.search(url.strip())
+    return f"{m.group('owner')}/{m.group('name')}" if m else None
+
+
+def git_log_records(text: str) -> Iterator[dict[str, Any]]:
+    """Records in the merged-PR history format from `git log --first-parent --numstat` output
+    written with GIT_LOG_FORMAT (the way merged_prs.jsonl was derived)."""
+    for chunk in text.split(GIT_RECORD):
+        if not chunk.strip():
+            continue
+        header, _, rest = chunk.partition("\n")
+        parts = header.split(GIT_FIELD)
+        if len(parts) != 6:
+            raise SourceError(f"unexpected git log record {header[:80]!r}: is this a git repository "
+                              "with a normal history?")
+        sha, name, email, authored, committed, subject = parts
+        title, number = split_subject(subject)
+        files = []
+        for line in rest.splitlines():
+            if not line.strip():
+                continue
+            add, dele, path = line.split("\t", 2)
+            files.append({"path": path, "additions": None if add == "-" else int(add),
+                          "deletions": None if dele == "-" else int(dele)})
+        yield {"sha": sha, "pr_number": number, "title": title, "author_name": name,
+               "author_email": email, "authored_at": authored, "merged_at": committed,
+               "files": files}
+
+
+def git_facts(text: str, repo: str) -> Iterator[FactData]:
+    """Merged-PR facts from a clone's first-parent history (squash or merge commits with `(#N)`)."""
+    check_repo(repo)
+    for record in git_log_records(text):
+        fact = replay_fact(record, repo, origin="git")
         if fact is not None:
             yield fact
 

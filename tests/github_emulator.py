@@ -127,6 +127,12 @@ class GithubEmulator:
     def add(self, path: str, body: Any) -> None:
         """Serve `body` at `path` (page 1): compose a scenario out of recorded objects."""
         self.routes[(path, 1)] = _Route(body)
+        for obj in body if isinstance(body, list) else ():
+            if isinstance(obj, dict) and isinstance(obj.get("url"), str):
+                self.objects.setdefault(urlsplit(obj["url"]).path, obj)
+        m = re.match(r"^/repos/([^/]+)/([^/]+)", path)
+        if m:
+            self.repos.add(f"{m.group(1)}/{m.group(2)}")
 
     def body(self, path: str, page: int = 1) -> Any:
         return self.routes[(path, page)].body

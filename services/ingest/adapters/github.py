@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+import re
+from urllib.parse import urlencode, urlsplit
 
 import requests
 from tenacity import (
@@ -358,10 +359,13 @@ class PyGithubSource:
                 "REPODIGEST_GITHUB_TOKEN (or GITHUB_TOKEN for the CLI)")
         if status == 404:
             repo = _repo_of(url)
-            raise GithubNotFound(
-                f"repository {repo} not found or the token cannot see it ({url}): check the "
-                "spelling OWNER/NAME and, for a private repository, that the token has access "
-                "to it" if repo else f"{url} not found (404)")
+            if repo and re.match(r"^/repos/[^/]+/[^/]+(/(issues|pulls))?$", urlsplit(url).path
+                                 .removeprefix(urlsplit(self.base_url).path)):
+                raise GithubNotFound(
+                    f"repository {repo} not found or the token cannot see it: check the "
+                    "spelling OWNER/NAME and, for a private repository, that the token has "
+                    "access to it")
+            raise GithubNotFound(f"{url} not found (404): deleted or transferred on GitHub")
         if status == 403:
             raise GithubForbidden(
                 f"GitHub refused {url} (403 {message}): the token lacks permission; grant it "
@@ -538,7 +542,13 @@ async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, l
         validators = await state.get_validators(url)
 
         def read():
-            pages = list(source.pages(path, kw.get("params"), validators, limit=kw.get("limit")))
+            try:
+                pages = list(source.pages(path, kw.get("params"), validators,
+                                          limit=kw.get("limit")))
+            except GithubNotFound as exc:
+                # the item went away between the listing and now; keep what we know of it
+                log.warning("%s", exc)
+                return None, None
             if pages[0].not_modified:
                 return None, None
             if isinstance(pages[0].data, list):

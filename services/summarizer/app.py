@@ -41,6 +41,7 @@ class SummarizerService:
             schedules=settings.schedule_map(), grace=settings.grace(),
             max_windows_per_watermark=settings.max_windows_per_watermark,
             max_summary_bytes=settings.max_summary_bytes,
+            window_debounce=settings.window_debounce_seconds,
         )
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
@@ -69,6 +70,7 @@ class SummarizerService:
         await publish_due(self.deps)
 
     async def stop(self) -> None:
+        await self.deps.close()
         await asyncio.to_thread(self.store.close)
 
     async def ready(self) -> None:

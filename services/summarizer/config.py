@@ -50,6 +50,9 @@ class SummarizerSettings(CommonSettings):
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
     close_grace_minutes: float = Field(
         15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
+    window_debounce_seconds: float = Field(
+        2.0, ge=0, description="re-summarize closed windows once folding was quiet this long "
+        "(one revision per replay, not one per batch)")
     max_windows_per_watermark: int = Field(
         31, ge=1, description="at most this many overdue windows close on one watermark")
     max_summary_bytes: int = Field(

@@ -43,7 +43,13 @@ class Deps:
     # one writer at a time (SQLite has one anyway); one flusher at a time (no double answers)
     db_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     flush_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # re-summarize closed windows only after the fold has been quiet this long (seconds), so a
+    # replay or re-classification makes one revision, not one per batch; None = right away
+    window_debounce: float | None = None
+    window_debounce_max: float = 30.0
     _migrated: bool = False
+    _flusher: asyncio.Task | None = None
+    _flush_wanted: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def ensure_schema(self) -> None:
         if self._migrated:
@@ -52,6 +58,37 @@ class Deps:
             if not self._migrated:
                 await asyncio.to_thread(self.store.migrate)
                 self._migrated = True
+
+    def want_window_flush(self) -> None:
+        """Ask the background flusher for a pass once folding has been quiet for a moment."""
+        self._flush_wanted.set()
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_windows(), name="summarizer-windows")
+
+    async def _flush_windows(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._flush_wanted.is_set():
+            first = loop.time()
+            self._flush_wanted.clear()
+            # debounce: every new request to flush restarts the quiet period, up to a maximum
+            while loop.time() - first < self.window_debounce_max:
+                try:
+                    await asyncio.wait_for(self._flush_wanted.wait(), self.window_debounce or 0)
+                except asyncio.TimeoutError:
+                    break
+                self._flush_wanted.clear()
+            try:
+                await publish_due(self, requests=False)
+            except Exception:  # noqa: BLE001 - the windows stay dirty; the next fold retries
+                log.exception("re-summarizing closed windows failed; will retry after the next fold")
+
+    async def close(self) -> None:
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()
+            try:
+                await self._flusher
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
+                pass
 
     def closer(self, repo: str, previous: datetime | None, watermark: datetime) -> list[Window]:
         due: list[Window] = []
@@ -67,7 +104,12 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
         result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
                                          closer=deps.closer)
     if result.repos:
-        await publish_due(deps, result.repos)
+        if deps.window_debounce is None:
+            await publish_due(deps, result.repos)
+        else:
+            await publish_due(deps, result.repos, windows=False)
+            if result.late_windows or result.closed_windows or result.watermarks:
+                deps.want_window_flush()
     return result
 
 
@@ -86,12 +128,13 @@ async def accept_request(deps: Deps, request: ReportRequested) -> None:
     await publish_due(deps, {request.data.repo})
 
 
-async def publish_due(deps: Deps, repos: Iterable[str] | None = None) -> list[WindowSummarized]:
+async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, requests: bool = True,
+                      windows: bool = True) -> list[WindowSummarized]:
     """Answer pending requests whose `as_of` the watermark reached; re-summarize closed windows."""
     published: list[WindowSummarized] = []
     repos = None if repos is None else set(repos)
     async with deps.flush_lock:
-        pending = await asyncio.to_thread(deps.store.pending_requests, repos)
+        pending = await asyncio.to_thread(deps.store.pending_requests, repos) if requests else []
         marks = await asyncio.to_thread(deps.store.watermarks)
         for request in pending:
             as_of, mark = request.data.as_of, marks.get(request.data.repo)
@@ -102,7 +145,8 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None) -> list[Wi
                                request_id=request.id)
             published.append(await summarize_window(
                 deps, request.data.repo, window_from_ref(request.data.window), meta))
-        for state in await asyncio.to_thread(deps.store.dirty_windows, repos):
+        dirty = await asyncio.to_thread(deps.store.dirty_windows, repos) if windows else []
+        for state in dirty:
             mark = marks.get(state.repo)
             # a late fact re-summarizes once the watermark is past the window (no churn mid-sync)
             if mark is None or mark < state.window.end + deps.grace:

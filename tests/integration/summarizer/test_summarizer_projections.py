@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -147,3 +148,35 @@ async def test_request_with_unknown_zone_is_poison(tmp_path, bad):
     with pytest.raises(Poison, match="Mars/Olympus"):
         await accept_request(deps, req)
     store.close()
+
+
+async def test_a_replay_of_late_facts_makes_one_revision_once_quiet(tmp_path):
+    store = SqlProjections(f"sqlite:///{tmp_path / 'p.db'}")
+    published: list[WindowSummarized] = []
+    arrived = asyncio.Event()
+
+    async def publish(event: WindowSummarized) -> None:
+        published.append(event)
+        arrived.set()
+
+    deps = Deps(store=store, publish=publish, clock=Clock(WINDOW.end + timedelta(days=1)),
+                window_debounce=1.0)
+    try:
+        sc = random_scenario(3, WINDOW.start, 1.0, n_items=20)
+        await fold_events(deps, [*sc.events(), watermark(WINDOW.end + timedelta(hours=1))])
+        await accept_request(deps, request(as_of=None))
+        assert [p.data.revision for p in published] == [1]
+        arrived.clear()
+        # five batches of late merged PRs in quick succession
+        late = [ItemSpec(900 + n, "pull_request", WINDOW.start + timedelta(hours=n),
+                         merged=WINDOW.start + timedelta(hours=n + 1)) for n in range(5)]
+        for spec in late:
+            await fold_events(deps, [enrich(spec, "opened", spec.opened), enrich(spec, "merged", spec.merged)])
+        await asyncio.wait_for(arrived.wait(), 10)
+        await asyncio.wait_for(deps._flusher, 10)
+        assert [p.data.revision for p in published] == [1, 2]
+        counted = {c.name: c for c in published[-1].data.changed_figures}["counts.merged_prs"]
+        assert counted.after - counted.before == len(late)
+    finally:
+        await deps.close()
+        store.close()

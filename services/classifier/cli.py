@@ -1,0 +1,176 @@
+"""`repodigest classify`: tag JSON-lines items with a profile, for a machine or for a person.
+
+Input, one JSON object a line: `{number, title, body?, labels?, author?, files?, repo?, kind?}`
+where `labels` are names (or `{name}` objects), `author` is a login (or `{login, email?,
+association?}`), `author_email`/`association` may also sit at the top level, and `files` are paths
+(or `{path, additions?, deletions?}` objects).
+
+Output: one JSON object a line with the tags and every rule that fired, or with `--explain` a short
+readable block per item. A line that cannot be read is reported on stderr with its line number and
+skipped; the other lines are still classified, and the exit code is 1 when any line was bad
+(2 when the profile itself cannot be loaded).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from shared.events import Actor, FileChange, ItemSnapshot, Tags
+
+from .adapters.profiles import read_profile_file, read_profiles
+from .domain.rules import CompiledRuleSet, ProfileError, compile_profile, fired_rules, resolve_profile
+
+DEFAULT_REPO = "local/items"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class BadItem(ValueError):
+    pass
+
+
+def load_ruleset(profile: str) -> CompiledRuleSet:
+    """A built-in/installed profile by name, or a profile YAML file by path."""
+    raws = read_profiles()
+    path = Path(profile)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        raws[path.stem] = (str(path), read_profile_file(path))
+        profile = path.stem
+    if profile not in raws:
+        raise ProfileError(f"unknown profile {profile!r}; choose one of {', '.join(sorted(raws))} "
+                           "or give the path of a profile YAML file")
+    resolved, _ = resolve_profile(profile, raws)
+    return compile_profile(resolved)
+
+
+def _actor(obj: dict[str, Any]) -> Actor:
+    author = obj.get("author") or "unknown"
+    if isinstance(author, str):
+        author = {"login": author}
+    if not isinstance(author, dict) or not author.get("login"):
+        raise BadItem("`author` must be a login or an object with `login`")
+    email = author.get("email") or obj.get("author_email") or ""
+    domain = author.get("email_domain") or (email.rsplit("@", 1)[-1] if "@" in email else None)
+    return Actor(login=str(author["login"]),
+                 association=author.get("association") or obj.get("association") or "NONE",
+                 is_bot=bool(author.get("is_bot", False)), email_domain=domain)
+
+
+def _files(value: Any) -> list[FileChange]:
+    out = []
+    for f in value or []:
+        if isinstance(f, str):
+            out.append(FileChange(path=f))
+        elif isinstance(f, dict) and isinstance(f.get("path"), str):
+            out.append(FileChange(path=f["path"], additions=int(f.get("additions") or 0),
+                                  deletions=int(f.get("deletions") or 0)))
+        else:
+            raise BadItem(f"`files` entries must be paths or {{path, additions, deletions}}, got {f!r}")
+    return out
+
+
+def parse_item(line: str) -> ItemSnapshot:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadItem(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise BadItem("expected a JSON object like {\"number\": 1, \"title\": \"...\"}")
+    missing = [k for k in ("number", "title") if k not in obj]
+    if missing:
+        raise BadItem(f"missing {' and '.join(missing)}")
+    labels = [lb["name"] if isinstance(lb, dict) else lb for lb in obj.get("labels") or []]
+    files = _files(obj.get("files"))
+    try:
+        return ItemSnapshot(
+            repo=obj.get("repo") or DEFAULT_REPO, number=obj["number"],
+            kind=obj.get("kind") or "pull_request", title=obj["title"], author=_actor(obj),
+            labels=tuple(labels), state=obj.get("state") or "open", created_at=_EPOCH,
+            body_excerpt=obj.get("body") or "", files=tuple(files),
+            additions=obj.get("additions"), deletions=obj.get("deletions"),
+            changed_files=obj.get("changed_files"), base_branch=obj.get("base_branch"))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise BadItem(problems) from None
+
+
+def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet) -> str:
+    data = {
+        "number": item.number,
+        "title": item.title,
+        "profile": ruleset.ref.profile,
+        "version": ruleset.ref.version,
+        **tags.model_dump(mode="json"),
+        "rules": fired_rules(tags),
+    }
+    return json.dumps(data, ensure_ascii=False)
+
+
+def explain_text(item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset: CompiledRuleSet) -> str:
+    lines = [f"#{item.number} {item.title}",
+             f"  profile {ruleset.ref.profile} (version {ruleset.ref.version[:12]})"]
+
+    def section(title: str, tags_: Iterable[Any]) -> None:
+        tags_ = list(tags_)
+        if not tags_:
+            lines.append(f"  {title}: none")
+            return
+        lines.append(f"  {title}:")
+        for t in tags_:
+            why = getattr(t, "reason", None) or trace.get(t.rule, "")
+            extra = " (fallback)" if getattr(t, "fallback", False) else ""
+            sev = f"[{t.severity}] " if hasattr(t, "severity") else ""
+            lines.append(f"    - {sev}{t.name}{extra}: {why}  <{t.rule}>")
+
+    section("modules", tags.modules)
+    section("categories", tags.categories)
+    section("ecosystems", tags.ecosystems)
+    section("affiliations", tags.affiliations)
+    section("risks", tags.risks)
+    lines.append(f"  bot: yes <{tags.bot_rule}>" if tags.bot else "  bot: no")
+    return "\n".join(lines)
+
+
+def classify_command(profile: str, source: str, explain: bool = False, out: IO[str] = sys.stdout,
+                     err: IO[str] = sys.stderr) -> int:
+    """Classify JSON-lines items from `source` (a path, or `-` for stdin); returns the exit code."""
+    try:
+        ruleset = load_ruleset(profile)
+    except ProfileError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    try:
+        stream: IO[str] = sys.stdin if source == "-" else open(source, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot read {source}: {exc.strerror or exc}", file=err)
+        return 1
+    bad = 0
+    name = "<stdin>" if source == "-" else source
+    with stream if source != "-" else contextlib.nullcontext(stream):
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = parse_item(line)
+            except BadItem as exc:
+                print(f"{name}:{number}: skipped: {exc}", file=err)
+                bad += 1
+                continue
+            trace: dict[str, str] = {}
+            tags = ruleset.classify(item, trace)
+            if explain:
+                print(explain_text(item, tags, trace, ruleset) + "\n", file=out)
+            else:
+                print(as_json(item, tags, ruleset), file=out)
+    if bad:
+        print(f"{bad} line(s) skipped", file=err)
+    return 1 if bad else 0
+
+

@@ -1,0 +1,919 @@
+"""The rule engine: profile models (validated YAML), compilation, and `classify(item) -> Tags`.
+
+A profile is a declarative rule set for some repositories: modules, risks, ecosystems,
+categories, affiliations, bots. Profiles may `extends:` another; the resolved content (and the
+CODEOWNERS text it uses) is hashed into the rule-set version that travels with every tag.
+Every tag carries the id of the rule that fired, `<section>:<name>/<how>`, for example
+`module:rocm/title-prefix` or `risk:core-without-tests/files`.
+
+Pure: no file or network I/O and no clock; the adapter reads the YAML and CODEOWNERS files.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
+
+from .codeowners import OwnerRule, area_of, parse_codeowners, pattern_globs
+from .globs import FileSet, GlobError, GlobTable, LabelerConfig, any_glob, parse_labeler
+
+# bump when the engine's semantics change, so the rule-set version changes with them
+ENGINE_VERSION = "1"
+DEFAULT_PROFILE = "default"
+
+
+class ProfileError(ValueError):
+    """A profile is invalid; the message names the file, the rule and the problem."""
+
+
+# ---------------------------------------------------------------- profile models (the YAML)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def _check_regexes(values: tuple[str, ...]) -> tuple[str, ...]:
+    for v in values:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {v!r}: {exc}") from None
+    return values
+
+
+class MatchSpec(_Model):
+    """Ways a rule can fire; any one of them is enough (the first that fires names the rule)."""
+
+    title_prefixes: tuple[str, ...] = Field(
+        (), description='leading "[Tag]" tokens or conventional-commit types/scopes, any case')
+    labels: tuple[str, ...] = Field((), description="GitHub label names, any case")
+    title_regex: tuple[str, ...] = Field((), description="regexes searched in the title (case-insensitive)")
+    keywords: tuple[str, ...] = Field((), description="whole words or phrases in the title, any case")
+    authors: tuple[str, ...] = Field((), description="regexes on the author login")
+    associations: tuple[str, ...] = Field((), description="author associations, e.g. FIRST_TIME_CONTRIBUTOR")
+    modules: tuple[str, ...] = Field((), description="fires when the item got one of these modules")
+    paths: tuple[str, ...] = Field((), description="globs: any glob to any changed file")
+    files: Any = Field(None, description="an actions/labeler v5 match config (changed-files, any/all)")
+    body_regex: tuple[str, ...] = Field((), description="regexes searched in the body excerpt")
+    body_keywords: tuple[str, ...] = Field((), description="whole words or phrases in the body")
+    kinds: tuple[Literal["pull_request", "issue"], ...] = Field(
+        (), description="only items of these kinds (default: both)")
+
+    _v_regex = field_validator("title_regex", "body_regex", "authors")(
+        lambda cls, v: _check_regexes(v))
+
+    @field_validator("files")
+    @classmethod
+    def _labeler(cls, v: Any) -> Any:
+        if v is not None:
+            try:
+                parse_labeler(v, GlobTable())
+            except GlobError as exc:
+                raise ValueError(f"labeler syntax: {exc}") from None
+        return v
+
+    @field_validator("paths")
+    @classmethod
+    def _globs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        try:
+            GlobTable().bits(v)
+        except GlobError as exc:
+            raise ValueError(str(exc)) from None
+        return v
+
+    def has_conditions(self) -> bool:
+        return any((self.title_prefixes, self.labels, self.title_regex, self.keywords, self.authors,
+                    self.associations, self.modules, self.paths, self.files is not None,
+                    self.body_regex, self.body_keywords))
+
+
+class ModuleRule(MatchSpec):
+    name: str = Field(min_length=1)
+    description: str = ""
+
+
+class NamedRule(MatchSpec):
+    name: str = Field(min_length=1)
+    description: str = ""
+
+
+class RiskRule(MatchSpec):
+    name: str = Field(min_length=1)
+    description: str = ""
+    severity: Literal["low", "medium", "high"] = "medium"
+    kind: Literal["match", "without-tests", "size"] = "match"
+    label: str = Field("", description="what the matched files are, for reasons: 'core'")
+    reason: str | None = Field(
+        None, description="reason template: {evidence}, {files}, {label}, {tests}, {lines}, {count}")
+    lines: int | None = Field(None, ge=1, description="size: changed lines (additions + deletions)")
+    files_count: int | None = Field(None, ge=1, description="size: number of changed files")
+    suppressed_by: tuple[str, ...] = Field(
+        (), description="risks listed earlier that make this one redundant when they fire")
+
+    @model_validator(mode="after")
+    def _kind(self) -> "RiskRule":
+        if self.kind == "size" and self.lines is None and self.files_count is None:
+            raise ValueError("a size risk needs `lines` or `files_count`")
+        if self.kind == "without-tests" and not (self.paths or self.files is not None):
+            raise ValueError("a without-tests risk needs `paths` or `files` (the code it guards)")
+        if self.kind == "match" and not self.has_conditions():
+            raise ValueError("a risk needs at least one condition (title_prefixes, paths, ...)")
+        return self
+
+
+class AffiliationRule(_Model):
+    name: str = Field(min_length=1)
+    login_regex: tuple[str, ...] = ()
+    email_domains: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()
+
+    _v_regex = field_validator("login_regex")(lambda cls, v: _check_regexes(v))
+
+
+class BotRules(_Model):
+    login_suffixes: tuple[str, ...] = ("[bot]",)
+    logins: tuple[str, ...] = ()
+    login_regex: tuple[str, ...] = ()
+    trust_actor_flag: bool = True
+
+    _v_regex = field_validator("login_regex")(lambda cls, v: _check_regexes(v))
+
+
+class TestsSpec(_Model):
+    paths: tuple[str, ...] = ("tests/**", "test/**", "**/tests/**", "**/test_*.py", "**/*_test.py",
+                              "**/*_test.go", "**/*.test.ts", "**/*.spec.ts")
+    describe: str = "tests/"
+
+
+class FallbackSpec(_Model):
+    """Top-level directory of the most-changed files when no module rule fires."""
+
+    skip_dirs: tuple[str, ...] = Field(
+        ("src", "lib"), description="directories that say nothing by themselves: look one deeper")
+    root_files: str = Field("other", description="module for files at the repository root")
+    none: str = Field("other", description="module when there are no files (issues)")
+    aliases: dict[str, str] = Field(default_factory=dict, description="directory -> module")
+
+
+class CodeownersSpec(_Model):
+    mode: Literal["fallback", "supplement", "off"] = "fallback"
+    owner_areas: dict[str, str] = Field(default_factory=dict, description="@owner -> module")
+    aliases: dict[str, str] = Field(default_factory=dict, description="derived area -> module")
+    from_sections: bool = True
+    from_paths: bool = True
+    text: str | None = Field(None, description="inline CODEOWNERS content (else the configured file)")
+
+
+class Profile(_Model):
+    profile: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    description: str = ""
+    extends: str | None = None
+    repos: tuple[str, ...] = ()
+    paths_ignore: tuple[str, ...] = Field(
+        (), description="files the `paths:` shorthand never looks at (documentation)")
+    modules: tuple[ModuleRule, ...] = ()
+    risks: tuple[RiskRule, ...] = ()
+    ecosystems: tuple[NamedRule, ...] = ()
+    categories: tuple[NamedRule, ...] = ()
+    affiliations: tuple[AffiliationRule, ...] = ()
+    bots: BotRules = BotRules()
+    tests: TestsSpec = TestsSpec()
+    fallback: FallbackSpec = FallbackSpec()
+    codeowners: CodeownersSpec = CodeownersSpec()
+
+    @model_validator(mode="after")
+    def _unique(self) -> "Profile":
+        for section in ("modules", "risks", "ecosystems", "categories", "affiliations"):
+            seen: set[str] = set()
+            for rule in getattr(self, section):
+                if rule.name in seen:
+                    raise ValueError(f"{section}: two rules named {rule.name!r}")
+                seen.add(rule.name)
+        return self
+
+
+_NAMED_SECTIONS = ("modules", "risks", "ecosystems", "categories", "affiliations")
+_MERGED_MAPPINGS = ("bots", "tests", "fallback", "codeowners")
+_NOT_INHERITED = ("profile", "description", "extends", "repos")
+
+
+def _describe_error(source: str, raw: Mapping[str, Any], exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = list(err["loc"])
+        where = ""
+        if len(loc) >= 2 and loc[0] in _NAMED_SECTIONS and isinstance(loc[1], int):
+            section, index = loc[0], loc[1]
+            try:
+                name = raw[section][index].get("name", f"#{index + 1}")
+            except (KeyError, IndexError, AttributeError, TypeError):
+                name = f"#{index + 1}"
+            rest = ".".join(str(p) for p in loc[2:])
+            where = f"{section} rule {name!r}" + (f", field {rest!r}" if rest else "")
+        else:
+            where = ".".join(str(p) for p in loc) or "top level"
+        msg = err["msg"].removeprefix("Value error, ")
+        lines.append(f"{source}: {where}: {msg}")
+    return "\n".join(lines)
+
+
+def validate_profile(raw: Any, source: str) -> Profile:
+    """Validate one profile's YAML content; `source` (a file name) prefixes every error."""
+    if not isinstance(raw, dict):
+        raise ProfileError(f"{source}: a profile is a mapping (profile:, modules:, risks:, ...), "
+                           f"got {type(raw).__name__}")
+    try:
+        return Profile.model_validate(raw)
+    except ValidationError as exc:
+        raise ProfileError(_describe_error(source, raw, exc)) from None
+
+
+def merge_raw(parent: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, Any]:
+    """`child` extends `parent`: named rules replace same-named ones (the child's come first),
+    mappings (bots, tests, fallback, codeowners) merge key by key, the rest is the child's."""
+    out: dict[str, Any] = {k: v for k, v in parent.items() if k not in _NOT_INHERITED}
+    for key, value in child.items():
+        if key in _NAMED_SECTIONS and key in parent:
+            mine = list(value or [])
+            names = {r.get("name") for r in mine if isinstance(r, dict)}
+            out[key] = mine + [r for r in parent[key] or [] if r.get("name") not in names]
+        elif key in _MERGED_MAPPINGS and isinstance(parent.get(key), dict) and isinstance(value, dict):
+            out[key] = {**parent[key], **value}
+        else:
+            out[key] = value
+    out["extends"] = child.get("extends")
+    return out
+
+
+def resolve_profile(name: str, raws: Mapping[str, tuple[str, Mapping[str, Any]]]) -> tuple[Profile, dict[str, Any]]:
+    """The profile `name` with everything it extends merged in; `raws`: name -> (source, YAML)."""
+    chain: list[str] = []
+    current: str | None = name
+    while current is not None:
+        if current in chain:
+            raise ProfileError(f"profile {name!r}: `extends` loops: {' -> '.join(chain + [current])}")
+        if current not in raws:
+            known = ", ".join(sorted(raws)) or "none"
+            origin = f"{raws[chain[-1]][0]}: extends " if chain else ""
+            raise ProfileError(f"{origin}unknown profile {current!r} (known profiles: {known})")
+        chain.append(current)
+        source, raw = raws[current]
+        validate_profile(raw, source)  # errors name the file that has them
+        current = raw.get("extends")
+    merged: dict[str, Any] = dict(raws[chain[-1]][1])
+    for child in reversed(chain[:-1]):
+        merged = merge_raw(merged, raws[child][1])
+    merged["profile"] = name
+    merged["repos"] = raws[name][1].get("repos", [])
+    merged["description"] = raws[name][1].get("description", "")
+    merged["extends"] = raws[name][1].get("extends")
+    return validate_profile(merged, raws[name][0]), merged
+
+
+def ruleset_version(profile: Profile, codeowners_text: str | None = None) -> str:
+    """sha256 of the resolved profile's canonical JSON (+ the CODEOWNERS text it reads)."""
+    content = profile.model_dump(mode="json", exclude={"description"})
+    content = {"engine": ENGINE_VERSION, "profile": content, "codeowners": codeowners_text or ""}
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- compiled rules
+
+_PREFIX_BLOCK = re.compile(r"^\s*((?:[\[【][^\]】]{1,60}[\]】]\s*:?\s*)+)")
+_PREFIX_TOKEN = re.compile(r"[\[【]([^\]】]{1,60})[\]】]")
+_CONVENTIONAL = re.compile(r"^\s*([A-Za-z]+)(?:\(([^)]{1,40})\))?!?:\s")
+_PLAIN_PREFIX = re.compile(r"^\s*([A-Za-z][\w.+-]{0,20}(?:[ /][A-Za-z][\w.+-]{0,20})?)\s*:\s")
+_NORM = re.compile(r"[\s_\-]+")
+_SPLIT = re.compile(r"[/,|&+]")
+
+# which way of firing is the strongest signal: title prefixes first, body text last
+_TIER = {"title-prefix": 0, "label": 1, "title-regex": 2, "keyword": 3, "author": 4,
+         "association": 4, "module": 5, "files": 6, "body-regex": 7, "body-keyword": 7}
+
+
+def norm_token(text: str) -> str:
+    return _NORM.sub("", text.strip().lower())
+
+
+def title_tokens(title: str) -> dict[str, str]:
+    """Normalised leading tokens of a title -> how they were written.
+
+    `[Bugfix][ROCm] x` gives bugfix and rocm; `[CI/Build]` gives ci/build, ci and build;
+    `fix(ci): x` gives fix and ci; `ROCm: x` gives rocm.
+    """
+    out: dict[str, str] = {}
+    m = _PREFIX_BLOCK.match(title)
+    if m:
+        for raw in _PREFIX_TOKEN.findall(m.group(1)):
+            raw = raw.strip().rstrip(":")
+            out.setdefault(norm_token(raw), f"[{raw}]")
+            for part in _SPLIT.split(raw):
+                if part.strip():
+                    out.setdefault(norm_token(part), f"[{raw}]")
+        return out
+    m = _CONVENTIONAL.match(title)
+    if m:
+        out[norm_token(m.group(1))] = m.group(0).strip()
+        if m.group(2):
+            for part in _SPLIT.split(m.group(2)):
+                out.setdefault(norm_token(part), m.group(0).strip())
+        return out
+    m = _PLAIN_PREFIX.match(title)
+    if m:
+        out[norm_token(m.group(1))] = m.group(1) + ":"
+    return out
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.+][a-z0-9]+)*")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words: `_`, `-`, `/` and spaces separate; `.` and `+` inside a word stay."""
+    return _WORD.findall(text.lower())
+
+
+def _any_regex(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
+
+
+def _files_text(paths: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" (+{len(paths) - limit} more)" if len(paths) > limit else "")
+
+
+class PhraseIndex:
+    """Phrases (word sequences) of every rule, found in a text with one dictionary pass.
+
+    A phrase matches whole words in order, whatever separates them: "cuda graph" finds
+    "CUDA Graph", "cuda-graph" and "cuda_graph"; "moe" finds "fused_moe" but not "moesi".
+    """
+
+    def __init__(self) -> None:
+        self.phrases: dict[tuple[str, ...], list[int]] = {}
+        self.longest: dict[str, int] = {}  # first word -> longest phrase starting with it
+
+    def add(self, owner: int, phrases: Sequence[str]) -> None:
+        for phrase in phrases:
+            key = tuple(words(phrase))
+            if not key:
+                continue
+            owners = self.phrases.setdefault(key, [])
+            if owner not in owners:
+                owners.append(owner)
+            self.longest[key[0]] = max(self.longest.get(key[0], 0), len(key))
+
+    def find(self, text: str) -> dict[int, str]:
+        hits: dict[int, str] = {}
+        if not self.phrases or not text:
+            return hits
+        ws = words(text)
+        phrases, longest = self.phrases, self.longest
+        for i, w in enumerate(ws):
+            n = longest.get(w)
+            if n is None:
+                continue
+            for length in range(1, min(n, len(ws) - i) + 1):
+                key = tuple(ws[i:i + length])
+                owners = phrases.get(key)
+                if owners:
+                    for owner in owners:
+                        hits.setdefault(owner, " ".join(key))
+        return hits
+
+
+class ItemView:
+    """What the rules look at, computed once per item (the body words only when a rule asks)."""
+
+    __slots__ = ("item", "kind", "title", "tokens", "labels", "body", "files", "scoped", "modules",
+                 "prefix_hits", "label_hits", "keyword_hits", "_body_hits", "_index")
+
+    def __init__(self, item: ItemSnapshot, index: "SignalIndex", table: GlobTable,
+                 ignore_bits: int) -> None:
+        self.item = item
+        self.kind = item.kind
+        self.title = item.title
+        self.tokens = title_tokens(item.title)
+        self.labels = {label.lower(): label for label in item.labels}
+        self.body = item.body_excerpt
+        self.files = FileSet.build(table, [f.path for f in item.files])
+        if ignore_bits and self.files.any_mask & ignore_bits:
+            kept = [p for p, m in zip(self.files.paths, self.files.masks) if not m & ignore_bits]
+            self.scoped = FileSet.build(table, kept)
+        else:
+            self.scoped = self.files
+        self.modules: set[str] = set()
+        self._index = index
+        self.prefix_hits = index.prefix_hits(self.tokens)
+        self.label_hits = index.label_hits(self.labels)
+        self.keyword_hits = index.keywords.find(self.title)
+        self._body_hits: dict[int, str] | None = None
+
+    def body_hits(self) -> dict[int, str]:
+        if self._body_hits is None:
+            self._body_hits = self._index.body_keywords.find(self.body)
+        return self._body_hits
+
+
+class SignalIndex:
+    """Title prefixes, labels and keywords of every rule, looked up once per item."""
+
+    def __init__(self) -> None:
+        self.prefixes: dict[str, list[int]] = {}
+        self.labels: dict[str, list[int]] = {}
+        self.keywords = PhraseIndex()
+        self.body_keywords = PhraseIndex()
+        self.count = 0
+
+    def register(self, spec: MatchSpec) -> int:
+        owner = self.count
+        self.count += 1
+        for p in spec.title_prefixes:
+            self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(owner)
+        for label in spec.labels:
+            self.labels.setdefault(label.lower(), []).append(owner)
+        self.keywords.add(owner, spec.keywords)
+        self.body_keywords.add(owner, spec.body_keywords)
+        return owner
+
+    def prefix_hits(self, tokens: dict[str, str]) -> dict[int, str]:
+        hits: dict[int, str] = {}
+        for token, written in tokens.items():
+            for owner in self.prefixes.get(token, ()):
+                hits.setdefault(owner, written)
+        return hits
+
+    def label_hits(self, labels: dict[str, str]) -> dict[int, str]:
+        hits: dict[int, str] = {}
+        for low, label in labels.items():
+            for owner in self.labels.get(low, ()):
+                hits.setdefault(owner, label)
+        return hits
+
+
+@dataclass(frozen=True)
+class Fired:
+    how: str
+    evidence: str
+    files: tuple[str, ...] = ()
+
+    @property
+    def tier(self) -> int:
+        return _TIER.get(self.how, 9)
+
+
+class CompiledMatch:
+    """A MatchSpec compiled against the rule set's glob table and signal index."""
+
+    def __init__(self, spec: MatchSpec, table: GlobTable, index: SignalIndex) -> None:
+        self.id = index.register(spec)
+        self.has_prefix = bool(spec.title_prefixes)
+        self.has_label = bool(spec.labels)
+        self.has_keyword = bool(spec.keywords)
+        self.has_body_keyword = bool(spec.body_keywords)
+        self.title_regex = _any_regex(spec.title_regex)
+        self.authors = _any_regex(spec.authors)
+        self.associations = {a.upper() for a in spec.associations}
+        self.modules = set(spec.modules)
+        self.body_regex = _any_regex(spec.body_regex)
+        self.kinds = set(spec.kinds)
+        # `paths:` (any glob to any file, documentation ignored) is a single AND on a bit mask
+        self.path_bits = table.bits(spec.paths) if spec.paths else 0
+        self.labeler = parse_labeler(spec.files, table) if spec.files is not None else None
+        self.has_files = bool(self.path_bits or self.labeler)
+
+    def files_hit(self, files: FileSet, scoped: FileSet, base: str | None) -> list[str] | None:
+        """The files that make the rule fire, or None."""
+        if self.path_bits and scoped.any_mask & self.path_bits:
+            return scoped.matching(self.path_bits)
+        if self.labeler is not None and files.paths and self.labeler.test(files, base, None):
+            return files.matching(self.labeler.evidence_bits) or list(files.paths)
+        return None
+
+    def test(self, v: ItemView, *, use_files: bool = True) -> Fired | None:
+        if self.kinds and v.kind not in self.kinds:
+            return None
+        if self.has_prefix:
+            written = v.prefix_hits.get(self.id)
+            if written is not None:
+                return Fired("title-prefix", f"title prefix {written}")
+        if self.has_label:
+            label = v.label_hits.get(self.id)
+            if label is not None:
+                return Fired("label", f"label {_quote(label)}")
+        if self.title_regex is not None:
+            m = self.title_regex.search(v.title)
+            if m:
+                return Fired("title-regex", f"title says {_quote(m.group(0) or v.title)}")
+        if self.has_keyword:
+            phrase = v.keyword_hits.get(self.id)
+            if phrase is not None:
+                return Fired("keyword", f"title mentions {_quote(phrase)}")
+        if self.authors is not None and self.authors.search(v.item.author.login):
+            return Fired("author", f"author {v.item.author.login}")
+        if self.associations:
+            association = str(v.item.author.association).upper()
+            if association in self.associations:
+                return Fired("association", f"author {v.item.author.login} is "
+                                            f"{association.lower().replace('_', ' ')}")
+        if self.modules:
+            hit = sorted(self.modules & v.modules)
+            if hit:
+                return Fired("module", f"module {hit[0]}")
+        if use_files and self.has_files and v.files.paths:
+            matched = self.files_hit(v.files, v.scoped, v.item.base_branch)
+            if matched is not None:
+                return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
+        if self.body_regex is not None and v.body:
+            m = self.body_regex.search(v.body)
+            if m:
+                return Fired("body-regex", f"body says {_quote(m.group(0))}")
+        if self.has_body_keyword and v.body:
+            phrase = v.body_hits().get(self.id)
+            if phrase is not None:
+                return Fired("body-keyword", f"body mentions {_quote(phrase)}")
+        return None
+
+
+def _tag(name: str, rule: str, fallback: bool = False) -> Tag:
+    return Tag.model_construct(name=name, rule=rule, fallback=fallback)
+
+
+class _Reason(dict):
+    def __missing__(self, key: str) -> str:  # an unknown placeholder stays visible, not an error
+        return "{" + key + "}"
+
+
+@dataclass
+class CompiledRuleSet:
+    """A resolved profile compiled for speed; `classify(item)` is the hot path."""
+
+    profile: Profile
+    ref: RuleSetRef
+    table: GlobTable
+    modules: list[tuple[str, CompiledMatch]]
+    risks: list[tuple[RiskRule, CompiledMatch]]
+    ecosystems: list[tuple[str, CompiledMatch]]
+    categories: list[tuple[str, CompiledMatch]]
+    affiliations: list[tuple[AffiliationRule, re.Pattern[str] | None, set[str], set[str]]]
+    bot_logins: set[str]
+    bot_suffixes: tuple[str, ...]
+    bot_regex: re.Pattern[str] | None
+    tests_bits: int
+    ignore_bits: int
+    index: SignalIndex
+    owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
+
+    @property
+    def name(self) -> str:
+        return self.profile.profile
+
+    def view(self, item: ItemSnapshot) -> ItemView:
+        return ItemView(item, self.index, self.table, self.ignore_bits)
+
+    def classify(self, item: ItemSnapshot, trace: dict[str, str] | None = None) -> Tags:
+        """The item's tags; `trace`, when given, receives rule id -> evidence ("title prefix
+        [ROCm]", "changed csrc/rocm/attention.cu") for every rule that fired (for --explain)."""
+        v = self.view(item)
+        modules = self._modules(v, trace)
+        v.modules = {t.name for t in modules}
+        bot, bot_rule = self._bot(item)
+        affiliations = self._affiliations(item)
+        if trace is not None:
+            who = f"author {item.author.login}" + (
+                f" (e-mail domain {item.author.email_domain})" if item.author.email_domain else "")
+            for t in affiliations:
+                trace[t.rule] = who
+            if bot_rule:
+                trace[bot_rule] = f"author {item.author.login}"
+        # the tags are built from validated rules: skip re-validation on the hot path
+        return Tags.model_construct(
+            modules=tuple(modules),
+            risks=tuple(self._risks(v)),
+            affiliations=tuple(affiliations),
+            ecosystems=tuple(self._named(self.ecosystems, "ecosystem", v, trace)),
+            categories=tuple(self._named(self.categories, "category", v, trace)),
+            bot=bot,
+            bot_rule=bot_rule,
+        )
+
+    # -- modules
+
+    def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
+        fired: list[tuple[int, int, Tag]] = []
+        for index, (name, match) in enumerate(self.modules):
+            hit = match.test(v)
+            if hit is not None:
+                rule = f"module:{name}/{hit.how}"
+                fired.append((hit.tier, index, _tag(name=name, rule=rule)))
+                if trace is not None:
+                    trace[rule] = hit.evidence
+        fired.sort(key=lambda t: (t[0], t[1]))
+        tags = [t for _, _, t in fired]
+        mode = self.profile.codeowners.mode
+        if self.owner_rules and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
+            have = {t.name for t in tags}
+            for area in self._owner_areas(v):
+                if area not in have:
+                    tags.append(_tag(name=area, rule=f"module:{area}/codeowners"))
+                    have.add(area)
+                    if trace is not None:
+                        trace[tags[-1].rule] = "CODEOWNERS area of the changed files"
+        if not tags:
+            tags.append(self._fallback(v))
+            if trace is not None:
+                trace[tags[-1].rule] = ("no module rule fired: " + (
+                    "top-level directory of the most-changed files" if v.files.paths else "no files"))
+        return tags
+
+    def _owner_areas(self, v: ItemView) -> list[str]:
+        """Areas of the last matching CODEOWNERS line per file, most-changed first."""
+        weight: Counter[str] = Counter()
+        for change, mask in zip(v.item.files, v.files.masks):
+            area = None
+            for bits, name in self.owner_rules:
+                if mask & bits:
+                    area = name
+            if area:
+                weight[area] += (change.additions + change.deletions) or 1
+        return [a for a, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    def _fallback(self, v: ItemView) -> Tag:
+        spec = self.profile.fallback
+        if not v.item.files:
+            return _tag(name=spec.none, rule="module:fallback/no-files", fallback=True)
+        weight: Counter[str] = Counter()
+        for f in v.item.files:
+            parts = [p for p in f.path.split("/") if p]
+            skipped = False
+            while len(parts) > 1 and parts[0] in spec.skip_dirs:
+                parts, skipped = parts[1:], True
+            if len(parts) > 1:
+                top = parts[0]
+            elif skipped:  # vllm/envs.py: the file names the area
+                top = parts[0].rsplit(".", 1)[0] if "." in parts[0][1:] else parts[0]
+            else:
+                top = spec.root_files
+            weight[spec.aliases.get(top, top)] += (f.additions + f.deletions) or 1
+        # ties: prefer a directory over root files, then a stable order
+        best = max(weight.values())
+        candidates = sorted(n for n, w in weight.items() if w == best)
+        dirs = [n for n in candidates if n != spec.root_files]
+        name = dirs[0] if dirs else candidates[0]
+        return _tag(name=name, rule="module:fallback/top-dir", fallback=True)
+
+    # -- ecosystems, categories
+
+    def _named(self, rules: list[tuple[str, CompiledMatch]], section: str, v: ItemView,
+               trace: dict[str, str] | None = None) -> list[Tag]:
+        fired: list[tuple[int, int, Tag]] = []
+        for index, (name, match) in enumerate(rules):
+            hit = match.test(v)
+            if hit is not None:
+                rule = f"{section}:{name}/{hit.how}"
+                fired.append((hit.tier, index, _tag(name=name, rule=rule)))
+                if trace is not None:
+                    trace[rule] = hit.evidence
+        fired.sort(key=lambda t: (t[0], t[1]))
+        return [t for _, _, t in fired]
+
+    # -- risks
+
+    def _risks(self, v: ItemView) -> list[RiskTag]:
+        out: list[RiskTag] = []
+        tests_present = bool(v.files.any_mask & self.tests_bits)
+        fired_names: set[str] = set()
+        for rule, match in self.risks:
+            if match.kinds and v.kind not in match.kinds:
+                continue
+            values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
+            if rule.kind == "match":
+                hit = match.test(v)
+                if hit is None:
+                    continue
+                values.update(evidence=hit.evidence, files=_files_text(list(hit.files)))
+                default = "{evidence}"
+                how = hit.how
+            elif rule.kind == "without-tests":
+                if not v.files.paths or tests_present:
+                    continue
+                matched = match.files_hit(v.files, v.scoped, v.item.base_branch)
+                if matched is None:
+                    continue
+                values.update(files=_files_text(matched), evidence=f"changed {_files_text(matched)}")
+                default = "changed {files} ({label}) and no file under {tests}"
+                how = "files"
+            else:  # size
+                lines, count = _size(v.item)
+                too_many_lines = rule.lines is not None and lines >= rule.lines
+                too_many_files = rule.files_count is not None and count >= rule.files_count
+                if not (too_many_lines or too_many_files):
+                    continue
+                adds, dels = _adds_dels(v.item)
+                limits = " or ".join(x for x in (
+                    f"{rule.lines} lines" if rule.lines else "",
+                    f"{rule.files_count} files" if rule.files_count else "") if x)
+                values.update(lines=str(lines), count=str(count),
+                              evidence=f"+{adds}/-{dels} lines in {count} files (threshold {limits})")
+                default = "{evidence}"
+                how = "lines" if too_many_lines else "file-count"
+            if rule.suppressed_by and fired_names.intersection(rule.suppressed_by):
+                continue
+            fired_names.add(rule.name)
+            reason = (rule.reason or default).format_map(values)
+            out.append(RiskTag.model_construct(name=rule.name, severity=rule.severity, reason=reason,
+                               rule=f"risk:{rule.name}/{how}"))
+        return out
+
+    # -- people
+
+    def _affiliations(self, item: ItemSnapshot) -> list[Tag]:
+        login = item.author.login
+        low = login.lower()
+        domain = (item.author.email_domain or "").lower().lstrip("@")
+        out: list[Tag] = []
+        for rule, rx, domains, members in self.affiliations:
+            how = None
+            if low in members:
+                how = "member"
+            elif rx is not None and rx.search(login):
+                how = "login-regex"
+            elif domain and any(domain == d or domain.endswith("." + d) for d in domains):
+                how = "email-domain"
+            if how:
+                out.append(_tag(name=rule.name, rule=f"affiliation:{rule.name}/{how}"))
+        return out
+
+    def _bot(self, item: ItemSnapshot) -> tuple[bool, str | None]:
+        login = item.author.login
+        low = login.lower()
+        if low in self.bot_logins:
+            return True, "bot:known-login"
+        if any(low.endswith(s) for s in self.bot_suffixes):
+            return True, "bot:login-suffix"
+        if self.bot_regex is not None and self.bot_regex.search(login):
+            return True, "bot:login-regex"
+        if item.author.is_bot and self.profile.bots.trust_actor_flag:
+            return True, "bot:actor-flag"
+        return False, None
+
+
+def _adds_dels(item: ItemSnapshot) -> tuple[int, int]:
+    if item.additions is not None or item.deletions is not None:
+        return item.additions or 0, item.deletions or 0
+    return sum(f.additions for f in item.files), sum(f.deletions for f in item.files)
+
+
+def _size(item: ItemSnapshot) -> tuple[int, int]:
+    adds, dels = _adds_dels(item)
+    count = item.changed_files if item.changed_files is not None else len(item.files)
+    return adds + dels, count
+
+
+def compile_profile(profile: Profile, codeowners_text: str | None = None) -> CompiledRuleSet:
+    """Compile a resolved profile; `codeowners_text` is a CODEOWNERS file's content (optional)."""
+    table = GlobTable()
+    text = profile.codeowners.text if profile.codeowners.text is not None else codeowners_text
+    if profile.codeowners.mode == "off":
+        text = None
+    ref = RuleSetRef(profile=profile.profile, version=ruleset_version(profile, text))
+
+    index = SignalIndex()
+
+    def build(spec: MatchSpec, where: str) -> CompiledMatch:
+        try:
+            return CompiledMatch(spec, table, index)
+        except (GlobError, re.error) as exc:
+            raise ProfileError(f"profile {profile.profile!r}: {where}: {exc}") from None
+
+    modules = [(r.name, build(r, f"module {r.name!r}")) for r in profile.modules]
+    risks = [(r, build(r, f"risk {r.name!r}")) for r in profile.risks]
+    ecosystems = [(r.name, build(r, f"ecosystem {r.name!r}")) for r in profile.ecosystems]
+    categories = [(r.name, build(r, f"category {r.name!r}")) for r in profile.categories]
+    affiliations = [
+        (r, _any_regex(r.login_regex), {d.lower().lstrip("@") for d in r.email_domains},
+         {m.lower().lstrip("@") for m in r.members})
+        for r in profile.affiliations
+    ]
+    tests_bits = table.bits(profile.tests.paths)
+    owner_rules: list[tuple[int, str]] = []
+    if text:
+        spec = profile.codeowners
+        for rule in parse_codeowners(text):
+            area = area_of(rule, spec.owner_areas, spec.aliases, spec.from_sections, spec.from_paths)
+            if not area:
+                continue
+            try:
+                bits = table.bits(pattern_globs(rule.pattern))
+            except GlobError as exc:
+                raise ProfileError(f"CODEOWNERS line {rule.line}: {exc}") from None
+            owner_rules.append((bits, area))
+    bots = profile.bots
+    return CompiledRuleSet(
+        profile=profile, ref=ref, table=table, modules=modules, risks=risks,
+        ecosystems=ecosystems, categories=categories, affiliations=affiliations,
+        bot_logins={b.lower() for b in bots.logins},
+        bot_suffixes=tuple(s.lower() for s in bots.login_suffixes),
+        bot_regex=_any_regex(bots.login_regex), tests_bits=tests_bits,
+        ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
+        owner_rules=owner_rules,
+    )
+
+
+def classify(item: ItemSnapshot, ruleset: CompiledRuleSet,
+             trace: dict[str, str] | None = None) -> Tags:
+    """Tags for one item under one compiled rule set (see `CompiledRuleSet.classify`)."""
+    return ruleset.classify(item, trace)
+
+
+def fired_rules(tags: Tags) -> list[str]:
+    """Every rule id behind `tags`, in section order."""
+    out = [t.rule for t in tags.modules] + [r.rule for r in tags.risks]
+    out += [t.rule for t in tags.ecosystems] + [t.rule for t in tags.categories]
+    out += [t.rule for t in tags.affiliations]
+    if tags.bot_rule:
+        out.append(tags.bot_rule)
+    return out
+
+
+# ---------------------------------------------------------------- profile selection
+
+
+@dataclass
+class ProfileRegistry:
+    """Compiled profiles and which repository uses which (overrides, then repo globs, then default)."""
+
+    rulesets: dict[str, CompiledRuleSet]
+    overrides: dict[str, str] = field(default_factory=dict)
+    default: str = DEFAULT_PROFILE
+
+    def __post_init__(self) -> None:
+        for repo, name in self.overrides.items():
+            if name not in self.rulesets:
+                raise ProfileError(f"repository {repo!r} is set to use profile {name!r}, which does "
+                                   f"not exist (known profiles: {', '.join(sorted(self.rulesets))})")
+        if self.default not in self.rulesets:
+            raise ProfileError(f"no {self.default!r} profile (known profiles: "
+                               f"{', '.join(sorted(self.rulesets)) or 'none'})")
+        self._overrides = {k.lower(): v for k, v in self.overrides.items()}
+        self._globs = sorted(
+            ((g.lower(), name) for name, rs in self.rulesets.items() for g in rs.profile.repos),
+            key=lambda gn: (_MAGIC_REPO.search(gn[0]) is not None, -len(gn[0]), gn[1]))
+        self._chosen: dict[str, CompiledRuleSet] = {}
+
+    def get(self, name: str) -> CompiledRuleSet:
+        try:
+            return self.rulesets[name]
+        except KeyError:
+            raise ProfileError(f"unknown profile {name!r} (known profiles: "
+                               f"{', '.join(sorted(self.rulesets))})") from None
+
+    def for_repo(self, repo: str) -> CompiledRuleSet:
+        chosen = self._chosen.get(repo)
+        if chosen is None:
+            chosen = self.rulesets[self.profile_name(repo)]
+            self._chosen[repo] = chosen
+        return chosen
+
+    def profile_name(self, repo: str) -> str:
+        low = repo.lower()
+        if low in self._overrides:
+            return self._overrides[low]
+        for pattern, name in self._globs:  # exact names first, then the longest glob
+            if fnmatch.fnmatchcase(low, pattern):
+                return name
+        return self.default
+
+
+_MAGIC_REPO = re.compile(r"[*?\[]")
+
+
+def build_registry(raws: Mapping[str, tuple[str, Mapping[str, Any]]],
+                   codeowners: Mapping[str, str] | None = None,
+                   overrides: Mapping[str, str] | None = None) -> ProfileRegistry:
+    """Resolve, validate and compile every profile. `raws`: name -> (source file, parsed YAML);
+    `codeowners`: profile name (or `*` for all) -> CODEOWNERS text; `overrides`: repo -> profile."""
+    codeowners = dict(codeowners or {})
+    rulesets: dict[str, CompiledRuleSet] = {}
+    for name in raws:
+        profile, _ = resolve_profile(name, raws)
+        rulesets[name] = compile_profile(profile, codeowners.get(name, codeowners.get("*")))
+    return ProfileRegistry(rulesets, dict(overrides or {}))

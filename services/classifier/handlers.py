@@ -1,0 +1,63 @@
+"""Use cases of the classifier: classify one fact, and handle a consumed batch in stream order."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
+
+from shared.bus import Poison, Subjects
+from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
+from shared.events.envelope import CloudEvent
+
+from .domain.rules import ProfileRegistry
+
+
+class Publisher(Protocol):
+    async def publish(self, event: CloudEvent, subject: str) -> Any: ...
+
+
+def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
+    """The fact with its item's tags under the repository's rule set."""
+    ruleset = registry.for_repo(fact.data.repo)
+    try:
+        tags = ruleset.classify(fact.data.item)
+    except Exception as exc:  # noqa: BLE001 - deterministic: retrying the same fact cannot help
+        raise Poison(f"classification failed under profile {ruleset.name!r} "
+                     f"({type(exc).__name__}: {exc})") from exc
+    return EnrichedFact.create(fact, tags, ruleset.ref)
+
+
+def outgoing(event: GithubFact | SyncWatermark,
+             registry: ProfileRegistry) -> tuple[EnrichedFact | WatermarkForwarded, str]:
+    """What to publish for one consumed event, and where."""
+    if isinstance(event, SyncWatermark):
+        return WatermarkForwarded.create(event.data), Subjects.enriched_watermark(event.data.repo)
+    if isinstance(event, GithubFact):
+        enriched = classify_fact(event, registry)
+        data = event.data
+        return enriched, Subjects.enriched(data.kind, data.action, data.repo)
+    raise Poison(f"the classifier does not handle {type(event).__name__} events")
+
+
+async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: ProfileRegistry,
+                       publish: Callable[[CloudEvent, str], Awaitable[Any]]) -> int:
+    """Classify and publish a batch in stream order.
+
+    Facts are published concurrently (their acknowledgements awaited together); a watermark waits
+    until every fact before it is acknowledged, so downstream never sees a watermark before the
+    facts it covers. Returns how many events were published.
+    """
+    results = [outgoing(e, registry) for e in events]  # all-or-nothing: classify before publishing
+    pending: list[Awaitable[Any]] = []
+    for event, subject in results:
+        if isinstance(event, WatermarkForwarded):
+            if pending:
+                await asyncio.gather(*pending)
+                pending = []
+            await publish(event, subject)
+        else:
+            pending.append(publish(event, subject))
+    if pending:
+        await asyncio.gather(*pending)
+    return len(results)

@@ -12,7 +12,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
 from shared.bus import Subjects
-from shared.events import FactData, SyncWatermark, WatermarkData, check_repo, make_fact, utc
+from shared.events import (
+    FactData, GithubFact, SyncWatermark, WatermarkData, check_repo, make_fact, utc,
+)
 from shared.events.envelope import CloudEvent
 
 from .domain.sources import SourceError, parse_source_spec
@@ -59,7 +61,8 @@ def _is_duplicate(ack: Any) -> bool:
     return bool(getattr(ack, "duplicate", False))
 
 
-async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData], *, origin: str,
+async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | GithubFact], *,
+                       origin: str,
                        watermark: datetime | None = None, progress: bool = False) -> IngestResult:
     """Publish every fact of `repo` on its subject, then one SyncWatermark.
 
@@ -68,7 +71,7 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData], *, 
     sees the watermark has seen the facts before it. Ids are deterministic: a re-run within the
     stream's duplicate window adds nothing (and consumers de-duplicate by id after it). The
     watermark is `watermark` or, when None, the latest fact's time; with no facts and no
-    watermark nothing is published.
+    watermark nothing is published. A `GithubFact` (a recorded event) is published unchanged.
     """
     check_repo(repo)
     result = IngestResult(repo=repo, origin=origin)
@@ -82,11 +85,12 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData], *, 
             if not chunk:
                 break
             events = []
-            for data in chunk:
+            for fact in chunk:
+                data = fact.data if isinstance(fact, GithubFact) else fact
                 if data.repo != repo:
                     raise SourceError(f"a fact of {data.repo} (#{data.item.number}) was given to "
                                       f"ingest for {repo}: filter the source by repository first")
-                event = make_fact(data)
+                event = fact if isinstance(fact, GithubFact) else make_fact(data)
                 events.append((event, Subjects.fact(data.kind, data.action, repo)))
                 result.counts[(data.kind, data.action)] += 1
                 latest = event.time if latest is None else max(latest, event.time)

@@ -11,15 +11,16 @@ import io
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from shared.events import FactData, fact_time
+from shared.events import FactData, GithubFact, fact_time
+from shared.events.envelope import CloudEvent
 
 from ..domain.sources import (
-    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, event_facts,
+    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, recorded_events,
     gharchive_facts, gharchive_repos, git_facts, github_repo_of_remote, parse_source_spec,
     replay_facts,
 )
@@ -35,12 +36,12 @@ class LoadedSource:
     spec: SourceSpec
     repo: str
     origin: str
-    facts: list[FactData]
+    facts: list[FactData | GithubFact]  # GithubFact: recorded events, re-published unchanged
     watermark: datetime | None = None  # None: the latest fact's time
     notes: list[str] = field(default_factory=list)
 
     def counts(self) -> Counter[tuple[str, str]]:
-        return Counter((f.kind, f.action) for f in self.facts)
+        return Counter((d.kind, d.action) for d in map(data_of, self.facts))
 
 
 def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -74,9 +75,17 @@ def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                               "or not really gzip?") from None
 
 
-def _sorted(facts: list[FactData]) -> list[FactData]:
+def data_of(fact: FactData | GithubFact) -> FactData:
+    return fact.data if isinstance(fact, GithubFact) else fact
+
+
+def _time(fact: FactData | GithubFact):
+    return fact.time if isinstance(fact, GithubFact) else fact_time(fact)
+
+
+def _sorted(facts: list) -> list:
     # publish in GitHub time order (stable, so equal times keep the file's order)
-    return sorted(facts, key=fact_time)
+    return sorted(facts, key=_time)
 
 
 def load_source(source: str | SourceSpec, repo: str | None = None, *,
@@ -109,7 +118,7 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
         return LoadedSource(spec, target, "replay", _sorted(facts))
     if spec.kind == "events":
         scan = EventsScan(Counter())
-        facts = list(event_facts(open_lines(spec.path), repo, scan, source=label))
+        facts = list(recorded_events(open_lines(spec.path), repo, scan, source=label))
         if repo is None:
             if len(scan.repos) > 1:
                 listing = ", ".join(f"{r} ({n})" for r, n in scan.repos.most_common(10))
@@ -118,7 +127,7 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
             if not scan.repos:
                 raise SourceError(f"{label} holds no GitHub facts")
             repo = next(iter(scan.repos))
-        origins = Counter(f.origin for f in facts)
+        origins = Counter(e.data.origin for e in facts)
         origin = origins.most_common(1)[0][0] if origins else "replay"
         return LoadedSource(spec, repo, origin, _sorted(facts), watermark=scan.watermark)
     if spec.kind == "gharchive":
@@ -166,3 +175,19 @@ def read_git_history(path: str | Path, ref: str = "HEAD") -> tuple[str, str | No
                           "at least one commit?)")
     remote = run("remote", "get-url", "origin")
     return log_.stdout, (remote.stdout.strip() or None) if remote.returncode == 0 else None
+
+
+def write_events(path: str | Path, events: Iterable[CloudEvent]) -> int:
+    """Record events as JSON lines (gzip when the name ends in .gz), readable by `events:PATH`.
+
+    Returns how many were written. Blocking: call through a thread.
+    """
+    p = Path(path).expanduser()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    opener = gzip.open if p.suffix.lower() == ".gz" else open
+    n = 0
+    with opener(p, "wb") as out:
+        for event in events:
+            out.write(event.to_bytes() + b"\n")
+            n += 1
+    return n

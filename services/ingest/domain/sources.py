@@ -268,9 +268,10 @@ class EventsScan:
     watermark: datetime | None = None
 
 
-def event_facts(lines: Lines, repo: str | None, scan: EventsScan | None = None,
-                source: str = "the events file") -> Iterator[FactData]:
-    """Facts of `repo` from JSON lines of repodigest CloudEvents (`GithubFact.to_bytes()`).
+def recorded_events(lines: Lines, repo: str | None, scan: EventsScan | None = None,
+                    source: str = "the events file") -> Iterator[GithubFact]:
+    """Facts of `repo` from JSON lines of repodigest CloudEvents (`GithubFact.to_bytes()`), kept
+    as the events they are (same id, time and source), so re-publishing them changes nothing.
 
     Watermarks in the file are not re-published (ingest publishes its own); the latest one for
     `repo` is kept in `scan.watermark`. With `repo=None` every repository's facts are yielded.
@@ -293,7 +294,7 @@ def event_facts(lines: Lines, repo: str | None, scan: EventsScan | None = None,
         assert isinstance(event, GithubFact)
         scan.repos[event.data.repo] += 1
         if repo is None or event.data.repo == repo:
-            yield event.data
+            yield event
     if repo is not None and scan.repos and not scan.repos.get(repo):
         raise missing_repo_error(repo, scan.repos, source)
 

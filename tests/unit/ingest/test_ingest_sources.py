@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from services.ingest.adapters.files import load_source
+from services.ingest.adapters.files import load_source, write_events
 from services.ingest.domain.sources import (
     SourceError, SourceSpec, login_from_commit_author, parse_source_spec, renamed_path,
     replay_fact,
@@ -158,13 +158,17 @@ def _demo_facts(n: int = 40):
 
 def test_events_file_round_trips(tmp_path):
     facts = _demo_facts()
+    # a recorded event keeps its own time even where it differs from the fact's GitHub time
+    moved = make_fact(facts[0], time=datetime(2026, 5, 1, 12, tzinfo=timezone.utc))
     mark = SyncWatermark.create(WatermarkData(repo=facts[0].repo,
                                               watermark=datetime(2026, 6, 15, tzinfo=timezone.utc)))
-    p = tmp_path / "events.jsonl"
-    p.write_bytes(b"\n".join([make_fact(f).to_bytes() for f in facts] + [mark.to_bytes()]) + b"\n")
+    p = tmp_path / "recorded" / "events.jsonl.gz"
+    events = [moved] + [make_fact(f) for f in facts[1:]]
+    assert write_events(p, [*events, mark]) == len(facts) + 1
     loaded = load_source(f"events:{p}")
     assert loaded.repo == facts[0].repo
-    assert sorted(make_fact(f).id for f in loaded.facts) == sorted(make_fact(f).id for f in facts)
+    assert sorted(e.to_bytes() for e in loaded.facts) == sorted(e.to_bytes() for e in events)
+    assert loaded.facts[0] == moved  # oldest first
     assert loaded.watermark == mark.data.watermark
     assert loaded.origin == "demo"
 

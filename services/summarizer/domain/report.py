@@ -379,26 +379,39 @@ def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: Repor
     return rows
 
 
-def _themes(key_prs: Sequence[KeyPR], t: _Tally, policy: ReportPolicy) -> list[Theme]:
-    by_module: dict[str, list[KeyPR]] = defaultdict(list)
-    for kp in key_prs:
-        for module in dict.fromkeys(kp.item.modules):
-            by_module[module].append(kp)
+def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
+            policy: ReportPolicy) -> list[Theme]:
+    """Lines of work: each key PR leads the theme of its first (strongest) module; a theme is
+    filled up to `theme_prs` with its module's best-scored merged PRs not shown elsewhere."""
     merged_by_module: dict[str, list[FactRow]] = defaultdict(list)
     for row in t.merged_prs.values():
-        for module in set(row.tags.module_names()):
+        for module in dict.fromkeys(row.tags.module_names()):
             merged_by_module[module].append(row)
+    lead: dict[str, list[int]] = defaultdict(list)
+    for kp in key_prs:
+        if kp.item.modules:
+            lead[kp.item.modules[0]].append(kp.item.number)
+    used = {n for numbers in lead.values() for n in numbers}
+    picked: dict[str, list[int]] = {}
+    order = sorted(lead, key=lambda m: (-len(merged_by_module.get(m, ())), m))
+    for module in order:
+        numbers = list(lead[module][: policy.theme_prs])
+        extra = sorted((r.fact.item.number for r in merged_by_module.get(module, ())
+                        if r.fact.item.number not in used and not _author_bot(r.fact.item, r.tags)),
+                       key=lambda n: (-scores.get(n, 0.0), n))
+        for number in extra[: max(0, min(2, policy.theme_prs) - len(numbers))]:
+            numbers.append(number)
+            used.add(number)
+        picked[module] = numbers
     themes = []
-    for module, kps in by_module.items():
+    for module in order[: policy.themes]:
         merged = merged_by_module.get(module, [])
         themes.append(Theme(
-            module=module, prs=tuple(k.item.number for k in kps[: policy.theme_prs]),
-            merged=len(merged),
+            module=module, prs=tuple(picked[module]), merged=len(merged),
             lines_added=sum(r.fact.item.additions or 0 for r in merged),
             lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
         ))
-    themes.sort(key=lambda th: (-len(by_module[th.module]), -th.merged, th.module))
-    return themes[: policy.themes]
+    return themes
 
 
 # ---------------------------------------------------------------- discussions, risks, ecosystems
@@ -442,12 +455,11 @@ def _window_items(t: _Tally) -> dict[int, FactRow]:
 
 
 def _risks(t: _Tally) -> list[RiskObservation]:
+    """Risk tags of the changes that landed (merged in the window), with counts and PR lists."""
     items: dict[str, set[int]] = defaultdict(set)
     severity: dict[str, str] = {}
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
-    for number, row in _window_items(t).items():
-        if row.fact.item.kind != "pull_request":
-            continue
+    for number, row in t.merged_prs.items():
         for risk in row.tags.risks:
             items[risk.name].add(number)
             if SEVERITY_RANK[risk.severity] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
@@ -646,7 +658,7 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
         previous_counts=_counts(prev, inp, policy),
         modules=tuple(_modules(t, prev, scores, policy)),
         key_prs=tuple(key_prs),
-        themes=tuple(_themes(key_prs, t, policy)),
+        themes=tuple(_themes(key_prs, t, scores, policy)),
         discussions=tuple(_discussions(t, inp, policy)),
         risks=tuple(_risks(t)),
         ecosystems=tuple(_ecosystems(t, inp, policy)),

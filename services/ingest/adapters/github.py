@@ -95,10 +95,12 @@ class _Retryable(Exception):
     """Internal: a response worth another attempt (5xx, secondary limit, network), with the
     server's `Retry-After` when it gave one."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, *,
+                 secondary: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.secondary = secondary
 
 
 # ---------------------------------------------------------------- responses and budget
@@ -165,7 +167,8 @@ class PyGithubSource:
     def __init__(self, token: str | None, base_url: str = "https://api.github.com", *,
                  per_page: int = 100, timeout: int = 30, max_attempts: int = 6,
                  backoff_base: float = 1.0, backoff_max: float = 60.0, reserve: int = 20,
-                 max_reset_wait: float = 900.0, seconds_between_requests: float | None = 0.25,
+                 max_reset_wait: float = 900.0, secondary_min_wait: float = 60.0,
+                 seconds_between_requests: float | None = 0.25,
                  files_cap: int = FILES_CAP, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time) -> None:
         from github import Auth, Github
@@ -175,6 +178,7 @@ class PyGithubSource:
         self.files_cap = files_cap
         self.reserve = reserve
         self.max_reset_wait = max_reset_wait
+        self.secondary_min_wait = secondary_min_wait
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
@@ -250,7 +254,11 @@ class PyGithubSource:
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, _Retryable) and exc.retry_after is not None:
             return exc.retry_after
-        return wait_random_exponential(multiplier=self.backoff_base, max=self.backoff_max)(state)
+        backoff = wait_random_exponential(multiplier=self.backoff_base, max=self.backoff_max)(state)
+        if isinstance(exc, _Retryable) and exc.secondary:
+            # GitHub: without Retry-After, wait at least a minute after a secondary limit
+            return max(self.secondary_min_wait, backoff)
+        return backoff
 
     def _before_sleep(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -339,7 +347,7 @@ class PyGithubSource:
             raise _Retryable(f"HTTP {status} from {url}", retry_after)
         if status == 429 or (status == 403 and (
                 "secondary rate limit" in lower or retry_after is not None)):
-            raise _Retryable(f"secondary rate limit (HTTP {status})", retry_after)
+            raise _Retryable(f"secondary rate limit (HTTP {status})", retry_after, secondary=True)
         if status == 403 and (_header(headers, "x-ratelimit-remaining") == "0"
                               or lower.startswith("api rate limit exceeded")):
             reset = self.budget.reset_at
@@ -594,6 +602,25 @@ async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, l
     facts, new_state = derive(prev, item, comments=comments, reviews=reviews, origin="poll")
     pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
     return facts, new_state, pending
+
+
+async def sync_once(bus: "Bus", repo: str, *, token: str | None,
+                    api_url: str = "https://api.github.com", since: datetime | None = None,
+                    now: datetime | None = None, per_page: int = 100,
+                    on_item: Callable[[int], None] | None = None,
+                    seconds_between_requests: float | None = 0.25) -> SyncResult:
+    """One sync of `repo` for a one-shot report: state in the bus's KV bucket (created by the
+    runtime's topology), facts updated since `since` on a first sync. Raises `GithubError`
+    subclasses with messages a person can act on."""
+    state = await KvIngestState.open(bus.js)
+    source = PyGithubSource(token, api_url, per_page=per_page,
+                            seconds_between_requests=seconds_between_requests)
+    try:
+        return await sync_repository(bus, state, source, repo,
+                                     now=now or datetime.now(timezone.utc), since=since,
+                                     on_item=on_item)
+    finally:
+        await asyncio.to_thread(source.close)
 
 
 # ---------------------------------------------------------------- the poller

@@ -247,3 +247,20 @@ class WebhookServer:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host: str = "0.0.0.0",
+                   port: int = 8080, path: str = "/webhooks/github",
+                   max_body: int = MAX_BODY) -> WebhookServer:
+    """The endpoint as the ingest service runs it: facts published on `bus` (no watermark: a
+    delivery says nothing about what else happened), deliveries remembered in the KV bucket.
+    Not started; `start()` / `stop()` fit the ingest service's poller hooks. Raises
+    `WebhookConfigError` without a secret."""
+    from services.ingest.adapters.github import publish_facts
+
+    async def publish(repo: str, facts: Sequence[FactData]) -> None:
+        await publish_facts(bus, facts)
+
+    app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
+                            max_body=max_body)
+    return WebhookServer(app, host, port)

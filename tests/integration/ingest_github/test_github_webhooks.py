@@ -10,10 +10,10 @@ from datetime import datetime, timezone
 import httpx
 import pytest
 
-from services.ingest.adapters.github import PyGithubSource, publish_facts, sync_repository
+from services.ingest.adapters.github import publish_facts, sync_once
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import (
-    MemoryDeliveries, WebhookConfigError, WebhookServer, build_webhook_app, signature_of,
+    MemoryDeliveries, WebhookConfigError, build_webhook_app, signature_of, webhook_server,
 )
 from services.ingest.domain.mapping import facts_from_webhook
 from shared.bus import STREAM_GITHUB
@@ -183,11 +183,15 @@ async def test_limits_and_malformed_bodies(nats_server):
 
 
 def test_refuses_to_start_without_a_secret():
+    from pydantic import SecretStr
+
     async def publish(repo, facts): ...
 
-    for secret in (None, ""):
+    for secret in (None, "", SecretStr("")):
         with pytest.raises(WebhookConfigError, match="REPODIGEST_WEBHOOK_SECRET"):
             build_webhook_app(secret, publish)
+    with pytest.raises(WebhookConfigError):
+        webhook_server(None, None, None)
 
 
 async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_server):
@@ -197,7 +201,7 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
     pr = json.loads(body)["pull_request"]
     repo = json.loads(body)["repository"]["full_name"]
     async with Harness(nats_server.url) as h:
-        server = WebhookServer(h.app(), host="127.0.0.1", port=0)
+        server = webhook_server(h.bus, h.state, SECRET, host="127.0.0.1", port=0)
         await server.start()
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
@@ -209,10 +213,12 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
         with GithubEmulator() as gh:
             gh.add(f"/repos/{repo}/pulls", [pr])
             gh.add(f"/repos/{repo}/issues", [])
-            source = PyGithubSource(gh.token, gh.base_url, seconds_between_requests=None)
-            await sync_repository(h.bus, h.state, source, repo,
-                                  now=datetime(2026, 6, 1, tzinfo=timezone.utc))
+            result = await sync_once(h.bus, repo, token=gh.token, api_url=gh.base_url,
+                                     now=datetime(2026, 6, 1, tzinfo=timezone.utc),
+                                     seconds_between_requests=None)
+        assert result.facts_published == 1  # sent again, de-duplicated by JetStream
         events = [e for e in await h.published() if not isinstance(e, SyncWatermark)]
         opened = [e for e in events if e.data.action == "opened"]
         assert len(opened) == 1 and opened[0].data.origin == "webhook"
+        assert len(events) == 1
         assert opened[0].data.item.number == pr["number"]

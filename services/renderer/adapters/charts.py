@@ -42,6 +42,8 @@ STYLE = Style(
 
 _ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+# pygal always embeds a config <script> (for its optional tooltips); reports carry no JavaScript
+_SCRIPT = re.compile(r"<script\b[^>]*?(?:/>|>.*?</script>)", re.S)
 
 
 def _config(**extra):
@@ -54,7 +56,7 @@ def _config(**extra):
 def _finish(chart, name: str, title: str) -> str:
     svg = chart.render(is_unicode=True)
     svg = _ID.sub(f"chart-{name}", svg)
-    svg = _COMMENT.sub("", svg)
+    svg = _SCRIPT.sub("", _COMMENT.sub("", svg))
     # accessible name, for screen readers and the DOM tests
     return svg.replace("<svg ", f'<svg role="img" aria-label="{_attr(title)}" ', 1)
 
@@ -64,13 +66,16 @@ def _attr(text: str) -> str:
 
 
 def activity_chart(s: SummaryData, m: Messages) -> str:
+    comments = [d.comments for d in s.activity]
     chart = pygal.Bar(**_config(title=m.t("labels.chart_activity"),
-                                no_data_text=m.t("labels.none"), x_label_rotation=0))
+                                no_data_text=m.t("labels.none"), x_label_rotation=0,
+                                # both axes start at zero so bar heights compare honestly
+                                secondary_range=(0, max(comments, default=0) or 1)))
     chart.x_labels = [d.day.strftime("%m-%d") for d in s.activity]
     if s.activity:
         chart.add(m.t("labels.issues_opened_series"), [d.issues_opened for d in s.activity])
         chart.add(m.t("labels.issues_closed_series"), [d.issues_closed for d in s.activity])
-        chart.add(m.t("labels.comments_series"), [d.comments for d in s.activity], secondary=True)
+        chart.add(m.t("labels.comments_series"), comments, secondary=True)
     return _finish(chart, "activity", m.t("labels.chart_activity"))
 
 
@@ -88,7 +93,7 @@ def modules_chart(s: SummaryData, m: Messages) -> str:
     mods = sorted((t for t in s.modules if t.total or t.previous_total),
                   key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULES]
     mods.reverse()  # pygal draws horizontal bars bottom-up; the busiest module goes on top
-    height = max(300, 130 + 36 * len(mods))
+    height = max(320, 170 + 36 * len(mods))
     chart = pygal.HorizontalBar(**{**_config(title=m.t("labels.chart_modules"),
                                              no_data_text=m.t("labels.none")), "height": height})
     chart.x_labels = [m.name("module_names", t.module) for t in mods]

@@ -1,0 +1,37 @@
+"""Fixtures for renderer integration tests: an S3 server (moto) and object stores of each kind."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from shared.natsserver import free_port
+
+
+@pytest.fixture(scope="module")
+def moto_s3():
+    """A real S3 API over HTTP on a free port (moto's threaded server); yields its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_bucket(moto_s3, monkeypatch):
+    """A fresh bucket on the moto server, with throwaway credentials; yields (endpoint, bucket)."""
+    import boto3
+
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                        ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    bucket = f"rd-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=moto_s3, region_name="us-east-1").create_bucket(Bucket=bucket)
+    return moto_s3, bucket

@@ -1,0 +1,79 @@
+"""The PDF (WeasyPrint in a worker process): counts in the text, Chinese that extracts as Chinese,
+an embedded CJK font, A4 pages with page numbers."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from services.renderer.adapters.documents import render_html
+from services.renderer.adapters.pdf import PdfRenderer
+from tests.unit.renderer.samples import daily_summary
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        message = f"{tool} (Debian poppler-utils) is not installed"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture
+async def pdf_engine():
+    engine = PdfRenderer(workers=1, timeout=180)
+    engine.start()
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def _run(*args: str) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+async def test_pdf_text_fonts_and_pages(pdf_engine, tmp_path, lang: str) -> None:
+    summary = daily_summary()
+    pdf = await pdf_engine.render(render_html(summary, lang))
+    assert pdf.startswith(b"%PDF-")
+    path = tmp_path / f"report.{lang}.pdf"
+    path.write_bytes(pdf)
+    os.makedirs("test-artifacts", exist_ok=True)
+    shutil.copy(path, f"test-artifacts/renderer-report.{lang}.pdf")
+
+    text = _run(need("pdftotext"), "-layout", str(path), "-")
+    c = summary.counts
+    for figure in (c.new_issues, c.closed_issues, c.new_prs, c.merged_prs, c.closed_unmerged_prs):
+        assert re.search(rf"(?<![\d,]){figure}(?![\d,])", text), f"{figure} missing from the PDF"
+    assert "#41184" in text
+    if lang == "zh-CN":
+        assert "开发动态报告" in text and "执行摘要" in text and "关闭未合并" in text
+    else:
+        assert "Executive summary" in text
+    assert "\ufffd" not in text  # no replacement characters from missing glyphs
+
+    fonts = _run(need("pdffonts"), str(path))
+    rows = [line.split() for line in fonts.splitlines()[2:]]
+    cjk = [r for r in rows if "CJK" in r[0]]
+    assert cjk, f"no CJK font in the PDF:\n{fonts}"
+    # columns: name type... emb sub uni: every font is embedded (emb = yes)
+    assert all(r[-5] == "yes" for r in rows), fonts
+
+    info = _run(need("pdfinfo"), str(path))
+    pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    width, height = map(float, re.search(r"Page size:\s+([\d.]+) x ([\d.]+)", info).groups())
+    assert (round(width), round(height)) == (595, 842)  # A4 in points
+    assert pages >= 2
+    # "i / n" in the footer of every page (pdftotext may drop the spaces around "/")
+    for i, page in enumerate(text.split("\f")[:pages], start=1):
+        assert re.search(rf"(?<!\d){i} ?/ ?{pages}\s*$", page), f"page {i} has no page number"

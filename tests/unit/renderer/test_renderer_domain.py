@@ -1,0 +1,162 @@
+"""Pure parts of the renderer: keys, the report index, catalogs, the view of sparse summaries."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+import yaml
+
+from services.renderer.adapters.catalogs import I18N_DIR, messages
+from services.renderer.adapters.documents import md_escape, render_html, render_markdown
+from services.renderer.domain.keys import (
+    UnsafeKey, artifact_key, check_key, component, index_key, merge_index,
+)
+from services.renderer.domain.view import build_view
+from shared.events import Counts, SummaryData, WindowRef
+
+from .samples import daily_summary, weekly_summary
+
+
+# ---------------------------------------------------------------- keys
+
+def test_artifact_key_layout() -> None:
+    assert artifact_key("vllm-project/vllm", "2026-W24", 3, "zh-CN", "report.pdf") == \
+        "reports/vllm-project/vllm/2026-W24/r3/zh-CN/report.pdf"
+    assert index_key("vllm-project/vllm") == "reports/vllm-project/vllm/index.json"
+
+
+@pytest.mark.parametrize("raw, safe", [
+    ("..", "_"), (".", "_"), ("a/b", "a_b"), ("../../etc", "_.._etc"), ("", "_"),
+    ("we ird*name", "we_ird_name"), (".hidden", "hidden"), ("ok.name-1_2", "ok.name-1_2"),
+])
+def test_component_never_escapes(raw: str, safe: str) -> None:
+    assert component(raw) == safe
+    assert "/" not in component(raw) and component(raw) not in ("", ".", "..")
+
+
+@pytest.mark.parametrize("key", ["", "/abs/key", "a/../b", "a//b", "./a", "a/b/", "a b/c"])
+def test_check_key_rejects_unsafe(key: str) -> None:
+    with pytest.raises(UnsafeKey):
+        check_key(key)
+
+
+def test_hostile_repo_and_label_stay_under_their_prefix() -> None:
+    key = artifact_key("../..", "..", 1, "en", "../report.md")
+    assert key.startswith("reports/") and ".." not in key.split("/")
+
+
+# ---------------------------------------------------------------- index
+
+def _entry(label: str, start: str, revision: int, langs=("en",)) -> dict:
+    return {"window": {"kind": "day", "label": label, "start": start, "end": start, "tz": "UTC"},
+            "revision": revision, "languages": list(langs),
+            "artifacts": [{"language": lang, "format": "md", "uri": f"x://{label}/{revision}/{lang}"}
+                          for lang in langs]}
+
+
+def test_index_lists_newest_first_and_marks_latest_revision() -> None:
+    index = None
+    index = merge_index(index, "o/r", _entry("2026-03-25", "2026-03-25T00:00:00+00:00", 1))
+    index = merge_index(index, "o/r", _entry("2026-03-27", "2026-03-27T00:00:00+00:00", 1))
+    index = merge_index(index, "o/r", _entry("2026-03-25", "2026-03-25T00:00:00+00:00", 2))
+    labels = [(r["window"]["label"], r["revision"], r["latest"]) for r in index["reports"]]
+    assert labels == [("2026-03-27", 1, True), ("2026-03-25", 2, True), ("2026-03-25", 1, False)]
+
+
+def test_index_merges_languages_of_one_revision() -> None:
+    index = merge_index(None, "o/r", _entry("d", "2026-01-01", 1, ("en",)))
+    index = merge_index(index, "o/r", _entry("d", "2026-01-01", 1, ("zh-CN",)))
+    index = merge_index(index, "o/r", _entry("d", "2026-01-01", 1, ("zh-CN",)))  # redelivery
+    (report,) = index["reports"]
+    assert report["languages"] == ["en", "zh-CN"]
+    assert [a["language"] for a in report["artifacts"]] == ["en", "zh-CN"]
+
+
+# ---------------------------------------------------------------- catalogs
+
+def _paths(node, prefix=""):
+    if isinstance(node, dict) and not (set(node) <= {"one", "other"} and "other" in node):
+        for k, v in node.items():
+            yield from _paths(v, f"{prefix}{k}.")
+    else:
+        yield prefix.rstrip(".")
+
+
+def test_catalogs_have_the_same_keys() -> None:
+    en = set(_paths(yaml.safe_load((I18N_DIR / "en.yaml").read_text(encoding="utf-8"))))
+    zh = set(_paths(yaml.safe_load((I18N_DIR / "zh-CN.yaml").read_text(encoding="utf-8"))))
+    assert en - zh == set(), f"missing in zh-CN.yaml: {sorted(en - zh)}"
+    assert zh - en == set(), f"missing in en.yaml: {sorted(zh - en)}"
+
+
+def test_english_plural_forms() -> None:
+    m = messages("en")
+    assert m.tn("risks.bullet", 1, count="1", severity="high") == "high, 1 item"
+    assert m.tn("risks.bullet", 4, count="4", severity="high") == "high, 4 items"
+
+
+def test_unknown_tag_values_are_made_readable() -> None:
+    assert messages("en").name("module_names", "kv_offload") == "kv offload"
+    assert messages("zh-CN").name("module_names", "spec_decode") == "推测解码"
+
+
+# ---------------------------------------------------------------- views
+
+def _empty(**kw) -> SummaryData:
+    window = WindowRef(kind="day", label="2026-01-05", start=datetime(2026, 1, 5, tzinfo=timezone.utc),
+                       end=datetime(2026, 1, 6, tzinfo=timezone.utc))
+    return SummaryData(repo="o/quiet", window=window, revision=1,
+                       generated_at=datetime(2026, 1, 6, 1, tzinfo=timezone.utc),
+                       counts=Counts(), **kw)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_an_empty_window_still_has_every_section(lang: str) -> None:
+    text = render_markdown(_empty(), lang)
+    m = messages(lang)
+    for section in ("highlights", "summary", "themes", "modules", "key_prs", "discussions",
+                    "ecosystems", "activity", "risks", "follow_ups", "appendix"):
+        assert m.t(f"sections.{section}") in text
+    assert text.count(m.t("labels.none")) >= 8
+    assert "None" not in text  # no Python None leaks into prose
+
+
+def test_synthetic_notice_only_when_synthetic() -> None:
+    notice = messages("en").t("notice.synthetic")
+    assert notice in render_markdown(_empty(synthetic=True), "en")
+    assert notice not in render_markdown(_empty(), "en")
+    assert "Data note: from a file" in render_markdown(_empty(data_note="from a file"), "en")
+
+
+def test_every_item_links_to_github() -> None:
+    s = daily_summary()
+    text = render_markdown(s, "en")
+    for item in s.appendix.merged_prs + s.appendix.new_issues:
+        assert f"[#{item.number}]({item.url})" in text
+
+
+def test_markdown_escaping_keeps_titles_inert() -> None:
+    assert md_escape("[x](http://evil) | *b* <script>") == \
+        r"\[x\](http://evil) \| \*b\* \<script\>"
+
+
+def test_view_orders_key_prs_by_score() -> None:
+    view = build_view(daily_summary(), messages("en"))
+    scores = [float(k.score) for k in view.key_prs]
+    assert scores == sorted(scores, reverse=True) and scores[0] == 87.5
+
+
+def test_window_in_its_time_zone() -> None:
+    view = build_view(daily_summary(), messages("en"))
+    window = dict((f.label, f.value) for f in view.header)["Window"]
+    assert window.startswith("2026-03-26 11:45 to 2026-03-27 11:45 (Asia/Shanghai, UTC+8)")
+
+
+def test_html_has_charts_no_script_and_is_deterministic() -> None:
+    html = render_html(weekly_summary(), "zh-CN")
+    assert html == render_html(weekly_summary(), "zh-CN")
+    assert html.count("<svg") == 3
+    assert "<script" not in html.lower() and "pygal.js" not in html
+    assert '<html lang="zh-CN">' in html
+    assert "&#34;" not in html.split("</style>")[0]  # the stylesheet is not HTML-escaped

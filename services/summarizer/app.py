@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from shared.bus import (
     CONSUMERS, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, Consumer, Subjects,
 )
-from shared.events import ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
+from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
@@ -41,7 +42,7 @@ class SummarizerService:
             schedules=settings.schedule_map(), grace=settings.grace(),
             max_windows_per_watermark=settings.max_windows_per_watermark,
             max_summary_bytes=settings.max_summary_bytes,
-            window_debounce=settings.window_debounce_seconds,
+            window_debounce=settings.window_debounce_seconds, give_up=self._give_up,
         )
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
@@ -52,6 +53,11 @@ class SummarizerService:
 
     async def _publish(self, event: WindowSummarized) -> None:
         await self.bus.publish(event, Subjects.summary_ready(event.data.repo))
+
+    async def _give_up(self, request: ReportRequested, reason: str) -> None:
+        await self.bus.dead_letter(request.to_bytes(), DeadLetter(
+            service=NAME, reason=reason, subject=Subjects.report_requested(request.data.repo),
+            event_id=request.id, failed_at=datetime.now(timezone.utc)))
 
     async def on_enriched_batch(self, events: list) -> None:
         await fold_events(self.deps, events)

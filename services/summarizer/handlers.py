@@ -21,6 +21,8 @@ from .domain.windows import Schedule, due_windows, previous_window, schedules_fo
 log = logging.getLogger("repodigest.summarizer")
 
 Publish = Callable[[WindowSummarized], Awaitable[None]]
+# (request, reason): tell the requester its report cannot be made (a dead letter it watches for)
+GiveUp = Callable[[ReportRequested, str], Awaitable[None]]
 
 
 def _utcnow() -> datetime:
@@ -47,6 +49,9 @@ class Deps:
     # replay or re-classification makes one revision, not one per batch; None = right away
     window_debounce: float | None = None
     window_debounce_max: float = 30.0
+    give_up: GiveUp | None = None
+    max_request_failures: int = 3
+    _failures: dict[str, int] = field(default_factory=dict)
     _migrated: bool = False
     _flusher: asyncio.Task | None = None
     _flush_wanted: asyncio.Event = field(default_factory=asyncio.Event)
@@ -104,12 +109,16 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
         result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
                                          closer=deps.closer)
     if result.repos:
-        if deps.window_debounce is None:
-            await publish_due(deps, result.repos)
-        else:
-            await publish_due(deps, result.repos, windows=False)
-            if result.late_windows or result.closed_windows or result.watermarks:
-                deps.want_window_flush()
+        # the batch is folded and committed: a summary that cannot be published now must not
+        # send these events back (they would be dead-lettered); it stays due and is retried
+        try:
+            await publish_due(deps, result.repos, windows=deps.window_debounce is None)
+        except Exception as exc:  # noqa: BLE001 - logged; the request path reports it to requesters
+            log.warning("summaries due after a fold could not be published yet (%s: %s); "
+                        "they stay pending and are retried", type(exc).__name__, exc)
+        if deps.window_debounce is not None and (result.late_windows or result.closed_windows
+                                                 or result.watermarks):
+            deps.want_window_flush()
     return result
 
 
@@ -143,8 +152,19 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
             meta = RequestMeta(languages=request.data.languages, formats=request.data.formats,
                                synthetic=request.data.synthetic, data_note=request.data.data_note,
                                request_id=request.id)
-            published.append(await summarize_window(
-                deps, request.data.repo, window_from_ref(request.data.window), meta))
+            try:
+                published.append(await summarize_window(
+                    deps, request.data.repo, window_from_ref(request.data.window), meta))
+            except Exception as exc:
+                failures = deps._failures[request.id] = deps._failures.get(request.id, 0) + 1
+                if deps.give_up is None or failures < deps.max_request_failures:
+                    raise
+                reason = (f"gave up on the report for {request.data.repo} {request.data.window.label} "
+                          f"after {failures} attempts: {type(exc).__name__}: {exc}")
+                log.error("%s", reason)
+                await deps.give_up(request, reason)
+                async with deps.db_lock:
+                    await asyncio.to_thread(deps.store.mark_answered, request.id, deps.clock())
         dirty = await asyncio.to_thread(deps.store.dirty_windows, repos) if windows else []
         for state in dirty:
             mark = marks.get(state.repo)

@@ -321,6 +321,11 @@ class SqlProjections:
                 conn.execute(requests.update().where(requests.c.id == request_id)
                              .values(answered_at=now))
 
+    def mark_answered(self, request_id: str, now: datetime) -> None:
+        """Take a request off the pending list (answered, or given up on)."""
+        with self.engine.begin() as conn:
+            conn.execute(requests.update().where(requests.c.id == request_id).values(answered_at=now))
+
     def load_window(self, repo: str, window: Window, previous: Window) -> WindowInput:
         """The facts of a window and the one before it, the items they touch, open items, first-seen."""
         lo = min(window.start, previous.start)

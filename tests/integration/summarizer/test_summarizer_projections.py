@@ -180,3 +180,34 @@ async def test_a_replay_of_late_facts_makes_one_revision_once_quiet(tmp_path):
     finally:
         await deps.close()
         store.close()
+
+
+async def test_a_request_that_keeps_failing_is_given_up_and_reported(tmp_path):
+    store = SqlProjections(f"sqlite:///{tmp_path / 'p.db'}")
+    given_up: list[tuple[str, str]] = []
+    attempts = 0
+
+    async def publish(event: WindowSummarized) -> None:
+        nonlocal attempts
+        attempts += 1
+        raise ConnectionError("bus unavailable")
+
+    async def give_up(req: ReportRequested, reason: str) -> None:
+        given_up.append((req.id, reason))
+
+    deps = Deps(store=store, publish=publish, give_up=give_up, max_request_failures=3)
+    try:
+        await fold_events(deps, random_scenario(4, WINDOW.start, 1.0, n_items=5).events())
+        req = request(as_of=None)
+        for _ in range(2):  # the request consumer retries: the error reaches it each time
+            with pytest.raises(ConnectionError):
+                await accept_request(deps, req)
+        await accept_request(deps, req)  # third failure: given up, reported, no longer pending
+        assert attempts == 3 and [g[0] for g in given_up] == [req.id]
+        assert "ConnectionError: bus unavailable" in given_up[0][1] and "2026-03-26" in given_up[0][1]
+        assert store.pending_requests() == []
+        # a fold afterwards does not try it again
+        await fold_events(deps, [watermark(WINDOW.end)])
+        assert attempts == 3
+    finally:
+        store.close()

@@ -391,7 +391,7 @@ class PhraseIndex:
             n = longest.get(w)
             if n is None:
                 continue
-            for length in range(1, min(n, len(ws) - i) + 1):
+            for length in range(min(n, len(ws) - i), 0, -1):  # the longest phrase speaks first
                 key = tuple(ws[i:i + length])
                 owners = phrases.get(key)
                 if owners:
@@ -454,11 +454,11 @@ class SignalIndex:
         self.body_keywords.add(owner, spec.body_keywords)
         return owner
 
-    def prefix_hits(self, tokens: dict[str, str]) -> dict[int, str]:
-        hits: dict[int, str] = {}
-        for token, written in tokens.items():
+    def prefix_hits(self, tokens: dict[str, str]) -> dict[int, tuple[str, int]]:
+        hits: dict[int, tuple[str, int]] = {}
+        for position, (token, written) in enumerate(tokens.items()):
             for owner in self.prefixes.get(token, ()):
-                hits.setdefault(owner, written)
+                hits.setdefault(owner, (written, position))
         return hits
 
     def label_hits(self, labels: dict[str, str]) -> dict[int, str]:
@@ -474,10 +474,11 @@ class Fired:
     how: str
     evidence: str
     files: tuple[str, ...] = ()
+    position: int = 0  # for title prefixes: which one in the title ([Kernel][ROCm]: 0, 1)
 
     @property
-    def tier(self) -> int:
-        return _TIER.get(self.how, 9)
+    def tier(self) -> tuple[int, int]:
+        return _TIER.get(self.how, 9), self.position
 
 
 class CompiledMatch:
@@ -512,9 +513,9 @@ class CompiledMatch:
         if self.kinds and v.kind not in self.kinds:
             return None
         if self.has_prefix:
-            written = v.prefix_hits.get(self.id)
-            if written is not None:
-                return Fired("title-prefix", f"title prefix {written}")
+            hit = v.prefix_hits.get(self.id)
+            if hit is not None:
+                return Fired("title-prefix", f"title prefix {hit[0]}", position=hit[1])
         if self.has_label:
             label = v.label_hits.get(self.id)
             if label is not None:
@@ -618,7 +619,7 @@ class CompiledRuleSet:
     # -- modules
 
     def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
-        fired: list[tuple[int, int, Tag]] = []
+        fired: list[tuple[tuple[int, int], int, Tag]] = []
         for index, (name, match) in enumerate(self.modules):
             hit = match.test(v)
             if hit is not None:
@@ -684,7 +685,7 @@ class CompiledRuleSet:
 
     def _named(self, rules: list[tuple[str, CompiledMatch]], section: str, v: ItemView,
                trace: dict[str, str] | None = None) -> list[Tag]:
-        fired: list[tuple[int, int, Tag]] = []
+        fired: list[tuple[tuple[int, int], int, Tag]] = []
         for index, (name, match) in enumerate(rules):
             hit = match.test(v)
             if hit is not None:
@@ -765,7 +766,7 @@ class CompiledRuleSet:
     def _bot(self, item: ItemSnapshot) -> tuple[bool, str | None]:
         login = item.author.login
         low = login.lower()
-        if low in self.bot_logins:
+        if low in self.bot_logins or low.removesuffix("[bot]") in self.bot_logins:
             return True, "bot:known-login"
         if any(low.endswith(s) for s in self.bot_suffixes):
             return True, "bot:login-suffix"

@@ -1,0 +1,99 @@
+"""Glob matching and the actions/labeler v5 `changed-files` syntax."""
+
+from __future__ import annotations
+
+import pytest
+from wcmatch import glob as wcglob
+
+from services.classifier.domain.globs import (
+    GLOB_FLAGS, FileSet, GlobError, GlobTable, parse_labeler,
+)
+
+PATHS = [
+    "vllm/v1/core/sched/scheduler.py", "csrc/rocm/attention.cu", "docs/features/spec_decode.md",
+    "README.md", ".github/workflows/ci.yml", "tests/v1/core/test_scheduler.py",
+    "vllm/model_executor/layers/fused_moe/layer.py", "vllm_ascend/ops/fused_moe/fused_moe.py",
+    "a/.hidden/x.py", "setup.py", "docker/Dockerfile.rocm",
+]
+GLOBS = [
+    "**/*.py", "vllm/**", "**/rocm/**", "docs/**", "*.md", "**/*.md", "**/fused_moe/**",
+    "{docs/**,**/*.md}", ".github/**", "tests/**/test_*.py", "**/*moe*.py", "docker/Dockerfile.rocm*",
+    "**/.hidden/**", "vllm/v1/core/**", "**/[st]etup.py", "csrc/**/*.cu",
+]
+
+
+@pytest.mark.parametrize("glob", GLOBS)
+def test_table_masks_agree_with_wcmatch_globmatch(glob):
+    table = GlobTable()
+    bit = table.bit(glob)
+    for other in GLOBS:  # other globs in the table must not disturb this one's bit
+        table.bit(other)
+    for path in PATHS:
+        expected = wcglob.globmatch(path, glob, flags=GLOB_FLAGS)
+        assert bool(table.mask(path) >> bit & 1) == expected, (glob, path)
+
+
+def test_negated_glob_matches_paths_the_pattern_does_not():
+    table = GlobTable()
+    bit = table.bit("!**/*.md")
+    assert table.mask("README.md") >> bit & 1 == 0
+    assert table.mask("vllm/x.py") >> bit & 1 == 1
+
+
+def check(config, files, base=None) -> bool:
+    table = GlobTable()
+    compiled = parse_labeler(config, table)
+    return compiled.test(FileSet.build(table, files), base)
+
+
+CF = "changed-files"
+CASES = [
+    # (id, labeler config, files, expected)
+    ("any-any hit", [{CF: [{"any-glob-to-any-file": ["docs/**", "**/*.md"]}]}], ["vllm/a.py", "docs/x.md"], True),
+    ("any-any miss", [{CF: [{"any-glob-to-any-file": "docs/**"}]}], ["vllm/a.py"], False),
+    ("any-all hit", [{CF: [{"any-glob-to-all-files": ["docs/**", "**/*.md"]}]}], ["docs/a.md", "docs/b.rst"], True),
+    ("any-all miss (no single glob covers all)", [{CF: [{"any-glob-to-all-files": ["docs/**", "**/*.py"]}]}],
+     ["docs/a.rst", "vllm/b.py"], False),
+    ("all-any hit", [{CF: [{"all-globs-to-any-file": ["vllm/**", "**/*.py"]}]}], ["docs/a.md", "vllm/b.py"], True),
+    ("all-any miss", [{CF: [{"all-globs-to-any-file": ["vllm/**", "**/*.cu"]}]}], ["csrc/a.cu", "vllm/b.py"], False),
+    ("all-all hit with negation", [{CF: [{"all-globs-to-all-files": ["**/*.py", "!tests/**"]}]}],
+     ["vllm/a.py", "vllm/b.py"], True),
+    ("all-all miss with negation", [{CF: [{"all-globs-to-all-files": ["**/*.py", "!tests/**"]}]}],
+     ["vllm/a.py", "tests/test_a.py"], False),
+    ("entries inside changed-files are OR-ed in an any group",
+     [{CF: [{"any-glob-to-any-file": "csrc/**"}, {"any-glob-to-all-files": "vllm/**"}]}], ["vllm/x.py"], True),
+    ("explicit all group: every entry must hold",
+     [{"all": [{CF: [{"any-glob-to-any-file": "vllm/**"}, {"all-globs-to-all-files": ["!docs/**"]}]}]}],
+     ["vllm/x.py", "docs/y.md"], False),
+    ("explicit all group holds",
+     [{"all": [{CF: [{"any-glob-to-any-file": "vllm/**"}, {"all-globs-to-all-files": ["!docs/**"]}]}]}],
+     ["vllm/x.py", "csrc/y.cu"], True),
+    ("top-level groups are AND-ed",
+     [{"any": [{CF: [{"any-glob-to-any-file": "vllm/**"}]}]}, {"all": [{CF: [{"any-glob-to-all-files": "csrc/**"}]}]}],
+     ["vllm/x.py"], False),
+    ("bare string shorthand inside changed-files", [{CF: ["docs/**"]}], ["docs/a.md"], True),
+    ("no files never match", [{CF: [{"any-glob-to-all-files": "**"}]}], [], False),
+]
+
+
+@pytest.mark.parametrize("config,files,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_labeler_semantics(config, files, expected):
+    assert check(config, files) is expected
+
+
+def test_base_branch_regex():
+    config = [{"base-branch": ["^releases/"]}]
+    assert check(config, ["a.py"], base="releases/v0.11.0") is True
+    assert check(config, ["a.py"], base="main") is False
+
+
+@pytest.mark.parametrize("config,message", [
+    ([{CF: [{"any-glob-to-some-file": ["x"]}]}], "unknown option any-glob-to-some-file"),
+    ([{"changed_files": ["x"]}], "unknown labeler key 'changed_files'"),
+    ("docs/**", "expected a list of match objects"),
+    ([{CF: [{"any-glob-to-any-file": []}]}], "non-empty list of globs"),
+    ([{"base-branch": ["(unclosed"]}], "invalid regular expression"),
+])
+def test_invalid_labeler_configs_say_what_is_wrong(config, message):
+    with pytest.raises(GlobError, match=message.replace("(", r"\(")):
+        parse_labeler(config, GlobTable())

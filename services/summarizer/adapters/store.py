@@ -385,6 +385,12 @@ class SqlProjections:
                            previous_facts=before, items=item_rows, actor_first_seen=first_seen,
                            history_start=_aware(history), watermark=mark)
 
+    def reset(self) -> None:
+        """Empty every projection (before a rebuild by replaying RD_ENRICHED from the start)."""
+        with self.engine.begin() as conn:
+            for table in (requests, windows, watermarks, processed, activity, items):
+                conn.execute(table.delete())
+
     def counts(self) -> dict[str, int]:
         """Row counts per table (for tests, health output and the CLI)."""
         with self.engine.connect() as conn:

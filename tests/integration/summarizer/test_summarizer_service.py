@@ -73,3 +73,35 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
         await sub.unsubscribe()
     finally:
         await runtime.stop()
+
+
+async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server, tmp_path):
+    settings = SummarizerSettings(
+        nats_url=nats_server.url, database_url=f"sqlite:///{tmp_path / 'projections.db'}",
+        schedules={"*": [{"kind": "day", "tz": "Asia/Shanghai", "cutoff": "11:45"}]},
+        close_grace_minutes=5, window_debounce_seconds=0.1)
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
+    service = runtime.add(build_service(settings, runtime))
+    await runtime.start()
+    try:
+        await service.ready()  # the database answers
+        summaries: asyncio.Queue = asyncio.Queue()
+
+        async def on_summary(msg) -> None:
+            await summaries.put(msg.data)
+
+        await runtime.broker.connection.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
+        day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=timezone.utc))[0]
+        assert (day.label, day.cutoff) == ("2026-03-26", "11:45")
+        sc = random_scenario(2, day.start, 1.0, n_items=40)
+        bus = runtime.bus("test")
+        for event in sc.events():
+            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
+        await bus.publish(watermark(day.end + timedelta(minutes=6)), Subjects.enriched_watermark(REPO))
+        async with asyncio.timeout(30):
+            summary = WindowSummarized.model_validate_json(await summaries.get()).data
+        assert summary.window.label == "2026-03-26" and summary.request_id is None
+        assert summary.counts.merged_prs == sum(1 for i in sc.items if i.merged and day.contains(i.merged))
+        assert summary.counts.new_issues == sum(1 for i in sc.items if i.kind == "issue" and day.contains(i.opened))
+    finally:
+        await runtime.stop()

@@ -169,7 +169,7 @@ class PyGithubSource:
                  backoff_base: float = 1.0, backoff_max: float = 60.0, reserve: int = 20,
                  max_reset_wait: float = 900.0, secondary_min_wait: float = 60.0,
                  seconds_between_requests: float | None = 0.25,
-                 files_cap: int = FILES_CAP, sleep: Callable[[float], None] = time.sleep,
+                 files_cap: int = FILES_CAP, sleep: Callable[[float], None] | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         from github import Auth, Github
 
@@ -182,7 +182,8 @@ class PyGithubSource:
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self._sleep = sleep
+        self._closed = threading.Event()
+        self._sleep = sleep or self._wait_unless_closed
         self._clock = clock
         self.has_token = bool(token)
         # retry=None: no urllib3 retries underneath; retries are decided here, where 304s,
@@ -195,7 +196,13 @@ class PyGithubSource:
         self.budget = Budget()
         self._lock = threading.Lock()
 
+    def _wait_unless_closed(self, seconds: float) -> None:
+        """Backoff and rate-limit waits end early when the source is closed (service stop)."""
+        if self._closed.wait(max(0.0, seconds)):
+            raise GithubUnavailable("the GitHub source was closed while waiting")
+
     def close(self) -> None:
+        self._closed.set()
         with contextlib.suppress(Exception):
             self.gh.close()
 
@@ -676,6 +683,7 @@ class GithubPoller:
 
     async def stop(self) -> None:
         self._stop.set()
+        self.source._closed.set()  # ends a backoff or rate-limit wait in the worker thread
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -253,3 +253,26 @@ async def test_poller_polls_until_stopped(nats_server, emulator):
         await poller.stop()
         assert poller.results[REPO].facts_published == sum(expected_first_sync().values())
         assert "not found" in poller.errors["nobody/nothing"]
+
+
+def test_closing_the_source_ends_a_rate_limit_wait():
+    import threading
+
+    source = PyGithubSource("t", "http://127.0.0.1:9", seconds_between_requests=None)
+    outcome: list[BaseException] = []
+    started = threading.Event()
+
+    def wait() -> None:
+        started.set()
+        try:
+            source._sleep(3600)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
+            outcome.append(exc)
+
+    worker = threading.Thread(target=wait)
+    worker.start()
+    assert started.wait(5)
+    source.close()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], GithubUnavailable)

@@ -415,6 +415,13 @@ class SyncResult:
     def duplicates(self) -> int:
         return 0
 
+    def summary(self) -> str:
+        mark = self.watermark.isoformat() if self.watermark else "none"
+        return (f"{self.repo}: {self.facts_published} facts from {self.items_changed} changed "
+                f"items; {self.requests} requests ({self.not_modified} answered 304, free); "
+                f"rate limit left {self.rate_remaining if self.rate_remaining is not None else '?'}"
+                f"; watermark {mark}")
+
 
 LISTINGS = ("pulls", "issues")
 
@@ -451,6 +458,9 @@ async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSour
     result.requests = source.budget.requests - start_requests
     result.not_modified = source.budget.not_modified - start_304
     result.rate_remaining = source.budget.remaining
+    log.info("polled %s", result.summary(),
+             extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
+                    "not_modified": result.not_modified, "rate_remaining": result.rate_remaining})
     return result
 
 

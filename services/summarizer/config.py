@@ -63,6 +63,8 @@ class SummarizerSettings(CommonSettings):
     key_pr_max: int = Field(25, ge=1)
     awaiting_review_days: float = Field(
         3.0, ge=0, description="an open PR without review for longer is a follow-up")
+    awaiting_review_max_days: float = Field(
+        30.0, ge=0, description="older unreviewed PRs count as abandoned, not awaiting review")
     popular_bug_reactions: int = Field(5, ge=1, description="an open bug with this many reactions is a follow-up")
     hot_discussions: int = Field(5, ge=1)
     ecosystems: list[EcosystemSetting] = Field(
@@ -91,6 +93,7 @@ class SummarizerSettings(CommonSettings):
             key_pr_fraction=self.key_pr_fraction, key_pr_min=self.key_pr_min,
             key_pr_max=max(self.key_pr_max, self.key_pr_min),
             awaiting_review_days=self.awaiting_review_days,
+            awaiting_review_max_days=max(self.awaiting_review_max_days, self.awaiting_review_days),
             popular_bug_reactions=self.popular_bug_reactions, hot_discussions=self.hot_discussions,
             ecosystems=tuple(EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems),
         )

@@ -78,6 +78,8 @@ class ReportPolicy:
     key_pr_min: int = 5
     key_pr_max: int = 25
     awaiting_review_days: float = 3.0
+    # older unreviewed PRs are abandoned rather than awaiting review
+    awaiting_review_max_days: float = 30.0
     popular_bug_reactions: int = 5
     hot_discussions: int = 5
     representative_prs: int = 3
@@ -537,7 +539,7 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
                 bugs.append((-snap.reactions, number, row))
         elif not snap.draft and snap.reviews == 0:
             age = (end - snap.created_at) / timedelta(days=1)
-            if age > policy.awaiting_review_days:
+            if policy.awaiting_review_days < age <= policy.awaiting_review_max_days:
                 waiting.append((-age, number, row, age))
     for number, frow in t.merged_prs.items():
         snap, tags = frow.fact.item, frow.tags
@@ -732,7 +734,8 @@ def figures(summary: SummaryData) -> dict[str, float | int | None]:
     out["median_hours_to_merge"] = summary.median_hours_to_merge
     out["median_hours_to_first_response"] = summary.median_hours_to_first_response
     out["facts_counted"] = summary.facts_counted
-    out["key_pr_numbers"] = hash_text(",".join(str(k.item.number) for k in summary.key_prs))
+    # which PRs are key is content, not a number: compared for the revision, never listed
+    out["_key_pr_selection"] = hash_text(",".join(str(k.item.number) for k in summary.key_prs))
     return out
 
 
@@ -755,8 +758,13 @@ def changed(before: Mapping[str, float | int | None],
 
 def next_revision(current: int, before: Mapping[str, float | int | None] | None,
                   after: Mapping[str, float | int | None]) -> tuple[int, tuple[ChangedFigure, ...]]:
-    """Revision 1 first; n+1 (with what changed) when figures differ; n again when they don't."""
+    """Revision 1 first; n+1 (with what changed) when figures differ; n again when they don't.
+
+    Names starting with `_` (the key-PR selection) count for the revision but are not listed.
+    """
     if current < 1 or before is None:
         return 1, ()
     diff = changed(before, after)
-    return (current + 1, diff) if diff else (current, ())
+    if not diff:
+        return current, ()
+    return current + 1, tuple(c for c in diff if not c.name.startswith("_"))

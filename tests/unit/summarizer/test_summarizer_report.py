@@ -313,3 +313,21 @@ def test_fit_size_cuts_the_appendix_and_says_how_much():
         assert [r.number for r in kept] == [r.number for r in getattr(full.appendix, name)][: len(kept)]
     # lists that were not cut are complete, only without their tags
     assert len(cut.appendix.merged_prs) == cut.counts.merged_prs
+
+
+def test_a_new_key_pr_selection_is_a_new_revision_without_listing_a_hash():
+    before = {"counts.merged_prs": 5, "_key_pr_selection": 1}
+    after = {"counts.merged_prs": 5, "_key_pr_selection": 2}
+    assert next_revision(3, before, after) == (4, ())
+    assert next_revision(3, before, dict(before)) == (3, ())
+
+
+def test_unreviewed_prs_older_than_the_maximum_are_not_awaiting_review():
+    end = DAY.end
+    sc = Scenario(items=[
+        ItemSpec(1, "pull_request", end - timedelta(days=10), author="a"),
+        ItemSpec(2, "pull_request", end - timedelta(days=45), author="b"),
+        ItemSpec(3, "pull_request", end - timedelta(days=4), author="c", reviews=2),
+    ])
+    s = summarize(sc)
+    assert [(f.item.number, f.days) for f in s.follow_ups if f.kind == "awaiting_review"] == [(1, 10.0)]

@@ -1,0 +1,99 @@
+"""Summarizer folding and summarizing speed beside a raw bulk insert into the same database.
+
+    .venv/bin/python -m bench.summarizer_fold --items 3000 [--database sqlite|postgres]
+
+Folding: decoded EnrichedFacts folded in batches of 256 (the consumer's batch size) through
+`fold_events` (dedupe, activity, items, watermark, window flags; one transaction per batch).
+Baseline: the same number of rows (id + the event's JSON) bulk-inserted with executemany, one
+transaction per 256 rows, into a bare table in the same database. Then one weekly summary of
+the whole data set (load + report model). Prints events/s for both, their ratio, and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+import uuid
+
+import sqlalchemy as sa
+
+from services.summarizer.adapters.store import SqlProjections
+from services.summarizer.domain.report import RequestMeta
+from services.summarizer.handlers import Deps, fold_events, summarize_window
+from shared.windows import week_window
+from tests.conftest import POSTGRES_URL
+from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
+
+BATCH = 256
+
+
+def database(kind: str, tmp: str) -> tuple[str, callable]:
+    if kind == "sqlite":
+        return f"sqlite:///{tmp}/bench.db", lambda: None
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    engine = sa.create_engine(POSTGRES_URL)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'create schema "{schema}"'))
+
+    def drop() -> None:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'drop schema "{schema}" cascade'))
+        engine.dispose()
+
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    return f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}", drop
+
+
+async def run(items: int, kind: str) -> None:
+    week = week_window(2026, 24, "UTC")
+    events = [*random_scenario(1, week.start, 7.0, items).events(), watermark(week.end)]
+    with tempfile.TemporaryDirectory() as tmp:
+        url, drop = database(kind, tmp)
+        try:
+            store = SqlProjections(url)
+            store.migrate()
+            baseline_table = sa.Table("bench_raw", sa.MetaData(), sa.Column("id", sa.String(64), primary_key=True),
+                                      sa.Column("body", sa.Text))
+            baseline_table.create(store.engine)
+            payloads = [{"id": e.id, "body": e.model_dump_json()} for e in events]
+            t0 = time.perf_counter()
+            for i in range(0, len(payloads), BATCH):
+                with store.engine.begin() as conn:
+                    conn.execute(baseline_table.insert(), payloads[i:i + BATCH])
+            raw = len(payloads) / (time.perf_counter() - t0)
+
+            async def publish(event) -> None:
+                pass
+
+            deps = Deps(store=store, publish=publish)
+            t0 = time.perf_counter()
+            for i in range(0, len(events), BATCH):
+                await fold_events(deps, events[i:i + BATCH])
+            folded = len(events) / (time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            summary = await summarize_window(deps, REPO, week, RequestMeta(request_id="bench"))
+            took = time.perf_counter() - t0
+            store.close()
+        finally:
+            drop()
+    print(f"{kind}: {len(events)} events")
+    print(f"  {'fold_events':<28} {folded:>10,.0f} events/s")
+    print(f"  {'baseline executemany':<28} {raw:>10,.0f} rows/s   (fold = {folded / raw:.0%} of baseline)")
+    print(f"  {'weekly summary':<28} {took:>10.2f} s for {summary.data.facts_counted} facts, "
+          f"{len(summary.to_bytes()) / 1000:.0f} kB event")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="sqlite")
+    args = parser.parse_args()
+    kinds = ("sqlite", "postgres") if args.database == "both" else (args.database,)
+    for kind in kinds:
+        asyncio.run(run(args.items, kind))
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -60,3 +61,29 @@ def window_span(window: WindowRef) -> tuple[str, str]:
 
 def days_text(days: float) -> str:
     return f"{days:.1f}" if days < 10 else f"{days:.0f}"
+
+
+_HTML_COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
+_MD_BLOCK = re.compile(r"(^|\s)(#{1,6}|[-*>]|\d+\.)\s+|!\[[^\]]*\]\([^)]*\)")
+_MD_INLINE = re.compile(r"`{1,3}|\*\*|__")
+# a PR template's test sections say how, not what: the excerpt stops before them
+_TEST_SECTIONS = re.compile(r"(^|\n)\s*#{1,6}\s*test (plan|result)s?\b.*", re.I | re.S)
+_BOILERPLATE = re.compile(r"\b(purpose|test plan|test result|essential elements of an effective pr "
+                          r"description checklist)\b:?", re.I)
+
+
+def excerpt(text: str, limit: int = 240) -> str:
+    """A short, plain-text excerpt of a PR or issue body (template comments and markup removed)."""
+    if not text:
+        return ""
+    plain = _TEST_SECTIONS.sub(" ", _HTML_COMMENT.sub(" ", text))
+    plain = _MD_INLINE.sub("", _MD_BLOCK.sub(" ", plain))
+    plain = _BOILERPLATE.sub(" ", plain)
+    plain = " ".join(plain.split())
+    if len(plain) <= limit:
+        return plain
+    cut = plain[:limit]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:") + "…"

@@ -16,7 +16,7 @@ from shared.events import (
 )
 
 from .i18n import Messages
-from .text import days_text, num, one_decimal, signed, stamp, utc_offset, window_span
+from .text import days_text, excerpt, num, one_decimal, signed, stamp, utc_offset, window_span
 
 MAX_HIGHLIGHTS = 7
 MAX_THEME_PRS = 4
@@ -25,6 +25,9 @@ MAX_KEY_PRS = 12
 MAX_DISCUSSIONS = 5
 MAX_CONTRIBUTORS = 10
 MAX_RISK_LINKS = 8
+MAX_CHANGED = 8
+EXCERPT_THEME = 220
+EXCERPT_DISCUSSION = 280
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,11 @@ class Link:
 
 @dataclass(frozen=True)
 class Line:
-    """A PR or issue with one line about it."""
+    """A PR or issue with one line about it (and, where useful, an excerpt of its description)."""
 
     link: Link
     text: str
+    excerpt: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class DiscussionView:
     kind: str
     text: str
     status: str
+    excerpt: str = ""
 
 
 @dataclass(frozen=True)
@@ -286,15 +291,39 @@ class _Writer:
             parts.append(m.t("notice.note", note=s.data_note))
         return " ".join(parts) or None
 
+    def figure_name(self, name: str) -> str:
+        """A readable name for a figure of the summarizer's revision check (`counts.merged_prs`,
+        `modules.moe.total`, `risks.core-change.count`, `median_hours_to_merge`, ...)."""
+        m = self.m
+        group, _, rest = name.partition(".")
+        if group == "counts" and rest:
+            return m.name("figure_names", rest)
+        if group == "modules" and rest:
+            module, _, measure = rest.rpartition(".")
+            return m.t(f"changed.module_{measure}" if measure in ("total", "merged")
+                       else "changed.module_total", module=self.module(module or rest))
+        if group == "risks" and rest:
+            return m.name("risk_names", rest.rpartition(".")[0] or rest)
+        return m.name("figure_names", name)
+
     def changed(self) -> str | None:
         if not self.s.changed_figures:
             return None
         m = self.m
-        parts = [m.t("changed.figure", name=m.name("figure_names", f.name),
-                     before="-" if f.before is None else num(f.before),
-                     after="-" if f.after is None else num(f.after))
-                 for f in self.s.changed_figures]
-        return m.t("changed.text", revision=self.s.revision, figures=m.t("list.comma").join(parts))
+        parts = []
+        for f in self.s.changed_figures[:MAX_CHANGED]:
+            if f.name == "key_pr_numbers":
+                # a digest of the selection, not a figure a person can read
+                parts.append(m.t("changed.key_prs"))
+                continue
+            parts.append(m.t("changed.figure", name=self.figure_name(f.name),
+                             before="-" if f.before is None else num(f.before),
+                             after="-" if f.after is None else num(f.after)))
+        more = len(self.s.changed_figures) - MAX_CHANGED
+        text = m.t("list.comma").join(parts)
+        if more > 0:
+            text += m.tn("changed.more", more, count=num(more))
+        return m.t("changed.text", revision=self.s.revision, figures=text)
 
     # ------------------------------------------------------------ prose
 
@@ -389,7 +418,11 @@ class _Writer:
         lines = []
         for n in theme.prs[:MAX_THEME_PRS]:
             item = self.items.get(n)
-            lines.append(self.pr_line(item) if item is not None else Line(self.ref(n), ""))
+            if item is None:
+                lines.append(Line(self.ref(n), ""))
+                continue
+            line = self.pr_line(item)
+            lines.append(Line(line.link, line.text, excerpt(item.body_excerpt, EXCERPT_THEME)))
         return ThemeView(self.module(theme.module), text, tuple(lines))
 
     def trend_sentence(self, t: ModuleTrend) -> str:
@@ -431,7 +464,8 @@ class _Writer:
             text += m.t("list.sentence") + m.t("discussions.people",
                                                people=m.t("list.comma").join(people))
         status = m.name("status_names", d.status)
-        return DiscussionView(link(d.item), kind, text, status)
+        return DiscussionView(link(d.item), kind, text, status,
+                              excerpt(d.item.body_excerpt, EXCERPT_DISCUSSION))
 
     def ecosystem(self, e: EcosystemSection) -> EcosystemView:
         m = self.m

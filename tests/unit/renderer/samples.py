@@ -19,14 +19,14 @@ def _t(day: int, hour: int, minute: int = 0) -> datetime:
 
 def pr(number: int, title: str, author: str, *, modules=(), merged=True, additions=0,
        deletions=0, files=0, risks=(), ecosystems=(), categories=(), state=None,
-       draft=False) -> ItemRef:
+       draft=False, body="") -> ItemRef:
     return ItemRef(
         number=number, kind="pull_request", title=title,
         url=f"https://github.com/{REPO}/pull/{number}", author=author, modules=tuple(modules),
         risks=tuple(risks), ecosystems=tuple(ecosystems), categories=tuple(categories),
         merged=merged, state=state or ("closed" if merged else "open"), draft=draft,
         additions=additions, deletions=deletions, changed_files=files,
-        created_at=_t(26, 4), merged_at=_t(26, 19) if merged else None)
+        created_at=_t(26, 4), merged_at=_t(26, 19) if merged else None, body_excerpt=body)
 
 
 def issue(number: int, title: str, author: str, *, state="open", modules=()) -> ItemRef:
@@ -36,26 +36,32 @@ def issue(number: int, title: str, author: str, *, state="open", modules=()) -> 
 
 
 P_MOE = pr(41184, "[MoE] Invert FusedMoE ownership into MoERunner", "bnellnm", modules=("moe",),
-           additions=2417, deletions=1893, files=90, risks=("core_path",))
+           additions=2417, deletions=1893, files=90, risks=("core-change",),
+           body="<!-- markdownlint-disable -->\n## Purpose\nSplit FusedMoE into RoutedExperts "
+                "(weights only) and MoERunner (forward logic) so that expert parallelism and "
+                "quantization fusion no longer depend on layer wiring.\n\n## Test Plan\n"
+                "pytest tests/kernels/moe -x")
 P_DEEPEP = pr(41183, "[MoE] DeepEP v2 elastic all2all backend", "tlrmchlsmth", modules=("moe",),
-              additions=806, deletions=112, files=14, risks=("cuda_graph",))
+              additions=806, deletions=112, files=14, risks=("graph-capture",))
 P_SPEC = pr(32374, "[Spec Decode] Dynamic speculative length | batch-aware", "ekagra-ranjan",
-            modules=("spec_decode",), additions=655, deletions=74, files=11,
-            risks=("cuda_graph", "missing_tests"))
+            modules=("speculative-decoding",), additions=655, deletions=74, files=11,
+            risks=("graph-capture", "core-without-tests"))
 P_ROCM = pr(38313, "[ROCm] AITER fused RoPE + KV cache for DeepSeek MLA", "khairulkabir1661",
             modules=("rocm", "attention"), additions=312, deletions=41, files=6,
-            ecosystems=("rocm",), categories=("performance",), risks=("hardware_specific",))
+            ecosystems=("rocm",), categories=("performance",), risks=("hardware-specific",))
 P_ROCM_FIX = pr(38293, "[Bugfix][ROCm] Quark MoE prefix mismatch in MTP draft", "vecheruk-amd",
                 modules=("rocm", "moe"), additions=23, deletions=9, files=2,
-                ecosystems=("rocm",), categories=("bug_fix",))
+                ecosystems=("rocm",), categories=("bugfix",))
 P_ROCM_CI = pr(38238, "[CI/AMD] Drop host GPU reset from k8s test script", "dhonnappa-amd",
                modules=("ci",), merged=False, additions=4, deletions=31, files=1,
-               ecosystems=("rocm",), categories=("platform_ci",))
+               ecosystems=("rocm",), categories=("platform-ci",))
 P_GGUF = pr(39612, "Move GGUF support out of core", "Isotr0py", modules=("quantization",),
-            additions=120, deletions=9108, files=57, risks=("api_change",))
+            additions=120, deletions=9108, files=57, risks=("interface-change",))
 P_DRAFT = pr(38280, "[Quantization] Add TurboQuant KV cache quantization", "lishunyang12",
              modules=("quantization", "kv_cache"), merged=False, additions=1530, deletions=0,
-             files=19, draft=True)
+             files=19, draft=True,
+             body="Implements TurboQuant: sub-4-bit vector quantization of the KV cache. On "
+                  "Qwen2.5-1.5B, 2/3/4-bit all match 100% of outputs with no added latency.")
 P_CLOSED = pr(38255, "Revert flaky fix in scheduler", "someone", modules=("core",),
               merged=False, state="closed", additions=3, deletions=3, files=1)
 I_RFC = issue(38256, "[RFC]: Incremental MoE Expert Offloading", "e1n00r", modules=("moe",))
@@ -85,7 +91,7 @@ def daily_summary(**overrides) -> SummaryData:
                         delta=11, trend="up", representative=(41184, 41183, 38293)),
             ModuleTrend(module="rocm", merged=6, opened=11, issues=5, total=22, previous_total=22,
                         delta=0, trend="flat", representative=(38313, 38293)),
-            ModuleTrend(module="spec_decode", merged=3, opened=5, issues=2, total=10,
+            ModuleTrend(module="speculative-decoding", merged=3, opened=5, issues=2, total=10,
                         previous_total=0, delta=10, trend="new", representative=(32374,)),
             ModuleTrend(module="quantization", merged=2, opened=4, issues=1, total=7,
                         previous_total=12, delta=-5, trend="down", representative=(39612, 38280)),
@@ -93,20 +99,20 @@ def daily_summary(**overrides) -> SummaryData:
                         previous_total=97, delta=12, trend="up", fallback=True),
         ),
         key_prs=(
-            KeyPR(item=P_MOE, score=87.5, signals=(
-                ScoreSignal(name="core_path", value=1, points=30.0),
-                ScoreSignal(name="size", value=4310, points=25.5),
-                ScoreSignal(name="reviews", value=9, points=18.0))),
-            KeyPR(item=P_GGUF, score=71.25, signals=(ScoreSignal(name="size", value=9228, points=40.0),)),
-            KeyPR(item=P_SPEC, score=64.0, signals=(ScoreSignal(name="reviews", value=12, points=24.0),)),
-            KeyPR(item=P_DEEPEP, score=58.5),
-            KeyPR(item=P_ROCM, score=43.5),
-            KeyPR(item=P_ROCM_FIX, score=21.5),
+            KeyPR(item=P_MOE, score=8.75, signals=(
+                ScoreSignal(name="core", value=1, points=1.0),
+                ScoreSignal(name="size", value=4310, points=2.5),
+                ScoreSignal(name="discussion", value=31, points=1.75))),
+            KeyPR(item=P_GGUF, score=7.125, signals=(ScoreSignal(name="size", value=9228, points=3.0),)),
+            KeyPR(item=P_SPEC, score=6.4, signals=(ScoreSignal(name="reviews", value=12, points=2.0),)),
+            KeyPR(item=P_DEEPEP, score=5.85),
+            KeyPR(item=P_ROCM, score=4.35),
+            KeyPR(item=P_ROCM_FIX, score=2.15),
         ),
         themes=(
             Theme(module="moe", prs=(41184, 41183, 38293), merged=9, lines_added=3246,
                   lines_removed=2014),
-            Theme(module="spec_decode", prs=(32374,), merged=3, lines_added=655,
+            Theme(module="speculative-decoding", prs=(32374,), merged=3, lines_added=655,
                   lines_removed=74),
             Theme(module="quantization", prs=(39612, 38280), merged=2, lines_added=120,
                   lines_removed=9108),
@@ -119,19 +125,19 @@ def daily_summary(**overrides) -> SummaryData:
                        status="closed", heat=9.0),
         ),
         risks=(
-            RiskObservation(risk="core_path", severity="high", count=32,
+            RiskObservation(risk="core-change", severity="high", count=32,
                             items=(41184, 32374, 38255), reason="scheduler and model runner"),
-            RiskObservation(risk="missing_tests", severity="medium", count=36, items=(32374,)),
-            RiskObservation(risk="cuda_graph", severity="high", count=3, items=(32374, 41183)),
-            RiskObservation(risk="odd_new_risk", severity="low", count=1, items=(38280,),
+            RiskObservation(risk="core-without-tests", severity="medium", count=36, items=(32374,)),
+            RiskObservation(risk="graph-capture", severity="high", count=3, items=(32374, 41183)),
+            RiskObservation(risk="odd-new-risk", severity="low", count=1, items=(38280,),
                             reason="a rule nobody named yet"),
         ),
         ecosystems=(
             EcosystemSection(
                 name="AMD/ROCm", affiliation="amd", ecosystem="rocm", issues=(I_ROCM,),
                 pr_groups=(EcosystemGroup(category="performance", items=(P_ROCM,)),
-                           EcosystemGroup(category="bug_fix", items=(P_ROCM_FIX,)),
-                           EcosystemGroup(category="platform_ci", items=(P_ROCM_CI,))),
+                           EcosystemGroup(category="bugfix", items=(P_ROCM_FIX,)),
+                           EcosystemGroup(category="platform-ci", items=(P_ROCM_CI,))),
                 contributors=("khairulkabir1661", "vecheruk-amd", "dhonnappa-amd", "tjtanaa")),
         ),
         follow_ups=(
@@ -158,7 +164,13 @@ def daily_summary(**overrides) -> SummaryData:
             new_prs=(P_DRAFT, P_ROCM_CI, P_CLOSED), merged_prs=(P_MOE, P_DEEPEP, P_SPEC, P_ROCM,
                                                                 P_ROCM_FIX, P_GGUF),
             closed_unmerged_prs=(P_CLOSED,)),
-        changed_figures=(ChangedFigure(name="merged_prs", before=39, after=41),),
+        changed_figures=(
+            ChangedFigure(name="counts.merged_prs", before=39, after=41),
+            ChangedFigure(name="key_pr_numbers", before=2894301447, after=3390217781),
+            ChangedFigure(name="modules.moe.total", before=24, after=26),
+            ChangedFigure(name="risks.core-change.count", before=None, after=32),
+            ChangedFigure(name="median_hours_to_merge", before=17.25, after=18.5),
+        ),
         facts_counted=1486,
         request_id="req-0123456789",
     )

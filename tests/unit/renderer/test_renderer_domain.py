@@ -144,7 +144,7 @@ def test_markdown_escaping_keeps_titles_inert() -> None:
 def test_view_orders_key_prs_by_score() -> None:
     view = build_view(daily_summary(), messages("en"))
     scores = [float(k.score) for k in view.key_prs]
-    assert scores == sorted(scores, reverse=True) and scores[0] == 87.5
+    assert scores == sorted(scores, reverse=True) and scores[0] == 8.8
 
 
 def test_window_in_its_time_zone() -> None:
@@ -160,3 +160,31 @@ def test_html_has_charts_no_script_and_is_deterministic() -> None:
     assert "<script" not in html.lower() and "pygal.js" not in html
     assert '<html lang="zh-CN">' in html
     assert "&#34;" not in html.split("</style>")[0]  # the stylesheet is not HTML-escaped
+
+
+def test_changed_figures_are_readable_and_hide_digests() -> None:
+    text = render_markdown(daily_summary(), "en")
+    line = next(t for t in text.splitlines() if t.startswith("> Revision 2"))
+    assert "merged PRs 39 → 41" in line and "MoE items 24 → 26" in line
+    assert "Core paths changed - → 32" in line and "the selection of key PRs" in line
+    assert "2894301447" not in text and "3390217781" not in text
+    zh = render_markdown(daily_summary(), "zh-CN")
+    assert "合并 PR 39 → 41" in zh and "重点 PR 的选择" in zh
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("<!-- template -->\n## Purpose\nAdds **fused** `RoPE`.\n\n## Test Plan\npytest -x", "Adds fused RoPE."),
+    ("", ""),
+])
+def test_excerpt_is_plain_and_short(body: str, expected: str) -> None:
+    from services.renderer.domain.text import excerpt
+
+    assert excerpt(body, 240) == expected
+
+
+def test_long_excerpts_end_on_a_word() -> None:
+    from services.renderer.domain.text import excerpt
+
+    text = excerpt("alpha beta " * 60, 100)
+    assert len(text) <= 101 and text.endswith("…")
+    assert text[:-1].split()[-1] in ("alpha", "beta")

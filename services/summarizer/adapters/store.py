@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,6 +28,7 @@ log = logging.getLogger("repodigest.summarizer.store")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 CHUNK = 500  # bound on IN (...) lists and multi-row statements
+_MIGRATING = threading.Lock()  # one migration at a time in this process (SQLite has no DDL lock)
 
 
 class StoreError(RuntimeError):
@@ -106,10 +108,24 @@ class SqlProjections:
 
         cfg = Config()
         cfg.set_main_option("script_location", str(MIGRATIONS))
-        try:
+
+        def upgrade() -> None:
             with self.engine.begin() as conn:
+                if self.dialect == "postgresql":
+                    # replicas starting together migrate one after the other
+                    conn.execute(sa.text("select pg_advisory_xact_lock(7240115)"))
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
+
+        try:
+            with _MIGRATING:
+                try:
+                    upgrade()
+                except sa.exc.OperationalError as exc:
+                    # another process migrated the same SQLite file meanwhile: look again
+                    if "already exists" not in str(exc.orig):
+                        raise
+                    upgrade()
         except sa.exc.OperationalError as exc:
             raise StoreError(
                 f"cannot migrate the projections database {redacted(self.url)}: "

@@ -237,3 +237,26 @@ async def test_projections_rebuild_from_the_log_to_the_same_figures(database_url
         assert rebuilt.appendix == first.appendix and rebuilt.fact_ids_sample == first.fact_ids_sample
     finally:
         store.close()
+
+
+async def test_concurrent_migrations_are_safe_and_idempotent(database_url):
+    stores = [SqlProjections(database_url) for _ in range(3)]
+    try:
+        await asyncio.gather(*(asyncio.to_thread(s.migrate) for s in stores))
+        stores[0].migrate()
+        assert stores[1].counts() == dict.fromkeys(
+            ("items", "activity", "processed", "watermarks", "windows", "requests"), 0)
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_unreachable_database_error_says_what_to_fix():
+    from services.summarizer.adapters.store import StoreError
+
+    store = SqlProjections("postgresql+psycopg://nobody:secret@127.0.0.1:1/none?connect_timeout=2")
+    with pytest.raises(StoreError) as err:
+        store.migrate()
+    assert "REPODIGEST_DATABASE_URL" in str(err.value) and "secret" not in str(err.value)
+    with pytest.raises(StoreError, match="not a database URL"):
+        SqlProjections("not a url")

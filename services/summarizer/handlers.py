@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from shared.bus import Poison
+from shared.telemetry import meter, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.windows import Window, WindowError, zone
 
@@ -19,6 +20,12 @@ from .domain.report import (
 from .domain.windows import Schedule, due_windows, previous_window, schedules_for, window_from_ref
 
 log = logging.getLogger("repodigest.summarizer")
+_tracer = tracer("summarizer")
+_meter = meter("summarizer")
+_folded = _meter.create_counter("repodigest.summarizer.events", unit="{event}",
+                                description="enriched events folded, by outcome (new, duplicate)")
+_summaries = _meter.create_counter("repodigest.summarizer.summaries", unit="{summary}",
+                                   description="window summaries published, by trigger")
 
 Publish = Callable[[WindowSummarized], Awaitable[None]]
 # (request, reason): tell the requester its report cannot be made (a dead letter it watches for)
@@ -105,9 +112,15 @@ class Deps:
 async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
     """Fold a batch in one transaction (redeliveries change nothing), then publish what is due."""
     await deps.ensure_schema()
-    async with deps.db_lock:
-        result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
-                                         closer=deps.closer)
+    with _tracer.start_as_current_span("summarizer.fold") as span:
+        async with deps.db_lock:
+            result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
+                                             closer=deps.closer)
+        span.set_attributes({"repodigest.events": len(events), "repodigest.duplicates": result.duplicates,
+                             "repodigest.late_windows": result.late_windows,
+                             "repodigest.closed_windows": result.closed_windows})
+    _folded.add(result.facts + result.watermarks, {"outcome": "new"})
+    _folded.add(result.duplicates, {"outcome": "duplicate"})
     if result.repos:
         # the batch is folded and committed: a summary that cannot be published now must not
         # send these events back (they would be dead-lettered); it stays due and is retried
@@ -181,6 +194,19 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
 async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestMeta, *,
                            only_if_changed: bool = False) -> WindowSummarized | None:
     """Compute the window's report model, decide its revision, publish it, remember it."""
+    with _tracer.start_as_current_span("summarizer.summarize") as span:
+        span.set_attributes({"repodigest.repo": repo, "repodigest.window": window.label,
+                             "repodigest.request_id": meta.request_id or ""})
+        event = await _summarize(deps, repo, window, meta, only_if_changed)
+        if event is not None:
+            span.set_attributes({"repodigest.revision": event.data.revision,
+                                 "repodigest.facts_counted": event.data.facts_counted})
+            _summaries.add(1, {"trigger": "request" if meta.request_id else "window"})
+        return event
+
+
+async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
+                     only_if_changed: bool) -> WindowSummarized | None:
     previous = previous_window(window)
     inp = await asyncio.to_thread(deps.store.load_window, repo, window, previous)
     state = await asyncio.to_thread(deps.store.window_state, repo, window.label)

@@ -166,7 +166,10 @@ class FilesCondition:
         if op == "any-glob-to-all-files":
             return bool(files.all_mask & bits)
         if op == "all-globs-to-any-file":
-            return any(m & bits == bits for m in files.masks)
+            for m in files.masks:
+                if m & bits == bits:
+                    return True
+            return False
         return files.all_mask & bits == bits  # all-globs-to-all-files
 
 
@@ -179,8 +182,21 @@ class BaseCondition:
     def test(self, mode: str, files: FileSet, base: str | None, head: str | None) -> bool:
         checks: list[bool] = []
         if self.files:
-            results = (c.test(files) for c in self.files)
-            checks.append(any(results) if mode == "any" else all(results))
+            if mode == "any":
+                ok = False
+                for c in self.files:
+                    if c.test(files):
+                        ok = True
+                        break
+            else:
+                ok = True
+                for c in self.files:
+                    if not c.test(files):
+                        ok = False
+                        break
+            if mode == "any" and ok and self.base_branch is None and self.head_branch is None:
+                return True
+            checks.append(ok)
         for patterns, branch in ((self.base_branch, base), (self.head_branch, head)):
             if patterns is not None:
                 hits = (branch is not None and p.search(branch) is not None for p in patterns)
@@ -206,9 +222,19 @@ class LabelerConfig:
 
     groups: tuple[MatchGroup, ...]
     evidence_bits: int
+    # with files only, a match needs some file with one of these bits set (a negated glob's bit
+    # is set on the paths it does not match); None when branch conditions make this unsafe
+    relevant_bits: int | None = None
 
     def test(self, files: FileSet, base: str | None = None, head: str | None = None) -> bool:
-        return bool(self.groups) and all(g.test(files, base, head) for g in self.groups)
+        if self.relevant_bits is not None and not files.any_mask & self.relevant_bits:
+            return False
+        if not self.groups:
+            return False
+        for g in self.groups:
+            if not g.test(files, base, head):
+                return False
+        return True
 
 
 def _as_list(value: Any, where: str) -> list[str]:
@@ -308,9 +334,16 @@ def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
             else:
                 raise GlobError(f"unknown labeler key {key!r}; expected any, all, "
                                 + ", ".join(BASE_KEYS))
-    return LabelerConfig(
-        tuple(MatchGroup(mode, tuple(bases)) for mode, bases in groups),  # type: ignore[arg-type]
-        evidence)
+    built = tuple(MatchGroup(mode, tuple(bases)) for mode, bases in groups)  # type: ignore[arg-type]
+    relevant: int | None = 0
+    for group in built:
+        for base in group.bases:
+            if base.base_branch is not None or base.head_branch is not None:
+                relevant = None
+            elif relevant is not None:
+                for cond in base.files:
+                    relevant |= cond.bits
+    return LabelerConfig(built, evidence, relevant)
 
 
 def any_glob(patterns: Sequence[str], table: GlobTable) -> LabelerConfig:

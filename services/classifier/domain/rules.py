@@ -404,7 +404,7 @@ class ItemView:
     """What the rules look at, computed once per item (the body words only when a rule asks)."""
 
     __slots__ = ("item", "kind", "title", "tokens", "labels", "body", "files", "scoped", "modules",
-                 "prefix_hits", "label_hits", "keyword_hits", "_body_hits", "_index")
+                 "prefix_hits", "label_hits", "keyword_hits", "_body_hits", "_index", "candidates")
 
     def __init__(self, item: ItemSnapshot, index: "SignalIndex", table: GlobTable,
                  ignore_bits: int) -> None:
@@ -426,6 +426,7 @@ class ItemView:
         self.label_hits = index.label_hits(self.labels)
         self.keyword_hits = index.keywords.find(self.title)
         self._body_hits: dict[int, str] | None = None
+        self.candidates = index.candidates(self)
 
     def body_hits(self) -> dict[int, str]:
         if self._body_hits is None:
@@ -442,10 +443,34 @@ class SignalIndex:
         self.keywords = PhraseIndex()
         self.body_keywords = PhraseIndex()
         self.count = 0
+        # which rules can fire for an item, decided before any rule runs: rules with a condition
+        # that must be evaluated (regexes, authors, modules, body) always; file rules only when a
+        # changed file has one of their bits; the rest only when a prefix/label/keyword hit them
+        self.always: set[int] = set()
+        self.path_rules: list[tuple[int, int]] = []  # (owner, bits) for `paths:`
+        self.labeler_rules: list[tuple[int, int | None]] = []  # (owner, relevant bits)
+
+    def candidates(self, v: "ItemView") -> set[int]:
+        out = set(self.always)
+        out.update(v.prefix_hits)
+        out.update(v.label_hits)
+        out.update(v.keyword_hits)
+        if v.files.paths:
+            scoped, every = v.scoped.any_mask, v.files.any_mask
+            for owner, bits in self.path_rules:
+                if scoped & bits:
+                    out.add(owner)
+            for owner, relevant in self.labeler_rules:
+                if relevant is None or every & relevant:
+                    out.add(owner)
+        return out
 
     def register(self, spec: MatchSpec) -> int:
         owner = self.count
         self.count += 1
+        if (spec.title_regex or spec.authors or spec.associations or spec.modules or spec.body_regex
+                or spec.body_keywords):
+            self.always.add(owner)
         for p in spec.title_prefixes:
             self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(owner)
         for label in spec.labels:
@@ -500,6 +525,10 @@ class CompiledMatch:
         self.path_bits = table.bits(spec.paths) if spec.paths else 0
         self.labeler = parse_labeler(spec.files, table) if spec.files is not None else None
         self.has_files = bool(self.path_bits or self.labeler)
+        if self.path_bits:
+            index.path_rules.append((self.id, self.path_bits))
+        if self.labeler is not None:
+            index.labeler_rules.append((self.id, self.labeler.relevant_bits))
 
     def files_hit(self, files: FileSet, scoped: FileSet, base: str | None) -> list[str] | None:
         """The files that make the rule fire, or None."""
@@ -510,7 +539,7 @@ class CompiledMatch:
         return None
 
     def test(self, v: ItemView, *, use_files: bool = True) -> Fired | None:
-        if self.kinds and v.kind not in self.kinds:
+        if self.id not in v.candidates or (self.kinds and v.kind not in self.kinds):
             return None
         if self.has_prefix:
             hit = v.prefix_hits.get(self.id)
@@ -554,8 +583,18 @@ class CompiledMatch:
         return None
 
 
+_TAGS: dict[tuple[str, str, bool], Tag] = {}
+
+
 def _tag(name: str, rule: str, fallback: bool = False) -> Tag:
-    return Tag.model_construct(name=name, rule=rule, fallback=fallback)
+    """Tags are immutable and few: build each (name, rule) once."""
+    key = (name, rule, fallback)
+    tag = _TAGS.get(key)
+    if tag is None:
+        if len(_TAGS) > 100_000:
+            _TAGS.clear()
+        tag = _TAGS[key] = Tag.model_construct(name=name, rule=rule, fallback=fallback)
+    return tag
 
 
 class _Reason(dict):
@@ -620,7 +659,10 @@ class CompiledRuleSet:
 
     def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
         fired: list[tuple[tuple[int, int], int, Tag]] = []
+        candidates = v.candidates
         for index, (name, match) in enumerate(self.modules):
+            if match.id not in candidates:
+                continue
             hit = match.test(v)
             if hit is not None:
                 rule = f"module:{name}/{hit.how}"
@@ -686,7 +728,10 @@ class CompiledRuleSet:
     def _named(self, rules: list[tuple[str, CompiledMatch]], section: str, v: ItemView,
                trace: dict[str, str] | None = None) -> list[Tag]:
         fired: list[tuple[tuple[int, int], int, Tag]] = []
+        candidates = v.candidates
         for index, (name, match) in enumerate(rules):
+            if match.id not in candidates:
+                continue
             hit = match.test(v)
             if hit is not None:
                 rule = f"{section}:{name}/{hit.how}"
@@ -705,12 +750,12 @@ class CompiledRuleSet:
         for rule, match in self.risks:
             if match.kinds and v.kind not in match.kinds:
                 continue
-            values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
             if rule.kind == "match":
                 hit = match.test(v)
                 if hit is None:
                     continue
-                values.update(evidence=hit.evidence, files=_files_text(list(hit.files)))
+                values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe,
+                                 evidence=hit.evidence, files=_files_text(list(hit.files)))
                 default = "{evidence}"
                 how = hit.how
             elif rule.kind == "without-tests":
@@ -719,6 +764,7 @@ class CompiledRuleSet:
                 matched = match.files_hit(v.files, v.scoped, v.item.base_branch)
                 if matched is None:
                     continue
+                values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
                 values.update(files=_files_text(matched), evidence=f"changed {_files_text(matched)}")
                 default = "changed {files} ({label}) and no file under {tests}"
                 how = "files"
@@ -728,6 +774,7 @@ class CompiledRuleSet:
                 too_many_files = rule.files_count is not None and count >= rule.files_count
                 if not (too_many_lines or too_many_files):
                     continue
+                values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
                 adds, dels = _adds_dels(v.item)
                 limits = " or ".join(x for x in (
                     f"{rule.lines} lines" if rule.lines else "",
@@ -750,6 +797,9 @@ class CompiledRuleSet:
         login = item.author.login
         low = login.lower()
         domain = (item.author.email_domain or "").lower().lstrip("@")
+        # eng.amd.com counts for amd.com
+        parts = domain.split(".") if domain else []
+        suffixes = {".".join(parts[i:]) for i in range(len(parts) - 1)}
         out: list[Tag] = []
         for rule, rx, domains, members in self.affiliations:
             how = None
@@ -757,7 +807,7 @@ class CompiledRuleSet:
                 how = "member"
             elif rx is not None and rx.search(login):
                 how = "login-regex"
-            elif domain and any(domain == d or domain.endswith("." + d) for d in domains):
+            elif suffixes and not domains.isdisjoint(suffixes):
                 how = "email-domain"
             if how:
                 out.append(_tag(name=rule.name, rule=f"affiliation:{rule.name}/{how}"))

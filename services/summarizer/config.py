@@ -67,6 +67,9 @@ class SummarizerSettings(CommonSettings):
         30.0, ge=0, description="older unreviewed PRs count as abandoned, not awaiting review")
     popular_bug_reactions: int = Field(5, ge=1, description="an open bug with this many reactions is a follow-up")
     hot_discussions: int = Field(5, ge=1)
+    first_seen_history_days: float = Field(
+        90.0, ge=0, description="count logins first seen in a window as first-time contributors "
+        "only when the folded history reaches this many days further back")
     ecosystems: list[EcosystemSetting] = Field(
         default_factory=lambda: [EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")],
         description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)")
@@ -95,5 +98,6 @@ class SummarizerSettings(CommonSettings):
             awaiting_review_days=self.awaiting_review_days,
             awaiting_review_max_days=max(self.awaiting_review_max_days, self.awaiting_review_days),
             popular_bug_reactions=self.popular_bug_reactions, hot_discussions=self.hot_discussions,
+            first_seen_history_days=self.first_seen_history_days,
             ecosystems=tuple(EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems),
         )

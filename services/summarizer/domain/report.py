@@ -81,6 +81,9 @@ class ReportPolicy:
     # older unreviewed PRs are abandoned rather than awaiting review
     awaiting_review_max_days: float = 30.0
     popular_bug_reactions: int = 5
+    # a login first seen in the window is a first-time contributor only if the folded history
+    # reaches this far back (else only GitHub's FIRST_TIME_CONTRIBUTOR/FIRST_TIMER association)
+    first_seen_history_days: float = 90.0
     hot_discussions: int = 5
     representative_prs: int = 3
     themes: int = 8
@@ -247,14 +250,15 @@ def key_pr_quota(merged: int, policy: ReportPolicy) -> int:
     return min(merged, max(policy.key_pr_min, min(policy.key_pr_max, wanted)))
 
 
-def _first_timers(t: _Tally, inp: WindowInput) -> set[str]:
+def _first_timers(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> set[str]:
     logins: set[str] = set()
     for row in (*t.new_prs.values(), *t.new_issues.values()):
         author = row.fact.item.author
         if str(author.association) in FIRST_TIME_ASSOCIATIONS and not is_bot(author):
             logins.add(author.login)
-    # "first seen" only means something when our history reaches back before the window
-    if inp.history_start is not None and inp.history_start < t.window.start:
+    # "first seen here" only means something when our history reaches well before the window
+    lookback = timedelta(days=policy.first_seen_history_days)
+    if inp.history_start is not None and inp.history_start <= t.window.start - lookback:
         for login, actor in t.actors.items():
             seen = inp.actor_first_seen.get(login)
             if seen is not None and t.window.contains(seen) and not is_bot(actor):
@@ -272,7 +276,7 @@ def _counts(t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | No
     return Counts(
         new_issues=len(t.new_issues), closed_issues=len(t.closed_issues), new_prs=len(t.new_prs),
         merged_prs=len(t.merged_prs), closed_unmerged_prs=len(t.closed_unmerged),
-        active_contributors=len(humans), first_time_contributors=len(_first_timers(t, inp)),
+        active_contributors=len(humans), first_time_contributors=len(_first_timers(t, inp, policy)),
         reviewers=len(reviewers), comments=len(t.comments), reviews=len(t.reviews),
         lines_added=sum(r.fact.item.additions or 0 for r in merged),
         lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
@@ -649,7 +653,7 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     scores = {}
     for number, row in t.merged_prs.items():
         scores[number] = score_pr(row.fact.item, row.tags, policy)[0]
-    first_timers = _first_timers(t, inp)
+    first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     return SummaryData(
         repo=inp.repo, window=ref_from_window(inp.window), revision=revision, generated_at=now,

@@ -197,7 +197,7 @@ def test_first_time_contributors_by_association_and_first_seen():
     start = DAY.start
     sc = Scenario(items=[
         ItemSpec(1, "pull_request", start + timedelta(hours=1), author="newbie", association="FIRST_TIME_CONTRIBUTOR"),
-        ItemSpec(2, "pull_request", start - timedelta(days=3), author="veteran"),
+        ItemSpec(2, "pull_request", start - timedelta(days=100), author="veteran"),
         ItemSpec(3, "issue", start + timedelta(hours=2), author="fresh"),
     ])
     sc.comments.append((2, start + timedelta(hours=3), "veteran"))
@@ -211,8 +211,9 @@ def test_first_time_contributors_by_association_and_first_seen():
     s = build_summary(window_input(events, DAY, actor_first_seen=first_seen, history_start=history), now=NOW)
     assert s.counts.first_time_contributors == 2
     assert {c.login for c in s.contributors if c.first_time} == {"newbie", "fresh"}
-    # without history before the window, "first seen" means nothing: only the association counts
-    s2 = build_summary(window_input(events, DAY, actor_first_seen=first_seen, history_start=start), now=NOW)
+    # without long enough history, "first seen" means nothing: only the association counts
+    s2 = build_summary(window_input(events, DAY, actor_first_seen=first_seen,
+                                    history_start=start - timedelta(days=89)), now=NOW)
     assert s2.counts.first_time_contributors == 1
 
 

@@ -136,6 +136,7 @@ class ContributorRow:
 class AppendixList:
     title: str
     links: tuple[Link, ...]
+    modules: tuple[str, ...] = ()  # per link: its modules, readable
 
 
 @dataclass(frozen=True)
@@ -536,11 +537,14 @@ class _Writer:
 
     def appendix(self) -> tuple[AppendixList, ...]:
         a, m = self.s.appendix, self.m
-        return tuple(AppendixList(m.t(f"appendix.{name}") + m.t("appendix.count",
-                                                                count=num(len(getattr(a, name)))),
-                                  tuple(link(i) for i in getattr(a, name)))
-                     for name in ("new_issues", "closed_issues", "new_prs", "merged_prs",
-                                  "closed_unmerged_prs"))
+        out = []
+        for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
+            items = getattr(a, name)
+            out.append(AppendixList(
+                m.t(f"appendix.{name}") + m.t("appendix.count", count=num(len(items))),
+                tuple(link(i) for i in items),
+                tuple(m.t("list.comma").join(self.module(x) for x in i.modules) for i in items)))
+        return tuple(out)
 
     def labels(self) -> dict[str, str]:
         raw = self.m.raw("labels")

@@ -12,7 +12,7 @@ import pytest
 
 from services.renderer.adapters.documents import render_html
 from services.renderer.adapters.pdf import PdfRenderer
-from tests.unit.renderer.samples import daily_summary
+from tests.unit.renderer.samples import daily_summary, large_weekly_summary
 
 IN_CI = bool(os.environ.get("CI"))
 
@@ -77,3 +77,19 @@ async def test_pdf_text_fonts_and_pages(pdf_engine, tmp_path, lang: str) -> None
     # "i / n" in the footer of every page (pdftotext may drop the spaces around "/")
     for i, page in enumerate(text.split("\f")[:pages], start=1):
         assert re.search(rf"(?<!\d){i} ?/ ?{pages}\s*$", page), f"page {i} has no page number"
+
+
+async def test_table_headers_repeat_on_every_page_of_a_long_table(pdf_engine, tmp_path) -> None:
+    summary = large_weekly_summary()
+    pdf = await pdf_engine.render(render_html(summary, "en"))
+    path = tmp_path / "large.pdf"
+    path.write_bytes(pdf)
+    pages = _run(need("pdftotext"), "-layout", str(path), "-").split("\f")
+    # pages holding rows of the appendix tables (merged PRs, new issues)
+    rows = [p for p in pages if re.search(r"#\d{5}\s+(\[[\w-]+\] change number|Issue report)", p)]
+    assert len(rows) >= 4, f"expected the appendix tables to span pages, got {len(rows)}"
+    with_header = [p for p in rows if re.search(r"#\s+Title\s+Author\s+Modules", p)]
+    # every page that continues the table repeats its header (the first page of each table too)
+    assert len(with_header) == len(rows)
+    text = "\f".join(pages)
+    assert "#40259" in text and "#40000" in text  # first and last rows both printed

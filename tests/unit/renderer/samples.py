@@ -188,3 +188,21 @@ def weekly_summary(**overrides) -> SummaryData:
                 previous_counts=None)
     base.update(overrides)
     return SummaryData.model_validate(base)
+
+
+def large_weekly_summary(merged: int = 260, issues: int = 90) -> SummaryData:
+    """A busy week (vLLM-sized): hundreds of appendix rows, so tables span many pages."""
+    modules = ("moe", "rocm", "speculative-decoding", "quantization", "kv-transfer", "attention")
+    merged_prs = tuple(
+        pr(40000 + i, f"[{modules[i % 6]}] change number {i} touching several files", f"dev{i % 37}",
+           modules=(modules[i % 6],), additions=10 * (i % 50), deletions=3 * (i % 20),
+           files=1 + i % 9)
+        for i in range(merged))
+    new_issues = tuple(issue(39000 + i, f"Issue report {i}: something is slow on device {i % 7}",
+                             f"user{i % 23}") for i in range(issues))
+    return weekly_summary(
+        counts=Counts(new_issues=issues, closed_issues=issues // 2, new_prs=merged + 40,
+                      merged_prs=merged, closed_unmerged_prs=31, active_contributors=211,
+                      key_prs=6),
+        appendix=Appendix(merged_prs=merged_prs, new_issues=new_issues,
+                          new_prs=merged_prs[:40], closed_issues=new_issues[: issues // 2]))

@@ -7,7 +7,8 @@
 - Objects inside recorded lists (e.g. the pull requests of a `/pulls` listing) are also served at
   their own `url` path when that path was not recorded itself. Sub-listings of a known
   repository's items that were never recorded (`.../pulls/N/reviews`, `.../issues/N/comments`,
-  `.../pulls/N/files`) answer an empty page, as GitHub does for an item without any.
+  `.../pulls/N/files`) and its unrecorded comment listings (`.../issues/comments`,
+  `.../pulls/comments`) answer an empty page, as GitHub does where there is nothing.
 - `https://api.github.com` in bodies and `Link` headers is rewritten to the emulator's base URL.
 - ETags are computed from the served body (GitHub's are content hashes too); `If-None-Match`
   with the current ETag answers 304, which costs no quota. Every other answer costs one request
@@ -36,7 +37,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 GITHUB = "https://api.github.com"
-SUBLISTING = re.compile(r"^/repos/([^/]+)/([^/]+)/(issues|pulls)/\d+/(files|reviews|comments)$")
+SUBLISTING = re.compile(
+    r"^/repos/([^/]+)/([^/]+)/(?:(?:issues|pulls)/\d+/(?:files|reviews|comments)|(?:issues|pulls)/comments)$")
 
 
 @dataclass

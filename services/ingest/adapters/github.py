@@ -10,10 +10,12 @@ Why PyGithub's `Requester.requestJson` instead of `repo.get_issues()`: `Paginate
 unchanged repository cost nothing (GitHub does not count a 304 against the primary rate limit).
 Raw JSON also lets the webhook path and the poll path share one mapping (`domain.mapping`).
 
-Listings are read newest-updated first with a URL that never changes between polls
-(`state=all&sort=updated&direction=desc`), so page 1 answers 304 until something changes and
-reading stops at the cursor. A `since=` parameter would change the URL after every change and
-cost one full request per poll.
+Listings (pull requests, issues, issue comments, review comments of the whole repository) are
+read newest-updated first with a URL that never changes between polls (`sort=updated&
+direction=desc`), so page 1 answers 304 until something changes and reading stops at the cursor.
+A `since=` parameter would change the URL after every change and cost one full request per poll.
+Comments come from the repository-wide listings: one request per hundred new comments instead of
+one per commented item.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from services.ingest.adapters.kv import KvIngestState, Validators
 from services.ingest.domain.mapping import (
     comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
 )
-from services.ingest.domain.transitions import ItemState, derive, files_signature
+from services.ingest.domain.transitions import ItemState, derive
 from shared.bus import Subjects
 from shared.events import (
     CommentInfo, FactData, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
@@ -423,7 +425,10 @@ class SyncResult:
                 f"; watermark {mark}")
 
 
-LISTINGS = ("pulls", "issues")
+# repository-wide listings read newest-updated first; comments come from the repository-wide
+# comment listings (one request per 100 new comments instead of one per commented item)
+LISTINGS = ("pulls", "issues", "issues/comments", "pulls/comments")
+_NUMBER = re.compile(r"/(?:issues|pulls)/(\d+)$")
 
 
 async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
@@ -436,21 +441,137 @@ async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
     return ids
 
 
+@dataclass
+class _Listing:
+    name: str
+    url: str
+    modified: bool
+    validators: Validators
+    objects: list[dict]
+    floor: datetime | None
+
+    @property
+    def newest(self) -> datetime | None:
+        times = [utc(t) for t in (parse_time(o.get("updated_at")) for o in self.objects) if t]
+        return max(times, default=None)
+
+
+async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str, name: str, *,
+                        since: datetime | None) -> _Listing:
+    """What changed in one listing since its cursor: page 1 conditional, newest first, stopping
+    at the first object older than the cursor (or than `since` on a first sync)."""
+    path = f"/repos/{repo}/{name}"
+    params: dict[str, Any] = {"sort": "updated", "direction": "desc", "per_page": source.per_page}
+    if name in ("pulls", "issues"):
+        params = {"state": "all", **params}
+    url = source.url_for(path, params)
+    cursor = await state.get_cursor(repo, name)
+    floor = cursor or (utc(since) if since else None)
+    validators = await state.get_validators(url)
+
+    def read() -> _Listing:
+        changed: list[dict] = []
+        first: Validators | None = None
+        for page in source.pages(path, params, validators):
+            if page.not_modified:
+                return _Listing(name, url, False, validators, [], floor)
+            if first is None:
+                first = page.validators
+            if not isinstance(page.data, list):
+                raise GithubError(f"{page.url} did not return a list")
+            for obj in page.data:
+                updated = parse_time(obj.get("updated_at"))
+                if floor is not None and updated is not None and utc(updated) < floor:
+                    return _Listing(name, url, True, first, changed, floor)
+                changed.append(obj)
+        return _Listing(name, url, True, first or Validators(), changed, floor)
+
+    return await asyncio.to_thread(read)
+
+
 async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
                           now: datetime, since: datetime | None = None,
                           on_item: Callable[[int], None] | None = None) -> SyncResult:
-    """Poll `repo` once: publish the facts of everything changed since the stored cursor (or
+    """Poll `repo` once: publish the facts of everything changed since the stored cursors (or
     since `since` on the first sync; None: the whole history), then a `SyncWatermark` at `now`.
 
-    The cursor and the listing validators are stored only after the facts were published, and
-    each item's state right after its own facts, so an interrupted sync resumes without loss
-    (JetStream and the consumers de-duplicate what is published twice).
+    Four conditional listings (pull requests, issues, issue comments, review comments); an
+    unchanged repository answers 304 to all four and costs nothing. Each changed pull request
+    costs its detail, files and reviews (the last two conditional as well).
+
+    Each item's state is stored right after its facts were published, and the cursors and
+    listing validators only after every item was handled, so an interrupted sync resumes without
+    loss (JetStream and the consumers de-duplicate what is published twice).
     """
     result = SyncResult(repo=repo)
     start_requests, start_304 = source.budget.requests, source.budget.not_modified
-    for listing in LISTINGS:
-        await _sync_listing(bus, state, source, repo, listing, since=since, result=result,
-                            on_item=on_item)
+    listings = {name: await _read_listing(state, source, repo, name, since=since)
+                for name in LISTINGS}
+    result.listings_unchanged = sum(1 for x in listings.values() if not x.modified)
+
+    comments: dict[int, list[CommentInfo]] = {}
+    for name, on_review, link in (("issues/comments", False, "issue_url"),
+                                  ("pulls/comments", True, "pull_request_url")):
+        for obj in listings[name].objects:
+            m = _NUMBER.search(str(obj.get(link) or ""))
+            if m:
+                comments.setdefault(int(m.group(1)), []).append(
+                    comment_info(obj, on_review=on_review))
+
+    # pull requests from /pulls (with their merge state); /issues lists them too, skipped there
+    listed: dict[int, tuple[str, dict]] = {}
+    for obj in listings["issues"].objects:
+        if not is_pull_request(obj):
+            listed[int(obj["number"])] = ("issue", obj)
+    for obj in listings["pulls"].objects:
+        listed[int(obj["number"])] = ("pull", obj)
+
+    def order(number: int) -> tuple[str, int]:
+        entry = listed.get(number)
+        return ((entry[1].get("updated_at") or "") if entry else "~", number)
+
+    # oldest first: facts go out roughly in GitHub order
+    for number in sorted(set(listed) | set(comments), key=order):
+        prev = await state.get_item(repo, number)
+        item_comments = comments.get(number, [])
+        fresh = prev is None or prev.has_new_comments(item_comments)
+        entry = listed.get(number)
+        if entry is not None and prev is not None and not fresh and prev.unchanged(
+                parse_time(entry[1].get("updated_at"))):
+            continue
+        if entry is None:
+            if not fresh:
+                continue
+            # a comment newer than the item listing we read: fetch the item itself
+            entry = await _fetch_item(source, repo, number)
+            if entry is None:
+                continue
+        kind, obj = entry
+        pending: list[tuple[Validators, str]] = []
+        if kind == "pull":
+            facts, new_state, pending = await _pull_facts(state, source, repo, obj, prev,
+                                                          item_comments)
+        else:
+            facts, new_state = derive(prev, snapshot_from_issue(repo, obj),
+                                      comments=item_comments, origin="poll")
+        result.facts.extend(await publish_facts(bus, facts))
+        result.facts_published += len(facts)
+        result.items_changed += 1
+        # after publishing: a crash before this line re-derives (and re-publishes) the same facts
+        await state.put_item(repo, number, new_state)
+        for item_validators, item_url in pending:
+            await state.put_validators(item_url, item_validators)
+        if on_item is not None:
+            on_item(number)
+
+    for listing in listings.values():
+        if not listing.modified:
+            continue
+        newest = listing.newest
+        if newest is not None and (listing.floor is None or newest > listing.floor):
+            await state.put_cursor(repo, listing.name, newest)
+        await state.put_validators(listing.url, listing.validators)
+
     watermark = SyncWatermark.create(WatermarkData(
         repo=repo, watermark=now, origin="poll", facts_published=result.facts_published))
     await bus.publish(watermark, Subjects.watermark(repo))
@@ -464,99 +585,23 @@ async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSour
     return result
 
 
-def _listing_params(source: PyGithubSource) -> dict[str, Any]:
-    return {"state": "all", "sort": "updated", "direction": "desc", "per_page": source.per_page}
-
-
-async def _sync_listing(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str,
-                        listing: str, *, since: datetime | None, result: SyncResult,
-                        on_item: Callable[[int], None] | None) -> None:
-    path = f"/repos/{repo}/{listing}"
-    params = _listing_params(source)
-    url = source.url_for(path, params)
-    cursor = await state.get_cursor(repo, listing)
-    floor = cursor or (utc(since) if since else None)
-    validators = await state.get_validators(url)
-
-    def read() -> tuple[bool, Validators, list[dict]]:
-        changed: list[dict] = []
-        first: Validators | None = None
-        for page in source.pages(path, params, validators):
-            if page.not_modified:
-                return False, validators, []
-            if first is None:
-                first = page.validators
-            if not isinstance(page.data, list):
-                raise GithubError(f"{page.url} did not return a list")
-            for obj in page.data:
-                updated = parse_time(obj.get("updated_at"))
-                if floor is not None and updated is not None and utc(updated) < floor:
-                    return True, first, changed
-                changed.append(obj)
-        return True, first or Validators(), changed
-
-    modified, new_validators, objects = await asyncio.to_thread(read)
-    if not modified:
-        result.listings_unchanged += 1
-        return
-    newest = floor
-    # oldest first: facts go out roughly in GitHub order
-    for obj in sorted(objects, key=lambda o: (o.get("updated_at") or "", o.get("number") or 0)):
-        if listing == "issues" and is_pull_request(obj):
-            continue  # pull requests come from /pulls, with their merge state
-        updated = parse_time(obj.get("updated_at"))
-        if updated is not None and (newest is None or utc(updated) > newest):
-            newest = utc(updated)
-        number = int(obj["number"])
-        prev = await state.get_item(repo, number)
-        if prev is not None and prev.unchanged(updated):
-            continue
-        pending: list[tuple[Validators, str]] = []
-        if listing == "pulls":
-            facts, new_state, pending = await _pull_facts(state, source, repo, obj, prev)
-        else:
-            facts, new_state = await _issue_facts(source, repo, obj, prev)
-        result.facts.extend(await publish_facts(bus, facts))
-        result.facts_published += len(facts)
-        result.items_changed += 1
-        # after publishing: a crash before this line re-derives (and re-publishes) the same facts
-        await state.put_item(repo, number, new_state)
-        for item_validators, item_url in pending:
-            await state.put_validators(item_url, item_validators)
-        if on_item is not None:
-            on_item(number)
-    if newest is not None:
-        await state.put_cursor(repo, listing, newest)
-    await state.put_validators(url, new_validators)
-
-
-async def _comments(source: PyGithubSource, path: str, since: datetime | None, *,
-                    on_review: bool) -> list[CommentInfo]:
-    params: dict[str, Any] = {"per_page": source.per_page}
-    if since is not None:
-        params["since"] = utc(since).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-    def read() -> list[CommentInfo]:
-        out = []
-        for page in source.pages(path, params):
-            out.extend(comment_info(c, on_review=on_review) for c in page.data or ())
-        return out
+async def _fetch_item(source: PyGithubSource, repo: str, number: int
+                      ) -> tuple[str, dict] | None:
+    def read() -> tuple[str, dict] | None:
+        try:
+            issue = source.get(f"/repos/{repo}/issues/{number}").data
+            if not is_pull_request(issue):
+                return "issue", issue
+            return "pull", source.get(f"/repos/{repo}/pulls/{number}").data
+        except GithubNotFound as exc:
+            log.warning("%s", exc)
+            return None
 
     return await asyncio.to_thread(read)
 
 
-async def _issue_facts(source: PyGithubSource, repo: str, obj: dict, prev: ItemState | None
-                       ) -> tuple[list[FactData], ItemState]:
-    item = snapshot_from_issue(repo, obj)
-    comments: list[CommentInfo] = []
-    if item.comments > (prev.comments if prev else 0):
-        comments = await _comments(source, f"/repos/{repo}/issues/{item.number}/comments",
-                                   prev.comment_mark.at if prev else None, on_review=False)
-    return derive(prev, item, comments=comments, origin="poll")
-
-
 async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
-                      prev: ItemState | None
+                      prev: ItemState | None, comments: Sequence[CommentInfo] = ()
                       ) -> tuple[list[FactData], ItemState, list[tuple[Validators, str]]]:
     number = int(listed["number"])
     base = f"/repos/{repo}/pulls/{number}"
@@ -606,16 +651,6 @@ async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, l
         if prev is not None and prev.files:
             item = item.model_copy(update={"files": prev.file_changes(),
                                            "files_truncated": prev.files_truncated})
-    if prev is not None and files_data is None and files_signature(item) != prev.files_sig:
-        log.debug("%s#%s: size changed but files answered 304", repo, number)
-
-    comments: list[CommentInfo] = []
-    if item.comments > (prev.comments if prev else 0):
-        comments += await _comments(source, f"/repos/{repo}/issues/{number}/comments",
-                                    prev.comment_mark.at if prev else None, on_review=False)
-    if item.review_comments > (prev.review_comments if prev else 0):
-        comments += await _comments(source, f"{base}/comments",
-                                    prev.review_comment_mark.at if prev else None, on_review=True)
     facts, new_state = derive(prev, item, comments=comments, reviews=reviews, origin="poll")
     pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
     return facts, new_state, pending

@@ -122,6 +122,11 @@ class ItemState:
         return tuple(FileChange(path=p, additions=a, deletions=d, status=s)
                      for p, a, d, s in self.files)
 
+    def has_new_comments(self, comments: Iterable[CommentInfo]) -> bool:
+        """True when some of `comments` were not published yet (per the marks)."""
+        return any((self.review_comment_mark if c.on_review else self.comment_mark)
+                   .is_new(c.created_at, c.id) for c in comments)
+
     def needs_comments(self, count: int) -> bool:
         return count > self.comments
 

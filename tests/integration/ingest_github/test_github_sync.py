@@ -52,10 +52,9 @@ def expected_first_sync() -> Counter:
             expected["pull_request.merged"] += 1
         elif pr.get("closed_at"):
             expected["pull_request.closed"] += 1
-    detail = recorded_body("PullRequest.setUp.txt", f"/repos/{REPO}/pulls/31")
-    if detail["review_comments"]:
-        expected["comment.created"] += len(recorded_body(
-            "PullRequest.testGetReviewComments.txt", f"/repos/{REPO}/pulls/31/comments"))
+    # served as the repository's review-comment listing (see the fixture)
+    expected["comment.created"] += len(recorded_body(
+        "PullRequest.testGetReviewComments.txt", f"/repos/{REPO}/pulls/31/comments"))
     return expected
 
 
@@ -63,6 +62,8 @@ def expected_first_sync() -> Counter:
 def emulator():
     files = [require_shared_data("github-rest-replay", f) for f in FILES]
     with GithubEmulator(files) as gh:
+        # the review comments recorded for PR 31 are what /pulls/comments lists for the repository
+        gh.add(f"/repos/{REPO}/pulls/comments", gh.body(f"/repos/{REPO}/pulls/31/comments"))
         yield gh
 
 
@@ -123,8 +124,8 @@ async def test_first_sync_publishes_history_then_unchanged_costs_nothing(nats_se
         spent = emulator.quota_used
         second = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(minutes=5))
         assert emulator.quota_used == spent, "an unchanged repository must cost no quota"
-        assert second.facts_published == 0 and second.listings_unchanged == 2
-        assert second.requests == second.not_modified == 2
+        assert second.facts_published == 0 and second.listings_unchanged == 4
+        assert second.requests == second.not_modified == 4
         assert source.budget.remaining == emulator.remaining
 
 
@@ -148,7 +149,7 @@ async def test_a_change_is_picked_up_incrementally(nats_server, emulator):
         closed = next(e for e in new if not isinstance(e, SyncWatermark) and e.data.action == "closed")
         assert closed.time == datetime(2012, 5, 28, 8, tzinfo=timezone.utc)
         assert result.items_changed == 1
-        assert emulator.quota_used - spent == 1  # the issue listing; pulls answered 304
+        assert emulator.quota_used - spent == 1  # the issue listing; the others answered 304
 
 
 async def test_restart_resumes_from_kv_state(nats_server, emulator):
@@ -276,3 +277,25 @@ def test_closing_the_source_ends_a_rate_limit_wait():
     worker.join(10)
     assert not worker.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], GithubUnavailable)
+
+
+async def test_comments_come_from_the_repository_comment_listing(nats_server, emulator):
+    """Issue #3372 is absent from the issue listing but its four recorded comments are listed:
+    the sync fetches the issue itself, publishes its history and each comment once."""
+    emulator.load(require_shared_data("github-rest-replay",
+                                      "PaginatedList.testCustomPerPageReversedIterationSinglePage.txt"))
+    recorded = emulator.body(f"/repos/{REPO}/issues/3372/comments")
+    issue = emulator.body(f"/repos/{REPO}/issues/3372")
+    emulator.add(f"/repos/{REPO}/issues/comments", recorded)
+    source = source_for(emulator)
+    async with Harness(nats_server.url) as h:
+        await sync_repository(h.bus, h.state, source, REPO, now=NOW)
+        mine = [e for e in await h.published() if not isinstance(e, SyncWatermark)
+                and e.data.item.number == 3372]
+        assert sorted(e.data.comment.id for e in mine if e.data.kind == "comment") == sorted(
+            c["id"] for c in recorded)
+        assert [e.data.action for e in mine if e.data.kind == "issue"] == (
+            ["opened", "closed"] if issue["closed_at"] else ["opened"])
+        assert emulator.count(f"/repos/{REPO}/issues/3372", 200) == 1
+        again = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(hours=1))
+        assert again.facts_published == 0 and again.listings_unchanged == 4

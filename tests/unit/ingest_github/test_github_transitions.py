@@ -112,3 +112,13 @@ def test_poll_and_webhook_agree_on_ids_for_exactly_timed_facts():
     facts, _ = derive(prev, polled)
     assert [make_fact(f).id for f in facts] == [make_fact(hook).id]
     assert facts[0].origin == "poll" and hook.origin == "webhook"
+
+
+def test_has_new_comments_follows_the_marks_per_comment_kind():
+    c1 = CommentInfo(id=1, author=Actor(login="b"), created_at=T0)
+    r1 = CommentInfo(id=5, author=Actor(login="b"), created_at=T0, on_review=True)
+    _, state = derive(None, snap(), comments=[c1])
+    assert not state.has_new_comments([c1])
+    assert state.has_new_comments([r1])  # a review comment has its own mark
+    later = CommentInfo(id=2, author=Actor(login="c"), created_at=T0 - timedelta(seconds=1))
+    assert not state.has_new_comments([later])  # older than the mark: already handled

@@ -70,7 +70,8 @@ def activity_chart(s: SummaryData, m: Messages) -> str:
     chart = pygal.Bar(**_config(title=m.t("labels.chart_activity"),
                                 no_data_text=m.t("labels.none"), x_label_rotation=0,
                                 # both axes start at zero so bar heights compare honestly
-                                secondary_range=(0, max(comments, default=0) or 1)))
+                                secondary_range=(0, max(comments, default=0) or 1),
+                                value_formatter=lambda x: f"{x:,.0f}"))
     chart.x_labels = [d.day.strftime("%m-%d") for d in s.activity]
     if s.activity:
         chart.add(m.t("labels.issues_opened_series"), [d.issues_opened for d in s.activity])
@@ -94,8 +95,10 @@ def modules_chart(s: SummaryData, m: Messages) -> str:
                   key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULES]
     mods.reverse()  # pygal draws horizontal bars bottom-up; the busiest module goes on top
     height = max(320, 170 + 36 * len(mods))
+    # pygal puts a bottom legend over the value axis of horizontal bars: keep room below
     chart = pygal.HorizontalBar(**{**_config(title=m.t("labels.chart_modules"),
-                                             no_data_text=m.t("labels.none")), "height": height})
+                                             no_data_text=m.t("labels.none")),
+                                   "height": height, "margin_bottom": 34})
     chart.x_labels = [m.name("module_names", t.module) for t in mods]
     if mods:
         chart.add(m.t("labels.previous_window"), [t.previous_total for t in mods])

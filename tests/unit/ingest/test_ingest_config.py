@@ -1,0 +1,42 @@
+"""IngestSettings from REPODIGEST_* variables: repository lists, secrets kept secret."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from services.ingest.config import IngestSettings
+
+
+@pytest.mark.parametrize("value, repos", [
+    ("vllm-project/vllm", ["vllm-project/vllm"]),
+    (" vllm-project/vllm , acme/widgets.io ,", ["vllm-project/vllm", "acme/widgets.io"]),
+    ('["a/b", "c/d"]', ["a/b", "c/d"]),
+    ("", []),
+])
+def test_repos_from_environment(monkeypatch, value, repos):
+    monkeypatch.setenv("REPODIGEST_REPOS", value)
+    assert IngestSettings().repos == repos
+
+
+def test_bad_repository_is_named(monkeypatch):
+    monkeypatch.setenv("REPODIGEST_REPOS", "vllm-project/vllm,not a repo")
+    with pytest.raises(ValidationError, match="'not a repo' is not a GitHub repository name"):
+        IngestSettings()
+
+
+def test_secrets_never_show(monkeypatch):
+    monkeypatch.setenv("REPODIGEST_GITHUB_TOKEN", "ghp_supersecret")
+    monkeypatch.setenv("REPODIGEST_WEBHOOK_SECRET", "hook-secret")
+    s = IngestSettings()
+    assert s.github_token.get_secret_value() == "ghp_supersecret"
+    shown = repr(s) + str(s.model_dump()) + s.model_dump_json()
+    assert "ghp_supersecret" not in shown and "hook-secret" not in shown
+
+
+def test_defaults(monkeypatch):
+    for name in ("REPODIGEST_REPOS", "REPODIGEST_BACKFILL_SOURCE", "REPODIGEST_WEBHOOK_ENABLED"):
+        monkeypatch.delenv(name, raising=False)
+    s = IngestSettings()
+    assert s.repos == [] and s.backfill_source is None and not s.webhook_enabled
+    assert s.github_api_url == "https://api.github.com" and s.poll_interval == 300.0

@@ -115,3 +115,53 @@ async def test_summary_asking_for_nothing_is_dead_lettered(nats_server, tmp_path
     finally:
         await nc.close()
         await runtime.stop()
+
+
+async def test_python_m_services_renderer_runs_renders_and_drains(nats_server, tmp_path) -> None:
+    """The deployable process: `python -m services.renderer` renders a PDF through its spawned
+    worker pool (which must not re-run the service) and exits 0 on SIGTERM."""
+    import os
+    import signal
+    import sys
+
+    out = tmp_path / "artifacts"
+    env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url,
+           "REPODIGEST_ARTIFACTS_URL": str(out), "REPODIGEST_LOG_LEVEL": "INFO"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.renderer", env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    nc = await nats.connect(nats_server.url)
+    ready: asyncio.Queue = asyncio.Queue()
+    seen: list[str] = []
+
+    async def on_ready(msg) -> None:
+        await ready.put(ReportReady.model_validate_json(msg.data))
+
+    async def until_started() -> None:
+        while True:
+            line = (await proc.stdout.readline()).decode(errors="replace")
+            if not line:
+                raise AssertionError("renderer exited before starting:\n" + "".join(seen))
+            seen.append(line)
+            if "started renderer" in line:
+                return
+
+    try:
+        summary = weekly_summary(languages=("zh-CN",), formats=("pdf",))
+        await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
+        await asyncio.wait_for(until_started(), 60)
+        event = WindowSummarized.create(summary)
+        await nc.jetstream().publish(Subjects.summary_ready(summary.repo), event.to_bytes(),
+                                     headers={"Nats-Msg-Id": event.id})
+        report = await _next(ready)
+        (artifact,) = report.data.artifacts
+        data = (out / artifact.key).read_bytes()
+        assert data.startswith(b"%PDF-") and hashlib.sha256(data).hexdigest() == artifact.sha256
+    finally:
+        await nc.close()
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 60)
+        log = "".join(seen) + (await proc.stdout.read()).decode(errors="replace")
+    assert code == 0, log[-3000:]
+    assert log.count("started renderer") == 1, log[-3000:]  # the worker did not start a service

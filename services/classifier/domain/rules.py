@@ -183,6 +183,9 @@ class Profile(_Model):
     paths_ignore: tuple[str, ...] = Field(
         (), description="files the `paths:` shorthand never looks at (documentation)")
     modules: tuple[ModuleRule, ...] = ()
+    labeler: dict[str, Any] = Field(
+        default_factory=dict, description="a labeler.yml v5 pasted as is: label -> match config; "
+        "each label becomes a module (after `modules:`)")
     risks: tuple[RiskRule, ...] = ()
     ecosystems: tuple[NamedRule, ...] = ()
     categories: tuple[NamedRule, ...] = ()
@@ -192,6 +195,16 @@ class Profile(_Model):
     fallback: FallbackSpec = FallbackSpec()
     codeowners: CodeownersSpec = CodeownersSpec()
 
+    @field_validator("labeler")
+    @classmethod
+    def _labeler_file(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for label, config in v.items():
+            try:
+                parse_labeler(config, GlobTable())
+            except GlobError as exc:
+                raise ValueError(f"label {label!r}: {exc}") from None
+        return v
+
     @model_validator(mode="after")
     def _unique(self) -> "Profile":
         for section in ("modules", "risks", "ecosystems", "categories", "affiliations"):
@@ -200,11 +213,14 @@ class Profile(_Model):
                 if rule.name in seen:
                     raise ValueError(f"{section}: two rules named {rule.name!r}")
                 seen.add(rule.name)
+        clash = sorted(set(self.labeler) & {m.name for m in self.modules})
+        if clash:
+            raise ValueError(f"labeler: {', '.join(clash)} also defined under modules; keep one")
         return self
 
 
 _NAMED_SECTIONS = ("modules", "risks", "ecosystems", "categories", "affiliations")
-_MERGED_MAPPINGS = ("bots", "tests", "fallback", "codeowners")
+_MERGED_MAPPINGS = ("bots", "tests", "fallback", "codeowners", "labeler")
 _NOT_INHERITED = ("profile", "description", "extends", "repos")
 
 
@@ -385,7 +401,10 @@ class PhraseIndex:
         hits: dict[int, str] = {}
         if not self.phrases or not text:
             return hits
-        ws = words(text)
+        low = text.lower()
+        found = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(low)]
+        ws = [w for w, _, _ in found]
+        same_length = len(low) == len(text)  # then spans in `low` are spans in `text`
         phrases, longest = self.phrases, self.longest
         for i, w in enumerate(ws):
             n = longest.get(w)
@@ -395,8 +414,10 @@ class PhraseIndex:
                 key = tuple(ws[i:i + length])
                 owners = phrases.get(key)
                 if owners:
+                    written = (text[found[i][1]:found[i + length - 1][2]] if same_length
+                               else " ".join(key))
                     for owner in owners:
-                        hits.setdefault(owner, " ".join(key))
+                        hits.setdefault(owner, written)
         return hits
 
 
@@ -856,6 +877,8 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
             raise ProfileError(f"profile {profile.profile!r}: {where}: {exc}") from None
 
     modules = [(r.name, build(r, f"module {r.name!r}")) for r in profile.modules]
+    modules += [(label, build(ModuleRule(name=label, files=config), f"labeler label {label!r}"))
+                for label, config in profile.labeler.items()]
     risks = [(r, build(r, f"risk {r.name!r}")) for r in profile.risks]
     ecosystems = [(r.name, build(r, f"ecosystem {r.name!r}")) for r in profile.ecosystems]
     categories = [(r.name, build(r, f"category {r.name!r}")) for r in profile.categories]

@@ -97,3 +97,40 @@ def test_base_branch_regex():
 def test_invalid_labeler_configs_say_what_is_wrong(config, message):
     with pytest.raises(GlobError, match=message.replace("(", r"\(")):
         parse_labeler(config, GlobTable())
+
+
+LABELER_YML = """
+profile: pasted
+labeler:
+  # a repository's .github/labeler.yml (v5), pasted as is
+  documentation:
+    - changed-files:
+        - any-glob-to-any-file: ['docs/**', 'guides/*.md']
+        - all-globs-to-all-files: '!src/main.js'
+  frontend:
+    - all:
+        - changed-files:
+            - any-glob-to-any-file: 'src/**/*.js'
+            - all-globs-to-all-files: ['!src/main.js']
+  release:
+    - base-branch: '^releases/'
+"""
+
+
+def test_a_pasted_labeler_yml_makes_modules():
+    from .factory import compile_yaml, item, names
+
+    rs = compile_yaml(LABELER_YML)
+    assert names(rs.classify(item("x", ["guides/a.md"])).modules) == ["documentation"]
+    assert names(rs.classify(item("x", ["src/app/x.js"])).modules) == ["frontend"]
+    tags = rs.classify(item("x", ["src/main.js"]))
+    assert tags.modules[0].fallback  # frontend excludes src/main.js
+    tags = rs.classify(item("x", ["lib/a.c"], base_branch="releases/v1"))
+    assert [(t.name, t.rule) for t in tags.modules] == [("release", "module:release/files")]
+
+
+def test_labeler_errors_name_the_label():
+    from services.classifier.domain.rules import ProfileError, validate_profile
+
+    with pytest.raises(ProfileError, match=r"p.yaml: labeler: .*label 'docs': changed-files: unknown option any-file"):
+        validate_profile({"profile": "p", "labeler": {"docs": [{"changed-files": [{"any-file": "x"}]}]}}, "p.yaml")

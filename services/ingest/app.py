@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import timedelta
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -142,7 +143,9 @@ async def github_pollers(service: IngestService) -> list[Poller]:
         log.warning("no REPODIGEST_GITHUB_TOKEN: polling %s unauthenticated (60 requests/hour)",
                     ", ".join(s.repos))
     source = PyGithubSource(token, s.github_api_url, per_page=s.github_per_page)
-    return [GithubPoller(service.bus, state, source, s.repos, interval=s.poll_interval)]
+    backfill = timedelta(days=s.poll_backfill_days) if s.poll_backfill_days else None
+    return [GithubPoller(service.bus, state, source, s.repos, interval=s.poll_interval,
+                         backfill=backfill)]
 
 
 def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:

@@ -23,6 +23,9 @@ class IngestSettings(CommonSettings):
         description="repositories to poll on GitHub, OWNER/NAME, comma-separated")
     poll_interval: float = Field(
         300.0, gt=0, description="seconds between two polls of one repository")
+    poll_backfill_days: float | None = Field(
+        14.0, ge=0, description="how far back the first poll of a repository reads (days); "
+        "empty or 0: its whole history")
     github_token: SecretStr | None = Field(
         None, description="GitHub token (fine-grained: read-only Pull requests, Issues, Metadata)")
     github_api_url: str = Field(

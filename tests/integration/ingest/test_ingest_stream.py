@@ -135,3 +135,29 @@ def test_repos_setting_plugs_in_the_github_poller():
     service = build_service(cfg, Runtime(cfg, "ingest-test"))
     assert cfg.repos == ["vllm-project/vllm", "a/b"]
     assert service.poller_factories == [github_pollers]
+
+
+async def test_repos_setting_polls_github_into_the_stream(nats_server):
+    """REPODIGEST_REPOS + the GitHub URL and token are all it takes (GitHub emulated from real
+    recorded responses)."""
+    from tests.github_emulator import GithubEmulator
+
+    repo = "PyGithub/PyGithub"
+    files = [require_shared_data("github-rest-replay", f) for f in (
+        "Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")]
+    with GithubEmulator(files) as gh:
+        runtime, service = await _started(
+            nats_server.url, repos=repo, github_api_url=gh.base_url, github_token=gh.token,
+            poll_interval=3600, poll_backfill_days=None)
+        try:
+            (poller,) = service.pollers
+            await asyncio.wait_for(poller.polled.wait(), 60)
+            assert poller.errors == {}
+            stored = [e for _, e in await _stream(runtime)]
+        finally:
+            await runtime.stop()
+    facts = [e for e in stored if not isinstance(e, SyncWatermark)]
+    marks = [e for e in stored if isinstance(e, SyncWatermark)]
+    assert facts and all(e.data.repo == repo and e.data.origin == "poll" for e in facts)
+    assert {e.data.kind for e in facts} >= {"issue", "pull_request"}
+    assert len(marks) == 1 and marks[0].data.repo == repo and marks[0].data.origin == "poll"

@@ -96,6 +96,8 @@ class ReportPolicy:
     core_risks: tuple[str, ...] = ("core-change", "core", "core-path", "core-paths")
     missing_test_risks: tuple[str, ...] = ("core-without-tests", "missing-tests", "untested")
     notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
+    category_points: Mapping[str, float] = field(default_factory=lambda: {
+        "feature": 0.5, "performance": 0.5, "docs": -1.5, "test": -0.5, "refactor": -0.5})
 
 
 @dataclass(frozen=True)
@@ -298,17 +300,20 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy) -> tuple[floa
     discussion = snap.comments + snap.review_comments
     risk_points = sum(SEVERITY_POINTS.get(r.severity, 1.0) for r in tags.risks)
     core = any(r.name in policy.core_risks for r in tags.risks)
-    labels = {_fold(x) for x in snap.labels} | {_fold(c.name) for c in tags.categories}
+    labels = {_fold(x) for x in snap.labels}
     notable = sorted(labels & {_fold(x) for x in policy.notable_labels})
+    # what kind of change it is: features and speed-ups weigh more than docs and refactors
+    kinds = sorted({_fold(c.name) for c in tags.categories} & set(policy.category_points))
     candidates = [
         ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
-        ScoreSignal(name="risk", value=len(tags.risks), points=min(3.0, risk_points)),
+        ScoreSignal(name="risk", value=len(tags.risks), points=min(2.0, risk_points)),
         ScoreSignal(name="core", value=1 if core else 0, points=1.0 if core else 0.0),
         ScoreSignal(name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)),
         ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
         ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
         ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
+        ScoreSignal(name="kind", value=len(kinds), points=sum(policy.category_points.get(k, 0.0) for k in kinds)),
     ]
     signals = tuple(ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
                     for s in candidates if s.points)

@@ -332,3 +332,22 @@ def test_unreviewed_prs_older_than_the_maximum_are_not_awaiting_review():
     ])
     s = summarize(sc)
     assert [(f.item.number, f.days) for f in s.follow_ups if f.kind == "awaiting_review"] == [(1, 10.0)]
+
+
+def test_score_signals_explain_the_score():
+    start = DAY.start
+    docs = ItemSpec(1, "pull_request", start, merged=start + timedelta(hours=1), additions=99, deletions=0,
+                    categories=("docs",), files=("docs/a.md",))
+    feature = ItemSpec(2, "pull_request", start, merged=start + timedelta(hours=1), additions=99, deletions=0,
+                       categories=("feature",), files=("docs/a.md",), labels=("Performance",), reviews=3,
+                       risks=(("core-change", "high"), ("interface-change", "medium")))
+    policy = ReportPolicy()
+    (d_score, d_signals), (f_score, f_signals) = (score_pr(x.snapshot(x.merged), x.tags(), policy) for x in (docs, feature))
+    d, f = {s.name: s for s in d_signals}, {s.name: s for s in f_signals}
+    assert d["size"].value == 99 and d["size"].points == 2.0  # log10(1 + 99)
+    assert d["kind"].points == -1.5 and f["kind"].points == 0.5
+    assert f["risk"].value == 2 and f["risk"].points == 2.0  # high 2 + medium 1, capped at 2
+    assert f["reviews"].points == 1.5 and f["labels"].value == 1
+    assert "core" in f and "core" not in d
+    assert f_score > d_score
+    assert d_score == pytest.approx(sum(s.points for s in d_signals))

@@ -106,7 +106,6 @@ labeler:
   documentation:
     - changed-files:
         - any-glob-to-any-file: ['docs/**', 'guides/*.md']
-        - all-globs-to-all-files: '!src/main.js'
   frontend:
     - all:
         - changed-files:

@@ -116,9 +116,11 @@ class IngestService:
     async def _backfill(self) -> None:
         source = self.settings.backfill_source or ""
         try:
+            s = self.settings
             self.backfill_result = await ingest_source(
-                self.bus, source, self.settings.backfill_repo, demo_week=self.settings.demo_week,
-                demo_seed=self.settings.demo_seed)
+                self.bus, source, s.backfill_repo, demo_week=s.demo_week, demo_seed=s.demo_seed,
+                token=s.github_token.get_secret_value() if s.github_token else None,
+                github_api_url=s.github_api_url)
             log.info("backfill from %s done: %s", source, self.backfill_result.summary())
         except SourceError as exc:
             self.backfill_error = str(exc)

@@ -117,14 +117,17 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | Git
 
 async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
                         progress: bool = False, demo_week: str | None = None, demo_seed: int = 7,
-                        window: "Window | None" = None, token: str | None = None) -> IngestResult:
-    """Publish an offline source (`demo`, `replay:PATH`, `events:PATH`, `gharchive:PATH`).
+                        window: "Window | None" = None, token: str | None = None,
+                        github_api_url: str = "https://api.github.com") -> IngestResult:
+    """Publish a source: `demo`, `replay:PATH`, `events:PATH`, `gharchive:PATH`, `git:PATH`, or
+    `github` (one sync of `repo` through the GitHub REST API with `token`).
 
     `window` (the report's window, optional) picks the demo's week and time zone: the ISO week
-    holding the window's start; `demo_week` overrides it (default 2026-W24). Files are published
-    whole (earlier facts feed trends). `token` is for the live GitHub source, which this function
-    does not serve. Raises SourceError (a message a person can act on) for a bad spec, a missing
-    or malformed file, or a repository the source does not hold; nothing is published then.
+    holding the window's start; `demo_week` overrides it (default 2026-W24). For `github` it
+    bounds the first sync: items updated since the start of the window before it (for trends).
+    Files are published whole (earlier facts feed trends). Raises SourceError (a message a person
+    can act on) for a bad spec, a missing or malformed file, a repository the source does not
+    hold, or a GitHub failure; a file source publishes nothing then.
     """
     from .adapters.files import load_source
 
@@ -134,6 +137,9 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
             check_repo(repo)
         except ValueError as exc:
             raise SourceError(str(exc)) from None
+    if spec.kind == "github":
+        return await ingest_github(bus, repo, token=token, window=window, api_url=github_api_url,
+                                   progress=progress)
     tz = "UTC"
     if window is not None:
         tz = window.tz
@@ -148,6 +154,32 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
         raise SourceError(f"{spec}: {exc}") from None  # e.g. a demo week that is not an ISO week
     return await ingest_facts(bus, loaded.repo, loaded.facts, origin=loaded.origin,
                               watermark=loaded.watermark, progress=progress)
+
+
+async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
+                        window: "Window | None" = None, api_url: str = "https://api.github.com",
+                        progress: bool = False) -> IngestResult:
+    """One sync of `repo` from GitHub (the poller's use case, state in the KV bucket), then its
+    watermark. `bus` must be a `shared.bus.Bus` (the sync keeps its cursors in JetStream KV)."""
+    from .adapters.github import GithubError, sync_once
+
+    if repo is None:
+        raise SourceError("the GitHub source needs the repository: OWNER/NAME, e.g. vllm-project/vllm")
+    since = window.previous().start if window is not None else None
+    bar = _progress(progress, f"sync {repo} from GitHub (items)", None)
+    try:
+        synced = await sync_once(bus, repo, token=token, api_url=api_url, since=since,
+                                 on_item=(lambda _n: bar.advance(1)) if bar else None)
+    except GithubError as exc:
+        raise SourceError(str(exc)) from exc
+    finally:
+        if bar is not None:
+            bar.close()
+    result = IngestResult(repo=repo, origin="poll", facts_published=synced.facts_published,
+                          duplicates=synced.duplicates, watermark=synced.watermark,
+                          watermark_published=synced.watermark is not None)
+    log.info("synced %s", synced.summary(), extra={"repo": repo, "facts": synced.facts_published})
+    return result
 
 
 def demo_week_of(window: "Window") -> str:

@@ -98,9 +98,9 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
     """
     spec = parse_source_spec(source) if isinstance(source, str) else source
     if spec.kind == "github":
-        raise SourceError("source 'github' is live polling, not a file: run the ingest service "
-                          "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN (or the CLI's GitHub "
-                          "source) instead of an offline backfill")
+        raise SourceError("source 'github' is the live GitHub API, not a file: use ingest_source "
+                          "(the CLI's --source github with GITHUB_TOKEN) or run the ingest service "
+                          "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN")
     if spec.kind == "demo":
         if repo not in (None, DEMO_REPO):
             raise SourceError(f"the demo source only generates {DEMO_REPO}; leave the repository "

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
 from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
@@ -161,3 +163,30 @@ async def test_repos_setting_polls_github_into_the_stream(nats_server):
     assert facts and all(e.data.repo == repo and e.data.origin == "poll" for e in facts)
     assert {e.data.kind for e in facts} >= {"issue", "pull_request"}
     assert len(marks) == 1 and marks[0].data.repo == repo and marks[0].data.origin == "poll"
+
+
+async def test_github_source_syncs_once_and_explains_failures(nats_server):
+    from tests.github_emulator import GithubEmulator
+
+    from services.ingest.domain.sources import SourceError
+
+    repo = "PyGithub/PyGithub"
+    files = [require_shared_data("github-rest-replay", f) for f in (
+        "Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")]
+    runtime, _ = await _started(nats_server.url)
+    try:
+        bus = runtime.bus("ingest")
+        with GithubEmulator(files) as gh:
+            with pytest.raises(SourceError) as err:
+                await ingest_source(bus, "github", repo, token="wrong", github_api_url=gh.base_url)
+            assert "token" in str(err.value).lower() and "wrong" not in str(err.value)
+            result = await ingest_source(bus, "github", repo, token=gh.token,
+                                         github_api_url=gh.base_url)
+        with pytest.raises(SourceError, match="needs the repository"):
+            await ingest_source(bus, "github", None, token="t")
+        stored = [e for _, e in await _stream(runtime)]
+        facts = [e for e in stored if not isinstance(e, SyncWatermark)]
+        assert result.origin == "poll" and result.facts_published == len(facts) > 0
+        assert isinstance(stored[-1], SyncWatermark) and stored[-1].data.watermark == result.watermark
+    finally:
+        await runtime.stop()

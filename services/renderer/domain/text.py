@@ -87,3 +87,11 @@ def excerpt(text: str, limit: int = 240) -> str:
     if space > limit * 0.6:
         cut = cut[:space]
     return cut.rstrip(" ,.;:") + "…"
+
+
+_DIGEST = re.compile(r"[0-9a-f]{16,}")
+
+
+def short_version(version: str) -> str:
+    """A rule-set version as people read it: long hex digests cut to 12 characters (like git)."""
+    return _DIGEST.sub(lambda m: m.group(0)[:12], version)

@@ -16,7 +16,7 @@ from shared.events import (
 )
 
 from .i18n import Messages
-from .text import days_text, excerpt, num, one_decimal, signed, stamp, utc_offset, window_span
+from .text import days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
 
 MAX_HIGHLIGHTS = 7
 MAX_THEME_PRS = 4
@@ -25,6 +25,7 @@ MAX_KEY_PRS = 12
 MAX_DISCUSSIONS = 5
 MAX_CONTRIBUTORS = 10
 MAX_RISK_LINKS = 8
+MAX_RISK_LINKS_SHORT = 5
 MAX_CHANGED = 8
 EXCERPT_THEME = 220
 EXCERPT_DISCUSSION = 280
@@ -267,7 +268,8 @@ class _Writer:
             Figure(m.t("header.revision"), m.t("header.revision_value", revision=s.revision)),
         ]
         if s.ruleset_versions:
-            rows.append(Figure(m.t("header.rulesets"), m.t("list.comma").join(s.ruleset_versions)))
+            rows.append(Figure(m.t("header.rulesets"),
+                               m.t("list.comma").join(short_version(v) for v in s.ruleset_versions)))
         if s.watermark is not None:
             rows.append(Figure(m.t("header.watermark"), stamp(s.watermark, s.window.tz)))
         return tuple(rows)
@@ -371,7 +373,7 @@ class _Writer:
             detail = m.t(f"risk_help.{r.risk}")
         elif r.reason:
             detail = r.reason
-        links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS])
+        links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT])
         if detailed:
             lines = tuple(Line(lk, lk.title) for lk in links)
             return Bullet(text, head=head, detail=detail, lines=lines)

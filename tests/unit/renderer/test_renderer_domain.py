@@ -188,3 +188,9 @@ def test_long_excerpts_end_on_a_word() -> None:
     text = excerpt("alpha beta " * 60, 100)
     assert len(text) <= 101 and text.endswith("…")
     assert text[:-1].split()[-1] in ("alpha", "beta")
+
+
+def test_rule_set_digests_are_shortened_in_the_header() -> None:
+    digest = "9a0de0c6b3ee63d07b34cd6b121f1ee00d75fb58573f042bc73322a65292a6b9"
+    text = render_markdown(daily_summary(ruleset_versions=(digest, "llm-serving@3")), "en")
+    assert "9a0de0c6b3ee, llm-serving@3" in text and digest not in text

@@ -150,8 +150,24 @@ async def github_pollers(service: IngestService) -> list[Poller]:
                          backfill=backfill)]
 
 
+async def webhook_receivers(service: IngestService) -> list[Poller]:
+    """The GitHub webhook endpoint (HMAC-verified; deliveries remembered in the KV bucket)."""
+    from .adapters.kv import KvIngestState
+    from .adapters.webhooks import WebhookConfigError, webhook_server
+
+    s = service.settings
+    if s.webhook_secret is None:
+        raise WebhookConfigError("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET "
+                                 "is not: set it to the secret configured on the GitHub webhook")
+    state = await KvIngestState.open(service.bus.js)
+    return [webhook_server(service.bus, state, s.webhook_secret, host=s.webhook_host,
+                           port=s.webhook_port, path=s.webhook_path)]
+
+
 def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:
     service = IngestService(settings, runtime.bus("ingest"))
     if settings.repos:
         service.poller_factories.append(github_pollers)
+    if settings.webhook_enabled:
+        service.poller_factories.append(webhook_receivers)
     return service

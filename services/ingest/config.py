@@ -36,7 +36,8 @@ class IngestSettings(CommonSettings):
     webhook_secret: SecretStr | None = Field(
         None, description="secret configured on the GitHub webhook (X-Hub-Signature-256)")
     webhook_host: str = Field("0.0.0.0", description="interface the webhook endpoint binds to")
-    webhook_port: int = Field(8080, ge=1, le=65535, description="port of the webhook endpoint")
+    webhook_port: int = Field(8080, ge=0, le=65535,
+                              description="port of the webhook endpoint (0: any free port)")
     webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
     backfill_source: str | None = Field(
         None, description="offline source published once at start-up: demo, replay:PATH, "

@@ -190,3 +190,42 @@ async def test_github_source_syncs_once_and_explains_failures(nats_server):
         assert isinstance(stored[-1], SyncWatermark) and stored[-1].data.watermark == result.watermark
     finally:
         await runtime.stop()
+
+
+async def test_webhook_setting_serves_signed_deliveries_into_the_stream(nats_server):
+    import hashlib
+    import hmac
+
+    import httpx
+
+    payload = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
+    secret = "s3cret-for-test"
+    runtime, service = await _started(nats_server.url, webhook_enabled=True, webhook_secret=secret,
+                                      webhook_host="127.0.0.1", webhook_port=0)
+    try:
+        (server,) = service.pollers
+        url = f"http://127.0.0.1:{server.port}{service.settings.webhook_path}"
+        signature = "sha256=" + hmac.new(secret.encode(), payload, hashlib.sha256).hexdigest()
+        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "d-1",
+                   "X-Hub-Signature-256": signature, "Content-Type": "application/json"}
+        async with httpx.AsyncClient() as client:
+            forged = await client.post(url, content=payload, headers={**headers,
+                                       "X-Hub-Signature-256": "sha256=" + "0" * 64})
+            accepted = await client.post(url, content=payload, headers=headers)
+        assert forged.status_code == 401 and accepted.status_code == 202
+        stored = [e for _, e in await _stream(runtime)]
+        assert [(e.data.kind, e.data.action, e.data.origin) for e in stored] == [
+            ("pull_request", "opened", "webhook")]
+    finally:
+        await runtime.stop()
+
+
+async def test_webhook_without_secret_is_refused_at_start(nats_server):
+    cfg = IngestSettings(nats_url=nats_server.url, webhook_enabled=True)
+    runtime = Runtime(cfg, "ingest-test")
+    runtime.add(build_service(cfg, runtime))
+    try:
+        with pytest.raises(ValueError, match="REPODIGEST_WEBHOOK_SECRET"):
+            await runtime.start()
+    finally:
+        await runtime.stop()

@@ -353,6 +353,7 @@ def title_tokens(title: str) -> dict[str, str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.+][a-z0-9]+)*")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def words(text: str) -> list[str]:
@@ -401,6 +402,13 @@ class PhraseIndex:
         hits: dict[int, str] = {}
         if not self.phrases or not text:
             return hits
+        self._find(text, hits)
+        split = _CAMEL.sub(" ", text)
+        if split != text:  # MiniMaxM2ReasoningParser also reads as "mini max m2 reasoning parser"
+            self._find(split, hits)
+        return hits
+
+    def _find(self, text: str, hits: dict[int, str]) -> None:
         low = text.lower()
         found = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(low)]
         ws = [w for w, _, _ in found]
@@ -418,7 +426,6 @@ class PhraseIndex:
                                else " ".join(key))
                     for owner in owners:
                         hits.setdefault(owner, written)
-        return hits
 
 
 class ItemView:

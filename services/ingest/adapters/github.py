@@ -41,7 +41,7 @@ from services.ingest.adapters.kv import KvIngestState, Validators
 from services.ingest.domain.mapping import (
     comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
 )
-from services.ingest.domain.transitions import ItemState, derive
+from services.ingest.domain.transitions import ItemState, derive, merge_observed
 from shared.bus import Subjects
 from shared.events import (
     CommentInfo, FactData, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
@@ -558,7 +558,8 @@ async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSour
         result.facts_published += len(facts)
         result.items_changed += 1
         # after publishing: a crash before this line re-derives (and re-publishes) the same facts
-        await state.put_item(repo, number, new_state)
+        await state.update_item(repo, number,
+                                lambda stored, polled=new_state: merge_observed(polled, stored))
         for item_validators, item_url in pending:
             await state.put_validators(item_url, item_validators)
         if on_item is not None:

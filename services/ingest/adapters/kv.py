@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -108,6 +109,32 @@ class KvIngestState:
 
     async def put_item(self, repo: str, number: int, state: ItemState) -> None:
         await self.kv.put(f"item.{repo_key(repo)}.{int(number)}", state.to_json())
+
+    async def update_item(self, repo: str, number: int,
+                          change: Callable[[ItemState | None], ItemState | None],
+                          attempts: int = 16) -> ItemState | None:
+        """Read-modify-write of an item's state with optimistic concurrency (the poller and the
+        webhook endpoint may write the same item): `change(current)` returns the state to store,
+        or None to leave it; it is called again with the fresh value after a conflict."""
+        key = f"item.{repo_key(repo)}.{int(number)}"
+        for _ in range(attempts):
+            try:
+                entry = await self.kv.get(key)
+                current, revision = ItemState.from_json(entry.value), entry.revision
+            except (KeyNotFoundError, KeyDeletedError):
+                current, revision = None, None
+            new = change(current)
+            if new is None:
+                return current
+            try:
+                if revision is None:
+                    await self.kv.create(key, new.to_json())
+                else:
+                    await self.kv.update(key, new.to_json(), last=revision)
+                return new
+            except KeyWrongLastSequenceError:
+                continue
+        raise RuntimeError(f"{repo}#{number}: item state kept changing under {attempts} writes")
 
     # ------------------------------------------------------------ HTTP validators
 

@@ -249,6 +249,16 @@ class WebhookServer:
             self._sock = None
 
 
+async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactData]) -> None:
+    """Record in the poller's item states which facts timed at observation a delivery published
+    (see `transitions.note_webhook`), so a poll does not publish them again under another time."""
+    from services.ingest.domain.transitions import note_webhook
+
+    for fact in facts:
+        await state.update_item(fact.repo, fact.item.number,
+                                lambda prev, fact=fact: note_webhook(prev, fact))
+
+
 def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host: str = "0.0.0.0",
                    port: int = 8080, path: str = "/webhooks/github",
                    max_body: int = MAX_BODY) -> WebhookServer:
@@ -260,6 +270,8 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
 
     async def publish(repo: str, facts: Sequence[FactData]) -> None:
         await publish_facts(bus, facts)
+        if state is not None:
+            await remember_webhook_facts(state, facts)
 
     app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
                             max_body=max_body)

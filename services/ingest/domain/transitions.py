@@ -71,6 +71,9 @@ class ItemState:
     files: tuple[tuple[str, int, int, str | None], ...] = ()
     files_truncated: bool = False
     reviews: int = 0
+    # facts timed at observation that a webhook already published, with the item's updated_at
+    # then: the next poll does not publish them again under its own time (`note_webhook`)
+    announced: tuple[tuple[str, datetime], ...] = ()
     comment_mark: Mark = field(default_factory=Mark)
     review_comment_mark: Mark = field(default_factory=Mark)
     review_mark: Mark = field(default_factory=Mark)
@@ -88,6 +91,7 @@ class ItemState:
             body[name] = {"at": enc(mark.at), "ids": list(mark.ids)}
         body["labels"] = list(self.labels)
         body["files"] = [list(f) for f in self.files]
+        body["announced"] = [[k, t.isoformat()] for k, t in self.announced]
         body["v"] = STATE_VERSION
         return json.dumps(body, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
@@ -109,6 +113,7 @@ class ItemState:
         values["files"] = tuple(tuple(f) for f in values.get("files") or ())
         values["updated_at"] = dt(values.get("updated_at"))
         values["closed_at"] = dt(values.get("closed_at"))
+        values["announced"] = tuple((str(k), dt(t)) for k, t in values.get("announced") or ())
         return cls(**values, **marks)
 
     # ------------------------------------------------------------ questions a poller asks
@@ -156,6 +161,9 @@ def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
         closed_at=utc(item.closed_at) if item.closed_at else None,
         comments=item.comments,
         review_comments=item.review_comments,
+        # a poll's snapshot shows everything up to its updated_at: older announcements are done
+        announced=tuple((k, t) for k, t in base.announced
+                        if item.updated_at is None or t > utc(item.updated_at)),
         files_sig=files_signature(item),
         files=tuple((f.path, f.additions, f.deletions, f.status) for f in item.files),
         files_truncated=item.files_truncated,
@@ -183,9 +191,10 @@ def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[Com
         elif item.state == "closed" and item.closed_at is not None:
             facts.append(item_fact(item, "closed", origin=origin))
     else:
-        if prev.content and prev.content != content_hash(item):
+        told = {key for key, _ in prev.announced}
+        if prev.content and prev.content != content_hash(item) and "edited" not in told:
             facts.append(item_fact(item, "edited", origin=origin))
-        if item.state == "open" and prev.state == "closed":
+        if item.state == "open" and prev.state == "closed" and "reopened" not in told:
             facts.append(item_fact(item, "reopened", origin=origin))
         if item.kind == "pull_request" and item.merged_at is not None and not prev.merged:
             facts.append(item_fact(item, "merged", origin=origin, actor_login=item.merged_by))
@@ -195,9 +204,11 @@ def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[Com
             facts.append(item_fact(item, "closed", origin=origin))
         if item.kind == "pull_request" and item.state == "open" and prev.draft != item.draft:
             action = "converted_to_draft" if item.draft else "ready_for_review"
-            facts.append(item_fact(item, action, origin=origin))
+            if action not in told:
+                facts.append(item_fact(item, action, origin=origin))
         for label in sorted(set(item.labels) - set(prev.labels)):
-            facts.append(item_fact(item, "labeled", origin=origin, label=label))
+            if f"labeled:{label}" not in told:
+                facts.append(item_fact(item, "labeled", origin=origin, label=label))
 
     marks = prev or ItemState(kind=item.kind, state=item.state)
     seen: set[int] = set()
@@ -216,3 +227,44 @@ def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[Com
 
     facts.sort(key=lambda f: fact_time(f))
     return facts, state_of(item, prev, comments=comments, reviews=reviews)
+
+
+# ---------------------------------------------------------------- webhooks and polls together
+
+# facts whose time is when they were observed; exactly timed facts get equal ids on both paths
+INEXACT = {"edited", "reopened", "labeled", "ready_for_review", "converted_to_draft"}
+
+
+def announcement(fact: FactData) -> str | None:
+    if fact.kind not in ("pull_request", "issue") or fact.action not in INEXACT:
+        return None
+    return f"labeled:{fact.label}" if fact.action == "labeled" else fact.action
+
+
+def note_webhook(prev: ItemState | None, fact: FactData) -> ItemState | None:
+    """Record in an item's state that a webhook published `fact` (None: nothing to store).
+
+    Only facts timed at observation are recorded (`labeled`, `edited`, `reopened`,
+    `ready_for_review`, `converted_to_draft`): the next poll that sees the same transition does
+    not publish it again under its own time. Nothing else of the state changes: a delivery that
+    was lost must still be caught up by the poll. An item never polled is left to the poll's
+    first sight, which reproduces its history and publishes no `labeled` facts.
+    """
+    key = announcement(fact)
+    if prev is None or key is None:
+        return None
+    when = fact.item.updated_at or fact.item.created_at
+    if any(k == key and t == utc(when) for k, t in prev.announced):
+        return None
+    return replace(prev, announced=prev.announced + ((key, utc(when)),))
+
+
+def merge_observed(polled: ItemState, stored: ItemState | None) -> ItemState:
+    """The state to store after a poll, given what is stored now: the poll's state, plus the
+    webhook announcements that arrived while it was fetching and are newer than its snapshot."""
+    if stored is None:
+        return polled
+    upto = polled.updated_at
+    keep = [(k, t) for k, t in stored.announced if upto is None or t > upto]
+    merged = tuple(dict.fromkeys(tuple(polled.announced) + tuple(keep)))
+    return polled if merged == polled.announced else replace(polled, announced=merged)

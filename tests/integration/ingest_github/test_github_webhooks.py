@@ -222,3 +222,37 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
         assert len(opened) == 1 and opened[0].data.origin == "webhook"
         assert len(events) == 1
         assert opened[0].data.item.number == pr["number"]
+
+
+async def test_label_seen_by_webhook_is_not_published_again_by_a_later_poll(nats_server):
+    """poll (PR without label) -> webhook `labeled` -> poll after more activity: one `labeled`."""
+    opened = json.loads(payload_bytes("pull_request", "opened.payload.json"))
+    labeled = json.loads(payload_bytes("pull_request", "labeled.payload.json"))
+    repo = opened["repository"]["full_name"]
+    body = opened["pull_request"]["body"]
+    before = dict(opened["pull_request"], labels=[])
+    labeled["pull_request"]["body"] = body  # the example payloads differ in body text
+    hook = json.dumps(labeled).encode()
+    after = dict(labeled["pull_request"], updated_at="2019-05-15T15:25:00Z")  # later activity
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    async with Harness(nats_server.url) as h:
+        with GithubEmulator() as gh:
+            gh.add(f"/repos/{repo}/pulls", [before])
+            gh.add(f"/repos/{repo}/issues", [])
+            kw = dict(token=gh.token, api_url=gh.base_url, seconds_between_requests=None)
+            await sync_once(h.bus, repo, now=now, **kw)
+            server = webhook_server(h.bus, h.state, SECRET, host="127.0.0.1", port=0)
+            await server.start()
+            try:
+                async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as c:
+                    r = await c.post("/webhooks/github", content=hook,
+                                     headers=headers("pull_request", hook))
+                assert r.status_code == 202
+            finally:
+                await server.stop()
+            gh.add(f"/repos/{repo}/pulls", [after])
+            second = await sync_once(h.bus, repo, now=now, **kw)
+        facts = [e for e in await h.published() if not isinstance(e, SyncWatermark)]
+    labels = [(e.data.label, e.data.origin) for e in facts if e.data.action == "labeled"]
+    assert labels == [(labeled["label"]["name"], "webhook")]
+    assert second.items_changed == 1 and second.facts_published == 0

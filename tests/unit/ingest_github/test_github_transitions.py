@@ -122,3 +122,41 @@ def test_has_new_comments_follows_the_marks_per_comment_kind():
     assert state.has_new_comments([r1])  # a review comment has its own mark
     later = CommentInfo(id=2, author=Actor(login="c"), created_at=T0 - timedelta(seconds=1))
     assert not state.has_new_comments([later])  # older than the mark: already handled
+
+
+def test_webhook_announced_transitions_are_not_published_again_by_the_poll():
+    from services.ingest.domain.mapping import item_fact
+    from services.ingest.domain.transitions import merge_observed, note_webhook
+
+    _, polled = derive(None, snap(draft=True))
+    t_hook = T0 + timedelta(minutes=5)
+    hooked = snap(draft=False, labels=("bug",), updated_at=t_hook)
+    state = polled
+    for fact in (item_fact(hooked, "labeled", origin="webhook", label="bug"),
+                 item_fact(hooked, "ready_for_review", origin="webhook"),
+                 item_fact(hooked, "opened", origin="webhook")):  # exact: not recorded
+        state = note_webhook(state, fact) or state
+    assert {k for k, _ in state.announced} == {"labeled:bug", "ready_for_review"}
+    assert note_webhook(None, item_fact(hooked, "labeled", origin="webhook", label="bug")) is None
+
+    # the poll sees the item later still (something else happened): nothing is published twice
+    later = snap(draft=False, labels=("bug", "perf"), updated_at=t_hook + timedelta(minutes=1))
+    facts, after = derive(state, later)
+    assert actions(facts) == ["pull_request.labeled:perf"]
+    assert after.announced == ()  # consumed: a later real re-label is published again
+
+
+def test_poll_snapshot_older_than_the_announcement_keeps_it():
+    from services.ingest.domain.mapping import item_fact
+    from services.ingest.domain.transitions import merge_observed, note_webhook
+
+    _, polled = derive(None, snap())
+    hooked = snap(labels=("bug",), updated_at=T0 + timedelta(minutes=5))
+    stored = note_webhook(polled, item_fact(hooked, "labeled", origin="webhook", label="bug"))
+    # a poll that read its snapshot before the label, and writes after the webhook did
+    facts, fresh = derive(polled, snap(updated_at=T0 + timedelta(minutes=1)))
+    assert facts == []
+    merged = merge_observed(fresh, stored)
+    assert [k for k, _ in merged.announced] == ["labeled:bug"]
+    facts, _ = derive(merged, hooked.model_copy(update={"updated_at": T0 + timedelta(minutes=9)}))
+    assert facts == []

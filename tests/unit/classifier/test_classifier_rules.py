@@ -276,3 +276,33 @@ def test_every_tag_names_the_rule_that_fired():
 def test_classification_is_deterministic():
     it = item("[Bugfix][ROCm] Fix AITER crash", [SCHED, "csrc/rocm/x.cu"], login="x-amd")
     assert builtin(LLM).classify(it) == builtin(LLM).classify(it)
+
+
+# pull requests from the seed daily report's AMD/ROCm section: (title, author, in the section
+# because of affiliation and/or ecosystem, group the report puts it in)
+SEED_AMD = [
+    ("[ROCm] AITER fusion kernels for MLA: RoPE + KV cache", "khairulkabir1661", False, True, "performance"),
+    ("[ROCm][Perf] Refactor AITER FP8 attention kernel to take q_scale natively", "divakar-amd", True, True, "performance"),
+    ("[Bugfix] Fix Quark MoE draft model prefix mismatch in MTP/Eagle", "vecheruk-amd", True, True, "bugfix"),
+    ("[Bugfix][ROCm] Fix undefined variable in the ROCm nightly release pipeline", "tjtanaa", False, True, "bugfix"),
+    ("[CPU] Update AMD Zen CPU backend dtypes and switch to zentorch-weekly", "Chinmay-Kulkarni-AMD", True, True, "platform-ci"),
+    ("[CI][AMD] Remove host GPU state steps from the AMD CI scripts", "dhonnappa-amd", True, True, "platform-ci"),
+    ("[Releases] [ROCm] Enable Nightly Docker Image and Wheel Releases for ROCm", "tjtanaa", False, True, "release"),
+]
+
+
+@pytest.mark.parametrize("title,login,affiliated,ecosystem,group", SEED_AMD)
+def test_seed_amd_section_items(title, login, affiliated, ecosystem, group):
+    tags = builtin(LLM).classify(item(title, login=login))
+    assert ("AMD" in names(tags.affiliations)) is affiliated
+    assert ("ROCm" in names(tags.ecosystems)) is ecosystem
+    # the first category is the strongest signal (a title prefix beats a keyword beats a module)
+    assert tags.categories[0].name == group, rules(tags.categories)
+
+
+def test_camel_case_titles_and_docker_images():
+    tags = builtin(LLM).classify(item("MiniMaxM2ReasoningParser broken for M2.5", kind="issue"))
+    assert names(tags.modules) == ["tool-calling"]
+    assert "bugfix" in names(tags.categories)
+    tags = builtin(LLM).classify(item("Publish the nightly Docker Image"))
+    assert "multimodal" not in names(tags.modules) and "ci/build" in names(tags.modules)

@@ -53,8 +53,10 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
     if not formats:
         raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
     artifacts: list[Artifact] = []
-    for lang in languages:
-        docs = await render_documents(data, lang, formats, pdf)
+    # languages render concurrently (PDFs on as many worker processes as configured)
+    rendered = await asyncio.gather(*(render_documents(data, lang, formats, pdf)
+                                      for lang in languages))
+    for lang, docs in zip(languages, rendered):
         for fmt in formats:
             key = artifact_key(data.repo, data.window.label, data.revision, lang,
                                documents.FILE_NAMES[fmt])

@@ -59,7 +59,9 @@ class PdfRenderer:
                 loop.run_in_executor(self._pool, html_to_pdf, html, base_url), self.timeout)
         except BrokenProcessPool:
             # a worker died (out of memory, killed): start a fresh pool; the message is retried
-            self._pool = None
+            broken, self._pool = self._pool, None
+            if broken is not None:
+                broken.shutdown(wait=False, cancel_futures=True)
             raise PdfError("the PDF worker process died; the report will be retried") from None
         except asyncio.TimeoutError:
             raise PdfError(f"PDF rendering took longer than {self.timeout:.0f}s "

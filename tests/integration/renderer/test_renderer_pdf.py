@@ -93,3 +93,24 @@ async def test_table_headers_repeat_on_every_page_of_a_long_table(pdf_engine, tm
     assert len(with_header) == len(rows)
     text = "\f".join(pages)
     assert "#40259" in text and "#40000" in text  # first and last rows both printed
+
+
+async def test_a_dead_pdf_worker_fails_the_render_and_the_next_one_recovers(tmp_path) -> None:
+    import asyncio
+    import signal
+
+    from services.renderer.adapters.pdf import PdfError
+
+    engine = PdfRenderer(workers=1, timeout=180)
+    try:
+        html = render_html(daily_summary(), "en")
+        await engine.warm()  # the worker process exists once warm-up has run in it
+        job = asyncio.ensure_future(engine.render(html))
+        await asyncio.sleep(0)  # let the render submit its task
+        for pid in list(engine._pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(PdfError, match="worker process died"):
+            await job
+        assert (await engine.render(html)).startswith(b"%PDF-")
+    finally:
+        engine.close()

@@ -17,7 +17,7 @@ from shared.events import ReportReady, WindowSummarized
 from shared.events.dead import DeadLetter
 from shared.service import Runtime
 from services.renderer.adapters.stores import fetch_uri, open_store
-from services.renderer.app import build_service
+from services.renderer.app import build_service, s3_options
 from services.renderer.config import RendererSettings
 from tests.unit.renderer.samples import daily_summary, weekly_summary
 
@@ -28,10 +28,22 @@ async def _next(queue: asyncio.Queue, timeout: float = 150.0):
     return await asyncio.wait_for(queue.get(), timeout)
 
 
-@pytest.mark.parametrize("artifacts", ["nats", "directory"])
-async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str) -> None:
-    url = "nats" if artifacts == "nats" else str(tmp_path / "reports-dir")
-    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=url)
+@pytest.mark.parametrize("artifacts", ["nats", "s3", "directory"])
+async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str, request,
+                                           monkeypatch) -> None:
+    s3 = {}
+    if artifacts == "nats":
+        url = "nats"
+    elif artifacts == "s3":
+        endpoint, bucket = request.getfixturevalue("s3_bucket")
+        url = f"s3://{bucket}/rd"
+        # the endpoint and credentials as an operator would set them (settings, not the URL)
+        s3 = {"s3_endpoint_url": endpoint, "s3_region": "us-east-1",
+              "s3_access_key_id": "testing", "s3_secret_access_key": "testing"}
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)  # for fetch_uri's s3:// reads
+    else:
+        url = str(tmp_path / "reports-dir")
+    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=url, **s3)
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
     runtime.add(build_service(settings, runtime))
     await runtime.start()
@@ -65,10 +77,12 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
         assert json.loads(await fetch_uri(by["en", "json"].uri, js))["counts"]["merged_prs"] == 41
         if artifacts == "nats":
             assert by["en", "md"].uri.startswith("nats://RD_ARTIFACTS/reports/")
+        elif artifacts == "s3":
+            assert by["en", "md"].uri.startswith(f"{url}/reports/")
         else:
             assert by["en", "md"].uri.startswith("file://")
 
-        store = open_store(url, js)
+        store = open_store(url, js, s3=s3_options(settings))
         schema = json.loads(await store.get(
             "reports/vllm-project/vllm/2026-03-26/r2/en/report.schema.json"))
         assert "counts" in schema["properties"]

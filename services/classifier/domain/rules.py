@@ -120,6 +120,8 @@ class RiskRule(MatchSpec):
     files_count: int | None = Field(None, ge=1, description="size: number of changed files")
     suppressed_by: tuple[str, ...] = Field(
         (), description="risks listed earlier that make this one redundant when they fire")
+    on_docs_only: bool = Field(
+        False, description="also for pull requests that change only documentation (`paths_ignore`)")
 
     @model_validator(mode="after")
     def _kind(self) -> "RiskRule":
@@ -775,8 +777,12 @@ class CompiledRuleSet:
         out: list[RiskTag] = []
         tests_present = bool(v.files.any_mask & self.tests_bits)
         fired_names: set[str] = set()
+        # a pull request that only changes documentation carries no engineering risk
+        docs_only = bool(self.ignore_bits) and bool(v.files.paths) and not v.scoped.paths
         for rule, match in self.risks:
             if match.kinds and v.kind not in match.kinds:
+                continue
+            if docs_only and not rule.on_docs_only:
                 continue
             if rule.kind == "match":
                 hit = match.test(v)

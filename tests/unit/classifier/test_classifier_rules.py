@@ -306,3 +306,26 @@ def test_camel_case_titles_and_docker_images():
     assert "bugfix" in names(tags.categories)
     tags = builtin(LLM).classify(item("Publish the nightly Docker Image"))
     assert "multimodal" not in names(tags.modules) and "ci/build" in names(tags.modules)
+
+
+def test_documentation_only_changes_carry_no_risk():
+    tags = builtin(LLM).classify(item("Document full CUDA Graph mode, deprecate the old page",
+                                      ["docs/features/cuda_graphs.md", "docs/old.md"]))
+    assert tags.risks == ()
+    assert "compilation/graphs" in names(tags.modules)  # the topic still counts
+    tags = builtin(LLM).classify(item("Document full CUDA Graph mode", ["docs/a.md", "vllm/compilation/x.py"]))
+    assert "graph-capture" in [r.name for r in tags.risks]
+
+
+@pytest.mark.parametrize("path,not_module", [
+    ("vllm/v1/structured_output/utils.py", "platform/tpu"),   # "ou-tpu-t"
+    ("vllm/utils/waiter.py", "rocm"),                          # "w-aiter"
+    ("vllm/exploration.py", "lora"),                           # "exp-lora-tion"
+])
+def test_globs_do_not_match_inside_words(path, not_module):
+    assert not_module not in names(builtin(LLM).classify(item("Tweak", [path])).modules)
+
+
+def test_dependency_upgrade_titles_make_the_dependencies_module():
+    tags = builtin(LLM).classify(item("[Misc] Upgrade torch-npu to 2.10.0", ["CMakeLists.txt"]))
+    assert tags.modules[0].rule == "module:dependencies/title-regex"

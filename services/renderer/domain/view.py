@@ -352,7 +352,7 @@ class _Writer:
         if high:
             parts.append(m.tn("lead.risks", len(high), count=num(len(high)),
                               risks=m.join([m.name("risk_names", r.risk) for r in high[:3]])))
-        return m.t("lead.joiner").join(parts)
+        return m.t("lead.joiner").join(parts) + m.t("lead.end")
 
     def highlights(self) -> tuple[Bullet, ...]:
         m = self.m

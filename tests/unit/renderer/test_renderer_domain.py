@@ -194,3 +194,10 @@ def test_rule_set_digests_are_shortened_in_the_header() -> None:
     digest = "9a0de0c6b3ee63d07b34cd6b121f1ee00d75fb58573f042bc73322a65292a6b9"
     text = render_markdown(daily_summary(ruleset_versions=(digest, "llm-serving@3")), "en")
     assert "9a0de0c6b3ee, llm-serving@3" in text and digest not in text
+
+
+@pytest.mark.parametrize("lang, end", [("en", "."), ("zh-CN", "。")])
+def test_the_lead_is_a_finished_paragraph(lang: str, end: str) -> None:
+    for summary in (daily_summary(), daily_summary(risks=()), _empty()):
+        lead = build_view(summary, messages(lang)).lead
+        assert lead.endswith(end) and not lead.endswith(end * 2)

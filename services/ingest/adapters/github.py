@@ -44,7 +44,7 @@ from services.ingest.domain.mapping import (
 from services.ingest.domain.transitions import ItemState, derive, merge_observed
 from shared.bus import Subjects
 from shared.events import (
-    CommentInfo, FactData, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
+    CommentInfo, FactData, ItemSnapshot, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
 )
 from shared.events.github import FILES_CAP
 
@@ -172,9 +172,7 @@ class PyGithubSource:
                  max_reset_wait: float = 900.0, secondary_min_wait: float = 60.0,
                  seconds_between_requests: float | None = 0.25,
                  files_cap: int = FILES_CAP, sleep: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
-        from github import Auth, Github
-
+                 clock: Callable[[], float] = time.time, workers: int = 4) -> None:
         self.base_url = base_url.rstrip("/")
         self.per_page = per_page
         self.files_cap = files_cap
@@ -188,15 +186,32 @@ class PyGithubSource:
         self._sleep = sleep or self._wait_unless_closed
         self._clock = clock
         self.has_token = bool(token)
-        # retry=None: no urllib3 retries underneath; retries are decided here, where 304s,
-        # secondary limits and Retry-After are understood
-        self.gh = Github(auth=Auth.Token(token) if token else None, base_url=self.base_url,
-                         per_page=per_page, timeout=timeout, retry=None,
-                         seconds_between_requests=seconds_between_requests,
-                         user_agent="repodigest (PyGithub)")
-        self.requester = self.gh.requester
+        self.workers = max(1, workers)
+        self._token, self._timeout = token, timeout
+        self._spacing = seconds_between_requests
         self.budget = Budget()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the budget, and the wait for a reset
+        self._local = threading.local()
+        self._clients: list[Any] = []
+        self.gh = self._client()
+
+    def _client(self) -> Any:
+        """This thread's PyGithub client: a `Requester` keeps one connection object whose
+        request() / getresponse() pair is not safe to share between threads."""
+        gh = getattr(self._local, "gh", None)
+        if gh is None:
+            from github import Auth, Github
+
+            # retry=None: no urllib3 retries underneath; retries are decided here, where 304s,
+            # secondary limits and Retry-After are understood
+            gh = Github(auth=Auth.Token(self._token) if self._token else None,
+                        base_url=self.base_url, per_page=self.per_page, timeout=self._timeout,
+                        retry=None, seconds_between_requests=self._spacing,
+                        user_agent="repodigest (PyGithub)")
+            self._local.gh = gh
+            with self._lock:
+                self._clients.append(gh)
+        return gh
 
     def _wait_unless_closed(self, seconds: float) -> None:
         """Backoff and rate-limit waits end early when the source is closed (service stop)."""
@@ -205,8 +220,9 @@ class PyGithubSource:
 
     def close(self) -> None:
         self._closed.set()
-        with contextlib.suppress(Exception):
-            self.gh.close()
+        for gh in list(self._clients):
+            with contextlib.suppress(Exception):
+                gh.close()
 
     # ------------------------------------------------------------ URLs
 
@@ -304,14 +320,18 @@ class PyGithubSource:
 
         with self._lock:
             self._respect_budget()
-            headers = validators.headers() if validators else {}
-            headers["Accept"] = "application/vnd.github+json"
-            try:
-                status, resp_headers, body = self.requester.requestJson("GET", url, headers=headers)
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}") from None
-            except GithubException as exc:  # pragma: no cover - requestJson does not check
-                raise GithubError(str(exc)) from None
+        if self._closed.is_set():
+            raise GithubUnavailable("the GitHub source was closed")
+        headers = validators.headers() if validators else {}
+        headers["Accept"] = "application/vnd.github+json"
+        try:
+            status, resp_headers, body = self._client().requester.requestJson(
+                "GET", url, headers=headers)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}") from None
+        except GithubException as exc:  # pragma: no cover - requestJson does not check
+            raise GithubError(str(exc)) from None
+        with self._lock:
             self._account(status, resp_headers)
         if status == 304:
             return Response(304, url, None, validators or Validators())
@@ -530,40 +550,57 @@ async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSour
         entry = listed.get(number)
         return ((entry[1].get("updated_at") or "") if entry else "~", number)
 
-    # oldest first: facts go out roughly in GitHub order
+    # what to look at, oldest first: facts go out roughly in GitHub order
+    work: list[tuple[int, tuple[str, dict] | None, ItemState | None]] = []
     for number in sorted(set(listed) | set(comments), key=order):
         prev = await state.get_item(repo, number)
-        item_comments = comments.get(number, [])
-        fresh = prev is None or prev.has_new_comments(item_comments)
+        fresh = prev is None or prev.has_new_comments(comments.get(number, ()))
         entry = listed.get(number)
         if entry is not None and prev is not None and not fresh and prev.unchanged(
                 parse_time(entry[1].get("updated_at"))):
             continue
-        if entry is None:
-            if not fresh:
-                continue
-            # a comment newer than the item listing we read: fetch the item itself
-            entry = await _fetch_item(source, repo, number)
+        if entry is None and not fresh:
+            continue
+        work.append((number, entry, prev))
+
+    # fetch up to `source.workers` items at once; publish strictly in order
+    gate = asyncio.Semaphore(source.workers)
+
+    async def fetch(number: int, entry: tuple[str, dict] | None, prev: ItemState | None):
+        async with gate:
             if entry is None:
+                # a comment newer than the item listing we read: fetch the item itself
+                entry = await _fetch_item(source, repo, number)
+                if entry is None:
+                    return None
+            kind, obj = entry
+            if kind == "pull":
+                return await _pull_fetch(state, source, repo, obj, prev)
+            return snapshot_from_issue(repo, obj), [], []
+
+    tasks = [asyncio.create_task(fetch(*w)) for w in work]
+    try:
+        for (number, _, prev), task in zip(work, tasks):
+            fetched = await task
+            if fetched is None:
                 continue
-        kind, obj = entry
-        pending: list[tuple[Validators, str]] = []
-        if kind == "pull":
-            facts, new_state, pending = await _pull_facts(state, source, repo, obj, prev,
-                                                          item_comments)
-        else:
-            facts, new_state = derive(prev, snapshot_from_issue(repo, obj),
-                                      comments=item_comments, origin="poll")
-        result.facts.extend(await publish_facts(bus, facts))
-        result.facts_published += len(facts)
-        result.items_changed += 1
-        # after publishing: a crash before this line re-derives (and re-publishes) the same facts
-        await state.update_item(repo, number,
-                                lambda stored, polled=new_state: merge_observed(polled, stored))
-        for item_validators, item_url in pending:
-            await state.put_validators(item_url, item_validators)
-        if on_item is not None:
-            on_item(number)
+            item, reviews, pending = fetched
+            facts, new_state = derive(prev, item, comments=comments.get(number, ()),
+                                      reviews=reviews, origin="poll")
+            result.facts.extend(await publish_facts(bus, facts))
+            result.facts_published += len(facts)
+            result.items_changed += 1
+            # after publishing: a crash before this re-derives (and re-publishes) the same facts
+            await state.update_item(
+                repo, number, lambda stored, polled=new_state: merge_observed(polled, stored))
+            for item_validators, item_url in pending:
+                await state.put_validators(item_url, item_validators)
+            if on_item is not None:
+                on_item(number)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     for listing in listings.values():
         if not listing.modified:
@@ -601,13 +638,15 @@ async def _fetch_item(source: PyGithubSource, repo: str, number: int
     return await asyncio.to_thread(read)
 
 
-async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
-                      prev: ItemState | None, comments: Sequence[CommentInfo] = ()
-                      ) -> tuple[list[FactData], ItemState, list[tuple[Validators, str]]]:
+async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
+                      prev: ItemState | None
+                      ) -> tuple[ItemSnapshot, list[ReviewInfo], list[tuple[Validators, str]]]:
+    """A pull request's detail, files and reviews (each conditional), as a snapshot, its reviews
+    and the validators to store once its facts are published."""
     number = int(listed["number"])
     base = f"/repos/{repo}/pulls/{number}"
 
-    async def conditional(path: str, **kw) -> tuple[list[Any] | dict | None, Validators | None]:
+    async def conditional(path: str, **kw) -> tuple[list[Any] | dict | None, Any]:
         """GET a resource or all pages of a listing, conditionally on its first page."""
         url = source.url_for(path, kw.get("params"))
         validators = await state.get_validators(url)
@@ -630,7 +669,7 @@ async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, l
             return pages[0].data, pages[0].validators
 
         data, new = await asyncio.to_thread(read)
-        return data, (new, url) if new is not None else None  # type: ignore[return-value]
+        return data, ((new, url) if new is not None else None)
 
     detail, detail_v = await conditional(base)
     pr = detail if isinstance(detail, dict) else listed  # a 304 leaves the listing's view
@@ -652,22 +691,24 @@ async def _pull_facts(state: KvIngestState, source: PyGithubSource, repo: str, l
         if prev is not None and prev.files:
             item = item.model_copy(update={"files": prev.file_changes(),
                                            "files_truncated": prev.files_truncated})
-    facts, new_state = derive(prev, item, comments=comments, reviews=reviews, origin="poll")
     pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
-    return facts, new_state, pending
+    return item, reviews, pending
 
 
 async def sync_once(bus: "Bus", repo: str, *, token: str | None,
                     api_url: str = "https://api.github.com", since: datetime | None = None,
                     now: datetime | None = None, per_page: int = 100,
                     on_item: Callable[[int], None] | None = None,
-                    seconds_between_requests: float | None = 0.25) -> SyncResult:
+                    seconds_between_requests: float | None = None,
+                    workers: int = 4) -> SyncResult:
     """One sync of `repo` for a one-shot report: state in the bus's KV bucket (created by the
     runtime's topology), facts updated since `since` on a first sync. Raises `GithubError`
     subclasses with messages a person can act on."""
     state = await KvIngestState.open(bus.js)
+    # serial GETs need no spacing (GitHub asks it of writes); `workers` requests at once stay
+    # far below the secondary limits (100 concurrent, 900 points a minute)
     source = PyGithubSource(token, api_url, per_page=per_page,
-                            seconds_between_requests=seconds_between_requests)
+                            seconds_between_requests=seconds_between_requests, workers=workers)
     try:
         return await sync_repository(bus, state, source, repo,
                                      now=now or datetime.now(timezone.utc), since=since,

@@ -119,7 +119,14 @@ async def test_first_sync_publishes_history_then_unchanged_costs_nothing(nats_se
         assert merged and merged[0].data.item.changed_files == len(merged[0].data.item.files) == 45
         assert merged[0].time == datetime(2012, 5, 27, 10, 29, 7, tzinfo=timezone.utc)
         marks = [e for e in events if isinstance(e, SyncWatermark)]
-        assert [m.data.watermark for m in marks] == [NOW]
+        assert [m.data.watermark for m in marks] == [NOW] and events[-1] == marks[0]
+        # fetched concurrently, published in the listings' order (oldest update first)
+        updated = {o["number"]: o["updated_at"] for o in (
+            recorded_body("Repository.testGetIssues.txt", f"/repos/{REPO}/issues")
+            + recorded_body("Repository.testGetPullsWithArguments.txt", f"/repos/{REPO}/pulls"))}
+        opened = [e.data.item.number for e in events
+                  if not isinstance(e, SyncWatermark) and e.data.action == "opened"]
+        assert opened == sorted(updated, key=lambda n: (updated[n], n))
 
         spent = emulator.quota_used
         second = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(minutes=5))

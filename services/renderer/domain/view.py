@@ -254,6 +254,8 @@ class _Writer:
         start, end = window_span(s.window)
         offset = utc_offset(s.window.start, s.window.tz)
         key = "header.window_value_utc" if s.window.tz in ("UTC", "Etc/UTC") else "header.window_value"
+        if start == end:  # a whole local day: one date says it
+            key = key.replace("window_value", "window_single")
         window = m.t(key, start=start, end=end, tz=s.window.tz, offset=offset)
         if s.window.cutoff:
             window += m.t("header.cutoff", cutoff=s.window.cutoff)

@@ -201,3 +201,24 @@ def test_the_lead_is_a_finished_paragraph(lang: str, end: str) -> None:
     for summary in (daily_summary(), daily_summary(risks=()), _empty()):
         lead = build_view(summary, messages(lang)).lead
         assert lead.endswith(end) and not lead.endswith(end * 2)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+@pytest.mark.parametrize("kind, label, start, end, tz, expect", [
+    ("month", "2026-06", datetime(2026, 5, 31, 16, tzinfo=timezone.utc),
+     datetime(2026, 6, 30, 16, tzinfo=timezone.utc), "Asia/Shanghai", ("2026-06",)),
+    ("custom", "2026-06-01_2026-06-10", datetime(2026, 6, 1, tzinfo=timezone.utc),
+     datetime(2026, 6, 10, tzinfo=timezone.utc), "UTC", ("2026-06-01", "2026-06-09")),
+    ("day", "2026-03-08", datetime(2026, 3, 8, 5, tzinfo=timezone.utc),
+     datetime(2026, 3, 9, 4, tzinfo=timezone.utc), "America/New_York", ("2026-03-08",)),
+])
+def test_every_window_kind_has_a_title_and_zone(lang, kind, label, start, end, tz, expect) -> None:
+    window = WindowRef(kind=kind, label=label, start=start, end=end, tz=tz)
+    view = build_view(_empty().model_copy(update={"window": window}), messages(lang))
+    for text in expect:
+        assert text in view.title
+    window_row = view.header[1].value
+    assert tz in window_row
+    if tz == "America/New_York":  # the day DST starts (a 23-hour window): one local date
+        assert window_row.startswith("2026-03-08") and "2026-03-09" not in window_row
+        assert "UTC-5" in window_row

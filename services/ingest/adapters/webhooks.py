@@ -24,7 +24,7 @@ import json
 import logging
 import socket
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
@@ -121,10 +121,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
                       deliveries: DeliveryLog | None = None, path: str = "/webhooks/github",
-                      max_body: int = MAX_BODY, publish_timeout: float = 10.0) -> Starlette:
-    """The webhook app. `publish_facts(repo, facts)` publishes facts (e.g. the ingest handler
-    `ingest_facts(bus, repo, facts, origin="webhook")`); `secret` is a str or a SecretStr."""
+                      max_body: int = MAX_BODY, publish_timeout: float = 10.0,
+                      repos: Iterable[str] | None = None) -> Starlette:
+    """The webhook app. `publish_facts(repo, facts)` publishes facts (`publish_facts(bus, facts)`
+    of `adapters.github`; no watermark); `secret` is a str or a SecretStr. With `repos`,
+    deliveries of other repositories (an organisation-wide hook) are acknowledged and ignored."""
     key = _secret_bytes(secret)
+    allowed = {r.lower() for r in repos} if repos else None
     deliveries = deliveries if deliveries is not None else MemoryDeliveries()
     stats = {"accepted": 0, "ignored": 0, "duplicates": 0, "rejected": 0, "facts": 0}
 
@@ -167,11 +170,14 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
         if not facts:
             stats["ignored"] += 1
             return reply(202, ignored=f"{event}.{payload.get('action')}")
+        repo = webhook_repo(payload) or facts[0].repo
+        if allowed is not None and repo.lower() not in allowed:
+            stats["ignored"] += 1
+            return reply(202, ignored=f"repository {repo} is not configured")
         delivery = request.headers.get("x-github-delivery")
         if delivery and not await deliveries.claim(delivery):
             stats["duplicates"] += 1
             return reply(200, duplicate=delivery)
-        repo = webhook_repo(payload) or facts[0].repo
         try:
             await asyncio.wait_for(publish_facts(repo, facts), publish_timeout)
         except Exception as exc:  # noqa: BLE001 - GitHub must see the failure to redeliver
@@ -261,7 +267,7 @@ async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactDat
 
 def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host: str = "0.0.0.0",
                    port: int = 8080, path: str = "/webhooks/github",
-                   max_body: int = MAX_BODY) -> WebhookServer:
+                   max_body: int = MAX_BODY, repos: Iterable[str] | None = None) -> WebhookServer:
     """The endpoint as the ingest service runs it: facts published on `bus` (no watermark: a
     delivery says nothing about what else happened), deliveries remembered in the KV bucket.
     Not started; `start()` / `stop()` fit the ingest service's poller hooks. Raises
@@ -274,5 +280,5 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
             await remember_webhook_facts(state, facts)
 
     app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
-                            max_body=max_body)
+                            max_body=max_body, repos=repos)
     return WebhookServer(app, host, port)

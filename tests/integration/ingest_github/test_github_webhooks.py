@@ -256,3 +256,16 @@ async def test_label_seen_by_webhook_is_not_published_again_by_a_later_poll(nats
     labels = [(e.data.label, e.data.origin) for e in facts if e.data.action == "labeled"]
     assert labels == [(labeled["label"]["name"], "webhook")]
     assert second.items_changed == 1 and second.facts_published == 0
+
+
+async def test_deliveries_of_other_repositories_are_ignored_when_repos_are_configured(nats_server):
+    body = payload_bytes("issues", "opened.payload.json")
+    repo = json.loads(body)["repository"]["full_name"]
+    async with Harness(nats_server.url) as h:
+        async with h.client(h.app(repos=["someone/else"])) as client:
+            r = await client.post("/webhooks/github", content=body, headers=headers("issues", body))
+            assert r.status_code == 202 and "not configured" in r.json()["ignored"]
+        async with h.client(h.app(repos=[repo.upper()])) as client:  # GitHub names ignore case
+            r = await client.post("/webhooks/github", content=body, headers=headers("issues", body))
+            assert r.status_code == 202 and r.json()["accepted"] == 1
+        assert len(await h.published()) == 1

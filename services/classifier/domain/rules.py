@@ -184,6 +184,9 @@ class Profile(_Model):
     repos: tuple[str, ...] = ()
     paths_ignore: tuple[str, ...] = Field(
         (), description="files the `paths:` shorthand never looks at (documentation)")
+    docs_paths: tuple[str, ...] = Field(
+        ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.adoc", "**/*.po"),
+        description="documentation: a pull request changing only these carries no risk")
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(
         default_factory=dict, description="a labeler.yml v5 pasted as is: label -> match config; "
@@ -649,6 +652,7 @@ class CompiledRuleSet:
     bot_regex: re.Pattern[str] | None
     tests_bits: int
     ignore_bits: int
+    docs_bits: int
     index: SignalIndex
     owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
 
@@ -778,7 +782,7 @@ class CompiledRuleSet:
         tests_present = bool(v.files.any_mask & self.tests_bits)
         fired_names: set[str] = set()
         # a pull request that only changes documentation carries no engineering risk
-        docs_only = bool(self.ignore_bits) and bool(v.files.paths) and not v.scoped.paths
+        docs_only = bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0
         for rule, match in self.risks:
             if match.kinds and v.kind not in match.kinds:
                 continue
@@ -901,6 +905,9 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         for r in profile.affiliations
     ]
     tests_bits = table.bits(profile.tests.paths)
+    # one glob for "is documentation", so that all files matching it is one AND of masks
+    docs = profile.docs_paths
+    docs_bits = (1 << table.bit(docs[0] if len(docs) == 1 else "{" + ",".join(docs) + "}")) if docs else 0
     owner_rules: list[tuple[int, str]] = []
     if text:
         spec = profile.codeowners
@@ -921,6 +928,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         bot_suffixes=tuple(s.lower() for s in bots.login_suffixes),
         bot_regex=_any_regex(bots.login_regex), tests_bits=tests_bits,
         ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
+        docs_bits=docs_bits,
         owner_rules=owner_rules,
     )
 

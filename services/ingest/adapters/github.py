@@ -432,10 +432,8 @@ class SyncResult:
     not_modified: int = 0
     rate_remaining: int | None = None
     facts: list[str] = field(default_factory=list)  # ids, in publication order
+    duplicates: int = 0  # of facts_published, already in the stream (JetStream de-duplicated)
 
-    @property
-    def duplicates(self) -> int:
-        return 0
 
     def summary(self) -> str:
         mark = self.watermark.isoformat() if self.watermark else "none"
@@ -453,12 +451,17 @@ _NUMBER = re.compile(r"/(?:issues|pulls)/(\d+)$")
 
 async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
     """Publish facts as typed events on their subjects; returns their ids."""
-    ids = []
+    return (await _publish(bus, facts))[0]
+
+
+async def _publish(bus: "Bus", facts: Sequence[FactData]) -> tuple[list[str], int]:
+    ids, duplicates = [], 0
     for data in facts:
         event = make_fact(data)
-        await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
+        ack = await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
+        duplicates += bool(getattr(ack, "duplicate", False))
         ids.append(event.id)
-    return ids
+    return ids, duplicates
 
 
 @dataclass
@@ -587,8 +590,10 @@ async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSour
             item, reviews, pending = fetched
             facts, new_state = derive(prev, item, comments=comments.get(number, ()),
                                       reviews=reviews, origin="poll")
-            result.facts.extend(await publish_facts(bus, facts))
+            ids, duplicates = await _publish(bus, facts)
+            result.facts.extend(ids)
             result.facts_published += len(facts)
+            result.duplicates += duplicates
             result.items_changed += 1
             # after publishing: a crash before this re-derives (and re-publishes) the same facts
             await state.update_item(

@@ -216,7 +216,7 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
             result = await sync_once(h.bus, repo, token=gh.token, api_url=gh.base_url,
                                      now=datetime(2026, 6, 1, tzinfo=timezone.utc),
                                      seconds_between_requests=None)
-        assert result.facts_published == 1  # sent again, de-duplicated by JetStream
+        assert result.facts_published == result.duplicates == 1  # de-duplicated by JetStream
         events = [e for e in await h.published() if not isinstance(e, SyncWatermark)]
         opened = [e for e in events if e.data.action == "opened"]
         assert len(opened) == 1 and opened[0].data.origin == "webhook"

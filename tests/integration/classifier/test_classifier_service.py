@@ -123,8 +123,7 @@ async def test_poison_in_a_batch_does_not_lose_the_other_facts(nats_server):
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     try:
-        # published before the service starts, so the three arrive in one batch
-        await runtime.broker.connect()
+        # published before the service starts, so that they are fetched together as one batch
         from shared.bus import ensure_topology
 
         await ensure_topology(js)
@@ -137,6 +136,29 @@ async def test_poison_in_a_batch_does_not_lose_the_other_facts(nats_server):
         assert numbers == [1, 3]
         dead = await read_all(js, STREAM_DEAD, "rd.dead.>", 1)
         assert "rule engine bug" in json.dumps(dict(dead[0].headers or {}))
+    finally:
+        await nc.close()
+        await runtime.stop()
+
+
+async def test_a_redelivered_fact_is_enriched_once(nats_server):
+    """The enriched id is deterministic (fact id + rule-set version): JetStream keeps one copy."""
+    settings = ClassifierSettings(nats_url=nats_server.url)
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "classifier-test")
+    service = runtime.add(build_service(settings, runtime))
+    await runtime.start()
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    try:
+        fact = merged(7, "[MoE] Tune configs", ["vllm/model_executor/layers/fused_moe/configs/x.json"])
+        for _ in range(2):  # no Nats-Msg-Id: RD_GITHUB keeps both copies
+            await js.publish(Subjects.fact("pull_request", "merged", REPO), fact.to_bytes())
+        marker = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=2)))
+        await js.publish(Subjects.watermark(REPO), marker.to_bytes())
+        out = await read_all(js, "RD_ENRICHED", "rd.enriched.>", 2)  # the fact once, then the watermark
+        kinds = [type(ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data)).__name__ for m in out]
+        assert kinds == ["EnrichedFact", "WatermarkForwarded"]
+        assert (await js.stream_info("RD_ENRICHED")).state.messages == 2
     finally:
         await nc.close()
         await runtime.stop()

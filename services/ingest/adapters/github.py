@@ -193,6 +193,10 @@ class PyGithubSource:
         self._lock = threading.Lock()  # the budget, and the wait for a reset
         self._local = threading.local()
         self._clients: list[Any] = []
+        # PyGithub logs whole response bodies at DEBUG: never, even when the service runs at DEBUG
+        quiet = logging.getLogger("github.Requester")
+        if quiet.getEffectiveLevel() < logging.INFO:
+            quiet.setLevel(logging.INFO)
         self.gh = self._client()
 
     def _client(self) -> Any:

@@ -306,3 +306,16 @@ async def test_comments_come_from_the_repository_comment_listing(nats_server, em
         assert emulator.count(f"/repos/{REPO}/issues/3372", 200) == 1
         again = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(hours=1))
         assert again.facts_published == 0 and again.listings_unchanged == 4
+
+
+async def test_debug_logs_carry_neither_the_token_nor_payloads(nats_server, emulator, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="github.Requester")  # as a DEBUG service would
+    async with Harness(nats_server.url) as h:
+        await sync_repository(h.bus, h.state, source_for(emulator), REPO, now=NOW)
+    body = recorded_body("Repository.testGetIssues.txt", f"/repos/{REPO}/issues")[0]["body"]
+    assert "polled PyGithub/PyGithub" in caplog.text  # the summary line is there
+    assert emulator.token not in caplog.text
+    assert body not in caplog.text

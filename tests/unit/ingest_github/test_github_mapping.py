@@ -144,3 +144,28 @@ def test_supported_event_without_its_object_is_a_contract_violation():
     broken = {k: v for k, v in payload.items() if k != "comment"}
     with pytest.raises(MappingError, match="comment"):
         facts_from_webhook("issue_comment", broken)
+
+
+def test_bots_and_deleted_users():
+    from services.ingest.domain.mapping import actor
+
+    assert actor({"login": "dependabot[bot]", "type": "Bot"}).is_bot
+    assert actor({"login": "renovate[bot]"}).is_bot  # type absent in some payloads
+    assert not actor({"login": "alice", "type": "User"}, "MEMBER").is_bot
+    ghost = actor(None)
+    assert ghost.login == "ghost" and ghost.association == "NONE"
+
+
+def test_comment_on_pull_request_has_the_same_id_from_webhook_and_poll():
+    """The issue view (webhook) and the pull view (poll) of a commented PR give one fact id."""
+    from services.ingest.domain.mapping import comment_fact, snapshot_from_pull
+
+    payload = webhook("issue_comment", "created.payload.json")
+    payload = json.loads(json.dumps(payload))
+    payload["issue"]["pull_request"] = {"url": "https://api.github.com/repos/x/y/pulls/1"}
+    (hook,) = facts_from_webhook("issue_comment", payload)
+    assert hook.item.kind == "pull_request"
+    pr = dict(payload["issue"], base={"ref": "main"}, merged_at=None)
+    polled = comment_fact(snapshot_from_pull(hook.repo, pr), comment_info(payload["comment"]),
+                          origin="poll")
+    assert make_fact(polled).id == make_fact(hook).id

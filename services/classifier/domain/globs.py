@@ -345,10 +345,3 @@ def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
                     relevant |= cond.bits
     return LabelerConfig(built, evidence, relevant)
 
-
-def any_glob(patterns: Sequence[str], table: GlobTable) -> LabelerConfig:
-    """The `paths:` shorthand: any glob to any file."""
-    bits = table.bits(patterns)
-    positive = table.bits(p for p in patterns if not p.strip().startswith("!"))
-    cond = FilesCondition("any-glob-to-any-file", bits, positive)
-    return LabelerConfig((MatchGroup("any", (BaseCondition((cond,)),)),), positive)

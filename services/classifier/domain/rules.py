@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
-from .codeowners import OwnerRule, area_of, parse_codeowners, pattern_globs
-from .globs import FileSet, GlobError, GlobTable, LabelerConfig, any_glob, parse_labeler
+from .codeowners import area_of, parse_codeowners, pattern_globs
+from .globs import FileSet, GlobError, GlobTable, parse_labeler
 
 # bump when the engine's semantics change, so the rule-set version changes with them
 ENGINE_VERSION = "1"

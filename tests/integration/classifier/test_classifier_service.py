@@ -11,7 +11,7 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import STREAM_DEAD, STREAM_GITHUB, Subjects
+from shared.bus import STREAM_DEAD, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
 from services.classifier.app import build_service
@@ -145,7 +145,7 @@ async def test_a_redelivered_fact_is_enriched_once(nats_server):
     """The enriched id is deterministic (fact id + rule-set version): JetStream keeps one copy."""
     settings = ClassifierSettings(nats_url=nats_server.url)
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "classifier-test")
-    service = runtime.add(build_service(settings, runtime))
+    runtime.add(build_service(settings, runtime))
     await runtime.start()
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()

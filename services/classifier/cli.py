@@ -138,9 +138,14 @@ def explain_text(item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset:
     return "\n".join(lines)
 
 
-def classify_command(profile: str, source: str, explain: bool = False, out: IO[str] = sys.stdout,
-                     err: IO[str] = sys.stderr) -> int:
-    """Classify JSON-lines items from `source` (a path, or `-` for stdin); returns the exit code."""
+def classify_command(profile: str, source: str, explain: bool = False, out: IO[str] | None = None,
+                     err: IO[str] | None = None) -> int:
+    """Classify JSON-lines items from `source` (a path, or `-` for stdin); returns the exit code.
+
+    `out`/`err` default to the standard streams of the moment (so test runners can capture them).
+    """
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
     try:
         ruleset = load_ruleset(profile)
     except ProfileError as exc:

@@ -87,3 +87,15 @@ def test_stdin(monkeypatch):
     out = io.StringIO()
     assert classify_command("default", "-", False, out=out, err=io.StringIO()) == 0
     assert json.loads(out.getvalue())["number"] == 2
+
+
+def test_through_the_repodigest_cli(tmp_path):
+    from typer.testing import CliRunner
+
+    from repodigest.cli import app
+
+    src = tmp_path / "items.jsonl"
+    src.write_text(json.dumps(ITEMS[0]) + "\n")
+    result = CliRunner().invoke(app, ["classify", "--profile", "llm-serving", str(src)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["modules"][0]["name"] == "rocm"

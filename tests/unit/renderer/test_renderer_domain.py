@@ -222,3 +222,12 @@ def test_every_window_kind_has_a_title_and_zone(lang, kind, label, start, end, t
     if tz == "America/New_York":  # the day DST starts (a 23-hour window): one local date
         assert window_row.startswith("2026-03-08") and "2026-03-09" not in window_row
         assert "UTC-5" in window_row
+
+
+def test_html_contents_link_to_every_section() -> None:
+    import re
+
+    html = render_html(daily_summary(), "en")
+    anchors = set(re.findall(r'<a href="#([a-z_]+)"', html))
+    ids = set(re.findall(r'<h2 id="([a-z_]+)"', html))
+    assert anchors == ids and {"summary", "appendix", "ecosystems"} <= ids

@@ -101,7 +101,8 @@ def parse_item(line: str) -> ItemSnapshot:
         raise BadItem(problems) from None
 
 
-def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet) -> str:
+def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet,
+            trace: dict[str, str] | None = None) -> str:
     data = {
         "number": item.number,
         "title": item.title,
@@ -109,6 +110,8 @@ def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet) -> str:
         "version": ruleset.ref.version,
         **tags.model_dump(mode="json"),
         "rules": fired_rules(tags),
+        # rule id -> what made it fire ("title prefix [ROCm]", "changed csrc/rocm/x.cu")
+        "evidence": {**(trace or {}), **{r.rule: r.reason for r in tags.risks}},
     }
     return json.dumps(data, ensure_ascii=False)
 
@@ -173,7 +176,7 @@ def classify_command(profile: str, source: str, explain: bool = False, out: IO[s
             if explain:
                 print(explain_text(item, tags, trace, ruleset) + "\n", file=out)
             else:
-                print(as_json(item, tags, ruleset), file=out)
+                print(as_json(item, tags, ruleset, trace), file=out)
     if bad:
         print(f"{bad} line(s) skipped", file=err)
     return 1 if bad else 0

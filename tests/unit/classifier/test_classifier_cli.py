@@ -33,6 +33,8 @@ def test_json_lines_out(tmp_path):
     assert first["profile"] == "llm-serving" and len(first["version"]) == 64
     assert [m["name"] for m in first["modules"]][:1] == ["rocm"]
     assert "module:rocm/title-prefix" in first["rules"]
+    assert first["evidence"]["module:rocm/title-prefix"] == "title prefix [ROCm]"
+    assert set(first["rules"]) == set(first["evidence"])
     assert {r["name"] for r in first["risks"]} >= {"core-without-tests", "hardware-specific"}
     assert [a["name"] for a in first["affiliations"]] == ["AMD"]
     assert [e["name"] for e in first["ecosystems"]][:1] == ["ROCm"]

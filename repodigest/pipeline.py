@@ -152,11 +152,7 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_ready = await nc.subscribe(Subjects.report_ready(job.repo), cb=on_ready)
     sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
     try:
-        ingest_bus = runtime.bus("ingest")
-        kwargs = {"progress": job.progress}
-        if job.github_token:
-            kwargs["token"] = job.github_token
-        result = await ingest_source(ingest_bus, job.source, job.repo, window=job.window, **kwargs)
+        result = await _ingest(runtime, job)
         request = ReportRequested.create(
             ReportRequestData(
                 repo=job.repo, window=window_ref(job.window), languages=job.languages,
@@ -169,13 +165,15 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
         outcome = ReportOutcome(ready=ready, facts_published=result.facts_published,
                                 duplicates=getattr(result, "duplicates", 0))
+        # the same layout as in the object store, so the reports' relative links keep working
         target = job.out_dir / job.repo.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
-        target.mkdir(parents=True, exist_ok=True)
         for art in ready.data.artifacts:
             data = await fetch_uri(art.uri, js)
-            path = target / f"report.{art.language}.{art.format}"
+            path = target / art.language / f"report.{art.format}"
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             outcome.files.append((f"{art.format} ({art.language})", path, len(data)))
+        target.mkdir(parents=True, exist_ok=True)
         (target / "report-ready.json").write_text(
             json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False), encoding="utf-8")
         return outcome
@@ -183,6 +181,26 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+
+
+async def _ingest(runtime: Runtime, job: ReportJob):
+    """Publish the job's source; source and GitHub errors become PipelineErrors."""
+    from services.ingest.adapters.github import GithubError, sync_once
+    from services.ingest.config import IngestSettings
+    from services.ingest.handlers import SourceError, ingest_source
+
+    bus = runtime.bus("ingest")
+    try:
+        if job.source == "github":
+            settings = IngestSettings()
+            # items updated since the previous window began: enough for the trends
+            return await sync_once(bus, job.repo, token=job.github_token,
+                                   api_url=settings.github_api_url,
+                                   since=job.window.previous().start)
+        return await ingest_source(bus, job.source, job.repo, window=job.window,
+                                   progress=job.progress)
+    except (SourceError, GithubError) as exc:
+        raise PipelineError(str(exc)) from None
 
 
 async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id: str,

@@ -32,7 +32,7 @@ def window_counts(facts: list[FactData], start: datetime, end: datetime) -> Coun
 
 def load_report(outcome, fmt: str, lang: str = "en") -> bytes:
     for _name, path, _size in outcome.files:
-        if path.name == f"report.{lang}.{fmt}":
+        if path.name == f"report.{fmt}" and path.parent.name == lang:
             return path.read_bytes()
     raise AssertionError(f"no {fmt}/{lang} artifact in {[p.name for _, p, _ in outcome.files]}")
 
@@ -56,7 +56,7 @@ async def test_demo_week_end_to_end(nats_server, tmp_path):
     assert {(a.format, a.language) for a in ready.artifacts} == {
         (f, lang) for f in ("md", "html", "pdf", "json") for lang in ("en", "zh-CN")}
     for art in ready.artifacts:  # read back from the object store, digests match
-        data = next(p for _, p, _ in outcome.files if p.name == f"report.{art.language}.{art.format}").read_bytes()
+        data = load_report(outcome, art.format, art.language)
         import hashlib
 
         assert hashlib.sha256(data).hexdigest() == art.sha256 and len(data) == art.size

@@ -108,3 +108,21 @@ def test_codeowners_text_is_part_of_the_ruleset_version():
     b = compile_yaml(PROFILE.format(mode="fallback"), codeowners=CODEOWNERS + "/tools/ @ops\n")
     c = compile_yaml(PROFILE.format(mode="fallback"))
     assert len({a.ref.version, b.ref.version, c.ref.version}) == 3
+
+
+def test_llm_serving_maps_vllm_codeowners_directories_to_its_modules():
+    from services.classifier.adapters.profiles import read_profiles
+    from services.classifier.domain.rules import compile_profile, resolve_profile
+
+    text = ("/vllm/model_executor/layers/fused_moe @a\n/vllm/v1/spec_decode @b\n"
+            "/vllm/entrypoints @c\n/vllm/mystery_area @d\n")
+    profile, _ = resolve_profile("llm-serving", read_profiles())
+    rs = compile_profile(profile, text)
+    # a rule fires for fused_moe paths anyway; CODEOWNERS speaks when none does
+    assert names(rs.classify(item("Tweak", ["vllm/mystery_area/x.py"])).modules) == ["mystery_area"]
+    assert rules(rs.classify(item("Tweak", ["vllm/mystery_area/x.py"])).modules) == ["module:mystery_area/codeowners"]
+    from services.classifier.domain.codeowners import OwnerRule, area_of
+
+    aliases = profile.codeowners.aliases
+    assert area_of(OwnerRule(1, "/vllm/model_executor/layers/fused_moe", ("@a",)), {}, aliases, True, True) == "moe"
+    assert area_of(OwnerRule(2, "/vllm/v1/spec_decode", ("@b",)), {}, aliases, True, True) == "speculative-decoding"

@@ -145,8 +145,11 @@ class GithubEmulator:
             change(self.routes[(path, page)].body)
 
     def fail(self, status: int, *, times: int = 1, path_contains: str | None = None,
-             retry_after: float | None = None, message: str | None = None) -> None:
-        headers = {} if retry_after is None else {"Retry-After": str(int(retry_after))}
+             retry_after: float | None = None, message: str | None = None,
+             headers: dict[str, str] | None = None) -> None:
+        headers = dict(headers or {})
+        if retry_after is not None:
+            headers["Retry-After"] = str(int(retry_after))
         default = {502: "Server Error", 429: "Too Many Requests",
                    403: "You have exceeded a secondary rate limit. Please wait a few minutes "
                         "before you try again."}.get(status, "error")

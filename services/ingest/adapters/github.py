@@ -140,14 +140,22 @@ def _header(headers: dict[str, Any], name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _retry_after(headers: dict[str, Any]) -> float | None:
+def _retry_after(headers: dict[str, Any], now: float | None = None) -> float | None:
+    """`Retry-After` in seconds (GitHub sends seconds; an HTTP date is understood too)."""
     value = _header(headers, "retry-after")
     if value is None:
         return None
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:
+        from email.utils import parsedate_to_datetime
+
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
         return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _next_link(headers: dict[str, Any]) -> str | None:
@@ -375,22 +383,24 @@ class PyGithubSource:
         except (ValueError, AttributeError):
             message = ""
         lower = message.lower()
-        retry_after = _retry_after(headers)
+        retry_after = _retry_after(headers, self._clock())
         if status in RETRY_STATUSES:
             raise _Retryable(f"HTTP {status} from {url}", retry_after)
-        if status == 429 or (status == 403 and (
-                "secondary rate limit" in lower or retry_after is not None)):
-            raise _Retryable(f"secondary rate limit (HTTP {status})", retry_after, secondary=True)
-        if status == 403 and (_header(headers, "x-ratelimit-remaining") == "0"
-                              or lower.startswith("api rate limit exceeded")):
-            reset = self.budget.reset_at
-            wait = (reset.timestamp() - self._clock() + 1.0) if reset else self.backoff_max
-            if wait > self.max_reset_wait:
-                raise RateLimitExhausted(
-                    f"GitHub rate limit exceeded; it resets at {reset:%Y-%m-%d %H:%M:%S} UTC. "
-                    "Use a token with a higher limit or poll fewer repositories.",
-                    reset or datetime.now(timezone.utc))
-            raise _Retryable("primary rate limit exceeded", max(0.0, wait))
+        spent = _header(headers, "x-ratelimit-remaining") == "0"
+        if status in (403, 429) and (status == 429 or spent or retry_after is not None
+                                     or "rate limit" in lower):
+            # GitHub's order: Retry-After if given; else the primary reset when the budget is
+            # spent; else a secondary limit: at least a minute, growing exponentially
+            if retry_after is not None:
+                raise _Retryable(f"rate limited (HTTP {status}, Retry-After {retry_after:g}s)",
+                                 retry_after, secondary=not spent)
+            if spent or lower.startswith("api rate limit exceeded"):
+                # the next attempt waits for X-RateLimit-Reset in _respect_budget (or gives up
+                # with RateLimitExhausted when that is too far away)
+                known = self.budget.reset_at is not None and self.budget.remaining == 0
+                raise _Retryable("primary rate limit exceeded",
+                                 0.0 if known else self.backoff_max)
+            raise _Retryable(f"secondary rate limit (HTTP {status})", None, secondary=True)
         if status == 401:
             hint = ("GITHUB_TOKEN was rejected" if self.has_token else
                     "GitHub requires a token for this request")

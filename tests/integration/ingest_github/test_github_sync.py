@@ -319,3 +319,16 @@ async def test_debug_logs_carry_neither_the_token_nor_payloads(nats_server, emul
     assert "polled PyGithub/PyGithub" in caplog.text  # the summary line is there
     assert emulator.token not in caplog.text
     assert body not in caplog.text
+
+
+@pytest.mark.parametrize("status", [403, 429])
+async def test_spent_primary_budget_waits_for_the_reset_not_a_backoff(nats_server, emulator, status):
+    waits: list[float] = []
+    emulator.fail(status, times=1, path_contains="/pulls", message="API rate limit exceeded",
+                  headers={"X-RateLimit-Remaining": "0"})
+    source = source_for(emulator, sleep=waits.append, max_reset_wait=7200)
+    async with Harness(nats_server.url) as h:
+        result = await sync_repository(h.bus, h.state, source, REPO, now=NOW)
+    assert result.facts_published == sum(expected_first_sync().values())
+    real = [w for w in waits if w > 0]
+    assert len(real) == 1 and real[0] > 3000  # once, until X-RateLimit-Reset (an hour ahead)

@@ -23,6 +23,7 @@ import hmac
 import json
 import logging
 import socket
+from urllib.parse import parse_qs
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -151,10 +152,16 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
         if not event:
             return reply(400, error="no X-GitHub-Event header")
         try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            return reply(400, error="body is not JSON; set the webhook content type to "
-                                    "application/json")
+            if request.headers.get("content-type", "").startswith(
+                    "application/x-www-form-urlencoded"):
+                # the webhook's other content type: the JSON in a `payload` form field
+                form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+                payload = json.loads(form["payload"][0])
+            else:
+                payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError, KeyError, IndexError):
+            return reply(400, error="body is not JSON (nor a form with a JSON `payload`); set "
+                                    "the webhook content type to application/json")
         if not isinstance(payload, dict):
             return reply(400, error="body is not a JSON object")
         if event == "ping":

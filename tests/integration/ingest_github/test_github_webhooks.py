@@ -269,3 +269,21 @@ async def test_deliveries_of_other_repositories_are_ignored_when_repos_are_confi
             r = await client.post("/webhooks/github", content=body, headers=headers("issues", body))
             assert r.status_code == 202 and r.json()["accepted"] == 1
         assert len(await h.published()) == 1
+
+
+async def test_form_encoded_deliveries_are_understood(nats_server):
+    from urllib.parse import urlencode
+
+    raw = payload_bytes("issues", "opened.payload.json")
+    body = urlencode({"payload": raw.decode()}).encode()
+    hdrs = dict(headers("issues", body), **{"Content-Type": "application/x-www-form-urlencoded"})
+    async with Harness(nats_server.url) as h:
+        async with h.client(h.app()) as client:
+            r = await client.post("/webhooks/github", content=body, headers=hdrs)
+            assert r.status_code == 202, r.text
+            empty = b"payload="
+            r = await client.post("/webhooks/github", content=empty, headers=dict(
+                headers("issues", empty), **{"Content-Type": "application/x-www-form-urlencoded"}))
+            assert r.status_code == 400
+        (event,) = await h.published()
+        assert event.id == make_fact(facts_from_webhook("issues", json.loads(raw))[0]).id

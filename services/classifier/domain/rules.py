@@ -585,7 +585,10 @@ class CompiledMatch:
         if self.title_regex is not None:
             m = self.title_regex.search(v.title)
             if m:
-                return Fired("title-regex", f"title says {_quote(m.group(0) or v.title)}")
+                said = m.group(0)
+                if m.start() == 0:  # a regex anchored at ^ skips the prefixes: don't quote them
+                    said = _PREFIX_BLOCK.sub("", said, count=1) or said
+                return Fired("title-regex", f"title says {_quote(said or v.title)}")
         if self.has_keyword:
             phrase = v.keyword_hits.get(self.id)
             if phrase is not None:

@@ -163,6 +163,32 @@ class KvIngestState:
             return False
         return True
 
+    async def prune_deliveries(self, before: datetime) -> int:
+        """Forget delivery ids claimed before `before` (GitHub redelivers for a few days only);
+        returns how many were forgotten."""
+        cutoff_ns = int(utc(before).timestamp() * 1e9)
+        watcher = await self.kv.watch("delivery.>", ignore_deletes=True, meta_only=True)
+        stale = []
+        try:
+            async for entry in watcher:
+                if entry is None:  # the end of what was stored when the watch began
+                    break
+                if entry.created is not None and _nanos(entry.created) < cutoff_ns:
+                    stale.append(entry.key)
+        finally:
+            await watcher.stop()
+        for key in stale:
+            await self.kv.purge(key)
+        return len(stale)
+
     async def release_delivery(self, delivery: str) -> None:
         """Forget a claim whose facts could not be published, so GitHub's redelivery is handled."""
         await self.kv.purge(f"delivery.{key_token(delivery)}")
+
+
+def _nanos(created: object) -> int:
+    """A KV entry's creation time in nanoseconds since the epoch (nats-py gives an int or a
+    datetime depending on its version)."""
+    if isinstance(created, datetime):
+        return int(utc(created).timestamp() * 1e9)
+    return int(created)  # type: ignore[arg-type]

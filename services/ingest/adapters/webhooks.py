@@ -223,12 +223,25 @@ class WebhookServer:
     """Serves a webhook app with uvicorn; `start()` returns once the port is bound (port 0 picks
     a free one, see `.port`), `stop()` finishes in-flight requests."""
 
-    def __init__(self, app: Starlette, host: str = "0.0.0.0", port: int = 8080) -> None:
+    def __init__(self, app: Starlette, host: str = "0.0.0.0", port: int = 8080, *,
+                 housekeeping: Callable[[], Awaitable[Any]] | None = None,
+                 housekeeping_every: float = 6 * 3600.0) -> None:
         self.app, self.host, self.requested_port = app, host, port
         self.port: int | None = None
         self._sock: socket.socket | None = None
         self._server: _Server | None = None
         self._task: asyncio.Task | None = None
+        self._housekeeping = housekeeping
+        self._housekeeping_every = housekeeping_every
+        self._chores: asyncio.Task | None = None
+
+    async def _chores_loop(self) -> None:
+        while True:
+            try:
+                await self._housekeeping()  # type: ignore[misc]
+            except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the endpoint
+                log.warning("webhook housekeeping failed: %s", exc)
+            await asyncio.sleep(self._housekeeping_every)
 
     async def start(self) -> None:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
@@ -248,9 +261,16 @@ class WebhookServer:
         self._server = _Server(self.app, self.host, self.port)
         self._task = asyncio.create_task(self._server.server.serve(sockets=[sock]),
                                          name="github-webhooks")
+        if self._housekeeping is not None:
+            self._chores = asyncio.create_task(self._chores_loop(), name="github-webhooks-chores")
         log.info("GitHub webhooks on %s:%s", self.host, self.port)
 
     async def stop(self) -> None:
+        if self._chores is not None:
+            self._chores.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._chores
+            self._chores = None
         if self._server is not None:
             self._server.server.should_exit = True
         if self._task is not None:
@@ -288,4 +308,14 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
 
     app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
                             max_body=max_body, repos=repos)
-    return WebhookServer(app, host, port)
+
+    async def forget_old_deliveries() -> None:
+        # GitHub lets a delivery be redelivered for three days; a week of ids is plenty
+        from datetime import datetime, timedelta, timezone
+
+        if state is not None:
+            gone = await state.prune_deliveries(datetime.now(timezone.utc) - timedelta(days=7))
+            if gone:
+                log.info("forgot %d webhook deliveries older than a week", gone)
+
+    return WebhookServer(app, host, port, housekeeping=forget_old_deliveries)

@@ -287,3 +287,16 @@ async def test_form_encoded_deliveries_are_understood(nats_server):
             assert r.status_code == 400
         (event,) = await h.published()
         assert event.id == make_fact(facts_from_webhook("issues", json.loads(raw))[0]).id
+
+
+async def test_old_delivery_ids_are_pruned_from_kv(nats_server):
+    from datetime import timedelta
+
+    async with Harness(nats_server.url) as h:
+        for d in ("a-1", "b-2"):
+            assert await h.state.claim_delivery(d)
+        now = datetime.now(timezone.utc)
+        assert await h.state.prune_deliveries(now - timedelta(hours=1)) == 0
+        assert not await h.state.claim_delivery("a-1")  # still remembered
+        assert await h.state.prune_deliveries(now + timedelta(minutes=1)) == 2
+        assert await h.state.claim_delivery("a-1")  # forgotten: a new claim succeeds

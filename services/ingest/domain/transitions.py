@@ -66,7 +66,6 @@ class ItemState:
     closed_at: datetime | None = None
     comments: int = 0
     review_comments: int = 0
-    files_sig: str = ""
     # the last files and review count of a pull request: what a 304 on their listings stands for
     files: tuple[tuple[str, int, int, str | None], ...] = ()
     files_truncated: bool = False
@@ -132,16 +131,6 @@ class ItemState:
         return any((self.review_comment_mark if c.on_review else self.comment_mark)
                    .is_new(c.created_at, c.id) for c in comments)
 
-    def needs_comments(self, count: int) -> bool:
-        return count > self.comments
-
-    def needs_review_comments(self, count: int) -> bool:
-        return count > self.review_comments
-
-
-def files_signature(item: ItemSnapshot) -> str:
-    return f"{item.additions}:{item.deletions}:{item.changed_files}"
-
 
 def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
              comments: Sequence[CommentInfo] = (), reviews: Sequence[ReviewInfo] = ()) -> ItemState:
@@ -164,7 +153,6 @@ def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
         # a poll's snapshot shows everything up to its updated_at: older announcements are done
         announced=tuple((k, t) for k, t in base.announced
                         if item.updated_at is None or t > utc(item.updated_at)),
-        files_sig=files_signature(item),
         files=tuple((f.path, f.additions, f.deletions, f.status) for f in item.files),
         files_truncated=item.files_truncated,
         reviews=item.reviews,

@@ -358,7 +358,7 @@ def title_tokens(title: str) -> dict[str, str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.+][a-z0-9]+)*")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def words(text: str) -> list[str]:
@@ -415,20 +415,23 @@ class PhraseIndex:
 
     def _find(self, text: str, hits: dict[int, str]) -> None:
         low = text.lower()
-        found = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(low)]
-        ws = [w for w, _, _ in found]
-        same_length = len(low) == len(text)  # then spans in `low` are spans in `text`
+        ws = _WORD.findall(low)
+        spans: list[tuple[int, int]] | None = None  # word positions, for quoting the evidence
         phrases, longest = self.phrases, self.longest
         for i, w in enumerate(ws):
             n = longest.get(w)
             if n is None:
                 continue
             for length in range(min(n, len(ws) - i), 0, -1):  # the longest phrase speaks first
-                key = tuple(ws[i:i + length])
+                key = tuple(ws[i:i + length]) if length > 1 else (w,)
                 owners = phrases.get(key)
                 if owners:
-                    written = (text[found[i][1]:found[i + length - 1][2]] if same_length
-                               else " ".join(key))
+                    if len(low) != len(text):  # lower() changed the length: quote the words
+                        written = " ".join(key)
+                    else:
+                        if spans is None:
+                            spans = [m.span() for m in _WORD.finditer(low)]
+                        written = text[spans[i][0]:spans[i + length - 1][1]]
                     for owner in owners:
                         hits.setdefault(owner, written)
 
@@ -480,6 +483,7 @@ class SignalIndex:
         # that must be evaluated (regexes, authors, modules, body) always; file rules only when a
         # changed file has one of their bits; the rest only when a prefix/label/keyword hit them
         self.always: set[int] = set()
+        self.by_module: dict[str, list[int]] = {}  # rules with a `modules:` condition
         self.path_rules: list[tuple[int, int]] = []  # (owner, bits) for `paths:`
         self.labeler_rules: list[tuple[int, int | None]] = []  # (owner, relevant bits)
 
@@ -501,9 +505,11 @@ class SignalIndex:
     def register(self, spec: MatchSpec) -> int:
         owner = self.count
         self.count += 1
-        if (spec.title_regex or spec.authors or spec.associations or spec.modules or spec.body_regex
+        if (spec.title_regex or spec.authors or spec.associations or spec.body_regex
                 or spec.body_keywords):
             self.always.add(owner)
+        for module in spec.modules:  # candidates once the item's modules are known
+            self.by_module.setdefault(module, []).append(owner)
         for p in spec.title_prefixes:
             self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(owner)
         for label in spec.labels:
@@ -672,6 +678,9 @@ class CompiledRuleSet:
         v = self.view(item)
         modules = self._modules(v, trace)
         v.modules = {t.name for t in modules}
+        by_module = self.index.by_module
+        for name in v.modules:
+            v.candidates.update(by_module.get(name, ()))
         bot, bot_rule = self._bot(item)
         affiliations = self._affiliations(item)
         if trace is not None:

@@ -28,8 +28,8 @@ def _path(p: str) -> str:
     return re.sub(r"/{2,}", "/", p.split(" => ")[-1]).strip("/")
 
 
-def load_items() -> tuple[str, list[ItemSnapshot]]:
-    if HISTORY.exists():
+def load_items(source: str = "history") -> tuple[str, list[ItemSnapshot]]:
+    if source == "history" and HISTORY.exists():
         items = []
         for line in HISTORY.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
@@ -44,19 +44,20 @@ def load_items() -> tuple[str, list[ItemSnapshot]]:
     from services.ingest.domain.synthetic import generate_demo
 
     demo = generate_demo(week="2026-W24")
-    return "synthetic demo week", [f.data.item for f in demo.facts]
+    return "synthetic demo week (every fact's item snapshot)", [f.item for f in demo.facts]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="llm-serving")
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--source", choices=("history", "demo"), default="history")
     args = parser.parse_args()
 
     from services.classifier.adapters.profiles import read_profiles
     from services.classifier.domain.rules import compile_profile, resolve_profile
 
-    source, items = load_items()
+    source, items = load_items(args.source)
     files = sum(len(i.files) for i in items)
     t = time.perf_counter()
     profile, _ = resolve_profile(args.profile, read_profiles())

@@ -332,3 +332,19 @@ def test_globs_do_not_match_inside_words(path, not_module):
 def test_dependency_upgrade_titles_make_the_dependencies_module():
     tags = builtin(LLM).classify(item("[Misc] Upgrade torch-npu to 2.10.0", ["CMakeLists.txt"]))
     assert tags.modules[0].rule == "module:dependencies/title-regex"
+
+
+def test_body_keywords_and_kinds():
+    rs = compile_yaml("""
+profile: body
+risks:
+  - name: race
+    kinds: [pull_request]
+    body_keywords: [race condition]
+    reason: "{evidence}: needs a stress test"
+""")
+    tags = rs.classify(item("Fix", body="This fixes a Race-Condition in the scheduler."))
+    assert [(r.name, r.rule, r.reason) for r in tags.risks] == [
+        ("race", "risk:race/body-keyword", 'body mentions "Race-Condition": needs a stress test')]
+    assert rs.classify(item("Fix", body="This fixes a race condition.", kind="issue")).risks == ()
+    assert rs.classify(item("Fix", body="A racer conditions nothing.")).risks == ()

@@ -7,9 +7,11 @@ from datetime import timedelta
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.config import CommonSettings
+from shared.events import ALL_FORMATS
+from shared.events.summary import Format, Language
 from shared.windows import WindowError
 
-from .domain.report import EcosystemSpec, ReportPolicy
+from .domain.report import EcosystemSpec, ReportPolicy, RequestMeta
 from .domain.windows import Schedule
 
 
@@ -48,6 +50,10 @@ class SummarizerSettings(CommonSettings):
     database_echo: bool = Field(False, description="log every SQL statement (debugging)")
     schedules: dict[str, list[ScheduleSetting]] = Field(
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
+    scheduled_languages: list[Language] = Field(
+        default_factory=lambda: ["en"], description="languages of scheduled (unrequested) reports")
+    scheduled_formats: list[Format] = Field(
+        default_factory=lambda: list(ALL_FORMATS), description="formats of scheduled reports")
     close_grace_minutes: float = Field(
         15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
     window_debounce_seconds: float = Field(
@@ -87,6 +93,9 @@ class SummarizerSettings(CommonSettings):
 
     def schedule_map(self) -> dict[str, list[Schedule]]:
         return {repo: [s.schedule() for s in items] for repo, items in self.schedules.items()}
+
+    def scheduled_meta(self) -> RequestMeta:
+        return RequestMeta(languages=tuple(self.scheduled_languages), formats=tuple(self.scheduled_formats))
 
     def grace(self) -> timedelta:
         return timedelta(minutes=self.close_grace_minutes)

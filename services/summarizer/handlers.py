@@ -56,6 +56,8 @@ class Deps:
     # replay or re-classification makes one revision, not one per batch; None = right away
     window_debounce: float | None = None
     window_debounce_max: float = 30.0
+    # languages and formats of summaries nobody asked for (scheduled windows, late revisions)
+    scheduled: RequestMeta = field(default_factory=RequestMeta)
     give_up: GiveUp | None = None
     max_request_failures: int = 3
     _failures: dict[str, int] = field(default_factory=dict)
@@ -184,7 +186,7 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
             # a late fact re-summarizes once the watermark is past the window (no churn mid-sync)
             if mark is None or mark < state.window.end + deps.grace:
                 continue
-            event = await summarize_window(deps, state.repo, state.window, RequestMeta(),
+            event = await summarize_window(deps, state.repo, state.window, deps.scheduled,
                                            only_if_changed=state.revision >= 1)
             if event is not None:
                 published.append(event)

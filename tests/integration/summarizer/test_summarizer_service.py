@@ -79,7 +79,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
     settings = SummarizerSettings(
         nats_url=nats_server.url, database_url=f"sqlite:///{tmp_path / 'projections.db'}",
         schedules={"*": [{"kind": "day", "tz": "Asia/Shanghai", "cutoff": "11:45"}]},
-        close_grace_minutes=5, window_debounce_seconds=0.1)
+        close_grace_minutes=5, window_debounce_seconds=0.1, scheduled_languages=["zh-CN", "en"])
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
     service = runtime.add(build_service(settings, runtime))
     await runtime.start()
@@ -101,6 +101,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
         async with asyncio.timeout(30):
             summary = WindowSummarized.model_validate_json(await summaries.get()).data
         assert summary.window.label == "2026-03-26" and summary.request_id is None
+        assert summary.languages == ("zh-CN", "en")
         assert summary.counts.merged_prs == sum(1 for i in sc.items if i.merged and day.contains(i.merged))
         assert summary.counts.new_issues == sum(1 for i in sc.items if i.kind == "issue" and day.contains(i.opened))
     finally:

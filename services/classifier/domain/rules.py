@@ -577,7 +577,7 @@ class CompiledMatch:
             return files.matching(self.labeler.evidence_bits) or list(files.paths)
         return None
 
-    def test(self, v: ItemView, *, use_files: bool = True) -> Fired | None:
+    def test(self, v: ItemView) -> Fired | None:
         if self.id not in v.candidates or (self.kinds and v.kind not in self.kinds):
             return None
         if self.has_prefix:
@@ -610,7 +610,7 @@ class CompiledMatch:
             hit = sorted(self.modules & v.modules)
             if hit:
                 return Fired("module", f"module {hit[0]}")
-        if use_files and self.has_files and v.files.paths:
+        if self.has_files and v.files.paths:
             matched = self.files_hit(v.files, v.scoped, v.item.base_branch)
             if matched is not None:
                 return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
@@ -623,20 +623,6 @@ class CompiledMatch:
             if phrase is not None:
                 return Fired("body-keyword", f"body mentions {_quote(phrase)}")
         return None
-
-
-_TAGS: dict[tuple[str, str, bool], Tag] = {}
-
-
-def _tag(name: str, rule: str, fallback: bool = False) -> Tag:
-    """Tags are immutable and few: build each (name, rule) once."""
-    key = (name, rule, fallback)
-    tag = _TAGS.get(key)
-    if tag is None:
-        if len(_TAGS) > 100_000:
-            _TAGS.clear()
-        tag = _TAGS[key] = Tag.model_construct(name=name, rule=rule, fallback=fallback)
-    return tag
 
 
 class _Reason(dict):
@@ -664,10 +650,21 @@ class CompiledRuleSet:
     docs_bits: int
     index: SignalIndex
     owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
+    _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
         return self.profile.profile
+
+    def _tag(self, name: str, rule: str, fallback: bool = False) -> Tag:
+        """Tags are immutable and few (fallback names aside): build each one once."""
+        key = (name, rule, fallback)
+        tag = self._tags.get(key)
+        if tag is None:
+            if len(self._tags) > 50_000:
+                self._tags.clear()
+            tag = self._tags[key] = Tag.model_construct(name=name, rule=rule, fallback=fallback)
+        return tag
 
     def view(self, item: ItemSnapshot) -> ItemView:
         return ItemView(item, self.index, self.table, self.ignore_bits)
@@ -712,7 +709,7 @@ class CompiledRuleSet:
             hit = match.test(v)
             if hit is not None:
                 rule = f"module:{name}/{hit.how}"
-                fired.append((hit.tier, index, _tag(name=name, rule=rule)))
+                fired.append((hit.tier, index, self._tag(name=name, rule=rule)))
                 if trace is not None:
                     trace[rule] = hit.evidence
         fired.sort(key=lambda t: (t[0], t[1]))
@@ -722,7 +719,7 @@ class CompiledRuleSet:
             have = {t.name for t in tags}
             for area in self._owner_areas(v):
                 if area not in have:
-                    tags.append(_tag(name=area, rule=f"module:{area}/codeowners"))
+                    tags.append(self._tag(name=area, rule=f"module:{area}/codeowners"))
                     have.add(area)
                     if trace is not None:
                         trace[tags[-1].rule] = "CODEOWNERS area of the changed files"
@@ -748,7 +745,7 @@ class CompiledRuleSet:
     def _fallback(self, v: ItemView) -> Tag:
         spec = self.profile.fallback
         if not v.item.files:
-            return _tag(name=spec.none, rule="module:fallback/no-files", fallback=True)
+            return self._tag(name=spec.none, rule="module:fallback/no-files", fallback=True)
         weight: Counter[str] = Counter()
         for f in v.item.files:
             parts = [p for p in f.path.split("/") if p]
@@ -767,7 +764,7 @@ class CompiledRuleSet:
         candidates = sorted(n for n, w in weight.items() if w == best)
         dirs = [n for n in candidates if n != spec.root_files]
         name = dirs[0] if dirs else candidates[0]
-        return _tag(name=name, rule="module:fallback/top-dir", fallback=True)
+        return self._tag(name=name, rule="module:fallback/top-dir", fallback=True)
 
     # -- ecosystems, categories
 
@@ -781,7 +778,7 @@ class CompiledRuleSet:
             hit = match.test(v)
             if hit is not None:
                 rule = f"{section}:{name}/{hit.how}"
-                fired.append((hit.tier, index, _tag(name=name, rule=rule)))
+                fired.append((hit.tier, index, self._tag(name=name, rule=rule)))
                 if trace is not None:
                     trace[rule] = hit.evidence
         fired.sort(key=lambda t: (t[0], t[1]))
@@ -860,7 +857,7 @@ class CompiledRuleSet:
             elif suffixes and not domains.isdisjoint(suffixes):
                 how = "email-domain"
             if how:
-                out.append(_tag(name=rule.name, rule=f"affiliation:{rule.name}/{how}"))
+                out.append(self._tag(name=rule.name, rule=f"affiliation:{rule.name}/{how}"))
         return out
 
     def _bot(self, item: ItemSnapshot) -> tuple[bool, str | None]:

@@ -210,7 +210,8 @@ async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestM
 async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
                      only_if_changed: bool) -> WindowSummarized | None:
     previous = previous_window(window)
-    inp = await asyncio.to_thread(deps.store.load_window, repo, window, previous)
+    since = window.end - timedelta(days=deps.policy.awaiting_review_max_days)
+    inp = await asyncio.to_thread(deps.store.load_window, repo, window, previous, open_prs_since=since)
     state = await asyncio.to_thread(deps.store.window_state, repo, window.label)
     now = deps.clock()
     draft = await asyncio.to_thread(build_summary, inp, now=now, policy=deps.policy, meta=meta)

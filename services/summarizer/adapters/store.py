@@ -342,8 +342,13 @@ class SqlProjections:
         with self.engine.begin() as conn:
             conn.execute(requests.update().where(requests.c.id == request_id).values(answered_at=now))
 
-    def load_window(self, repo: str, window: Window, previous: Window) -> WindowInput:
-        """The facts of a window and the one before it, the items they touch, open items, first-seen."""
+    def load_window(self, repo: str, window: Window, previous: Window, *,
+                    open_prs_since: datetime | None = None) -> WindowInput:
+        """The facts of a window and the one before it, the items they touch, open items, first-seen.
+
+        Open pull requests older than `open_prs_since` are left out (they can no longer be
+        follow-ups; a big repository has thousands, each with its file list).
+        """
         lo = min(window.start, previous.start)
         tags_cache: dict[str, Tags] = {}
 
@@ -383,9 +388,11 @@ class SqlProjections:
             for part in _chunks(numbers):
                 take(conn.execute(sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))))
             # items still open at the window's end, for follow-ups (awaiting review, RFCs, bugs)
-            take(conn.execute(sa.select(*cols).where(
-                items.c.repo == repo, items.c.created_at < window.end,
-                sa.or_(items.c.closed_at.is_(None), items.c.closed_at >= window.end))))
+            still_open = [items.c.repo == repo, items.c.created_at < window.end,
+                          sa.or_(items.c.closed_at.is_(None), items.c.closed_at >= window.end)]
+            if open_prs_since is not None:
+                still_open.append(sa.or_(items.c.kind == "issue", items.c.created_at >= open_prs_since))
+            take(conn.execute(sa.select(*cols).where(*still_open)))
             first_seen: dict[str, datetime] = {}
             logins = sorted(actors)
             for part in _chunks(logins):

@@ -260,3 +260,34 @@ def test_unreachable_database_error_says_what_to_fix():
     assert "REPODIGEST_DATABASE_URL" in str(err.value) and "secret" not in str(err.value)
     with pytest.raises(StoreError, match="not a database URL"):
         SqlProjections("not a url")
+
+
+async def test_the_database_path_reports_what_the_pure_model_reports(database_url):
+    from services.summarizer.domain.report import build_summary
+    from tests.unit.summarizer.summarizer_builders import window_input
+
+    store = SqlProjections(database_url)
+    published: list[WindowSummarized] = []
+
+    async def publish(event: WindowSummarized) -> None:
+        published.append(event)
+
+    now = WINDOW.end + timedelta(hours=5)
+    deps = Deps(store=store, publish=publish, clock=Clock(now))
+    try:
+        sc = random_scenario(31, WINDOW.start, 1.0, n_items=120)
+        sc.items.append(ItemSpec(5000, "pull_request", WINDOW.end - timedelta(days=6), author="waiting"))
+        sc.items.append(ItemSpec(5001, "issue", WINDOW.start - timedelta(days=40), title="[RFC] plan", author="r"))
+        events = sc.events()
+        await fold_events(deps, [*events, watermark(WINDOW.end)])
+        await accept_request(deps, request(as_of=WINDOW.end))
+        got = published[-1].data
+        expected = build_summary(window_input(events, WINDOW), now=now)
+        for name in ("counts", "previous_counts", "modules", "key_prs", "themes", "discussions", "risks",
+                     "ecosystems", "follow_ups", "contributors", "activity", "median_hours_to_merge",
+                     "median_hours_to_first_response", "appendix", "fact_ids_sample", "facts_counted"):
+            assert getattr(got, name) == getattr(expected, name), name
+        kinds = {(f.kind, f.item.number) for f in got.follow_ups}
+        assert ("awaiting_review", 5000) in kinds and ("open_rfc", 5001) in kinds
+    finally:
+        store.close()

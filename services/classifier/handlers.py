@@ -21,7 +21,7 @@ def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
     """The fact with its item's tags under the repository's rule set."""
     ruleset = registry.for_repo(fact.data.repo)
     try:
-        tags = ruleset.classify(fact.data.item)
+        tags = ruleset.classify_cached(fact.data.item)
     except Exception as exc:  # noqa: BLE001 - deterministic: retrying the same fact cannot help
         raise Poison(f"classification failed under profile {ruleset.name!r} "
                      f"({type(exc).__name__}: {exc})") from exc

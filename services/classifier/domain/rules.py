@@ -651,6 +651,8 @@ class CompiledRuleSet:
     index: SignalIndex
     owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
+    _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
+    memo_size: int = 20_000
 
     @property
     def name(self) -> str:
@@ -665,6 +667,20 @@ class CompiledRuleSet:
                 self._tags.clear()
             tag = self._tags[key] = Tag.model_construct(name=name, rule=rule, fallback=fallback)
         return tag
+
+    def classify_cached(self, item: ItemSnapshot) -> Tags:
+        """`classify`, remembered by what the rules read: an item comes back in many facts
+        (opened, labeled, commented, reviewed, merged) and its tags only change when these do."""
+        a = item.author
+        key = (item.kind, item.title, item.labels, item.body_excerpt, a.login, a.association,
+               a.is_bot, a.email_domain, item.files, item.additions, item.deletions,
+               item.changed_files, item.base_branch)
+        tags = self._memo.get(key)
+        if tags is None:
+            if len(self._memo) >= self.memo_size:
+                self._memo.clear()
+            tags = self._memo[key] = self.classify(item)
+        return tags
 
     def view(self, item: ItemSnapshot) -> ItemView:
         return ItemView(item, self.index, self.table, self.ignore_bits)

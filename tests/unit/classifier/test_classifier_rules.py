@@ -348,3 +348,15 @@ risks:
         ("race", "risk:race/body-keyword", 'body mentions "Race-Condition": needs a stress test')]
     assert rs.classify(item("Fix", body="This fixes a race condition.", kind="issue")).risks == ()
     assert rs.classify(item("Fix", body="A racer conditions nothing.")).risks == ()
+
+
+def test_cached_classification_follows_what_the_rules_read():
+    rs = compile_yaml("profile: memo\nextends: llm-serving\n")
+    rs.memo_size = 2
+    a = item("[ROCm] x", ["csrc/rocm/a.cu"])
+    assert rs.classify_cached(a) is rs.classify_cached(a.model_copy(update={"comments": 7}))  # same inputs
+    b = a.model_copy(update={"labels": ("documentation",)})
+    assert rs.classify_cached(b) == rs.classify(b) != rs.classify(a)  # a label changes the tags
+    c = a.model_copy(update={"title": "[MoE] y"})
+    assert names(rs.classify_cached(c).modules)[0] == "moe"
+    assert len(rs._memo) <= 2

@@ -115,7 +115,8 @@ class ConsumerSpec:
     max_deliver: int = 8
     ack_wait: float = 120.0
     batch_size: int = 256
-    fetch_timeout: float = 1.0
+    # how long a pull waits to fill a batch: also the latency a lone message can see per stage
+    fetch_timeout: float = 0.3
 
     def config(self) -> ConsumerConfig:
         return ConsumerConfig(
@@ -200,6 +201,10 @@ async def ensure_topology(js: "JetStreamContext", topology: Topology | None = No
 # ---------------------------------------------------------------- publishing
 
 
+PUBLISH_TIMEOUT = 15.0
+PUBLISH_ATTEMPTS = 4
+
+
 def stream_of(subject: str) -> str:
     prefix = subject.split(".", 2)[1]
     return {"github": STREAM_GITHUB, "enriched": STREAM_ENRICHED, "summary": STREAM_REPORTS,
@@ -218,17 +223,35 @@ class Bus:
         return self.broker.config.connection_state.stream
 
     async def publish(self, event: CloudEvent, subject: str) -> Any:
-        """Publish a typed event; JetStream de-duplicates on its deterministic id."""
-        return await self.broker.publish(
+        """Publish a typed event and wait for JetStream's ack.
+
+        A missing ack (a busy server, a reconnect) is retried: the deterministic id travels as
+        Nats-Msg-Id, so a retry of a publish that did land is de-duplicated, never doubled.
+        """
+        return await self.publish_raw(
             event.to_bytes(), subject,
-            headers={"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id},
-            stream=stream_of(subject),
-        )
+            {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id})
+
+    async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> Any:
+        import nats.errors
+
+        for attempt in range(1, PUBLISH_ATTEMPTS + 1):
+            try:
+                return await self.broker.publish(data, subject, headers=headers,
+                                                 stream=stream_of(subject), timeout=PUBLISH_TIMEOUT)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as exc:
+                if attempt == PUBLISH_ATTEMPTS:
+                    raise
+                log.warning("no ack for %s (%s); retrying", subject, type(exc).__name__)
+                await asyncio.sleep(backoff_seconds(attempt))
 
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
         """Park a message in RD_DEAD with the reason in headers and the original bytes intact."""
-        await self.broker.publish(raw, Subjects.dead(self.service), headers=letter.to_headers(),
-                                  stream=STREAM_DEAD)
+        headers = letter.to_headers()
+        if letter.stream and letter.sequence is not None:
+            # one dead letter per stream message, even if parking it had to be retried
+            headers["Nats-Msg-Id"] = f"dead:{letter.stream}:{letter.sequence}"
+        await self.publish_raw(raw, Subjects.dead(self.service), headers)
         log.warning("dead-lettered message from %s: %s", letter.subject, letter.reason,
                     extra={"service": self.service, "subject": letter.subject})
 
@@ -278,6 +301,7 @@ class Consumer(Generic[E]):
         self.idle = asyncio.Event()
 
     def register(self, router: "NatsRouter") -> None:
+        _fetch_timeouts_are_nats_timeouts()
         consumer = self
 
         @router.subscriber(
@@ -362,6 +386,30 @@ class Consumer(Generic[E]):
         ))
         self.stats.dead += 1
         await msg.term()
+
+
+def _fetch_timeouts_are_nats_timeouts() -> None:
+    """nats-py (2.16) lets some fetch deadlines escape as a plain asyncio.TimeoutError, while
+    FastStream's pull loop only expects nats.errors.TimeoutError: the loop task then dies and is
+    restarted later, stalling delivery for tens of seconds. Translate, once per process."""
+    import nats.errors
+    from nats.js.client import JetStreamContext
+
+    cls = JetStreamContext.PullSubscription
+    if getattr(cls.fetch, "_repodigest_translated", False):
+        return
+    original = cls.fetch
+
+    async def fetch(self, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+        try:
+            return await original(self, *args, **kwargs)
+        except nats.errors.TimeoutError:
+            raise
+        except asyncio.TimeoutError as exc:
+            raise nats.errors.TimeoutError from exc
+
+    fetch._repodigest_translated = True  # type: ignore[attr-defined]
+    cls.fetch = fetch  # type: ignore[method-assign]
 
 
 def _deliveries(msg: "Msg") -> int:

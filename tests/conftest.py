@@ -60,7 +60,8 @@ def postgres_available() -> str | None:
 def database_url(request, tmp_path) -> str:
     """One test body, two databases: a SQLite file and PostgreSQL (a fresh schema per test)."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'projections.db'}"
+        yield f"sqlite:///{tmp_path / 'projections.db'}"
+        return
     problem = postgres_available()
     if problem:
         if IN_CI:

@@ -150,6 +150,26 @@ async def github_pollers(service: IngestService) -> list[Poller]:
                          backfill=backfill)]
 
 
+def settings_problems(settings: IngestSettings) -> list[str]:
+    """What stops these settings from working, each said so that a person can fix it."""
+    problems = []
+    if settings.webhook_enabled and settings.webhook_secret is None:
+        problems.append("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET is not: "
+                        "set it to the secret configured on the GitHub webhook")
+    if settings.backfill_source:
+        from .domain.sources import parse_source_spec
+
+        try:
+            spec = parse_source_spec(settings.backfill_source)
+        except SourceError as exc:
+            problems.append(f"REPODIGEST_BACKFILL_SOURCE: {exc}")
+        else:
+            if spec.kind == "github" and not settings.backfill_repo:
+                problems.append("REPODIGEST_BACKFILL_SOURCE=github needs REPODIGEST_BACKFILL_REPO "
+                                "(OWNER/NAME)")
+    return problems
+
+
 async def webhook_receivers(service: IngestService) -> list[Poller]:
     """The GitHub webhook endpoint (HMAC-verified; deliveries remembered in the KV bucket)."""
     from .adapters.kv import KvIngestState

@@ -40,3 +40,23 @@ def test_defaults(monkeypatch):
     s = IngestSettings()
     assert s.repos == [] and s.backfill_source is None and not s.webhook_enabled
     assert s.github_api_url == "https://api.github.com" and s.poll_interval == 300.0
+
+
+@pytest.mark.parametrize("values, fragment", [
+    ({"webhook_enabled": True}, "REPODIGEST_WEBHOOK_SECRET is not"),
+    ({"backfill_source": "kafka:x"}, "REPODIGEST_BACKFILL_SOURCE: unknown source"),
+    ({"backfill_source": "github"}, "needs REPODIGEST_BACKFILL_REPO"),
+])
+def test_settings_problems_are_actionable(values, fragment):
+    from services.ingest.app import settings_problems
+
+    problems = settings_problems(IngestSettings(**values))
+    assert len(problems) == 1 and fragment in problems[0]
+
+
+def test_good_settings_have_no_problems():
+    from services.ingest.app import settings_problems
+
+    assert settings_problems(IngestSettings(webhook_enabled=True, webhook_secret="x",
+                                            backfill_source="github", backfill_repo="a/b")) == []
+    assert settings_problems(IngestSettings(backfill_source="demo")) == []

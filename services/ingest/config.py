@@ -41,7 +41,7 @@ class IngestSettings(CommonSettings):
     webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
     backfill_source: str | None = Field(
         None, description="offline source published once at start-up: demo, replay:PATH, "
-        "events:PATH, gharchive:PATH or git:PATH")
+        "events:PATH, gharchive:PATH (a file or a glob of hour files) or git:PATH")
     backfill_repo: str | None = Field(
         None, description="repository the backfill is filtered to (default: the source's own, "
         "or the only one in it)")

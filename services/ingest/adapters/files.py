@@ -20,9 +20,9 @@ from shared.events import FactData, GithubFact, fact_time
 from shared.events.envelope import CloudEvent
 
 from ..domain.sources import (
-    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, recorded_events,
-    gharchive_facts, gharchive_repos, git_facts, github_repo_of_remote, parse_source_spec,
-    replay_facts,
+    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, gharchive_facts,
+    gharchive_repos, git_facts, github_repo_of_remote, missing_repo_error, parse_source_spec,
+    recorded_events, replay_facts,
 )
 from ..domain.synthetic import DEMO_REPO, generate_demo
 
@@ -42,6 +42,32 @@ class LoadedSource:
 
     def counts(self) -> Counter[tuple[str, str]]:
         return Counter((d.kind, d.action) for d in map(data_of, self.facts))
+
+
+GLOB_CHARS = set("*?[")
+
+
+def expand(path: str) -> list[Path]:
+    """One file, or the files a glob pattern names (sorted: GH Archive hours in time order)."""
+    p = Path(path).expanduser()
+    if not GLOB_CHARS & set(str(p)):
+        return [p]
+    anchor = Path(p.anchor) if p.is_absolute() else Path(".")
+    pattern = str(p.relative_to(anchor)) if p.is_absolute() else str(p)
+    found = sorted(f for f in anchor.glob(pattern) if f.is_file())
+    if not found:
+        raise SourceError(f"no file matches {path}: check the pattern (quote it so the shell "
+                          "does not expand it)")
+    return found
+
+
+def _in_file(path: Path, read):
+    """Run `read(path)`, naming the file in a SourceError when several files are read."""
+    try:
+        return read(path)
+    except SourceError as exc:
+        text = str(exc)
+        raise SourceError(text if str(path) in text else f"{path}: {text}") from None
 
 
 def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -131,14 +157,23 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
         origin = origins.most_common(1)[0][0] if origins else "replay"
         return LoadedSource(spec, repo, origin, _sorted(facts), watermark=scan.watermark)
     if spec.kind == "gharchive":
+        paths = expand(spec.path)
         if repo is None:
-            seen = gharchive_repos(open_lines(spec.path))
+            seen = Counter()
+            for path in paths:
+                seen.update(_in_file(path, lambda p: gharchive_repos(open_lines(p))))
             if len(seen) != 1:
                 listing = ", ".join(f"{r} ({n})" for r, n in seen.most_common(10))
                 raise SourceError(f"{label} holds activity of {len(seen)} repositories; name the "
                                   f"one to ingest" + (f", e.g. {listing}" if seen else ""))
             repo = next(iter(seen))
-        facts = list(gharchive_facts(open_lines(spec.path), repo, source=label))
+        seen = Counter()
+        facts = []
+        for path in paths:
+            facts.extend(_in_file(path, lambda p: list(gharchive_facts(
+                open_lines(p), repo, seen, source=str(p), require=len(paths) == 1))))
+        if not facts and not any(n.lower() == repo.lower() for n in seen):
+            raise missing_repo_error(repo, seen, label)
         repo = facts[0].repo if facts else repo
         return LoadedSource(spec, repo, "gharchive", _sorted(facts))
     if spec.kind == "git":

@@ -444,8 +444,12 @@ def gharchive_repos(lines: Lines) -> Counter[str]:
 
 
 def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
-                    source: str = "the GH Archive file") -> Iterator[FactData]:
-    """Facts of `repo` from GH Archive NDJSON; other repositories are counted in `seen`."""
+                    source: str = "the GH Archive file", *,
+                    require: bool = True) -> Iterator[FactData]:
+    """Facts of `repo` from GH Archive NDJSON; other repositories are counted in `seen`.
+
+    With `require`, a file without any activity of `repo` is an error listing what it holds.
+    """
     check_repo(repo)
     seen = seen if seen is not None else Counter()
     wanted = repo.lower()  # GitHub names are case-insensitive
@@ -465,5 +469,5 @@ def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
             detail = _short(exc)
             raise SourceError(f"line {number}: {event['type']} does not look like a GH Archive "
                               f"payload ({detail})") from None
-    if not any(n.lower() == wanted for n in seen):
+    if require and not any(n.lower() == wanted for n in seen):
         raise missing_repo_error(repo, seen, source)

@@ -283,3 +283,28 @@ def test_gharchive_wrong_format_names_the_line(tmp_path):
                  encoding="utf-8")
     with pytest.raises(SourceError, match="line 2 is not a GH Archive event"):
         load_source(f"gharchive:{p}", "a/b")
+
+
+def test_gharchive_glob_reads_every_hour_file():
+    folder = require_shared_data("gharchive")
+    new = folder / "2021-07-21-few-hours.json"
+    old = folder / "2016-07-07-00.first2000.from-parquet.ndjson"
+    repo_new, repo_old = _busiest(new)[0], _busiest(old)[0]
+    pattern = f"gharchive:{folder}/*json"  # both NDJSON files, not the Parquet one
+    for repo, path in ((repo_new, new), (repo_old, old)):
+        loaded = load_source(pattern, repo)
+        assert loaded.counts() == _expected_gharchive(path, repo)
+    with pytest.raises(SourceError) as err:
+        load_source(pattern, "nobody/nothing")
+    assert repo_new in str(err.value) and repo_old in str(err.value)
+
+
+def test_gharchive_glob_errors_name_the_file(tmp_path):
+    good = '{"id": "1", "type": "PushEvent", "repo": {"name": "a/b"}, "payload": {}}\n'
+    (tmp_path / "h-00.json").write_text(good, encoding="utf-8")
+    (tmp_path / "h-01.json").write_text(good + "{oops\n", encoding="utf-8")
+    with pytest.raises(SourceError) as err:
+        load_source(f"gharchive:{tmp_path}/h-*.json", "a/b")
+    assert str(err.value).startswith(f"{tmp_path / 'h-01.json'}: line 2 is not JSON")
+    with pytest.raises(SourceError, match="no file matches"):
+        load_source(f"gharchive:{tmp_path}/x-*.json", "a/b")

@@ -377,7 +377,7 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
         return fact("pull_request", action, item) if action == "opened" else []
     if etype == "IssuesEvent":
         issue = payload["issue"]
-        if "pull_request" in issue:  # PullRequestEvent carries pull requests' own transitions
+        if _is_pull_request(issue):  # PullRequestEvent carries pull requests' own transitions
             return []
         item = snapshot_from_api(issue, repo, kind="issue", at=at)
         if action == "labeled":
@@ -390,7 +390,7 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
         if action != "created":
             return []
         issue = payload["issue"]
-        kind = "pull_request" if "pull_request" in issue else "issue"
+        kind = "pull_request" if _is_pull_request(issue) else "issue"
         item = snapshot_from_api(issue, repo, kind=kind, at=at)
         return fact("comment", "created", item, comment=_comment(payload["comment"], at, False))
     if etype == "PullRequestReviewCommentEvent":
@@ -408,6 +408,12 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
         state=str(review.get("state") or "commented").upper(),
         submitted_at=parse_time(review.get("submitted_at"), what="submitted_at") or at)
     return fact("review", "submitted", item, review=info)
+
+
+def _is_pull_request(issue: dict[str, Any]) -> bool:
+    # old payloads carry `pull_request: {"html_url": null, ...}` on plain issues
+    link = issue.get("pull_request")
+    return isinstance(link, dict) and bool(link.get("html_url") or link.get("url"))
 
 
 def _touched(item: ItemSnapshot, at: datetime | None) -> ItemSnapshot:

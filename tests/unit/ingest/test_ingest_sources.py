@@ -308,3 +308,24 @@ def test_gharchive_glob_errors_name_the_file(tmp_path):
     assert str(err.value).startswith(f"{tmp_path / 'h-01.json'}: line 2 is not JSON")
     with pytest.raises(SourceError, match="no file matches"):
         load_source(f"gharchive:{tmp_path}/x-*.json", "a/b")
+
+
+@pytest.mark.parametrize("link, kind", [
+    (None, "issue"),
+    ({"html_url": None, "diff_url": None}, "issue"),  # old payloads on plain issues
+    ({"html_url": "https://github.com/a/b/pull/5"}, "pull_request"),
+])
+def test_comment_item_kind_follows_the_pull_request_link(link, kind):
+    from services.ingest.domain.sources import gharchive_facts_of
+
+    issue = {"number": 5, "title": "t", "user": {"login": "u"}, "state": "open",
+             "created_at": "2016-07-07T00:00:00Z"}
+    if link is not None:
+        issue["pull_request"] = link
+    event = {"type": "IssueCommentEvent", "repo": {"name": "a/b"},
+             "created_at": "2016-07-07T00:01:00Z",
+             "payload": {"action": "created", "issue": issue,
+                         "comment": {"id": 9, "user": {"login": "v"}, "body": "hi",
+                                     "created_at": "2016-07-07T00:01:00Z"}}}
+    (fact,) = gharchive_facts_of(event, "a/b")
+    assert fact.item.kind == kind and fact.comment.id == 9 and fact.actor is None

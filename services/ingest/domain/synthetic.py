@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -776,6 +775,7 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
     for n, item in enumerate(ordered, start=base):
         item.number = n
     by_key = {i.key: i for i in plan.items}
+
     def number_of(m: re.Match) -> str:
         return str(by_key[int(m.group(1))].number)
 
@@ -841,7 +841,3 @@ def facts_of(item: PlannedItem, end: datetime) -> list[FactData]:
         add(item.closed_at, 4, kind=item.kind, action="closed", actor=item.author.login)
     out.sort(key=lambda t: (t[0], t[1]))
     return [f for _, _, f in out]
-
-
-def fact_counts(facts: tuple[FactData, ...] | list[FactData]) -> Counter[tuple[str, str]]:
-    return Counter((f.kind, f.action) for f in facts)

@@ -65,7 +65,7 @@ def report(
     window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END")],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
     cutoff: Annotated[str, typer.Option(help="daily cut-off HH:MM (e.g. 11:45)")] = "00:00",
-    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | demo | replay:PATH | events:PATH | gharchive:PATH")] = None,
+    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,
     lang: Annotated[list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")] = ["en"],
     formats: Annotated[str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")] = ",".join(ALL_FORMATS),
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to copy the artifacts")] = Path("reports"),

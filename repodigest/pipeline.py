@@ -87,7 +87,9 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
     classifier_over = {}
     if job.profile:
         classifier_over["profile_overrides"] = {job.repo: job.profile}
-    runtime.add(build_ingest(_settings(IngestSettings, common, {}), runtime))
+    # a one-shot report ingests its own source: no pollers, webhooks or backfills from the env
+    ingest_over = {"repos": [], "webhook_enabled": False, "backfill_source": None}
+    runtime.add(build_ingest(_settings(IngestSettings, common, ingest_over), runtime))
     if not job.run_services:
         return runtime
     runtime.add(build_classifier(_settings(ClassifierSettings, common, classifier_over), runtime))
@@ -185,21 +187,14 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
 
 async def _ingest(runtime: Runtime, job: ReportJob):
     """Publish the job's source; source and GitHub errors become PipelineErrors."""
-    from services.ingest.adapters.github import GithubError, sync_once
     from services.ingest.config import IngestSettings
     from services.ingest.handlers import SourceError, ingest_source
 
-    bus = runtime.bus("ingest")
     try:
-        if job.source == "github":
-            settings = IngestSettings()
-            # items updated since the previous window began: enough for the trends
-            return await sync_once(bus, job.repo, token=job.github_token,
-                                   api_url=settings.github_api_url,
-                                   since=job.window.previous().start)
-        return await ingest_source(bus, job.source, job.repo, window=job.window,
-                                   progress=job.progress)
-    except (SourceError, GithubError) as exc:
+        return await ingest_source(runtime.bus("ingest"), job.source, job.repo, window=job.window,
+                                   progress=job.progress, token=job.github_token,
+                                   github_api_url=IngestSettings().github_api_url)
+    except SourceError as exc:
         raise PipelineError(str(exc)) from None
 
 

@@ -148,4 +148,10 @@ def run_service(name: str, settings: CommonSettings,
     except NatsUnreachable as exc:
         log.error("%s", exc)
         return 2
+    except (ValueError, OSError, RuntimeError) as exc:
+        # configuration and start-up problems (a bad rule file, a port in use, a database that
+        # refuses us): say what is wrong without a traceback; DEBUG logging shows the stack
+        log.error("%s could not start: %s", name, exc)
+        log.debug("start-up failure", exc_info=True)
+        return 1
     return 0

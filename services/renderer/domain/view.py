@@ -138,6 +138,8 @@ class AppendixList:
     title: str
     links: tuple[Link, ...]
     modules: tuple[str, ...] = ()  # per link: its modules, readable
+    # "… and N more" when the summarizer trimmed the list to fit the message size
+    more: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ class ReportView:
     follow_ups: tuple[Bullet, ...]
     appendix: tuple[AppendixList, ...]
     sections: dict[str, Section] = field(default_factory=dict)
+    # section id -> the "no data for this section in this window" note, for sections without data
+    notes: dict[str, str] = field(default_factory=dict)
     downloads: tuple[Figure, ...] = ()
 
 
@@ -393,6 +397,8 @@ class _Writer:
             paras[0] += m.t("list.sentence") + m.t(key, added=num(c.lines_added),
                                                     removed=num(c.lines_removed),
                                                     net=num(abs(net)))
+        else:
+            paras[0] += m.t("lead.end")
         tops = self.top_modules()
         if tops:
             lines = [m.tn("summary.module", t.total, module=self.module(t.module),
@@ -542,13 +548,33 @@ class _Writer:
     def appendix(self) -> tuple[AppendixList, ...]:
         a, m = self.s.appendix, self.m
         out = []
-        for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
+        for name in APPENDIX_LISTS:
             items = getattr(a, name)
+            omitted = max(0, int(a.omitted.get(name, 0)))
             out.append(AppendixList(
-                m.t(f"appendix.{name}") + m.t("appendix.count", count=num(len(items))),
+                m.t(f"appendix.{name}") + m.t("appendix.count", count=num(len(items) + omitted)),
                 tuple(link(i) for i in items),
-                tuple(m.t("list.comma").join(self.module(x) for x in i.modules) for i in items)))
+                tuple(m.t("list.comma").join(self.module(x) for x in i.modules) for i in items),
+                m.tn("appendix.more", omitted, count=num(omitted)) if omitted else ""))
         return tuple(out)
+
+    def notes(self) -> dict[str, str]:
+        """A visible note for each section this summary has no data for (by section id)."""
+        s, none = self.s, self.m.t("labels.none")
+        empty = {
+            "highlights": not s.themes, "risk_bullets": not s.risks,
+            "charts": not s.activity and not any(t.total or t.previous_total for t in s.modules),
+            "themes": not s.themes, "modules": not s.modules, "key_prs": not s.key_prs,
+            "discussions": not s.discussions, "ecosystems": not s.ecosystems,
+            "activity": not s.contributors and not s.activity,
+            "risks": not s.risks, "follow_ups": not s.follow_ups,
+            "appendix": not any(getattr(s.appendix, n) for n in APPENDIX_LISTS)
+            and not any(s.appendix.omitted.values()),
+        }
+        notes = {sid: none for sid, missing in empty.items() if missing}
+        if s.previous_counts is None:
+            notes["summary"] = self.m.t("summary.no_previous")
+        return notes
 
     def labels(self) -> dict[str, str]:
         raw = self.m.raw("labels")
@@ -556,6 +582,7 @@ class _Writer:
 
 
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
+APPENDIX_LISTS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 # (section id, numbered) in reading order; the header, lead, highlights and short risks come first
 SECTION_ORDER = (
@@ -598,6 +625,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         risks=tuple(w.risk_bullet(r, detailed=True) for r in risks_sorted),
         follow_ups=tuple(w.follow_up(f) for f in s.follow_ups),
         appendix=w.appendix(),
+        notes=w.notes(),
     )
     number = 0
     for sid, numbered in SECTION_ORDER:

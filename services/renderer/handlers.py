@@ -11,7 +11,10 @@ from datetime import datetime
 from shared.bus import Poison
 from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
 from services.renderer.adapters import documents
-from services.renderer.domain.keys import artifact_key, index_key, merge_index
+from services.renderer.domain.keys import (
+    artifact_key, entry_key, entry_keys, index_key, is_entry_key, merge_index, repo_prefix,
+    split_entry,
+)
 from services.renderer.ports import ObjectNotFound, ObjectStore, PdfEngine, StoredObject
 
 log = logging.getLogger("repodigest.renderer")
@@ -56,17 +59,22 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
     # languages render concurrently (PDFs on as many worker processes as configured)
     rendered = await asyncio.gather(*(render_documents(data, lang, formats, pdf)
                                       for lang in languages))
+    # every put uses a deterministic key: a failed attempt leaves objects that the retry simply
+    # overwrites, and no ReportReady is published until every artifact and the index are written
     for lang, docs in zip(languages, rendered):
+        schema_uri = None
+        if "json" in formats:
+            key = artifact_key(data.repo, data.window.label, data.revision, lang,
+                               documents.SCHEMA_NAME)
+            schema = await store.put(key, documents.summary_schema().encode(),
+                                     documents.CONTENT_TYPES["schema"])
+            schema_uri = schema.uri
         for fmt in formats:
             key = artifact_key(data.repo, data.window.label, data.revision, lang,
                                documents.FILE_NAMES[fmt])
             stored = await store.put(key, docs[fmt], documents.CONTENT_TYPES[fmt])
-            artifacts.append(_artifact(stored, fmt, lang))
-        if "json" in formats:
-            key = artifact_key(data.repo, data.window.label, data.revision, lang,
-                               documents.SCHEMA_NAME)
-            await store.put(key, documents.summary_schema().encode(),
-                            documents.CONTENT_TYPES["schema"])
+            artifacts.append(_artifact(stored, fmt, lang,
+                                       schema_uri if fmt == "json" else None))
     ready = ReportReady.create(ReportReadyData(
         repo=data.repo, window=data.window, revision=data.revision, languages=languages,
         artifacts=tuple(artifacts), summary_id=event.id, changed_figures=data.changed_figures,
@@ -79,25 +87,17 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
     return ready
 
 
-def _artifact(stored: StoredObject, fmt: str, lang: str) -> Artifact:
+def _artifact(stored: StoredObject, fmt: str, lang: str, schema_uri: str | None) -> Artifact:
     return Artifact(format=fmt, language=lang, uri=stored.uri, key=stored.key, size=stored.size,
-                    sha256=stored.sha256, content_type=stored.content_type)
+                    sha256=stored.sha256, content_type=stored.content_type, schema_uri=schema_uri)
 
 
-async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
-    """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
+INDEX_ROUNDS = 8
 
-    Read-modify-write: two renderer replicas finishing reports of one repository at the same
-    instant can drop one entry; the next report of that repository writes it back only if it is
-    the same window, so the index is a convenience, the ReportReady events are the record.
-    """
+
+def index_entry(ready: ReportReady) -> dict:
     d = ready.data
-    key = index_key(d.repo)
-    try:
-        current = json.loads(await store.get(key))
-    except (ObjectNotFound, ValueError):
-        current = None
-    entry = {
+    return {
         "window": {"kind": d.window.kind, "label": d.window.label,
                    "start": d.window.start.isoformat(), "end": d.window.end.isoformat(),
                    "tz": d.window.tz},
@@ -109,7 +109,50 @@ async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
         "report_id": ready.id,
         "artifacts": [a.model_dump(mode="json") for a in d.artifacts],
     }
-    index = merge_index(current, d.repo, entry)
-    await store.put(key, (json.dumps(index, indent=2, ensure_ascii=False) + "\n").encode(),
-                    "application/json")
+
+
+def _dumps(obj: dict) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
+    """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
+
+    Renderer replicas may finish reports of one repository at the same instant, and no store
+    here offers a lock, so the index is rebuilt rather than edited: each report first writes its
+    entry objects (`.../r<rev>/<lang>/index-entry.json`, deterministic keys); a writer then merges
+    the current index with every listed entry it lacks, writes it, and lists again. If an entry
+    appeared that its index lacks, it merges and writes again. The last writer of the index always
+    runs that check after its write, so it cannot leave out an entry written before it: the
+    index converges to every report stored.
+    """
+    d = ready.data
+    key = index_key(d.repo)
+    prefix = repo_prefix(d.repo) + "/"
+    mine = {entry_key(d.repo, d.window.label, d.revision, e["languages"][0]): e
+            for e in split_entry(index_entry(ready))}
+    for ekey, entry in mine.items():
+        await store.put(ekey, _dumps(entry), "application/json")
+    listed = {k for k in await store.list(prefix) if is_entry_key(k)}
+    index: dict = {}
+    for _ in range(INDEX_ROUNDS):
+        try:
+            current = json.loads(await store.get(key))
+        except (ObjectNotFound, ValueError):
+            current = None  # absent or unreadable: rebuilt from the entries
+        have = entry_keys(current, d.repo)
+        index = current
+        for entry in mine.values():
+            index = merge_index(index, d.repo, entry)
+        for ekey in sorted(listed - have - set(mine)):
+            try:
+                index = merge_index(index, d.repo, json.loads(await store.get(ekey)))
+            except (ObjectNotFound, ValueError, KeyError) as exc:
+                log.warning("index entry %s is unreadable (%s); left out of the index", ekey, exc)
+        await store.put(key, _dumps(index), "application/json")
+        listed = {k for k in await store.list(prefix) if is_entry_key(k)}
+        if listed <= entry_keys(index, d.repo):
+            return index
+    log.warning("index of %s still changing after %d rounds; the next report completes it",
+                d.repo, INDEX_ROUNDS, extra={"repo": d.repo})
     return index

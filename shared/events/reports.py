@@ -23,6 +23,8 @@ class Artifact(Frozen):
     size: int = Field(ge=0)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     content_type: str
+    # a JSON artifact's JSON Schema (stored beside it as report.schema.json); None for others
+    schema_uri: str | None = None
 
 
 class ReportReadyData(Frozen):

@@ -220,10 +220,14 @@ class DirectoryObjectStore:
             raise ObjectNotFound(f"no file {path}") from None
 
     async def list(self, prefix: str = "") -> list[str]:
+        # walk only the directory the prefix names (a repository's reports, not every repository)
+        folder = prefix.rsplit("/", 1)[0] if "/" in prefix else ""
+        base = self.path(folder) if folder else self.root
+
         def run() -> list[str]:
-            if not self.root.is_dir():
+            if not base.is_dir():
                 return []
-            keys = (p.relative_to(self.root).as_posix() for p in self.root.rglob("*")
+            keys = (p.relative_to(self.root).as_posix() for p in base.rglob("*")
                     if p.is_file() and not p.name.startswith(".tmp-"))
             return sorted(k for k in keys if k.startswith(prefix))
 

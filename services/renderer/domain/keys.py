@@ -12,6 +12,7 @@ from typing import Any
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _KEY_PART = re.compile(r"^[A-Za-z0-9._-]+$")
 INDEX_VERSION = 1
+ENTRY_NAME = "index-entry.json"
 
 
 class UnsafeKey(ValueError):
@@ -49,6 +50,29 @@ def artifact_key(repo: str, window_label: str, revision: int, lang: str, filenam
 
 def index_key(repo: str) -> str:
     return f"{repo_prefix(repo)}/index.json"
+
+
+def entry_key(repo: str, window_label: str, revision: int, lang: str) -> str:
+    """Where one language of one report revision records its index entry (the index is rebuilt
+    from these, so two renderers finishing at once cannot drop each other's report)."""
+    return artifact_key(repo, window_label, revision, lang, ENTRY_NAME)
+
+
+def is_entry_key(key: str) -> bool:
+    return key.rsplit("/", 1)[-1] == ENTRY_NAME
+
+
+def entry_keys(index: dict[str, Any] | None, repo: str) -> set[str]:
+    """The entry keys an index already covers: one per (window, revision, language) it lists."""
+    return {entry_key(repo, r["window"]["label"], r["revision"], lang)
+            for r in (index or {}).get("reports", []) for lang in r.get("languages", [])}
+
+
+def split_entry(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """A report's index entry as one entry per language (what each entry object holds)."""
+    return [{**entry, "languages": [lang],
+             "artifacts": [a for a in entry["artifacts"] if a.get("language") == lang]}
+            for lang in entry["languages"]]
 
 
 def merge_index(index: dict[str, Any] | None, repo: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -86,6 +86,10 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
         schema = json.loads(await store.get(
             "reports/vllm-project/vllm/2026-03-26/r2/en/report.schema.json"))
         assert "counts" in schema["properties"]
+        # the JSON artifact names its schema; the other formats have none
+        assert json.loads(await fetch_uri(by["en", "json"].schema_uri, js)) == schema
+        assert by["en", "json"].schema_uri.endswith("/en/report.schema.json")
+        assert all(a.schema_uri is None for a in d.artifacts if a.format != "json")
 
         # a second window of the same repository: the index lists both, newest first
         weekly = weekly_summary(languages=("en",), formats=("md",))

@@ -10,7 +10,8 @@ import yaml
 from services.renderer.adapters.catalogs import I18N_DIR, messages
 from services.renderer.adapters.documents import md_escape, render_html, render_markdown
 from services.renderer.domain.keys import (
-    UnsafeKey, artifact_key, check_key, component, index_key, merge_index,
+    UnsafeKey, artifact_key, check_key, component, entry_key, entry_keys, index_key, is_entry_key,
+    merge_index, split_entry,
 )
 from services.renderer.domain.view import build_view
 from shared.events import Counts, SummaryData, WindowRef
@@ -71,6 +72,21 @@ def test_index_merges_languages_of_one_revision() -> None:
     (report,) = index["reports"]
     assert report["languages"] == ["en", "zh-CN"]
     assert [a["language"] for a in report["artifacts"]] == ["en", "zh-CN"]
+
+
+def test_index_entries_one_per_language_and_what_an_index_covers() -> None:
+    entry = _entry("d", "2026-01-01", 2, ("en", "zh-CN"))
+    parts = split_entry(entry)
+    assert [p["languages"] for p in parts] == [["en"], ["zh-CN"]]
+    assert [[a["language"] for a in p["artifacts"]] for p in parts] == [["en"], ["zh-CN"]]
+    key = entry_key("o/r", "d", 2, "zh-CN")
+    assert key == "reports/o/r/d/r2/zh-CN/index-entry.json" and is_entry_key(key)
+    assert not is_entry_key("reports/o/r/d/r2/zh-CN/report.json")
+    index = merge_index(None, "o/r", parts[0])
+    assert entry_keys(index, "o/r") == {entry_key("o/r", "d", 2, "en")}
+    index = merge_index(index, "o/r", parts[1])
+    assert entry_keys(index, "o/r") == {entry_key("o/r", "d", 2, "en"), key}
+    assert entry_keys(None, "o/r") == set()
 
 
 # ---------------------------------------------------------------- catalogs

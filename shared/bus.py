@@ -7,8 +7,11 @@ All names live here. Subjects carry the repository as two tokens (`<owner>.<name
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import unquote
@@ -21,10 +24,13 @@ from nats.js.api import (
 from nats.js.errors import BadRequestError, NotFoundError
 from faststream import AckPolicy, Context
 from faststream.nats import JStream, PullSub
+from opentelemetry import context as otel_context, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from pydantic import ValidationError
 
 from shared.events import DeadLetter
 from shared.events.envelope import CloudEvent
+from shared import telemetry
 
 if TYPE_CHECKING:
     from faststream.nats import NatsBroker, NatsRouter
@@ -32,6 +38,20 @@ if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
 
 log = logging.getLogger("repodigest.bus")
+
+_tracer = telemetry.tracer("bus")
+_meter = telemetry.meter("bus")
+_consumed = _meter.create_counter(
+    "repodigest.events.consumed", unit="{event}",
+    description="messages a durable consumer finished with, by outcome (ok, retried, dead)")
+_published = _meter.create_counter(
+    "repodigest.events.published", unit="{event}", description="events published, by stream")
+_dead_lettered = _meter.create_counter(
+    "repodigest.events.dead_lettered", unit="{event}",
+    description="messages parked in RD_DEAD by the service that gave up on them")
+_handler_duration = _meter.create_histogram(
+    "repodigest.handler.duration", unit="s",
+    description="time a consumer spent handling one fetched batch (or one message)")
 
 # ---------------------------------------------------------------- names
 
@@ -235,10 +255,17 @@ class Bus:
     async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> Any:
         import nats.errors
 
+        stream = stream_of(subject)
+        # the trace travels in headers (FastStream's middleware replaces it with its own producer
+        # span, a child of the current one; this keeps it when the middleware is absent)
+        if "traceparent" not in headers:
+            telemetry.inject(headers)
         for attempt in range(1, PUBLISH_ATTEMPTS + 1):
             try:
-                return await self.broker.publish(data, subject, headers=headers,
-                                                 stream=stream_of(subject), timeout=PUBLISH_TIMEOUT)
+                ack = await self.broker.publish(data, subject, headers=headers,
+                                                stream=stream, timeout=PUBLISH_TIMEOUT)
+                _published.add(1, {"service": self.service, "stream": stream})
+                return ack
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as exc:
                 if attempt == PUBLISH_ATTEMPTS:
                     raise
@@ -252,6 +279,7 @@ class Bus:
             # one dead letter per stream message, even if parking it had to be retried
             headers["Nats-Msg-Id"] = f"dead:{letter.stream}:{letter.sequence}"
         await self.publish_raw(raw, Subjects.dead(self.service), headers)
+        _dead_lettered.add(1, {"service": self.service})
         log.warning("dead-lettered message from %s: %s", letter.subject, letter.reason,
                     extra={"service": self.service, "subject": letter.subject})
 
@@ -319,15 +347,24 @@ class Consumer(Generic[E]):
 
     async def process(self, msgs: "list[Msg]") -> None:
         self.idle.clear()
+        spans = _MessageSpans(self, msgs)
+        try:
+            await self._process(msgs, spans)
+        finally:
+            spans.end()
+
+    async def _process(self, msgs: "list[Msg]", spans: "_MessageSpans") -> None:
         decoded: list[tuple[Msg, E]] = []
         for msg in msgs:
             try:
                 decoded.append((msg, self.decode(msg.data)))
             except (ValidationError, ValueError, UnicodeDecodeError) as exc:
                 await self._dead(msg, f"invalid event: {_short(exc)}")
+        spans.identify(decoded)
         if self.handle_batch is not None and decoded:
             try:
-                await self.handle_batch([e for _, e in decoded])
+                with spans.batch(len(decoded)):
+                    await self.handle_batch([e for _, e in decoded])
             except Poison as exc:
                 # one bad event spoils the batch: fall back to one at a time to find it
                 log.info("batch rejected (%s); retrying one by one", exc)
@@ -338,21 +375,24 @@ class Consumer(Generic[E]):
             else:
                 for msg, _ in decoded:
                     await msg.ack()
+                    spans.outcome(msg, "ok")
                 self.stats.processed += len(decoded)
                 self._maybe_idle(msgs[-1])
                 return
         for msg, event in decoded:
             try:
-                if self.handle is not None:
-                    await self.handle(event)
-                else:
-                    await self.handle_batch([event])  # type: ignore[misc]
+                with spans.single(msg):
+                    if self.handle is not None:
+                        await self.handle(event)
+                    else:
+                        await self.handle_batch([event])  # type: ignore[misc]
             except Poison as exc:
                 await self._dead(msg, str(exc))
             except Exception as exc:  # noqa: BLE001 - transient until max_deliver says otherwise
                 await self._retry(msg, exc)
             else:
                 await msg.ack()
+                spans.outcome(msg, "ok")
                 self.stats.processed += 1
         if msgs:
             self._maybe_idle(msgs[-1])
@@ -375,6 +415,7 @@ class Consumer(Generic[E]):
                     deliveries, _short(exc), delay)
         self.stats.retried += 1
         await msg.nak(delay=delay)
+        _MessageSpans.mark(msg, "retried", exc)
 
     async def _dead(self, msg: "Msg", reason: str) -> None:
         meta = _meta(msg)
@@ -386,6 +427,101 @@ class Consumer(Generic[E]):
         ))
         self.stats.dead += 1
         await msg.term()
+        _MessageSpans.mark(msg, "dead", reason)
+
+
+class _MessageSpans:
+    """One consumer span per message, each continuing the trace its publisher put in the headers.
+
+    FastStream's telemetry middleware gives a fetched batch one span in a new trace; a batch holds
+    events of many traces, so each message gets its own span here, parented by its traceparent.
+    Batch handlers find each event's context by event id (`shared.telemetry.continuing`) and run
+    under a batch span linked to the messages' spans (bounded).
+    """
+
+    MAX_BATCH_LINKS = 64
+    _current: "contextvars.ContextVar[_MessageSpans | None]"
+
+    def __init__(self, consumer: "Consumer[Any]", msgs: "list[Msg]") -> None:
+        self.consumer = consumer
+        self.attrs = {"service": consumer.bus.service, "consumer": consumer.spec.durable}
+        self.spans: dict[int, Any] = {}
+        self.outcomes: dict[int, str] = {}
+        self.contexts: dict[str, Any] = {}
+        name = f"{consumer.spec.durable} process"
+        for msg in msgs:
+            span = _tracer.start_span(
+                name, context=telemetry.extract(msg.headers), kind=SpanKind.CONSUMER,
+                attributes={"messaging.system": "nats", "messaging.operation.type": "process",
+                            "messaging.destination.name": msg.subject,
+                            "messaging.consumer.group.name": consumer.spec.durable,
+                            "messaging.message.id": (msg.headers or {}).get("Nats-Msg-Id", ""),
+                            "messaging.message.body.size": len(msg.data or b"")})
+            self.spans[id(msg)] = span
+        self._token = _MessageSpans._current.set(self)
+
+    def identify(self, decoded: "list[tuple[Msg, Any]]") -> None:
+        for msg, event in decoded:
+            event_id = getattr(event, "id", None)
+            span = self.spans.get(id(msg))
+            if isinstance(event_id, str) and span is not None:
+                self.contexts[event_id] = trace.set_span_in_context(span)
+
+    @contextlib.contextmanager
+    def batch(self, size: int) -> "Iterator[None]":
+        links = [trace.Link(s.get_span_context()) for s in list(self.spans.values())[:self.MAX_BATCH_LINKS]]
+        start = time.perf_counter()
+        try:
+            with telemetry.consuming(self.contexts), _tracer.start_as_current_span(
+                    f"{self.consumer.spec.durable} handle batch", links=links,
+                    attributes={"messaging.batch.message_count": size, **self.attrs}):
+                yield
+        finally:
+            _handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "batch"})
+
+    @contextlib.contextmanager
+    def single(self, msg: "Msg") -> "Iterator[None]":
+        start = time.perf_counter()
+        span = self.spans.get(id(msg))
+        token = otel_context.attach(trace.set_span_in_context(span)) if span is not None else None
+        try:
+            with telemetry.consuming(self.contexts):
+                yield
+        finally:
+            if token is not None:
+                otel_context.detach(token)
+            _handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "single"})
+
+    def outcome(self, msg: "Msg", outcome: str, error: "BaseException | str | None" = None) -> None:
+        self.outcomes[id(msg)] = outcome
+        span = self.spans.get(id(msg))
+        if span is None:
+            return
+        span.set_attribute("repodigest.outcome", outcome)
+        if error is not None:
+            if isinstance(error, BaseException):
+                span.record_exception(error)
+            span.set_status(Status(StatusCode.ERROR, _short(error) if isinstance(error, BaseException)
+                                   else str(error)[:300]))
+
+    @staticmethod
+    def mark(msg: "Msg", outcome: str, error: "BaseException | str | None" = None) -> None:
+        current = _MessageSpans._current.get()
+        if current is not None:
+            current.outcome(msg, outcome, error)
+
+    def end(self) -> None:
+        _MessageSpans._current.reset(self._token)
+        counts: dict[str, int] = {}
+        for key, span in self.spans.items():
+            outcome = self.outcomes.get(key, "unfinished")
+            counts[outcome] = counts.get(outcome, 0) + 1
+            span.end()
+        for outcome, n in counts.items():
+            _consumed.add(n, {**self.attrs, "outcome": outcome})
+
+
+_MessageSpans._current = contextvars.ContextVar("repodigest_message_spans", default=None)
 
 
 def _fetch_timeouts_are_nats_timeouts() -> None:

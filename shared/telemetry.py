@@ -1,37 +1,57 @@
-"""OpenTelemetry set-up from the standard OTEL_* variables: OTLP when configured, console on request.
+"""OpenTelemetry for every service: providers from the standard OTEL_* variables, the trace context
+of consumed messages, span links from a report to the facts it counts, and the Prometheus text.
 
-Nothing is exported when neither OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) nor
-REPODIGEST_OTEL_CONSOLE is set, so local runs cost nothing.
+Traces: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT, or OTEL_TRACES_EXPORTER=
+otlp) is set, the console when REPODIGEST_OTEL_CONSOLE is set, nothing otherwise. Metrics: always
+kept in process for the Prometheus scrape endpoint (`/metrics` on the health port, nothing leaves
+the process unless scraped), and pushed over OTLP on the same conditions as traces (or
+OTEL_METRICS_EXPORTER=otlp).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import json
 import logging
 import os
 import sys
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
-from opentelemetry import metrics, trace
+from opentelemetry import context as otel_context
+from opentelemetry import metrics, propagate, trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 
 _configured = False
+T = TypeVar("T")
 
 
-def setup_telemetry(service: str) -> TracerProvider | None:
-    """Install a tracer provider for `service` once per process; return it (None if disabled)."""
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
+
+
+def setup_telemetry(service: str, *, prometheus: bool = True) -> TracerProvider | None:
+    """Install tracer and meter providers for `service` once per process; return the tracer
+    provider (None when no span is exported)."""
     global _configured
     if _configured:
         provider = trace.get_tracer_provider()
         return provider if isinstance(provider, TracerProvider) else None
     _configured = True
-    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get(
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-    exporter_name = os.environ.get("OTEL_TRACES_EXPORTER", "otlp" if endpoint else "none")
-    console = os.environ.get("REPODIGEST_OTEL_CONSOLE", "").lower() in {"1", "true", "yes"}
-    if exporter_name == "none" and not console:
-        return None
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service),
                                 "service.namespace": "repodigest"})
+    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    _setup_metrics(resource, endpoint or os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+                   prometheus)
+    endpoint = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    exporter_name = os.environ.get("OTEL_TRACES_EXPORTER", "otlp" if endpoint else "none")
+    console = _truthy("REPODIGEST_OTEL_CONSOLE")
+    if exporter_name == "none" and not console:
+        return None
     provider = TracerProvider(resource=resource)
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 
@@ -45,12 +65,171 @@ def setup_telemetry(service: str) -> TracerProvider | None:
     return provider
 
 
+def _setup_metrics(resource: Resource, endpoint: str | None, prometheus: bool) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+
+    readers: list[Any] = []
+    if prometheus:
+        try:
+            from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        except ImportError:  # the optional exporter is absent: /metrics answers 501
+            logging.getLogger("repodigest.telemetry").info(
+                "opentelemetry-exporter-prometheus is not installed: no /metrics")
+        else:
+            readers.append(PrometheusMetricReader())
+    exporter_name = os.environ.get("OTEL_METRICS_EXPORTER", "otlp" if endpoint else "none")
+    if exporter_name == "otlp":
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+        readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
+    if readers:
+        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers))
+
+
+def shutdown_telemetry() -> None:
+    """Flush what is buffered (spans and metrics) before the process exits."""
+    for provider in (trace.get_tracer_provider(), metrics.get_meter_provider()):
+        shutdown = getattr(provider, "shutdown", None)
+        if shutdown is not None:
+            with contextlib.suppress(Exception):
+                shutdown()
+
+
 def tracer(name: str) -> trace.Tracer:
     return trace.get_tracer(f"repodigest.{name}")
 
 
 def meter(name: str) -> metrics.Meter:
     return metrics.get_meter(f"repodigest.{name}")
+
+
+def prometheus_text() -> tuple[bytes, str] | None:
+    """The Prometheus exposition of this process's metrics, or None without the exporter."""
+    provider = metrics.get_meter_provider()
+    readers = getattr(provider, "_sdk_config", None)
+    if readers is None or not any(type(r).__name__ == "PrometheusMetricReader"
+                                  for r in readers.metric_readers):
+        return None
+    from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+# ---------------------------------------------------------------- context across NATS
+
+
+def extract(headers: Mapping[str, str] | None) -> otel_context.Context:
+    """The W3C trace context a message carries in its headers (empty when it carries none)."""
+    return propagate.extract(dict(headers or {}))
+
+
+def inject(headers: dict[str, str]) -> dict[str, str]:
+    """Put the current trace context into message headers (traceparent, tracestate)."""
+    propagate.inject(headers)
+    return headers
+
+
+# Consumed messages' contexts by event id, for handlers that work on a whole batch and must
+# continue each event's own trace (the classifier publishes one enriched fact per fact).
+_consumed: contextvars.ContextVar[Mapping[str, otel_context.Context] | None] = \
+    contextvars.ContextVar("repodigest_consumed", default=None)
+
+
+@contextlib.contextmanager
+def consuming(contexts: Mapping[str, otel_context.Context]) -> Iterator[None]:
+    token = _consumed.set(contexts)
+    try:
+        yield
+    finally:
+        _consumed.reset(token)
+
+
+def consumed_context(event_id: str) -> otel_context.Context | None:
+    """The context of the consumed message carrying `event_id` (its process span), if any."""
+    contexts = _consumed.get()
+    return contexts.get(event_id) if contexts else None
+
+
+@contextlib.contextmanager
+def continuing(event_id: str) -> Iterator[None]:
+    """Make the consumed message's context current, so spans and publishes join its trace."""
+    ctx = consumed_context(event_id)
+    if ctx is None:
+        yield
+        return
+    token = otel_context.attach(ctx)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+async def in_context_of(event_id: str, awaitable: Awaitable[T]) -> T:
+    """Await `awaitable` (a publish) in the trace of the consumed event `event_id`."""
+    with continuing(event_id):
+        return await awaitable
+
+
+# ---------------------------------------------------------------- links from reports to facts
+
+
+class TraceIndex:
+    """A bounded map from a fact id to the span context of the message that delivered it."""
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, trace.SpanContext] = OrderedDict()
+
+    def remember(self, key: str, span_context: trace.SpanContext) -> None:
+        if not span_context.is_valid:
+            return
+        self._items[key] = span_context
+        self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def get(self, key: str) -> trace.SpanContext | None:
+        return self._items.get(key)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+TRACES = TraceIndex()
+MAX_LINKS = 32
+
+
+def remember_traces(pairs: Iterable[tuple[str, str]]) -> None:
+    """Record, for each (fact id, consumed event id), the span context that event arrived in."""
+    for key, event_id in pairs:
+        ctx = consumed_context(event_id)
+        if ctx is not None:
+            TRACES.remember(key, trace.get_current_span(ctx).get_span_context())
+
+
+def link_traces(span: trace.Span, keys: Iterable[str], limit: int = MAX_LINKS) -> int:
+    """Link `span` to the traces of up to `limit` remembered facts; return how many it linked.
+
+    Facts folded before this process started (a restart, a rebuild) have no remembered context:
+    the link is best effort, the fact ids in the summary are the durable record."""
+    linked = 0
+    seen: set[int] = set()
+    for key in keys:
+        if linked >= limit:
+            break
+        ctx = TRACES.get(key)
+        if ctx is None or ctx.span_id in seen:
+            continue
+        seen.add(ctx.span_id)
+        span.add_link(ctx, {"repodigest.fact_id": key})
+        linked += 1
+    if linked:
+        span.set_attribute("repodigest.linked_facts", linked)
+    return linked
+
+
+# ---------------------------------------------------------------- logs
 
 
 def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
@@ -65,23 +244,33 @@ def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
     root._repodigest = True  # type: ignore[attr-defined]
 
 
+# LogRecord attributes that are not `extra=` fields
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime",
+                                                                          "taskName"}
+
+
 class _Formatter(logging.Formatter):
+    converter = time.gmtime
+
     def __init__(self, json_lines: bool) -> None:
         super().__init__()
         self.json_lines = json_lines
 
     def format(self, record: logging.LogRecord) -> str:
         span = trace.get_current_span().get_span_context()
-        fields = {"level": record.levelname.lower(), "logger": record.name,
-                  "msg": record.getMessage()}
+        fields: dict[str, Any] = {"level": record.levelname.lower(), "logger": record.name,
+                                  "msg": record.getMessage()}
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_") and key not in fields:
+                fields[key] = value
         if span.is_valid:
             fields["trace_id"] = format(span.trace_id, "032x")
+            fields["span_id"] = format(span.span_id, "016x")
         if record.exc_info:
             fields["exc"] = self.formatException(record.exc_info)
         if self.json_lines:
-            import json
-
-            return json.dumps(fields, ensure_ascii=False)
+            fields["time"] = self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z"
+            return json.dumps(fields, ensure_ascii=False, default=str)
         stamp = self.formatTime(record, "%H:%M:%S")
         extra = " ".join(f"{k}={v}" for k, v in fields.items() if k not in {"level", "logger", "msg"})
         return f"{stamp} {record.levelname:<7} {record.name}: {fields['msg']}" + (f" {extra}" if extra else "")

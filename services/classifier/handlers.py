@@ -7,10 +7,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from shared.bus import Poison, Subjects
+from shared.telemetry import continuing, in_context_of, tracer
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent
 
 from .domain.rules import ProfileRegistry
+
+
+_tracer = tracer("classifier")
 
 
 class Publisher(Protocol):
@@ -34,7 +38,13 @@ def outgoing(event: GithubFact | SyncWatermark,
     if isinstance(event, SyncWatermark):
         return WatermarkForwarded.create(event.data), Subjects.enriched_watermark(event.data.repo)
     if isinstance(event, GithubFact):
-        enriched = classify_fact(event, registry)
+        # in the fact's own trace (it came in a batch of many traces)
+        with continuing(event.id), _tracer.start_as_current_span(
+                "classifier.classify", attributes={"repodigest.fact_id": event.id,
+                                                   "repodigest.repo": event.data.repo}) as span:
+            enriched = classify_fact(event, registry)
+            span.set_attributes({"repodigest.ruleset": enriched.data.ruleset.profile,
+                                 "repodigest.modules": len(enriched.data.tags.modules)})
         data = event.data
         return enriched, Subjects.enriched(data.kind, data.action, data.repo)
     raise Poison(f"the classifier does not handle {type(event).__name__} events")
@@ -48,16 +58,17 @@ async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: P
     until every fact before it is acknowledged, so downstream never sees a watermark before the
     facts it covers. Returns how many events were published.
     """
-    results = [outgoing(e, registry) for e in events]  # all-or-nothing: classify before publishing
+    # all-or-nothing: classify before publishing
+    results = [(e.id, *outgoing(e, registry)) for e in events]
     pending: list[Awaitable[Any]] = []
-    for event, subject in results:
+    for source_id, event, subject in results:
         if isinstance(event, WatermarkForwarded):
             if pending:
                 await asyncio.gather(*pending)
                 pending = []
-            await publish(event, subject)
+            await in_context_of(source_id, publish(event, subject))
         else:
-            pending.append(publish(event, subject))
+            pending.append(in_context_of(source_id, publish(event, subject)))
     if pending:
         await asyncio.gather(*pending)
     return len(results)

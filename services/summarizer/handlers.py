@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from shared.bus import Poison
-from shared.telemetry import meter, tracer
+from shared.telemetry import link_traces, meter, remember_traces, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.windows import Window, WindowError, zone
 
 from .adapters.store import FoldResult, SqlProjections
+from .domain.admission import Admission
 from .domain.report import (
     ReportPolicy, RequestMeta, build_summary, figures, figures_hash, fit_size, next_revision,
 )
@@ -24,6 +25,8 @@ _tracer = tracer("summarizer")
 _meter = meter("summarizer")
 _folded = _meter.create_counter("repodigest.summarizer.events", unit="{event}",
                                 description="enriched events folded, by outcome (new, duplicate)")
+_windows = _meter.create_counter("repodigest.summarizer.windows", unit="{window}",
+                                 description="windows closed by the watermark, and re-opened by late events")
 _summaries = _meter.create_counter("repodigest.summarizer.summaries", unit="{summary}",
                                    description="window summaries published, by trigger")
 
@@ -58,6 +61,8 @@ class Deps:
     window_debounce_max: float = 30.0
     # languages and formats of summaries nobody asked for (scheduled windows, late revisions)
     scheduled: RequestMeta = field(default_factory=RequestMeta)
+    # accepted repositories and the future-time tolerance (what is folded, what is rejected/held)
+    admission: Admission = field(default_factory=Admission)
     give_up: GiveUp | None = None
     max_request_failures: int = 3
     _failures: dict[str, int] = field(default_factory=dict)
@@ -114,15 +119,21 @@ class Deps:
 async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
     """Fold a batch in one transaction (redeliveries change nothing), then publish what is due."""
     await deps.ensure_schema()
+    # the report that counts a fact links to the trace the fact arrived in
+    remember_traces((e.data.fact_id, e.id) for e in events if isinstance(e, EnrichedFact))
     with _tracer.start_as_current_span("summarizer.fold") as span:
         async with deps.db_lock:
             result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
-                                             closer=deps.closer)
+                                             closer=deps.closer, admission=deps.admission)
         span.set_attributes({"repodigest.events": len(events), "repodigest.duplicates": result.duplicates,
                              "repodigest.late_windows": result.late_windows,
                              "repodigest.closed_windows": result.closed_windows})
     _folded.add(result.facts + result.watermarks, {"outcome": "new"})
     _folded.add(result.duplicates, {"outcome": "duplicate"})
+    for reason, n in result.rejected.items():
+        _folded.add(n, {"outcome": f"rejected-{reason}"})
+    _windows.add(result.closed_windows, {"change": "closed"})
+    _windows.add(result.late_windows, {"change": "reopened"})
     if result.repos:
         # the batch is folded and committed: a summary that cannot be published now must not
         # send these events back (they would be dead-lettered); it stays due and is retried
@@ -203,6 +214,7 @@ async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestM
         if event is not None:
             span.set_attributes({"repodigest.revision": event.data.revision,
                                  "repodigest.facts_counted": event.data.facts_counted})
+            link_traces(span, event.data.fact_ids_sample)
             _summaries.add(1, {"trigger": "request" if meta.request_id else "window"})
         return event
 
@@ -231,5 +243,5 @@ async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
         await asyncio.to_thread(
             deps.store.record_summary, repo, window, revision=revision, figures=values,
             figures_hash=figures_hash(values), summary_id=event.id if event else (state and state.summary_id) or "",
-            now=now, request_id=meta.request_id)
+            now=now, request_id=meta.request_id, changed=changes)
     return event

@@ -34,7 +34,7 @@ def s3_options(settings: RendererSettings) -> S3Options:
                            if settings.s3_secret_access_key else None),
         session_token=(settings.s3_session_token.get_secret_value()
                        if settings.s3_session_token else None),
-        addressing_style=settings.s3_addressing_style)
+        addressing_style=settings.s3_addressing_style, max_attempts=settings.s3_max_attempts)
 
 
 class RendererService:

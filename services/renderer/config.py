@@ -23,6 +23,9 @@ class RendererSettings(CommonSettings):
     s3_session_token: SecretStr | None = None
     s3_addressing_style: str | None = Field(
         None, description="'path' for MinIO and most S3-compatible servers")
+    s3_max_attempts: int = Field(
+        5, ge=1, le=20, description="attempts per S3 call (boto3 retries) before the report "
+        "is nacked and redelivered with backoff")
     pdf_workers: int = Field(1, ge=1, le=16, description="WeasyPrint worker processes")
     pdf_timeout: float = Field(300.0, gt=0, description="seconds one PDF may take")
     pdf_max_tasks_per_child: int = Field(

@@ -98,6 +98,8 @@ class S3Options:
     secret_access_key: str | None = None
     session_token: str | None = None
     addressing_style: str | None = None  # "path" for MinIO and most S3-compatible servers
+    # boto3's own attempts per call; beyond them the message is nacked and redelivered later
+    max_attempts: int = 5
 
 
 class S3ObjectStore:
@@ -127,9 +129,8 @@ class S3ObjectStore:
     async def put(self, key: str, data: bytes, content_type: str) -> StoredObject:
         check_key(key)
         digest = _digest(data)
-        await asyncio.to_thread(self.client.put_object, Bucket=self.bucket, Key=self._full(key),
-                                Body=data, ContentType=content_type,
-                                Metadata={"sha256": digest})
+        await asyncio.to_thread(_s3_put, self.client, self.bucket, self._full(key), data,
+                                content_type, digest)
         return StoredObject(self.uri(key), key, len(data), digest, content_type)
 
     async def get(self, key: str) -> bytes:
@@ -157,7 +158,7 @@ def make_s3_client(options: S3Options) -> Any:
         raise StoreConfigError(
             "S3 artifacts need boto3: install the s3 extra (pip install 'repodigest[s3]')"
         ) from None
-    config = Config(retries={"max_attempts": 5, "mode": "standard"},
+    config = Config(retries={"max_attempts": max(1, options.max_attempts), "mode": "standard"},
                     s3={"addressing_style": options.addressing_style} if options.addressing_style
                     else None)
     return boto3.client(
@@ -165,6 +166,32 @@ def make_s3_client(options: S3Options) -> Any:
         aws_access_key_id=options.access_key_id,
         aws_secret_access_key=options.secret_access_key,
         aws_session_token=options.session_token, config=config)
+
+
+def _s3_put(client: Any, bucket: str, key: str, data: bytes, content_type: str,
+            digest: str) -> None:
+    from botocore.exceptions import ClientError
+
+    try:
+        client.put_object(Bucket=bucket, Key=key, Body=data, ContentType=content_type,
+                          Metadata={"sha256": digest})
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        if code == "NoSuchBucket":
+            # retried like any store failure (the bucket may be created meanwhile), but say so
+            raise S3StoreError(
+                f"S3 bucket {bucket!r} does not exist: create it, or point "
+                "REPODIGEST_ARTIFACTS_URL at an existing bucket") from None
+        if code in ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
+            raise S3StoreError(
+                f"S3 refused to write s3://{bucket}/{key} ({code}): check the credentials "
+                "(REPODIGEST_S3_ACCESS_KEY_ID / REPODIGEST_S3_SECRET_ACCESS_KEY or boto3's chain) "
+                "and that they may s3:PutObject on the bucket") from None
+        raise
+
+
+class S3StoreError(RuntimeError):
+    """Writing to S3 failed for a reason a person can fix; the report is retried meanwhile."""
 
 
 def _s3_get(client: Any, bucket: str, key: str) -> bytes:
@@ -265,7 +292,8 @@ def open_store(url: str, js: "JetStreamContext | None" = None, *,
             region=query.get("region", base.region),
             access_key_id=base.access_key_id, secret_access_key=base.secret_access_key,
             session_token=base.session_token,
-            addressing_style=query.get("addressing_style", base.addressing_style))
+            addressing_style=query.get("addressing_style", base.addressing_style),
+            max_attempts=base.max_attempts)
         return S3ObjectStore(parts.netloc, unquote(parts.path), options)
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):

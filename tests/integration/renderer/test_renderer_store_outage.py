@@ -1,0 +1,149 @@
+"""An object store that fails mid-report: the summary is nacked and redelivered, no ReportReady is
+published while artifacts are missing, and once the store is back the retry overwrites the torn
+objects of the failed attempt and the ReportReady lists every artifact with matching digests."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+
+import boto3
+import nats
+import pytest
+
+from shared.bus import Subjects
+from shared.config import CommonSettings
+from shared.events import ReportReady, WindowSummarized
+from shared.natsserver import free_port
+from shared.service import Runtime
+from services.renderer.adapters.stores import S3ObjectStore, S3Options, fetch_uri
+from services.renderer.app import build_service
+from services.renderer.config import RendererSettings
+from services.renderer.domain.keys import index_key
+from tests.unit.renderer.samples import daily_summary
+
+pytestmark = pytest.mark.timeout(240)
+
+
+class MotoServer:
+    """moto's S3 over HTTP on a fixed port, which can be stopped and started again (state kept:
+    moto's backends live in this process)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = None
+
+    def start(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+
+class TornStore:
+    """The real S3 store, except that the first put writes half its bytes and then the S3 server
+    goes away (a crash in the middle of a report); every failed call is put on `failures`."""
+
+    def __init__(self, inner: S3ObjectStore, server: MotoServer) -> None:
+        self.inner, self.server = inner, server
+        self.failures: asyncio.Queue = asyncio.Queue()
+        self.torn: tuple[str, bytes] | None = None
+
+    async def _watch(self, call):
+        try:
+            return await call
+        except Exception as exc:
+            self.failures.put_nowait(exc)
+            raise
+
+    async def put(self, key: str, data: bytes, content_type: str):
+        if self.torn is None:
+            self.torn = (key, data[: len(data) // 2])
+            await self.inner.put(key, self.torn[1], content_type)
+            await asyncio.to_thread(self.server.stop)
+        return await self._watch(self.inner.put(key, data, content_type))
+
+    async def get(self, key: str) -> bytes:
+        return await self._watch(self.inner.get(key))
+
+    async def list(self, prefix: str = "") -> list[str]:
+        return await self._watch(self.inner.list(prefix))
+
+
+async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server,
+                                                                      monkeypatch) -> None:
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                        ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    server = MotoServer()
+    server.start()
+    bucket = f"rd-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=server.url).create_bucket(Bucket=bucket)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)  # for fetch_uri's s3:// reads
+
+    # one boto3 attempt per call: the outage reaches the consumer at once (nack, backoff)
+    store = TornStore(S3ObjectStore(bucket, "rd", S3Options(endpoint_url=server.url,
+                                                            max_attempts=1)), server)
+    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=f"s3://{bucket}/rd")
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
+    service = build_service(settings, runtime, store=store)
+    runtime.add(service)
+    await runtime.start()
+    nc = await nats.connect(nats_server.url)
+    ready: asyncio.Queue = asyncio.Queue()
+
+    async def on_ready(msg) -> None:
+        await ready.put(ReportReady.model_validate_json(msg.data))
+
+    try:
+        summary = daily_summary(languages=("en", "zh-CN"), formats=("md", "html", "json"))
+        await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
+        await runtime.bus("test").publish(WindowSummarized.create(summary),
+                                          Subjects.summary_ready(summary.repo))
+
+        # the first delivery fails after a torn write, and the message comes back and fails again
+        first = await asyncio.wait_for(store.failures.get(), 60)
+        second = await asyncio.wait_for(store.failures.get(), 60)
+        assert "Could not connect" in str(first) and "Could not connect" in str(second)
+        assert service.consumer.stats.retried >= 2
+        assert ready.empty(), "a ReportReady was published while artifacts were missing"
+        assert store.torn is not None
+
+        server.start()  # the same port, the same bucket
+        report: ReportReady = await asyncio.wait_for(ready.get(), 120)
+        d = report.data
+        assert {(a.language, a.format) for a in d.artifacts} == {
+            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "json")}
+        for a in d.artifacts:
+            data = await fetch_uri(a.uri)
+            assert hashlib.sha256(data).hexdigest() == a.sha256 and len(data) == a.size, a.key
+        # the torn object of the failed attempt was overwritten by the retry
+        torn_key, torn_bytes = store.torn
+        assert await store.inner.get(torn_key) != torn_bytes
+        index = json.loads(await store.inner.get(index_key(summary.repo)))
+        assert [(r["window"]["label"], r["languages"]) for r in index["reports"]] == [
+            (summary.window.label, ["en", "zh-CN"])]
+        assert ready.empty()
+    finally:
+        await nc.close()
+        await runtime.stop()
+        server.stop()
+
+
+async def test_a_missing_bucket_is_an_error_a_person_can_fix(s3_bucket) -> None:
+    from services.renderer.adapters.stores import S3StoreError
+
+    endpoint, _ = s3_bucket
+    store = S3ObjectStore("rd-no-such-bucket", "", S3Options(endpoint_url=endpoint,
+                                                             max_attempts=1))
+    with pytest.raises(S3StoreError, match="'rd-no-such-bucket' does not exist.*ARTIFACTS_URL"):
+        await store.put("reports/o/r/d/r1/en/report.md", b"x", "text/markdown")

@@ -26,7 +26,9 @@ from pydantic import ValidationError
 from shared.events import Actor, FileChange, ItemSnapshot, Tags
 
 from .adapters.profiles import read_profile_file, read_profiles
-from .domain.rules import CompiledRuleSet, ProfileError, compile_profile, fired_rules, resolve_profile
+from .domain.rules import (
+    CompiledRuleSet, ProfileError, canonical_profile, compile_profile, fired_rules, resolve_profile,
+)
 
 DEFAULT_REPO = "local/items"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -43,6 +45,7 @@ def load_ruleset(profile: str) -> CompiledRuleSet:
     if path.suffix in (".yaml", ".yml") and path.exists():
         raws[path.stem] = (str(path), read_profile_file(path))
         profile = path.stem
+    profile = canonical_profile(profile, raws)
     if profile not in raws:
         raise ProfileError(f"unknown profile {profile!r}; choose one of {', '.join(sorted(raws))} "
                            "or give the path of a profile YAML file")

@@ -8,9 +8,40 @@ from typing import Any
 
 import yaml
 
-from services.classifier.domain.rules import ProfileError, ProfileRegistry, build_registry
+from services.classifier.domain.rules import (
+    LocatedMapping, ProfileError, ProfileRegistry, build_registry, error_line,
+)
 
 BUILTIN_PROFILES = Path(__file__).resolve().parent.parent / "profiles"
+
+
+def _node_lines(node: yaml.Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], int]) -> None:
+    out.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                out[(*path, key.value)] = key.start_mark.line + 1
+                _node_lines(value, (*path, key.value), out)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, value in enumerate(node.value):
+            _node_lines(value, (*path, index), out)
+
+
+def parse_profile_text(text: str) -> Any:
+    """The YAML content; a mapping comes back as a `LocatedMapping` that knows its lines."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        data = loader.construct_document(node)
+    finally:
+        loader.dispose()
+    if isinstance(data, dict):
+        lines: dict[tuple[Any, ...], int] = {}
+        _node_lines(node, (), lines)
+        return LocatedMapping(data, lines)
+    return data
 
 
 def read_profile_file(path: Path) -> dict[str, Any]:
@@ -19,7 +50,7 @@ def read_profile_file(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ProfileError(f"{path}: cannot read the profile: {exc.strerror or exc}") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = parse_profile_text(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
@@ -29,8 +60,9 @@ def read_profile_file(path: Path) -> dict[str, Any]:
         raise ProfileError(f"{path}: a profile is a mapping (profile:, modules:, risks:, ...)")
     name = raw.get("profile")
     if name != path.stem:
-        raise ProfileError(f"{path}: `profile: {name}` must equal the file name ({path.stem!r}), "
-                           "so that `extends:` and --profile find it")
+        line = error_line(raw, ("profile",))
+        raise ProfileError(f"{path}{f':{line}' if line else ''}: `profile: {name}` must equal the "
+                           f"file name ({path.stem!r}), so that `extends:` and --profile find it")
     return raw
 
 
@@ -56,11 +88,19 @@ def read_codeowners(path: Path) -> str:
 
 def load_registry(profiles_dir: Path | None = None,
                   codeowners: Mapping[str, Path] | None = None,
-                  overrides: Mapping[str, str] | None = None) -> ProfileRegistry:
+                  overrides: Mapping[str, str] | None = None,
+                  pinned: str | None = None) -> ProfileRegistry:
     """Every profile compiled, ready for `registry.for_repo(repo).classify(item)`.
 
-    `codeowners` maps a profile name (or `*` for every profile) to a CODEOWNERS file.
+    `codeowners` maps a profile name (or `*` for every profile) to a CODEOWNERS file. `pinned`
+    makes every repository use one profile: a name, or the path of a profile YAML file (added to
+    the others, so it may `extends:` them).
     """
     raws = read_profiles(profiles_dir)
+    if pinned is not None:
+        path = Path(pinned)
+        if path.suffix in (".yaml", ".yml") and (path.exists() or "/" in pinned):
+            raws[path.stem] = (str(path), read_profile_file(path))
+            pinned = path.stem
     texts = {name: read_codeowners(path) for name, path in (codeowners or {}).items()}
-    return build_registry(raws, texts, overrides)
+    return build_registry(raws, texts, overrides, pinned=pinned)

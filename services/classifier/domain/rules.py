@@ -29,7 +29,28 @@ from .globs import FileSet, GlobError, GlobTable, parse_labeler
 
 # bump when the engine's semantics change, so the rule-set version changes with them
 ENGINE_VERSION = "1"
-DEFAULT_PROFILE = "default"
+DEFAULT_PROFILE = "generic"
+# old names that still work wherever a profile is named (--profile, extends:, overrides); a real
+# profile of that name wins over the alias
+PROFILE_ALIASES: dict[str, str] = {"default": "generic"}
+
+
+def canonical_profile(name: str, known: Mapping[str, Any] | set[str]) -> str:
+    """`name` itself when such a profile exists, else what it is an alias of."""
+    if name in known:
+        return name
+    return PROFILE_ALIASES.get(name, name)
+
+
+class LocatedMapping(dict):
+    """A profile's YAML content with the line of every key and list element, so that an error
+    can name the line: `lines[("modules", 3, "title_regex", 0)] == 41` (1-based)."""
+
+    lines: dict[tuple[Any, ...], int]
+
+    def __init__(self, data: Mapping[str, Any], lines: Mapping[tuple[Any, ...], int]) -> None:
+        super().__init__(data)
+        self.lines = dict(lines)
 
 
 class ProfileError(ValueError):
@@ -229,10 +250,46 @@ _MERGED_MAPPINGS = ("bots", "tests", "fallback", "codeowners", "labeler")
 _NOT_INHERITED = ("profile", "description", "extends", "repos")
 
 
+def _find_value(value: Any, msg: str, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The path (below a field) of the string the message quotes: which glob, which regex."""
+    if isinstance(value, str):
+        return path if value and repr(value) in msg else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, sub in items:
+        found = _find_value(sub, msg, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
+def error_line(raw: Mapping[str, Any], loc: Sequence[Any], msg: str = "") -> int | None:
+    """The 1-based line of `loc` in the YAML file `raw` came from (None when unknown)."""
+    lines: dict[tuple[Any, ...], int] = getattr(raw, "lines", None) or {}
+    if not lines:
+        return None
+    loc = tuple(loc)
+    value: Any = raw
+    for i, part in enumerate(loc):
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            loc = loc[:i]
+            break
+    inner = _find_value(value, msg) if msg and not isinstance(value, str) else None
+    if inner:
+        loc = (*loc, *inner)
+    while loc and loc not in lines:
+        loc = loc[:-1]
+    return lines.get(loc)
+
+
 def _describe_error(source: str, raw: Mapping[str, Any], exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         loc = list(err["loc"])
+        line = error_line(raw, [p for p in loc if not (isinstance(p, str) and "[" in p)],
+                          str(err.get("msg", "")))
+        at = f"{source}:{line}" if line else source
         where = ""
         if len(loc) >= 2 and loc[0] in _NAMED_SECTIONS and isinstance(loc[1], int):
             section, index = loc[0], loc[1]
@@ -245,7 +302,7 @@ def _describe_error(source: str, raw: Mapping[str, Any], exc: ValidationError) -
         else:
             where = ".".join(str(p) for p in loc) or "top level"
         msg = err["msg"].removeprefix("Value error, ")
-        lines.append(f"{source}: {where}: {msg}")
+        lines.append(f"{at}: {where}: {msg}")
     return "\n".join(lines)
 
 
@@ -280,13 +337,17 @@ def merge_raw(parent: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, 
 def resolve_profile(name: str, raws: Mapping[str, tuple[str, Mapping[str, Any]]]) -> tuple[Profile, dict[str, Any]]:
     """The profile `name` with everything it extends merged in; `raws`: name -> (source, YAML)."""
     chain: list[str] = []
+    name = canonical_profile(name, raws)
     current: str | None = name
     while current is not None:
+        current = canonical_profile(current, raws)
         if current in chain:
             raise ProfileError(f"profile {name!r}: `extends` loops: {' -> '.join(chain + [current])}")
         if current not in raws:
             known = ", ".join(sorted(raws)) or "none"
-            origin = f"{raws[chain[-1]][0]}: extends " if chain else ""
+            line = error_line(raws[chain[-1]][1], ("extends",)) if chain else None
+            origin = (f"{raws[chain[-1]][0]}{f':{line}' if line else ''}: extends "
+                      if chain else "")
             raise ProfileError(f"{origin}unknown profile {current!r} (known profiles: {known})")
         chain.append(current)
         source, raw = raws[current]
@@ -984,8 +1045,15 @@ class ProfileRegistry:
     rulesets: dict[str, CompiledRuleSet]
     overrides: dict[str, str] = field(default_factory=dict)
     default: str = DEFAULT_PROFILE
+    # every repository uses this profile (re-classifying history with a chosen rule set)
+    pinned: str | None = None
 
     def __post_init__(self) -> None:
+        self.overrides = {repo: canonical_profile(name, self.rulesets)
+                          for repo, name in self.overrides.items()}
+        self.default = canonical_profile(self.default, self.rulesets)
+        if self.pinned is not None:
+            self.pinned = self.get(self.pinned).name
         for repo, name in self.overrides.items():
             if name not in self.rulesets:
                 raise ProfileError(f"repository {repo!r} is set to use profile {name!r}, which does "
@@ -1001,7 +1069,7 @@ class ProfileRegistry:
 
     def get(self, name: str) -> CompiledRuleSet:
         try:
-            return self.rulesets[name]
+            return self.rulesets[canonical_profile(name, self.rulesets)]
         except KeyError:
             raise ProfileError(f"unknown profile {name!r} (known profiles: "
                                f"{', '.join(sorted(self.rulesets))})") from None
@@ -1013,7 +1081,13 @@ class ProfileRegistry:
             self._chosen[repo] = chosen
         return chosen
 
+    def versions(self) -> dict[str, str]:
+        """Profile name -> rule-set version, for logs and reload answers."""
+        return {name: rs.ref.version for name, rs in sorted(self.rulesets.items())}
+
     def profile_name(self, repo: str) -> str:
+        if self.pinned is not None:
+            return self.pinned
         low = repo.lower()
         if low in self._overrides:
             return self._overrides[low]
@@ -1028,7 +1102,8 @@ _MAGIC_REPO = re.compile(r"[*?\[]")
 
 def build_registry(raws: Mapping[str, tuple[str, Mapping[str, Any]]],
                    codeowners: Mapping[str, str] | None = None,
-                   overrides: Mapping[str, str] | None = None) -> ProfileRegistry:
+                   overrides: Mapping[str, str] | None = None,
+                   pinned: str | None = None) -> ProfileRegistry:
     """Resolve, validate and compile every profile. `raws`: name -> (source file, parsed YAML);
     `codeowners`: profile name (or `*` for all) -> CODEOWNERS text; `overrides`: repo -> profile."""
     codeowners = dict(codeowners or {})
@@ -1036,4 +1111,4 @@ def build_registry(raws: Mapping[str, tuple[str, Mapping[str, Any]]],
     for name in raws:
         profile, _ = resolve_profile(name, raws)
         rulesets[name] = compile_profile(profile, codeowners.get(name, codeowners.get("*")))
-    return ProfileRegistry(rulesets, dict(overrides or {}))
+    return ProfileRegistry(rulesets, dict(overrides or {}), pinned=pinned)

@@ -89,7 +89,7 @@ async def test_facts_are_tagged_bad_message_dead_lettered_watermark_last(nats_se
         assert rocm.tags.modules[0].rule == "module:rocm/title-prefix"
         assert [a.name for a in rocm.tags.affiliations] == ["AMD"]
         assert [e.name for e in rocm.tags.ecosystems][:1] == ["ROCm"]
-        assert rocm.ruleset.profile == "llm-serving" and len(rocm.ruleset.version) == 64
+        assert rocm.ruleset.profile == "vllm" and len(rocm.ruleset.version) == 64
         assert "scheduler/core" in core.tags.module_names()
         risk = {r.name: r for r in core.tags.risks}["core-without-tests"]
         assert "vllm/v1/core/sched/scheduler.py" in risk.reason and "tests/" in risk.reason

@@ -158,10 +158,11 @@ def test_enriched_events_carry_profile_and_version():
 
 
 @pytest.mark.parametrize("repo,profile", [
-    ("vllm-project/vllm", "llm-serving"),
-    ("VLLM-Project/vllm-ascend", "llm-serving"),
-    ("repodigest-demo/llm-serve", "llm-serving"),
-    ("acme/widgets", "default"),
+    ("vllm-project/vllm", "vllm"),
+    ("VLLM-Project/vllm-ascend", "vllm-ascend"),
+    ("repodigest-demo/llm-serve", "vllm"),
+    ("vllm-project/vllm-gaudi", "llm-serving"),  # other plugins: the shared base
+    ("acme/widgets", "generic"),
 ])
 def test_profile_by_repository(repo, profile):
     assert load_registry().profile_name(repo) == profile
@@ -170,20 +171,20 @@ def test_profile_by_repository(repo, profile):
 def test_overrides_win_and_unknown_overrides_fail_early():
     registry = load_registry(overrides={"acme/widgets": "llm-serving", "vllm-project/vllm": "default"})
     assert registry.for_repo("acme/widgets").name == "llm-serving"
-    assert registry.for_repo("vllm-project/vllm").name == "default"
+    assert registry.for_repo("vllm-project/vllm").name == "generic"  # `default` is an alias
     with pytest.raises(ProfileError, match="'acme/x' is set to use profile 'nope'"):
         load_registry(overrides={"acme/x": "nope"})
 
 
 def test_exact_repo_names_beat_globs():
-    raws = raws_with(special="profile: special\nrepos: [vllm-project/vllm]\n")
+    raws = raws_with(special="profile: special\nrepos: [vllm-project/vllm-gaudi]\n")
     registry = build_registry(raws)
-    assert registry.profile_name("vllm-project/vllm") == "special"
-    assert registry.profile_name("vllm-project/vllm-ascend") == "llm-serving"
+    assert registry.profile_name("vllm-project/vllm-gaudi") == "special"
+    assert registry.profile_name("vllm-project/vllm-spyre") == "llm-serving"
 
 
 def test_profiles_dir_replaces_builtins_and_codeowners_file(tmp_path: Path):
-    (tmp_path / "default.yaml").write_text("profile: default\nmodules:\n  - {name: only, keywords: [magic]}\n")
+    (tmp_path / "generic.yaml").write_text("profile: generic\nmodules:\n  - {name: only, keywords: [magic]}\n")
     owners = tmp_path / "CODEOWNERS"
     owners.write_text("/engine/ @core\n")
     registry = load_registry(tmp_path, codeowners={"*": owners})
@@ -197,5 +198,5 @@ def test_profiles_dir_replaces_builtins_and_codeowners_file(tmp_path: Path):
 
 
 def test_builtin_profiles_are_packaged():
-    assert {p.stem for p in BUILTIN_PROFILES.glob("*.yaml")} >= {"default", "llm-serving"}
+    assert {p.stem for p in BUILTIN_PROFILES.glob("*.yaml")} >= {"generic", "llm-serving", "vllm", "vllm-ascend"}
     assert isinstance(load_registry(), ProfileRegistry)

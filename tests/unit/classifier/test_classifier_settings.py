@@ -35,5 +35,5 @@ def test_settings_from_environment(monkeypatch, tmp_path):
 def test_a_broken_profile_stops_start_up_with_its_message(tmp_path):
     (tmp_path / "default.yaml").write_text("profile: default\nmodules:\n  - {name: x, title_regex: ['(']}\n")
     settings = ClassifierSettings(profiles_dir=tmp_path)
-    with pytest.raises(ProfileError, match=r"default.yaml: modules rule 'x', field 'title_regex'"):
+    with pytest.raises(ProfileError, match=r"default.yaml:3: modules rule 'x', field 'title_regex'"):
         build_service(settings, Runtime(settings, "t"))

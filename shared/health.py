@@ -1,4 +1,4 @@
-"""/healthz and /readyz for a running service (Starlette on uvicorn).
+"""/healthz, /readyz and /metrics for a running service (Starlette on uvicorn).
 
 Live means the process answers; ready means connected to NATS with the streams present, and
 every service's own `ready()` check (a database ping, for example) passing.
@@ -11,7 +11,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from shared.bus import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS
@@ -52,7 +52,24 @@ def build_health_app(runtime: "Runtime") -> Starlette:
         ok = all(v == "ok" for v in checks.values())
         return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
 
-    return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz)])
+    async def metrics(_request) -> Response:
+        from shared.telemetry import prometheus_text
+
+        if any(s.consumers for s in runtime.services):
+            # the lag gauge as of this scrape, not of the last poll
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(runtime.poll_lag(), 3)
+        exposition = prometheus_text()
+        if exposition is None:
+            return PlainTextResponse(
+                "no Prometheus metrics: install opentelemetry-exporter-prometheus and start the "
+                "service through run_service (or call shared.telemetry.setup_telemetry)",
+                status_code=501)
+        body, content_type = exposition
+        return Response(body, media_type=content_type)
+
+    return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz),
+                             Route("/metrics", metrics)])
 
 
 class HealthServer:

@@ -17,11 +17,29 @@ from typing import Protocol
 import nats.errors
 from faststream.nats import NatsBroker, NatsRouter
 
-from shared.bus import Bus, Topology, ensure_topology
+from opentelemetry.metrics import CallbackOptions, Observation
+
+from shared.bus import CONSUMERS, Bus, Topology, ensure_topology
 from shared.config import CommonSettings
-from shared.telemetry import setup_logging, setup_telemetry
+from shared.telemetry import meter, setup_logging, setup_telemetry, shutdown_telemetry
 
 log = logging.getLogger("repodigest.service")
+
+# durable consumer -> (stream, pending, ack pending), refreshed by each runtime's lag poller
+_LAG: dict[str, tuple[str, int, int]] = {}
+
+
+def _observe_lag(_options: CallbackOptions):
+    for durable, (stream, pending, ack_pending) in list(_LAG.items()):
+        attrs = {"consumer": durable, "stream": stream}
+        yield Observation(pending, {**attrs, "state": "pending"})
+        yield Observation(ack_pending, {**attrs, "state": "ack_pending"})
+
+
+meter("service").create_observable_gauge(
+    "repodigest.consumer.lag", callbacks=[_observe_lag], unit="{message}",
+    description="messages a durable consumer has not yet been delivered (pending) or not yet "
+                "acknowledged (ack_pending), from JetStream consumer info")
 
 
 class Service(Protocol):
@@ -37,6 +55,25 @@ class Service(Protocol):
 
 class NatsUnreachable(RuntimeError):
     pass
+
+
+def redact_url(urls: str) -> str:
+    """NATS URLs (comma-separated) with any password or token in them replaced by `***`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    out = []
+    for url in urls.split(","):
+        parts = urlsplit(url.strip())
+        if parts.username is not None or parts.password is not None:
+            user = parts.username or ""
+            secret = "***" if parts.password is not None else ""
+            # nats://TOKEN@host has the token where a user name would be
+            userinfo = f"{user}:{secret}" if secret else "***"
+            host = parts.hostname or ""
+            netloc = f"{userinfo}@{host}" + (f":{parts.port}" if parts.port else "")
+            parts = parts._replace(netloc=netloc)
+        out.append(urlunsplit(parts))
+    return ",".join(out)
 
 
 def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
@@ -66,11 +103,34 @@ def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
 class Runtime:
     """One broker, the topology, and a set of services on it; start and drain them together."""
 
+    lag_interval = 15.0  # seconds between consumer-info reads for the lag gauge
+
     def __init__(self, settings: CommonSettings, name: str) -> None:
         self.settings = settings
         self.name = name
         self.broker = make_broker(settings, name)
         self.services: list[Service] = []
+        self._lag_task: asyncio.Task | None = None
+
+    async def poll_lag(self) -> dict[str, int]:
+        """Read each durable consumer's pending count from JetStream; return {durable: pending}."""
+        js = self.broker.config.connection_state.stream
+        out: dict[str, int] = {}
+        for durable in [c for s in self.services for c in s.consumers]:
+            spec = CONSUMERS[durable]
+            try:
+                info = await asyncio.wait_for(js.consumer_info(spec.stream, durable), 5)
+            except Exception as exc:  # noqa: BLE001 - a gauge goes stale, the service goes on
+                log.debug("consumer info of %s unavailable: %s", durable, type(exc).__name__)
+                continue
+            _LAG[durable] = (spec.stream, int(info.num_pending or 0), int(info.num_ack_pending or 0))
+            out[durable] = int(info.num_pending or 0)
+        return out
+
+    async def _lag_loop(self) -> None:
+        while True:
+            await self.poll_lag()
+            await asyncio.sleep(self.lag_interval)  # a polling period, not a wait for a result
 
     def bus(self, service: str) -> Bus:
         return Bus(self.broker, service)
@@ -87,7 +147,7 @@ class Runtime:
             await asyncio.wait_for(self.broker.connect(), self.settings.nats_connect_timeout + 5)
         except (OSError, asyncio.TimeoutError, nats.errors.NoServersError) as exc:
             raise NatsUnreachable(
-                f"cannot reach NATS at {self.settings.nats_url}: {type(exc).__name__}. Start a "
+                f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {type(exc).__name__}. Start a "
                 "nats-server with JetStream (-js), fix REPODIGEST_NATS_URL / --nats-url, or leave "
                 "it unset for the CLI to start an embedded server"
             ) from None
@@ -97,9 +157,15 @@ class Runtime:
         await self.broker.start()
         for service in self.services:
             await service.start()
+        if any(s.consumers for s in self.services):
+            self._lag_task = asyncio.create_task(self._lag_loop(), name=f"{self.name}-lag")
         log.info("started %s", ", ".join(s.name for s in self.services) or self.name)
 
     async def stop(self) -> None:
+        if self._lag_task is not None:
+            self._lag_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._lag_task
         for service in reversed(self.services):
             with contextlib.suppress(Exception):
                 await service.stop()

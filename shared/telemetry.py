@@ -27,6 +27,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 
 _configured = False
+_prometheus_reader: Any = None
 T = TypeVar("T")
 
 
@@ -76,7 +77,9 @@ def _setup_metrics(resource: Resource, endpoint: str | None, prometheus: bool) -
             logging.getLogger("repodigest.telemetry").info(
                 "opentelemetry-exporter-prometheus is not installed: no /metrics")
         else:
-            readers.append(PrometheusMetricReader())
+            global _prometheus_reader
+            _prometheus_reader = PrometheusMetricReader()
+            readers.append(_prometheus_reader)
     exporter_name = os.environ.get("OTEL_METRICS_EXPORTER", "otlp" if endpoint else "none")
     if exporter_name == "otlp":
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
@@ -106,10 +109,7 @@ def meter(name: str) -> metrics.Meter:
 
 def prometheus_text() -> tuple[bytes, str] | None:
     """The Prometheus exposition of this process's metrics, or None without the exporter."""
-    provider = metrics.get_meter_provider()
-    readers = getattr(provider, "_sdk_config", None)
-    if readers is None or not any(type(r).__name__ == "PrometheusMetricReader"
-                                  for r in readers.metric_readers):
+    if _prometheus_reader is None:
         return None
     from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
@@ -238,7 +238,7 @@ def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
     if getattr(root, "_repodigest", False):
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_Formatter(json_lines))
+    handler.setFormatter(LogFormatter(json_lines))
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     root._repodigest = True  # type: ignore[attr-defined]
@@ -249,7 +249,9 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"messa
                                                                           "taskName"}
 
 
-class _Formatter(logging.Formatter):
+class LogFormatter(logging.Formatter):
+    """`key=value` lines (or JSON lines): level, logger, message, `extra=` fields, trace and span ids."""
+
     converter = time.gmtime
 
     def __init__(self, json_lines: bool) -> None:

@@ -15,7 +15,17 @@
   of a 5000/hour budget, reported in `X-RateLimit-*` headers.
 - `Authorization: token <token>` must match, or the answer is 401 Bad credentials.
 - Faults per test: `fail(status, times=..., retry_after=..., message=...)` (502, secondary rate
-  limit 403 with Retry-After, 429), and an exhausted primary budget via `remaining`.
+  limit 403 with Retry-After, 429), `hold(seconds, times=...)` (the answer is held longer than
+  the client's timeout: a timeout), and an exhausted primary budget via `remaining`.
+- GraphQL: `POST /graphql` answers the backfill query (`repository.pullRequests` ordered by
+  UPDATED_AT DESC with labels, files, comments, reviews, reactions; `rateLimit`). It is an
+  emulator: the answers are SYNTHESIZED from the recorded REST objects it serves (pull request
+  details, `/pulls/N/files`, `/pulls/N/reviews`, `/issues/N/comments`), not recorded GraphQL, and
+  every node carries the whole field set whatever the query selects. Each query costs points on
+  a separate 5000-point budget, computed as GitHub documents it: (1 + first x nested
+  connections) / 100, at least 1 (`graphql_points`, `graphql_remaining`).
+- `synthesize_pulls(repo, n)`: `n` renumbered copies of the recorded pull requests (with their
+  files) under another repository name, for benchmarks.
 
 Usage: `with GithubEmulator(files) as gh: PyGithubSource(gh.token, gh.base_url, ...)`.
 """
@@ -23,6 +33,8 @@ Usage: `with GithubEmulator(files) as gh: PyGithubSource(gh.token, gh.base_url, 
 from __future__ import annotations
 
 import ast
+import base64
+import copy
 import hashlib
 import json
 import re
@@ -30,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -72,6 +84,7 @@ class Fault:
     path_contains: str | None
     headers: dict[str, str]
     message: str
+    hold: float = 0.0  # > 0: answer nothing for this long (longer than the client's timeout)
 
 
 @dataclass
@@ -103,6 +116,10 @@ class GithubEmulator:
         self.seen: list[Seen] = []
         self.faults: list[Fault] = []
         self.quota_used = 0
+        self.graphql_limit = 5000
+        self.graphql_remaining = self.graphql_limit
+        self.graphql_points = 0
+        self._released = threading.Event()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -156,6 +173,47 @@ class GithubEmulator:
         with self._lock:
             self.faults.append(Fault(status, times, path_contains, headers, message or default))
 
+    def hold(self, seconds: float, *, times: int = 1, path_contains: str | None = None) -> None:
+        """The next `times` matching requests get no answer for `seconds` (make it longer than
+        the client's timeout); they are recorded in `seen` with status 0."""
+        with self._lock:
+            self.faults.append(Fault(0, times, path_contains, {}, "held", hold=seconds))
+
+    def synthesize_pulls(self, repo: str, n: int, *, template_repo: str = "PyGithub/PyGithub",
+                         start: datetime = datetime(2025, 1, 1, tzinfo=timezone.utc)) -> None:
+        """Serve `n` pull requests under `repo`: renumbered copies (1..n) of `template_repo`'s
+        recorded pull requests with their recorded files, updated a minute apart, plus empty
+        issue and comment listings. Load the recorded files first."""
+        templates = []
+        for number in sorted(self._pull_numbers(template_repo)):
+            found = self._resolve(f"/repos/{template_repo}/pulls/{number}", {})
+            if found is None or not isinstance(found[0], dict):
+                continue
+            files = self._resolve(f"/repos/{template_repo}/pulls/{number}/files",
+                                  {"per_page": "100"})
+            templates.append((found[0], files[0] if files else []))
+        if not templates:
+            raise ValueError(f"no recorded pull requests of {template_repo} to copy")
+        api, web = f"{GITHUB}/repos/{repo}", f"https://github.com/{repo}"
+        listing = []
+        for i in range(1, n + 1):
+            pr, files = templates[(i - 1) % len(templates)]
+            pr = copy.deepcopy(pr)
+            created = start + timedelta(minutes=i)
+            pr.update(number=i, url=f"{api}/pulls/{i}", html_url=f"{web}/pull/{i}",
+                      issue_url=f"{api}/issues/{i}", created_at=_iso(created),
+                      updated_at=_iso(created + timedelta(hours=1)))
+            if pr.get("closed_at"):
+                pr["closed_at"] = _iso(created + timedelta(minutes=30))
+            if pr.get("merged_at"):
+                pr["merged_at"] = _iso(created + timedelta(minutes=30))
+            listing.append(pr)
+            self.routes[(f"/repos/{repo}/pulls/{i}", 1)] = _Route(pr)
+            self.routes[(f"/repos/{repo}/pulls/{i}/files", 1)] = _Route(copy.deepcopy(files))
+        self.routes[(f"/repos/{repo}/pulls", 1)] = _Route(listing)
+        self.routes[(f"/repos/{repo}/issues", 1)] = _Route([])
+        self.repos.add(repo)
+
     # ------------------------------------------------------------ observations
 
     def count(self, path_contains: str = "", status: int | None = None) -> int:
@@ -178,12 +236,25 @@ class GithubEmulator:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server naming
                 status, headers, payload = emulator.answer("GET", self.path, dict(self.headers))
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send(status, headers, payload)
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+                size = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(size) if size else b""
+                status, headers, payload = emulator.answer("POST", self.path, dict(self.headers),
+                                                            body)
+                self._send(status, headers, payload)
+
+            def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a held answer)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -196,6 +267,7 @@ class GithubEmulator:
         return self
 
     def stop(self) -> None:
+        self._released.set()  # held answers end now
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -220,26 +292,55 @@ class GithubEmulator:
                    **(extra or {})}
         return status, headers, json.dumps(body).encode()
 
-    def answer(self, method: str, raw_path: str, headers: dict[str, str]
+    def answer(self, method: str, raw_path: str, headers: dict[str, str], body: bytes = b""
                ) -> tuple[int, dict[str, str], bytes]:
         parts = urlsplit(raw_path)
         path, query = parts.path, dict(parse_qsl(parts.query))
         lower = {k.lower(): v for k, v in headers.items()}
         with self._lock:
-            status, out_headers, payload = self._answer(path, query, lower)
-            self.seen.append(Seen(method, path, query, status, "if-none-match" in lower))
+            held = self._held(path, lower)
+            if held:
+                self.seen.append(Seen(method, path, query, 0, "if-none-match" in lower))
+            else:
+                status, out_headers, payload = (
+                    self._graphql(body, lower) if method == "POST" and path == "/graphql"
+                    else self._answer(path, query, lower) if method == "GET"
+                    else self._json(404, {"message": "Not Found"}))
+                self.seen.append(Seen(method, path, query, status, "if-none-match" in lower))
+        if held:
+            self._released.wait(held)
+            return self._json(504, {"message": "held past the client's timeout"})
         return status, out_headers, payload
+
+    def _authorized(self, headers: dict[str, str]) -> bool:
+        return headers.get("authorization", "") in (f"token {self.token}", f"Bearer {self.token}")
+
+    def _held(self, path: str, headers: dict[str, str]) -> float:
+        if not self._authorized(headers):
+            return 0.0
+        for fault in self.faults:
+            if fault.hold and fault.times > 0 and (fault.path_contains is None
+                                                    or fault.path_contains in path):
+                fault.times -= 1
+                return fault.hold
+        return 0.0
+
+    def _fault(self, path: str) -> tuple[int, dict[str, str], bytes] | None:
+        for fault in self.faults:
+            if not fault.hold and fault.times > 0 and (fault.path_contains is None
+                                                       or fault.path_contains in path):
+                fault.times -= 1
+                return self._json(fault.status, {"message": fault.message}, fault.headers)
+        return None
 
     def _answer(self, path: str, query: dict[str, str], headers: dict[str, str]
                 ) -> tuple[int, dict[str, str], bytes]:
-        auth = headers.get("authorization", "")
-        if auth not in (f"token {self.token}", f"Bearer {self.token}"):
+        if not self._authorized(headers):
             return self._json(401, {"message": "Bad credentials",
                                     "documentation_url": "https://docs.github.com/rest"})
-        for fault in self.faults:
-            if fault.times > 0 and (fault.path_contains is None or fault.path_contains in path):
-                fault.times -= 1
-                return self._json(fault.status, {"message": fault.message}, fault.headers)
+        failed = self._fault(path)
+        if failed is not None:
+            return failed
         if self.remaining <= 0:
             return self._json(403, {"message": "API rate limit exceeded for user."})
 
@@ -304,6 +405,143 @@ class GithubEmulator:
         if page > 1:
             links += [f'<{url(1)}>; rel="first"', f'<{url(page - 1)}>; rel="prev"']
         return chunk, ", ".join(links) or None
+
+    # ------------------------------------------------------------ GraphQL (synthesized)
+
+    def _pull_numbers(self, repo: str) -> set[int]:
+        pattern = re.compile(rf"^/repos/{re.escape(repo)}/pulls/(\d+)$")
+        numbers = {int(m.group(1)) for m in (pattern.match(p) for p in self.objects) if m}
+        numbers |= {int(m.group(1)) for m in (pattern.match(p) for p, _ in self.routes) if m}
+        listing = self.routes.get((f"/repos/{repo}/pulls", 1))
+        for obj in (listing.body if listing and isinstance(listing.body, list) else ()):
+            if isinstance(obj, dict) and obj.get("number") is not None:
+                numbers.add(int(obj["number"]))
+        return numbers
+
+    def _graphql_headers(self) -> dict[str, str]:
+        return {"X-RateLimit-Limit": str(self.graphql_limit),
+                "X-RateLimit-Remaining": str(self.graphql_remaining),
+                "X-RateLimit-Reset": str(self.reset),
+                "X-RateLimit-Used": str(self.graphql_limit - self.graphql_remaining),
+                "X-RateLimit-Resource": "graphql"}
+
+    def _graphql(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        def reply(status: int, payload: Any) -> tuple[int, dict[str, str], bytes]:
+            return status, {"Content-Type": "application/json; charset=utf-8",
+                            **self._graphql_headers()}, json.dumps(payload).encode()
+
+        if not self._authorized(headers):
+            return reply(401, {"message": "This endpoint requires you to be authenticated.",
+                               "documentation_url": "https://docs.github.com/graphql"})
+        failed = self._fault("/graphql")
+        if failed is not None:
+            return failed
+        try:
+            request = json.loads(body)
+            query, variables = request["query"], request.get("variables") or {}
+        except (ValueError, KeyError, TypeError):
+            return reply(400, {"message": "Problems parsing JSON"})
+        if "pullRequests" not in query:
+            return reply(200, {"errors": [{"message": "the emulator answers only the backfill "
+                                                      "query (repository.pullRequests)"}]})
+        first = int(variables.get("first") or 0)
+        if not 1 <= first <= 100:
+            return reply(200, {"errors": [{"type": "MAX_NODE_LIMIT_EXCEEDED", "message":
+                                           "first must be between 1 and 100"}]})
+        nested = len(re.findall(r"\b(?:labels|files|comments|reviews)\s*\(", query))
+        cost = max(1, round((1 + first * nested) / 100))
+        if self.graphql_remaining < cost:
+            return reply(200, {"errors": [{"type": "RATE_LIMITED",
+                                           "message": "API rate limit exceeded"}]})
+        self.graphql_remaining -= cost
+        self.graphql_points += cost
+        rate = {"cost": cost, "remaining": self.graphql_remaining,
+                "resetAt": datetime.fromtimestamp(self.reset, timezone.utc)
+                .strftime("%Y-%m-%dT%H:%M:%SZ")}
+        repo = f"{variables.get('owner')}/{variables.get('name')}"
+        if repo not in self.repos:
+            return reply(200, {"data": {"rateLimit": rate, "repository": None}, "errors": [
+                {"type": "NOT_FOUND", "path": ["repository"],
+                 "message": f"Could not resolve to a Repository with the name '{repo}'."}]})
+        pulls = []
+        for number in self._pull_numbers(repo):
+            found = self._resolve(f"/repos/{repo}/pulls/{number}", {})
+            if found is not None and isinstance(found[0], dict):
+                pulls.append(found[0])
+        pulls.sort(key=lambda p: (_time(p.get("updated_at")), p.get("number") or 0), reverse=True)
+        offset = 0
+        if variables.get("after"):
+            offset = int(base64.b64decode(variables["after"]).decode().split(":", 1)[1])
+        chunk = pulls[offset:offset + first]
+        end = offset + len(chunk)
+        files_first = int(variables.get("files") or 100)
+        data = {"rateLimit": rate, "repository": {"pullRequests": {
+            "nodes": [self._pull_node(repo, p, files_first) for p in chunk],
+            "pageInfo": {"hasNextPage": end < len(pulls),
+                         "endCursor": base64.b64encode(f"cursor:{end}".encode()).decode()
+                         if chunk else None}}}}
+        return reply(200, {"data": data})
+
+    def _sub(self, path: str) -> list:
+        found = self._resolve(path, {"per_page": "100"})
+        return found[0] if found is not None and isinstance(found[0], list) else []
+
+    def _pull_node(self, repo: str, pr: dict, files_first: int) -> dict:
+        """A GraphQL PullRequest built from the REST pull request and its sub-listings."""
+        number = pr["number"]
+        base = f"/repos/{repo}"
+
+        def actor(user: Any) -> dict | None:
+            if not isinstance(user, dict) or not user.get("login"):
+                return None
+            bot = user.get("type") == "Bot"
+            login = str(user["login"])
+            return {"login": login.removesuffix("[bot]") if bot else login,
+                    "__typename": "Bot" if bot else "User"}
+
+        files = self._sub(f"{base}/pulls/{number}/files")
+        reviews = self._sub(f"{base}/pulls/{number}/reviews")
+        comments = self._sub(f"{base}/issues/{number}/comments")
+        merged = bool(pr.get("merged_at") or pr.get("merged"))
+        state = "MERGED" if merged else "CLOSED" if pr.get("state") == "closed" else "OPEN"
+        status = {"added": "ADDED", "removed": "DELETED", "modified": "MODIFIED",
+                  "renamed": "RENAMED", "copied": "COPIED", "changed": "CHANGED"}
+        return {
+            "number": number, "title": pr.get("title"), "body": pr.get("body"),
+            "url": pr.get("html_url"), "author": actor(pr.get("user")),
+            "authorAssociation": pr.get("author_association") or "NONE",
+            "createdAt": pr.get("created_at"), "updatedAt": pr.get("updated_at"),
+            "closedAt": pr.get("closed_at"),
+            "mergedAt": pr.get("merged_at") or (pr.get("closed_at") if merged else None),
+            "mergedBy": actor(pr.get("merged_by")), "isDraft": bool(pr.get("draft")),
+            "state": state,
+            "labels": {"nodes": [{"name": lb["name"]} for lb in pr.get("labels") or ()
+                                 if isinstance(lb, dict)][:20]},
+            "additions": pr.get("additions"), "deletions": pr.get("deletions"),
+            "changedFiles": pr.get("changed_files", len(files)),
+            "baseRefName": (pr.get("base") or {}).get("ref"),
+            "files": {"totalCount": len(files), "nodes": [
+                {"path": f["filename"], "additions": f.get("additions", 0),
+                 "deletions": f.get("deletions", 0),
+                 "changeType": status.get(f.get("status"), "MODIFIED")}
+                for f in files[:files_first]]},
+            "comments": {"totalCount": max(len(comments), int(pr.get("comments") or 0)),
+                         "nodes": [{"databaseId": c["id"], "body": c.get("body"),
+                                    "createdAt": c.get("created_at"),
+                                    "author": actor(c.get("user")),
+                                    "authorAssociation": c.get("author_association") or "NONE"}
+                                   for c in comments[:50]]},
+            "reviews": {"totalCount": len(reviews), "nodes": [
+                {"databaseId": r["id"], "state": r.get("state"),
+                 "submittedAt": r.get("submitted_at"), "author": actor(r.get("user")),
+                 "authorAssociation": r.get("author_association") or "NONE"}
+                for r in reviews[:50]]},
+            "reactions": {"totalCount": int((pr.get("reactions") or {}).get("total_count") or 0)},
+        }
+
+
+def _iso(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _time(value: Any) -> datetime:

@@ -164,9 +164,9 @@ def settings_problems(settings: IngestSettings) -> list[str]:
         except SourceError as exc:
             problems.append(f"REPODIGEST_BACKFILL_SOURCE: {exc}")
         else:
-            if spec.kind == "github" and not settings.backfill_repo:
-                problems.append("REPODIGEST_BACKFILL_SOURCE=github needs REPODIGEST_BACKFILL_REPO "
-                                "(OWNER/NAME)")
+            if spec.kind in ("github", "github-graphql") and not settings.backfill_repo:
+                problems.append(f"REPODIGEST_BACKFILL_SOURCE={spec.kind} needs "
+                                "REPODIGEST_BACKFILL_REPO (OWNER/NAME)")
     return problems
 
 

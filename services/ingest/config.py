@@ -40,8 +40,10 @@ class IngestSettings(CommonSettings):
                               description="port of the webhook endpoint (0: any free port)")
     webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
     backfill_source: str | None = Field(
-        None, description="offline source published once at start-up: demo, replay:PATH, "
-        "events:PATH, gharchive:PATH (a file or a glob of hour files) or git:PATH")
+        None, description="source published once at start-up: demo, replay:PATH, "
+        "events:PATH, gharchive:PATH (a file or a glob of hour files), git:PATH, github (one "
+        "REST sync of REPODIGEST_BACKFILL_REPO) or github-graphql (its pull requests through "
+        "GraphQL, 50 with their files per request, then one REST sync)")
     backfill_repo: str | None = Field(
         None, description="repository the backfill is filtered to (default: the source's own, "
         "or the only one in it)")

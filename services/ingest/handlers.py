@@ -119,8 +119,10 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
                         progress: bool = False, demo_week: str | None = None, demo_seed: int = 7,
                         window: "Window | None" = None, token: str | None = None,
                         github_api_url: str = "https://api.github.com") -> IngestResult:
-    """Publish a source: `demo`, `replay:PATH`, `events:PATH`, `gharchive:PATH`, `git:PATH`, or
-    `github` (one sync of `repo` through the GitHub REST API with `token`).
+    """Publish a source: `demo`, `replay:PATH`, `events:PATH`, `gharchive:PATH`, `git:PATH`,
+    `github` (one sync of `repo` through the GitHub REST API with `token`) or `github-graphql`
+    (its pull requests through GraphQL, fifty with their files per request, then the same REST
+    sync for the rest: the cheap backfill of a busy repository).
 
     `window` (the report's window, optional) picks the demo's week and time zone: the ISO week
     holding the window's start; `demo_week` overrides it (default 2026-W24). For `github` it
@@ -137,9 +139,9 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
             check_repo(repo)
         except ValueError as exc:
             raise SourceError(str(exc)) from None
-    if spec.kind == "github":
+    if spec.kind in ("github", "github-graphql"):
         return await ingest_github(bus, repo, token=token, window=window, api_url=github_api_url,
-                                   progress=progress)
+                                   progress=progress, graphql=spec.kind == "github-graphql")
     tz = "UTC"
     if window is not None:
         tz = window.tz
@@ -158,24 +160,28 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
 
 async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
                         window: "Window | None" = None, api_url: str = "https://api.github.com",
-                        progress: bool = False) -> IngestResult:
+                        progress: bool = False, graphql: bool = False) -> IngestResult:
     """One sync of `repo` from GitHub (the poller's use case, state in the KV bucket), then its
-    watermark. `bus` must be a `shared.bus.Bus` (the sync keeps its cursors in JetStream KV)."""
+    watermark; with `graphql`, its pull requests come through the GraphQL batch path first.
+    `bus` must be a `shared.bus.Bus` (the sync keeps its cursors in JetStream KV)."""
     from .adapters.github import GithubError, sync_once
+    from .adapters.github_graphql import backfill_once
 
     if repo is None:
         raise SourceError("the GitHub source needs the repository: OWNER/NAME, e.g. vllm-project/vllm")
     since = window.previous().start if window is not None else None
     bar = _progress(progress, f"sync {repo} from GitHub (items)", None)
     try:
-        synced = await sync_once(bus, repo, token=token, api_url=api_url, since=since,
-                                 on_item=(lambda _n: bar.advance(1)) if bar else None)
+        sync = backfill_once if graphql else sync_once
+        synced = await sync(bus, repo, token=token, api_url=api_url, since=since,
+                            on_item=(lambda _n: bar.advance(1)) if bar else None)
     except GithubError as exc:
         raise SourceError(str(exc)) from exc
     finally:
         if bar is not None:
             bar.close()
-    result = IngestResult(repo=repo, origin="poll", facts_published=synced.facts_published,
+    result = IngestResult(repo=repo, origin="graphql+poll" if graphql else "poll",
+                          facts_published=synced.facts_published,
                           duplicates=synced.duplicates, watermark=synced.watermark,
                           watermark_published=synced.watermark is not None)
     log.info("synced %s", synced.summary(), extra={"repo": repo, "facts": synced.facts_published})

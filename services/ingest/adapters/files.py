@@ -123,8 +123,8 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
     repodigest-demo/llm-serve) or the only repository in the file; a file with several asks for it.
     """
     spec = parse_source_spec(source) if isinstance(source, str) else source
-    if spec.kind == "github":
-        raise SourceError("source 'github' is the live GitHub API, not a file: use ingest_source "
+    if spec.kind in ("github", "github-graphql"):
+        raise SourceError(f"source {spec.kind!r} is the live GitHub API, not a file: use ingest_source "
                           "(the CLI's --source github with GITHUB_TOKEN) or run the ingest service "
                           "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN")
     if spec.kind == "demo":

@@ -42,7 +42,11 @@ from services.ingest.domain.mapping import (
     comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
 )
 from services.ingest.domain.transitions import ItemState, derive, merge_observed
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
+
 from shared.bus import Subjects
+from shared.telemetry import meter, tracer
 from shared.events import (
     CommentInfo, FactData, ItemSnapshot, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
 )
@@ -52,6 +56,35 @@ if TYPE_CHECKING:
     from shared.bus import Bus
 
 log = logging.getLogger("repodigest.ingest.github")
+
+_tracer = tracer("ingest.github")
+_rate_remaining = meter("ingest").create_gauge(
+    "repodigest.github.ratelimit.remaining", unit="{request}",
+    description="GitHub requests left in the rate-limit window, from the last response")
+
+
+def _traced_request(method: str):
+    """One CLIENT span per GitHub request attempt; the response adds status and rate limits."""
+    def wrap(fn):
+        def call(self, url: str, *args: Any, **kwargs: Any):
+            with _tracer.start_as_current_span(
+                    f"GitHub {method}", kind=SpanKind.CLIENT,
+                    attributes={"http.request.method": method, "url.full": url}):
+                return fn(self, url, *args, **kwargs)
+        return call
+    return wrap
+
+
+def _observe_response(status: int, headers: dict[str, Any]) -> None:
+    span = trace.get_current_span()
+    span.set_attribute("http.response.status_code", status)
+    resource = _header(headers, "x-ratelimit-resource") or "core"
+    for name in ("remaining", "limit", "reset", "used"):
+        value = _header(headers, f"x-ratelimit-{name}")
+        if value is not None:
+            span.set_attribute(f"github.ratelimit.{name}", int(float(value)))
+            if name == "remaining":
+                _rate_remaining.set(int(float(value)), {"resource": resource})
 
 RETRY_STATUSES = {500, 502, 503, 504}
 
@@ -251,6 +284,14 @@ class PyGithubSource:
             validators: Validators | None = None) -> Response:
         """One GET, conditional when `validators` are given; retried when worth it."""
         url = self.url_for(path, params)
+        return self._retried(lambda: self._get_once(url, validators))
+
+    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """One GraphQL query (POST to PyGithub's GraphQL URL: `<api>/graphql`, or `/api/graphql`
+        on GitHub Enterprise), retried and rate-limited like a GET; returns its `data`."""
+        return self._retried(lambda: self._graphql_once(query, variables))
+
+    def _retried(self, once: Callable[[], Any]) -> Any:
         retrying = Retrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
@@ -262,7 +303,7 @@ class PyGithubSource:
         try:
             for attempt in retrying:
                 with attempt:
-                    return self._get_once(url, validators)
+                    return once()
         except _Retryable as exc:
             raise GithubUnavailable(
                 f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
@@ -327,6 +368,7 @@ class PyGithubSource:
         self._sleep(delay)
         b.remaining = None  # learn the new budget from the next response
 
+    @_traced_request("GET")
     def _get_once(self, url: str, validators: Validators | None) -> Response:
         from github.GithubException import GithubException
 
@@ -360,6 +402,50 @@ class PyGithubSource:
                                    _header(resp_headers, "last-modified")),
                         _next_link(resp_headers))
 
+    def _graphql_once(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        import json
+
+        with self._lock:
+            self._respect_budget()
+        if self._closed.is_set():
+            raise GithubUnavailable("the GitHub source was closed")
+        requester = self._client().requester
+        url = requester.graphql_url
+        try:
+            status, resp_headers, body = requester.requestJson(
+                "POST", url, headers={"Accept": "application/json"},
+                input={"query": query, "variables": variables})
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}") from None
+        with self._lock:
+            self._account(status, resp_headers)
+        if status >= 400:
+            self._raise_for(status, resp_headers, body, url)
+        try:
+            payload = json.loads(body) if body else None
+        except ValueError:
+            raise _Retryable(f"{url} answered {status} with a body that is not JSON") from None
+        if not isinstance(payload, dict):
+            raise _Retryable(f"{url} answered {status} without a JSON object")
+        errors = [e for e in payload.get("errors") or () if isinstance(e, dict)]
+        if errors:
+            kinds = {str(e.get("type") or "") for e in errors}
+            text = "; ".join(str(e.get("message") or e.get("type")) for e in errors[:3])
+            if "RATE_LIMITED" in kinds:
+                raise _Retryable(f"GraphQL rate limited ({text})", None, secondary=True)
+            if kinds == {"NOT_FOUND"} and payload.get("data") is not None:
+                return payload["data"]  # a null field: the caller says what was not found
+            if "NOT_FOUND" in kinds:
+                raise GithubNotFound(
+                    f"GitHub GraphQL: {text}: check the spelling OWNER/NAME and, for a private "
+                    "repository, that the token has access to it")
+            if payload.get("data") is None:
+                raise GithubError(f"GitHub GraphQL refused the query at {url}: {text}")
+            log.warning("GitHub GraphQL answered with errors (partial data kept): %s", text)
+        if payload.get("data") is None:
+            raise _Retryable(f"{url} answered {status} without data")
+        return payload["data"]
+
     def _account(self, status: int, headers: dict[str, Any]) -> None:
         b = self.budget
         b.requests += 1
@@ -374,6 +460,7 @@ class PyGithubSource:
         reset = _header(headers, "x-ratelimit-reset")
         if reset is not None:
             b.reset_at = datetime.fromtimestamp(int(float(reset)), timezone.utc)
+        _observe_response(status, headers)
 
     def _raise_for(self, status: int, headers: dict[str, Any], body: str, url: str) -> None:
         import json

@@ -22,7 +22,7 @@ from shared.events import (
 )
 
 REPLAY_REPO = "vllm-project/vllm-ascend"
-SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github")
+SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github", "github-graphql")
 NOREPLY_DOMAIN = "users.noreply.github.com"
 
 Lines = Iterable[tuple[int, str]]
@@ -42,16 +42,17 @@ class SourceSpec:
 
 
 def parse_source_spec(spec: str) -> SourceSpec:
-    """`demo`, `github`, `replay:PATH`, `events:PATH`, `gharchive:PATH`."""
+    """`demo`, `github`, `github-graphql`, `replay:PATH`, `events:PATH`, `gharchive:PATH`,
+    `git:PATH`."""
     text = (spec or "").strip()
     kind, sep, path = text.partition(":")
     kind = kind.strip().lower()
-    usage = ("use one of: demo, github, replay:PATH (merged-PR history JSONL), "
+    usage = ("use one of: demo, github, github-graphql, replay:PATH (merged-PR history JSONL), "
              "events:PATH (repodigest CloudEvents JSONL), gharchive:PATH (GH Archive NDJSON), "
              "git:PATH (a local clone's first-parent history)")
     if kind not in SOURCE_KINDS:
         raise SourceError(f"unknown source {spec!r}: {usage}")
-    if kind in ("demo", "github"):
+    if kind in ("demo", "github", "github-graphql"):
         if sep and path.strip():
             raise SourceError(f"source {kind!r} takes no path (got {spec!r}); {usage}")
         return SourceSpec(kind)

@@ -43,7 +43,7 @@ class SummarizerService:
             max_windows_per_watermark=settings.max_windows_per_watermark,
             max_summary_bytes=settings.max_summary_bytes,
             window_debounce=settings.window_debounce_seconds, give_up=self._give_up,
-            scheduled=settings.scheduled_meta(),
+            scheduled=settings.scheduled_meta(), admission=settings.admission(),
         )
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,

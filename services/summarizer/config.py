@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import timedelta
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import NoDecode
 
 from shared.config import CommonSettings
 from shared.events import ALL_FORMATS
 from shared.events.summary import Format, Language
 from shared.windows import WindowError
 
+from .domain.admission import Admission
 from .domain.report import EcosystemSpec, ReportPolicy, RequestMeta
 from .domain.windows import Schedule
 
@@ -76,6 +81,13 @@ class SummarizerSettings(CommonSettings):
     first_seen_history_days: float = Field(
         90.0, ge=0, description="count logins first seen in a window as first-time contributors "
         "only when the folded history reaches this many days further back")
+    accept_repos: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="repositories whose events are folded (OWNER/NAME or patterns like owner/*, "
+        "comma-separated or JSON); others are recorded as rejected (unknown-repo). Empty: all")
+    future_tolerance_minutes: float | None = Field(
+        10.0, ge=0, description="events timed later than now + this are held (not counted) until "
+        "their time comes; empty: no limit")
     ecosystems: list[EcosystemSetting] = Field(
         default_factory=lambda: [EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")],
         description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)")
@@ -90,6 +102,30 @@ class SummarizerSettings(CommonSettings):
                 except WindowError as exc:
                     raise ValueError(f"REPODIGEST_SCHEDULES for {repo}: {exc}") from None
         return v
+
+    @field_validator("accept_repos", mode="before")
+    @classmethod
+    def _split_repos(cls, v: object) -> object:
+        if isinstance(v, str):
+            text = v.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [p.strip() for p in text.split(",") if p.strip()]
+        return v
+
+    @field_validator("accept_repos")
+    @classmethod
+    def _valid_patterns(cls, v: list[str]) -> list[str]:
+        for pattern in v:
+            if not re.fullmatch(r"[A-Za-z0-9*?\[\]-]+/[A-Za-z0-9._*?\[\]-]+", pattern):
+                raise ValueError(f"REPODIGEST_ACCEPT_REPOS: {pattern!r} is not OWNER/NAME or a "
+                                 "pattern like owner/* (comma-separated)")
+        return v
+
+    def admission(self) -> Admission:
+        tolerance = self.future_tolerance_minutes
+        return Admission(repos=tuple(self.accept_repos),
+                         future_tolerance=None if tolerance is None else timedelta(minutes=tolerance))
 
     def schedule_map(self) -> dict[str, list[Schedule]]:
         return {repo: [s.schedule() for s in items] for repo, items in self.schedules.items()}

@@ -18,11 +18,17 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from shared.events import EnrichedFact, FactData, ItemSnapshot, ReportRequested, Tags, WatermarkForwarded
+from shared.events import (
+    ENRICHED_EVENT_ADAPTER, ChangedFigure, EnrichedFact, FactData, ItemSnapshot, ReportRequested,
+    Tags, WatermarkForwarded,
+)
 from shared.windows import Window
 
+from ..domain.admission import FUTURE, Admission, snapshot_order
 from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
-from .tables import activity, items, processed, requests, watermarks, windows
+from .tables import (
+    activity, items, processed, rejected, requests, watermarks, window_revisions, windows,
+)
 
 log = logging.getLogger("repodigest.summarizer.store")
 
@@ -55,6 +61,32 @@ class FoldResult:
     repos: set[str] = field(default_factory=set)
     late_windows: int = 0
     closed_windows: int = 0
+    # not counted (see domain.admission): by reason; and held future events folded now
+    rejected: dict[str, int] = field(default_factory=dict)
+    released: int = 0
+
+
+@dataclass(frozen=True)
+class RejectedEvent:
+    event_id: str
+    repo: str
+    reason: str
+    detail: str
+    event_time: datetime
+    received_at: datetime
+    released_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One published revision of a window and what it changed against the one before."""
+
+    revision: int
+    figures_hash: str
+    changed: tuple[ChangedFigure, ...]
+    summary_id: str
+    request_id: str | None
+    computed_at: datetime
 
 
 @dataclass(frozen=True)
@@ -149,8 +181,12 @@ class SqlProjections:
         return insert(table)
 
     def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
-             closer: Closer | None = None) -> FoldResult:
-        """Apply a batch once: already-processed events are skipped, the rest commit together."""
+             closer: Closer | None = None, admission: Admission = Admission()) -> FoldResult:
+        """Apply a batch once: already-processed events are skipped, the rest commit together.
+
+        Events `admission` refuses are recorded in `rejected` (and marked processed) instead of
+        being folded; held future events whose time has come are folded with this batch.
+        """
         result = FoldResult()
         with self.engine.begin() as conn:
             ids = list(dict.fromkeys(e.id for e in events))
@@ -165,11 +201,17 @@ class SqlProjections:
                     continue
                 seen.add(event.id)
                 fresh.append(event)
-            if not fresh:
+            if fresh:
+                conn.execute(processed.insert(), [{"event_id": e.id, "processed_at": now,
+                                                   "repo": _repo_of(e)} for e in fresh])
+            admitted = self._admit(conn, fresh, now, admission, result)
+            released = self._release(conn, now, admission)
+            result.released = len(released)
+            admitted = released + admitted
+            if not admitted:
                 return result
-            conn.execute(processed.insert(), [{"event_id": e.id, "processed_at": now} for e in fresh])
-            facts = [e for e in fresh if isinstance(e, EnrichedFact)]
-            marks = [e for e in fresh if isinstance(e, WatermarkForwarded)]
+            facts = [e for e in admitted if isinstance(e, EnrichedFact)]
+            marks = [e for e in admitted if isinstance(e, WatermarkForwarded)]
             if facts:
                 self._fold_facts(conn, facts)
                 result.late_windows = self._mark_late(conn, facts)
@@ -179,6 +221,42 @@ class SqlProjections:
             result.facts, result.watermarks = len(facts), len(marks)
             result.repos = {e.data.fact.repo for e in facts} | {e.data.repo for e in marks}
         return result
+
+    def _admit(self, conn: Connection, fresh: list[EnrichedFact | WatermarkForwarded], now: datetime,
+               admission: Admission, result: FoldResult) -> list[EnrichedFact | WatermarkForwarded]:
+        admitted, refused = [], []
+        for e in fresh:
+            verdict = admission.verdict(_repo_of(e), _time_of(e), now)
+            if verdict is None:
+                admitted.append(e)
+                continue
+            result.rejected[verdict.reason] = result.rejected.get(verdict.reason, 0) + 1
+            refused.append({"event_id": e.id, "repo": _repo_of(e), "reason": verdict.reason,
+                            "detail": verdict.detail, "event_time": _time_of(e), "received_at": now,
+                            "event": e.model_dump_json()})
+        for part in _chunks(refused):
+            stmt = self._insert(rejected).on_conflict_do_nothing(index_elements=[rejected.c.event_id])
+            conn.execute(stmt, list(part))
+        if refused:
+            log.warning("%d enriched event(s) not folded: %s", len(refused),
+                        ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())),
+                        extra={"rejected": dict(result.rejected)})
+        return admitted
+
+    def _release(self, conn: Connection, now: datetime,
+                 admission: Admission) -> list[EnrichedFact | WatermarkForwarded]:
+        """Held future events whose time is now within the tolerance (and whose repository is
+        still accepted), marked released in the same transaction that folds them."""
+        horizon = admission.horizon(now)
+        query = sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event).where(
+            rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
+        if horizon is not None:
+            query = query.where(rejected.c.event_time <= horizon)
+        rows = [r for r in conn.execute(query.order_by(rejected.c.event_time, rejected.c.event_id))
+                if admission.accepts_repo(r.repo)]
+        for part in _chunks([r.event_id for r in rows]):
+            conn.execute(rejected.update().where(rejected.c.event_id.in_(part)).values(released_at=now))
+        return [ENRICHED_EVENT_ADAPTER.validate_json(r.event) for r in rows]
 
     def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
         by_fact: dict[str, dict] = {}
@@ -198,7 +276,7 @@ class SqlProjections:
             key = (fact.repo, item.number)
             prev = latest.get(key)
             first = min(data.fact_time, prev[1]) if prev else data.fact_time
-            if prev is None or data.fact_time >= prev[0].data.fact_time:
+            if prev is None or _order(e) >= _order(prev[0]):
                 latest[key] = (e, first)
             else:
                 latest[key] = (prev[0], first)
@@ -217,15 +295,26 @@ class SqlProjections:
                 "repo": repo, "number": number, "kind": snap.kind, "title": snap.title,
                 "author": snap.author.login, "state": snap.state, "created_at": snap.created_at,
                 "closed_at": snap.closed_at, "merged_at": snap.merged_at,
-                "snapshot_time": e.data.fact_time, "snapshot": snap.model_dump_json(),
+                "snapshot_time": e.data.fact_time, "snapshot_updated_at": _order(e)[0],
+                "snapshot_fact": e.data.fact_id, "snapshot": snap.model_dump_json(),
                 "tags": e.data.tags.model_dump_json(), "first_seen": first,
             })
         for part in _chunks(item_rows):
             stmt = self._insert(items)
-            newer = stmt.excluded.snapshot_time >= items.c.snapshot_time
+            new, cur = stmt.excluded, items.c
+            # (updated_at, fact time, fact id) of the incoming snapshot >= the stored one's; rows
+            # folded before migration 0002 have no updated_at/fact id: their fact time stands in
+            cur_updated = sa.func.coalesce(cur.snapshot_updated_at, cur.snapshot_time)
+            cur_fact = sa.func.coalesce(cur.snapshot_fact, "")
+            newer = sa.or_(
+                new.snapshot_updated_at > cur_updated,
+                sa.and_(new.snapshot_updated_at == cur_updated, sa.or_(
+                    new.snapshot_time > cur.snapshot_time,
+                    sa.and_(new.snapshot_time == cur.snapshot_time, new.snapshot_fact >= cur_fact))))
             replace = {c: sa.case((newer, stmt.excluded[c]), else_=items.c[c])
                        for c in ("kind", "title", "author", "state", "created_at", "closed_at",
-                                 "merged_at", "snapshot", "tags")}
+                                 "merged_at", "snapshot", "tags", "snapshot_updated_at",
+                                 "snapshot_fact")}
             replace["snapshot_time"] = sa.case((newer, stmt.excluded.snapshot_time), else_=items.c.snapshot_time)
             replace["first_seen"] = sa.case((stmt.excluded.first_seen < items.c.first_seen,
                                              stmt.excluded.first_seen), else_=items.c.first_seen)
@@ -323,9 +412,21 @@ class SqlProjections:
 
     def record_summary(self, repo: str, window: Window, *, revision: int, figures: dict,
                        figures_hash: str, summary_id: str, now: datetime,
-                       request_id: str | None = None) -> None:
-        """Remember what was published for the window (and that the request is answered)."""
+                       request_id: str | None = None,
+                       changed: Sequence[ChangedFigure] = ()) -> None:
+        """Remember what was published for the window (and that the request is answered).
+
+        The windows row holds the latest revision; `window_revisions` keeps one row per revision
+        (the first publication of it), with the figures it changed against the revision before.
+        """
         with self.engine.begin() as conn:
+            if summary_id:
+                stmt = self._insert(window_revisions).on_conflict_do_nothing(index_elements=[
+                    window_revisions.c.repo, window_revisions.c.label, window_revisions.c.revision])
+                conn.execute(stmt, {
+                    "repo": repo, "label": window.label, "revision": revision,
+                    "figures_hash": figures_hash, "summary_id": summary_id, "request_id": request_id,
+                    "changed": json.dumps([c.model_dump() for c in changed]), "computed_at": now})
             values = {"kind": window.kind, "start": window.start, "end": window.end, "tz": window.tz,
                       "cutoff": window.cutoff, "revision": revision, "figures_hash": figures_hash,
                       "figures": json.dumps(figures, sort_keys=True), "summary_id": summary_id,
@@ -409,16 +510,87 @@ class SqlProjections:
                            history_start=_aware(history), watermark=mark)
 
     def reset(self) -> None:
-        """Empty every projection (before a rebuild by replaying RD_ENRICHED from the start)."""
+        """Empty every table, revision history and pending requests included (tests, a fresh start)."""
         with self.engine.begin() as conn:
-            for table in (requests, windows, watermarks, processed, activity, items):
+            for table in (window_revisions, rejected, requests, windows, watermarks, processed,
+                          activity, items):
                 conn.execute(table.delete())
+
+    def reset_projections(self, repo: str | None = None) -> dict[str, int]:
+        """Drop what folding RD_ENRICHED produced (items, activity, processed ids, watermarks,
+        rejected events), for one repository or all, before a rebuild replays the log.
+
+        Windows with their revisions and history, and report requests, are kept: they are not
+        derived from RD_ENRICHED alone, and a rebuilt window must continue its revision numbers
+        (a revision 1 published twice with other figures would overwrite rendered artifacts).
+        """
+        deleted: dict[str, int] = {}
+        with self.engine.begin() as conn:
+            if repo is None:
+                for table in (rejected, watermarks, processed, activity, items):
+                    deleted[table.name] = conn.execute(table.delete()).rowcount
+                return deleted
+            ids = list(conn.execute(sa.select(activity.c.event_id).where(activity.c.repo == repo)).scalars())
+            ids += conn.execute(sa.select(rejected.c.event_id).where(rejected.c.repo == repo)).scalars()
+            gone = conn.execute(processed.delete().where(processed.c.repo == repo)).rowcount
+            for part in _chunks(ids):
+                gone += conn.execute(processed.delete().where(processed.c.event_id.in_(part))).rowcount
+            deleted["processed"] = gone
+            for table in (rejected, watermarks, activity, items):
+                deleted[table.name] = conn.execute(table.delete().where(table.c.repo == repo)).rowcount
+        return deleted
+
+    def mark_summarized_dirty(self, repo: str | None = None) -> int:
+        """Flag every summarized window for re-summarizing (after a rebuild): a window whose
+        figures changed gets a new revision, the others stay as they are."""
+        stmt = windows.update().where(windows.c.revision >= 1).values(dirty=True)
+        if repo is not None:
+            stmt = stmt.where(windows.c.repo == repo)
+        with self.engine.begin() as conn:
+            return conn.execute(stmt).rowcount
+
+    def revisions(self, repo: str, label: str) -> list[Revision]:
+        """The revision history of one window, oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(window_revisions).where(
+                window_revisions.c.repo == repo, window_revisions.c.label == label)
+                .order_by(window_revisions.c.revision)).all()
+        return [Revision(revision=r.revision, figures_hash=r.figures_hash,
+                         changed=tuple(ChangedFigure.model_validate(c) for c in json.loads(r.changed)),
+                         summary_id=r.summary_id, request_id=r.request_id, computed_at=r.computed_at)
+                for r in rows]
+
+    def rejected_events(self, repo: str | None = None, reason: str | None = None) -> list[RejectedEvent]:
+        """Events the fold did not count (or held and released later), oldest first."""
+        query = sa.select(rejected)
+        if repo is not None:
+            query = query.where(rejected.c.repo == repo)
+        if reason is not None:
+            query = query.where(rejected.c.reason == reason)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(rejected.c.received_at, rejected.c.event_id)).all()
+        return [RejectedEvent(event_id=r.event_id, repo=r.repo, reason=r.reason, detail=r.detail,
+                              event_time=r.event_time, received_at=r.received_at,
+                              released_at=r.released_at) for r in rows]
 
     def counts(self) -> dict[str, int]:
         """Row counts per table (for tests, health output and the CLI)."""
         with self.engine.connect() as conn:
             return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
-                    for t in (items, activity, processed, watermarks, windows, requests)}
+                    for t in (items, activity, processed, watermarks, windows, requests, rejected,
+                              window_revisions)}
+
+
+def _repo_of(event: EnrichedFact | WatermarkForwarded) -> str:
+    return event.data.fact.repo if isinstance(event, EnrichedFact) else event.data.repo
+
+
+def _time_of(event: EnrichedFact | WatermarkForwarded) -> datetime:
+    return event.data.fact_time if isinstance(event, EnrichedFact) else event.data.watermark
+
+
+def _order(event: EnrichedFact) -> tuple:
+    return snapshot_order(event.data.fact.item.updated_at, event.data.fact_time, event.data.fact_id)
 
 
 def _aware(value):

@@ -45,6 +45,9 @@ items = sa.Table(
     sa.Column("merged_at", UTCDateTime),
     # time of the fact whose snapshot this is: a snapshot only replaces an older one
     sa.Column("snapshot_time", UTCDateTime, nullable=False),
+    # with snapshot_time, the total order of snapshots: (updated_at, fact time, fact id)
+    sa.Column("snapshot_updated_at", UTCDateTime),
+    sa.Column("snapshot_fact", sa.String(64)),
     sa.Column("snapshot", sa.Text, nullable=False),  # ItemSnapshot JSON
     sa.Column("tags", sa.Text, nullable=False),  # Tags JSON
     sa.Column("first_seen", UTCDateTime, nullable=False),
@@ -74,6 +77,7 @@ processed = sa.Table(
     "processed", metadata,
     sa.Column("event_id", sa.String(128), primary_key=True),
     sa.Column("processed_at", UTCDateTime, nullable=False),
+    sa.Column("repo", REPO),  # NULL for ids processed before migration 0002
 )
 
 watermarks = sa.Table(
@@ -113,3 +117,32 @@ requests = sa.Table(
     sa.Column("answered_at", UTCDateTime),
 )
 sa.Index("ix_requests_pending", requests.c.repo, requests.c.answered_at)
+
+# events the fold did not count, and why: `unknown-repo` (outside the accepted repositories) or
+# `future` (time beyond now + tolerance; held, and folded once its time comes: released_at)
+rejected = sa.Table(
+    "rejected", metadata,
+    sa.Column("event_id", sa.String(128), primary_key=True),
+    sa.Column("repo", REPO, nullable=False),
+    sa.Column("reason", sa.String(32), nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+    sa.Column("event_time", UTCDateTime, nullable=False),
+    sa.Column("received_at", UTCDateTime, nullable=False),
+    sa.Column("released_at", UTCDateTime),
+    sa.Column("event", sa.Text, nullable=False),  # the enriched event JSON, to fold on release
+)
+sa.Index("ix_rejected_held", rejected.c.reason, rejected.c.released_at, rejected.c.event_time)
+sa.Index("ix_rejected_repo", rejected.c.repo, rejected.c.received_at)
+
+# every published revision of a window (the windows row keeps only the latest)
+window_revisions = sa.Table(
+    "window_revisions", metadata,
+    sa.Column("repo", REPO, primary_key=True),
+    sa.Column("label", sa.String(64), primary_key=True),
+    sa.Column("revision", sa.Integer, primary_key=True),
+    sa.Column("figures_hash", sa.String(64), nullable=False),
+    sa.Column("changed", sa.Text, nullable=False),  # JSON [{name, before, after}]
+    sa.Column("summary_id", sa.String(128), nullable=False),
+    sa.Column("request_id", sa.String(128)),
+    sa.Column("computed_at", UTCDateTime, nullable=False),
+)

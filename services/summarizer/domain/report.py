@@ -94,7 +94,9 @@ class ReportPolicy:
     ecosystems: tuple[EcosystemSpec, ...] = (EcosystemSpec("AMD/ROCm", "amd", "rocm"),)
     # risk tag names meaning "touches core paths" and "lacks tests" (classifier rule sets name them)
     core_risks: tuple[str, ...] = ("core-change", "core", "core-path", "core-paths")
-    missing_test_risks: tuple[str, ...] = ("core-without-tests", "missing-tests", "untested")
+    # the classifier's profiles emit core-without-tests (llm-serving) and code-without-tests (generic)
+    missing_test_risks: tuple[str, ...] = ("core-without-tests", "code-without-tests",
+                                           "missing-tests", "untested")
     notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
     category_points: Mapping[str, float] = field(default_factory=lambda: {
         "feature": 0.5, "performance": 0.5, "docs": -1.5, "test": -0.5, "refactor": -0.5})
@@ -485,11 +487,21 @@ def _risks(t: _Tally) -> list[RiskObservation]:
 
 
 def _group_of(tags: Tags) -> str:
-    groups = {_GROUP_OF_CATEGORY.get(_fold(c.name)) for c in tags.categories}
-    for group in ECOSYSTEM_GROUPS:
-        if group in groups:
+    """The ecosystem group of an item: its FIRST category that names a group.
+
+    The classifier orders categories by strength (a title prefix before a label or a file
+    pattern), so "[Releases] [ROCm] fix the wheel build" is a release whatever else it touches.
+    The groups themselves are listed in the fixed order of ECOSYSTEM_GROUPS.
+    """
+    for category in tags.categories:
+        group = _GROUP_OF_CATEGORY.get(_fold(category.name))
+        if group is not None:
             return group
     return "other"
+
+
+def _is_bugfix(tags: Tags) -> bool:
+    return any(_GROUP_OF_CATEGORY.get(_fold(c.name)) == "bugfix" for c in tags.categories)
 
 
 def _ecosystems(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[EcosystemSection]:
@@ -543,7 +555,7 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
             rfc = any("rfc" in x for x in labels) or any(_fold(c.name) == "rfc" for c in tags.categories)
             if rfc or _fold(snap.title).startswith("[rfc]"):
                 rfcs.append((number not in touched, -(snap.updated_at or snap.created_at).timestamp(), number, row))
-            buggy = any("bug" in x for x in labels) or _group_of(tags) == "bugfix"
+            buggy = any("bug" in x for x in labels) or _is_bugfix(tags)
             if buggy and snap.reactions >= policy.popular_bug_reactions:
                 bugs.append((-snap.reactions, number, row))
         elif not snap.draft and snap.reviews == 0:
@@ -553,10 +565,11 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
     for number, frow in t.merged_prs.items():
         snap, tags = frow.fact.item, frow.tags
         names = {r.name for r in tags.risks}
-        flagged = names & set(policy.missing_test_risks) or (names & set(policy.core_risks) and not _has_tests(snap))
+        core_paths = bool(names & set(policy.core_risks))
+        flagged = names & set(policy.missing_test_risks) or (core_paths and not _has_tests(snap))
         if flagged:
             lines = (snap.additions or 0) + (snap.deletions or 0)
-            core.append((-lines, number, frow))
+            core.append((-lines, number, frow, core_paths or any("core" in n for n in flagged)))
     out: list[FollowUp] = []
     for *_, number, row in sorted(rfcs, key=lambda x: x[:3])[:limit]:
         out.append(FollowUp(kind="open_rfc", item=item_ref(row.snapshot, row.tags),
@@ -567,10 +580,11 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
     for _, number, row in sorted(bugs, key=lambda x: x[:2])[:limit]:
         out.append(FollowUp(kind="popular_bug", item=item_ref(row.snapshot, row.tags),
                             reason=f"open bug with {row.snapshot.reactions} reactions"))
-    for _, number, frow in sorted(core, key=lambda x: x[:2])[:limit]:
+    for _, number, frow, on_core in sorted(core, key=lambda x: x[:2])[:limit]:
         out.append(FollowUp(kind="core_without_tests",
                             item=_ref_for(number, inp, frow.fact.item, frow.tags),
-                            reason="merged change to core paths without test files"))
+                            reason="merged change to core paths without test files" if on_core
+                            else "merged code change without test files"))
     return out
 
 

@@ -245,7 +245,8 @@ async def test_concurrent_migrations_are_safe_and_idempotent(database_url):
         await asyncio.gather(*(asyncio.to_thread(s.migrate) for s in stores))
         stores[0].migrate()
         assert stores[1].counts() == dict.fromkeys(
-            ("items", "activity", "processed", "watermarks", "windows", "requests"), 0)
+            ("items", "activity", "processed", "watermarks", "windows", "requests", "rejected",
+             "window_revisions"), 0)
     finally:
         for s in stores:
             s.close()

@@ -284,14 +284,6 @@ class PyGithubSource:
             validators: Validators | None = None) -> Response:
         """One GET, conditional when `validators` are given; retried when worth it."""
         url = self.url_for(path, params)
-        return self._retried(lambda: self._get_once(url, validators))
-
-    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """One GraphQL query (POST to PyGithub's GraphQL URL: `<api>/graphql`, or `/api/graphql`
-        on GitHub Enterprise), retried and rate-limited like a GET; returns its `data`."""
-        return self._retried(lambda: self._graphql_once(query, variables))
-
-    def _retried(self, once: Callable[[], Any]) -> Any:
         retrying = Retrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
@@ -303,7 +295,7 @@ class PyGithubSource:
         try:
             for attempt in retrying:
                 with attempt:
-                    return once()
+                    return self._get_once(url, validators)
         except _Retryable as exc:
             raise GithubUnavailable(
                 f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
@@ -401,50 +393,6 @@ class PyGithubSource:
                         Validators(_header(resp_headers, "etag"),
                                    _header(resp_headers, "last-modified")),
                         _next_link(resp_headers))
-
-    def _graphql_once(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        import json
-
-        with self._lock:
-            self._respect_budget()
-        if self._closed.is_set():
-            raise GithubUnavailable("the GitHub source was closed")
-        requester = self._client().requester
-        url = requester.graphql_url
-        try:
-            status, resp_headers, body = requester.requestJson(
-                "POST", url, headers={"Accept": "application/json"},
-                input={"query": query, "variables": variables})
-        except (requests.ConnectionError, requests.Timeout) as exc:
-            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}") from None
-        with self._lock:
-            self._account(status, resp_headers)
-        if status >= 400:
-            self._raise_for(status, resp_headers, body, url)
-        try:
-            payload = json.loads(body) if body else None
-        except ValueError:
-            raise _Retryable(f"{url} answered {status} with a body that is not JSON") from None
-        if not isinstance(payload, dict):
-            raise _Retryable(f"{url} answered {status} without a JSON object")
-        errors = [e for e in payload.get("errors") or () if isinstance(e, dict)]
-        if errors:
-            kinds = {str(e.get("type") or "") for e in errors}
-            text = "; ".join(str(e.get("message") or e.get("type")) for e in errors[:3])
-            if "RATE_LIMITED" in kinds:
-                raise _Retryable(f"GraphQL rate limited ({text})", None, secondary=True)
-            if kinds == {"NOT_FOUND"} and payload.get("data") is not None:
-                return payload["data"]  # a null field: the caller says what was not found
-            if "NOT_FOUND" in kinds:
-                raise GithubNotFound(
-                    f"GitHub GraphQL: {text}: check the spelling OWNER/NAME and, for a private "
-                    "repository, that the token has access to it")
-            if payload.get("data") is None:
-                raise GithubError(f"GitHub GraphQL refused the query at {url}: {text}")
-            log.warning("GitHub GraphQL answered with errors (partial data kept): %s", text)
-        if payload.get("data") is None:
-            raise _Retryable(f"{url} answered {status} without data")
-        return payload["data"]
 
     def _account(self, status: int, headers: dict[str, Any]) -> None:
         b = self.budget

@@ -15,7 +15,7 @@ from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, W
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
-from .handlers import Deps, accept_request, fold_events, publish_due
+from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publish_due
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
@@ -37,14 +37,7 @@ class SummarizerService:
         self.settings = settings
         self.bus = runtime.bus(NAME)
         self.store = SqlProjections(settings.database_url, echo=settings.database_echo)
-        self.deps = Deps(
-            store=self.store, publish=self._publish, policy=settings.policy(),
-            schedules=settings.schedule_map(), grace=settings.grace(),
-            max_windows_per_watermark=settings.max_windows_per_watermark,
-            max_summary_bytes=settings.max_summary_bytes,
-            window_debounce=settings.window_debounce_seconds, give_up=self._give_up,
-            scheduled=settings.scheduled_meta(), admission=settings.admission(),
-        )
+        self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_enriched_batch)
@@ -82,6 +75,19 @@ class SummarizerService:
 
     async def ready(self) -> None:
         await asyncio.to_thread(self.store.ping)
+
+
+def build_deps(settings: SummarizerSettings, store: SqlProjections, publish: Publish, *,
+               give_up: GiveUp | None = None) -> Deps:
+    """The use cases' dependencies from settings (the service and `rebuild` fold alike)."""
+    return Deps(
+        store=store, publish=publish, policy=settings.policy(),
+        schedules=settings.schedule_map(), grace=settings.grace(),
+        max_windows_per_watermark=settings.max_windows_per_watermark,
+        max_summary_bytes=settings.max_summary_bytes,
+        window_debounce=settings.window_debounce_seconds, give_up=give_up,
+        scheduled=settings.scheduled_meta(), admission=settings.admission(),
+    )
 
 
 def build_service(settings: SummarizerSettings, runtime: "Runtime") -> SummarizerService:

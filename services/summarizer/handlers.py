@@ -118,6 +118,23 @@ class Deps:
 
 async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
     """Fold a batch in one transaction (redeliveries change nothing), then publish what is due."""
+    result = await fold_batch(deps, events)
+    if result.repos:
+        # the batch is folded and committed: a summary that cannot be published now must not
+        # send these events back (they would be dead-lettered); it stays due and is retried
+        try:
+            await publish_due(deps, result.repos, windows=deps.window_debounce is None)
+        except Exception as exc:  # noqa: BLE001 - logged; the request path reports it to requesters
+            log.warning("summaries due after a fold could not be published yet (%s: %s); "
+                        "they stay pending and are retried", type(exc).__name__, exc)
+        if deps.window_debounce is not None and (result.late_windows or result.closed_windows
+                                                 or result.watermarks):
+            deps.want_window_flush()
+    return result
+
+
+async def fold_batch(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
+    """Fold a batch in one transaction and publish nothing (the service's path and rebuild's)."""
     await deps.ensure_schema()
     # the report that counts a fact links to the trace the fact arrived in
     remember_traces((e.data.fact_id, e.id) for e in events if isinstance(e, EnrichedFact))
@@ -134,17 +151,6 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
         _folded.add(n, {"outcome": f"rejected-{reason}"})
     _windows.add(result.closed_windows, {"change": "closed"})
     _windows.add(result.late_windows, {"change": "reopened"})
-    if result.repos:
-        # the batch is folded and committed: a summary that cannot be published now must not
-        # send these events back (they would be dead-lettered); it stays due and is retried
-        try:
-            await publish_due(deps, result.repos, windows=deps.window_debounce is None)
-        except Exception as exc:  # noqa: BLE001 - logged; the request path reports it to requesters
-            log.warning("summaries due after a fold could not be published yet (%s: %s); "
-                        "they stay pending and are retried", type(exc).__name__, exc)
-        if deps.window_debounce is not None and (result.late_windows or result.closed_windows
-                                                 or result.watermarks):
-            deps.want_window_flush()
     return result
 
 

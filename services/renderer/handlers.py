@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from shared.bus import Poison
+from shared.telemetry import meter, tracer
 from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
 from services.renderer.adapters import documents
 from services.renderer.domain.keys import (
@@ -21,6 +24,19 @@ log = logging.getLogger("repodigest.renderer")
 
 SUPPORTED = ("en", "zh-CN")
 
+_tracer = tracer("renderer")
+_render_seconds = meter("renderer").create_histogram(
+    "repodigest.renderer.render.duration", unit="s", description="time to render one document, by format")
+
+
+@contextlib.contextmanager
+def _rendering(fmt: str, lang: str):
+    start = time.perf_counter()
+    with _tracer.start_as_current_span(f"renderer.render {fmt}", attributes={
+            "repodigest.format": fmt, "repodigest.language": lang}):
+        yield
+    _render_seconds.record(time.perf_counter() - start, {"format": fmt})
+
 
 async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...],
                            pdf: PdfEngine | None) -> dict[str, bytes]:
@@ -29,17 +45,21 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     out: dict[str, bytes] = {}
     html: str | None = None
     if "md" in formats:
-        out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang)).encode()
+        with _rendering("md", lang):
+            out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang)).encode()
     if "html" in formats or "pdf" in formats:
-        html = await asyncio.to_thread(documents.render_html, data, lang)
+        with _rendering("html", lang):
+            html = await asyncio.to_thread(documents.render_html, data, lang)
     if "html" in formats and html is not None:
         out["html"] = html.encode()
     if "pdf" in formats and html is not None:
         if pdf is None:
             raise RuntimeError("PDF requested but the renderer has no PDF engine")
-        out["pdf"] = await pdf.render(html)
+        with _rendering("pdf", lang):
+            out["pdf"] = await pdf.render(html)
     if "json" in formats:
-        out["json"] = documents.render_json(data).encode()
+        with _rendering("json", lang):
+            out["json"] = documents.render_json(data).encode()
     return out
 
 

@@ -7,6 +7,7 @@ ReportReady event carries (`nats://RD_ARTIFACTS/<key>`, `s3://bucket/key`, `file
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import tempfile
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from shared.bus import OBJECT_BUCKET
+from shared.telemetry import tracer
 from services.renderer.domain.keys import check_key
 from services.renderer.ports import ObjectNotFound, ObjectStore, StoredObject
 
@@ -29,6 +31,20 @@ class StoreConfigError(ValueError):
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+_tracer = tracer("renderer.store")
+
+
+def _traced_put(put):
+    """A span per object-store write: which store, which key, how many bytes."""
+    @functools.wraps(put)
+    async def traced(self, key: str, data: bytes, content_type: str) -> StoredObject:
+        with _tracer.start_as_current_span("object-store put", attributes={
+                "repodigest.store": type(self).__name__, "repodigest.key": key,
+                "repodigest.size": len(data), "repodigest.content_type": content_type}):
+            return await put(self, key, data, content_type)
+    return traced
 
 
 # ---------------------------------------------------------------- NATS object store
@@ -57,6 +73,7 @@ class NatsObjectStore:
     def uri(self, key: str) -> str:
         return f"nats://{self.bucket}/{key}"
 
+    @_traced_put
     async def put(self, key: str, data: bytes, content_type: str) -> StoredObject:
         from nats.js.api import ObjectMeta
 
@@ -126,6 +143,7 @@ class S3ObjectStore:
     def uri(self, key: str) -> str:
         return f"s3://{self.bucket}/{self._full(key)}"
 
+    @_traced_put
     async def put(self, key: str, data: bytes, content_type: str) -> StoredObject:
         check_key(key)
         digest = _digest(data)
@@ -221,6 +239,7 @@ class DirectoryObjectStore:
             raise ValueError(f"object key {key!r} escapes the artifacts directory")
         return path
 
+    @_traced_put
     async def put(self, key: str, data: bytes, content_type: str) -> StoredObject:
         path = self.path(key)
 

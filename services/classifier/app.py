@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
+from faststream import Context
 
 from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, Consumer
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark
@@ -12,7 +16,7 @@ from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark
 from .adapters.profiles import load_registry
 from .config import ClassifierSettings
 from .domain.rules import ProfileRegistry
-from .handlers import enrich_batch
+from .handlers import RELOAD_SUBJECT, ReloadReply, enrich_batch, reload_rules
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
@@ -24,12 +28,20 @@ log = logging.getLogger("repodigest.classifier")
 
 
 class ClassifierService:
+    """Rules load at start and on request: a core NATS request on `rd.control.classifier.reload`
+    (every replica subscribes, no queue group, so every replica reloads and answers) re-reads the
+    profiles; rules that fail to load are refused with file:LINE: reason and the previous rules
+    stay in use."""
+
     name = "classifier"
     consumers: Sequence[str] = (DURABLE_CLASSIFIER,)
 
-    def __init__(self, registry: ProfileRegistry, bus: "Bus") -> None:
+    def __init__(self, registry: ProfileRegistry, bus: "Bus",
+                 loader: Callable[[], ProfileRegistry] | None = None) -> None:
         self.registry = registry
         self.bus = bus
+        self.loader = loader
+        self._reloading = asyncio.Lock()
         self.consumer: Consumer = Consumer(
             bus, CONSUMERS[DURABLE_CLASSIFIER], decode=GITHUB_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_github_events)
@@ -37,13 +49,36 @@ class ClassifierService:
     async def on_github_events(self, events: list[GithubFact | SyncWatermark]) -> None:
         await enrich_batch(events, self.registry, self.bus.publish)
 
+    async def reload(self) -> ReloadReply:
+        """Re-read the profiles; the new rules apply from the next batch on."""
+        if self.loader is None:
+            return ReloadReply(ok=False, profiles=self.registry.versions(),
+                               error="this classifier was built without a profile loader")
+        async with self._reloading:
+            self.registry, reply = await reload_rules(self.loader, self.registry)
+        if reply.ok:
+            log.info("classifier rules reloaded; changed: %s", ", ".join(reply.changed) or "none",
+                     extra={"changed": list(reply.changed)})
+            self._log_profiles()
+        else:
+            log.error("classifier rules NOT reloaded, the previous ones stay in use:\n%s", reply.error)
+        return reply
+
     def register(self, router: "NatsRouter") -> None:
         self.consumer.register(router)
+        service = self
 
-    async def start(self) -> None:
+        @router.subscriber(RELOAD_SUBJECT, title="classifier-reload")
+        async def on_reload_requested(message: Annotated[Any, Context("message")]) -> dict:
+            return (await service.reload()).model_dump(mode="json")
+
+    def _log_profiles(self) -> None:
         for name, ruleset in sorted(self.registry.rulesets.items()):
             log.info("classifier profile %s version %s", name, ruleset.ref.version[:12],
                      extra={"profile": name, "ruleset_version": ruleset.ref.version})
+
+    async def start(self) -> None:
+        self._log_profiles()
 
     async def stop(self) -> None:
         return None
@@ -54,6 +89,6 @@ class ClassifierService:
 
 def build_service(settings: ClassifierSettings, runtime: "Runtime") -> ClassifierService:
     """Load and compile every profile now, so a bad profile stops start-up with its message."""
-    registry = load_registry(settings.profiles_dir, settings.codeowners_files(),
-                             settings.profile_overrides)
-    return ClassifierService(registry, runtime.bus("classifier"))
+    loader = functools.partial(load_registry, settings.profiles_dir, settings.codeowners_files(),
+                               settings.profile_overrides)
+    return ClassifierService(loader(), runtime.bus("classifier"), loader)

@@ -185,3 +185,161 @@ def classify_command(profile: str, source: str, explain: bool = False, out: IO[s
     return 1 if bad else 0
 
 
+
+
+# ---------------------------------------------------------------- reclassify and reload
+
+
+def parse_since(text: str | None) -> datetime | None:
+    """`2026-06-01` or an ISO date-time; without a zone it is UTC."""
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--since {text!r} is not a date (2026-06-01) or ISO date-time "
+                         "(2026-06-01T08:00:00+08:00)") from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+async def _connect(nats_url: str):  # type: ignore[no-untyped-def]
+    import nats
+
+    from .config import ClassifierSettings
+
+    settings = ClassifierSettings(nats_url=nats_url)
+    kwargs: dict[str, Any] = {}
+    if settings.nats_user:
+        kwargs["user"] = settings.nats_user
+        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else None
+    if settings.nats_token:
+        kwargs["token"] = settings.nats_token.get_secret_value()
+    try:
+        return await nats.connect(settings.servers(), connect_timeout=max(1, int(settings.nats_connect_timeout)),
+                                  max_reconnect_attempts=2, allow_reconnect=True, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - turned into an actionable message
+        raise ConnectionError(f"cannot reach NATS at {nats_url}: {type(exc).__name__}. Start a "
+                              "nats-server with JetStream (-js) or fix --nats-url") from None
+
+
+def reclassify_command(nats_url: str, repo: str | None, since: str | None, profile: str | None,
+                       *, progress: bool = True, out: IO[str] | None = None,
+                       err: IO[str] | None = None) -> int:
+    """`repodigest reclassify`: replay RD_GITHUB through the current rules into RD_ENRICHED.
+
+    Rules: the classifier settings (`REPODIGEST_PROFILES_DIR`, `REPODIGEST_PROFILE_OVERRIDES`,
+    CODEOWNERS), or `profile` (a name or a profile YAML path) for every repository. Exit codes:
+    0 done; 1 some messages could not be re-classified (listed); 2 bad arguments, rules that do
+    not load, or NATS unreachable.
+    """
+    import asyncio
+
+    from .adapters.profiles import load_registry
+    from .config import ClassifierSettings
+    from .reclassify import reclassify
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    if repo is not None and (repo.count("/") != 1 or not all(repo.split("/"))):
+        print(f"error: repository {repo!r} must be OWNER/NAME", file=err)
+        return 2
+    try:
+        since_at = parse_since(since)
+        settings = ClassifierSettings(nats_url=nats_url)
+        registry = load_registry(settings.profiles_dir, settings.codeowners_files(),
+                                 settings.profile_overrides, pinned=profile)
+    except (ValueError, ProfileError) as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+
+    async def main() -> Any:
+        nc = await _connect(nats_url)
+        try:
+            return await reclassify(nc.jetstream(), repo, since=since_at, progress=progress,
+                                    registry=registry)
+        finally:
+            await nc.drain()
+
+    try:
+        result = asyncio.run(main())
+    except ConnectionError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a NATS failure mid-replay: say what happened
+        print(f"error: reclassification stopped: {type(exc).__name__}: {exc}. It is safe to run it "
+              "again (enriched ids are deterministic)", file=err)
+        return 2
+    rulesets = ", ".join(f"{r}: {v.split('@')[0]}@{v.split('@')[1][:12]}"
+                         for r, v in sorted(result.rulesets.items())) or "none"
+    print(f"reclassified {result.facts} facts of {repo or 'all repositories'} "
+          f"({result.before_since} before --since left as they were); rules: {rulesets}", file=out)
+    for name, mark in sorted(result.watermarks.items()):
+        print(f"forwarded the watermark of {name} ({mark.isoformat()}): the summarizer "
+              "re-summarizes the windows whose figures changed", file=out)
+    for problem in result.problems:
+        print(f"skipped: {problem}", file=err)
+    if result.skipped:
+        print(f"{result.skipped} message(s) could not be re-classified", file=err)
+        return 1
+    return 0
+
+
+def reload_command(nats_url: str, timeout: float = 10.0, replicas: int = 1,
+                   out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """`repodigest classifier-reload`: ask running classifiers to re-read their rule profiles.
+
+    Sends a request on `rd.control.classifier.reload` and prints each answer (every replica
+    answers; waits for `replicas` answers or `timeout` seconds). Exit codes: 0 every answer says
+    reloaded; 1 a classifier refused the new rules (file:LINE: reason printed; it keeps the old
+    ones); 2 NATS unreachable or no classifier answered.
+    """
+    import asyncio
+    import json as _json
+
+    import nats.errors
+
+    from .handlers import RELOAD_SUBJECT, ReloadReply
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+
+    async def main() -> list[ReloadReply]:
+        nc = await _connect(nats_url)
+        try:
+            inbox = nc.new_inbox()
+            sub = await nc.subscribe(inbox)
+            await nc.publish(RELOAD_SUBJECT, b"{}", reply=inbox)
+            got: list[ReloadReply] = []
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while len(got) < replicas and loop.time() < deadline:
+                try:
+                    msg = await sub.next_msg(timeout=max(0.01, deadline - loop.time()))
+                except nats.errors.TimeoutError:
+                    break
+                got.append(ReloadReply.model_validate(_json.loads(msg.data)))
+            await sub.unsubscribe()
+            return got
+        finally:
+            await nc.drain()
+
+    try:
+        replies = asyncio.run(main())
+    except ConnectionError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    if not replies:
+        print(f"error: no classifier answered on {RELOAD_SUBJECT} within {timeout:g}s; is one running "
+              "against this NATS server?", file=err)
+        return 2
+    code = 0
+    for reply in replies:
+        if reply.ok:
+            versions = ", ".join(f"{n}@{v[:12]}" for n, v in sorted(reply.profiles.items()))
+            print(f"reloaded; changed: {', '.join(reply.changed) or 'none'}; now {versions}", file=out)
+        else:
+            print(f"refused, the previous rules stay in use:\n{reply.error}", file=err)
+            code = 1
+    if len(replies) < replicas:
+        print(f"warning: {len(replies)} of {replicas} classifiers answered within {timeout:g}s", file=err)
+    return code

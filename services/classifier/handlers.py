@@ -1,4 +1,4 @@
-"""Use cases of the classifier: classify one fact, and handle a consumed batch in stream order."""
+"""Use cases of the classifier: classify one fact, handle a consumed batch in stream order, reload rules."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from shared.bus import Poison, Subjects
 from shared.telemetry import continuing, in_context_of, tracer
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent
 
-from .domain.rules import ProfileRegistry
+from .domain.rules import ProfileError, ProfileRegistry
 
 
 _tracer = tracer("classifier")
@@ -72,3 +74,33 @@ async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: P
     if pending:
         await asyncio.gather(*pending)
     return len(results)
+
+
+# ---------------------------------------------------------------- rule reloads
+
+RELOAD_SUBJECT = "rd.control.classifier.reload"
+
+
+class ReloadReply(BaseModel):
+    """What a classifier answers on `rd.control.classifier.reload`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    service: str = "classifier"
+    # profile -> rule-set version now in use (the previous ones when the reload failed)
+    profiles: dict[str, str] = Field(default_factory=dict)
+    changed: tuple[str, ...] = ()  # profiles whose version changed, added or removed
+    error: str | None = None  # why the new rules were refused: file:LINE: reason
+
+
+async def reload_rules(load: Callable[[], ProfileRegistry],
+                       current: ProfileRegistry) -> tuple[ProfileRegistry, ReloadReply]:
+    """Re-read the profiles (in a thread: file I/O and compilation); on any error keep `current`."""
+    try:
+        registry = await asyncio.to_thread(load)
+    except ProfileError as exc:
+        return current, ReloadReply(ok=False, profiles=current.versions(), error=str(exc))
+    before, after = current.versions(), registry.versions()
+    changed = tuple(sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n)))
+    return registry, ReloadReply(ok=True, profiles=after, changed=changed)

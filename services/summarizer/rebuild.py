@@ -1,0 +1,267 @@
+"""`repodigest rebuild`: drop the summarizer's projections and replay RD_ENRICHED from the start.
+
+What it does, in order:
+
+1. Refuses while a summarizer is running. A running summarizer keeps pull requests waiting on
+   its durable consumer `summarizer-fold` (or holds delivered, unacknowledged messages); folding
+   the same tables from two places while one of them is being emptied would leave a mix of old
+   and new state. Stop every summarizer replica (and `repodigest run` / one-shot reports that run
+   one in-process) first; a crashed one releases its messages after the consumer's ack wait.
+2. Drops what folding produced (`SqlProjections.reset_projections`: items, activity, processed
+   ids, watermarks, rejected events; for one repository with `--repo`). Windows with their
+   revisions and revision history and pending report requests are kept: revision numbers go on
+   (a second "revision 1" with other figures would overwrite rendered artifacts).
+3. Replays every message of RD_ENRICHED (filtered to the repository's subjects with `--repo`)
+   through an ephemeral pull consumer, in stream order, in batches, through the same fold as the
+   service (`handlers.fold_batch`: same accept list, future-time hold, window closing), so the
+   result equals the incremental one. Invalid messages are counted and skipped (the service
+   dead-lettered them when they arrived).
+4. Recomputes every summarized window: a window whose figures changed (new rules, a wider accept
+   list, a fixed bug) is published as a new revision, with the changed figures, for the renderer;
+   the others stay as they are. Pending requests are answered by the service when it starts.
+
+The durable consumer itself is left alone: when the summarizer starts again it resumes where it
+stopped; messages it has not yet acknowledged were already folded by the rebuild and are skipped
+as duplicates by their processed ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from shared.bus import (
+    CONSUMERS, DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects, repo_tokens,
+)
+from shared.events import ENRICHED_EVENT_ADAPTER, WindowSummarized
+
+from .handlers import Deps, fold_batch, publish_due
+
+log = logging.getLogger("repodigest.summarizer.rebuild")
+
+# (messages done, messages known so far) after every batch
+Progress = Callable[[int, int], None]
+
+
+class RebuildRefused(RuntimeError):
+    """The rebuild cannot run now; the message says why and what to do."""
+
+
+@dataclass
+class RebuildResult:
+    repo: str | None = None
+    messages: int = 0
+    facts: int = 0
+    watermarks: int = 0
+    duplicates: int = 0
+    invalid: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    released: int = 0
+    deleted: dict[str, int] = field(default_factory=dict)
+    windows_checked: int = 0
+    revisions: list[tuple[str, str, int]] = field(default_factory=list)  # (repo, window, revision)
+    seconds: float = 0.0
+
+
+def replay_subject(repo: str | None) -> str:
+    """RD_ENRICHED subjects of one repository (`rd.enriched.<kind>.<action>.<owner>.<name>`)."""
+    return "rd.enriched.>" if repo is None else f"rd.enriched.*.*.{repo_tokens(repo)}"
+
+
+async def check_no_running_summarizer(js, *, samples: int = 5, interval: float = 0.25) -> None:
+    """Raise RebuildRefused while the durable fold consumer is in use.
+
+    A running summarizer pulls with short expiries (`fetch_timeout`), so a waiting pull request
+    shows up in at least one of a few samples spread over more than one pull period; while it
+    handles a long batch its delivered messages are pending acknowledgement instead.
+    """
+    import nats.js.errors
+
+    spec = CONSUMERS[DURABLE_SUMMARIZER]
+    for i in range(samples):
+        try:
+            info = await js.consumer_info(spec.stream, spec.durable)
+        except nats.js.errors.NotFoundError:
+            return  # no summarizer has ever run against this server (or the stream is new)
+        if info.num_waiting:
+            raise RebuildRefused(
+                f"a summarizer is running: its durable consumer {spec.durable} has "
+                f"{info.num_waiting} waiting pull request(s). Stop every summarizer (the service, "
+                "`repodigest run`, one-shot reports using this NATS) and run rebuild again")
+        if info.num_ack_pending:
+            raise RebuildRefused(
+                f"the durable consumer {spec.durable} has {info.num_ack_pending} delivered "
+                "message(s) not yet acknowledged: a summarizer is folding them, or one stopped "
+                f"without acknowledging (they are released after {spec.ack_wait:.0f} s). Stop "
+                "every summarizer, wait that long, and run rebuild again")
+        if i + 1 < samples:
+            await asyncio.sleep(interval)
+
+
+async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 500,
+                  progress: Progress | None = None, fetch_timeout: float = 5.0,
+                  check_running: bool = True) -> RebuildResult:
+    """Reset the projections and fold RD_ENRICHED from its first message; re-summarize windows.
+
+    `js` is a nats-py JetStream context (publishing of new revisions goes through `deps.publish`).
+    """
+    import nats.errors
+    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+    started = time.monotonic()
+    result = RebuildResult(repo=repo)
+    if check_running:
+        await check_no_running_summarizer(js)
+    await deps.ensure_schema()
+    async with deps.db_lock:
+        result.deleted = await asyncio.to_thread(deps.store.reset_projections, repo)
+    log.info("rebuild: projections dropped (%s); replaying %s", result.deleted, STREAM_ENRICHED,
+             extra={"repo": repo or "*"})
+
+    subject = replay_subject(repo)
+    config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE,
+                            inactive_threshold=max(60.0, 4 * fetch_timeout), mem_storage=True)
+    sub = await js.pull_subscribe(subject, stream=STREAM_ENRICHED, config=config)
+    try:
+        total = (await sub.consumer_info()).num_pending or 0
+        if progress is not None:
+            progress(0, total)
+        while result.messages < total:
+            try:
+                msgs = await sub.fetch(batch, timeout=fetch_timeout)
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                log.warning("rebuild: %s stopped delivering after %d of %d messages (purged "
+                            "meanwhile?); folded what arrived", STREAM_ENRICHED, result.messages, total)
+                break
+            events = []
+            for msg in msgs:
+                try:
+                    events.append(ENRICHED_EVENT_ADAPTER.validate_json(msg.data))
+                except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                    result.invalid += 1
+                    log.warning("rebuild: skipped an invalid message on %s: %s", msg.subject,
+                                str(exc).splitlines()[0][:200])
+            result.messages += len(msgs)
+            if msgs:
+                # messages published since the start are folded too: keep the total honest
+                total = max(total, result.messages + (msgs[-1].metadata.num_pending or 0))
+            if events:
+                folded = await fold_batch(deps, events)
+                result.facts += folded.facts
+                result.watermarks += folded.watermarks
+                result.duplicates += folded.duplicates
+                result.released += folded.released
+                for reason, n in folded.rejected.items():
+                    result.rejected[reason] = result.rejected.get(reason, 0) + n
+            if progress is not None:
+                progress(result.messages, total)
+    finally:
+        try:
+            await sub.unsubscribe()
+        except Exception:  # noqa: BLE001 - the ephemeral consumer expires on its own
+            pass
+
+    async with deps.db_lock:
+        result.windows_checked = await asyncio.to_thread(deps.store.mark_summarized_dirty, repo)
+    published: list[WindowSummarized] = await publish_due(
+        deps, None if repo is None else {repo}, requests=False)
+    result.revisions = [(e.data.repo, e.data.window.label, e.data.revision) for e in published]
+    result.seconds = time.monotonic() - started
+    log.info("rebuild: %d messages, %d facts, %d watermarks folded; %d windows checked, %d new "
+             "revision(s) in %.1f s", result.messages, result.facts, result.watermarks,
+             result.windows_checked, len(result.revisions), result.seconds,
+             extra={"repo": repo or "*"})
+    return result
+
+
+def rebuild_command(nats_url: str, database_url: str, repo: str | None, *,
+                    progress: bool = True) -> int:
+    """`repodigest rebuild`: 0 done, 2 bad arguments or unreachable NATS/database, 3 refused
+    because a summarizer is running. Other summarizer settings (schedules, accept list, future
+    tolerance, report policy) come from the same `REPODIGEST_*` variables as the service's."""
+    from rich.console import Console
+
+    from shared.events import check_repo
+
+    err, out = Console(stderr=True), Console()
+
+    def fail(message: str, code: int) -> int:
+        err.print(f"[bold red]error:[/] {message}", highlight=False)
+        return code
+
+    if repo is not None:
+        try:
+            repo = check_repo(repo)
+        except ValueError as exc:
+            return fail(str(exc), 2)
+    from pydantic import ValidationError
+
+    from .config import SummarizerSettings
+
+    try:
+        settings = SummarizerSettings(nats_url=nats_url, database_url=database_url)
+    except ValidationError as exc:
+        return fail(f"summarizer settings: {exc}", 2)
+    from shared.service import NatsUnreachable
+
+    from .adapters.store import StoreError
+
+    try:
+        result = asyncio.run(_rebuild_with(settings, repo, progress and err.is_terminal, err))
+    except RebuildRefused as exc:
+        return fail(f"rebuild refused: {exc}", 3)
+    except (NatsUnreachable, StoreError) as exc:
+        return fail(str(exc), 2)
+    rejected = ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())) or "none"
+    out.print(f"rebuilt {result.repo or 'all repositories'}: {result.messages} messages, "
+              f"{result.facts} facts, {result.watermarks} watermarks folded "
+              f"({result.invalid} invalid skipped; not counted: {rejected}) in {result.seconds:.1f} s; "
+              f"{result.windows_checked} summarized windows checked, "
+              f"{len(result.revisions)} new revision(s)", highlight=False)
+    for repo_name, label, revision in result.revisions:
+        out.print(f"  {repo_name} {label} r{revision}", highlight=False)
+    return 0
+
+
+async def _rebuild_with(settings, repo: str | None, show_progress: bool, console) -> RebuildResult:
+    from shared.service import Runtime
+
+    from .adapters.store import SqlProjections
+    from .app import NAME, build_deps
+
+    runtime = Runtime(settings, f"{NAME}-rebuild")
+    store = SqlProjections(settings.database_url, echo=settings.database_echo)
+    bus = runtime.bus(NAME)
+
+    async def publish(event: WindowSummarized) -> None:
+        await bus.publish(event, Subjects.summary_ready(event.data.repo))
+
+    # re-summarize right away (no debounce: nothing else is folding)
+    deps = build_deps(settings, store, publish)
+    deps.window_debounce = None
+    started = False
+    try:
+        # connects (an actionable error when NATS is unreachable) and ensures the streams exist
+        await runtime.start()
+        started = True
+        js = runtime.broker.config.connection_state.stream
+        if not show_progress:
+            return await rebuild(js, deps, repo=repo)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=console, transient=False) as bar:
+            task = bar.add_task(f"replaying {STREAM_ENRICHED}", total=None)
+
+            def advance(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            return await rebuild(js, deps, repo=repo, progress=advance)
+    finally:
+        await deps.close()
+        if started:
+            await runtime.stop()
+        await asyncio.to_thread(store.close)

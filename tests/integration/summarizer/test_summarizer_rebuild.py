@@ -1,0 +1,155 @@
+"""`repodigest rebuild` on a real nats-server, SQLite and PostgreSQL: the replay equals the fold."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import sqlalchemy as sa
+
+from services.summarizer.adapters.store import SqlProjections
+from services.summarizer.adapters.tables import activity
+from services.summarizer.app import build_service
+from services.summarizer.config import SummarizerSettings
+from services.summarizer.domain.report import build_summary, figures
+from services.summarizer.domain.windows import previous_window, ref_from_window
+from services.summarizer.rebuild import rebuild_command
+from shared.bus import Subjects
+from shared.config import CommonSettings
+from shared.events import ReportRequestData, ReportRequested, RuleSetRef, WindowSummarized
+from shared.service import Runtime
+from shared.windows import week_window
+from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
+
+WEEK = week_window(2026, 24, "Asia/Shanghai")
+OTHER = "acme/gadgets"
+
+
+def settings_for(nats_url: str, database_url: str) -> SummarizerSettings:
+    return SummarizerSettings(nats_url=nats_url, database_url=database_url,
+                              schedules={"*": [{"kind": "week", "tz": "Asia/Shanghai"}]},
+                              close_grace_minutes=5, window_debounce_seconds=0.05)
+
+
+class Running:
+    """The summarizer service in this process, with a queue of the summaries it publishes."""
+
+    def __init__(self, nats_url: str, database_url: str) -> None:
+        self.runtime = Runtime(CommonSettings(nats_url=nats_url), "summarizer-test")
+        self.service = self.runtime.add(build_service(settings_for(nats_url, database_url), self.runtime))
+        self.summaries: asyncio.Queue = asyncio.Queue()
+
+    async def __aenter__(self) -> "Running":
+        await self.runtime.start()
+
+        async def on_summary(msg) -> None:
+            await self.summaries.put(WindowSummarized.model_validate_json(msg.data))
+
+        await self.runtime.broker.connection.subscribe("rd.summary.ready.>", cb=on_summary)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.runtime.stop()
+
+    async def publish(self, events) -> None:
+        bus = self.runtime.bus("test")
+        for e in events:
+            subject = (Subjects.enriched(e.data.fact.kind, e.data.fact.action, e.data.fact.repo)
+                       if hasattr(e.data, "fact") else Subjects.enriched_watermark(e.data.repo))
+            await bus.publish(e, subject)
+
+    async def request(self, repo: str = REPO) -> WindowSummarized:
+        request = ReportRequested.create(
+            ReportRequestData(repo=repo, window=ref_from_window(WEEK), as_of=WEEK.end),
+            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        await self.runtime.bus("test").publish(request, Subjects.report_requested(repo))
+        async with asyncio.timeout(30):
+            while True:
+                event = await self.summaries.get()
+                if event.data.request_id == request.id:
+                    return event
+
+
+def figures_now(store: SqlProjections, repo: str = REPO) -> dict:
+    """The figures the projections give right now, computed without publishing anything."""
+    inp = store.load_window(repo, WEEK, previous_window(WEEK),
+                            open_prs_since=WEEK.end - timedelta(days=30))
+    return figures(build_summary(inp, now=WEEK.end))
+
+
+async def test_rebuild_replays_the_log_to_the_incremental_figures(nats_server, database_url):
+    sc = random_scenario(31, WEEK.start, 7.0, n_items=150)
+    events = sc.events()
+    # a re-classification of some facts under a newer rule set: the later one wins, in both paths
+    reclassified = random_scenario(31, WEEK.start, 7.0, n_items=150).events(
+        RuleSetRef(profile="test", version="t2"))[:40]
+    other = random_scenario(32, WEEK.start, 7.0, n_items=30, repo=OTHER).events()
+    mark = WEEK.end + timedelta(hours=1)
+    async with Running(nats_server.url, database_url) as run:
+        await run.publish([*events, *reclassified, *other, watermark(mark), watermark(mark, OTHER)])
+        first = (await run.request()).data
+        other_first = (await run.request(OTHER)).data
+        # while the service runs, rebuild refuses and touches nothing
+        store = SqlProjections(database_url)
+        before = store.counts()
+        assert await asyncio.to_thread(rebuild_command, nats_server.url, database_url, None,
+                                       progress=False) == 3
+        assert store.counts() == before
+    assert first.counts.merged_prs == sum(1 for i in sc.items if i.merged and WEEK.contains(i.merged))
+    assert figures_now(store) == figures(first)
+
+    # damage the projections: the figures no longer match (so the comparison below can fail)
+    with store.engine.begin() as conn:
+        ids = conn.execute(sa.select(activity.c.id).where(activity.c.repo == REPO)
+                           .order_by(activity.c.id)).scalars().all()
+        conn.execute(activity.delete().where(activity.c.id.in_(ids[::3])))
+    assert figures_now(store) != figures(first)
+
+    assert await asyncio.to_thread(rebuild_command, nats_server.url, database_url, None,
+                                   progress=False) == 0
+    assert figures_now(store) == figures(first)
+    assert figures_now(store, OTHER) == figures(other_first)
+    assert store.counts() == before
+    # the figures did not change, so no new revision: the history still has revision 1 only
+    assert [r.revision for r in store.revisions(REPO, WEEK.label)] == [1]
+    assert store.window_state(REPO, WEEK.label).revision == 1
+
+    # the service resumes on its durable consumer and reports the same figures again
+    async with Running(nats_server.url, database_url) as run:
+        again = (await run.request()).data
+        assert run.service.fold_consumer.stats.dead == 0
+    assert figures(again) == figures(first) and again.revision == 1
+    assert again.appendix == first.appendix and again.key_prs == first.key_prs
+    store.close()
+
+
+async def test_rebuild_of_one_repository_leaves_the_others_alone(nats_server, database_url):
+    ours = random_scenario(41, WEEK.start, 7.0, n_items=40).events()
+    theirs = random_scenario(42, WEEK.start, 7.0, n_items=40, repo=OTHER).events()
+    mark = WEEK.end + timedelta(hours=1)
+    async with Running(nats_server.url, database_url) as run:
+        await run.publish([*ours, *theirs, watermark(mark), watermark(mark, OTHER)])
+        first = (await run.request()).data
+        await run.request(OTHER)
+    store = SqlProjections(database_url)
+    before = store.counts()
+    with store.engine.begin() as conn:
+        conn.execute(activity.delete().where(activity.c.repo == REPO))
+        # a row of the other repository that a rebuild of REPO must not repair
+        victim = conn.execute(sa.select(sa.func.min(activity.c.id)).where(activity.c.repo == OTHER)).scalar()
+        conn.execute(activity.delete().where(activity.c.id == victim))
+    assert await asyncio.to_thread(rebuild_command, nats_server.url, database_url, REPO,
+                                   progress=False) == 0
+    assert figures_now(store) == figures(first)
+    after = store.counts()
+    assert after["activity"] == before["activity"] - 1 and after["items"] == before["items"]
+    assert after["processed"] == before["processed"]
+    store.close()
+
+
+def test_rebuild_command_reports_what_to_fix(tmp_path):
+    # a bad repository name and an unreachable NATS are exit code 2, with no traceback
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    assert rebuild_command("nats://127.0.0.1:1", db, "not a repo", progress=False) == 2
+    assert rebuild_command("nats://127.0.0.1:1", db, None, progress=False) == 2

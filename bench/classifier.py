@@ -1,6 +1,9 @@
 """Classifier throughput on one core: items/s through `CompiledRuleSet.classify`.
 
-    .venv/bin/python -m bench.classifier [--profile llm-serving] [--passes 3]
+    .venv/bin/python -m bench.classifier [--profile NAME] [--passes 3] [--source history|demo]
+
+The profile defaults to the one the source's repository uses: `vllm-ascend` for the real
+history, `vllm` for the demo stream.
 
 Items: the real vllm-ascend merged-PR history (../shared/data/vllm-ascend-history) when present,
 else the synthetic demo week. "cold" is the first pass on a freshly compiled rule set (every path
@@ -50,7 +53,7 @@ def load_items(source: str = "history") -> tuple[str, list[ItemSnapshot]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="llm-serving")
+    parser.add_argument("--profile", default=None, help="default: vllm-ascend (history), vllm (demo)")
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--source", choices=("history", "demo"), default="history")
     args = parser.parse_args()
@@ -58,6 +61,7 @@ def main() -> int:
     from services.classifier.adapters.profiles import read_profiles
     from services.classifier.domain.rules import compile_profile, resolve_profile
 
+    args.profile = args.profile or ("vllm-ascend" if args.source == "history" else "vllm")
     source, items = load_items(args.source)
     files = sum(len(i.files) for i in items)
     t = time.perf_counter()

@@ -405,6 +405,10 @@ class Consumer(Generic[E]):
             pass
 
     async def _retry(self, msg: "Msg", exc: BaseException) -> None:
+        with _MessageSpans.attached(msg):  # the warning carries the message's trace id
+            await self._retry_in_trace(msg, exc)
+
+    async def _retry_in_trace(self, msg: "Msg", exc: BaseException) -> None:
         deliveries = _deliveries(msg)
         self.stats.last_error = _short(exc)
         if deliveries >= self.spec.max_deliver:
@@ -418,6 +422,10 @@ class Consumer(Generic[E]):
         _MessageSpans.mark(msg, "retried", exc)
 
     async def _dead(self, msg: "Msg", reason: str) -> None:
+        with _MessageSpans.attached(msg):
+            await self._dead_in_trace(msg, reason)
+
+    async def _dead_in_trace(self, msg: "Msg", reason: str) -> None:
         meta = _meta(msg)
         await self.bus.dead_letter(msg.data, DeadLetter(
             service=self.bus.service, reason=reason, subject=msg.subject,
@@ -503,6 +511,20 @@ class _MessageSpans:
                 span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, _short(error) if isinstance(error, BaseException)
                                    else str(error)[:300]))
+
+    @staticmethod
+    @contextlib.contextmanager
+    def attached(msg: "Msg") -> "Iterator[None]":
+        current = _MessageSpans._current.get()
+        span = current.spans.get(id(msg)) if current is not None else None
+        if span is None:
+            yield
+            return
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
 
     @staticmethod
     def mark(msg: "Msg", outcome: str, error: "BaseException | str | None" = None) -> None:

@@ -34,7 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from services.ingest.domain.mapping import (
-    SUPPORTED_EVENTS, MappingError, facts_from_webhook, webhook_repo,
+    SUPPORTED_EVENTS, MappingError, facts_from_webhook, ignore_reason, webhook_repo,
 )
 from shared.events import FactData
 
@@ -168,7 +168,7 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return reply(200, ok=True, zen=payload.get("zen"), hook_id=payload.get("hook_id"))
         if event not in SUPPORTED_EVENTS:
             stats["ignored"] += 1
-            return reply(202, ignored=event)
+            return reply(202, ignored=event, reason=ignore_reason(event, ""))
         try:
             facts = facts_from_webhook(event, payload)
         except (MappingError, ValueError) as exc:
@@ -176,11 +176,14 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return reply(422, error=f"{event} delivery cannot be read: {exc}")
         if not facts:
             stats["ignored"] += 1
-            return reply(202, ignored=f"{event}.{payload.get('action')}")
+            action = str(payload.get("action") or "")
+            return reply(202, ignored=f"{event}.{action}", reason=ignore_reason(event, action))
         repo = webhook_repo(payload) or facts[0].repo
         if allowed is not None and repo.lower() not in allowed:
             stats["ignored"] += 1
-            return reply(202, ignored=f"repository {repo} is not configured")
+            return reply(202, ignored=f"repository {repo} is not configured",
+                         reason="an organisation-wide hook delivers every repository; this "
+                                "ingest reads only REPODIGEST_REPOS")
         delivery = request.headers.get("x-github-delivery")
         if delivery and not await deliveries.claim(delivery):
             stats["duplicates"] += 1

@@ -30,6 +30,33 @@ SUPPORTED_EVENTS = {"pull_request", "issues", "issue_comment", "pull_request_rev
                     "pull_request_review_comment"}
 
 
+COMMENT_ACTIONS = {"created"}
+REVIEW_ACTIONS = {"submitted"}
+FACT_ACTIONS = {"pull_request": PR_ACTIONS, "issues": ISSUE_ACTIONS,
+                "issue_comment": COMMENT_ACTIONS, "pull_request_review": REVIEW_ACTIONS,
+                "pull_request_review_comment": COMMENT_ACTIONS}
+
+# why the events that are not facts are acknowledged and ignored
+EVENT_REASONS = {
+    "label": "a label definition was created, edited or deleted; putting a label on an item "
+             "arrives as pull_request.labeled or issues.labeled",
+    "push": "pushes are not reported; merged pull requests are",
+    "release": "releases are not pull request or issue activity",
+}
+
+
+def ignore_reason(event: str, action: str) -> str:
+    """Why a delivery of `event` with `action` publishes no fact (acknowledged, not an error)."""
+    if event not in SUPPORTED_EVENTS:
+        return EVENT_REASONS.get(event, f"{event} events are not pull request or issue activity")
+    facts = ", ".join(sorted(FACT_ACTIONS[event]))
+    if event in ("pull_request", "issues") and action == "synchronize":
+        return "new commits on a pull request are not a fact (its changed files are read when it is merged)"
+    if event == "pull_request_review" and action == "submitted":
+        return "a pending review is not a fact until it is submitted"
+    return f"{event}.{action or '?'} is not a fact repodigest reports (facts of {event}: {facts})"
+
+
 class MappingError(ValueError):
     """A GitHub payload lacks what a fact needs (a contract violation, not a transient failure)."""
 

@@ -80,12 +80,15 @@ def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected."""
     from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
+    from faststream.nats.security import NatsToken, NatsUserPassword
+
     kwargs: dict = {}
     if settings.nats_user:
-        kwargs["user"] = settings.nats_user
-        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else None
-    if settings.nats_token:
-        kwargs["token"] = settings.nats_token.get_secret_value()
+        kwargs["security"] = NatsUserPassword(
+            settings.nats_user,
+            settings.nats_password.get_secret_value() if settings.nats_password else "")
+    elif settings.nats_token:
+        kwargs["security"] = NatsToken(settings.nats_token.get_secret_value())
     broker = NatsBroker(
         settings.servers(),
         name=f"repodigest-{name}",
@@ -150,6 +153,14 @@ class Runtime:
                 f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {type(exc).__name__}. Start a "
                 "nats-server with JetStream (-js), fix REPODIGEST_NATS_URL / --nats-url, or leave "
                 "it unset for the CLI to start an embedded server"
+            ) from None
+        except nats.errors.Error as exc:
+            if "authorization" not in str(exc).lower():
+                raise
+            raise NatsUnreachable(
+                f"NATS at {redact_url(self.settings.nats_url)} refused the login ({exc}): set "
+                "REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, to "
+                "credentials the server accepts"
             ) from None
         consumers = [c for s in self.services for c in s.consumers]
         await ensure_topology(self.broker.config.connection_state.stream,

@@ -1,0 +1,52 @@
+"""A runtime authenticates to a nats-server that requires a user and password (or a token), and
+a refused login says what to fix without showing the secret."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from shared.config import CommonSettings
+from shared.natsserver import find_binary, free_port
+from shared.service import NatsUnreachable, Runtime
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def auth_server(tmp_path, *auth: str):
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        find_binary(), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(tmp_path / "js"),
+        *auth, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    while True:
+        line = await asyncio.wait_for(proc.stderr.readline(), 20)
+        assert line, "nats-server exited"
+        if b"Server is ready" in line:
+            return proc, f"nats://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("auth,good,bad", [
+    (("--user", "svc", "--pass", "s3cret-pw"),
+     {"nats_user": "svc", "nats_password": "s3cret-pw"},
+     {"nats_user": "svc", "nats_password": "wrong-pw"}),
+    (("--auth", "s3cret-token"), {"nats_token": "s3cret-token"}, {"nats_token": "wrong-token"}),
+])
+async def test_runtime_uses_nats_credentials(tmp_path, auth, good, bad):
+    proc, url = await auth_server(tmp_path, *auth)
+    try:
+        runtime = Runtime(CommonSettings(nats_url=url, **good), "auth")
+        await runtime.start()
+        try:
+            info = await runtime.broker.config.connection_state.stream.stream_info("RD_GITHUB")
+            assert info.config.name == "RD_GITHUB"
+        finally:
+            await runtime.stop()
+        with pytest.raises(NatsUnreachable) as refused:
+            await Runtime(CommonSettings(nats_url=url, nats_connect_timeout=2, **bad), "auth").start()
+        message = str(refused.value)
+        assert "authorization" in message.lower() and "REPODIGEST_NATS_" in message
+        assert next(iter(bad.values())) not in message and "wrong" not in message
+    finally:
+        proc.terminate()
+        await proc.wait()

@@ -238,6 +238,9 @@ async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
     revision, changes = next_revision(current, state.figures if state else None, values)
     event: WindowSummarized | None = None
     if not (only_if_changed and revision == current):
+        if revision == current:
+            # the same revision again (another request): it says what it changed, as it did first
+            changes = await asyncio.to_thread(deps.store.revision_changes, repo, window.label, revision)
         data = draft.model_copy(update={"revision": revision, "changed_figures": changes})
         data = await asyncio.to_thread(fit_size, data, deps.max_summary_bytes)
         event = WindowSummarized.create(data)

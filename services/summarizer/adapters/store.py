@@ -560,6 +560,14 @@ class SqlProjections:
                          summary_id=r.summary_id, request_id=r.request_id, computed_at=r.computed_at)
                 for r in rows]
 
+    def revision_changes(self, repo: str, label: str, revision: int) -> tuple[ChangedFigure, ...]:
+        """What `revision` of the window changed against the revision before it (() if unknown)."""
+        with self.engine.connect() as conn:
+            text = conn.execute(sa.select(window_revisions.c.changed).where(
+                window_revisions.c.repo == repo, window_revisions.c.label == label,
+                window_revisions.c.revision == revision)).scalar()
+        return tuple(ChangedFigure.model_validate(c) for c in json.loads(text)) if text else ()
+
     def rejected_events(self, repo: str | None = None, reason: str | None = None) -> list[RejectedEvent]:
         """Events the fold did not count (or held and released later), oldest first."""
         query = sa.select(rejected)

@@ -58,6 +58,8 @@ async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_
         merged = {c.name: (c.before, c.after) for c in history[2].changed}["counts.merged_prs"]
         assert merged[1] == merged[0] + 1
         assert len({h.figures_hash for h in history}) == 3
+        # revision 3 published again (for a request) still says what revision 3 changed
+        assert published[3].data.changed_figures == history[2].changed != ()
         # the windows row holds the latest revision only
         assert store.window_state(REPO, WINDOW.label).revision == 3
     finally:

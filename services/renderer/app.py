@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
 from shared.events import ReportReady, WindowSummarized
 
+from .adapters.documents import stylesheet
 from .adapters.pdf import PdfRenderer
 from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
@@ -50,6 +52,7 @@ class RendererService:
         self._store = store
         self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
                                settings.pdf_max_tasks_per_child)
+        self._warming: asyncio.Task | None = None
         self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_RENDERER],
                                  WindowSummarized.model_validate_json, handle=self.on_summary)
 
@@ -73,9 +76,27 @@ class RendererService:
 
     async def start(self) -> None:
         self.pdf.start()
+        # warm the PDF workers in the background: the first report does not pay for spawning,
+        # imports and font loading, and start-up is not delayed by it
+        self._warming = asyncio.create_task(self._warm_pdf())
         log.info("renderer storing artifacts at %s", _redact(self.settings.artifacts_url))
 
+    async def _warm_pdf(self) -> None:
+        try:
+            await self.pdf.warm(stylesheet())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a report will retry and say what is wrong
+            log.warning("warming the PDF worker failed (%s); PDFs will be tried per report", exc)
+
     async def stop(self) -> None:
+        warming, self._warming = self._warming, None
+        if warming is not None and not warming.done():
+            warming.cancel()
+            try:
+                await warming
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
+                pass
         self.pdf.close()
 
     async def ready(self) -> None:

@@ -93,6 +93,7 @@ def render_json(summary: SummaryData) -> str:
     return summary.model_dump_json(indent=2) + "\n"
 
 
+@lru_cache(maxsize=1)
 def summary_schema() -> str:
     schema = SummaryData.model_json_schema()
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -1,6 +1,7 @@
 """Classifier throughput on one core: items/s through `CompiledRuleSet.classify`.
 
     .venv/bin/python -m bench.classifier [--profile NAME] [--passes 3] [--source history|demo]
+    .venv/bin/python -m bench.classifier --replay [--profile vllm]   # reclassify on nats-server
 
 The profile defaults to the one the source's repository uses: `vllm-ascend` for the real
 history, `vllm` for the demo stream.
@@ -56,7 +57,13 @@ def main() -> int:
     parser.add_argument("--profile", default=None, help="default: vllm-ascend (history), vllm (demo)")
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--source", choices=("history", "demo"), default="history")
+    parser.add_argument("--replay", action="store_true",
+                        help="also time `reclassify` over the demo stream on an embedded nats-server")
     args = parser.parse_args()
+    if args.replay:
+        import asyncio
+
+        return asyncio.run(replay(args.profile or "generic"))
 
     from services.classifier.adapters.profiles import read_profiles
     from services.classifier.domain.rules import compile_profile, resolve_profile
@@ -100,6 +107,50 @@ def main() -> int:
     print(f"{'classify, warm (paths seen)':<34}{warm:>12,.0f}")
     print(f"{'classify_cached, one cold pass':<34}{cached:>12,.0f}")
     print(f"{'baseline: pydantic decode of item':<34}{decode:>12,.0f}")
+    return 0
+
+
+async def replay(profile: str) -> int:
+    """Facts of the demo week into RD_GITHUB, then one timed `reclassify` under `profile`."""
+    import asyncio
+    import tempfile
+
+    import nats
+
+    from services.classifier.adapters.profiles import load_registry
+    from services.classifier.reclassify import reclassify
+    from services.ingest.domain.synthetic import generate_demo
+    from shared.bus import Subjects, ensure_topology
+    from shared.events import make_fact
+    from shared.natsserver import EmbeddedNats
+
+    demo = generate_demo(week="2026-W24")
+    with tempfile.TemporaryDirectory() as tmp:
+        server = await EmbeddedNats(store_dir=tmp).start()
+        try:
+            nc = await nats.connect(server.url)
+            js = nc.jetstream()
+            await ensure_topology(js)
+            facts = [make_fact(f) for f in demo.facts]
+            for start in range(0, len(facts), 500):
+                await asyncio.gather(*(js.publish(Subjects.fact(f.data.kind, f.data.action, f.data.repo),
+                                                  f.to_bytes(), headers={"Nats-Msg-Id": f.id})
+                                       for f in facts[start:start + 500]))
+            registry = load_registry(pinned=profile)
+            t = time.perf_counter()
+            result = await reclassify(js, facts[0].data.repo, registry=registry)
+            seconds = time.perf_counter() - t
+            await nc.close()
+        finally:
+            await server.stop()
+    print(f"reclassify: {result.facts} demo facts under {profile} in {seconds:.2f} s "
+          f"= {result.facts / seconds:,.0f} facts/s (read, classify, publish with acks)")
+    rs = load_registry(pinned=profile).get(profile)
+    t = time.perf_counter()
+    for f in facts:
+        rs.classify_cached(f.data.item)
+    alone = len(facts) / (time.perf_counter() - t)
+    print(f"baseline: classification alone (classify_cached, one cold pass): {alone:,.0f} facts/s")
     return 0
 
 

@@ -33,6 +33,8 @@ from .handlers import classify_fact
 if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
 
+    from shared.service import Runtime
+
 log = logging.getLogger("repodigest.classifier.reclassify")
 
 PUBLISH_TIMEOUT = 15.0
@@ -79,15 +81,18 @@ def reclassified_watermark(mark: SyncWatermark, versions: str) -> WatermarkForwa
     return event.model_copy(update={"id": deterministic_id(event.id, "reclassified", versions)})
 
 
-async def reclassify(js: "JetStreamContext", repo: str | None, *, since: datetime | None = None,
+async def reclassify(js: "JetStreamContext | Runtime", repo: str | None, *, since: datetime | None = None,
                      progress: bool = False, registry: ProfileRegistry | None = None,
                      publish: Callable[[CloudEvent, str], Awaitable[Any]] | None = None,
                      batch_size: int = 500, fetch_timeout: float = 5.0) -> ReclassifyResult:
     """Replay the facts of `repo` (all repositories when None) through `registry`'s rules.
 
+    `js` is a nats-py JetStream context or a started `shared.service.Runtime` (its broker's).
     `since` keeps facts that happened before it (by the fact's time) as they are. `registry`
     defaults to the built-in profiles; `publish` to JetStream over `js`.
     """
+    if hasattr(js, "broker"):  # a Runtime
+        js = js.broker.config.connection_state.stream
     if registry is None:
         from .adapters.profiles import load_registry
 

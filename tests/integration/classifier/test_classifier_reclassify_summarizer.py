@@ -77,7 +77,7 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
         assert modules_before.get("web") == web and "frontend" not in modules_before
 
         registry = load_registry(pinned=str(_write(tmp_path / "acme-b.yaml", B_PROFILE)))
-        result = await reclassify(js, REPO, registry=registry)
+        result = await reclassify(runtime, REPO, registry=registry)  # the runtime's connection
         assert result.facts == len(facts)
 
         second = (await next_summary(summaries)).data

@@ -57,6 +57,10 @@ class Background:
             self.task = None
 
 
+class IngestNotReady(RuntimeError):
+    """The ingest service runs but cannot do its job until a person acts (the message says)."""
+
+
 PollerFactory = Callable[["IngestService"], Awaitable[Sequence[Poller]]]
 
 
@@ -109,9 +113,24 @@ class IngestService:
                 await self._backfill_task
             self._backfill_task = None
 
+    def problems(self) -> list[str]:
+        """Why the service is not ready, each said so that a person can act: a failed backfill,
+        and pollers' problems (`GithubPoller.problems`: a rejected token, an unknown repository)."""
+        found = [f"backfill from {self.settings.backfill_source} failed: {self.backfill_error}"
+                 ] if self.backfill_error is not None else []
+        for poller in self.pollers:
+            check = getattr(poller, "problems", None)
+            if check is not None:
+                found.extend(check())
+        return found
+
     async def ready(self) -> bool:
-        """Ready unless the configured backfill failed (`backfill_error` says why)."""
-        return self.backfill_error is None
+        """True when ready; raises `IngestNotReady` with the reasons otherwise (`/readyz` shows
+        the message of what a check raises)."""
+        problems = self.problems()
+        if problems:
+            raise IngestNotReady("; ".join(problems))
+        return True
 
     async def _backfill(self) -> None:
         source = self.settings.backfill_source or ""
@@ -180,8 +199,9 @@ async def webhook_receivers(service: IngestService) -> list[Poller]:
         raise WebhookConfigError("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET "
                                  "is not: set it to the secret configured on the GitHub webhook")
     state = await KvIngestState.open(service.bus.js)
+    # with configured repositories, an organisation-wide hook's other repositories are ignored
     return [webhook_server(service.bus, state, s.webhook_secret, host=s.webhook_host,
-                           port=s.webhook_port, path=s.webhook_path)]
+                           port=s.webhook_port, path=s.webhook_path, repos=s.repos or None)]
 
 
 def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:

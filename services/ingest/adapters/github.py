@@ -42,8 +42,8 @@ from services.ingest.domain.mapping import (
     comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
 )
 from services.ingest.domain.transitions import ItemState, derive, merge_observed
-from opentelemetry import trace
-from opentelemetry.trace import SpanKind
+from opentelemetry import context as otel_context, trace
+from opentelemetry.trace import Link, SpanKind
 
 from shared.bus import Subjects
 from shared.telemetry import meter, tracer
@@ -73,6 +73,32 @@ def _traced_request(method: str):
                 return fn(self, url, *args, **kwargs)
         return call
     return wrap
+
+
+def _traced_sync(sync):
+    """A span per repository sync: the GitHub requests it makes are its children."""
+    async def call(bus: "Bus", state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
+        with _tracer.start_as_current_span("GitHub sync", attributes={"repodigest.repo": repo}) as span:
+            result = await sync(bus, state, source, repo, *args, **kwargs)
+            span.set_attributes({"repodigest.facts_published": result.facts_published,
+                                 "repodigest.items_changed": result.items_changed,
+                                 "github.requests": result.requests,
+                                 "github.not_modified": result.not_modified})
+            return result
+    call.__doc__, call.__name__ = sync.__doc__, sync.__name__
+    return call
+
+
+@contextlib.contextmanager
+def _fact_trace(data: FactData):
+    """Each fact begins its own trace (followed to the reports that count it), linked to the sync
+    or webhook delivery that observed it: one poll can publish thousands of facts."""
+    observed = trace.get_current_span().get_span_context()
+    with _tracer.start_as_current_span(
+            f"GitHub fact {data.kind}.{data.action}", context=otel_context.Context(),
+            links=[Link(observed)] if observed.is_valid else None,
+            attributes={"repodigest.repo": data.repo, "repodigest.number": data.item.number}):
+        yield
 
 
 def _observe_response(status: int, headers: dict[str, Any]) -> None:
@@ -284,6 +310,14 @@ class PyGithubSource:
             validators: Validators | None = None) -> Response:
         """One GET, conditional when `validators` are given; retried when worth it."""
         url = self.url_for(path, params)
+        return self._retried(lambda: self._get_once(url, validators))
+
+    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """One GraphQL query (POST to PyGithub's GraphQL URL: `<api>/graphql`, or `/api/graphql`
+        on GitHub Enterprise), retried and rate-limited like a GET; returns its `data`."""
+        return self._retried(lambda: self._graphql_once(query, variables))
+
+    def _retried(self, once: Callable[[], Any]) -> Any:
         retrying = Retrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
@@ -295,7 +329,7 @@ class PyGithubSource:
         try:
             for attempt in retrying:
                 with attempt:
-                    return self._get_once(url, validators)
+                    return once()
         except _Retryable as exc:
             raise GithubUnavailable(
                 f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
@@ -393,6 +427,50 @@ class PyGithubSource:
                         Validators(_header(resp_headers, "etag"),
                                    _header(resp_headers, "last-modified")),
                         _next_link(resp_headers))
+
+    def _graphql_once(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        import json
+
+        with self._lock:
+            self._respect_budget()
+        if self._closed.is_set():
+            raise GithubUnavailable("the GitHub source was closed")
+        requester = self._client().requester
+        url = requester.graphql_url
+        try:
+            status, resp_headers, body = requester.requestJson(
+                "POST", url, headers={"Accept": "application/json"},
+                input={"query": query, "variables": variables})
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}") from None
+        with self._lock:
+            self._account(status, resp_headers)
+        if status >= 400:
+            self._raise_for(status, resp_headers, body, url)
+        try:
+            payload = json.loads(body) if body else None
+        except ValueError:
+            raise _Retryable(f"{url} answered {status} with a body that is not JSON") from None
+        if not isinstance(payload, dict):
+            raise _Retryable(f"{url} answered {status} without a JSON object")
+        errors = [e for e in payload.get("errors") or () if isinstance(e, dict)]
+        if errors:
+            kinds = {str(e.get("type") or "") for e in errors}
+            text = "; ".join(str(e.get("message") or e.get("type")) for e in errors[:3])
+            if "RATE_LIMITED" in kinds:
+                raise _Retryable(f"GraphQL rate limited ({text})", None, secondary=True)
+            if kinds == {"NOT_FOUND"} and payload.get("data") is not None:
+                return payload["data"]  # a null field: the caller says what was not found
+            if "NOT_FOUND" in kinds:
+                raise GithubNotFound(
+                    f"GitHub GraphQL: {text}: check the spelling OWNER/NAME and, for a private "
+                    "repository, that the token has access to it")
+            if payload.get("data") is None:
+                raise GithubError(f"GitHub GraphQL refused the query at {url}: {text}")
+            log.warning("GitHub GraphQL answered with errors (partial data kept): %s", text)
+        if payload.get("data") is None:
+            raise _Retryable(f"{url} answered {status} without data")
+        return payload["data"]
 
     def _account(self, status: int, headers: dict[str, Any]) -> None:
         b = self.budget
@@ -507,7 +585,8 @@ async def _publish(bus: "Bus", facts: Sequence[FactData]) -> tuple[list[str], in
     ids, duplicates = [], 0
     for data in facts:
         event = make_fact(data)
-        ack = await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
+        with _fact_trace(data):
+            ack = await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
         duplicates += bool(getattr(ack, "duplicate", False))
         ids.append(event.id)
     return ids, duplicates
@@ -561,6 +640,7 @@ async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str,
     return await asyncio.to_thread(read)
 
 
+@_traced_sync
 async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
                           now: datetime, since: datetime | None = None,
                           on_item: Callable[[int], None] | None = None) -> SyncResult:
@@ -789,7 +869,8 @@ class GithubPoller:
         self.backfill = backfill
         self.clock = clock
         self.results: dict[str, SyncResult] = {}
-        self.errors: dict[str, str] = {}
+        self.errors: dict[str, str] = {}  # repo -> why its last poll failed
+        self.failures: dict[str, GithubError] = {}
         self.polled = asyncio.Event()  # set after each full round (tests wait on it)
         self._task: asyncio.Task | None = None
         self._stop = asyncio.Event()
@@ -802,12 +883,21 @@ class GithubPoller:
                 self.results[repo] = await sync_repository(self.bus, self.state, self.source,
                                                            repo, now=now, since=since)
                 self.errors.pop(repo, None)
+                self.failures.pop(repo, None)
             except GithubError as exc:
                 self.errors[repo] = str(exc)
+                self.failures[repo] = exc
                 level = logging.WARNING if exc.transient else logging.ERROR
                 log.log(level, "polling %s failed: %s", repo, exc, extra={"repo": repo})
         self.polled.set()
         return dict(self.results)
+
+    def problems(self) -> list[str]:
+        """What keeps repositories from being polled and needs a person (a rejected token, a
+        repository not found, a permission): the service's readiness reports them. Transient
+        failures (GitHub unavailable, a rate limit) are retried by the next round and not listed."""
+        return [f"polling {repo}: {self.errors[repo]}" for repo, exc in self.failures.items()
+                if not exc.transient]
 
     async def _run(self) -> None:
         while not self._stop.is_set():

@@ -124,6 +124,11 @@ def _short(exc: Exception) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first.get("loc", ())) or "event"
     more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    if first.get("type") == "union_tag_invalid":
+        # pydantic lists every known tag: name the unknown one and the family instead
+        tag = (first.get("ctx") or {}).get("tag")
+        return (f"unknown event type {tag!r} (known: dev.repodigest.github.<kind>.<action>.v1; "
+                "a file written by a newer repodigest?)")
     return f"{where}: {first.get('msg')}{more}"
 
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from services.ingest.app import build_service
+from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
 from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
 from services.ingest.handlers import ingest_source
@@ -84,7 +84,8 @@ async def test_failed_backfill_makes_the_service_unready(nats_server, tmp_path):
                                       backfill_source=f"replay:{tmp_path / 'missing.jsonl'}")
     try:
         await asyncio.wait_for(service.backfill_done.wait(), 30)
-        assert not await service.ready()
+        with pytest.raises(IngestNotReady, match="backfill from replay:.*does not exist"):
+            await service.ready()
         assert "does not exist" in service.backfill_error
         info = await runtime.broker.config.connection_state.stream.stream_info(STREAM_GITHUB)
         assert info.state.messages == 0

@@ -51,3 +51,53 @@ async def test_github_requests_are_client_spans_with_rate_limits(finished_spans)
     # a 304 costs nothing: the budget the second answer reports is the one after the first
     assert spans[1].attributes["github.ratelimit.remaining"] == after_first
     assert gauge("repodigest_github_ratelimit_remaining", resource="core") == after_first
+
+
+async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, finished_spans):
+    from datetime import datetime, timezone
+
+    import shared.events as ev
+    from services.ingest.adapters.github import publish_facts, sync_repository
+    from services.ingest.adapters.kv import KvIngestState
+    from shared.config import CommonSettings
+    from shared.service import Runtime
+
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "ingest-test")
+    await runtime.start()
+    try:
+        bus = runtime.bus("ingest")
+        state = await KvIngestState.open(bus.js)
+        with GithubEmulator() as gh:
+            for name in ("pulls", "issues", "issues/comments", "pulls/comments"):
+                gh.add(f"/repos/acme/quiet/{name}", [])
+            source = PyGithubSource(gh.token, gh.base_url)
+            result = await sync_repository(bus, state, source, "acme/quiet",
+                                           now=datetime(2026, 6, 9, tzinfo=timezone.utc))
+            source.close()
+
+        at = datetime(2026, 6, 8, 12, tzinfo=timezone.utc)
+        facts = [ev.FactData(repo="acme/widgets", kind="pull_request", action="merged",
+                             item=ev.ItemSnapshot(repo="acme/widgets", number=n, kind="pull_request",
+                                                  title=f"change {n}", author=ev.Actor(login="dev"),
+                                                  state="closed", created_at=at, closed_at=at,
+                                                  merged_at=at)) for n in (1, 2)]
+        with trace.get_tracer("test").start_as_current_span("webhook delivery") as delivery:
+            await publish_facts(bus, facts)
+    finally:
+        await runtime.stop()
+
+    spans = finished_spans.get_finished_spans()
+    (sync,) = [s for s in spans if s.name == "GitHub sync"]
+    assert sync.attributes["repodigest.repo"] == "acme/quiet"
+    gets = [s for s in spans if s.name == "GitHub GET" and s.parent
+            and s.parent.span_id == sync.context.span_id]
+    assert len(gets) == result.requests == sync.attributes["github.requests"] >= 4
+
+    roots = [s for s in spans if s.name == "GitHub fact pull_request.merged"]
+    assert len(roots) == 2 and all(s.parent is None for s in roots)
+    assert len({s.context.trace_id for s in roots}) == 2
+    for root in roots:
+        assert [link.context.span_id for link in root.links] == [delivery.get_span_context().span_id]
+        published = [s for s in spans if s.context.trace_id == root.context.trace_id
+                     and s.name.startswith("rd.github.pull_request.merged.")]
+        assert published, "the publish to RD_GITHUB continues the fact's trace"

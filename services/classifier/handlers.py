@@ -101,6 +101,9 @@ async def reload_rules(load: Callable[[], ProfileRegistry],
         registry = await asyncio.to_thread(load)
     except ProfileError as exc:
         return current, ReloadReply(ok=False, profiles=current.versions(), error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - answered, not swallowed: the caller must hear why
+        return current, ReloadReply(ok=False, profiles=current.versions(),
+                                    error=f"unexpected {type(exc).__name__} while loading the rules: {exc}")
     before, after = current.versions(), registry.versions()
     changed = tuple(sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n)))
     return registry, ReloadReply(ok=True, profiles=after, changed=changed)

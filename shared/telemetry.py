@@ -43,6 +43,8 @@ def setup_telemetry(service: str, *, prometheus: bool = True) -> TracerProvider 
         provider = trace.get_tracer_provider()
         return provider if isinstance(provider, TracerProvider) else None
     _configured = True
+    if _truthy("OTEL_SDK_DISABLED"):
+        return None
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service),
                                 "service.namespace": "repodigest"})
     endpoint = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")

@@ -90,6 +90,15 @@ async def test_one_trace_from_fact_to_summarizer_and_report_links(nats_server, t
         assert len(root) == 1 and root[0].name.startswith("rd.github.pull_request.merged."), root
         consumed = [s for s in members if s.name == "classifier-enrich process"]
         assert consumed[0].attributes["messaging.message.id"] == fact_id
+        # parent chain: the summarizer consumed what the classifier's consumer span published
+        by_id = {s.context.span_id: s for s in members}
+        (folded,) = [s for s in members if s.name == "summarizer-fold process"]
+        chain, span = [], folded
+        while span.parent is not None:
+            span = by_id[span.parent.span_id]
+            chain.append(span.name)
+        assert "classifier-enrich process" in chain, chain
+        assert any(n.startswith("rd.enriched.") for n in chain[:chain.index("classifier-enrich process")])
         fact_traces.add(classify.context.trace_id)
     assert len(fact_traces) == len(counted), "each fact is its own trace"
 

@@ -45,7 +45,7 @@ def counts(store: SqlProjections, window=DAY, repo: str = REPO):
     return build_summary(inp, now=window.end).counts
 
 
-async def test_events_of_unknown_repositories_are_recorded_not_counted(database_url):
+async def test_events_of_unknown_repositories_are_recorded_not_counted(database_url, capsys):
     store = SqlProjections(database_url)
     deps, _ = deps_for(store, Clock(DAY.end + timedelta(days=1)), Admission(repos=("acme/*",)))
     try:
@@ -67,6 +67,11 @@ async def test_events_of_unknown_repositories_are_recorded_not_counted(database_
         again = await fold_events(deps, theirs[:3])
         assert again.duplicates == 3 and again.rejected == {}
         assert len(store.rejected_events()) == len(rejected)
+        from services.summarizer.audit import rejected_command
+
+        capsys.readouterr()
+        assert rejected_command(database_url, OTHER) == 0
+        assert f"{len(rejected)} event(s)" in capsys.readouterr().out
     finally:
         store.close()
 

@@ -29,7 +29,7 @@ def request(as_of: datetime | None) -> ReportRequested:
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 
 
-async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_url):
+async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_url, capsys):
     store = SqlProjections(database_url)
     published: list[WindowSummarized] = []
 
@@ -62,6 +62,14 @@ async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_
         assert published[3].data.changed_figures == history[2].changed != ()
         # the windows row holds the latest revision only
         assert store.window_state(REPO, WINDOW.label).revision == 3
+        # the audit view lists them
+        from services.summarizer.audit import revisions_command
+
+        capsys.readouterr()
+        assert revisions_command(database_url, REPO, WINDOW.label) == 0
+        shown = capsys.readouterr().out
+        assert all(h.summary_id[:8] in shown for h in history) and "counts.merged_prs: " in shown
+        assert revisions_command(database_url, REPO, "2026-W01") == 1
     finally:
         store.close()
 

@@ -44,6 +44,7 @@ class GraphqlBackfillResult:
     duplicates: int = 0
     requests: int = 0  # GraphQL requests (pages)
     points: int = 0  # GraphQL rate-limit points, as GitHub reported each query's cost
+    rest_requests: int = 0  # file listings of pull requests with more than 100 files
     rate_remaining: int | None = None
     facts: list[str] = field(default_factory=list)
 
@@ -55,10 +56,12 @@ class GraphqlBackfillResult:
 
 async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
                            since: datetime | None = None, page_size: int = PAGE_SIZE,
-                           limit: int | None = None,
+                           limit: int | None = None, files_first: int = 100,
                            on_item: Callable[[int], None] | None = None) -> GraphqlBackfillResult:
     """Publish the facts of `repo`'s pull requests updated since `since` (None: all of them, or
-    the first `limit`), newest-updated pages first, oldest first within a page.
+    the first `limit`), newest-updated pages first, oldest first within a page. Pull requests
+    with more files than a page holds (`files_first`, GraphQL's maximum is 100) get the rest
+    through REST, so both paths store the same file list.
 
     Item states are stored after their facts were published; pull requests whose stored state is
     as new as the page's are skipped. No watermark (see the module docstring). Raises
@@ -68,7 +71,8 @@ async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSou
     floor = utc(since) if since is not None else None
     after: str | None = None
     while True:
-        query_vars = variables(repo, first=page_size, after=after, files=source.files_cap)
+        query_vars = variables(repo, first=page_size, after=after,
+                               files=min(files_first, source.files_cap))
         data = await asyncio.to_thread(source.graphql, PULLS_QUERY, query_vars)
         if isinstance(data, dict) and data.get("repository") is None:
             raise GithubNotFound(f"repository {repo} not found or the token cannot see it: check "
@@ -100,10 +104,17 @@ async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSou
             prev = await state.get_item(repo, number)
             if prev is not None and prev.unchanged(updated):
                 continue
+            files, truncated = node.files, node.files_truncated
+            if truncated and len(files) < source.files_cap:
+                # GraphQL gives at most 100 files a connection: the rest through REST, capped
+                # like the poll, so both paths store the same file list
+                files, pages = await asyncio.to_thread(_rest_files, source, repo, number)
+                truncated = False  # as the poll: the mapping caps and flags what it leaves out
+                result.rest_requests += pages
             reviews = [r for r in (review_info(x) for x in node.reviews) if r is not None]
             comments = [comment_info(c) for c in node.comments]
-            item = snapshot_from_pull(repo, node.pull, files=node.files,
-                                      files_truncated=node.files_truncated, reviews=len(reviews))
+            item = snapshot_from_pull(repo, node.pull, files=files, files_truncated=truncated,
+                                      reviews=len(reviews))
             facts, new_state = derive(prev, item, comments=comments, reviews=reviews,
                                       origin="poll")
             ids, duplicates = await _publish(bus, facts)
@@ -122,6 +133,17 @@ async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSou
              extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
                     "points": result.points})
     return result
+
+
+def _rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dict], int]:
+    """A pull request's files read as the poll reads them (pages up to the cap), and the pages."""
+    files: list[dict] = []
+    pages = 0
+    for page in source.pages(f"/repos/{repo}/pulls/{number}/files",
+                              {"per_page": source.per_page}, limit=source.files_cap):
+        files.extend(page.data or ())
+        pages += 1
+    return files, pages
 
 
 @dataclass

@@ -145,3 +145,15 @@ async def test_since_stops_at_older_pull_requests(nats_server, emulator):
     assert 0 < result.pulls < len(everything)
     assert 32 not in {e.data.item.number for e in events}
     assert result.requests == result.pulls + 1  # the page holding PR 32 ended the backfill
+
+
+async def test_pull_requests_with_more_files_than_a_page_get_the_rest_through_rest(
+        nats_server, emulator):
+    async with Harness(nats_server.url) as h:
+        result = await graphql_backfill(h.bus, h.state, source_for(emulator), REPO, files_first=20)
+        merged = [e for e in facts_of(await h.published()) if e.data.action == "merged"
+                  and e.data.item.number == 31]
+    files = emulator.body(f"/repos/{REPO}/pulls/31/files")
+    assert [f.path for f in merged[0].data.item.files] == [f["filename"] for f in files]
+    assert not merged[0].data.item.files_truncated
+    assert result.rest_requests == emulator.count(f"/repos/{REPO}/pulls/31/files", 200) == 1

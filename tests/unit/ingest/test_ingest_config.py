@@ -46,6 +46,7 @@ def test_defaults(monkeypatch):
     ({"webhook_enabled": True}, "REPODIGEST_WEBHOOK_SECRET is not"),
     ({"backfill_source": "kafka:x"}, "REPODIGEST_BACKFILL_SOURCE: unknown source"),
     ({"backfill_source": "github"}, "needs REPODIGEST_BACKFILL_REPO"),
+    ({"backfill_source": "github-graphql"}, "github-graphql needs REPODIGEST_BACKFILL_REPO"),
 ])
 def test_settings_problems_are_actionable(values, fragment):
     from services.ingest.app import settings_problems

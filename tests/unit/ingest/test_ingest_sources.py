@@ -27,6 +27,7 @@ from tests.conftest import require_shared_data
 @pytest.mark.parametrize("spec, expected", [
     ("demo", SourceSpec("demo")),
     ("github", SourceSpec("github")),
+    ("github-graphql", SourceSpec("github-graphql")),
     ("replay:/tmp/x.jsonl", SourceSpec("replay", "/tmp/x.jsonl")),
     ("events:rel/e.jsonl", SourceSpec("events", "rel/e.jsonl")),
     ("gharchive:C:/data/h.json.gz", SourceSpec("gharchive", "C:/data/h.json.gz")),

@@ -1,6 +1,7 @@
 """Renderer speed: a busy week (256 merged PRs) to Markdown, HTML with charts, PDF and JSON.
 
     .venv/bin/python -m bench.render [--merged 256] [--runs 3] [--languages en[,zh-CN]]
+                                     [--pdf-workers 1]
 
 Prints where the time goes (md, charts, html, pdf, json + schema, store + index) as the median
 of `--runs` warm runs, then the whole use case (`render_report`: render, store in a directory,
@@ -94,7 +95,7 @@ def header(title: str) -> None:
     print(f"  {'':<44} {'median ms':>9} {'min ms':>9}")
 
 
-async def run(merged: int, runs: int, languages: tuple[str, ...]) -> None:
+async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) -> None:
     summary: SummaryData = large_weekly_summary(merged=merged).model_copy(
         update={"languages": languages})
     items = [i for name in ("new_issues", "closed_issues", "new_prs", "merged_prs",
@@ -112,7 +113,7 @@ async def run(merged: int, runs: int, languages: tuple[str, ...]) -> None:
     await cold.render(html_en)
     first_cold = time.perf_counter() - start
     cold.close()
-    pdf = PdfRenderer(workers=1)
+    pdf = PdfRenderer(workers=workers)
     start = time.perf_counter()
     await pdf.warm(documents.stylesheet())
     warming = time.perf_counter() - start
@@ -207,9 +208,12 @@ def main() -> int:
     parser.add_argument("--merged", type=int, default=256, help="merged PRs in the week")
     parser.add_argument("--runs", type=int, default=3, help="warm runs per figure (median)")
     parser.add_argument("--languages", default="en", help="comma-separated: en, zh-CN")
+    parser.add_argument("--pdf-workers", type=int, default=1,
+                        help="PDF worker processes (REPODIGEST_PDF_WORKERS); languages' PDFs "
+                        "render in parallel on as many")
     args = parser.parse_args()
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
-    asyncio.run(run(args.merged, max(1, args.runs), languages))
+    asyncio.run(run(args.merged, max(1, args.runs), languages, max(1, args.pdf_workers)))
     return 0
 
 

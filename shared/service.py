@@ -132,7 +132,10 @@ class Runtime:
 
     async def _lag_loop(self) -> None:
         while True:
-            await self.poll_lag()
+            try:
+                await self.poll_lag()
+            except Exception as exc:  # noqa: BLE001 - the gauge goes stale; the next poll retries
+                log.debug("consumer lag poll failed: %s", type(exc).__name__)
             await asyncio.sleep(self.lag_interval)  # a polling period, not a wait for a result
 
     def bus(self, service: str) -> Bus:

@@ -22,7 +22,6 @@ from shared.events.github import FILES_CAP
 Json = Mapping[str, Any]
 
 PAGE_SIZE = 50  # pull requests per request: 50 x 4 nested connections ~ 2 points
-NESTED_FIRST = {"labels": 20, "reviews": 50, "comments": 50}
 
 PULLS_QUERY = """
 query($owner: String!, $name: String!, $first: Int!, $after: String, $files: Int!) {

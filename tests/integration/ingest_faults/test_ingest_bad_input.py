@@ -18,7 +18,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.ingest.adapters.files import write_events
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import signature_of, webhook_server
 from services.ingest.domain.sources import SourceError, gharchive_repos

@@ -75,6 +75,17 @@ def _traced_request(method: str):
     return wrap
 
 
+def _traced_graphql(fn):
+    """One CLIENT span per GraphQL query attempt (rate limits of the `graphql` resource)."""
+    def call(self, query: str, variables: dict[str, Any]):
+        with _tracer.start_as_current_span(
+                "GitHub GraphQL", kind=SpanKind.CLIENT,
+                attributes={"http.request.method": "POST",
+                            "url.full": self._client().requester.graphql_url}):
+            return fn(self, query, variables)
+    return call
+
+
 def _traced_sync(sync):
     """A span per repository sync: the GitHub requests it makes are its children."""
     async def call(bus: "Bus", state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
@@ -428,6 +439,7 @@ class PyGithubSource:
                                    _header(resp_headers, "last-modified")),
                         _next_link(resp_headers))
 
+    @_traced_graphql
     def _graphql_once(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         import json
 

@@ -101,3 +101,21 @@ async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, 
         published = [s for s in spans if s.context.trace_id == root.context.trace_id
                      and s.name.startswith("rd.github.pull_request.merged.")]
         assert published, "the publish to RD_GITHUB continues the fact's trace"
+
+
+async def test_graphql_queries_are_client_spans_too(finished_spans):
+    from opentelemetry.trace import StatusCode
+
+    from services.ingest.adapters.github import GithubError
+
+    with GithubEmulator() as gh:
+        source = PyGithubSource(gh.token, gh.base_url)
+        # the emulator answers only the backfill query: a refused query is an error span
+        with pytest.raises(GithubError):
+            await asyncio.to_thread(source.graphql, "query { viewer { login } }", {})
+        source.close()
+    (span,) = [s for s in finished_spans.get_finished_spans() if s.name == "GitHub GraphQL"]
+    assert span.kind is SpanKind.CLIENT and span.attributes["url.full"].endswith("/graphql")
+    assert span.attributes["http.response.status_code"] == 200
+    assert span.attributes["github.ratelimit.remaining"] <= span.attributes["github.ratelimit.limit"]
+    assert span.status.status_code is StatusCode.ERROR

@@ -180,6 +180,8 @@ class Runtime:
             self._lag_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._lag_task
+            for durable in (c for s in self.services for c in s.consumers):
+                _LAG.pop(durable, None)  # no stale gauge once this runtime stopped consuming
         for service in reversed(self.services):
             with contextlib.suppress(Exception):
                 await service.stop()

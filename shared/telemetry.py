@@ -5,7 +5,23 @@ Traces: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT, or OTEL
 otlp) is set, the console when REPODIGEST_OTEL_CONSOLE is set, nothing otherwise. Metrics: always
 kept in process for the Prometheus scrape endpoint (`/metrics` on the health port, nothing leaves
 the process unless scraped), and pushed over OTLP on the same conditions as traces (or
-OTEL_METRICS_EXPORTER=otlp).
+OTEL_METRICS_EXPORTER=otlp; `none` or `prometheus` keeps them in process, e.g. beside a Jaeger
+all-in-one that takes no metrics). OTEL_SDK_DISABLED=true turns everything off.
+
+Signals (Prometheus names in brackets):
+- spans: `<durable> process` (CONSUMER, one per message, child of its traceparent; NATS headers
+  carry the context, never bodies), `<durable> handle batch` (linked to its messages),
+  `GitHub GET` / `GitHub GraphQL` (CLIENT, `github.ratelimit.*`), `GitHub sync`, `GitHub fact
+  <kind>.<action>` (a new trace per fact, linked to the sync or delivery), `classifier.classify`,
+  `summarizer.fold`, `summarizer.summarize` (links to the traces of the counted facts),
+  `renderer.render <format>`, `object-store put`; FastStream adds `<subject> create/publish`.
+- metrics: repodigest.events.consumed {service, consumer, outcome} [repodigest_events_consumed_total],
+  repodigest.events.published {service, stream}, repodigest.events.dead_lettered {service},
+  repodigest.handler.duration {service, consumer, mode} [repodigest_handler_duration_seconds],
+  repodigest.consumer.lag {consumer, stream, state=pending|ack_pending},
+  repodigest.github.ratelimit.remaining {resource}, repodigest.summarizer.windows
+  {change=closed|reopened}, repodigest.summarizer.events, repodigest.summarizer.summaries,
+  repodigest.renderer.render.duration {format}; FastStream adds messaging.process.duration etc.
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ async def github_pollers(service: IngestService) -> list[Poller]:
     source = PyGithubSource(token, s.github_api_url, per_page=s.github_per_page)
     backfill = timedelta(days=s.poll_backfill_days) if s.poll_backfill_days else None
     return [GithubPoller(service.bus, state, source, s.repos, interval=s.poll_interval,
-                         backfill=backfill)]
+                         backfill=backfill, graphql_backfill=s.github_graphql_backfill)]
 
 
 def settings_problems(settings: IngestSettings) -> list[str]:

@@ -32,6 +32,9 @@ class IngestSettings(CommonSettings):
         "https://api.github.com", description="GitHub REST API base URL (GitHub Enterprise: "
         "https://HOST/api/v3)")
     github_per_page: int = Field(100, ge=1, le=100, description="page size for GitHub listings")
+    github_graphql_backfill: bool = Field(
+        True, description="the poller's first sync of a repository reads its pull requests "
+        "through GitHub GraphQL (50 with their files per request; needs a token), then REST")
     webhook_enabled: bool = Field(False, description="serve the GitHub webhook endpoint")
     webhook_secret: SecretStr | None = Field(
         None, description="secret configured on the GitHub webhook (X-Hub-Signature-256)")

@@ -872,9 +872,12 @@ class GithubPoller:
 
     def __init__(self, bus: "Bus", state: KvIngestState, source: PyGithubSource,
                  repos: Sequence[str], *, interval: float, since: datetime | None = None,
-                 backfill: timedelta | None = timedelta(days=14),
+                 backfill: timedelta | None = timedelta(days=14), graphql_backfill: bool = False,
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         self.bus, self.state, self.source = bus, state, source
+        # the first sync of a repository reads its pull requests through GraphQL (50 with their
+        # files per request instead of 3 REST requests each); needs a token
+        self.graphql_backfill = graphql_backfill and source.has_token
         self.repos = list(repos)
         self.interval = interval
         self.since = since
@@ -892,6 +895,10 @@ class GithubPoller:
             now = self.clock()
             since = self.since or (now - self.backfill if self.backfill else None)
             try:
+                if self.graphql_backfill and await self.state.get_cursor(repo, "pulls") is None:
+                    from services.ingest.adapters.github_graphql import graphql_backfill
+
+                    await graphql_backfill(self.bus, self.state, self.source, repo, since=since)
                 self.results[repo] = await sync_repository(self.bus, self.state, self.source,
                                                            repo, now=now, since=since)
                 self.errors.pop(repo, None)

@@ -157,3 +157,30 @@ async def test_pull_requests_with_more_files_than_a_page_get_the_rest_through_re
     assert [f.path for f in merged[0].data.item.files] == [f["filename"] for f in files]
     assert not merged[0].data.item.files_truncated
     assert result.rest_requests == emulator.count(f"/repos/{REPO}/pulls/31/files", 200) == 1
+
+
+
+async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emulator, tmp_path):
+    from services.ingest.adapters.github import GithubPoller
+
+    async def poll_twice(url: str, graphql: bool) -> tuple[list, int]:
+        async with Harness(url) as h:
+            poller = GithubPoller(h.bus, h.state, source_for(emulator), [REPO], interval=3600,
+                                  backfill=None, graphql_backfill=graphql, clock=lambda: NOW)
+            before = emulator.count("/graphql")
+            first = await poller.poll_once()
+            posts = emulator.count("/graphql") - before
+            await poller.poll_once()
+            assert emulator.count("/graphql") - before == posts, "GraphQL only for the first sync"
+            assert first[REPO].watermark == NOW
+            return facts_of(await h.published()), posts
+
+    rest, rest_posts = await poll_twice(nats_server.url, graphql=False)
+    other = EmbeddedNats(store_dir=tmp_path / "nats-graphql")
+    await other.start()
+    try:
+        both, graphql_posts = await poll_twice(other.url, graphql=True)
+    finally:
+        await other.stop()
+    assert rest_posts == 0 and graphql_posts > 0
+    assert sorted(e.id for e in both) == sorted(e.id for e in rest)  # same facts, each once

@@ -268,6 +268,9 @@ class PyGithubSource:
         self._token, self._timeout = token, timeout
         self._spacing = seconds_between_requests
         self.budget = Budget()
+        # GraphQL has its own limit (points per hour): its own budget, so a spent one never
+        # stops the other
+        self.graphql_budget = Budget()
         self._lock = threading.Lock()  # the budget, and the wait for a reset
         self._local = threading.local()
         self._clients: list[Any] = []
@@ -385,8 +388,8 @@ class PyGithubSource:
         log.warning("GitHub request failed (%s); retry %d in %.1fs", reason,
                     state.attempt_number, delay)
 
-    def _respect_budget(self) -> None:
-        b = self.budget
+    def _respect_budget(self, b: Budget | None = None) -> None:
+        b = b if b is not None else self.budget
         if b.remaining is None or b.reset_at is None or b.remaining > self.reserve:
             return
         delay = b.reset_at.timestamp() - self._clock() + 1.0
@@ -444,7 +447,7 @@ class PyGithubSource:
         import json
 
         with self._lock:
-            self._respect_budget()
+            self._respect_budget(self.graphql_budget)
         if self._closed.is_set():
             raise GithubUnavailable("the GitHub source was closed")
         requester = self._client().requester
@@ -456,7 +459,7 @@ class PyGithubSource:
         except (requests.ConnectionError, requests.Timeout) as exc:
             raise _Retryable(f"cannot reach {url}: {type(exc).__name__}") from None
         with self._lock:
-            self._account(status, resp_headers)
+            self._account(status, resp_headers, self.graphql_budget)
         if status >= 400:
             self._raise_for(status, resp_headers, body, url)
         try:
@@ -484,8 +487,8 @@ class PyGithubSource:
             raise _Retryable(f"{url} answered {status} without data")
         return payload["data"]
 
-    def _account(self, status: int, headers: dict[str, Any]) -> None:
-        b = self.budget
+    def _account(self, status: int, headers: dict[str, Any], b: Budget | None = None) -> None:
+        b = b if b is not None else self.budget
         b.requests += 1
         if status == 304:
             b.not_modified += 1

@@ -4,6 +4,7 @@ requests, points counted, and the REST sync that follows fetches nothing more fo
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -184,3 +185,24 @@ async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emu
         await other.stop()
     assert rest_posts == 0 and graphql_posts > 0
     assert sorted(e.id for e in both) == sorted(e.id for e in rest)  # same facts, each once
+
+
+async def test_graphql_and_rest_budgets_are_separate(nats_server, emulator):
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the GraphQL budget resets while the source waits
+        waits.append(seconds)
+        emulator.graphql_remaining = emulator.graphql_limit
+
+    emulator.remaining = 3  # the REST budget is nearly spent: GraphQL does not care
+    source = source_for(emulator, reserve=5, sleep=sleep, max_reset_wait=7200)
+    async with Harness(nats_server.url) as h:
+        await asyncio.to_thread(source.get, f"/repos/{REPO}/issues")
+        assert source.budget.remaining == 2
+        await graphql_backfill(h.bus, h.state, source, REPO, page_size=1)
+        assert waits == [] and source.graphql_budget.remaining > 5
+        emulator.graphql_remaining = 6  # nearly spent after the next page
+        await graphql_backfill(h.bus, h.state, source, REPO, page_size=1)
+    assert len(waits) == 1 and waits[0] > 3000  # until the reset, an hour ahead
+    assert source.graphql_budget.waits[0][0] == "primary rate limit"
+    assert source.budget.waits == []

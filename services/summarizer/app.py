@@ -38,6 +38,7 @@ class SummarizerService:
         self.bus = runtime.bus(NAME)
         self.store = SqlProjections(settings.database_url, echo=settings.database_echo)
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
+        self._releaser: asyncio.Task | None = None
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_enriched_batch)
@@ -68,8 +69,28 @@ class SummarizerService:
         log.info("summarizer projections at %s", redacted(self.settings.database_url))
         # requests and closed windows left pending by a previous run
         await publish_due(self.deps)
+        if self.deps.admission.future_tolerance is not None:
+            self._releaser = asyncio.create_task(self._release_held(), name="summarizer-held")
+
+    async def _release_held(self) -> None:
+        """Fold held future events once their time comes, even when no new event arrives."""
+        while True:
+            await asyncio.sleep(self.settings.held_release_seconds)
+            try:
+                horizon = self.deps.admission.horizon(self.deps.clock())
+                if await asyncio.to_thread(self.store.held_due, horizon):
+                    await fold_events(self.deps, [])
+            except Exception as exc:  # noqa: BLE001 - the next pass or the next fold retries
+                log.warning("releasing held future events failed (%s: %s); will retry",
+                            type(exc).__name__, exc)
 
     async def stop(self) -> None:
+        if self._releaser is not None:
+            self._releaser.cancel()
+            try:
+                await self._releaser
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
+                pass
         await self.deps.close()
         await asyncio.to_thread(self.store.close)
 

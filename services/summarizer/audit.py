@@ -52,6 +52,7 @@ def rejected_command(database_url: str, repo: str | None = None, reason: str | N
     for r in rows:
         state = f"released {r.released_at:%Y-%m-%d %H:%M}" if r.released_at else "not counted"
         out.print(f"{r.received_at:%Y-%m-%d %H:%M:%S} {r.repo} {r.reason} ({state}) "
-                  f"event {r.event_id} at {r.event_time.isoformat()}: {r.detail}", highlight=False)
+                  f"event {r.event_id} at {r.event_time.isoformat()}: {r.detail}", highlight=False,
+                  soft_wrap=True)
     out.print(f"{len(rows)} event(s)", highlight=False)
     return 0

@@ -88,6 +88,9 @@ class SummarizerSettings(CommonSettings):
     future_tolerance_minutes: float | None = Field(
         10.0, ge=0, description="events timed later than now + this are held (not counted) until "
         "their time comes; empty: no limit")
+    held_release_seconds: float = Field(
+        60.0, gt=0, description="how often held future events are checked for release when "
+        "no new event arrives (every fold checks too)")
     ecosystems: list[EcosystemSetting] = Field(
         default_factory=lambda: [EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")],
         description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)")

@@ -568,6 +568,15 @@ class SqlProjections:
                 window_revisions.c.revision == revision)).scalar()
         return tuple(ChangedFigure.model_validate(c) for c in json.loads(text)) if text else ()
 
+    def held_due(self, horizon: datetime | None) -> bool:
+        """Whether some held future event is due for folding (its time is at or before horizon)."""
+        query = sa.select(rejected.c.event_id).where(rejected.c.reason == FUTURE,
+                                                     rejected.c.released_at.is_(None))
+        if horizon is not None:
+            query = query.where(rejected.c.event_time <= horizon)
+        with self.engine.connect() as conn:
+            return conn.execute(query.limit(1)).first() is not None
+
     def rejected_events(self, repo: str | None = None, reason: str | None = None) -> list[RejectedEvent]:
         """Events the fold did not count (or held and released later), oldest first."""
         query = sa.select(rejected)

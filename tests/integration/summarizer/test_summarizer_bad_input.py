@@ -140,6 +140,9 @@ async def test_future_events_are_held_until_their_time_then_counted(database_url
         held = {r.event_id: r for r in store.rejected_events(reason=FUTURE)}
         assert set(held) == {ahead.id, watermark(now + timedelta(hours=3)).id}
         assert all(r.released_at is None for r in held.values()) and "ahead" in held[ahead.id].detail
+        # the service's periodic check asks this: nothing is due now, the fact is in two hours
+        assert not store.held_due(now + timedelta(minutes=10))
+        assert store.held_due(now + timedelta(hours=2))
 
         # time passes: the next fold (even an empty one) folds the fact whose time has come
         clock.at = now + timedelta(hours=2)

@@ -163,6 +163,11 @@ async def accept_request(deps: Deps, request: ReportRequested) -> None:
         raise Poison(f"report request {request.id}: {exc}") from None
     if window.end <= window.start:
         raise Poison(f"report request {request.id}: window {window.label} ends before it starts")
+    if not deps.admission.accepts_repo(request.data.repo):
+        # its facts are not folded, so the report could never be made: tell the requester now
+        raise Poison(f"report request {request.id}: {request.data.repo} is not in the accepted "
+                     f"repositories ({', '.join(deps.admission.repos)}); add it to "
+                     "REPODIGEST_ACCEPT_REPOS, restart the summarizer and run `repodigest rebuild`")
     await deps.ensure_schema()
     async with deps.db_lock:
         await asyncio.to_thread(deps.store.save_request, request, deps.clock())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from services.summarizer.adapters.store import SqlProjections
@@ -12,8 +13,10 @@ from services.summarizer.adapters.tables import items
 from services.summarizer.domain.admission import FUTURE, UNKNOWN_REPO, Admission
 from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
-from services.summarizer.handlers import Deps, fold_events
-from shared.events import Actor, CommentInfo, WindowSummarized
+from services.summarizer.domain.windows import ref_from_window
+from services.summarizer.handlers import Deps, accept_request, fold_events
+from shared.bus import Poison
+from shared.events import Actor, CommentInfo, ReportRequestData, ReportRequested, WindowSummarized
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
     REPO, ItemSpec, enrich, random_scenario, utc, watermark,
@@ -67,6 +70,13 @@ async def test_events_of_unknown_repositories_are_recorded_not_counted(database_
         again = await fold_events(deps, theirs[:3])
         assert again.duplicates == 3 and again.rejected == {}
         assert len(store.rejected_events()) == len(rejected)
+        # a report request for it is refused at once (dead-lettered with this reason), not left
+        # waiting for a watermark that will never be folded
+        with pytest.raises(Poison, match="REPODIGEST_ACCEPT_REPOS"):
+            await accept_request(deps, ReportRequested.create(
+                ReportRequestData(repo=OTHER, window=ref_from_window(DAY), as_of=DAY.end),
+                nonce="n1", at=DAY.end))
+        assert store.pending_requests() == []
         from services.summarizer.audit import rejected_command
 
         capsys.readouterr()

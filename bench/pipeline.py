@@ -63,9 +63,9 @@ def payloads(n: int, seed: int = 1) -> list[tuple[str, bytes, str]]:
     return out
 
 
-async def publish_all(js, items, window: int = 2000) -> None:
+async def publish_all(js, items, window: int = 2000, id_prefix: str = "") -> None:
     for start in range(0, len(items), window):
-        futures = [await js.publish_async(subj, data, headers={"Nats-Msg-Id": mid})
+        futures = [await js.publish_async(subj, data, headers={"Nats-Msg-Id": id_prefix + mid})
                    for subj, data, mid in items[start:start + window]]
         await asyncio.gather(*futures)
     await js.publish_async_completed()
@@ -78,7 +78,8 @@ async def baseline(url: str, items) -> float:
     await js.purge_stream(STREAM_GITHUB)
     sub = await js.pull_subscribe("rd.github.>", durable="bench-baseline", stream=STREAM_GITHUB)
     start = time.perf_counter()
-    await publish_all(js, items)
+    # other ids than the pipeline's run: JetStream's de-duplication window outlives a purge
+    await publish_all(js, items, id_prefix="baseline-")
     got = 0
     while got < len(items):
         msgs = await sub.fetch(500, timeout=10)

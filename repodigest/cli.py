@@ -65,7 +65,7 @@ def report(
     window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END")],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
     cutoff: Annotated[str, typer.Option(help="daily cut-off HH:MM (e.g. 11:45)")] = "00:00",
-    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,
+    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | github-graphql (faster backfill) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,
     lang: Annotated[list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")] = ["en"],
     formats: Annotated[str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")] = ",".join(ALL_FORMATS),
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to copy the artifacts")] = Path("reports"),
@@ -93,11 +93,11 @@ def report(
     if source is None:
         if not token:
             raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
-                       "--source demo | replay:PATH | events:PATH | gharchive:PATH")
+                       "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH")
         source = "github"
     note = None
-    if source != "github":
-        note = f"replayed from {source}" if source != "demo" else None
+    if source not in {"github", "github-graphql", "demo"}:
+        note = f"replayed from {source}"
     _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
                 database_url, artifacts, timeout, not quiet, note, source == "demo", token,
                 profile, run_services)
@@ -150,13 +150,58 @@ def demo(
 @app.command()
 def classify(
     source: Annotated[str, typer.Argument(help="JSON lines file, or - for standard input")] = "-",
-    profile: Annotated[str, typer.Option(help="rule profile name (see services/classifier/profiles)")] = "default",
+    profile: Annotated[str, typer.Option(help="rule profile name or YAML file (generic, vllm, vllm-ascend, ...)")] = "generic",
     explain: Annotated[bool, typer.Option(help="print for a person: every tag and the rule that fired")] = False,
 ) -> None:
     """Classify items ({number, title, body?, labels?, author?, files?}) and print their tags."""
     from services.classifier.cli import classify_command
 
     raise typer.Exit(classify_command(profile, source, explain))
+
+
+@app.command()
+def reclassify(
+    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME (default: every repository)")] = None,
+    since: Annotated[Optional[str], typer.Option(help="only facts from this date or ISO time on")] = None,
+    profile: Annotated[Optional[str], typer.Option(help="profile name or YAML file for every repository")] = None,
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+) -> None:
+    """Replay history through the current rules; changed windows get a new revision.
+
+    Reload the running classifiers first (`repodigest classifier-reload`) so that new facts and
+    the replay use the same rules.
+    """
+    from services.classifier.cli import reclassify_command
+
+    raise typer.Exit(reclassify_command(nats_url, repo, since, profile, progress=not quiet))
+
+
+@app.command("classifier-reload")
+def classifier_reload(
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the answers")] = 10.0,
+    replicas: Annotated[int, typer.Option(help="answers to wait for (one per classifier replica)")] = 1,
+) -> None:
+    """Ask running classifiers to re-read their rule files; a broken file keeps the old rules."""
+    from services.classifier.cli import reload_command
+
+    raise typer.Exit(reload_command(nats_url, timeout, replicas))
+
+
+@app.command()
+def rebuild(
+    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME (default: all)")] = None,
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+    database_url: Annotated[str, typer.Option(envvar="REPODIGEST_DATABASE_URL")] = "sqlite:///./repodigest.db",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
+) -> None:
+    """Drop the summarizer's projections and replay RD_ENRICHED (stop the summarizer first)."""
+    from services.summarizer.rebuild import rebuild_command
+
+    _logging(log_level)
+    raise typer.Exit(rebuild_command(nats_url, database_url, repo, progress=not quiet))
 
 
 @app.command()

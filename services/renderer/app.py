@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -12,9 +12,11 @@ from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
 from shared.events import ReportReady, WindowSummarized
 
 from .adapters.documents import stylesheet
+from .adapters.llm import ChatOptions, OpenAIChatNarrator, StoreNarrationCache, TemplateNarrator
 from .adapters.pdf import PdfRenderer
 from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
+from .domain.narrator import Narrator
 from .handlers import render_report
 from .ports import ObjectNotFound, ObjectStore
 
@@ -53,6 +55,7 @@ class RendererService:
         self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
                                settings.pdf_max_tasks_per_child)
         self._warming: asyncio.Task | None = None
+        self.narrator = build_narrator(settings, lambda: self.store)
         self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_RENDERER],
                                  WindowSummarized.model_validate_json, handle=self.on_summary)
 
@@ -69,7 +72,7 @@ class RendererService:
 
     async def on_summary(self, event: WindowSummarized) -> None:
         await render_report(event, self.store, self._publish, self.pdf,
-                            lambda: datetime.now(timezone.utc))
+                            lambda: datetime.now(timezone.utc), self.narrator)
 
     def register(self, router: "NatsRouter") -> None:
         self.consumer.register(router)
@@ -80,6 +83,9 @@ class RendererService:
         # imports and font loading, and start-up is not delayed by it
         self._warming = asyncio.create_task(self._warm_pdf())
         log.info("renderer storing artifacts at %s", _redact(self.settings.artifacts_url))
+        if self.settings.narrator_url:
+            log.info("narrator: model %s at %s, prompt %s", self.settings.narrator_model,
+                     _redact(self.settings.narrator_url), self.settings.narrator_prompt_version)
 
     async def _warm_pdf(self) -> None:
         try:
@@ -98,6 +104,7 @@ class RendererService:
             except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
                 pass
         self.pdf.close()
+        await self.narrator.close()
 
     async def ready(self) -> None:
         # a cheap round trip to the store: a missing object is the expected answer
@@ -105,6 +112,25 @@ class RendererService:
             await self.store.get("reports/_probe_/ready")
         except ObjectNotFound:
             pass
+
+
+def build_narrator(settings: RendererSettings,
+                   store: "Callable[[], ObjectStore]") -> Narrator:
+    """The templates' prose, or an OpenAI-compatible model when REPODIGEST_NARRATOR_URL is set."""
+    if not settings.narrator_url:
+        return TemplateNarrator()
+    if not settings.narrator_model:
+        raise ValueError("REPODIGEST_NARRATOR_URL is set but REPODIGEST_NARRATOR_MODEL is not: "
+                         "name the model the server serves (e.g. Qwen/Qwen2.5-7B-Instruct)")
+    options = ChatOptions(
+        url=settings.narrator_url, model=settings.narrator_model,
+        api_key=settings.narrator_api_key, prompt_version=settings.narrator_prompt_version,
+        timeout=settings.narrator_timeout, deadline=settings.narrator_deadline,
+        attempts=settings.narrator_attempts, backoff=settings.narrator_backoff,
+        max_tokens=settings.narrator_max_tokens, token_budget=settings.narrator_token_budget,
+        temperature=settings.narrator_temperature, json_mode=settings.narrator_json_mode)
+    cache = StoreNarrationCache(store) if settings.narrator_cache else None
+    return OpenAIChatNarrator(options, cache)
 
 
 def _redact(url: str) -> str:

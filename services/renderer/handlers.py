@@ -14,6 +14,7 @@ from shared.bus import Poison
 from shared.telemetry import meter, tracer
 from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
 from services.renderer.adapters import documents
+from services.renderer.domain.narrator import Narrator
 from services.renderer.domain.keys import (
     artifact_key, entry_key, entry_keys, index_key, is_entry_key, merge_index, repo_prefix,
     split_entry,
@@ -39,17 +40,25 @@ def _rendering(fmt: str, lang: str):
 
 
 async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...],
-                           pdf: PdfEngine | None) -> dict[str, bytes]:
+                           pdf: PdfEngine | None,
+                           narrator: Narrator | None = None) -> dict[str, bytes]:
     """The bytes of each requested format for one language (Markdown/HTML in a thread, PDF in a
-    worker process)."""
+    worker process). With a narrator, its verified prose replaces the template prose; a model
+    that is down or slow leaves the template prose (the narrator answers why, never raises)."""
     out: dict[str, bytes] = {}
     html: str | None = None
+    narration = None
+    if narrator is not None:
+        with _tracer.start_as_current_span("renderer.narrate", attributes={
+                "repodigest.language": lang}):
+            narration = await narrator.narrate(data, lang)
     if "md" in formats:
         with _rendering("md", lang):
-            out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang)).encode()
+            out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang,
+                                                 narration)).encode()
     if "html" in formats or "pdf" in formats:
         with _rendering("html", lang):
-            html = await asyncio.to_thread(documents.render_html, data, lang)
+            html = await asyncio.to_thread(documents.render_html, data, lang, narration)
     if "html" in formats and html is not None:
         out["html"] = html.encode()
     if "pdf" in formats and html is not None:
@@ -59,13 +68,16 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
             out["pdf"] = await pdf.render(html)
     if "json" in formats:
         with _rendering("json", lang):
-            out["json"] = documents.render_json(data).encode()
+            prose = (None if narration is None
+                     else documents.prose_report(data, lang, narration))
+            out["json"] = documents.render_json(data, prose).encode()
     return out
 
 
 async def render_report(event: WindowSummarized, store: ObjectStore,
                         publish: Callable[[ReportReady], Awaitable[object]],
-                        pdf: PdfEngine | None, now: Callable[[], datetime]) -> ReportReady:
+                        pdf: PdfEngine | None, now: Callable[[], datetime],
+                        narrator: Narrator | None = None) -> ReportReady:
     """Render every language x format of a summary, put each artifact, update the repository's
     index, then publish one ReportReady that lists them all."""
     data = event.data
@@ -77,7 +89,7 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
         raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
     artifacts: list[Artifact] = []
     # languages render concurrently (PDFs on as many worker processes as configured)
-    rendered = await asyncio.gather(*(render_documents(data, lang, formats, pdf)
+    rendered = await asyncio.gather(*(render_documents(data, lang, formats, pdf, narrator)
                                       for lang in languages))
     # every put uses a deterministic key: a failed attempt leaves objects that the retry simply
     # overwrites, and no ReportReady is published until every artifact and the index are written

@@ -17,8 +17,8 @@ from .github import (
 from .reports import Artifact, ReportReady, ReportReadyData
 from .summary import (
     ALL_FORMATS, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
-    EcosystemGroup, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, ReportRequestData,
-    ReportRequested, RiskObservation, ScoreSignal, SummaryData, Theme, WindowRef,
+    EcosystemGroup, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, ProseCheckNote,
+    ProseNote, ReportRequestData, ReportRequested, RiskObservation, ScoreSignal, SummaryData, Theme, WindowRef,
     WindowSummarized,
 )
 

@@ -234,6 +234,29 @@ class ChangedFigure(Frozen):
     after: float | int | None
 
 
+class ProseCheckNote(Frozen):
+    """A model-written sentence that failed verification and was replaced by template text."""
+
+    part: str  # lead | highlights.<module> | themes.<module> | risks.<risk> | follow_ups.<number>
+    check: str  # invented_number | underivable_percent | unknown_reference | unknown_entry
+    value: str
+    problem: str = ""
+    sentence: str = ""
+
+
+class ProseNote(Frozen):
+    """Who wrote a rendered report's prose (set by the renderer when a narrator is configured;
+    the summarizer leaves it empty)."""
+
+    source: Literal["model", "mixed", "template"]
+    model: str
+    prompt_version: str
+    model_parts: tuple[str, ...] = ()
+    replaced: tuple[ProseCheckNote, ...] = ()
+    unavailable: str | None = None
+    cached: bool = False
+
+
 class SummaryData(Frozen):
     """The whole report model for one repository and window (one revision)."""
 
@@ -267,6 +290,8 @@ class SummaryData(Frozen):
     facts_counted: int = 0
     # the ReportRequested this summary answers (None when a watermark closed the window)
     request_id: str | None = None
+    # the renderer's prose note in a JSON artifact (never set by the summarizer)
+    prose: ProseNote | None = None
 
 
 class WindowSummarized(CloudEvent):

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from shared.events import SummaryData
+from shared.events import ProseNote, SummaryData
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.charts import charts
+from services.renderer.domain.narrator import Narration, ProseReport, apply_narration
 from services.renderer.domain.view import Figure, Link, ReportView, build_view
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -63,10 +64,19 @@ def stylesheet() -> str:
     return (TEMPLATES / "report.css").read_text(encoding="utf-8")
 
 
-def view_for(summary: SummaryData, lang: str, formats: tuple[str, ...] = ()) -> ReportView:
+def view_for(summary: SummaryData, lang: str, formats: tuple[str, ...] = (),
+             narration: Narration | None = None) -> ReportView:
     view = build_view(summary, messages(lang))
     view.downloads = tuple(Figure(FORMAT_LABELS[f], FILE_NAMES[f]) for f in formats)
+    if narration is not None:
+        apply_narration(view, summary, narration, messages(lang))
     return view
+
+
+def prose_report(summary: SummaryData, lang: str, narration: Narration) -> ProseReport:
+    """Which prose a narrated report carries (model-written parts, replaced sentences, why)."""
+    view = build_view(summary, messages(lang))
+    return apply_narration(view, summary, narration, messages(lang))
 
 
 def _tidy_markdown(text: str) -> str:
@@ -75,21 +85,24 @@ def _tidy_markdown(text: str) -> str:
     return text.strip() + "\n"
 
 
-def render_markdown(summary: SummaryData, lang: str) -> str:
+def render_markdown(summary: SummaryData, lang: str, narration: Narration | None = None) -> str:
     others = tuple(f for f in summary.formats if f != "md")
-    view = view_for(summary, lang, others)
+    view = view_for(summary, lang, others, narration)
     return _tidy_markdown(environment().get_template("report.md.j2").render(v=view))
 
 
-def render_html(summary: SummaryData, lang: str) -> str:
+def render_html(summary: SummaryData, lang: str, narration: Narration | None = None) -> str:
     others = tuple(f for f in summary.formats if f != "html")
-    view = view_for(summary, lang, others)
+    view = view_for(summary, lang, others, narration)
     return environment().get_template("report.html.j2").render(
         v=view, css=stylesheet(), charts=charts(summary, messages(lang)))
 
 
-def render_json(summary: SummaryData) -> str:
-    """The report model itself; its JSON Schema is stored beside it as report.schema.json."""
+def render_json(summary: SummaryData, prose: ProseReport | None = None) -> str:
+    """The report model itself; its JSON Schema is stored beside it as report.schema.json.
+    With a narrator, `prose` says which prose was model-written and which checks failed."""
+    if prose is not None:
+        summary = summary.model_copy(update={"prose": ProseNote.model_validate(prose.as_dict())})
     return summary.model_dump_json(indent=2) + "\n"
 
 

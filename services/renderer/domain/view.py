@@ -60,6 +60,8 @@ class Bullet:
     detail: str = ""
     links: tuple[Link, ...] = ()
     lines: tuple[Line, ...] = ()
+    # what the bullet is about (theme module, risk tag, item number): where a narrator's text goes
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class ThemeView:
     title: str
     text: str
     lines: tuple[Line, ...]
+    key: str = ""  # the theme's module
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,8 @@ class ReportView:
     # section id -> the "no data for this section in this window" note, for sections without data
     notes: dict[str, str] = field(default_factory=dict)
     downloads: tuple[Figure, ...] = ()
+    # who wrote the prose, when a narrator is configured (see domain/narrator.py)
+    prose: str | None = None
 
 
 def link(item: ItemRef) -> Link:
@@ -366,7 +371,7 @@ class _Writer:
         for theme in self.s.themes[:MAX_HIGHLIGHTS]:
             lines = tuple(Line(self.ref(n), self.ref(n).title) for n in theme.prs[:MAX_THEME_PRS])
             text = m.tn("highlights.theme", theme.merged, merged=num(theme.merged))
-            out.append(Bullet(text, head=self.module(theme.module), lines=lines))
+            out.append(Bullet(text, head=self.module(theme.module), lines=lines, key=theme.module))
         return tuple(out)
 
     def risk_bullet(self, r: RiskObservation, detailed: bool) -> Bullet:
@@ -382,8 +387,8 @@ class _Writer:
         links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT])
         if detailed:
             lines = tuple(Line(lk, lk.title) for lk in links)
-            return Bullet(text, head=head, detail=detail, lines=lines)
-        return Bullet(text, head=head, detail=detail, links=links)
+            return Bullet(text, head=head, detail=detail, lines=lines, key=r.risk)
+        return Bullet(text, head=head, detail=detail, links=links, key=r.risk)
 
     def summary(self) -> tuple[str, ...]:
         s, m, c = self.s, self.m, self.s.counts
@@ -434,7 +439,7 @@ class _Writer:
                 continue
             line = self.pr_line(item)
             lines.append(Line(line.link, line.text, excerpt(item.body_excerpt, EXCERPT_THEME)))
-        return ThemeView(self.module(theme.module), text, tuple(lines))
+        return ThemeView(self.module(theme.module), text, tuple(lines), key=theme.module)
 
     def trend_sentence(self, t: ModuleTrend) -> str:
         return self.m.t(f"trend_sentence.{t.trend}", total=num(t.total),
@@ -543,7 +548,7 @@ class _Writer:
         text = m.t(key, days=days, title=f.item.title)
         if f.kind == "other" or (f.reason and m.lang == "en" and not m.has(f"follow_ups.{f.kind}")):
             text += m.t("list.sentence") + f.reason
-        return Bullet(text, links=(link(f.item),))
+        return Bullet(text, links=(link(f.item),), key=str(f.item.number))
 
     def appendix(self) -> tuple[AppendixList, ...]:
         a, m = self.s.appendix, self.m

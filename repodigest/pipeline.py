@@ -166,7 +166,9 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc),
         )
         await runtime.bus("cli").publish(request, Subjects.report_requested(job.repo))
-        ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
+        with _status(job.progress, f"waiting for the {job.window.kind} {job.window.label} report "
+                                   "(classify, fold, summarize, render)"):
+            ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
         outcome = ReportOutcome(ready=ready, facts_published=result.facts_published,
                                 duplicates=getattr(result, "duplicates", 0))
         # the same layout as in the object store, so the reports' relative links keep working
@@ -185,6 +187,15 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+
+
+def _status(enabled: bool, text: str):
+    """A spinner on stderr while the services work (nothing when progress is off)."""
+    if not enabled:
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(text)
 
 
 async def _ingest(runtime: Runtime, job: ReportJob):

@@ -96,6 +96,9 @@ def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
         middlewares=(NatsTelemetryMiddleware(),),
+        # FastStream logs through our logger, so its per-message and shutdown chatter follows
+        # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
+        logger=logging.getLogger("repodigest.faststream"),
         log_level=logging.DEBUG,
         graceful_timeout=30.0,
         **kwargs,

@@ -12,7 +12,9 @@ from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
 from shared.events import ReportReady, WindowSummarized
 
 from .adapters.documents import stylesheet
-from .adapters.llm import ChatOptions, OpenAIChatNarrator, StoreNarrationCache, TemplateNarrator
+from .adapters.llm import (
+    ChatOptions, OpenAIChatNarrator, StoreNarrationCache, TemplateNarrator, load_prompt,
+)
 from .adapters.pdf import PdfRenderer
 from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
@@ -129,6 +131,7 @@ def build_narrator(settings: RendererSettings,
         attempts=settings.narrator_attempts, backoff=settings.narrator_backoff,
         max_tokens=settings.narrator_max_tokens, token_budget=settings.narrator_token_budget,
         temperature=settings.narrator_temperature, json_mode=settings.narrator_json_mode)
+    load_prompt(settings.narrator_prompt_version, "en")  # a misnamed version fails at start
     cache = StoreNarrationCache(store) if settings.narrator_cache else None
     return OpenAIChatNarrator(options, cache)
 

@@ -158,7 +158,11 @@ class OpenAIChatNarrator:
         return Narration(model=self.o.model, prompt_version=self.o.prompt_version, **kw)
 
     async def narrate(self, summary: SummaryData, lang: str) -> Narration:
-        prompt = load_prompt(self.o.prompt_version, lang)
+        try:
+            prompt = load_prompt(self.o.prompt_version, lang)
+        except PromptMissing as exc:
+            log.warning("narrator skipped: %s", exc)
+            return self._narration(unavailable=f"no prompt {self.o.prompt_version} for {lang}")
         payload = input_json(summary)
         key = self.cache_key(payload, prompt, lang)
         cached = await self._cache_get(key)

@@ -225,6 +225,10 @@ class Facts:
     numbers: frozenset[str]  # normalized decimal strings
     percents: frozenset[str]
     refs: frozenset[int]
+    # counts a sentence may claim for "merged N PRs" / "N new PRs" (any scope: window, module,
+    # theme, risk, contributor, day, previous window)
+    merged: frozenset[str] = frozenset()
+    opened: frozenset[str] = frozenset()
 
 
 _NUM_IN_TEXT = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -300,7 +304,20 @@ def summary_facts(s: SummaryData) -> Facts:
     for now, before in changes:
         if before:
             pct((Decimal(now) - Decimal(before)) * 100 / Decimal(before))
-    return Facts(frozenset(numbers), frozenset(percents), frozenset(_refs(s)))
+    merged = {c.merged_prs, c.key_prs, len(s.key_prs), sum(1 for k in s.key_prs if k.item.merged)}
+    merged |= {t.merged for t in s.modules} | {t.merged for t in s.themes}
+    merged |= {r.count for r in s.risks} | {x.prs_merged for x in s.contributors}
+    merged |= {d.prs_merged for d in s.activity}
+    merged |= {sum(1 for g in e.pr_groups for i in g.items if i.merged) for e in s.ecosystems}
+    opened = {c.new_prs, c.new_prs - c.merged_prs} | {t.opened for t in s.modules}
+    opened |= {x.prs_opened for x in s.contributors} | {d.prs_opened for d in s.activity}
+    opened |= {sum(len(g.items) for g in e.pr_groups) for e in s.ecosystems}
+    opened |= {r.count for r in s.risks}
+    if p is not None:
+        merged.add(p.merged_prs)
+        opened.add(p.new_prs)
+    return Facts(frozenset(numbers), frozenset(percents), frozenset(_refs(s)),
+                 frozenset(str(abs(x)) for x in merged), frozenset(str(abs(x)) for x in opened))
 
 
 def _refs(s: SummaryData) -> set[int]:
@@ -332,19 +349,40 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)(?![\d])(\s?(?:%|�
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 
 
+# claims about pull-request counts: the number must be a count of that kind, not just any figure
+_PRS = r"(?:PRs?|pull requests?)"
+_N = r"(\d[\d,]*)"
+_CLAIMS = (
+    ("merged", re.compile(rf"\bmerged\s+{_N}\s+(?:[\w-]+\s+){{0,2}}{_PRS}", re.I)),
+    ("merged", re.compile(rf"(?<![\w.]){_N}\s+(?:[\w-]+\s+){{0,2}}{_PRS}\s+(?:were\s+|got\s+)?merged",
+                          re.I)),
+    ("merged", re.compile(rf"合并(?:了)?\s*{_N}\s*个?\s*(?:[\w-]{{0,12}}\s*)?{_PRS}", re.I)),
+    ("merged", re.compile(rf"(?<![\w.]){_N}\s*个\s*(?:[\w-]{{0,12}}\s*)?{_PRS}\s*(?:被|已)?合并", re.I)),
+    ("opened", re.compile(rf"\b(?:opened|received)\s+{_N}\s+(?:new\s+)?{_PRS}", re.I)),
+    ("opened", re.compile(rf"(?<![\w.]){_N}\s+new\s+{_PRS}", re.I)),
+    ("opened", re.compile(rf"(?:新增|新开)(?:了)?\s*{_N}\s*个\s*{_PRS}", re.I)),
+)
+
+
 def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in _SENTENCE.split(text.strip()) if p and p.strip()]
 
 
 def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
     """What is wrong with one sentence, as (check, value) pairs: `unknown_reference`,
-    `invented_number`, `underivable_percent` (empty when every number and reference is in the
-    summary)."""
+    `invented_number`, `underivable_percent`, `wrong_merged_count`, `wrong_opened_count` (empty
+    when every number and reference is in the summary, with the meaning the sentence gives it)."""
     problems: list[tuple[str, str]] = []
     for m in _REF.finditer(sentence):
         if int(m.group(1)) not in facts.refs:
             problems.append(("unknown_reference", m.group(1)))
     rest = _REF.sub(" ", sentence)
+    for kind, pattern in _CLAIMS:
+        allowed = facts.merged if kind == "merged" else facts.opened
+        for m in pattern.finditer(rest):
+            value = _norm(m.group(1))
+            if value is not None and value in facts.numbers and value not in allowed:
+                problems.append((f"wrong_{kind}_count", m.group(1)))
     for m in _NUMBER.finditer(rest):
         raw, unit = m.group(1).rstrip(",."), (m.group(2) or "").strip()
         value = _norm(raw)
@@ -355,7 +393,7 @@ def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
                 problems.append(("underivable_percent", raw))
         elif value not in facts.numbers:
             problems.append(("invented_number", raw))
-    return problems
+    return list(dict.fromkeys(problems))
 
 
 # ---------------------------------------------------------------- applying verified prose
@@ -363,7 +401,9 @@ def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
 @dataclass(frozen=True)
 class ProseCheck:
     part: str  # lead | highlights.<module> | themes.<module> | risks.<risk> | follow_ups.<number>
-    check: str  # invented_number | underivable_percent | unknown_reference | unknown_entry
+    # invented_number | underivable_percent | unknown_reference | unknown_entry |
+    # wrong_merged_count | wrong_opened_count
+    check: str
     value: str  # the number, reference or entry that failed
     sentence: str = ""
 

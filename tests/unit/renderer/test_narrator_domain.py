@@ -62,6 +62,15 @@ def edited(lang: str, **changes) -> str:
     ("本窗口合并了41个PR。", []),
     ("本窗口合并了 43 个 PR，涉及 #41184。", [("invented_number", "43")]),
     ("参见＃12345。", [("unknown_reference", "12345")]),
+    # a figure of the summary used as the wrong kind of count
+    ("The repository merged 26 PRs.", [("wrong_merged_count", "26")]),  # 26 is MoE's total
+    ("9 MoE PRs were merged.", []),                                    # MoE's merged
+    ("32 merged PRs changed core paths.", []),                         # a risk's count
+    ("It received 41 new PRs.", [("wrong_opened_count", "41")]),
+    ("It received 96 new PRs.", []),
+    ("本窗口合并了 26 个 PR。", [("wrong_merged_count", "26")]),
+    ("26 个 MoE PR 已合并。", [("wrong_merged_count", "26")]),
+    ("本窗口合并 41 个 PR（上一窗口 44 个）。", []),
 ])
 def test_check_sentence(sentence: str, problems: list) -> None:
     assert check_sentence(sentence, summary_facts(daily_summary())) == problems

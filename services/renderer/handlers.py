@@ -50,8 +50,13 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     narration = None
     if narrator is not None:
         with _tracer.start_as_current_span("renderer.narrate", attributes={
-                "repodigest.language": lang}):
+                "repodigest.language": lang}) as span:
             narration = await narrator.narrate(data, lang)
+            if narration is not None:
+                span.set_attribute("repodigest.narrator.model", narration.model)
+                span.set_attribute("repodigest.narrator.outcome",
+                                   "unavailable" if narration.unavailable
+                                   else "cached" if narration.cached else "answered")
     if "md" in formats:
         with _rendering("md", lang):
             out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang,

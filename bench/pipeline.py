@@ -1,17 +1,21 @@
 """Pipeline throughput beside raw JetStream, measured in the same run on the same server.
 
-    .venv/bin/python -m bench.pipeline --events 20000 [--database postgres]
+    .venv/bin/python -m bench.pipeline --events 20000 [--database postgres] [--mode both]
 
 Baseline: raw nats-py `publish_async` of the same payloads plus a pull consumer fetching 500 at a
-time with ack. Pipeline: the same number of realistic (~1 KB) PR and issue facts published to
+time with ack. Pipeline: the same number of realistic (~1.5 KB) PR and issue facts published to
 RD_GITHUB, timed until the summarizer has folded every one of them (real classifier, real
-summarizer, SQLite or PostgreSQL). Prints events/s for both and their ratio; exits 0.
+summarizer, SQLite or PostgreSQL). `--mode processes` (default) runs each service as the
+deployment does, `python -m services.<name>` in its own process; `inprocess` runs both in this
+process on one event loop (as `repodigest report` does). Prints events/s for both and their
+ratio; exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -109,18 +113,52 @@ async def pipeline(url: str, items, database_url: str) -> float:
     start = time.perf_counter()
     await publish_all(js, items)
     # the summarizer has folded everything when both durables have nothing pending or unacked
-    while True:
-        c = await js.consumer_info(STREAM_GITHUB, DURABLE_CLASSIFIER)
-        s = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
-        enriched = (await js.stream_info(STREAM_ENRICHED)).state.messages
-        if (c.num_pending == 0 and c.num_ack_pending == 0 and enriched >= len(items)
-                and s.num_pending == 0 and s.num_ack_pending == 0):
-            break
-        await asyncio.sleep(0.05)
+    await until_folded(js, len(items))
     elapsed = time.perf_counter() - start
     await runtime.stop()
     await nc.close()
     return len(items) / elapsed
+
+
+async def pipeline_processes(url: str, items, database_url: str, tmp: Path) -> tuple[float, dict]:
+    """The services as subprocesses; returns events/s and peak RSS (MiB) per service."""
+    from bench.procs import ServiceProcess, wait_consuming
+
+    env = {"REPODIGEST_NATS_URL": url, "REPODIGEST_DATABASE_URL": database_url}
+    procs = [ServiceProcess("classifier", env, tmp / "classifier.log"),
+             ServiceProcess("summarizer", env, tmp / "summarizer.log")]
+    nc = await nats.connect(url)
+    js = nc.jetstream(publish_async_max_pending=4000)
+    try:
+        for p in procs:
+            await p.start()
+        await wait_consuming(js, [(STREAM_GITHUB, DURABLE_CLASSIFIER),
+                                  (STREAM_ENRICHED, DURABLE_SUMMARIZER)], procs)
+        start = time.perf_counter()
+        await publish_all(js, items)
+        await until_folded(js, len(items), procs)
+        elapsed = time.perf_counter() - start
+    finally:
+        for p in procs:
+            await p.stop()
+        await nc.close()
+    return len(items) / elapsed, {p.name: p.peak_kib / 1024 for p in procs}
+
+
+async def until_folded(js, n: int, procs=()) -> None:
+    """Until both durables have nothing pending or unacked and RD_ENRICHED holds n events."""
+    while True:
+        for p in procs:
+            p.sample()
+            if not p.alive():
+                raise RuntimeError(f"{p.name} exited:\n{p.log_tail()}")
+        c = await js.consumer_info(STREAM_GITHUB, DURABLE_CLASSIFIER)
+        s = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
+        enriched = (await js.stream_info(STREAM_ENRICHED)).state.messages
+        if (c.num_pending == 0 and c.num_ack_pending == 0 and enriched >= n
+                and s.num_pending == 0 and s.num_ack_pending == 0):
+            return
+        await asyncio.sleep(0.05)  # polling server state, not waiting for a result of ours
 
 
 async def main(argv: list[str]) -> int:
@@ -128,26 +166,36 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="sqlite")
     parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--mode", choices=["processes", "inprocess", "both"], default="processes",
+                        help="services as subprocesses (as deployed), in this process, or both")
     args = parser.parse_args(argv)
     print(f"generating {args.events:,} facts ...", file=sys.stderr)
     items = payloads(args.events)
     size = statistics.mean(len(d) for _, d, _ in items)
     rows = []
     databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    modes = ["processes", "inprocess"] if args.mode == "both" else [args.mode]
     for db in databases:
-        with tempfile.TemporaryDirectory() as tmp:
-            async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
-                base = await baseline(server.url, items)
-                if db == "sqlite":
-                    url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-                else:
-                    url = await fresh_postgres_schema(args.postgres_url)
-                pipe = await pipeline(server.url, items, url)
-                rows.append((db, base, pipe))
-    print(f"\n{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, this machine\n")
-    print(f"{'database':<10} {'raw JetStream ev/s':>20} {'pipeline ev/s':>15} {'ratio':>7}")
-    for db, base, pipe in rows:
-        print(f"{db:<10} {base:>20,.0f} {pipe:>15,.0f} {pipe / base:>7.2f}")
+        for mode in modes:
+            with tempfile.TemporaryDirectory() as tmp:
+                async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
+                    base = await baseline(server.url, items)
+                    if db == "sqlite":
+                        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+                    else:
+                        url = await fresh_postgres_schema(args.postgres_url)
+                    print(f"{db}, {mode}: pipeline ...", file=sys.stderr)
+                    if mode == "processes":
+                        pipe, rss = await pipeline_processes(server.url, items, url, Path(tmp))
+                    else:
+                        pipe, rss = await pipeline(server.url, items, url), {}
+                    rows.append((db, mode, base, pipe, rss))
+    print(f"\n{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, {os.cpu_count()} CPUs\n")
+    print(f"{'database':<10} {'services':<10} {'raw JetStream ev/s':>20} {'pipeline ev/s':>15} "
+          f"{'ratio':>7} {'peak RSS MiB (classifier/summarizer)':>38}")
+    for db, mode, base, pipe, rss in rows:
+        peak = "/".join(f"{v:.0f}" for v in rss.values()) if rss else "-"
+        print(f"{db:<10} {mode:<10} {base:>20,.0f} {pipe:>15,.0f} {pipe / base:>7.2f} {peak:>38}")
     return 0
 
 

@@ -272,6 +272,96 @@ class Bus:
                 log.warning("no ack for %s (%s); retrying", subject, type(exc).__name__)
                 await asyncio.sleep(backoff_seconds(attempt))
 
+    async def publish_many(
+            self, batch: "Sequence[tuple[CloudEvent, str, otel_context.Context | None]]") -> list[Any]:
+        """Publish typed events concurrently and wait for all their acks; return them in order.
+
+        (event, subject, trace context) each: the trace context (a consumed message's, or None
+        for the current one) goes into that message's headers, under a PRODUCER span when spans
+        are recorded. nats-py `publish_async` sends without waiting and the acks are gathered,
+        instead of one request/response per event. Nats-Msg-Id carries the deterministic id, so
+        events whose ack did not come (a busy server, a reconnect) are simply published again.
+        """
+        if not batch:
+            return []
+        tracing = telemetry.tracing_enabled()
+        out: list[tuple[bytes, str, str, dict[str, str], Any]] = []
+        for event, subject, ctx in batch:
+            headers = {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id}
+            span = None
+            if tracing:
+                span = _tracer.start_span(
+                    f"{subject} publish", context=ctx, kind=SpanKind.PRODUCER,
+                    attributes={"messaging.system": "nats", "messaging.operation.type": "publish",
+                                "messaging.destination.name": subject,
+                                "messaging.message.id": event.id})
+                telemetry.inject_context(headers, trace.set_span_in_context(span, ctx))
+            elif ctx is not None:
+                telemetry.inject_context(headers, ctx)
+            else:
+                telemetry.inject(headers)
+            out.append((event.to_bytes(), subject, stream_of(subject), headers, span))
+        acks: list[Any] = [None] * len(out)
+        todo = list(range(len(out)))
+        error: BaseException | None = None
+        try:
+            for attempt in range(1, PUBLISH_ATTEMPTS + 1):
+                todo, error = await self._publish_async(out, todo, acks)
+                if not todo:
+                    break
+                if attempt == PUBLISH_ATTEMPTS:
+                    raise error or asyncio.TimeoutError()
+                log.warning("no ack for %d of %d events (%s); retrying", len(todo), len(out),
+                            type(error).__name__)
+                await asyncio.sleep(backoff_seconds(attempt))
+        except BaseException as exc:
+            for _, _, _, _, span in out:
+                if span is not None:
+                    span.set_status(Status(StatusCode.ERROR, _short(exc)))
+            raise
+        finally:
+            for _, _, _, _, span in out:
+                if span is not None:
+                    span.end()
+        counts: dict[str, int] = {}
+        for _, _, stream, _, _ in out:
+            counts[stream] = counts.get(stream, 0) + 1
+        for stream, n in counts.items():
+            _published.add(n, {"service": self.service, "stream": stream})
+        return acks
+
+    async def _publish_async(self, out: list, todo: list[int],
+                             acks: list[Any]) -> tuple[list[int], BaseException | None]:
+        """One round: publish `todo`, wait up to PUBLISH_TIMEOUT; return what has no ack yet."""
+        import nats.errors
+        import nats.js.errors
+
+        js = self.js
+        futures = {}
+        for i in todo:
+            data, subject, stream, headers, _ = out[i]
+            futures[i] = await js.publish_async(subject, data, stream=stream, headers=headers)
+        done, pending = await asyncio.wait(futures.values(), timeout=PUBLISH_TIMEOUT)
+        for fut in pending:
+            fut.cancel()  # releases its slot among nats-py's pending publishes
+        retry: list[int] = []
+        error: BaseException | None = None
+        for i, fut in futures.items():
+            if fut in pending:
+                retry.append(i)
+                error = error or asyncio.TimeoutError()
+                continue
+            exc = fut.exception()
+            if exc is None:
+                acks[i] = fut.result()
+            elif isinstance(exc, (nats.errors.TimeoutError, nats.errors.NoRespondersError,
+                                  nats.js.errors.NoStreamResponseError)):
+                retry.append(i)
+                error = exc
+            else:
+                raise exc
+        return retry, error
+
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
         """Park a message in RD_DEAD with the reason in headers and the original bytes intact."""
         headers = letter.to_headers()
@@ -330,6 +420,7 @@ class Consumer(Generic[E]):
 
     def register(self, router: "NatsRouter") -> None:
         _fetch_timeouts_are_nats_timeouts()
+        _batch_friendly_gc()
         consumer = self
 
         @router.subscriber(
@@ -341,6 +432,7 @@ class Consumer(Generic[E]):
                              batch=True),
             ack_policy=AckPolicy.MANUAL,
             title=self.spec.durable,
+            decoder=_undecoded,
         )
         async def on_batch(message: Annotated[Any, Context("message")]) -> None:
             await consumer.process(list(message.raw_message))
@@ -438,6 +530,12 @@ class Consumer(Generic[E]):
         _MessageSpans.mark(msg, "dead", reason)
 
 
+async def _undecoded(message: Any) -> None:
+    """FastStream would JSON-decode every body for the handler's arguments; `decode` does it
+    once, with validation, from the raw bytes."""
+    return None
+
+
 class _MessageSpans:
     """One consumer span per message, each continuing the trace its publisher put in the headers.
 
@@ -456,8 +554,12 @@ class _MessageSpans:
         self.spans: dict[int, Any] = {}
         self.outcomes: dict[int, str] = {}
         self.contexts: dict[str, Any] = {}
+        self.keys = [id(msg) for msg in msgs]
+        # without an SDK provider nothing is recorded: no span objects, the incoming trace
+        # context (if any) is still passed on to what the handlers publish (see identify)
+        self.tracing = telemetry.tracing_enabled()
         name = f"{consumer.spec.durable} process"
-        for msg in msgs:
+        for msg in (msgs if self.tracing else ()):
             span = _tracer.start_span(
                 name, context=telemetry.extract(msg.headers), kind=SpanKind.CONSUMER,
                 attributes={"messaging.system": "nats", "messaging.operation.type": "process",
@@ -471,14 +573,25 @@ class _MessageSpans:
     def identify(self, decoded: "list[tuple[Msg, Any]]") -> None:
         for msg, event in decoded:
             event_id = getattr(event, "id", None)
+            if not isinstance(event_id, str):
+                continue
             span = self.spans.get(id(msg))
-            if isinstance(event_id, str) and span is not None:
+            if span is not None:
                 self.contexts[event_id] = trace.set_span_in_context(span)
+            elif not self.tracing and msg.headers and "traceparent" in msg.headers:
+                self.contexts[event_id] = telemetry.extract(msg.headers)
 
     @contextlib.contextmanager
     def batch(self, size: int) -> "Iterator[None]":
-        links = [trace.Link(s.get_span_context()) for s in list(self.spans.values())[:self.MAX_BATCH_LINKS]]
         start = time.perf_counter()
+        if not self.tracing:
+            try:
+                with telemetry.consuming(self.contexts):
+                    yield
+            finally:
+                _handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "batch"})
+            return
+        links = [trace.Link(s.get_span_context()) for s in list(self.spans.values())[:self.MAX_BATCH_LINKS]]
         try:
             with telemetry.consuming(self.contexts), _tracer.start_as_current_span(
                     f"{self.consumer.spec.durable} handle batch", links=links,
@@ -535,15 +648,34 @@ class _MessageSpans:
     def end(self) -> None:
         _MessageSpans._current.reset(self._token)
         counts: dict[str, int] = {}
-        for key, span in self.spans.items():
+        for key in self.keys:
             outcome = self.outcomes.get(key, "unfinished")
             counts[outcome] = counts.get(outcome, 0) + 1
+        for span in self.spans.values():
             span.end()
         for outcome, n in counts.items():
             _consumed.add(n, {**self.attrs, "outcome": outcome})
 
 
 _MessageSpans._current = contextvars.ContextVar("repodigest_message_spans", default=None)
+
+
+GC_GEN0_THRESHOLD = 20_000
+
+
+def _batch_friendly_gc() -> None:
+    """Decoding a batch allocates many short-lived objects (pydantic models, dicts, datetimes):
+    with CPython's default thresholds (700, 10, 10) the collector runs every few events and
+    rescans the long-lived heap (FastStream, SQLAlchemy, compiled rules) over and over. Once per
+    process, when the thresholds are still the defaults: move what exists after start-up out of
+    the collector's sight (gc.freeze) and collect young objects every 20,000 allocations."""
+    import gc
+
+    if gc.get_threshold() != (700, 10, 10):
+        return  # already tuned here, or by the operator: leave it
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_GEN0_THRESHOLD, 20, 100)
 
 
 def _fetch_timeouts_are_nats_timeouts() -> None:

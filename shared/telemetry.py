@@ -117,6 +117,13 @@ def shutdown_telemetry() -> None:
                 shutdown()
 
 
+def tracing_enabled() -> bool:
+    """Whether spans are recorded in this process (an SDK tracer provider is installed).
+
+    Hot paths skip per-message spans without one; the incoming trace context is still passed on."""
+    return isinstance(trace.get_tracer_provider(), TracerProvider)
+
+
 def tracer(name: str) -> trace.Tracer:
     return trace.get_tracer(f"repodigest.{name}")
 
@@ -145,6 +152,12 @@ def extract(headers: Mapping[str, str] | None) -> otel_context.Context:
 def inject(headers: dict[str, str]) -> dict[str, str]:
     """Put the current trace context into message headers (traceparent, tracestate)."""
     propagate.inject(headers)
+    return headers
+
+
+def inject_context(headers: dict[str, str], ctx: otel_context.Context) -> dict[str, str]:
+    """Put the trace context `ctx` (not necessarily the current one) into message headers."""
+    propagate.inject(headers, context=ctx)
     return headers
 
 

@@ -47,7 +47,7 @@ class ClassifierService:
             handle_batch=self.on_github_events)
 
     async def on_github_events(self, events: list[GithubFact | SyncWatermark]) -> None:
-        await enrich_batch(events, self.registry, self.bus.publish)
+        await enrich_batch(events, self.registry, self.bus.publish_many)
 
     async def reload(self) -> ReloadReply:
         """Re-read the profiles; the new rules apply from the next batch on."""

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.bus import Poison, Subjects
-from shared.telemetry import continuing, in_context_of, tracer
+from shared.telemetry import consumed_context, continuing, tracer, tracing_enabled
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent
 
@@ -20,7 +20,7 @@ _tracer = tracer("classifier")
 
 
 class Publisher(Protocol):
-    async def publish(self, event: CloudEvent, subject: str) -> Any: ...
+    async def publish_many(self, batch: Sequence[tuple[CloudEvent, str, Any]]) -> Any: ...
 
 
 def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
@@ -40,6 +40,9 @@ def outgoing(event: GithubFact | SyncWatermark,
     if isinstance(event, SyncWatermark):
         return WatermarkForwarded.create(event.data), Subjects.enriched_watermark(event.data.repo)
     if isinstance(event, GithubFact):
+        data = event.data
+        if not tracing_enabled():
+            return classify_fact(event, registry), Subjects.enriched(data.kind, data.action, data.repo)
         # in the fact's own trace (it came in a batch of many traces)
         with continuing(event.id), _tracer.start_as_current_span(
                 "classifier.classify", attributes={"repodigest.fact_id": event.id,
@@ -47,32 +50,32 @@ def outgoing(event: GithubFact | SyncWatermark,
             enriched = classify_fact(event, registry)
             span.set_attributes({"repodigest.ruleset": enriched.data.ruleset.profile,
                                  "repodigest.modules": len(enriched.data.tags.modules)})
-        data = event.data
         return enriched, Subjects.enriched(data.kind, data.action, data.repo)
     raise Poison(f"the classifier does not handle {type(event).__name__} events")
 
 
 async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: ProfileRegistry,
-                       publish: Callable[[CloudEvent, str], Awaitable[Any]]) -> int:
+                       publish_many: Callable[[Sequence[tuple[CloudEvent, str, Any]]], Awaitable[Any]]) -> int:
     """Classify and publish a batch in stream order.
 
-    Facts are published concurrently (their acknowledgements awaited together); a watermark waits
-    until every fact before it is acknowledged, so downstream never sees a watermark before the
-    facts it covers. Returns how many events were published.
+    Facts are published together (one `publish_many`, acknowledgements gathered), each in the
+    trace of the fact it came from; a watermark waits until every fact before it is
+    acknowledged, so downstream never sees a watermark before the facts it covers. Returns how
+    many events were published.
     """
     # all-or-nothing: classify before publishing
     results = [(e.id, *outgoing(e, registry)) for e in events]
-    pending: list[Awaitable[Any]] = []
+    run: list[tuple[CloudEvent, str, Any]] = []
     for source_id, event, subject in results:
         if isinstance(event, WatermarkForwarded):
-            if pending:
-                await asyncio.gather(*pending)
-                pending = []
-            await in_context_of(source_id, publish(event, subject))
+            if run:
+                await publish_many(run)
+                run = []
+            await publish_many([(event, subject, consumed_context(source_id))])
         else:
-            pending.append(in_context_of(source_id, publish(event, subject)))
-    if pending:
-        await asyncio.gather(*pending)
+            run.append((event, subject, consumed_context(source_id)))
+    if run:
+        await publish_many(run)
     return len(results)
 
 

@@ -255,6 +255,9 @@ class ProseNote(Frozen):
     replaced: tuple[ProseCheckNote, ...] = ()
     unavailable: str | None = None
     cached: bool = False
+    # timeout | server_error | refused | unreachable | malformed | over_budget | no_prompt |
+    # unverified
+    unavailable_code: str | None = None
 
 
 class SummaryData(Frozen):

@@ -122,6 +122,16 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, (_Retryable, httpx.TimeoutException, httpx.TransportError))
 
 
+def _code(exc: BaseException) -> str:
+    if isinstance(exc, _Refused):
+        return "refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx.TransportError):
+        return "unreachable"
+    return "server_error"
+
+
 def _reason(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, (_Retryable, _Refused)):
         return exc.reason
@@ -162,7 +172,8 @@ class OpenAIChatNarrator:
             prompt = load_prompt(self.o.prompt_version, lang)
         except PromptMissing as exc:
             log.warning("narrator skipped: %s", exc)
-            return self._narration(unavailable=f"no prompt {self.o.prompt_version} for {lang}")
+            return self._narration(unavailable=f"no prompt {self.o.prompt_version} for {lang}",
+                                   code="no_prompt")
         payload = input_json(summary)
         key = self.cache_key(payload, prompt, lang)
         cached = await self._cache_get(key)
@@ -179,7 +190,7 @@ class OpenAIChatNarrator:
                       f"{self.o.max_tokens}; budget {self.o.token_budget}, "
                       "REPODIGEST_NARRATOR_TOKEN_BUDGET)")
             log.warning("narrator skipped for %s %s: %s", summary.repo, lang, reason)
-            return self._narration(unavailable=reason)
+            return self._narration(unavailable=reason, code="over_budget")
         body = {"model": self.o.model, "temperature": self.o.temperature,
                 "max_tokens": self.o.max_tokens,
                 "messages": [{"role": "system", "content": system},
@@ -191,17 +202,17 @@ class OpenAIChatNarrator:
                 content = await self._complete(body)
             prose = parse_model_prose(content, self.o.model, self.o.prompt_version)
         except TimeoutError:
-            reason = f"no answer within the {self.o.deadline:g} s deadline"
+            reason, code = f"no answer within the {self.o.deadline:g} s deadline", "timeout"
         except MalformedProse as exc:
-            reason = f"malformed answer: {exc}"
+            reason, code = f"malformed answer: {exc}", "malformed"
         except (_Retryable, _Refused, httpx.HTTPError) as exc:
-            reason = _reason(exc, self.o.timeout)
+            reason, code = _reason(exc, self.o.timeout), _code(exc)
         else:
             await self._cache_put(key, content)
             return self._narration(prose=prose)
         log.warning("narrator unavailable for %s %s (%s); template prose used",
                     summary.repo, lang, reason, extra={"repo": summary.repo, "lang": lang})
-        return self._narration(unavailable=reason)
+        return self._narration(unavailable=reason, code=code)
 
     async def _complete(self, body: dict) -> str:
         async for attempt in AsyncRetrying(

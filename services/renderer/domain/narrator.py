@@ -182,6 +182,9 @@ class Narration:
     prompt_version: str
     prose: ModelProse | None = None
     unavailable: str | None = None
+    # why, for readers (a catalog key under prose.reasons): timeout | server_error | refused |
+    # unreachable | malformed | over_budget | no_prompt
+    code: str | None = None
     cached: bool = False
 
 
@@ -424,6 +427,7 @@ class ProseReport:
     replaced: tuple[ProseCheck, ...] = ()
     unavailable: str | None = None
     cached: bool = False
+    unavailable_code: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -468,7 +472,7 @@ def apply_narration(view: ReportView, s: SummaryData, narration: Narration,
     if prose is None:
         report = ProseReport("template", narration.model, narration.prompt_version,
                              unavailable=narration.unavailable or "no answer",
-                             cached=narration.cached)
+                             cached=narration.cached, unavailable_code=narration.code)
         view.prose = prose_note(report, messages)
         return report
     m = _Merger(summary_facts(s), "" if messages.lang.startswith("zh") else " ")
@@ -501,7 +505,7 @@ def apply_narration(view: ReportView, s: SummaryData, narration: Narration,
     report = ProseReport(source, prose.model, prose.prompt_version, tuple(m.model_parts),
                          tuple(m.replaced), cached=narration.cached,
                          unavailable=None if m.model_parts else "every model sentence failed "
-                         "verification")
+                         "verification", unavailable_code=None if m.model_parts else "unverified")
     view.prose = prose_note(report, messages)
     return report
 
@@ -520,8 +524,10 @@ MAX_NOTED_PROBLEMS = 5
 def prose_note(r: ProseReport, m: Messages) -> str:
     """One line for the report's readers: who wrote the prose, and what was replaced and why."""
     if r.source == "template":
-        return m.t("prose.template", model=r.model, version=r.prompt_version,
-                   reason=r.unavailable or "")
+        reason = r.unavailable or ""
+        if r.unavailable_code and m.has(f"prose.reasons.{r.unavailable_code}"):
+            reason = m.t(f"prose.reasons.{r.unavailable_code}", detail=reason)
+        return m.t("prose.template", model=r.model, version=r.prompt_version, reason=reason)
     text = m.t("prose.model", model=r.model, version=r.prompt_version)
     if r.replaced:
         problems = list(dict.fromkeys(m.t(f"prose.checks.{c.check}", value=c.value)

@@ -202,19 +202,20 @@ async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> 
     assert prose["replaced"][0]["check"] == "unknown_reference"
 
 
-@pytest.mark.parametrize("script, attempts, reason", [
+@pytest.mark.parametrize("script, attempts, reason, code, zh", [
     (lambda lang, req: completion("Sure! Here is your report: {lead: 'MoE'}"), 1,
-     "malformed answer: the answer is not JSON"),
+     "malformed answer: the answer is not JSON", "malformed", "模型的回答格式不正确"),
     (lambda lang, req: (200, {"unexpected": True}), 1,
-     "malformed answer: the answer is not a chat completion"),
+     "malformed answer: the answer is not a chat completion", "malformed", "模型的回答格式不正确"),
     (lambda lang, req: (500, {"error": {"message": "CUDA out of memory"}}), 3,
-     "the model server answered HTTP 500"),
+     "the model server answered HTTP 500", "server_error", "模型服务出错"),
     (lambda lang, req: (401, {"error": {"message": "invalid api key"}}), 1,
-     "the model server refused the request: HTTP 401 (invalid api key)"),
-    (lambda lang, req: (200, "hang"), 2, "no answer within 0.5 s"),
+     "the model server refused the request: HTTP 401 (invalid api key)", "refused",
+     "模型服务拒绝了请求"),
+    (lambda lang, req: (200, "hang"), 2, "no answer within 0.5 s", "timeout", "模型未在时限内回答"),
 ], ids=["malformed-json", "not-a-completion", "http-500", "http-401", "hang"])
 async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, script, attempts,
-                                                      reason) -> None:
+                                                      reason, code, zh) -> None:
     caplog.set_level(logging.DEBUG)
     llm.answer = script
     store = DirectoryObjectStore(tmp_path / "store")
@@ -229,9 +230,10 @@ async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, scr
     assert md.replace(next(ln for ln in md.splitlines() if ln.startswith("> Prose")) + "\n\n",
                       "") == plain
     assert f"the model ({MODEL}, prompt v1) was not used: {reason}" in md
-    assert "未采用模型" in docs[("zh-CN", "md")]
+    assert f"未采用模型（{MODEL}，提示词 v1）的输出：{zh}（{reason}" in docs[("zh-CN", "md")]
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["source"] == "template" and prose["unavailable"].startswith(reason)
+    assert prose["unavailable_code"] == code
     assert len(ready.data.artifacts) == 6
     assert API_KEY not in caplog.text and API_KEY not in all_stored_text(tmp_path / "store")
     # nothing was cached: the next render asks again
@@ -246,4 +248,5 @@ async def test_a_prompt_over_the_token_budget_is_not_sent(llm, tmp_path) -> None
     assert llm.requests == []
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["source"] == "template" and "over the token budget" in prose["unavailable"]
-    assert "budget 3000" in prose["unavailable"]
+    assert "budget 3000" in prose["unavailable"] and prose["unavailable_code"] == "over_budget"
+    assert "提示词超出 token 预算" in docs[("zh-CN", "md")]

@@ -177,12 +177,16 @@ def test_entries_for_things_the_summary_lacks_are_reported_not_shown() -> None:
 
 def test_an_unavailable_model_leaves_template_prose_and_says_why() -> None:
     s = daily_summary()
-    down = Narration(model=MODEL, prompt_version="v1", unavailable="no answer within 5 s")
+    down = Narration(model=MODEL, prompt_version="v1", unavailable="no answer within 5 s",
+                     code="timeout")
     view = view_for(s, "zh-CN", narration=down)
     plain = view_for(s, "zh-CN")
     assert view.lead == plain.lead and view.themes == plain.themes
     assert view.prose == ("文字：模板生成；未采用模型（test-model-7b，提示词 v1）的输出："
-                          "no answer within 5 s")
+                          "模型未在时限内回答（no answer within 5 s）")
+    assert view_for(s, "en", narration=down).prose == (
+        "Prose: template text; the model (test-model-7b, prompt v1) was not used: "
+        "no answer within 5 s")
 
 
 def test_json_html_and_markdown_carry_the_prose_note() -> None:
@@ -203,6 +207,7 @@ def test_every_model_sentence_failing_means_template_prose() -> None:
         {"number": 38256, "text": "Open for 99 days."}]})
     report = prose_report(s, "en", narration(content))
     assert report.source == "template" and not report.model_parts
+    assert report.unavailable_code == "unverified"
     assert {c.value for c in report.replaced} == {"999", "99"}
     assert "999" not in render_markdown(s, "en", narration(content)).split("> Prose")[1]
     assert messages("en").t("prose.checks.invented_number", value=1) == "invented number 1"

@@ -234,7 +234,8 @@ class Facts:
     opened: frozenset[str] = frozenset()
 
 
-_NUM_IN_TEXT = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# identifiers, not figures: their digits must not make an invented number pass
+_NOT_FIGURES = frozenset({"fact_ids_sample", "request_id", "url", "ruleset_versions"})
 
 
 def summary_facts(s: SummaryData) -> Facts:
@@ -250,7 +251,10 @@ def summary_facts(s: SummaryData) -> Facts:
         if isinstance(node, (int, float)):
             numbers.update(_forms(node))
         elif isinstance(node, str):
-            numbers.update(x for x in (_norm(n) for n in _NUM_IN_TEXT.findall(node)) if x)
+            # numbers standing on their own in titles, descriptions and reasons (as prose would
+            # quote them), not the digits inside names
+            numbers.update(x for x in (_norm(m.group(1).rstrip(",."))
+                                       for m in _NUMBER.finditer(node)) if x)
         elif isinstance(node, datetime):
             local = node.astimezone(tz)
             numbers.update({str(local.year), str(local.month), str(local.day), str(local.hour),
@@ -258,8 +262,9 @@ def summary_facts(s: SummaryData) -> Facts:
         elif isinstance(node, date):
             numbers.update({str(node.year), str(node.month), str(node.day)})
         elif isinstance(node, dict):
-            for v in node.values():
-                walk(v)
+            for k, v in node.items():
+                if k not in _NOT_FIGURES:
+                    walk(v)
         elif isinstance(node, (list, tuple)):
             numbers.add(str(len(node)))
             for v in node:

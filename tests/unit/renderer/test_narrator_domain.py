@@ -49,7 +49,8 @@ def edited(lang: str, **changes) -> str:
 @pytest.mark.parametrize("sentence, problems", [
     ("41 PRs were merged.", []),                                  # counts.merged_prs
     ("42 PRs were merged.", [("invented_number", "42")]),
-    ("The team merged 1,486 facts.", []),                         # facts_counted, with a comma
+    ("The summary counts 1,486 facts.", []),                      # facts_counted, with a comma
+    ("The summary counts 1,487 facts.", [("invented_number", "1,487")]),
     ("Merges fell by 3 from 44.", []),                            # a delta with the previous window
     ("MoE grew 73% on the previous window.", []),                 # (26 - 15) / 15
     ("MoE grew 73.3% on the previous window.", []),
@@ -74,6 +75,14 @@ def edited(lang: str, **changes) -> str:
 ])
 def test_check_sentence(sentence: str, problems: list) -> None:
     assert check_sentence(sentence, summary_facts(daily_summary())) == problems
+
+
+def test_digits_of_identifiers_are_not_figures() -> None:
+    facts = summary_facts(daily_summary(fact_ids_sample=("f-77731",), request_id="req-55555"))
+    assert check_sentence("We saw 77731 facts and 55555 requests.", facts) == [
+        ("invented_number", "77731"), ("invented_number", "55555")]
+    # a number quoted from a PR description is the summary's (Qwen2.5 is a name, 100 is not)
+    assert check_sentence("Outputs matched at 2, 3 and 4 bits.", facts) == []
 
 
 def test_split_sentences_in_both_scripts() -> None:

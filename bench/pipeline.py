@@ -134,10 +134,16 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path) -> t
             await p.start()
         await wait_consuming(js, [(STREAM_GITHUB, DURABLE_CLASSIFIER),
                                   (STREAM_ENRICHED, DURABLE_SUMMARIZER)], procs)
+        for p in procs:
+            p.sample()
+        cpu0 = {p.name: p.cpu for p in procs}
         start = time.perf_counter()
         await publish_all(js, items)
         await until_folded(js, len(items), procs)
         elapsed = time.perf_counter() - start
+        for p in procs:
+            print(f"  {p.name}: {(p.cpu - cpu0[p.name]) / len(items) * 1e6:.0f} us CPU per event",
+                  file=sys.stderr)
     finally:
         for p in procs:
             await p.stop()
@@ -147,6 +153,7 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path) -> t
 
 async def until_folded(js, n: int, procs=()) -> None:
     """Until both durables have nothing pending or unacked and RD_ENRICHED holds n events."""
+    start, classified = time.perf_counter(), None
     while True:
         for p in procs:
             p.sample()
@@ -155,8 +162,12 @@ async def until_folded(js, n: int, procs=()) -> None:
         c = await js.consumer_info(STREAM_GITHUB, DURABLE_CLASSIFIER)
         s = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
         enriched = (await js.stream_info(STREAM_ENRICHED)).state.messages
+        if classified is None and enriched >= n:
+            classified = time.perf_counter() - start
         if (c.num_pending == 0 and c.num_ack_pending == 0 and enriched >= n
                 and s.num_pending == 0 and s.num_ack_pending == 0):
+            print(f"  classifier done after {classified:.1f} s, summarizer after "
+                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
             return
         await asyncio.sleep(0.05)  # polling server state, not waiting for a result of ours
 

@@ -25,6 +25,15 @@ def vm_hwm_kib(pid: int) -> int | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a live process has used so far (/proc/<pid>/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass
 class ServiceProcess:
     name: str
@@ -32,6 +41,7 @@ class ServiceProcess:
     log_path: Path
     proc: asyncio.subprocess.Process | None = None
     peak_kib: int = 0
+    cpu: float = 0.0
     _log: object = field(default=None, repr=False)
 
     async def start(self) -> "ServiceProcess":
@@ -51,6 +61,7 @@ class ServiceProcess:
         """Read the peak RSS now (the kernel keeps the high-water mark; read before exit)."""
         if self.proc is not None and self.proc.returncode is None:
             self.peak_kib = max(self.peak_kib, vm_hwm_kib(self.proc.pid) or 0)
+            self.cpu = cpu_seconds(self.proc.pid) or self.cpu
         return self.peak_kib
 
     def alive(self) -> bool:

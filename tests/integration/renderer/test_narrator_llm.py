@@ -250,3 +250,17 @@ async def test_a_prompt_over_the_token_budget_is_not_sent(llm, tmp_path) -> None
     assert prose["source"] == "template" and "over the token budget" in prose["unavailable"]
     assert "budget 3000" in prose["unavailable"] and prose["unavailable_code"] == "over_budget"
     assert "提示词超出 token 预算" in docs[("zh-CN", "md")]
+
+
+async def test_an_unreachable_server_leaves_template_prose(tmp_path) -> None:
+    store = DirectoryObjectStore(tmp_path / "store")
+    narr = OpenAIChatNarrator(ChatOptions(url=f"http://127.0.0.1:{free_port()}/v1", model=MODEL,
+                                          api_key=SecretStr(API_KEY), timeout=2.0, attempts=2,
+                                          backoff=0.01), StoreNarrationCache(lambda: store))
+    ready, docs = await render(store, narr)
+    await narr.close()
+    assert narr.requests == 2 * 2  # retried once per language
+    prose = json.loads(docs[("en", "json")])["prose"]
+    assert prose["unavailable_code"] == "unreachable"
+    assert "cannot reach the model server (ConnectError)" in docs[("en", "md")]
+    assert len(ready.data.artifacts) == 6

@@ -1,0 +1,394 @@
+"""Shared machinery of the reliability tests: facts at scale, services as killable processes,
+consumer-state waits, report requests and the comparable part of a summary."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from nats.js.errors import NotFoundError
+
+from shared.bus import (
+    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS,
+    STREAM_DEAD, Subjects, Topology, ensure_topology,
+)
+from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_FACTS_PER_REPO = 2349  # generate_demo's fortnight (two ISO weeks) of one repository
+
+# Scaled down for CI; REPODIGEST_RELIABILITY_EVENTS=20000 runs the issue's full size.
+EVENTS = int(os.environ.get("REPODIGEST_RELIABILITY_EVENTS", "2000"))
+# A redelivery after a kill -9 waits for ack_wait; the tests' consumers use a short one so a
+# crash costs seconds, not the production two minutes (the semantics are the same).
+TEST_ACK_WAIT = 4.0
+
+
+@dataclasses.dataclass
+class RepoInput:
+    repo: str
+    window: Any  # shared.windows.Window: the requested ISO week
+    watermark: datetime
+    facts: list  # FactData, in publication order
+    expected: Any  # DemoCounts from the plan
+
+
+def demo_inputs(events: int = EVENTS) -> list[RepoInput]:
+    """At least `events` facts: one synthetic fortnight (generate_demo) per repository."""
+    from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
+
+    out = []
+    for i in range(max(1, math.ceil(events / DEMO_FACTS_PER_REPO))):
+        demo = generate_demo("2026-W24", seed=7 + i)
+        repo = DEMO_REPO if i == 0 else f"{DEMO_REPO}-{i}"
+        facts = [f.model_copy(update={"repo": repo}) for f in demo.facts]
+        out.append(RepoInput(repo, demo.window, demo.watermark, facts,
+                             demo.expected(demo.window.start, demo.window.end)))
+    return out
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float, what: str,
+                     interval: float = 0.05) -> None:
+    """The one polling helper: `check()` until true, every `interval`, failing after `timeout`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        await asyncio.sleep(interval)
+
+
+DURABLES = {"classifier": (DURABLE_CLASSIFIER,),
+            "summarizer": (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS)}
+
+
+async def prepare_topology(js) -> None:
+    """Streams as the services create them; the durables with TEST_ACK_WAIT, so that a service's
+    start-up is seen to reset it (`shorten_ack_wait`)."""
+    await ensure_topology(js, Topology(), consumers=())
+    await keep_short(js)
+
+
+async def shorten_ack_wait(js, service: str, timeout: float = 60.0) -> None:
+    """Once a (re)started service has set up its topology, give its durables TEST_ACK_WAIT.
+
+    A service's `ensure_topology` re-applies the durable's settings at every start (nats-server
+    treats a create of an existing durable with editable changes as an update), so the test waits
+    for that reset (ack_wait back to the production value), then shortens it again."""
+    production = {d: CONSUMERS[d].ack_wait for d in DURABLES[service]}
+
+    async def reset() -> bool:
+        for durable, ack_wait in production.items():
+            info = await js.consumer_info(CONSUMERS[durable].stream, durable)
+            if abs(info.config.ack_wait - ack_wait) > 0.01:
+                return False
+        return True
+
+    await wait_until(reset, timeout, f"{service} to set up its durables")
+    await keep_short(js, DURABLES[service])
+
+
+async def keep_short(js, durables=tuple(d for ds in DURABLES.values() for d in ds)) -> None:
+    """TEST_ACK_WAIT on these durables (again, if a late start-up re-applied the default)."""
+    for durable in durables:
+        spec = dataclasses.replace(CONSUMERS[durable], ack_wait=TEST_ACK_WAIT)
+        try:
+            info = await js.consumer_info(spec.stream, durable)
+        except NotFoundError:
+            info = None
+        if info is None or abs(info.config.ack_wait - TEST_ACK_WAIT) > 0.01:
+            await js.add_consumer(spec.stream, config=spec.config())  # create = update
+
+
+async def consumer_state(js, durable: str) -> tuple[int, int, int]:
+    """(last delivered stream sequence, pending, ack pending) of a durable."""
+    spec = CONSUMERS[durable]
+    info = await js.consumer_info(spec.stream, durable)
+    return (int(info.delivered.stream_seq or 0), int(info.num_pending or 0),
+            int(info.num_ack_pending or 0))
+
+
+async def stream_count(js, stream: str) -> int:
+    try:
+        return int((await js.stream_info(stream)).state.messages)
+    except NotFoundError:
+        return 0
+
+
+async def drained(js, durable: str) -> bool:
+    """Everything in the durable's stream was delivered and acknowledged."""
+    try:
+        _, pending, ack_pending = await consumer_state(js, durable)
+    except Exception:  # noqa: BLE001 - a restarting broker answers later
+        return False
+    return pending == 0 and ack_pending == 0
+
+
+async def dead_letters(js) -> list[tuple[str, dict[str, str], bytes]]:
+    """Every message in RD_DEAD: (subject, headers, body)."""
+    out = []
+    n = await stream_count(js, STREAM_DEAD)
+    for seq in range(1, n + 1):
+        msg = await js.get_msg(STREAM_DEAD, seq)
+        out.append((msg.subject, dict(msg.headers or {}), msg.data or b""))
+    return out
+
+
+class ServiceProcess:
+    """`python -m services.<name>` as a child process that a test can kill -9 and restart."""
+
+    def __init__(self, name: str, env: dict[str, str], log_dir: Path) -> None:
+        self.name, self.env, self.log_dir = name, env, log_dir
+        self.proc: subprocess.Popen | None = None
+        self.starts = 0
+        self.kills: list[dict[str, int]] = []
+
+    def start(self) -> None:
+        base = {k: v for k, v in os.environ.items()
+                if not k.startswith(("REPODIGEST_", "OTEL_"))}
+        env = {**base, "PYTHONPATH": str(ROOT), "REPODIGEST_LOG_LEVEL": "WARNING",
+               "OTEL_SDK_DISABLED": "true", **self.env}
+        self.starts += 1
+        log = open(self.log_dir / f"{self.name}.{self.starts}.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen([sys.executable, "-m", f"services.{self.name}"], cwd=ROOT,
+                                     env=env, stdout=log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        log.close()
+
+    def kill(self, **state: int) -> None:
+        assert self.proc is not None and self.proc.poll() is None, f"{self.name} died on its own"
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.kills.append(state)
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")
+                         for p in sorted(self.log_dir.glob(f"{self.name}.*.log")))
+
+
+def window_ref(window) -> WindowRef:
+    return WindowRef(kind=window.kind, label=window.label, start=window.start, end=window.end,
+                     tz=window.tz, cutoff=window.cutoff)
+
+
+def report_request(inp: RepoInput) -> ReportRequested:
+    return ReportRequested.create(
+        ReportRequestData(repo=inp.repo, window=window_ref(inp.window), as_of=inp.watermark,
+                          synthetic=True, data_note="reliability test"),
+        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+
+
+class Summaries:
+    """A core subscription to every window summary; `get(request_id)` waits for one."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.seen: dict[str, WindowSummarized] = {}
+        self.sub = None
+
+    async def subscribe(self, nc) -> "Summaries":
+        async def on_summary(msg) -> None:
+            await self.queue.put(msg.data)
+
+        self.sub = await nc.subscribe("rd.summary.ready.>", cb=on_summary)
+        return self
+
+    async def get(self, request_id: str, timeout: float = 120.0) -> WindowSummarized:
+        async with asyncio.timeout(timeout):
+            while request_id not in self.seen:
+                event = WindowSummarized.model_validate_json(await self.queue.get())
+                if event.data.request_id:
+                    self.seen[event.data.request_id] = event
+        return self.seen[request_id]
+
+
+def comparable(summary: WindowSummarized) -> dict:
+    """What a reader of the report sees, minus when and for whom it was made."""
+    data = summary.data.model_dump(mode="json")
+    for volatile in ("generated_at", "request_id", "revision", "changed_figures"):
+        data.pop(volatile, None)
+    return data
+
+
+def assert_matches_plan(summary: WindowSummarized, inp: RepoInput) -> None:
+    """The figures against the synthetic plan (independent of the pipeline)."""
+    c, e = summary.data.counts, inp.expected
+    got = (c.new_prs, c.merged_prs, c.closed_unmerged_prs, c.new_issues, c.closed_issues)
+    want = (e.prs_opened, e.prs_merged, e.prs_closed_unmerged, e.issues_opened, e.issues_closed)
+    assert got == want, f"{inp.repo}: counts {got} != plan {want}"
+    assert len(summary.data.appendix.merged_prs) + summary.data.appendix.omitted.get(
+        "merged_prs", 0) == e.prs_merged
+
+
+def publish_subject(fact) -> str:
+    return Subjects.fact(fact.kind, fact.action, fact.repo)
+
+
+class JsPublisher:
+    """The ingest `Publisher` port over a plain JetStream context (the test's own connection)."""
+
+    def __init__(self, js) -> None:
+        self.js = js
+
+    async def publish(self, event, subject: str, msg_id: str | None = None):
+        return await self.publish_raw(event.to_bytes(), subject,
+                                      {"Nats-Msg-Id": msg_id or event.id, "Ce-Id": event.id})
+
+    async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str] | None = None,
+                          attempts: int = 20):
+        import nats.errors
+
+        for attempt in range(attempts):
+            try:
+                return await self.js.publish(subject, data, headers=headers, timeout=5)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError,
+                    nats.errors.ConnectionReconnectingError):
+                if attempt == attempts - 1:
+                    raise
+                await asyncio.sleep(0.2)  # a broker restarting: retry, the Nats-Msg-Id dedupes
+
+
+async def connect(url: str):
+    import nats
+
+    nc = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2,
+                            name="reliability-test")
+    return nc, nc.jetstream()
+
+
+def service_env(nats_url: str, database_url: str) -> dict[str, str]:
+    return {"REPODIGEST_NATS_URL": nats_url, "REPODIGEST_DATABASE_URL": database_url}
+
+
+@dataclasses.dataclass
+class Run:
+    """One pipeline run's handles, given to the hooks of `run_pipeline`."""
+
+    tmp: Path
+    server: Any  # EmbeddedNats
+    nc: Any
+    js: Any
+    procs: dict[str, ServiceProcess]
+    inputs: list[RepoInput]
+    rng: Any
+    publisher: JsPublisher
+    summaries: Any = None
+
+    @property
+    def total(self) -> int:
+        return sum(len(i.facts) + 1 for i in self.inputs)  # the facts and a watermark per repo
+
+
+async def publish_inputs(run: Run) -> None:
+    from services.ingest.handlers import ingest_facts
+
+    for inp in run.inputs:
+        await ingest_facts(run.publisher, inp.repo, inp.facts, origin="replay",
+                           watermark=inp.watermark)
+
+
+Hook = Callable[[Run], Awaitable[Any]]
+
+
+async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
+                       publish: Hook = publish_inputs, disturb: Hook | None = None,
+                       after_requests: Hook | None = None,
+                       expected_enriched: int | None = None) -> tuple[dict, Run]:
+    """Classifier and summarizer processes on a fresh nats-server: publish (while `disturb`
+    runs), wait until every fact is folded, request each repository's week, (`after_requests`),
+    and return {repo: comparable summary} after checking the plan's figures and RD_DEAD."""
+    import random
+
+    from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED
+    from shared.natsserver import EmbeddedNats
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    server = await EmbeddedNats(store_dir=tmp / "nats").start()
+    nc, js = await connect(server.url)
+    env = service_env(server.url, f"sqlite:///{tmp / 'projections.db'}")
+    procs = {n: ServiceProcess(n, env, tmp) for n in ("classifier", "summarizer")}
+    run = Run(tmp, server, nc, js, procs, inputs, random.Random(seed), JsPublisher(js))
+    try:
+        await prepare_topology(js)
+        for p in procs.values():
+            p.start()
+        for name in procs:
+            await shorten_ack_wait(js, name)
+        summaries = run.summaries = await Summaries().subscribe(nc)
+        disturbing = asyncio.create_task(disturb(run)) if disturb else None
+        await publish(run)
+        if disturbing is not None:
+            await disturbing
+        enriched = expected_enriched if expected_enriched is not None else run.total
+
+        async def all_folded() -> bool:
+            try:
+                await keep_short(js)
+            except Exception:  # noqa: BLE001 - a restarting broker answers a later poll
+                return False
+            return (await stream_count(js, STREAM_ENRICHED) >= enriched
+                    and await drained(js, DURABLE_CLASSIFIER)
+                    and await drained(js, DURABLE_SUMMARIZER))
+
+        await wait_until(all_folded, 180, "every fact enriched and folded")
+        requests = [report_request(inp) for inp in inputs]
+        for req in requests:
+            await run.publisher.publish(req, Subjects.report_requested(req.data.repo))
+        if after_requests is not None:
+            await after_requests(run)
+        out = {}
+        for inp, req in zip(inputs, requests):
+            summary = await summaries.get(req.id, timeout=120)
+            assert_matches_plan(summary, inp)
+            out[inp.repo] = comparable(summary)
+        dead = await dead_letters(js)
+        assert not dead, ("good input was dead-lettered: "
+                          f"{[h.get('Rd-Dead-Reason', h) for _, h, _ in dead][:5]}")
+        for name, p in procs.items():
+            assert p.alive(), f"{name} exited:\n{p.logs()[-3000:]}"
+        return out, run
+    finally:
+        for name, p in procs.items():
+            code = p.stop()
+            assert code in (0, None), f"{name} did not drain cleanly ({code}):\n{p.logs()[-3000:]}"
+        await nc.close()
+        await server.close()
+
+
+_BASELINE: dict[int, dict] = {}
+
+
+async def baseline(inputs: list[RepoInput]) -> dict:
+    """The undisturbed run's summaries, computed once per test session and input size."""
+    import tempfile
+
+    key = sum(len(i.facts) for i in inputs)
+    if key not in _BASELINE:
+        with tempfile.TemporaryDirectory(prefix="repodigest-baseline-") as tmp:
+            _BASELINE[key], _ = await run_pipeline(Path(tmp), inputs)
+    return _BASELINE[key]

@@ -42,12 +42,12 @@ PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.
          "tests/v1/test_scheduler.py", "docs/usage/faq.md", ".buildkite/test-pipeline.yaml"]
 
 
-def payloads(n: int, seed: int = 1) -> list[tuple[str, bytes, str]]:
-    """(subject, bytes, id) for n realistic facts of about 1 KB each."""
+def payloads(n: int, seed: int = 1, first: int = 0) -> list[tuple[str, bytes, str]]:
+    """(subject, bytes, id) for n realistic facts of about 1.5 KB each, numbered from first + 1."""
     rnd = random.Random(seed)
     t0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
     out = []
-    for i in range(n):
+    for i in range(first, first + n):
         kind = "pull_request" if rnd.random() < 0.7 else "issue"
         action = rnd.choice(["opened", "merged", "closed"] if kind == "pull_request" else ["opened", "closed"])
         created = t0 + timedelta(seconds=rnd.randrange(7 * 86400))

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from nats.js.errors import NotFoundError
+from nats.js.errors import NoStreamResponseError, NotFoundError
 
 from shared.bus import (
     CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS,
@@ -267,7 +267,7 @@ class JsPublisher:
             try:
                 return await self.js.publish(subject, data, headers=headers, timeout=5)
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError,
-                    nats.errors.ConnectionReconnectingError):
+                    nats.errors.ConnectionReconnectingError, NoStreamResponseError):
                 if attempt == attempts - 1:
                     raise
                 await asyncio.sleep(0.2)  # a broker restarting: retry, the Nats-Msg-Id dedupes
@@ -371,11 +371,15 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
                           f"{[h.get('Rd-Dead-Reason', h) for _, h, _ in dead][:5]}")
         for name, p in procs.items():
             assert p.alive(), f"{name} exited:\n{p.logs()[-3000:]}"
-        return out, run
-    finally:
         for name, p in procs.items():
             code = p.stop()
-            assert code in (0, None), f"{name} did not drain cleanly ({code}):\n{p.logs()[-3000:]}"
+            assert code == 0, f"{name} did not drain on SIGTERM ({code}):\n{p.logs()[-3000:]}"
+        return out, run
+    finally:
+        for p in procs.values():
+            if p.alive():
+                p.proc.kill()
+                p.proc.wait(10)
         await nc.close()
         await server.close()
 

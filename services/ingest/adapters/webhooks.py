@@ -159,7 +159,8 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
                 payload = json.loads(form["payload"][0])
             else:
                 payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError, KeyError, IndexError):
+        except (ValueError, UnicodeDecodeError, KeyError, IndexError, RecursionError):
+            # RecursionError: JSON nested deeper than the parser goes (a hostile body), not a 500
             return reply(400, error="body is not JSON (nor a form with a JSON `payload`); set "
                                     "the webhook content type to application/json")
         if not isinstance(payload, dict):

@@ -23,10 +23,10 @@ import asyncio
 import os
 import random
 
-from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB
+from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED
 
 from .harness import (
-    EVENTS, Run, ServiceProcess, baseline, consumer_state, demo_inputs, run_pipeline,
+    EVENTS, Run, ServiceProcess, baseline, demo_inputs, run_pipeline,
     shorten_ack_wait, stream_count, wait_until,
 )
 
@@ -35,29 +35,42 @@ KILLS = int(os.environ.get("REPODIGEST_RELIABILITY_KILLS", "3"))
 
 async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> None:
     """Kill `proc` `kills` times, each at a random point of the durable's progress where some
-    delivered messages are still unacknowledged; restart it each time."""
+    delivered messages are still unacknowledged; restart it each time.
+
+    For the classifier a point is preferred where the enriched stream is ahead of the upstream
+    ack floor: copies of unacknowledged facts already published downstream (the gap between
+    publishing and acknowledging); after 3 s without such a point any in-flight point will do."""
     js, total = run.js, run.total
+    loop = asyncio.get_running_loop()
     targets = sorted(run.rng.uniform(0.05, 0.9) * total for _ in range(kills))
     for target in targets:
         state: dict = {}
+        reached: list[float] = []
 
         async def in_flight() -> bool:
             try:
-                delivered, pending, ack_pending = await consumer_state(js, durable)
+                info = await js.consumer_info(CONSUMERS[durable].stream, durable)
             except Exception:  # noqa: BLE001 - a busy server answers the next poll
                 return False
+            delivered, pending = int(info.delivered.stream_seq), int(info.num_pending)
+            ack_pending, acked = int(info.num_ack_pending), int(info.ack_floor.stream_seq)
             if delivered >= total and pending == 0 and ack_pending == 0:
                 state["finished"] = True
                 return True
-            if delivered >= target and ack_pending > 0:
-                state.update(delivered=delivered, ack_pending=ack_pending,
-                             github=await stream_count(js, STREAM_GITHUB),
-                             enriched=await stream_count(js, STREAM_ENRICHED))
-                return True
-            return False
+            if delivered < target or ack_pending == 0:
+                return False
+            reached.append(loop.time())
+            ahead = 0
+            if durable == DURABLE_CLASSIFIER:
+                ahead = await stream_count(js, STREAM_ENRICHED) - acked
+                if ahead <= 0 and loop.time() - reached[0] < 3.0:
+                    return False
+            state.update(delivered=delivered, ack_pending=ack_pending, acked=acked,
+                         downstream_ahead=max(0, ahead))
+            return True
 
         await wait_until(in_flight, 120, f"{proc.name} to reach {target:.0f} messages",
-                         interval=0.01)
+                         interval=0.005)
         if state.get("finished"):
             return  # it finished before this point: fewer kills this run
         proc.kill(**state)
@@ -89,6 +102,9 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
     # the kills did happen, at least one with delivered-but-unacknowledged messages
     assert len(kills) >= 3
     assert any(k.get("ack_pending", 0) > 0 for k in kills)
+    gap = sum(k.get("downstream_ahead", 0) > 0 for k in run.procs["classifier"].kills)
+    print(f"classifier kills between publishing downstream and acknowledging upstream: {gap}")
+    assert gap >= 1
     assert crashed.keys() == undisturbed.keys()
     for repo in undisturbed:
         assert crashed[repo] == undisturbed[repo], f"{repo}: the crashed run's report differs"

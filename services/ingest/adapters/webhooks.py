@@ -172,7 +172,9 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return reply(202, ignored=event, reason=ignore_reason(event, ""))
         try:
             facts = facts_from_webhook(event, payload)
-        except (MappingError, ValueError) as exc:
+        except (MappingError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+            # a signed payload whose fields have the wrong types (e.g. `"id": []`) is the
+            # sender's error, not ours: 422, never a 500
             stats["rejected"] += 1
             return reply(422, error=f"{event} delivery cannot be read: {exc}")
         if not facts:

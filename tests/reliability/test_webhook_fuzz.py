@@ -3,7 +3,8 @@ every bad delivery a 4xx (or an ignored 2xx for a well-formed event it does not 
 de-duplicated, and exactly the good deliveries' facts published.
 
 GitHub's real example payloads (../shared/data/github-webhooks) are the good input and the seeds
-of the mutations. REPODIGEST_RELIABILITY_WEBHOOK_FUZZ (default 150) examples.
+of the mutations. REPODIGEST_RELIABILITY_WEBHOOK_FUZZ (default 300) examples, plus the regressions the fuzz
+found (a body nested too deep for the parser; a signed comment whose `id` is a list).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.integration.ingest_github.test_github_webhooks import (
     DELIVERIES, SECRET, headers, payload_bytes,
 )
 
-EXAMPLES = int(os.environ.get("REPODIGEST_RELIABILITY_WEBHOOK_FUZZ", "150"))
+EXAMPLES = int(os.environ.get("REPODIGEST_RELIABILITY_WEBHOOK_FUZZ", "300"))
 MAX_BODY = 64 * 1024
 PATH = "/webhooks/github"
 
@@ -148,6 +149,16 @@ def test_hostile_webhook_deliveries():
         deliveries_seen.add(hdrs.get("X-GitHub-Delivery", ""))
 
     one()
+    # regressions the fuzz found (each was a 500): kept whatever hypothesis draws next time
+    deep = b"[" * 30_000 + b"]" * 30_000  # under MAX_BODY, deeper than the parser goes
+    comment = json.loads(payload_bytes("issue_comment", "created.payload.json"))
+    comment["comment"]["id"] = []
+    for kind, event, body, status in (("regression-deep", "issues", deep, 400),
+                                      ("regression-id-list", "issue_comment",
+                                       json.dumps(comment).encode(), 422)):
+        tried[kind] += 1
+        response = asyncio.run(post(body, headers(event, body)))
+        assert response.status_code == status, (kind, response.status_code, response.text[:200])
     print(f"\nwebhook fuzz: {sum(tried.values())} deliveries tried: {dict(sorted(tried.items()))}")
     print(f"responses: {dict(sorted(statuses.items()))}")
     assert published == expected

@@ -19,10 +19,12 @@ from typing import Any
 from nats.js.errors import NoStreamResponseError, NotFoundError
 
 from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS,
-    STREAM_DEAD, Subjects, Topology, ensure_topology,
+    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER,
+    DURABLE_SUMMARIZER_REQUESTS, STREAM_DEAD, Subjects, Topology, ensure_topology,
 )
-from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
+from shared.events import (
+    ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_FACTS_PER_REPO = 2349  # generate_demo's fortnight (two ISO weeks) of one repository
@@ -70,7 +72,11 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float, what:
 
 
 DURABLES = {"classifier": (DURABLE_CLASSIFIER,),
-            "summarizer": (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS)}
+            "summarizer": (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS),
+            "renderer": (DURABLE_RENDERER,)}
+SERVICES = tuple(DURABLES)
+# reports in the cheap formats (PDF is the renderer's own tests' business)
+FORMATS = ("md", "json")
 
 
 async def prepare_topology(js) -> None:
@@ -200,7 +206,7 @@ def window_ref(window) -> WindowRef:
 def report_request(inp: RepoInput) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=inp.repo, window=window_ref(inp.window), as_of=inp.watermark,
-                          synthetic=True, data_note="reliability test"),
+                          synthetic=True, data_note="reliability test", formats=FORMATS),
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 
 
@@ -210,14 +216,28 @@ class Summaries:
     def __init__(self) -> None:
         self.queue: asyncio.Queue = asyncio.Queue()
         self.seen: dict[str, WindowSummarized] = {}
+        self.reports: asyncio.Queue = asyncio.Queue()
+        self.ready: dict[str, ReportReady] = {}
         self.sub = None
 
     async def subscribe(self, nc) -> "Summaries":
         async def on_summary(msg) -> None:
             await self.queue.put(msg.data)
 
+        async def on_report(msg) -> None:
+            await self.reports.put(msg.data)
+
         self.sub = await nc.subscribe("rd.summary.ready.>", cb=on_summary)
+        await nc.subscribe("rd.report.ready.>", cb=on_report)
         return self
+
+    async def report(self, request_id: str, timeout: float = 120.0) -> ReportReady:
+        async with asyncio.timeout(timeout):
+            while request_id not in self.ready:
+                event = ReportReady.model_validate_json(await self.reports.get())
+                if event.data.request_id:
+                    self.ready[event.data.request_id] = event
+        return self.ready[request_id]
 
     async def get(self, request_id: str, timeout: float = 120.0) -> WindowSummarized:
         async with asyncio.timeout(timeout):
@@ -234,6 +254,11 @@ def comparable(summary: WindowSummarized) -> dict:
     for volatile in ("generated_at", "request_id", "revision", "changed_figures"):
         data.pop(volatile, None)
     return data
+
+
+def summary_part(result: dict) -> dict:
+    """A `run_pipeline` result without the report's artifacts (to compare with `comparable`)."""
+    return {k: v for k, v in result.items() if k != "_artifacts"}
 
 
 def assert_matches_plan(summary: WindowSummarized, inp: RepoInput) -> None:
@@ -332,7 +357,7 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
     server = await EmbeddedNats(store_dir=tmp / "nats").start()
     nc, js = await connect(server.url)
     env = service_env(server.url, f"sqlite:///{tmp / 'projections.db'}")
-    procs = {n: ServiceProcess(n, env, tmp) for n in ("classifier", "summarizer")}
+    procs = {n: ServiceProcess(n, env, tmp) for n in SERVICES}
     run = Run(tmp, server, nc, js, procs, inputs, random.Random(seed), JsPublisher(js))
     try:
         await prepare_topology(js)
@@ -366,7 +391,11 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
         for inp, req in zip(inputs, requests):
             summary = await summaries.get(req.id, timeout=120)
             assert_matches_plan(summary, inp)
-            out[inp.repo] = comparable(summary)
+            ready = await summaries.report(req.id, timeout=120)
+            assert ready.data.revision == summary.data.revision
+            # the artifacts' keys and formats (their bytes carry the rendering time)
+            out[inp.repo] = {**comparable(summary), "_artifacts": sorted(
+                (a.format, a.language, a.key) for a in ready.data.artifacts)}
         dead = await dead_letters(js)
         assert not dead, ("good input was dead-lettered: "
                           f"{[h.get('Rd-Dead-Reason', h) for _, h, _ in dead][:5]}")

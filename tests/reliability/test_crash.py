@@ -1,4 +1,5 @@
-"""kill -9 of the classifier and the summarizer at random points: the reports are unchanged.
+"""kill -9 of the classifier, the summarizer and the renderer at random points: the reports are
+unchanged.
 
 The input is at least `REPODIGEST_RELIABILITY_EVENTS` facts (default 20,000, the issue's size:
 nine synthetic fortnights from `generate_demo`, about 21,000 facts, each in its own repository)
@@ -7,9 +8,10 @@ nats-server and a SQLite file; a killer per service waits for random points of i
 progress where messages are delivered but not acknowledged (for the classifier: while their
 enriched copies are being published downstream, i.e. between publishing downstream and
 acknowledging upstream) and kills the process with SIGKILL, then starts it again. After the last
-kill a report is requested per repository and the summarizer is killed once more right after the
-requests. The summaries must equal those of an undisturbed run over the same input, match the
-synthetic plan's figures, and RD_DEAD must stay empty.
+kill a report is requested per repository (Markdown and JSON), the summarizer is killed once more
+right after the requests and the renderer once while it renders (its message unacknowledged). The
+summaries and the report artifacts' keys must equal those of an undisturbed run over the same
+input, the figures match the synthetic plan's, and RD_DEAD must stay empty.
 
 Full size takes about 20 s here including the undisturbed run (which the broker and duplicate
 tests share); REPODIGEST_RELIABILITY_EVENTS=2000 (one repository) is a quick run.
@@ -23,7 +25,9 @@ import asyncio
 import os
 import random
 
-from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED
+from shared.bus import (
+    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, STREAM_ENRICHED,
+)
 
 from .harness import (
     EVENTS, Run, ServiceProcess, baseline, demo_inputs, run_pipeline,
@@ -93,6 +97,19 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
         run.procs["summarizer"].kill(after_requests=len(inputs))
         run.procs["summarizer"].start()
         await shorten_ack_wait(run.js, "summarizer")
+        # the renderer, while it renders a summary (its ack still pending)
+        state: dict = {}
+
+        async def rendering() -> bool:
+            info = await run.js.consumer_info(CONSUMERS[DURABLE_RENDERER].stream, DURABLE_RENDERER)
+            state.update(delivered=int(info.delivered.stream_seq),
+                         ack_pending=int(info.num_ack_pending))
+            return state["ack_pending"] > 0
+
+        await wait_until(rendering, 120, "the renderer to render", interval=0.005)
+        run.procs["renderer"].kill(**state)
+        run.procs["renderer"].start()
+        await shorten_ack_wait(run.js, "renderer")
 
     crashed, run = await run_pipeline(tmp_path, inputs, seed=seed, disturb=disturb,
                                       after_requests=kill_after_requests)
@@ -101,6 +118,7 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
     print(f"\ncrash run (seed {seed}): {n_facts} facts in {len(inputs)} repositories; {stats}")
     # the kills did happen, at least one with delivered-but-unacknowledged messages
     assert len(kills) >= 3
+    assert len(run.procs["renderer"].kills) == 1
     assert any(k.get("ack_pending", 0) > 0 for k in kills)
     gap = sum(k.get("downstream_ahead", 0) > 0 for k in run.procs["classifier"].kills)
     print(f"classifier kills between publishing downstream and acknowledging upstream: {gap}")

@@ -202,10 +202,18 @@ async def ensure_topology(js: "JetStreamContext", topology: Topology | None = No
     for name in consumers:
         spec = CONSUMERS[name]
         try:
+            existing = await js.consumer_info(spec.stream, name)
+        except NotFoundError:
             await js.add_consumer(spec.stream, config=spec.config())
-        except BadRequestError as exc:
-            # an existing durable with other settings: keep its position, report the drift
-            log.warning("consumer %s exists with other settings: %s", name, exc.description)
+            continue
+        # an existing durable keeps its position and whatever an operator tuned (adding it again
+        # would silently reset ack_wait / max_deliver); differences are reported, not undone
+        wanted = spec.config()
+        drift = [f"{field}={getattr(existing.config, field)} (code: {getattr(wanted, field)})"
+                 for field in ("filter_subject", "max_deliver", "ack_wait", "max_ack_pending")
+                 if getattr(existing.config, field) != getattr(wanted, field)]
+        if drift:
+            log.info("consumer %s keeps its own settings: %s", name, ", ".join(drift))
     try:
         await js.key_value(KV_INGEST_STATE)
     except (NotFoundError, BadRequestError):

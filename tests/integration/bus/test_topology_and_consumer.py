@@ -152,3 +152,20 @@ async def test_consumer_survives_a_broker_restart(nats_server):
         assert got == [1, 2]
     finally:
         await h.runtime.stop()
+
+
+async def test_existing_durables_keep_what_an_operator_tuned(nats_server):
+    import dataclasses
+
+    import nats
+
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    await ensure_topology(js)
+    spec = CONSUMERS[DURABLE_CLASSIFIER]
+    tuned = dataclasses.replace(spec, ack_wait=30.0, max_deliver=3)
+    await js.add_consumer(spec.stream, config=tuned.config())  # the operator's update
+    await ensure_topology(js)  # a service (re)starts
+    info = await js.consumer_info(spec.stream, DURABLE_CLASSIFIER)
+    assert info.config.ack_wait == 30.0 and info.config.max_deliver == 3
+    await nc.close()

@@ -5,6 +5,8 @@ Settings objects are built only in composition roots (`__main__.py`, the CLI), n
 
 from __future__ import annotations
 
+import json
+
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -24,3 +26,13 @@ class CommonSettings(BaseSettings):
 
     def servers(self) -> list[str]:
         return [s.strip() for s in self.nats_url.split(",") if s.strip()]
+
+
+def split_list(value: object) -> object:
+    """A list setting from the environment: comma-separated (`a/b, c/d`) or a JSON list."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value

@@ -82,3 +82,22 @@ def database_url(request, tmp_path) -> str:
     with engine.begin() as conn:
         conn.execute(sa.text(f'drop schema "{schema}" cascade'))
     engine.dispose()
+
+
+@pytest.fixture
+def finished_spans():
+    """An in-memory exporter on the process's SDK tracer provider (installed once if absent)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        trace.set_tracer_provider(TracerProvider())
+        provider = trace.get_tracer_provider()
+    assert isinstance(provider, TracerProvider), "another library installed a foreign provider"
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield exporter
+    exporter.shutdown()  # spans of later tests are not kept

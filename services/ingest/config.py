@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
-from shared.config import CommonSettings
+from shared.config import CommonSettings, split_list
 from shared.events import check_repo
 
 
@@ -57,14 +57,7 @@ class IngestSettings(CommonSettings):
     @field_validator("repos", mode="before")
     @classmethod
     def _split(cls, v: object) -> object:
-        if isinstance(v, str):
-            text = v.strip()
-            if text.startswith("["):
-                import json
-
-                return json.loads(text)
-            return [p.strip() for p in text.split(",") if p.strip()]
-        return v
+        return split_list(v)
 
     @field_validator("repos")
     @classmethod

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import timedelta
 from typing import Annotated
@@ -10,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import NoDecode
 
-from shared.config import CommonSettings
+from shared.config import CommonSettings, split_list
 from shared.events import ALL_FORMATS
 from shared.events.summary import Format, Language
 from shared.windows import WindowError
@@ -109,12 +108,7 @@ class SummarizerSettings(CommonSettings):
     @field_validator("accept_repos", mode="before")
     @classmethod
     def _split_repos(cls, v: object) -> object:
-        if isinstance(v, str):
-            text = v.strip()
-            if text.startswith("["):
-                return json.loads(text)
-            return [p.strip() for p in text.split(",") if p.strip()]
-        return v
+        return split_list(v)
 
     @field_validator("accept_repos")
     @classmethod

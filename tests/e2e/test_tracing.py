@@ -11,29 +11,11 @@ from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from repodigest.pipeline import ReportJob, run_report
 from shared.windows import parse_window
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def finished_spans():
-    """The spans this test finishes (an SDK provider is installed once per process if none is)."""
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        trace.set_tracer_provider(TracerProvider())
-        provider = trace.get_tracer_provider()
-    assert isinstance(provider, TracerProvider), "another library installed a foreign provider"
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield exporter
-    exporter.shutdown()  # later tests' spans are not kept
 
 
 def merged_prs(window_start: datetime, n: int) -> list[dict]:

@@ -46,6 +46,20 @@ async def test_report_from_github_counts_what_github_holds(emulator, nats_server
     assert counts["new_prs"] == expected["pull_request.opened"]
     assert counts["merged_prs"] == expected["pull_request.merged"]
     assert emulator.count() > 0
+    # the token is in no event of any stream (facts, enriched facts, summaries, report-ready)
+    import nats
+
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    for stream in ("RD_GITHUB", "RD_ENRICHED", "RD_REPORTS", "RD_DEAD"):
+        sub = await js.pull_subscribe(">", stream=stream)
+        left = (await js.stream_info(stream)).state.messages
+        while left > 0:
+            msgs = await sub.fetch(min(left, 500), timeout=10)
+            left -= len(msgs)
+            for msg in msgs:
+                assert emulator.token.encode() not in msg.data + repr(msg.headers).encode()
+    await nc.close()
 
 
 def test_rejected_token_exits_1_with_the_fix(emulator, tmp_path):

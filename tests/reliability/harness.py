@@ -18,6 +18,7 @@ from typing import Any
 
 from nats.js.errors import NoStreamResponseError, NotFoundError
 
+from tests.conftest import wait_until  # noqa: F401 - the reliability tests import it from here
 from shared.bus import (
     CONSUMERS, DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER,
     DURABLE_SUMMARIZER_REQUESTS, STREAM_DEAD, Subjects, Topology, ensure_topology,
@@ -58,17 +59,6 @@ def demo_inputs(events: int = EVENTS) -> list[RepoInput]:
         out.append(RepoInput(repo, demo.window, demo.watermark, facts,
                              demo.expected(demo.window.start, demo.window.end)))
     return out
-
-
-async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float, what: str,
-                     interval: float = 0.05) -> None:
-    """The one polling helper: `check()` until true, every `interval`, failing after `timeout`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        await asyncio.sleep(interval)
 
 
 DURABLES = {"classifier": (DURABLE_CLASSIFIER,),

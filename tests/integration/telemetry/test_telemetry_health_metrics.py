@@ -17,6 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 import shared.events as ev
+from tests.conftest import wait_until
 from shared.bus import DURABLE_CLASSIFIER, Subjects
 from shared.config import CommonSettings
 from shared.health import HealthServer
@@ -63,15 +64,7 @@ def fact(n: int) -> ev.GithubFact:
 
 async def until(check, timeout: float = 30.0, what: str = "condition"):
     """Poll an async check until it returns a truthy value (the service changes state by itself)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
-        await asyncio.sleep(0.1)
+    return await wait_until(check, timeout, what, interval=0.1)
 
 
 async def test_readyz_follows_nats_and_service_checks(nats_server):

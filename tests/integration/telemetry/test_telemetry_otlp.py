@@ -24,6 +24,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 import shared.events as ev
+from tests.conftest import wait_until
 from shared.bus import Subjects
 from shared.natsserver import free_port
 from tests.conftest import ROOT
@@ -146,11 +147,11 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
                     except httpx.TransportError:
                         return False
 
-                deadline = loop.time() + 60
-                while not await ready():
+                async def ready_or_dead() -> bool:
                     assert proc.returncode is None, f"the service exited:\n{stderr.decode()}"
-                    assert loop.time() < deadline, f"not ready in 60s:\n{stderr.decode()}"
-                    await asyncio.sleep(0.2)
+                    return await ready()
+
+                await wait_until(ready_or_dead, 60, "/readyz to answer 200", interval=0.2)
 
                 bad_trace = "0af7651916cd43dd8448eb211c80319c"
                 await nc.jetstream().publish(

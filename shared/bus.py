@@ -12,7 +12,7 @@ import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from urllib.parse import unquote
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
@@ -170,7 +170,6 @@ class Topology:
     replicas: int = 1
     duplicate_window: float = 600.0  # seconds JetStream de-duplicates by Nats-Msg-Id
     dead_max_age: float = 30 * 86400.0
-    streams: tuple[StreamConfig, ...] = field(default=())
 
     def stream_configs(self) -> list[StreamConfig]:
         common = dict(storage=StorageType.FILE, num_replicas=self.replicas,

@@ -778,19 +778,7 @@ class CompiledRuleSet:
     # -- modules
 
     def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
-        fired: list[tuple[tuple[int, int], int, Tag]] = []
-        candidates = v.candidates
-        for index, (name, match) in enumerate(self.modules):
-            if match.id not in candidates:
-                continue
-            hit = match.test(v)
-            if hit is not None:
-                rule = f"module:{name}/{hit.how}"
-                fired.append((hit.tier, index, self._tag(name=name, rule=rule)))
-                if trace is not None:
-                    trace[rule] = hit.evidence
-        fired.sort(key=lambda t: (t[0], t[1]))
-        tags = [t for _, _, t in fired]
+        tags = self._named(self.modules, "module", v, trace)
         mode = self.profile.codeowners.mode
         if self.owner_rules and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
             have = {t.name for t in tags}

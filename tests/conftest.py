@@ -58,12 +58,10 @@ def postgres_available() -> str | None:
         return f"PostgreSQL at {POSTGRES_URL} is not reachable: {type(exc).__name__}"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request, tmp_path) -> str:
-    """One test body, two databases: a SQLite file and PostgreSQL (a fresh schema per test)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'projections.db'}"
-        return
+@pytest.fixture
+def postgres_schema():
+    """A fresh PostgreSQL schema for one test, dropped after it (skipped where PostgreSQL is not
+    running, a failure in CI)."""
     problem = postgres_available()
     if problem:
         if IN_CI:
@@ -75,15 +73,27 @@ def database_url(request, tmp_path) -> str:
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
     engine = sa.create_engine(POSTGRES_URL)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'create schema "{schema}"'))
-    engine.dispose()
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'create schema "{schema}"'))
+        yield schema
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'drop schema "{schema}" cascade'))
+    finally:
+        engine.dispose()
+
+
+def postgres_url_for(schema: str) -> str:
     sep = "&" if "?" in POSTGRES_URL else "?"
-    yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
-    engine = sa.create_engine(POSTGRES_URL)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'drop schema "{schema}" cascade'))
-    engine.dispose()
+    return f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request, tmp_path) -> str:
+    """One test body, two databases: a SQLite file and PostgreSQL (a fresh schema per test)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'projections.db'}"
+    return postgres_url_for(request.getfixturevalue("postgres_schema"))
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 
 import pytest
 import sqlalchemy as sa
@@ -25,7 +24,7 @@ from services.summarizer.config import SummarizerSettings
 from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_DEAD, STREAM_ENRICHED, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
-from tests.conftest import IN_CI, POSTGRES_URL, postgres_available
+from tests.conftest import POSTGRES_URL
 
 from .harness import (
     JsPublisher, Summaries, assert_matches_plan, baseline, comparable, connect, demo_inputs,
@@ -83,23 +82,6 @@ class FlakyProxy:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
-
-
-@pytest.fixture
-def postgres_schema():
-    problem = postgres_available()
-    if problem:
-        if IN_CI:
-            pytest.fail(problem)
-        pytest.skip(problem)
-    schema = f"rel_{uuid.uuid4().hex[:12]}"
-    engine = sa.create_engine(POSTGRES_URL)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'create schema "{schema}"'))
-    yield schema
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'drop schema "{schema}" cascade'))
-    engine.dispose()
 
 
 async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_server, postgres_schema):

@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from .adapters.store import SqlProjections, StoreError
+
+T = TypeVar("T")
+
+
+def _read(database_url: str, query: Callable[[SqlProjections], T], err) -> tuple[T | None, bool]:
+    """Run one read against the (migrated) projections; (result, ok). Errors are printed."""
+    store = SqlProjections(database_url)
+    try:
+        store.migrate()
+        return query(store), True
+    except StoreError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return None, False
+    finally:
+        store.close()
 
 
 def revisions_command(database_url: str, repo: str, window: str) -> int:
@@ -11,15 +29,9 @@ def revisions_command(database_url: str, repo: str, window: str) -> int:
     from rich.console import Console
 
     out, err = Console(), Console(stderr=True)
-    store = SqlProjections(database_url)
-    try:
-        store.migrate()
-        history = store.revisions(repo, window)
-    except StoreError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+    history, ok = _read(database_url, lambda store: store.revisions(repo, window), err)
+    if not ok:
         return 2
-    finally:
-        store.close()
     if not history:
         err.print(f"no revisions of {repo} {window} in the projections (is the label right? "
                   "weeks are YYYY-Www, days YYYY-MM-DD, months YYYY-MM)", highlight=False)
@@ -40,15 +52,9 @@ def rejected_command(database_url: str, repo: str | None = None, reason: str | N
     from rich.console import Console
 
     out, err = Console(), Console(stderr=True)
-    store = SqlProjections(database_url)
-    try:
-        store.migrate()
-        rows = store.rejected_events(repo, reason)
-    except StoreError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+    rows, ok = _read(database_url, lambda store: store.rejected_events(repo, reason), err)
+    if not ok:
         return 2
-    finally:
-        store.close()
     for r in rows:
         state = f"released {r.released_at:%Y-%m-%d %H:%M}" if r.released_at else "not counted"
         out.print(f"{r.received_at:%Y-%m-%d %H:%M:%S} {r.repo} {r.reason} ({state}) "

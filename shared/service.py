@@ -19,7 +19,7 @@ from faststream.nats import NatsBroker, NatsRouter
 
 from opentelemetry.metrics import CallbackOptions, Observation
 
-from shared.bus import CONSUMERS, Bus, Topology, ensure_topology
+from shared.bus import CONSUMERS, Bus, Topology, ensure_topology, pull_consumers
 from shared.config import CommonSettings
 from shared.telemetry import meter, setup_logging, setup_telemetry, shutdown_telemetry
 
@@ -174,6 +174,8 @@ class Runtime:
         await self.broker.start()
         for service in self.services:
             await service.start()
+        for consumer in pull_consumers(self.broker):
+            await consumer.start()
         if any(s.consumers for s in self.services):
             self._lag_task = asyncio.create_task(self._lag_loop(), name=f"{self.name}-lag")
         log.info("started %s", ", ".join(s.name for s in self.services) or self.name)
@@ -185,6 +187,10 @@ class Runtime:
                 await self._lag_task
             for durable in (c for s in self.services for c in s.consumers):
                 _LAG.pop(durable, None)  # no stale gauge once this runtime stopped consuming
+        # the batches in hand finish and are acknowledged before the services and the
+        # connection go away
+        for consumer in pull_consumers(self.broker):
+            await consumer.stop()
         for service in reversed(self.services):
             with contextlib.suppress(Exception):
                 await service.stop()

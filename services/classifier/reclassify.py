@@ -112,7 +112,7 @@ async def reclassify(js: "JetStreamContext | Runtime", repo: str | None, *, sinc
         while result.read < total:
             try:
                 msgs = await sub.fetch(min(batch_size, total - result.read), timeout=fetch_timeout)
-            except nats.errors.TimeoutError:
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
                 idle += 1
                 if idle >= 3:
                     raise RuntimeError(f"RD_GITHUB stopped delivering after {result.read} of {total} "

@@ -34,14 +34,15 @@ def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
     return EnrichedFact.create(fact, tags, ruleset.ref)
 
 
-def outgoing(event: GithubFact | SyncWatermark,
-             registry: ProfileRegistry) -> tuple[EnrichedFact | WatermarkForwarded, str]:
-    """What to publish for one consumed event, and where."""
+def outgoing(event: GithubFact | SyncWatermark, registry: ProfileRegistry,
+             tracing: bool | None = None) -> tuple[EnrichedFact | WatermarkForwarded, str]:
+    """What to publish for one consumed event, and where (`tracing`: whether spans are recorded,
+    if the caller already knows)."""
     if isinstance(event, SyncWatermark):
         return WatermarkForwarded.create(event.data), Subjects.enriched_watermark(event.data.repo)
     if isinstance(event, GithubFact):
         data = event.data
-        if not tracing_enabled():
+        if not (tracing_enabled() if tracing is None else tracing):
             return classify_fact(event, registry), Subjects.enriched(data.kind, data.action, data.repo)
         # in the fact's own trace (it came in a batch of many traces)
         with continuing(event.id), _tracer.start_as_current_span(
@@ -64,7 +65,8 @@ async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: P
     many events were published.
     """
     # all-or-nothing: classify before publishing
-    results = [(e.id, *outgoing(e, registry)) for e in events]
+    tracing = tracing_enabled()
+    results = [(e.id, *outgoing(e, registry, tracing)) for e in events]
     run: list[tuple[CloudEvent, str, Any]] = []
     for source_id, event, subject in results:
         if isinstance(event, WatermarkForwarded):

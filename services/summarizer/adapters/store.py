@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -130,6 +130,9 @@ class SqlProjections:
         if sa_url.get_backend_name() == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         self.dialect = sa_url.get_backend_name()
+        # what UTCDateTime (and SQLite's DATETIME) would bind, for the statements run in bulk
+        self._stored = _sqlite_datetime if self.dialect == "sqlite" else _utc_naive
+        self._bulk_statements: dict[str, _Bulk] = {}
 
     # ------------------------------------------------------------ lifecycle
 
@@ -180,6 +183,14 @@ class SqlProjections:
             from sqlalchemy.dialects.sqlite import insert
         return insert(table)
 
+    def _bulk(self, conn: Connection, name: str, rows: list[tuple]) -> None:
+        """Run one of the fold's hot statements (see `_BULK`) over rows of stored values."""
+        bulk = self._bulk_statements.get(name)
+        if bulk is None:
+            bulk = self._bulk_statements[name] = _Bulk.compile(name, conn.dialect)
+        for part in _chunks(rows):
+            bulk.run(conn, part)
+
     def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
              closer: Closer | None = None, admission: Admission = Admission()) -> FoldResult:
         """Apply a batch once: already-processed events are skipped, the rest commit together.
@@ -202,8 +213,8 @@ class SqlProjections:
                 seen.add(event.id)
                 fresh.append(event)
             if fresh:
-                conn.execute(processed.insert(), [{"event_id": e.id, "processed_at": now,
-                                                   "repo": _repo_of(e)} for e in fresh])
+                stamp = self._stored(now)
+                self._bulk(conn, "processed", [(e.id, stamp, _repo_of(e)) for e in fresh])
             admitted = self._admit(conn, fresh, now, admission, result)
             released = self._release(conn, now, admission)
             result.released = len(released)
@@ -259,67 +270,36 @@ class SqlProjections:
         return [ENRICHED_EVENT_ADAPTER.validate_json(r.event) for r in rows]
 
     def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
-        by_fact: dict[str, dict] = {}
-        latest: dict[tuple[str, int], tuple[EnrichedFact, datetime]] = {}
+        stored = self._stored
+        by_fact: dict[str, tuple] = {}
+        latest: dict[tuple[str, int], tuple[EnrichedFact, datetime, str]] = {}
         for e in facts:
             data = e.data
             fact, item = data.fact, data.fact.item
             actor = fact_actor(fact)
+            tags = data.tags.model_dump_json()
             # a re-classification (same fact, new rule set) replaces the tags; last one wins
-            by_fact[data.fact_id] = {
-                "fact_id": data.fact_id, "event_id": e.id, "repo": fact.repo, "number": item.number,
-                "item_kind": item.kind, "kind": fact.kind, "action": fact.action,
-                "time": data.fact_time, "actor": actor.login if actor else None,
-                "ruleset": data.ruleset.version, "tags": data.tags.model_dump_json(),
-                "fact": fact.model_dump_json(),
-            }
+            by_fact[data.fact_id] = (
+                data.fact_id, e.id, fact.repo, item.number, item.kind, fact.kind, fact.action,
+                stored(data.fact_time), actor.login if actor else None, data.ruleset.version, tags,
+                fact.model_dump_json())
             key = (fact.repo, item.number)
             prev = latest.get(key)
             first = min(data.fact_time, prev[1]) if prev else data.fact_time
             if prev is None or _order(e) >= _order(prev[0]):
-                latest[key] = (e, first)
+                latest[key] = (e, first, tags)
             else:
-                latest[key] = (prev[0], first)
-        rows = list(by_fact.values())
-        for part in _chunks(rows):
-            stmt = self._insert(activity)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[activity.c.fact_id],
-                set_={c: stmt.excluded[c] for c in ("event_id", "ruleset", "tags", "fact", "actor")},
-            )
-            conn.execute(stmt, list(part))
+                latest[key] = (prev[0], first, prev[2])
+        self._bulk(conn, "activity", list(by_fact.values()))
         item_rows = []
-        for (repo, number), (e, first) in latest.items():
+        for (repo, number), (e, first, tags) in latest.items():
             snap = e.data.fact.item
-            item_rows.append({
-                "repo": repo, "number": number, "kind": snap.kind, "title": snap.title,
-                "author": snap.author.login, "state": snap.state, "created_at": snap.created_at,
-                "closed_at": snap.closed_at, "merged_at": snap.merged_at,
-                "snapshot_time": e.data.fact_time, "snapshot_updated_at": _order(e)[0],
-                "snapshot_fact": e.data.fact_id, "snapshot": snap.model_dump_json(),
-                "tags": e.data.tags.model_dump_json(), "first_seen": first,
-            })
-        for part in _chunks(item_rows):
-            stmt = self._insert(items)
-            new, cur = stmt.excluded, items.c
-            # (updated_at, fact time, fact id) of the incoming snapshot >= the stored one's; rows
-            # folded before migration 0002 have no updated_at/fact id: their fact time stands in
-            cur_updated = sa.func.coalesce(cur.snapshot_updated_at, cur.snapshot_time)
-            cur_fact = sa.func.coalesce(cur.snapshot_fact, "")
-            newer = sa.or_(
-                new.snapshot_updated_at > cur_updated,
-                sa.and_(new.snapshot_updated_at == cur_updated, sa.or_(
-                    new.snapshot_time > cur.snapshot_time,
-                    sa.and_(new.snapshot_time == cur.snapshot_time, new.snapshot_fact >= cur_fact))))
-            replace = {c: sa.case((newer, stmt.excluded[c]), else_=items.c[c])
-                       for c in ("kind", "title", "author", "state", "created_at", "closed_at",
-                                 "merged_at", "snapshot", "tags", "snapshot_updated_at",
-                                 "snapshot_fact")}
-            replace["snapshot_time"] = sa.case((newer, stmt.excluded.snapshot_time), else_=items.c.snapshot_time)
-            replace["first_seen"] = sa.case((stmt.excluded.first_seen < items.c.first_seen,
-                                             stmt.excluded.first_seen), else_=items.c.first_seen)
-            stmt = stmt.on_conflict_do_update(index_elements=[items.c.repo, items.c.number], set_=replace)
-            conn.execute(stmt, list(part))
+            item_rows.append((
+                repo, number, snap.kind, snap.title, snap.author.login, snap.state,
+                stored(snap.created_at), stored(snap.closed_at), stored(snap.merged_at),
+                stored(e.data.fact_time), stored(_order(e)[0]), e.data.fact_id,
+                snap.model_dump_json(), tags, stored(first)))
+        self._bulk(conn, "items", item_rows)
 
     def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
         """Flag summarized windows a fact lands in: they get a new revision if figures change."""
@@ -601,6 +581,118 @@ class SqlProjections:
             return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
                     for t in (items, activity, processed, watermarks, windows, requests, rejected,
                               window_revisions)}
+
+
+def _upsert_activity(stmt):
+    # a re-classification replaces the tags (and rule set); the fact itself never changes
+    return stmt.on_conflict_do_update(
+        index_elements=[activity.c.fact_id],
+        set_={c: stmt.excluded[c] for c in ("event_id", "ruleset", "tags", "fact", "actor")})
+
+
+def _upsert_items(stmt):
+    new, cur = stmt.excluded, items.c
+    # (updated_at, fact time, fact id) of the incoming snapshot >= the stored one's; rows
+    # folded before migration 0002 have no updated_at/fact id: their fact time stands in
+    cur_updated = sa.func.coalesce(cur.snapshot_updated_at, cur.snapshot_time)
+    cur_fact = sa.func.coalesce(cur.snapshot_fact, sa.literal_column("''"))
+    newer = sa.or_(
+        new.snapshot_updated_at > cur_updated,
+        sa.and_(new.snapshot_updated_at == cur_updated, sa.or_(
+            new.snapshot_time > cur.snapshot_time,
+            sa.and_(new.snapshot_time == cur.snapshot_time, new.snapshot_fact >= cur_fact))))
+    replace = {c: sa.case((newer, new[c]), else_=cur[c])
+               for c in ("kind", "title", "author", "state", "created_at", "closed_at",
+                         "merged_at", "snapshot", "tags", "snapshot_updated_at", "snapshot_fact")}
+    replace["snapshot_time"] = sa.case((newer, new.snapshot_time), else_=cur.snapshot_time)
+    replace["first_seen"] = sa.case((new.first_seen < cur.first_seen, new.first_seen),
+                                    else_=cur.first_seen)
+    return stmt.on_conflict_do_update(index_elements=[cur.repo, cur.number], set_=replace)
+
+
+# The fold's hot statements: (table, columns in the order of the row tuples, conflict clause).
+# Each is compiled once per dialect and run through the driver with values already in their
+# stored form (`_sqlite_datetime` / `_utc_naive`: exactly what UTCDateTime and SQLAlchemy's
+# SQLite DATETIME bind), skipping SQLAlchemy's per-value bind processing.
+_BULK: dict[str, tuple[sa.Table, tuple[str, ...], Callable | None]] = {
+    "processed": (processed, ("event_id", "processed_at", "repo"), None),
+    "activity": (activity, ("fact_id", "event_id", "repo", "number", "item_kind", "kind", "action",
+                            "time", "actor", "ruleset", "tags", "fact"), _upsert_activity),
+    "items": (items, ("repo", "number", "kind", "title", "author", "state", "created_at",
+                      "closed_at", "merged_at", "snapshot_time", "snapshot_updated_at",
+                      "snapshot_fact", "snapshot", "tags", "first_seen"), _upsert_items),
+}
+
+
+@dataclass(frozen=True)
+class _Bulk:
+    """A hot statement compiled for one dialect.
+
+    SQLite: `INSERT .. VALUES (?, ..) ON CONFLICT ..` run with sqlite3's executemany (one row per
+    step, in order). PostgreSQL: `INSERT .. SELECT * FROM unnest(:col1::type[], ..) ON CONFLICT ..`
+    run once per chunk with one array per column (one round trip instead of one per row; the
+    rows are inserted in order, and a fold never sends the same key twice in one statement).
+    """
+
+    sql: str
+    names: tuple[str, ...]
+    columnar: bool
+
+    @classmethod
+    def compile(cls, name: str, dialect: sa.engine.Dialect) -> _Bulk:
+        table, names, conflict = _BULK[name]
+        if dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import ARRAY, insert
+
+            arrays = sa.func.unnest(*[sa.cast(sa.bindparam(f"{n}_", type_=ARRAY(table.c[n].type)),
+                                              ARRAY(table.c[n].type)) for n in names]
+                                    ).table_valued(*names).render_derived()
+            stmt = insert(table).from_select(list(names), sa.select(*[arrays.c[n] for n in names]))
+            binds = tuple(f"{n}_" for n in names)
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+
+            stmt, binds = insert(table), names
+        if conflict is not None:
+            stmt = conflict(stmt)
+        compiled = stmt.compile(dialect=dialect, column_keys=list(names))
+        sql, columnar = compiled.string, dialect.name == "postgresql"
+        if columnar:
+            if set(compiled.binds) != set(binds):
+                raise AssertionError(f"{name}: unexpected parameters {sorted(compiled.binds)}")
+            if dialect.driver == "psycopg":
+                # arrays in psycopg's binary format: its text format escapes every quote of
+                # every JSON document with a regular expression, in Python
+                for b in binds:
+                    sql = sql.replace(f"%({b})s", f"%({b})b")
+        elif tuple(compiled.positiontup or ()) != binds:
+            raise AssertionError(f"{name}: parameters {compiled.positiontup} are not {binds}")
+        return cls(sql, binds, columnar)
+
+    def run(self, conn: Connection, rows: Sequence[tuple]) -> None:
+        if not rows:
+            return
+        if self.columnar:
+            conn.exec_driver_sql(self.sql, dict(zip(self.names, map(list, zip(*rows)))))
+        else:
+            conn.exec_driver_sql(self.sql, list(rows))
+
+
+def _utc_naive(value: datetime | None) -> datetime | None:
+    """What UTCDateTime binds: naive UTC."""
+    if value is not None and value.tzinfo is not None:
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def _sqlite_datetime(value: datetime | None) -> str | None:
+    """What UTCDateTime stores on SQLite: SQLAlchemy's DATETIME text of the naive UTC time
+    (`YYYY-MM-DD HH:MM:SS.ffffff`, microseconds always written)."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value.isoformat(" ", "microseconds")
 
 
 def _repo_of(event: EnrichedFact | WatermarkForwarded) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
@@ -31,6 +31,9 @@ class Publisher(Protocol):
     """The port ingest publishes through (`shared.bus.Bus`)."""
 
     async def publish(self, event: CloudEvent, subject: str) -> Any: ...
+
+    # (event, subject, trace context or None for the current one) each; acks in order
+    async def publish_many(self, batch: Sequence[tuple[CloudEvent, str, Any]]) -> list[Any]: ...
 
 
 @dataclass
@@ -94,7 +97,9 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | Git
                 events.append((event, Subjects.fact(data.kind, data.action, repo)))
                 result.counts[(data.kind, data.action)] += 1
                 latest = event.time if latest is None else max(latest, event.time)
-            acks = await asyncio.gather(*(bus.publish(e, s) for e, s in events))
+            # one batch of async publishes with the acks gathered (Bus.publish_many), not one
+            # request/response per fact
+            acks = await bus.publish_many([(e, s, None) for e, s in events])
             result.facts_published += len(acks)
             result.duplicates += sum(map(_is_duplicate, acks))
             if bar is not None:

@@ -264,6 +264,9 @@ class JsPublisher:
         return await self.publish_raw(event.to_bytes(), subject,
                                       {"Nats-Msg-Id": msg_id or event.id, "Ce-Id": event.id})
 
+    async def publish_many(self, batch):
+        return list(await asyncio.gather(*(self.publish(event, subject) for event, subject, _ in batch)))
+
     async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str] | None = None,
                           attempts: int = 20):
         import nats.errors

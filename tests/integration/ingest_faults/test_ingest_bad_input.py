@@ -44,6 +44,9 @@ class Recorder:
         self.events.append(event)
         return None
 
+    async def publish_many(self, batch):
+        return [await self.publish(event, subject) for event, subject, _ in batch]
+
 
 def signed(event: str | None, body: bytes, **extra) -> dict:
     headers = {"X-GitHub-Delivery": str(uuid.uuid4()), "Content-Type": "application/json",

@@ -28,6 +28,9 @@ class InMemoryPublisher:
         self.ids.add(event.id)
         return SimpleNamespace(duplicate=duplicate)
 
+    async def publish_many(self, batch):
+        return [await self.publish(event, subject) for event, subject, _ in batch]
+
 
 @pytest.fixture(scope="module")
 def facts():

@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.pipeline --events 20000 [--database postgres] [--mode both]
 
 Baseline: raw nats-py `publish_async` of the same payloads plus a pull consumer fetching 500 at a
-time with ack. Pipeline: the same number of realistic (~1.5 KB) PR and issue facts published to
+time with ack; and, as a second baseline, the same payloads consumed the way the services consume
+(`shared.pull.StreamingPull`), so the ratio is not flattered by nats-py's slower fetch. Pipeline: the same number of realistic (~1.5 KB) PR and issue facts published to
 RD_GITHUB, timed until the summarizer has folded every one of them (real classifier, real
 summarizer, SQLite or PostgreSQL). `--mode processes` (default) runs each service as the
 deployment does, `python -m services.<name>` in its own process; `inprocess` runs both in this
@@ -92,6 +93,39 @@ async def baseline(url: str, items) -> float:
         got += len(msgs)
     elapsed = time.perf_counter() - start
     await js.delete_consumer(STREAM_GITHUB, "bench-baseline")
+    await js.purge_stream(STREAM_GITHUB)
+    await nc.close()
+    return len(items) / elapsed
+
+
+async def baseline_streaming(url: str, items) -> float:
+    """The same, consumed the way the services consume (`shared.pull.StreamingPull`, batches of
+    256 requested two ahead) instead of nats-py's fetch: the cost of the transport alone."""
+    from nats.js.api import AckPolicy, ConsumerConfig
+
+    from shared.pull import StreamingPull
+
+    nc = await nats.connect(url)
+    js = nc.jetstream(publish_async_max_pending=4000)
+    await ensure_topology(js, consumers=())
+    await js.purge_stream(STREAM_GITHUB)
+    await js.add_consumer(STREAM_GITHUB, ConsumerConfig(
+        durable_name="bench-streaming", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
+    pull = StreamingPull(nc, STREAM_GITHUB, "bench-streaming", batch=256)
+    await pull.start()
+    start = time.perf_counter()
+    await publish_all(js, items, id_prefix="streaming-")
+    got = 0
+    while got < len(items):
+        msgs = await pull.next(timeout=10)
+        if not msgs:
+            raise RuntimeError(f"streaming baseline stalled after {got} of {len(items)} messages")
+        for m in msgs:
+            await m.ack()
+        got += len(msgs)
+    elapsed = time.perf_counter() - start
+    await pull.stop()
+    await js.delete_consumer(STREAM_GITHUB, "bench-streaming")
     await js.purge_stream(STREAM_GITHUB)
     await nc.close()
     return len(items) / elapsed
@@ -191,6 +225,7 @@ async def main(argv: list[str]) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
                     base = await baseline(server.url, items)
+                    streaming = await baseline_streaming(server.url, items)
                     if db == "sqlite":
                         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
                     else:
@@ -200,13 +235,17 @@ async def main(argv: list[str]) -> int:
                         pipe, rss = await pipeline_processes(server.url, items, url, Path(tmp))
                     else:
                         pipe, rss = await pipeline(server.url, items, url), {}
-                    rows.append((db, mode, base, pipe, rss))
+                    rows.append((db, mode, base, streaming, pipe, rss))
     print(f"\n{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, {os.cpu_count()} CPUs\n")
-    print(f"{'database':<10} {'services':<10} {'raw JetStream ev/s':>20} {'pipeline ev/s':>15} "
-          f"{'ratio':>7} {'peak RSS MiB (classifier/summarizer)':>38}")
-    for db, mode, base, pipe, rss in rows:
+    print(f"{'database':<10} {'services':<10} {'raw fetch(500) ev/s':>20} {'raw streaming ev/s':>19} "
+          f"{'pipeline ev/s':>14} {'ratio':>6} {'ratio to streaming':>19} "
+          f"{'peak RSS MiB (classifier/summarizer)':>37}")
+    for db, mode, base, streaming, pipe, rss in rows:
         peak = "/".join(f"{v:.0f}" for v in rss.values()) if rss else "-"
-        print(f"{db:<10} {mode:<10} {base:>20,.0f} {pipe:>15,.0f} {pipe / base:>7.2f} {peak:>38}")
+        print(f"{db:<10} {mode:<10} {base:>20,.0f} {streaming:>19,.0f} {pipe:>14,.0f} "
+              f"{pipe / base:>6.2f} {pipe / streaming:>19.2f} {peak:>37}")
+    print("\nratio: pipeline / raw nats-py publish_async + fetch(500) + ack (the issue's baseline); "
+          "ratio to streaming: pipeline / the same publishing consumed as the services consume")
     return 0
 
 

@@ -26,6 +26,7 @@ from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
 from .codeowners import area_of, parse_codeowners, pattern_globs
 from .globs import FileSet, GlobError, GlobTable, parse_labeler
+from .prefilter import RegexGate
 
 # bump when the engine's semantics change, so the rule-set version changes with them
 ENGINE_VERSION = "1"
@@ -501,7 +502,8 @@ class ItemView:
     """What the rules look at, computed once per item (the body words only when a rule asks)."""
 
     __slots__ = ("item", "kind", "title", "tokens", "labels", "body", "files", "scoped", "modules",
-                 "prefix_hits", "label_hits", "keyword_hits", "_body_hits", "_index", "candidates")
+                 "prefix_hits", "label_hits", "keyword_hits", "title_rx", "body_rx", "author_hits",
+                 "_body_hits", "_index", "candidates")
 
     def __init__(self, item: ItemSnapshot, index: "SignalIndex", table: GlobTable,
                  ignore_bits: int) -> None:
@@ -522,6 +524,11 @@ class ItemView:
         self.prefix_hits = index.prefix_hits(self.tokens)
         self.label_hits = index.label_hits(self.labels)
         self.keyword_hits = index.keywords.find(self.title)
+        # rules whose title / body regex may match (a literal it needs is there), whose author
+        # regex matches
+        self.title_rx = index.title_gate.hits(self.title) if index.title_gate else _NONE
+        self.body_rx = index.body_gate.hits(self.body) if self.body and index.body_gate else _NONE
+        self.author_hits = index.author_hits(item.author.login)
         self._body_hits: dict[int, str] | None = None
         self.candidates = index.candidates(self)
 
@@ -531,8 +538,12 @@ class ItemView:
         return self._body_hits
 
 
+_NONE: frozenset[int] = frozenset()
+_AUTHOR_CACHE_LIMIT = 50_000
+
+
 class SignalIndex:
-    """Title prefixes, labels and keywords of every rule, looked up once per item."""
+    """Title prefixes, labels, keywords, regexes and authors of every rule, looked up once per item."""
 
     def __init__(self) -> None:
         self.prefixes: dict[str, list[int]] = {}
@@ -540,19 +551,31 @@ class SignalIndex:
         self.keywords = PhraseIndex()
         self.body_keywords = PhraseIndex()
         self.count = 0
-        # which rules can fire for an item, decided before any rule runs: rules with a condition
-        # that must be evaluated (regexes, authors, modules, body) always; file rules only when a
-        # changed file has one of their bits; the rest only when a prefix/label/keyword hit them
-        self.always: set[int] = set()
+        self.title_gate = RegexGate()
+        self.body_gate = RegexGate()
+        self.authors: list[tuple[int, re.Pattern[str]]] = []
+        self._author_hits: dict[str, frozenset[int]] = {}
+        self.by_association: dict[str, list[int]] = {}
+        self.body_keyword_rules: set[int] = set()
+        # which rules can fire for an item, decided before any rule runs: a rule is a candidate
+        # when one of its signals is there (a prefix, label, keyword, association, an author or
+        # title/body regex that may match, a body for body keywords, a changed file with one of
+        # its bits); rules with a `modules:` condition join once the item's modules are known
         self.by_module: dict[str, list[int]] = {}  # rules with a `modules:` condition
         self.path_rules: list[tuple[int, int]] = []  # (owner, bits) for `paths:`
         self.labeler_rules: list[tuple[int, int | None]] = []  # (owner, relevant bits)
 
     def candidates(self, v: "ItemView") -> set[int]:
-        out = set(self.always)
-        out.update(v.prefix_hits)
+        out = set(v.prefix_hits)
         out.update(v.label_hits)
         out.update(v.keyword_hits)
+        out.update(v.title_rx)
+        out.update(v.body_rx)
+        out.update(v.author_hits)
+        if v.body:
+            out.update(self.body_keyword_rules)
+        if self.by_association:
+            out.update(self.by_association.get(str(v.item.author.association).upper(), ()))
         if v.files.paths:
             scoped, every = v.scoped.any_mask, v.files.any_mask
             for owner, bits in self.path_rules:
@@ -566,9 +589,10 @@ class SignalIndex:
     def register(self, spec: MatchSpec) -> int:
         owner = self.count
         self.count += 1
-        if (spec.title_regex or spec.authors or spec.associations or spec.body_regex
-                or spec.body_keywords):
-            self.always.add(owner)
+        for association in {a.upper() for a in spec.associations}:
+            self.by_association.setdefault(association, []).append(owner)
+        if spec.body_keywords:
+            self.body_keyword_rules.add(owner)
         for module in spec.modules:  # candidates once the item's modules are known
             self.by_module.setdefault(module, []).append(owner)
         for p in spec.title_prefixes:
@@ -578,6 +602,26 @@ class SignalIndex:
         self.keywords.add(owner, spec.keywords)
         self.body_keywords.add(owner, spec.body_keywords)
         return owner
+
+    def add_regexes(self, owner: int, title: re.Pattern[str] | None, body: re.Pattern[str] | None,
+                    authors: re.Pattern[str] | None) -> None:
+        if title is not None:
+            self.title_gate.add(owner, title)
+        if body is not None:
+            self.body_gate.add(owner, body)
+        if authors is not None:
+            self.authors.append((owner, authors))
+            self._author_hits.clear()
+
+    def author_hits(self, login: str) -> frozenset[int]:
+        """Rules whose author regex matches `login` (logins come back often: remembered)."""
+        hits = self._author_hits.get(login)
+        if hits is None:
+            if len(self._author_hits) >= _AUTHOR_CACHE_LIMIT:
+                self._author_hits.clear()
+            hits = self._author_hits[login] = frozenset(
+                owner for owner, rx in self.authors if rx.search(login))
+        return hits
 
     def prefix_hits(self, tokens: dict[str, str]) -> dict[int, tuple[str, int]]:
         hits: dict[int, tuple[str, int]] = {}
@@ -621,6 +665,7 @@ class CompiledMatch:
         self.modules = set(spec.modules)
         self.body_regex = _any_regex(spec.body_regex)
         self.kinds = set(spec.kinds)
+        index.add_regexes(self.id, self.title_regex, self.body_regex, self.authors)
         # `paths:` (any glob to any file, documentation ignored) is a single AND on a bit mask
         self.path_bits = table.bits(spec.paths) if spec.paths else 0
         self.labeler = parse_labeler(spec.files, table) if spec.files is not None else None
@@ -649,7 +694,7 @@ class CompiledMatch:
             label = v.label_hits.get(self.id)
             if label is not None:
                 return Fired("label", f"label {_quote(label)}")
-        if self.title_regex is not None:
+        if self.title_regex is not None and self.id in v.title_rx:
             m = self.title_regex.search(v.title)
             if m:
                 said = m.group(0)
@@ -660,7 +705,7 @@ class CompiledMatch:
             phrase = v.keyword_hits.get(self.id)
             if phrase is not None:
                 return Fired("keyword", f"title mentions {_quote(phrase)}")
-        if self.authors is not None and self.authors.search(v.item.author.login):
+        if self.authors is not None and self.id in v.author_hits:
             return Fired("author", f"author {v.item.author.login}")
         if self.associations:
             association = str(v.item.author.association).upper()
@@ -675,7 +720,7 @@ class CompiledMatch:
             matched = self.files_hit(v.files, v.scoped, v.item.base_branch)
             if matched is not None:
                 return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
-        if self.body_regex is not None and v.body:
+        if self.body_regex is not None and self.id in v.body_rx:
             m = self.body_regex.search(v.body)
             if m:
                 return Fired("body-regex", f"body says {_quote(m.group(0))}")

@@ -1,0 +1,68 @@
+"""The shortcuts of the rule engine decide exactly what the plain evaluation decides: a regex gate
+never rules out a text its regex matches, a glob split into brace alternatives matches the paths
+the whole glob matches."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from services.classifier.domain.globs import GlobTable, compile_glob
+from services.classifier.domain.prefilter import RegexGate, required_literals
+
+from .factory import builtin
+
+REGEXES = [
+    r"\b(?:chang|switch)\w*\b[^.]{0,50}\bby default\b",
+    r"^\s*(?:\[[^\]]*\]\s*)*(?:fix|fixes|hotfix|resolve)\b",
+    r"(?:BREAKING[ -]CHANGE)|(?:backwards?[- ]incompatib\w+)",
+    r"(?-i:[A-Z]+_VAR)|deprecat",
+    r"^\w+(?:\([^)]*\))?!:",
+    r"k\w+s|ſtop",
+]
+PIECES = ["by default", "BY DEFAULT", "Changed", "fix", "HOTFIX", "[Bugfix] ", "breaking change",
+          "Backwards-Incompatible", "FOO_VAR", "foo_var", "DEPRECATED", "feat!: ", "K\u212aeys", "ſtop",
+          "STOP", "İ", "ß", " ", ".", "x", "/", "\t", "défault"]
+
+
+def test_a_regex_gate_never_rules_out_a_match():
+    gate = RegexGate()
+    compiled = [re.compile(r, re.IGNORECASE) for r in REGEXES]
+    for owner, rx in enumerate(compiled):
+        gate.add(owner, rx)
+    rnd = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rnd.choice(PIECES) for _ in range(rnd.randrange(8)))
+        hits = gate.hits(text)
+        for owner, rx in enumerate(compiled):
+            if rx.search(text):
+                assert owner in hits, (rx.pattern, text)
+
+
+def test_literals_are_what_every_match_contains():
+    assert required_literals(re.compile(r"\bdefault\w*\s+(?:to|from)\b|by default", re.I)) == {"default"}
+    assert required_literals(re.compile(r"^\w+(?:\([^)]*\))?!:")) is None
+    assert required_literals(re.compile(r"(?-i:[A-Z]+_VARS)", re.I)) is None
+
+
+def test_the_gates_rule_out_bench_like_titles_for_every_gated_regex():
+    gate = builtin("generic").index.title_gate
+    assert len(gate.gated) > len(gate.ungated)
+    assert gate.hits("[Perf] synthetic change number 7 to the serving engine") == set(gate.ungated)
+
+
+def test_brace_alternatives_match_what_the_whole_glob_matches():
+    globs = ["{docs/**,doc/**,**/*.md,README*}", "!{docs,doc,examples}/**", "**/*.{py,cu,h}",
+             "!csrc/**/*.{cu,cpp}", "{vllm,vllm_ascend}/distributed/**", "!**/kvpool/**", "a/{b,c}/**/d*"]
+    paths = ["docs/a.md", "doc", "README.md", "readme", "x/y/z.md", "examples/a.py", "csrc/k.cu",
+             "csrc/a/b.cpp", "csrc/a.h", "vllm/distributed/x.py", "vllm_ascend/distributed/kvpool/y.py",
+             "a/b/q/dz", "a/c/d", "a/e/d", ".github/x.md", "x/.hidden/y.py", "kvpool"]
+    table = GlobTable()
+    for glob in globs:
+        table.bit(glob)
+    for path in paths:
+        mask = table.mask(path)
+        for glob in globs:
+            negate = glob.startswith("!")
+            whole = compile_glob(glob.removeprefix("!")).fullmatch(path) is not None
+            assert bool(mask >> table.bit(glob) & 1) == (whole != negate), (glob, path)

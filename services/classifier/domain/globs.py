@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import bracex  # wcmatch's own brace expander
 from wcmatch import glob as wcglob
 
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.EXTGLOB
@@ -38,17 +39,34 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{r})" for r in regexes))
 
 
+def glob_alternatives(pattern: str) -> list[tuple[str, re.Pattern[str]]]:
+    """(glob, regex) per brace expansion of `pattern` (`{docs/**,**/*.md}` gives two), so that each
+    is only tried on the paths it can match; `pattern` itself when wcmatch reads it otherwise."""
+    if "{" in pattern:
+        try:
+            expanded = bracex.expand(pattern)
+            whole = wcglob.translate(pattern, flags=GLOB_FLAGS)[0]
+            parts = [wcglob.translate(alt, flags=GLOB_FLAGS)[0] for alt in expanded]
+        except Exception:  # noqa: BLE001 - compile_glob reports a bad glob
+            parts = []
+        if len(parts) > 1 and all(len(p) == 1 for p in parts) and [p[0] for p in parts] == whole:
+            return [(alt, re.compile(p[0])) for alt, p in zip(expanded, parts)]
+    return [(pattern, compile_glob(pattern))]
+
+
 class GlobTable:
     """All globs of a rule set, one bit each; `mask(path)` says which of them match the path."""
 
     def __init__(self) -> None:
         self._bits: dict[str, int] = {}
         self._patterns: list[str] = []
-        # globs whose first segment is a literal directory are only tried on paths under it,
-        # globs with a literal part (`**/rocm/**`) only on paths containing it
-        self._by_head: dict[str, list[tuple[int, re.Pattern[str], bool]]] = {}
+        # globs (each brace alternative apart) whose first segment is a literal directory are only
+        # tried on paths under it, globs with a literal part (`**/rocm/**`) only on paths
+        # containing it; a negated glob's bit is set when none of its alternatives matches
+        self._by_head: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         self._by_literal: list[tuple[str, int, re.Pattern[str]]] = []
-        self._anywhere: list[tuple[int, re.Pattern[str], bool]] = []
+        self._anywhere: list[tuple[int, re.Pattern[str]]] = []
+        self._negated: list[tuple[int, list[tuple[str | None, str, re.Pattern[str]]]]] = []
         self._cache: dict[str, int] = {}
 
     def __len__(self) -> int:
@@ -65,19 +83,25 @@ class GlobTable:
         body = pattern[1:] if negate else pattern
         if not body:
             raise GlobError(f"invalid glob {pattern!r}: nothing after '!'")
-        rx = compile_glob(body)
+        compile_glob(body)  # a bad glob fails here, whole
         index = len(self._patterns)
         self._patterns.append(pattern)
         self._bits[pattern] = index
-        head = body.split("/", 1)[0]
-        entry = (index, rx, negate)
-        literal = _required_literal(body)
-        if not negate and "/" in body and not _MAGIC.search(head):
-            self._by_head.setdefault(head, []).append(entry)
-        elif not negate and literal:
-            self._by_literal.append((literal, index, rx))
-        else:
-            self._anywhere.append(entry)
+        negated: list[tuple[str | None, str, re.Pattern[str]]] = []
+        for alt, rx in glob_alternatives(body):
+            head = alt.split("/", 1)[0]
+            fixed_head = head if "/" in alt and not _MAGIC.search(head) else None
+            literal = _required_literal(alt)
+            if negate:
+                negated.append((fixed_head, literal, rx))
+            elif fixed_head is not None:
+                self._by_head.setdefault(fixed_head, []).append((index, rx))
+            elif literal:
+                self._by_literal.append((literal, index, rx))
+            else:
+                self._anywhere.append((index, rx))
+        if negate:
+            self._negated.append((index, negated))
         self._cache.clear()
         return index
 
@@ -96,14 +120,21 @@ class GlobTable:
             return cached
         mask = 0
         head = path.split("/", 1)[0]
-        for index, rx, negate in self._by_head.get(head, ()):
-            if rx.fullmatch(path) is not None:
+        for index, rx in self._by_head.get(head, ()):
+            if not mask >> index & 1 and rx.fullmatch(path) is not None:
                 mask |= 1 << index
         for literal, index, rx in self._by_literal:
-            if literal in path and rx.fullmatch(path) is not None:
+            if literal in path and not mask >> index & 1 and rx.fullmatch(path) is not None:
                 mask |= 1 << index
-        for index, rx, negate in self._anywhere:
-            if (rx.fullmatch(path) is not None) != negate:
+        for index, rx in self._anywhere:
+            if not mask >> index & 1 and rx.fullmatch(path) is not None:
+                mask |= 1 << index
+        for index, alternatives in self._negated:
+            for fixed_head, literal, rx in alternatives:
+                if ((fixed_head is None or fixed_head == head) and literal in path
+                        and rx.fullmatch(path) is not None):
+                    break
+            else:
                 mask |= 1 << index
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()

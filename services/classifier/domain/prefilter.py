@@ -65,6 +65,8 @@ class RegexGate:
         self.ungated: list[int] = []
         # (owner, literals to find in text.lower() for an ASCII text, the same as one regex)
         self.gated: list[tuple[int, tuple[str, ...] | None, re.Pattern[str]]] = []
+        # (lower-case literal, owner) of every owner with ASCII literals, for ASCII texts
+        self.plain: list[tuple[str, int]] = []
 
     def add(self, owner: int, rx: re.Pattern[str]) -> None:
         literals = required_literals(rx)
@@ -76,19 +78,23 @@ class RegexGate:
                  if rx.flags & re.IGNORECASE and all(s.isascii() for s in literals) else None)
         either = "|".join(re.escape(s) for s in sorted(literals))
         self.gated.append((owner, plain, re.compile(either, rx.flags & ~re.VERBOSE)))
+        self.plain.extend((s, owner) for s in plain or ())
 
     def __bool__(self) -> bool:
         return bool(self.ungated or self.gated)
 
     def hits(self, text: str) -> set[int]:
         out = set(self.ungated)
-        low = text.lower() if text.isascii() else None
-        for owner, plain, either in self.gated:
-            if low is not None and plain is not None:
-                for s in plain:
-                    if s in low:
-                        out.add(owner)
-                        break
-            elif either.search(text) is not None:
-                out.add(owner)
+        if text.isascii():
+            low = text.lower()
+            for s, owner in self.plain:
+                if s in low:
+                    out.add(owner)
+            for owner, plain, either in self.gated:
+                if plain is None and either.search(text) is not None:
+                    out.add(owner)
+        else:
+            for owner, _, either in self.gated:
+                if either.search(text) is not None:
+                    out.add(owner)
         return out

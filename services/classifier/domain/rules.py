@@ -503,22 +503,18 @@ class ItemView:
 
     __slots__ = ("item", "kind", "title", "tokens", "labels", "body", "files", "scoped", "modules",
                  "prefix_hits", "label_hits", "keyword_hits", "title_rx", "body_rx", "author_hits",
-                 "_body_hits", "_index", "candidates")
+                 "file_facts", "_body_hits", "_index", "candidates")
 
-    def __init__(self, item: ItemSnapshot, index: "SignalIndex", table: GlobTable,
-                 ignore_bits: int) -> None:
+    def __init__(self, item: ItemSnapshot, index: "SignalIndex", file_facts: "FileFacts") -> None:
         self.item = item
         self.kind = item.kind
         self.title = item.title
         self.tokens = title_tokens(item.title)
         self.labels = {label.lower(): label for label in item.labels}
         self.body = item.body_excerpt
-        self.files = FileSet.build(table, [f.path for f in item.files])
-        if ignore_bits and self.files.any_mask & ignore_bits:
-            kept = [p for p, m in zip(self.files.paths, self.files.masks) if not m & ignore_bits]
-            self.scoped = FileSet.build(table, kept)
-        else:
-            self.scoped = self.files
+        self.file_facts = file_facts
+        self.files = file_facts.files
+        self.scoped = file_facts.scoped
         self.modules: set[str] = set()
         self._index = index
         self.prefix_hits = index.prefix_hits(self.tokens)
@@ -536,6 +532,34 @@ class ItemView:
         if self._body_hits is None:
             self._body_hits = self._index.body_keywords.find(self.body)
         return self._body_hits
+
+
+class FileFacts:
+    """What the rules know from a list of changed paths alone: their glob masks (all of them and
+    those `paths:` rules look at), the file rules they make candidates, and each file rule's
+    matching files once asked. Paths come back together (a pull request's facts, its
+    re-classifications): remembered per list of paths."""
+
+    __slots__ = ("files", "scoped", "candidates", "hits")
+
+    def __init__(self, paths: tuple[str, ...], table: GlobTable, ignore_bits: int,
+                 index: "SignalIndex") -> None:
+        self.files = FileSet.build(table, paths)
+        if ignore_bits and self.files.any_mask & ignore_bits:
+            kept = [p for p, m in zip(self.files.paths, self.files.masks) if not m & ignore_bits]
+            self.scoped = FileSet.build(table, kept)
+        else:
+            self.scoped = self.files
+        self.candidates = index.file_candidates(self.files, self.scoped)
+        self.hits: dict[tuple[int, str | None], list[str] | None] = {}  # (rule, base branch) ->
+
+    def files_hit(self, match: "CompiledMatch", base: str | None) -> list[str] | None:
+        key = (match.id, base)
+        try:
+            return self.hits[key]
+        except KeyError:
+            hit = self.hits[key] = match.files_hit(self.files, self.scoped, base)
+            return hit
 
 
 _NONE: frozenset[int] = frozenset()
@@ -572,19 +596,26 @@ class SignalIndex:
         out.update(v.title_rx)
         out.update(v.body_rx)
         out.update(v.author_hits)
+        out.update(v.file_facts.candidates)
         if v.body:
             out.update(self.body_keyword_rules)
         if self.by_association:
             out.update(self.by_association.get(str(v.item.author.association).upper(), ()))
-        if v.files.paths:
-            scoped, every = v.scoped.any_mask, v.files.any_mask
-            for owner, bits in self.path_rules:
-                if scoped & bits:
-                    out.add(owner)
-            for owner, relevant in self.labeler_rules:
-                if relevant is None or every & relevant:
-                    out.add(owner)
         return out
+
+    def file_candidates(self, files: FileSet, scoped: FileSet) -> frozenset[int]:
+        """File rules that a change of these files may fire."""
+        if not files.paths:
+            return _NONE
+        out = set()
+        every = files.any_mask
+        for owner, bits in self.path_rules:
+            if scoped.any_mask & bits:
+                out.add(owner)
+        for owner, relevant in self.labeler_rules:
+            if relevant is None or every & relevant:
+                out.add(owner)
+        return frozenset(out)
 
     def register(self, spec: MatchSpec) -> int:
         owner = self.count
@@ -717,7 +748,7 @@ class CompiledMatch:
             if hit:
                 return Fired("module", f"module {hit[0]}")
         if self.has_files and v.files.paths:
-            matched = self.files_hit(v.files, v.scoped, v.item.base_branch)
+            matched = v.file_facts.files_hit(self, v.item.base_branch)
             if matched is not None:
                 return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
         if self.body_regex is not None and self.id in v.body_rx:
@@ -729,6 +760,31 @@ class CompiledMatch:
             if phrase is not None:
                 return Fired("body-keyword", f"body mentions {_quote(phrase)}")
         return None
+
+
+def trusted(cls: type[BaseModel]) -> Any:
+    """`cls.model_construct` for values of every field given in declaration order, without its
+    per-field alias and default handling (the hot path builds thousands of tags a second)."""
+    names = tuple(cls.__pydantic_fields__)
+    plain = not (cls.__pydantic_post_init__ or cls.__pydantic_root_model__
+                 or cls.model_config.get("extra") == "allow"
+                 or any(f.alias or f.validation_alias for f in cls.__pydantic_fields__.values()))
+    if not plain:
+        return cls.model_construct
+    new, set_attribute = cls.__new__, object.__setattr__
+
+    def construct(**values: Any) -> BaseModel:
+        m = new(cls)
+        set_attribute(m, "__dict__", values)
+        set_attribute(m, "__pydantic_fields_set__", set(names))
+        set_attribute(m, "__pydantic_extra__", None)
+        set_attribute(m, "__pydantic_private__", None)
+        return m
+
+    return construct
+
+
+_new_tag, _new_risk, _new_tags = trusted(Tag), trusted(RiskTag), trusted(Tags)
 
 
 class _Reason(dict):
@@ -759,6 +815,11 @@ class CompiledRuleSet:
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
+    # what a list of paths, a path, an author decide by themselves (bounded like `_memo`)
+    _file_facts: dict[tuple[str, ...], FileFacts] = field(default_factory=dict, repr=False)
+    _top_dirs: dict[str, str] = field(default_factory=dict, repr=False)
+    _people: dict[tuple[str, str | None, bool],
+                  tuple[bool, str | None, list[Tag]]] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -771,7 +832,7 @@ class CompiledRuleSet:
         if tag is None:
             if len(self._tags) > 50_000:
                 self._tags.clear()
-            tag = self._tags[key] = Tag.model_construct(name=name, rule=rule, fallback=fallback)
+            tag = self._tags[key] = _new_tag(name=name, rule=rule, fallback=fallback)
         return tag
 
     def classify_cached(self, item: ItemSnapshot) -> Tags:
@@ -789,7 +850,13 @@ class CompiledRuleSet:
         return tags
 
     def view(self, item: ItemSnapshot) -> ItemView:
-        return ItemView(item, self.index, self.table, self.ignore_bits)
+        paths = tuple([f.path for f in item.files])
+        facts = self._file_facts.get(paths)
+        if facts is None:
+            if len(self._file_facts) >= self.memo_size:
+                self._file_facts.clear()
+            facts = self._file_facts[paths] = FileFacts(paths, self.table, self.ignore_bits, self.index)
+        return ItemView(item, self.index, facts)
 
     def classify(self, item: ItemSnapshot, trace: dict[str, str] | None = None) -> Tags:
         """The item's tags; `trace`, when given, receives rule id -> evidence ("title prefix
@@ -800,8 +867,7 @@ class CompiledRuleSet:
         by_module = self.index.by_module
         for name in v.modules:
             v.candidates.update(by_module.get(name, ()))
-        bot, bot_rule = self._bot(item)
-        affiliations = self._affiliations(item)
+        bot, bot_rule, affiliations = self._people_of(item)
         if trace is not None:
             who = f"author {item.author.login}" + (
                 f" (e-mail domain {item.author.email_domain})" if item.author.email_domain else "")
@@ -810,7 +876,7 @@ class CompiledRuleSet:
             if bot_rule:
                 trace[bot_rule] = f"author {item.author.login}"
         # the tags are built from validated rules: skip re-validation on the hot path
-        return Tags.model_construct(
+        return _new_tags(
             modules=tuple(modules),
             risks=tuple(self._risks(v)),
             affiliations=tuple(affiliations),
@@ -857,24 +923,35 @@ class CompiledRuleSet:
         if not v.item.files:
             return self._tag(name=spec.none, rule="module:fallback/no-files", fallback=True)
         weight: Counter[str] = Counter()
+        tops = self._top_dirs
         for f in v.item.files:
-            parts = [p for p in f.path.split("/") if p]
-            skipped = False
-            while len(parts) > 1 and parts[0] in spec.skip_dirs:
-                parts, skipped = parts[1:], True
-            if len(parts) > 1:
-                top = parts[0]
-            elif skipped:  # vllm/envs.py: the file names the area
-                top = parts[0].rsplit(".", 1)[0] if "." in parts[0][1:] else parts[0]
-            else:
-                top = spec.root_files
-            weight[spec.aliases.get(top, top)] += (f.additions + f.deletions) or 1
+            top = tops.get(f.path)
+            if top is None:
+                if len(tops) >= self.memo_size:
+                    tops.clear()
+                top = tops[f.path] = self._top_dir(f.path)
+            weight[top] += (f.additions + f.deletions) or 1
         # ties: prefer a directory over root files, then a stable order
         best = max(weight.values())
         candidates = sorted(n for n, w in weight.items() if w == best)
         dirs = [n for n in candidates if n != spec.root_files]
         name = dirs[0] if dirs else candidates[0]
         return self._tag(name=name, rule="module:fallback/top-dir", fallback=True)
+
+    def _top_dir(self, path: str) -> str:
+        """The module a file counts toward when no module rule fires."""
+        spec = self.profile.fallback
+        parts = [p for p in path.split("/") if p]
+        skipped = False
+        while len(parts) > 1 and parts[0] in spec.skip_dirs:
+            parts, skipped = parts[1:], True
+        if len(parts) > 1:
+            top = parts[0]
+        elif skipped:  # vllm/envs.py: the file names the area
+            top = parts[0].rsplit(".", 1)[0] if "." in parts[0][1:] else parts[0]
+        else:
+            top = spec.root_files
+        return spec.aliases.get(top, top)
 
     # -- ecosystems, categories
 
@@ -902,7 +979,10 @@ class CompiledRuleSet:
         fired_names: set[str] = set()
         # a pull request that only changes documentation carries no engineering risk
         docs_only = bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0
+        candidates = v.candidates
         for rule, match in self.risks:
+            if rule.kind == "match" and match.id not in candidates:
+                continue
             if match.kinds and v.kind not in match.kinds:
                 continue
             if docs_only and not rule.on_docs_only:
@@ -918,7 +998,7 @@ class CompiledRuleSet:
             elif rule.kind == "without-tests":
                 if not v.files.paths or tests_present:
                     continue
-                matched = match.files_hit(v.files, v.scoped, v.item.base_branch)
+                matched = v.file_facts.files_hit(match, v.item.base_branch)
                 if matched is None:
                     continue
                 values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
@@ -944,11 +1024,22 @@ class CompiledRuleSet:
                 continue
             fired_names.add(rule.name)
             reason = (rule.reason or default).format_map(values)
-            out.append(RiskTag.model_construct(name=rule.name, severity=rule.severity, reason=reason,
+            out.append(_new_risk(name=rule.name, severity=rule.severity, reason=reason,
                                rule=f"risk:{rule.name}/{how}"))
         return out
 
     # -- people
+
+    def _people_of(self, item: ItemSnapshot) -> tuple[bool, str | None, list[Tag]]:
+        """`_bot` and `_affiliations`, remembered per author (authors come back often)."""
+        a = item.author
+        key = (a.login, a.email_domain, a.is_bot)
+        people = self._people.get(key)
+        if people is None:
+            if len(self._people) >= self.memo_size:
+                self._people.clear()
+            people = self._people[key] = (*self._bot(item), self._affiliations(item))
+        return people
 
     def _affiliations(self, item: ItemSnapshot) -> list[Tag]:
         login = item.author.login

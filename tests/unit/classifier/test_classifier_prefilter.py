@@ -66,3 +66,22 @@ def test_brace_alternatives_match_what_the_whole_glob_matches():
             negate = glob.startswith("!")
             whole = compile_glob(glob.removeprefix("!")).fullmatch(path) is not None
             assert bool(mask >> table.bit(glob) & 1) == (whole != negate), (glob, path)
+
+
+def test_trusted_construction_is_model_construct():
+    from services.classifier.domain.rules import trusted
+    from shared.events import RiskTag, Tag, Tags
+
+    tag = Tag.model_construct(name="rocm", rule="module:rocm/files", fallback=False)
+    risk = RiskTag.model_construct(name="revert", severity="medium", reason="r", rule="risk:revert/x")
+    cases = [
+        (Tag, dict(name="rocm", rule="module:rocm/files", fallback=False)),
+        (RiskTag, dict(name="revert", severity="medium", reason="r", rule="risk:revert/x")),
+        (Tags, dict(modules=(tag,), risks=(risk,), affiliations=(), ecosystems=(tag,), categories=(),
+                    bot=True, bot_rule="bot:known-login")),
+    ]
+    for cls, values in cases:
+        fast, slow = trusted(cls)(**values), cls.model_construct(**values)
+        assert fast == slow and repr(fast) == repr(slow)
+        assert fast.model_dump_json() == slow.model_dump_json()
+        assert fast.model_fields_set == slow.model_fields_set

@@ -183,13 +183,36 @@ class SqlProjections:
             from sqlalchemy.dialects.sqlite import insert
         return insert(table)
 
-    def _bulk(self, conn: Connection, name: str, rows: list[tuple]) -> None:
-        """Run one of the fold's hot statements (see `_BULK`) over rows of stored values."""
+    def _bulk(self, conn: Connection, name: str, rows: list[tuple]) -> list:
+        """Run one of the fold's hot statements (see `_BULK`) over rows of stored values; what
+        it returns (a RETURNING statement's values)."""
         bulk = self._bulk_statements.get(name)
         if bulk is None:
             bulk = self._bulk_statements[name] = _Bulk.compile(name, conn.dialect)
+        out: list = []
         for part in _chunks(rows):
-            bulk.run(conn, part)
+            out += bulk.run(conn, part)
+        return out
+
+    def _mark_processed(self, conn: Connection, events: Sequence[EnrichedFact | WatermarkForwarded],
+                        now: datetime) -> list[EnrichedFact | WatermarkForwarded]:
+        """Record the batch's event ids as processed; the events (first of each id, in order)
+        that were not processed before."""
+        first: dict[str, EnrichedFact | WatermarkForwarded] = {}
+        for e in events:
+            first.setdefault(e.id, e)
+        stamp = self._stored(now)
+        if conn.dialect.name == "postgresql":
+            # insert all, skip the known ones; the inserted ids are the new events (one round
+            # trip, through the primary key index)
+            new = set(self._bulk(conn, "processed_new", [(i, stamp, _repo_of(e)) for i, e in first.items()]))
+            return [e for i, e in first.items() if i in new]
+        seen: set[str] = set()
+        for part in _chunks(list(first)):
+            seen.update(conn.execute(_SEEN, {"ids": part}).scalars())
+        fresh = [e for i, e in first.items() if i not in seen]
+        self._bulk(conn, "processed", [(e.id, stamp, _repo_of(e)) for e in fresh])
+        return fresh
 
     def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
              closer: Closer | None = None, admission: Admission = Admission()) -> FoldResult:
@@ -200,21 +223,8 @@ class SqlProjections:
         """
         result = FoldResult()
         with self.engine.begin() as conn:
-            ids = list(dict.fromkeys(e.id for e in events))
-            seen: set[str] = set()
-            for part in _chunks(ids):
-                seen.update(conn.execute(sa.select(processed.c.event_id)
-                                         .where(processed.c.event_id.in_(part))).scalars())
-            fresh: list[EnrichedFact | WatermarkForwarded] = []
-            for event in events:
-                if event.id in seen:
-                    result.duplicates += 1
-                    continue
-                seen.add(event.id)
-                fresh.append(event)
-            if fresh:
-                stamp = self._stored(now)
-                self._bulk(conn, "processed", [(e.id, stamp, _repo_of(e)) for e in fresh])
+            fresh = self._mark_processed(conn, events, now)
+            result.duplicates = len(events) - len(fresh)
             admitted = self._admit(conn, fresh, now, admission, result)
             released = self._release(conn, now, admission)
             result.released = len(released)
@@ -259,18 +269,25 @@ class SqlProjections:
         """Held future events whose time is now within the tolerance (and whose repository is
         still accepted), marked released in the same transaction that folds them."""
         horizon = admission.horizon(now)
-        query = sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event).where(
-            rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
-        if horizon is not None:
-            query = query.where(rejected.c.event_time <= horizon)
-        rows = [r for r in conn.execute(query.order_by(rejected.c.event_time, rejected.c.event_id))
-                if admission.accepts_repo(r.repo)]
+        held = (conn.execute(_HELD) if horizon is None
+                else conn.execute(_HELD_DUE, {"horizon": horizon}))
+        rows = [r for r in held if admission.accepts_repo(r.repo)]
         for part in _chunks([r.event_id for r in rows]):
             conn.execute(rejected.update().where(rejected.c.event_id.in_(part)).values(released_at=now))
         return [ENRICHED_EVENT_ADAPTER.validate_json(r.event) for r in rows]
 
     def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
-        stored = self._stored
+        convert, memo = self._stored, {}
+
+        def stored(value: datetime | None):
+            # the same instants recur (fact time, snapshot time, first seen, updated at)
+            if value is None:
+                return None
+            text = memo.get(value)
+            if text is None:
+                text = memo[value] = convert(value)
+            return text
+
         by_fact: dict[str, tuple] = {}
         latest: dict[tuple[str, int], tuple[EnrichedFact, datetime, str]] = {}
         for e in facts:
@@ -308,10 +325,8 @@ class SqlProjections:
             times.setdefault(e.data.fact.repo, []).append(e.data.fact_time)
         flagged = 0
         for repo, stamps in times.items():
-            rows = conn.execute(
-                sa.select(windows.c.label, windows.c.start, windows.c.end)
-                .where(windows.c.repo == repo, windows.c.revision >= 1, windows.c.dirty.is_(False),
-                       windows.c.start <= max(stamps), windows.c.end > min(stamps))).all()
+            rows = conn.execute(_SUMMARIZED, {"repo": repo, "last": max(stamps),
+                                              "first": min(stamps)}).all()
             labels = [r.label for r in rows if any(r.start <= t < r.end for t in stamps)]
             if labels:
                 conn.execute(windows.update().where(windows.c.repo == repo, windows.c.label.in_(labels))
@@ -583,6 +598,20 @@ class SqlProjections:
                               window_revisions)}
 
 
+# the fold's reads, built once (their compiled form is cached by SQLAlchemy)
+_SEEN = sa.select(processed.c.event_id).where(
+    processed.c.event_id.in_(sa.bindparam("ids", expanding=True)))
+_HELD = (sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event)
+         .where(rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
+         .order_by(rejected.c.event_time, rejected.c.event_id))
+_HELD_DUE = _HELD.where(rejected.c.event_time <= sa.bindparam("horizon", type_=rejected.c.event_time.type))
+# summarized windows (not already dirty) of a repository that [first, last] overlaps
+_SUMMARIZED = sa.select(windows.c.label, windows.c.start, windows.c.end).where(
+    windows.c.repo == sa.bindparam("repo"), windows.c.revision >= 1, windows.c.dirty.is_(False),
+    windows.c.start <= sa.bindparam("last", type_=windows.c.start.type),
+    windows.c.end > sa.bindparam("first", type_=windows.c.end.type))
+
+
 def _upsert_activity(stmt):
     # a re-classification replaces the tags (and rule set); the fact itself never changes
     return stmt.on_conflict_do_update(
@@ -616,6 +645,10 @@ def _upsert_items(stmt):
 # SQLite DATETIME bind), skipping SQLAlchemy's per-value bind processing.
 _BULK: dict[str, tuple[sa.Table, tuple[str, ...], Callable | None]] = {
     "processed": (processed, ("event_id", "processed_at", "repo"), None),
+    # PostgreSQL only: the ids actually inserted (not processed before)
+    "processed_new": (processed, ("event_id", "processed_at", "repo"),
+                      lambda stmt: stmt.on_conflict_do_nothing(index_elements=[processed.c.event_id])
+                      .returning(processed.c.event_id)),
     "activity": (activity, ("fact_id", "event_id", "repo", "number", "item_kind", "kind", "action",
                             "time", "actor", "ruleset", "tags", "fact"), _upsert_activity),
     "items": (items, ("repo", "number", "kind", "title", "author", "state", "created_at",
@@ -637,6 +670,7 @@ class _Bulk:
     sql: str
     names: tuple[str, ...]
     columnar: bool
+    returns: bool = False
 
     @classmethod
     def compile(cls, name: str, dialect: sa.engine.Dialect) -> _Bulk:
@@ -656,26 +690,35 @@ class _Bulk:
         if conflict is not None:
             stmt = conflict(stmt)
         compiled = stmt.compile(dialect=dialect, column_keys=list(names))
-        sql, columnar = compiled.string, dialect.name == "postgresql"
+        columnar = dialect.name == "postgresql"
         if columnar:
             if set(compiled.binds) != set(binds):
                 raise AssertionError(f"{name}: unexpected parameters {sorted(compiled.binds)}")
-            if dialect.driver == "psycopg":
-                # arrays in psycopg's binary format: its text format escapes every quote of
-                # every JSON document with a regular expression, in Python
-                for b in binds:
-                    sql = sql.replace(f"%({b})s", f"%({b})b")
         elif tuple(compiled.positiontup or ()) != binds:
             raise AssertionError(f"{name}: parameters {compiled.positiontup} are not {binds}")
-        return cls(sql, binds, columnar)
+        if compiled.effective_returning and not columnar:
+            raise AssertionError(f"{name}: RETURNING needs the columnar (PostgreSQL) form")
+        return cls(_driver_sql(compiled, dialect), binds, columnar, bool(compiled.effective_returning))
 
-    def run(self, conn: Connection, rows: Sequence[tuple]) -> None:
+    def run(self, conn: Connection, rows: Sequence[tuple]) -> list:
         if not rows:
-            return
+            return []
         if self.columnar:
-            conn.exec_driver_sql(self.sql, dict(zip(self.names, map(list, zip(*rows)))))
-        else:
-            conn.exec_driver_sql(self.sql, list(rows))
+            result = conn.exec_driver_sql(self.sql, dict(zip(self.names, map(list, zip(*rows)))))
+            return result.scalars().all() if self.returns else []
+        conn.exec_driver_sql(self.sql, list(rows))
+        return []
+
+
+def _driver_sql(compiled: sa.sql.compiler.Compiled, dialect: sa.engine.Dialect) -> str:
+    """The statement for `exec_driver_sql`. With psycopg, parameters go in its binary format:
+    its text format of an array escapes every quote of every JSON document with a regular
+    expression, in Python."""
+    sql = compiled.string
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        for name in compiled.binds:
+            sql = sql.replace(f"%({name})s", f"%({name})b")
+    return sql
 
 
 def _utc_naive(value: datetime | None) -> datetime | None:

@@ -141,6 +141,9 @@ class ConsumerSpec:
     # many are requested ahead, so a busy stream hands over full batches while a lone message is
     # handled as soon as it arrives (no waiting for a batch to fill)
     batch_size: int = 256
+    # batches requested ahead of the one in hand; 1 where handling one message takes seconds
+    # (a replica that is busy rendering should not hold the next report while another idles)
+    ahead: int = 2
 
     def config(self) -> ConsumerConfig:
         return ConsumerConfig(
@@ -160,7 +163,8 @@ CONSUMERS: dict[str, ConsumerSpec] = {
     DURABLE_SUMMARIZER_REQUESTS: ConsumerSpec(
         DURABLE_SUMMARIZER_REQUESTS, STREAM_REPORTS, "rd.summary.requested.>", batch_size=16),
     DURABLE_RENDERER: ConsumerSpec(
-        DURABLE_RENDERER, STREAM_REPORTS, "rd.summary.ready.>", batch_size=1, ack_wait=600.0),
+        DURABLE_RENDERER, STREAM_REPORTS, "rd.summary.ready.>", batch_size=1, ahead=1,
+        ack_wait=600.0),
 }
 
 
@@ -540,7 +544,7 @@ class Consumer(Generic[E]):
             return
         nc = self.bus.broker.config.connection_state.connection
         self._pull = StreamingPull(nc, self.spec.stream, self.spec.durable,
-                                   batch=self.spec.batch_size)
+                                   batch=self.spec.batch_size, ahead=self.spec.ahead)
         await self._pull.start()
         self._stopping = False
         self._task = asyncio.create_task(self._run(), name=f"pull {self.spec.durable}")

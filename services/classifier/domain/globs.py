@@ -64,7 +64,7 @@ class GlobTable:
         # tried on paths under it, globs with a literal part (`**/rocm/**`) only on paths
         # containing it; a negated glob's bit is set when none of its alternatives matches
         self._by_head: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
-        self._by_literal: list[tuple[str, int, re.Pattern[str]]] = []
+        self._by_literal: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         self._anywhere: list[tuple[int, re.Pattern[str]]] = []
         self._negated: list[tuple[int, list[tuple[str | None, str, re.Pattern[str]]]]] = []
         self._cache: dict[str, int] = {}
@@ -97,7 +97,7 @@ class GlobTable:
             elif fixed_head is not None:
                 self._by_head.setdefault(fixed_head, []).append((index, rx))
             elif literal:
-                self._by_literal.append((literal, index, rx))
+                self._by_literal.setdefault(literal, []).append((index, rx))
             else:
                 self._anywhere.append((index, rx))
         if negate:
@@ -123,9 +123,11 @@ class GlobTable:
         for index, rx in self._by_head.get(head, ()):
             if not mask >> index & 1 and rx.fullmatch(path) is not None:
                 mask |= 1 << index
-        for literal, index, rx in self._by_literal:
-            if literal in path and not mask >> index & 1 and rx.fullmatch(path) is not None:
-                mask |= 1 << index
+        for literal, entries in self._by_literal.items():
+            if literal in path:
+                for index, rx in entries:
+                    if not mask >> index & 1 and rx.fullmatch(path) is not None:
+                        mask |= 1 << index
         for index, rx in self._anywhere:
             if not mask >> index & 1 and rx.fullmatch(path) is not None:
                 mask |= 1 << index

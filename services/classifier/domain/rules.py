@@ -396,26 +396,47 @@ def title_tokens(title: str) -> dict[str, str]:
     `[Bugfix][ROCm] x` gives bugfix and rocm; `[CI/Build]` gives ci/build, ci and build;
     `fix(ci): x` gives fix and ci; `ROCm: x` gives rocm.
     """
-    out: dict[str, str] = {}
+    return _lead_tokens(title_lead(title))
+
+
+Lead = tuple[str, str, str | None, str | None]
+
+
+def title_lead(title: str) -> Lead | None:
+    """The part of a title its tokens come from: ("block", "[Bugfix][ROCm] ", ...),
+    ("conventional", "fix(ci): ", "fix", "ci"), ("plain", "ROCm", ...), or None. Titles differ,
+    leads repeat: what depends on the tokens alone is remembered per lead."""
     m = _PREFIX_BLOCK.match(title)
     if m:
-        for raw in _PREFIX_TOKEN.findall(m.group(1)):
+        return ("block", m.group(1), None, None)
+    m = _CONVENTIONAL.match(title)
+    if m:
+        return ("conventional", m.group(0), m.group(1), m.group(2))
+    m = _PLAIN_PREFIX.match(title)
+    if m:
+        return ("plain", m.group(1), None, None)
+    return None
+
+
+def _lead_tokens(lead: Lead | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if lead is None:
+        return out
+    how, text, kind, scope = lead
+    if how == "block":
+        for raw in _PREFIX_TOKEN.findall(text):
             raw = raw.strip().rstrip(":")
             out.setdefault(norm_token(raw), f"[{raw}]")
             for part in _SPLIT.split(raw):
                 if part.strip():
                     out.setdefault(norm_token(part), f"[{raw}]")
-        return out
-    m = _CONVENTIONAL.match(title)
-    if m:
-        out[norm_token(m.group(1))] = m.group(0).strip()
-        if m.group(2):
-            for part in _SPLIT.split(m.group(2)):
-                out.setdefault(norm_token(part), m.group(0).strip())
-        return out
-    m = _PLAIN_PREFIX.match(title)
-    if m:
-        out[norm_token(m.group(1))] = m.group(1) + ":"
+    elif how == "conventional":
+        out[norm_token(kind or "")] = text.strip()
+        if scope:
+            for part in _SPLIT.split(scope):
+                out.setdefault(norm_token(part), text.strip())
+    else:
+        out[norm_token(text)] = text + ":"
     return out
 
 
@@ -501,7 +522,7 @@ class PhraseIndex:
 class ItemView:
     """What the rules look at, computed once per item (the body words only when a rule asks)."""
 
-    __slots__ = ("item", "kind", "title", "tokens", "labels", "body", "files", "scoped", "modules",
+    __slots__ = ("item", "kind", "title", "labels", "body", "files", "scoped", "modules",
                  "prefix_hits", "label_hits", "keyword_hits", "title_rx", "body_rx", "author_hits",
                  "file_facts", "_body_hits", "_index", "candidates")
 
@@ -509,7 +530,6 @@ class ItemView:
         self.item = item
         self.kind = item.kind
         self.title = item.title
-        self.tokens = title_tokens(item.title)
         self.labels = {label.lower(): label for label in item.labels}
         self.body = item.body_excerpt
         self.file_facts = file_facts
@@ -517,7 +537,7 @@ class ItemView:
         self.scoped = file_facts.scoped
         self.modules: set[str] = set()
         self._index = index
-        self.prefix_hits = index.prefix_hits(self.tokens)
+        self.prefix_hits = index.lead_hits(title_lead(item.title))
         self.label_hits = index.label_hits(self.labels)
         self.keyword_hits = index.keywords.find(self.title)
         # rules whose title / body regex may match (a literal it needs is there), whose author
@@ -563,7 +583,7 @@ class FileFacts:
 
 
 _NONE: frozenset[int] = frozenset()
-_AUTHOR_CACHE_LIMIT = 50_000
+_CACHE_LIMIT = 50_000  # authors, title leads
 
 
 class SignalIndex:
@@ -579,6 +599,7 @@ class SignalIndex:
         self.body_gate = RegexGate()
         self.authors: list[tuple[int, re.Pattern[str]]] = []
         self._author_hits: dict[str, frozenset[int]] = {}
+        self._lead_hits: dict[Lead | None, dict[int, tuple[str, int]]] = {}
         self.by_association: dict[str, list[int]] = {}
         self.body_keyword_rules: set[int] = set()
         # which rules can fire for an item, decided before any rule runs: a rule is a candidate
@@ -628,6 +649,7 @@ class SignalIndex:
             self.by_module.setdefault(module, []).append(owner)
         for p in spec.title_prefixes:
             self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(owner)
+            self._lead_hits.clear()
         for label in spec.labels:
             self.labels.setdefault(label.lower(), []).append(owner)
         self.keywords.add(owner, spec.keywords)
@@ -648,10 +670,19 @@ class SignalIndex:
         """Rules whose author regex matches `login` (logins come back often: remembered)."""
         hits = self._author_hits.get(login)
         if hits is None:
-            if len(self._author_hits) >= _AUTHOR_CACHE_LIMIT:
+            if len(self._author_hits) >= _CACHE_LIMIT:
                 self._author_hits.clear()
             hits = self._author_hits[login] = frozenset(
                 owner for owner, rx in self.authors if rx.search(login))
+        return hits
+
+    def lead_hits(self, lead: Lead | None) -> dict[int, tuple[str, int]]:
+        """`prefix_hits` of the title's tokens, remembered per lead (read only)."""
+        hits = self._lead_hits.get(lead)
+        if hits is None:
+            if len(self._lead_hits) >= _CACHE_LIMIT:
+                self._lead_hits.clear()
+            hits = self._lead_hits[lead] = self.prefix_hits(_lead_tokens(lead))
         return hits
 
     def prefix_hits(self, tokens: dict[str, str]) -> dict[int, tuple[str, int]]:
@@ -820,6 +851,17 @@ class CompiledRuleSet:
     _top_dirs: dict[str, str] = field(default_factory=dict, repr=False)
     _people: dict[tuple[str, str | None, bool],
                   tuple[bool, str | None, list[Tag]]] = field(default_factory=dict, repr=False)
+    # per section: rule id -> position in the section; per item kind: the risks that apply
+    _positions: dict[str, dict[int, int]] = field(init=False, repr=False)
+    _risks_of_kind: dict[str, list[tuple[RiskRule, CompiledMatch]]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._positions = {
+            section: {m.id: i for i, (_, m) in enumerate(rules)}
+            for section, rules in (("module", self.modules), ("ecosystem", self.ecosystems),
+                                   ("category", self.categories))}
+        self._risks_of_kind = {kind: [(r, m) for r, m in self.risks if not m.kinds or kind in m.kinds]
+                               for kind in ("pull_request", "issue")}
 
     @property
     def name(self) -> str:
@@ -922,7 +964,7 @@ class CompiledRuleSet:
         spec = self.profile.fallback
         if not v.item.files:
             return self._tag(name=spec.none, rule="module:fallback/no-files", fallback=True)
-        weight: Counter[str] = Counter()
+        weight: dict[str, int] = {}
         tops = self._top_dirs
         for f in v.item.files:
             top = tops.get(f.path)
@@ -930,7 +972,9 @@ class CompiledRuleSet:
                 if len(tops) >= self.memo_size:
                     tops.clear()
                 top = tops[f.path] = self._top_dir(f.path)
-            weight[top] += (f.additions + f.deletions) or 1
+            weight[top] = weight.get(top, 0) + ((f.additions + f.deletions) or 1)
+        if len(weight) == 1:
+            return self._tag(name=top, rule="module:fallback/top-dir", fallback=True)
         # ties: prefer a directory over root files, then a stable order
         best = max(weight.values())
         candidates = sorted(n for n, w in weight.items() if w == best)
@@ -958,10 +1002,10 @@ class CompiledRuleSet:
     def _named(self, rules: list[tuple[str, CompiledMatch]], section: str, v: ItemView,
                trace: dict[str, str] | None = None) -> list[Tag]:
         fired: list[tuple[tuple[int, int], int, Tag]] = []
-        candidates = v.candidates
-        for index, (name, match) in enumerate(rules):
-            if match.id not in candidates:
-                continue
+        positions = self._positions[section]
+        # only the section's candidates, in rule order
+        for index in sorted([positions[o] for o in v.candidates if o in positions]):
+            name, match = rules[index]
             hit = match.test(v)
             if hit is not None:
                 rule = f"{section}:{name}/{hit.how}"
@@ -980,10 +1024,11 @@ class CompiledRuleSet:
         # a pull request that only changes documentation carries no engineering risk
         docs_only = bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0
         candidates = v.candidates
-        for rule, match in self.risks:
+        risks = self._risks_of_kind.get(v.kind)
+        if risks is None:
+            risks = [(r, m) for r, m in self.risks if not m.kinds or v.kind in m.kinds]
+        for rule, match in risks:
             if rule.kind == "match" and match.id not in candidates:
-                continue
-            if match.kinds and v.kind not in match.kinds:
                 continue
             if docs_only and not rule.on_docs_only:
                 continue

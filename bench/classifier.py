@@ -1,17 +1,18 @@
-"""Classifier throughput on one core: items/s through `CompiledRuleSet.classify`.
+"""Classifier CPU cost per never-seen item, per profile: µs of CPU through `CompiledRuleSet.classify`.
 
-    .venv/bin/python -m bench.classifier [--profile NAME] [--passes 3] [--source history|demo]
+    .venv/bin/python -m bench.classifier [--profiles generic,vllm,vllm-ascend] [--passes 3]
+                                         [--events 10000] [--sources history,pipeline,demo]
     .venv/bin/python -m bench.classifier --replay [--profile vllm]   # reclassify on nats-server
 
-The profile defaults to the one the source's repository uses: `vllm-ascend` for the real
-history, `vllm` for the demo stream.
-
-Items: the real vllm-ascend merged-PR history (../shared/data/vllm-ascend-history) when present,
-else the synthetic demo week. "cold" is the first pass on a freshly compiled rule set (every path
-is new to the glob cache); "warm" are later passes (paths seen before, as when the same pull
-request comes back as opened, labeled, reviewed, merged); "classify_cached" is what the service
-calls (tags remembered by what the rules read), one pass on a fresh rule set. Baseline in the same run: decoding the
-same items from JSON with pydantic, which every consumed event pays anyway. Exits 0.
+Items: the real vllm-ascend merged-PR history (../shared/data/vllm-ascend-history, skipped when
+absent), the synthetic facts `bench.pipeline` publishes (`payloads(--events)`: "[Perf] synthetic
+change ...", 3 of 7 paths, one label) and, on request, the synthetic demo week. Every source is
+classified under every profile on a freshly compiled rule set: "cold" is the first pass (every
+item never seen, every path new to the glob cache); "warm" the best of later passes (paths and
+path lists seen before, as when a pull request comes back as opened, labeled, reviewed, merged);
+"cached" is `classify_cached`, what the service calls, one pass on a fresh rule set. Times are
+process CPU time, so that other work on the machine does not count. Baseline in the same run:
+decoding the same items from JSON with pydantic, which every consumed event pays anyway. Exits 0.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ import argparse
 import json
 import re
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from shared.events import Actor, FileChange, ItemSnapshot
 
 HISTORY = Path(__file__).resolve().parents[2] / "shared" / "data" / "vllm-ascend-history" / "merged_prs.jsonl"
 _RENAME = re.compile(r"\{([^{}]*) => ([^{}]*)\}")
+T = TypeVar("T")
 
 
 def _path(p: str) -> str:
@@ -33,30 +37,67 @@ def _path(p: str) -> str:
     return re.sub(r"/{2,}", "/", p.split(" => ")[-1]).strip("/")
 
 
-def load_items(source: str = "history") -> tuple[str, list[ItemSnapshot]]:
-    if source == "history" and HISTORY.exists():
-        items = []
-        for line in HISTORY.read_text(encoding="utf-8").splitlines():
-            r = json.loads(line)
-            email = r["author_email"] or ""
-            items.append(ItemSnapshot(
-                repo="vllm-project/vllm-ascend", number=r["pr_number"] or 1, kind="pull_request",
-                title=r["title"], author=Actor(login=r["author_name"], email_domain=email.rsplit("@", 1)[-1]),
-                state="closed", created_at=r["merged_at"], merged_at=r["merged_at"],
-                files=tuple(FileChange(path=_path(f["path"]), additions=f["additions"] or 0,
-                                       deletions=f["deletions"] or 0) for f in (r["files"] or [])[:300])))
-        return f"real vllm-ascend history ({HISTORY})", items
+def history_items() -> list[ItemSnapshot]:
+    """The real vllm-ascend history, one item per merged pull request ([] when absent)."""
+    if not HISTORY.exists():
+        return []
+    items = []
+    for line in HISTORY.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        email = r["author_email"] or ""
+        items.append(ItemSnapshot(
+            repo="vllm-project/vllm-ascend", number=r["pr_number"] or 1, kind="pull_request",
+            title=r["title"], author=Actor(login=r["author_name"], email_domain=email.rsplit("@", 1)[-1]),
+            state="closed", created_at=r["merged_at"], merged_at=r["merged_at"],
+            files=tuple(FileChange(path=_path(f["path"]), additions=f["additions"] or 0,
+                                   deletions=f["deletions"] or 0) for f in (r["files"] or [])[:300])))
+    return items
+
+
+def pipeline_items(n: int) -> list[ItemSnapshot]:
+    """The items of the facts `bench.pipeline` publishes."""
+    from bench.pipeline import payloads
+    from shared.events import GITHUB_EVENT_ADAPTER
+
+    return [GITHUB_EVENT_ADAPTER.validate_json(data).data.item for _, data, _ in payloads(n)]
+
+
+def demo_items() -> list[ItemSnapshot]:
     from services.ingest.domain.synthetic import generate_demo
 
-    demo = generate_demo(week="2026-W24")
-    return "synthetic demo week (every fact's item snapshot)", [f.item for f in demo.facts]
+    return [f.item for f in generate_demo(week="2026-W24").facts]
+
+
+def cpu_us(each: Callable[[T], object], items: Sequence[T]) -> float:
+    """CPU µs per item of `each(item)` over `items` (results dropped, as a consumer does)."""
+    t = time.process_time()
+    for item in items:
+        each(item)
+    return (time.process_time() - t) / len(items) * 1e6
+
+
+def measure(profile: str, items: Sequence[ItemSnapshot], passes: int) -> tuple[float, float, float]:
+    """(cold, warm, cached) CPU µs per item under `profile`, each on a fresh rule set."""
+    from services.classifier.adapters.profiles import read_profiles
+    from services.classifier.domain.rules import compile_profile, resolve_profile
+
+    def fresh():
+        return compile_profile(resolve_profile(profile, read_profiles())[0])
+
+    ruleset = fresh()
+    cold = cpu_us(ruleset.classify, items)
+    warm = min(cpu_us(ruleset.classify, items) for _ in range(max(1, passes)))
+    cached = cpu_us(fresh().classify_cached, items)
+    return cold, warm, cached
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default=None, help="default: vllm-ascend (history), vllm (demo)")
+    parser.add_argument("--profiles", default="generic,vllm,vllm-ascend")
+    parser.add_argument("--profile", default=None, help="one profile (default: --profiles)")
     parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--source", choices=("history", "demo"), default="history")
+    parser.add_argument("--events", type=int, default=10_000, help="bench.pipeline items")
+    parser.add_argument("--sources", default="history,pipeline", help="history, pipeline, demo")
     parser.add_argument("--replay", action="store_true",
                         help="also time `reclassify` over the demo stream on an embedded nats-server")
     args = parser.parse_args()
@@ -65,48 +106,28 @@ def main() -> int:
 
         return asyncio.run(replay(args.profile or "generic"))
 
-    from services.classifier.adapters.profiles import read_profiles
-    from services.classifier.domain.rules import compile_profile, resolve_profile
+    profiles = [args.profile] if args.profile else [p for p in args.profiles.split(",") if p]
+    loaders = {"history": history_items, "pipeline": lambda: pipeline_items(args.events),
+               "demo": demo_items}
+    sources = {}
+    for name in args.sources.split(","):
+        items = loaders[name]()
+        if items:
+            sources[name] = items
+        else:
+            print(f"{name}: no items ({HISTORY} absent), skipped")
 
-    args.profile = args.profile or ("vllm-ascend" if args.source == "history" else "vllm")
-    source, items = load_items(args.source)
-    files = sum(len(i.files) for i in items)
-    t = time.perf_counter()
-    profile, _ = resolve_profile(args.profile, read_profiles())
-    ruleset = compile_profile(profile)
-    compile_s = time.perf_counter() - t
-
-    t = time.perf_counter()
-    for it in items:
-        ruleset.classify(it)
-    cold = len(items) / (time.perf_counter() - t)
-    t = time.perf_counter()
-    for _ in range(args.passes):
-        for it in items:
-            ruleset.classify(it)
-    warm = args.passes * len(items) / (time.perf_counter() - t)
-
-    fresh_profile, _ = resolve_profile(args.profile, read_profiles())
-    fresh = compile_profile(fresh_profile)
-    t = time.perf_counter()
-    for it in items:
-        fresh.classify_cached(it)
-    cached = len(items) / (time.perf_counter() - t)
-
-    payloads = [it.model_dump_json() for it in items]
-    t = time.perf_counter()
-    for p in payloads:
-        ItemSnapshot.model_validate_json(p)
-    decode = len(payloads) / (time.perf_counter() - t)
-
-    print(f"items: {len(items)} from {source}, {files / len(items):.1f} files/item")
-    print(f"profile {args.profile}: {len(ruleset.modules)} modules, {len(ruleset.risks)} risks, "
-          f"{len(ruleset.table)} globs, compiled in {compile_s * 1000:.0f} ms")
-    print(f"{'measure':<34}{'items/s':>12}")
-    print(f"{'classify, cold (new paths)':<34}{cold:>12,.0f}")
-    print(f"{'classify, warm (paths seen)':<34}{warm:>12,.0f}")
-    print(f"{'classify_cached, one cold pass':<34}{cached:>12,.0f}")
-    print(f"{'baseline: pydantic decode of item':<34}{decode:>12,.0f}")
+    print(f"{'source':<10}{'profile':<13}{'items':>7}{'files/item':>11}"
+          f"{'cold µs':>10}{'warm µs':>10}{'cached µs':>11}{'cold items/s':>14}")
+    for source, items in sources.items():
+        files = sum(len(i.files) for i in items) / len(items)
+        for profile in profiles:
+            cold, warm, cached = measure(profile, items, args.passes)
+            print(f"{source:<10}{profile:<13}{len(items):>7}{files:>11.1f}"
+                  f"{cold:>10.1f}{warm:>10.1f}{cached:>11.1f}{1e6 / cold:>14,.0f}", flush=True)
+        payloads = [it.model_dump_json() for it in items]
+        decode = cpu_us(ItemSnapshot.model_validate_json, payloads)
+        print(f"{source:<10}{'baseline: pydantic decode of the item':<51}{decode:>10.1f}")
     return 0
 
 

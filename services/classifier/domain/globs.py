@@ -61,9 +61,10 @@ class GlobTable:
         self._bits: dict[str, int] = {}
         self._patterns: list[str] = []
         # globs (each brace alternative apart) whose first segment is a literal directory are only
-        # tried on paths under it, globs with a literal part (`**/rocm/**`) only on paths
-        # containing it; a negated glob's bit is set when none of its alternatives matches
-        self._by_head: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
+        # tried on paths under it, globs with a literal part (`**/rocm/**`, `vllm/v1/core/**`)
+        # only on paths containing it; a negated glob's bit is set when none of its alternatives
+        # matches
+        self._by_head: dict[str, list[tuple[int, str, re.Pattern[str]]]] = {}
         self._by_literal: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
         self._anywhere: list[tuple[int, re.Pattern[str]]] = []
         self._negated: list[tuple[int, list[tuple[str | None, str, re.Pattern[str]]]]] = []
@@ -95,7 +96,7 @@ class GlobTable:
             if negate:
                 negated.append((fixed_head, literal, rx))
             elif fixed_head is not None:
-                self._by_head.setdefault(fixed_head, []).append((index, rx))
+                self._by_head.setdefault(fixed_head, []).append((index, literal, rx))
             elif literal:
                 self._by_literal.setdefault(literal, []).append((index, rx))
             else:
@@ -120,8 +121,8 @@ class GlobTable:
             return cached
         mask = 0
         head = path.split("/", 1)[0]
-        for index, rx in self._by_head.get(head, ()):
-            if not mask >> index & 1 and rx.fullmatch(path) is not None:
+        for index, literal, rx in self._by_head.get(head, ()):
+            if literal in path and not mask >> index & 1 and rx.fullmatch(path) is not None:
                 mask |= 1 << index
         for literal, entries in self._by_literal.items():
             if literal in path:

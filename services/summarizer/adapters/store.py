@@ -7,6 +7,7 @@ commits in ONE transaction, so a crash can never leave an event half-applied.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -16,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from shared.events import (
@@ -209,7 +211,7 @@ class SqlProjections:
             return [e for i, e in first.items() if i in new]
         seen: set[str] = set()
         for part in _chunks(list(first)):
-            seen.update(conn.execute(_SEEN, {"ids": part}).scalars())
+            seen.update(conn.exec_driver_sql(_seen_sqlite(len(part)), tuple(part)).scalars())
         fresh = [e for i, e in first.items() if i not in seen]
         self._bulk(conn, "processed", [(e.id, stamp, _repo_of(e)) for e in fresh])
         return fresh
@@ -294,12 +296,12 @@ class SqlProjections:
             data = e.data
             fact, item = data.fact, data.fact.item
             actor = fact_actor(fact)
-            tags = data.tags.model_dump_json()
+            tags = _json(data.tags)
             # a re-classification (same fact, new rule set) replaces the tags; last one wins
             by_fact[data.fact_id] = (
                 data.fact_id, e.id, fact.repo, item.number, item.kind, fact.kind, fact.action,
                 stored(data.fact_time), actor.login if actor else None, data.ruleset.version, tags,
-                fact.model_dump_json())
+                _json(fact))
             key = (fact.repo, item.number)
             prev = latest.get(key)
             first = min(data.fact_time, prev[1]) if prev else data.fact_time
@@ -315,7 +317,7 @@ class SqlProjections:
                 repo, number, snap.kind, snap.title, snap.author.login, snap.state,
                 stored(snap.created_at), stored(snap.closed_at), stored(snap.merged_at),
                 stored(e.data.fact_time), stored(_order(e)[0]), e.data.fact_id,
-                snap.model_dump_json(), tags, stored(first)))
+                _json(snap), tags, stored(first)))
         self._bulk(conn, "items", item_rows)
 
     def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
@@ -599,8 +601,18 @@ class SqlProjections:
 
 
 # the fold's reads, built once (their compiled form is cached by SQLAlchemy)
-_SEEN = sa.select(processed.c.event_id).where(
-    processed.c.event_id.in_(sa.bindparam("ids", expanding=True)))
+@functools.lru_cache(maxsize=64)
+def _seen_sqlite(n: int) -> str:
+    """Which of n event ids are in `processed` (SQLite, qmark parameters)."""
+    stmt = sa.select(processed.c.event_id).where(
+        processed.c.event_id.in_([sa.bindparam(f"id{i}") for i in range(n)]))
+    compiled = stmt.compile(dialect=_SQLITE)
+    if tuple(compiled.positiontup or ()) != tuple(f"id{i}" for i in range(n)):
+        raise AssertionError(f"unexpected parameters {compiled.positiontup}")
+    return compiled.string
+
+
+_SQLITE = sqlite.dialect()
 _HELD = (sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event)
          .where(rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
          .order_by(rejected.c.event_time, rejected.c.event_id))
@@ -721,21 +733,32 @@ def _driver_sql(compiled: sa.sql.compiler.Compiled, dialect: sa.engine.Dialect) 
     return sql
 
 
+def _json(model) -> str:
+    """`model.model_dump_json()` (same defaults) without its keyword-argument plumbing."""
+    return model.__pydantic_serializer__.to_json(model).decode()
+
+
 def _utc_naive(value: datetime | None) -> datetime | None:
     """What UTCDateTime binds: naive UTC."""
-    if value is not None and value.tzinfo is not None:
-        return value.astimezone(timezone.utc).replace(tzinfo=None)
-    return value
+    if value is None:
+        return None
+    offset = value.utcoffset()
+    if offset is None:
+        return value
+    return (value if not offset else value.astimezone(timezone.utc)).replace(tzinfo=None)
 
 
 def _sqlite_datetime(value: datetime | None) -> str | None:
-    """What UTCDateTime stores on SQLite: SQLAlchemy's DATETIME text of the naive UTC time
-    (`YYYY-MM-DD HH:MM:SS.ffffff`, microseconds always written)."""
+    """What UTCDateTime stores on SQLite: SQLAlchemy's DATETIME text of the naive UTC time,
+    `YYYY-MM-DD HH:MM:SS.ffffff` (microseconds always written: 26 characters)."""
     if value is None:
         return None
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
-    return value.isoformat(" ", "microseconds")
+    offset = value.utcoffset()
+    if offset is None:
+        return value.isoformat(" ", "microseconds")
+    if offset:
+        value = value.astimezone(timezone.utc)
+    return value.isoformat(" ", "microseconds")[:26]  # without the "+00:00"
 
 
 def _repo_of(event: EnrichedFact | WatermarkForwarded) -> str:

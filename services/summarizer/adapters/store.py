@@ -601,9 +601,12 @@ class SqlProjections:
 
 
 # the fold's reads, built once (their compiled form is cached by SQLAlchemy)
+_SQLITE = sqlite.dialect()
+
+
 @functools.lru_cache(maxsize=64)
 def _seen_sqlite(n: int) -> str:
-    """Which of n event ids are in `processed` (SQLite, qmark parameters)."""
+    """Which of n event ids are in `processed` (SQLite, qmark parameters, for exec_driver_sql)."""
     stmt = sa.select(processed.c.event_id).where(
         processed.c.event_id.in_([sa.bindparam(f"id{i}") for i in range(n)]))
     compiled = stmt.compile(dialect=_SQLITE)
@@ -612,7 +615,6 @@ def _seen_sqlite(n: int) -> str:
     return compiled.string
 
 
-_SQLITE = sqlite.dialect()
 _HELD = (sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event)
          .where(rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
          .order_by(rejected.c.event_time, rejected.c.event_id))
@@ -680,9 +682,10 @@ class _Bulk:
     """
 
     sql: str
-    names: tuple[str, ...]
+    binds: tuple[str, ...]  # parameter names, in the order of the row tuples' values
     columnar: bool
-    returns: bool = False
+    positional: bool
+    returns: bool
 
     @classmethod
     def compile(cls, name: str, dialect: sa.engine.Dialect) -> _Bulk:
@@ -702,24 +705,25 @@ class _Bulk:
         if conflict is not None:
             stmt = conflict(stmt)
         compiled = stmt.compile(dialect=dialect, column_keys=list(names))
-        columnar = dialect.name == "postgresql"
-        if columnar:
-            if set(compiled.binds) != set(binds):
-                raise AssertionError(f"{name}: unexpected parameters {sorted(compiled.binds)}")
-        elif tuple(compiled.positiontup or ()) != binds:
-            raise AssertionError(f"{name}: parameters {compiled.positiontup} are not {binds}")
-        if compiled.effective_returning and not columnar:
+        columnar, positional = dialect.name == "postgresql", bool(compiled.positional)
+        if (tuple(compiled.positiontup or ()) != binds if positional
+                else set(compiled.binds) != set(binds)):
+            raise AssertionError(f"{name}: parameters {list(compiled.binds)} are not {binds}")
+        returns = bool(compiled.effective_returning)
+        if returns and not columnar:
             raise AssertionError(f"{name}: RETURNING needs the columnar (PostgreSQL) form")
-        return cls(_driver_sql(compiled, dialect), binds, columnar, bool(compiled.effective_returning))
+        return cls(_driver_sql(compiled, dialect), binds, columnar, positional, returns)
 
     def run(self, conn: Connection, rows: Sequence[tuple]) -> list:
         if not rows:
             return []
-        if self.columnar:
-            result = conn.exec_driver_sql(self.sql, dict(zip(self.names, map(list, zip(*rows)))))
-            return result.scalars().all() if self.returns else []
-        conn.exec_driver_sql(self.sql, list(rows))
-        return []
+        if not self.columnar:
+            conn.exec_driver_sql(self.sql, list(rows))
+            return []
+        columns = list(map(list, zip(*rows)))
+        result = conn.exec_driver_sql(
+            self.sql, tuple(columns) if self.positional else dict(zip(self.binds, columns)))
+        return result.scalars().all() if self.returns else []
 
 
 def _driver_sql(compiled: sa.sql.compiler.Compiled, dialect: sa.engine.Dialect) -> str:

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -556,11 +556,11 @@ class ItemView:
 
 class FileFacts:
     """What the rules know from a list of changed paths alone: their glob masks (all of them and
-    those `paths:` rules look at), the file rules they make candidates, and each file rule's
-    matching files once asked. Paths come back together (a pull request's facts, its
+    those `paths:` rules look at), the file rules they make candidates, each file rule's
+    matching files and each without-tests risk once asked. Paths come back together (a pull request's facts, its
     re-classifications): remembered per list of paths."""
 
-    __slots__ = ("files", "scoped", "candidates", "hits")
+    __slots__ = ("files", "scoped", "candidates", "hits", "risk_tags")
 
     def __init__(self, paths: tuple[str, ...], table: GlobTable, ignore_bits: int,
                  index: "SignalIndex") -> None:
@@ -572,6 +572,7 @@ class FileFacts:
             self.scoped = self.files
         self.candidates = index.file_candidates(self.files, self.scoped)
         self.hits: dict[tuple[int, str | None], list[str] | None] = {}  # (rule, base branch) ->
+        self.risk_tags: dict[tuple[int, str | None], RiskTag] = {}  # without-tests risks that fired
 
     def files_hit(self, match: "CompiledMatch", base: str | None) -> list[str] | None:
         key = (match.id, base)
@@ -700,8 +701,9 @@ class SignalIndex:
         return hits
 
 
-@dataclass(frozen=True)
-class Fired:
+class Fired(NamedTuple):
+    """How a rule fired (a tuple: one is built for every rule that fires)."""
+
     how: str
     evidence: str
     files: tuple[str, ...] = ()
@@ -1032,6 +1034,8 @@ class CompiledRuleSet:
                 continue
             if docs_only and not rule.on_docs_only:
                 continue
+            tag: RiskTag | None = None
+            files_key: tuple[int, str | None] | None = None  # the tag depends on the files alone
             if rule.kind == "match":
                 hit = match.test(v)
                 if hit is None:
@@ -1043,13 +1047,16 @@ class CompiledRuleSet:
             elif rule.kind == "without-tests":
                 if not v.files.paths or tests_present:
                     continue
-                matched = v.file_facts.files_hit(match, v.item.base_branch)
-                if matched is None:
-                    continue
-                values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
-                values.update(files=_files_text(matched), evidence=f"changed {_files_text(matched)}")
-                default = "changed {files} ({label}) and no file under {tests}"
-                how = "files"
+                files_key = (match.id, v.item.base_branch)
+                tag = v.file_facts.risk_tags.get(files_key)
+                if tag is None:
+                    matched = v.file_facts.files_hit(match, v.item.base_branch)
+                    if matched is None:
+                        continue
+                    values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
+                    values.update(files=_files_text(matched), evidence=f"changed {_files_text(matched)}")
+                    default = "changed {files} ({label}) and no file under {tests}"
+                    how = "files"
             else:  # size
                 lines, count = _size(v.item)
                 too_many_lines = rule.lines is not None and lines >= rule.lines
@@ -1068,9 +1075,13 @@ class CompiledRuleSet:
             if rule.suppressed_by and fired_names.intersection(rule.suppressed_by):
                 continue
             fired_names.add(rule.name)
-            reason = (rule.reason or default).format_map(values)
-            out.append(_new_risk(name=rule.name, severity=rule.severity, reason=reason,
-                               rule=f"risk:{rule.name}/{how}"))
+            if tag is None:
+                reason = (rule.reason or default).format_map(values)
+                tag = _new_risk(name=rule.name, severity=rule.severity, reason=reason,
+                                rule=f"risk:{rule.name}/{how}")
+                if files_key is not None:
+                    v.file_facts.risk_tags[files_key] = tag
+            out.append(tag)
         return out
 
     # -- people

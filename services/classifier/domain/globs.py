@@ -93,6 +93,8 @@ class GlobTable:
             head = alt.split("/", 1)[0]
             fixed_head = head if "/" in alt and not _MAGIC.search(head) else None
             literal = _required_literal(alt)
+            if literal == fixed_head:  # the head is checked anyway: `csrc/**/*.cu` needs ".cu"
+                literal = _required_literal(alt.split("/", 1)[1])
             if negate:
                 negated.append((fixed_head, literal, rx))
             elif fixed_head is not None:

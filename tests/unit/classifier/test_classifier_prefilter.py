@@ -85,3 +85,17 @@ def test_trusted_construction_is_model_construct():
         assert fast == slow and repr(fast) == repr(slow)
         assert fast.model_dump_json() == slow.model_dump_json()
         assert fast.model_fields_set == slow.model_fields_set
+
+
+def test_the_caches_stay_bounded():
+    from services.classifier.domain.rules import compile_profile
+
+    from .factory import item
+
+    rs = compile_profile(builtin("generic").profile)
+    rs.memo_size = 50
+    for n in range(400):
+        rs.classify(item(f"[Perf] change {n}", [f"pkg{n}/mod.py", f"tests/test_{n}.py"], login=f"dev{n}"))
+    assert 0 < len(rs._file_facts) <= 50
+    assert 0 < len(rs._top_dirs) <= 50
+    assert 0 < len(rs._people) <= 50

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from services.summarizer.adapters.store import SqlProjections, _sqlite_datetime, _utc_naive
 from services.summarizer.adapters.tables import UTCDateTime, activity, items, processed
 from shared.windows import day_window
-from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, RuleSetRef, enrich, utc
+from tests.unit.summarizer.summarizer_builders import ItemSpec, RuleSetRef, enrich, utc
 
 DAY = day_window(datetime(2026, 3, 26).date(), "UTC")
 

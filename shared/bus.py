@@ -573,6 +573,14 @@ class Consumer(Generic[E]):
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    def pull_state(self) -> str:
+        """"ok" while consuming; otherwise what is wrong, for the readiness probe."""
+        if not self.running:
+            return "not consuming"
+        if self._pull is not None and self._pull.refused:
+            return f"pull requests refused: {self._pull.refused}"[:200]
+        return "ok"
+
     async def _run(self) -> None:
         assert self._pull is not None
         while not self._stopping:

@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from shared.bus import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS
+from shared.bus import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS, pull_consumers
 
 if TYPE_CHECKING:
     from shared.service import Runtime
@@ -32,6 +32,9 @@ async def readiness(runtime: "Runtime") -> dict[str, str]:
                 checks[f"stream:{stream}"] = "ok"
             except Exception as exc:  # noqa: BLE001 - reported, not raised
                 checks[f"stream:{stream}"] = type(exc).__name__
+    for consumer in pull_consumers(runtime.broker):
+        # a consuming loop that died, or pull requests the server refuses (consumer deleted)
+        checks[f"consumer:{consumer.spec.durable}"] = consumer.pull_state()
     for service in runtime.services:
         check = getattr(service, "ready", None)
         if check is not None:

@@ -56,6 +56,7 @@ class StreamingPull:
         self._buffer: deque["Msg"] = deque()
         self._requests: deque[_Request] = deque()
         self._arrived = asyncio.Event()
+        self._woken = False
         self._sub: "Subscription | None" = None
         self._inbox = ""
         self._reconnects = 0
@@ -72,9 +73,10 @@ class StreamingPull:
                                             pending_msgs_limit=0, pending_bytes_limit=0)
 
     async def next(self, timeout: float) -> list["Msg"]:
-        """Up to `batch` delivered messages, in stream order; [] if none came within `timeout`."""
+        """Up to `batch` delivered messages, in stream order; [] if none came within `timeout`
+        (or `wake` was called)."""
         await self._top_up()
-        if not self._buffer:
+        if not self._buffer and not self._woken:
             self._arrived.clear()
             try:
                 await asyncio.wait_for(self._arrived.wait(), timeout)
@@ -86,7 +88,8 @@ class StreamingPull:
         return out
 
     def wake(self) -> None:
-        """End a `next` that is waiting (the caller is stopping)."""
+        """End a `next` that is waiting, and any later one at once (the caller is stopping)."""
+        self._woken = True
         self._arrived.set()
 
     async def stop(self) -> list["Msg"]:

@@ -8,20 +8,37 @@ from __future__ import annotations
 import asyncio
 
 import nats
+import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
 from shared.pull import StreamingPull
+from tests.conftest import wait_until
 
 STREAM = "PULLTEST"
 
 
-async def setup(url: str, durable: str = "d", ack_wait: float = 60.0):
-    nc = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2)
-    js = nc.jetstream()
-    await js.add_stream(name=STREAM, subjects=["pt.>"])
-    await js.add_consumer(STREAM, ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT,
-                                                 ack_wait=ack_wait, max_ack_pending=10_000))
-    return nc, js
+@pytest.fixture
+async def connections():
+    """Closes what a test opened even when it fails (a client left reconnecting to a stopped
+    server would outlive the test)."""
+    opened: list = []
+    yield opened
+    for nc in opened:
+        await nc.close()
+
+
+@pytest.fixture
+def setup(connections):
+    async def make(url: str, durable: str = "d", ack_wait: float = 60.0):
+        nc = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2)
+        connections.append(nc)
+        js = nc.jetstream()
+        await js.add_stream(name=STREAM, subjects=["pt.>"])
+        await js.add_consumer(STREAM, ConsumerConfig(
+            durable_name=durable, ack_policy=AckPolicy.EXPLICIT, ack_wait=ack_wait,
+            max_ack_pending=10_000))
+        return nc, js
+    return make
 
 
 async def drain(pull: StreamingPull, n: int, timeout: float = 10.0) -> list:
@@ -36,7 +53,7 @@ async def drain(pull: StreamingPull, n: int, timeout: float = 10.0) -> list:
     return got
 
 
-async def test_stream_order_across_batches(nats_server):
+async def test_stream_order_across_batches(nats_server, setup):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=50)
     await pull.start()
@@ -44,13 +61,17 @@ async def test_stream_order_across_batches(nats_server):
         await js.publish("pt.x", str(i).encode())
     got = await drain(pull, 1_000)
     assert [int(m.data) for m in got] == list(range(1_000))
-    info = await js.consumer_info(STREAM, "d")
-    assert info.num_ack_pending == 0 and info.num_pending == 0
+
+    async def all_acked():
+        # acks are applied by the server asynchronously to API requests
+        info = await js.consumer_info(STREAM, "d")
+        return info.num_ack_pending == 0 and info.num_pending == 0
+
+    await wait_until(all_acked, 10, "every message to be acknowledged", interval=0.05)
     await pull.stop()
-    await nc.close()
 
 
-async def test_a_lone_message_is_handed_over_at_once(nats_server):
+async def test_a_lone_message_is_handed_over_at_once(nats_server, setup):
     nc, js = await setup(nats_server.url)
     # a batch of 256 that the server could only fill by waiting for its 30 s expiry
     pull = StreamingPull(nc, STREAM, "d", batch=256, expires=30.0)
@@ -61,10 +82,9 @@ async def test_a_lone_message_is_handed_over_at_once(nats_server):
     assert [m.data for m in msgs] == [b"alone"]
     await msgs[0].ack()
     await pull.stop()
-    await nc.close()
 
 
-async def test_requests_are_renewed_after_they_expire(nats_server):
+async def test_requests_are_renewed_after_they_expire(nats_server, setup):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=10, expires=0.3, grace=0.5)
     await pull.start()
@@ -77,38 +97,31 @@ async def test_requests_are_renewed_after_they_expire(nats_server):
     assert [m.data for m in msgs] == [b"late"]
     await msgs[0].ack()
     await pull.stop()
-    await nc.close()
 
 
-async def test_consumption_resumes_after_a_server_restart(nats_server):
+async def test_consumption_resumes_after_a_server_restart(nats_server, setup):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=20, expires=30.0)
     await pull.start()
     for i in range(30):
         await js.publish("pt.x", str(i).encode())
     first = await drain(pull, 30)
-    reconnected = asyncio.Event()
     before = nc.stats["reconnects"]
-
-    async def watch() -> None:
-        while nc.stats["reconnects"] == before or not nc.is_connected:
-            await asyncio.sleep(0.05)  # polling the client's reconnect counter
-        reconnected.set()
-
-    watcher = asyncio.create_task(watch())
     await nats_server.restart()
-    await asyncio.wait_for(reconnected.wait(), 30)
-    await watcher
+
+    async def reconnected():
+        return nc.stats["reconnects"] > before and nc.is_connected
+
+    await wait_until(reconnected, 30, "the client to reconnect")
     # the old requests (30 s expiry) died with the server: new ones must be asked for now
     for i in range(30, 40):
         await js.publish("pt.x", str(i).encode())
     second = await drain(pull, 10)
     assert [int(m.data) for m in first + second] == list(range(40))
     await pull.stop()
-    await nc.close()
 
 
-async def test_stop_hands_back_what_was_not_taken(nats_server):
+async def test_stop_hands_back_what_was_not_taken(nats_server, setup):
     nc, js = await setup(nats_server.url, ack_wait=120.0)
     pull = StreamingPull(nc, STREAM, "d", batch=5)
     await pull.start()
@@ -117,12 +130,12 @@ async def test_stop_hands_back_what_was_not_taken(nats_server):
     taken = await pull.next(timeout=5)
     for m in taken:
         await m.ack()
+
     # the rest was requested ahead and delivered into the buffer
-    while True:
-        info = await js.consumer_info(STREAM, "d")
-        if info.num_ack_pending == 10 - len(taken):
-            break
-        await asyncio.sleep(0.05)  # polling the server's view of deliveries
+    async def delivered():
+        return (await js.consumer_info(STREAM, "d")).delivered.consumer_seq == 10
+
+    await wait_until(delivered, 10, "the rest to be delivered into the buffer")
     await nc.flush()  # what the server sent has reached this client
     left = await pull.stop()
     assert [int(m.data) for m in taken + left] == list(range(10))
@@ -134,10 +147,9 @@ async def test_stop_hands_back_what_was_not_taken(nats_server):
     redelivered = await drain(again, len(left), timeout=10)
     assert sorted(int(m.data) for m in redelivered) == [int(m.data) for m in left]
     await again.stop()
-    await nc.close()
 
 
-async def test_a_deleted_consumer_is_reported_not_hammered(nats_server):
+async def test_a_deleted_consumer_is_reported_not_hammered(nats_server, setup):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=10, expires=30.0)
     await pull.start()
@@ -149,4 +161,3 @@ async def test_a_deleted_consumer_is_reported_not_hammered(nats_server):
         await pull.next(timeout=0.25)
     assert pull.refused and "deleted" in pull.refused.lower()
     await pull.stop()
-    await nc.close()

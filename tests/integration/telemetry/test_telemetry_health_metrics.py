@@ -188,3 +188,35 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
     assert delta("repodigest_events_dead_lettered_total", service="classifier") == 1
     assert delta("repodigest_handler_duration_seconds_count", consumer=DURABLE_CLASSIFIER) >= 1
     assert value(after, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER, state="pending") == 0
+
+
+async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_server):
+    from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
+    from shared.health import readiness
+
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
+    consumer = Consumer(runtime.bus("probe"), CONSUMERS[DURABLE_CLASSIFIER],
+                        ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=lambda events: None)
+
+    class Consuming(Probe):
+        def register(self, router) -> None:
+            consumer.register(router)
+
+    runtime.add(Consuming((DURABLE_CLASSIFIER,)))
+    await runtime.start()
+    try:
+        checks = await readiness(runtime)
+        assert checks[f"consumer:{DURABLE_CLASSIFIER}"] == "ok"
+        # an operator deletes the durable under a running service: it says so, it does not spin
+        await runtime.broker.config.connection_state.stream.delete_consumer(STREAM_GITHUB,
+                                                                             DURABLE_CLASSIFIER)
+
+        async def refused():
+            state = (await readiness(runtime))[f"consumer:{DURABLE_CLASSIFIER}"]
+            return state if state != "ok" else None
+
+        state = await until(refused, what="the refused pull requests to show in /readyz")
+        assert "refused" in state and DURABLE_CLASSIFIER in state
+    finally:
+        await runtime.stop()
+    assert (await readiness(runtime)).get(f"consumer:{DURABLE_CLASSIFIER}") == "not consuming"

@@ -1,15 +1,19 @@
 """Pipeline throughput beside raw JetStream, measured in the same run on the same server.
 
-    .venv/bin/python -m bench.pipeline --events 20000 [--database postgres] [--mode both]
+    .venv/bin/python -m bench.pipeline --events 20000 [--database postgres|both] [--mode both]
 
-Baseline: raw nats-py `publish_async` of the same payloads plus a pull consumer fetching 500 at a
-time with ack; and, as a second baseline, the same payloads consumed the way the services consume
-(`shared.pull.StreamingPull`), so the ratio is not flattered by nats-py's slower fetch. Pipeline: the same number of realistic (~1.5 KB) PR and issue facts published to
-RD_GITHUB, timed until the summarizer has folded every one of them (real classifier, real
-summarizer, SQLite or PostgreSQL). `--mode processes` (default) runs each service as the
-deployment does, `python -m services.<name>` in its own process; `inprocess` runs both in this
-process on one event loop (as `repodigest report` does). Prints events/s for both and their
-ratio; exits 0.
+The same N realistic (~1.5 KB) PR and issue facts go through four set-ups on one nats-server:
+1. the baseline: raw nats-py `publish_async` plus a pull consumer fetching 500 at a time with ack;
+2. the same publishing, consumed the way the services consume (`shared.pull.StreamingPull`), so
+   the ratio is not flattered by nats-py's slower fetch;
+3. both stages with no work in them (pull, republish to RD_ENRICHED with the services' headers,
+   ack; pull, ack): the most this topology carries on this machine;
+4. the pipeline: published to RD_GITHUB and timed until the summarizer has folded every one of
+   them (real classifier, real summarizer, SQLite or PostgreSQL). `--mode processes` (default)
+   runs each service as deployed, `python -m services.<name>` in its own process, and prints the
+   CPU each process (nats-server and this publisher included) spent per event; `inprocess` runs
+   both in this process on one event loop (as `repodigest report` does).
+Prints events/s and the ratio to the baseline for each; exits 0.
 """
 
 from __future__ import annotations
@@ -131,6 +135,87 @@ async def baseline_streaming(url: str, items) -> float:
     return len(items) / elapsed
 
 
+async def baseline_transport(url: str, items) -> float:
+    """Both stages with no work in them: a stand-in classifier pulls each fact, publishes it
+    (padded to an enriched event's size, the same headers, acks gathered on one inbox) to
+    RD_ENRICHED and acks it; a stand-in summarizer pulls and acks. No decoding, rules or
+    database: the most this bus topology carries on this machine (all in this process)."""
+    from nats.js.api import AckPolicy, ConsumerConfig
+
+    from shared.pull import StreamingPull
+
+    pad = b" " * ENRICHED_OVERHEAD
+    conns = [await nats.connect(url) for _ in range(3)]
+    publisher, middle, last = conns
+    js = publisher.jetstream(publish_async_max_pending=4000)
+    await ensure_topology(js, consumers=())
+    for stream, durable in ((STREAM_GITHUB, "bench-t1"), (STREAM_ENRICHED, "bench-t2")):
+        await js.purge_stream(stream)
+        await js.add_consumer(stream, ConsumerConfig(
+            durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
+    first = StreamingPull(middle, STREAM_GITHUB, "bench-t1", batch=256)
+    second = StreamingPull(last, STREAM_ENRICHED, "bench-t2", batch=256)
+    await first.start()
+    await second.start()
+    inbox, waiting, counter = middle.new_inbox(), {}, 0
+
+    async def on_ack(msg) -> None:
+        batch = waiting.pop(msg.subject.rpartition(".")[2], None)
+        if batch is not None:
+            batch[0] -= 1
+            if batch[0] == 0:
+                batch[1].set()
+
+    await middle.subscribe(f"{inbox}.*", cb=on_ack, pending_msgs_limit=0, pending_bytes_limit=0)
+
+    async def classify_nothing() -> None:
+        nonlocal counter
+        while True:
+            msgs = await first.next(timeout=1.0)
+            if not msgs:
+                continue
+            batch = [len(msgs), asyncio.Event()]
+            for m in msgs:
+                counter += 1
+                waiting[str(counter)] = batch
+                mid = "t-" + m.headers["Nats-Msg-Id"]
+                await middle.publish("rd.enriched" + m.subject[len("rd.github"):], m.data + pad,
+                                     reply=f"{inbox}.{counter}",
+                                     headers={"Nats-Msg-Id": mid, "Ce-Id": mid, "Ce-Type": "t",
+                                              "Nats-Expected-Stream": STREAM_ENRICHED})
+            await batch[1].wait()
+            for m in msgs:
+                await m.ack()
+
+    async def fold_nothing() -> None:
+        got = 0
+        while got < len(items):
+            msgs = await second.next(timeout=10)
+            if not msgs:
+                raise RuntimeError(f"transport baseline stalled after {got} of {len(items)}")
+            for m in msgs:
+                await m.ack()
+            got += len(msgs)
+
+    middle_task = asyncio.create_task(classify_nothing())
+    start = time.perf_counter()
+    await asyncio.gather(publish_all(js, items, id_prefix="transport-"), fold_nothing())
+    elapsed = time.perf_counter() - start
+    middle_task.cancel()
+    for pull in (first, second):
+        await pull.stop()
+    for stream, durable in ((STREAM_GITHUB, "bench-t1"), (STREAM_ENRICHED, "bench-t2")):
+        await js.delete_consumer(stream, durable)
+        await js.purge_stream(stream)
+    for nc in conns:
+        await nc.close()
+    return len(items) / elapsed
+
+
+# an enriched event is its fact plus tags, rule set and envelope: about this many bytes more
+ENRICHED_OVERHEAD = 600
+
+
 async def pipeline(url: str, items, database_url: str) -> float:
     from services.classifier.app import build_service as build_classifier
     from services.classifier.config import ClassifierSettings
@@ -154,9 +239,11 @@ async def pipeline(url: str, items, database_url: str) -> float:
     return len(items) / elapsed
 
 
-async def pipeline_processes(url: str, items, database_url: str, tmp: Path) -> tuple[float, dict]:
-    """The services as subprocesses; returns events/s and peak RSS (MiB) per service."""
-    from bench.procs import ServiceProcess, wait_consuming
+async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
+                             server_pid: int) -> tuple[float, dict, dict]:
+    """The services as subprocesses; returns events/s, peak RSS (MiB) per service, and CPU µs
+    per event of each process (the services, nats-server, and this publishing process)."""
+    from bench.procs import ServiceProcess, cpu_seconds, wait_consuming
 
     env = {"REPODIGEST_NATS_URL": url, "REPODIGEST_DATABASE_URL": database_url}
     procs = [ServiceProcess("classifier", env, tmp / "classifier.log"),
@@ -171,18 +258,19 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path) -> t
         for p in procs:
             p.sample()
         cpu0 = {p.name: p.cpu for p in procs}
+        others0 = {"nats-server": cpu_seconds(server_pid), "publisher": cpu_seconds(os.getpid())}
         start = time.perf_counter()
         await publish_all(js, items)
         await until_folded(js, len(items), procs)
         elapsed = time.perf_counter() - start
-        for p in procs:
-            print(f"  {p.name}: {(p.cpu - cpu0[p.name]) / len(items) * 1e6:.0f} us CPU per event",
-                  file=sys.stderr)
+        cpu = {p.name: (p.cpu - cpu0[p.name]) / len(items) * 1e6 for p in procs}
+        cpu["nats-server"] = (cpu_seconds(server_pid) - others0["nats-server"]) / len(items) * 1e6
+        cpu["publisher"] = (cpu_seconds(os.getpid()) - others0["publisher"]) / len(items) * 1e6
     finally:
         for p in procs:
             await p.stop()
         await nc.close()
-    return len(items) / elapsed, {p.name: p.peak_kib / 1024 for p in procs}
+    return len(items) / elapsed, {p.name: p.peak_kib / 1024 for p in procs}, cpu
 
 
 async def until_folded(js, n: int, procs=()) -> None:
@@ -217,36 +305,47 @@ async def main(argv: list[str]) -> int:
     print(f"generating {args.events:,} facts ...", file=sys.stderr)
     items = payloads(args.events)
     size = statistics.mean(len(d) for _, d, _ in items)
-    rows = []
     databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     modes = ["processes", "inprocess"] if args.mode == "both" else [args.mode]
+    out = [f"{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, "
+           f"{os.cpu_count()} CPUs"]
     for db in databases:
         for mode in modes:
             with tempfile.TemporaryDirectory() as tmp:
                 async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
+                    print(f"{db}, {mode}: baselines ...", file=sys.stderr)
                     base = await baseline(server.url, items)
                     streaming = await baseline_streaming(server.url, items)
+                    transport = await baseline_transport(server.url, items)
                     if db == "sqlite":
                         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
                     else:
                         url = await fresh_postgres_schema(args.postgres_url)
                     print(f"{db}, {mode}: pipeline ...", file=sys.stderr)
+                    rss: dict = {}
+                    cpu: dict = {}
                     if mode == "processes":
-                        pipe, rss = await pipeline_processes(server.url, items, url, Path(tmp))
+                        pipe, rss, cpu = await pipeline_processes(server.url, items, url, Path(tmp),
+                                                                  server.proc.pid)
                     else:
-                        pipe, rss = await pipeline(server.url, items, url), {}
-                    rows.append((db, mode, base, streaming, pipe, rss))
-    print(f"\n{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, {os.cpu_count()} CPUs\n")
-    print(f"{'database':<10} {'services':<10} {'raw fetch(500) ev/s':>20} {'raw streaming ev/s':>19} "
-          f"{'pipeline ev/s':>14} {'ratio':>6} {'ratio to streaming':>19} "
-          f"{'peak RSS MiB (classifier/summarizer)':>37}")
-    for db, mode, base, streaming, pipe, rss in rows:
-        peak = "/".join(f"{v:.0f}" for v in rss.values()) if rss else "-"
-        print(f"{db:<10} {mode:<10} {base:>20,.0f} {streaming:>19,.0f} {pipe:>14,.0f} "
-              f"{pipe / base:>6.2f} {pipe / streaming:>19.2f} {peak:>37}")
-    print("\nratio: pipeline / raw nats-py publish_async + fetch(500) + ack (the issue's baseline); "
-          "ratio to streaming: pipeline / the same publishing consumed as the services consume")
+                        pipe = await pipeline(server.url, items, url)
+            out += ["", f"{db}, services as {mode}", *table([
+                ("raw JetStream: publish_async + fetch(500) + ack (the baseline)", base),
+                ("raw JetStream consumed as the services consume (StreamingPull)", streaming),
+                ("both stages, no work in them (transport ceiling)", transport),
+                ("pipeline: real classifier + summarizer", pipe),
+            ], base)]
+            if cpu:
+                out.append("  CPU per event: " + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items())
+                           + f" (sum {sum(cpu.values()):.0f} µs on {os.cpu_count()} CPUs)")
+            if rss:
+                out.append("  peak RSS: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in rss.items()))
+    print("\n" + "\n".join(out))
     return 0
+
+
+def table(rows: list[tuple[str, float]], base: float) -> list[str]:
+    return [f"  {label:<66} {rate:>9,.0f} ev/s  ratio {rate / base:4.2f}" for label, rate in rows]
 
 
 async def fresh_postgres_schema(url: str) -> str:

@@ -8,8 +8,8 @@ The same N realistic (~1.5 KB) PR and issue facts go through four set-ups on one
    the ratio is not flattered by nats-py's slower fetch;
 3. both stages with no work in them (pull, republish to RD_ENRICHED with the services' headers,
    ack; pull, ack): the most this topology carries on this machine;
-4. the pipeline: published to RD_GITHUB and timed until the summarizer has folded every one of
-   them (real classifier, real summarizer, SQLite or PostgreSQL). `--mode processes` (default)
+4. the pipeline: published to RD_GITHUB the way ingest publishes (`Bus.publish_many`, windows of
+   256) and timed until the summarizer has folded every one of them (real classifier, real summarizer, SQLite or PostgreSQL). `--mode processes` (default)
    runs each service as deployed, `python -m services.<name>` in its own process, and prints the
    CPU each process (nats-server and this publisher included) spent per event; `inprocess` runs
    both in this process on one event loop (as `repodigest report` does).
@@ -78,6 +78,33 @@ async def publish_all(js, items, window: int = 2000, id_prefix: str = "") -> Non
                    for subj, data, mid in items[start:start + window]]
         await asyncio.gather(*futures)
     await js.publish_async_completed()
+
+
+class IngestPublisher:
+    """Publishes the facts the way ingest does (`Bus.publish_many`, windows of
+    `services.ingest.handlers.PUBLISH_WINDOW`, acks gathered per window), on its own broker."""
+
+    def __init__(self, url: str, items) -> None:
+        from shared.events import GITHUB_EVENT_ADAPTER
+
+        self.runtime = Runtime(CommonSettings(nats_url=url), "bench-ingest")
+        # decoded before the clock starts: ingest holds facts, not bytes
+        self.events = [(GITHUB_EVENT_ADAPTER.validate_json(data), subject) for subject, data, _ in items]
+
+    async def __aenter__(self) -> "IngestPublisher":
+        await self.runtime.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.runtime.stop()
+
+    async def publish(self) -> None:
+        from services.ingest.handlers import PUBLISH_WINDOW
+
+        bus = self.runtime.bus("ingest")
+        for start in range(0, len(self.events), PUBLISH_WINDOW):
+            await bus.publish_many([(e, subject, None)
+                                    for e, subject in self.events[start:start + PUBLISH_WINDOW]])
 
 
 async def baseline(url: str, items) -> float:
@@ -229,11 +256,12 @@ async def pipeline(url: str, items, database_url: str) -> float:
     nc = await nats.connect(url)
     js = nc.jetstream(publish_async_max_pending=4000)
     await runtime.start()
-    start = time.perf_counter()
-    await publish_all(js, items)
-    # the summarizer has folded everything when both durables have nothing pending or unacked
-    await until_folded(js, len(items))
-    elapsed = time.perf_counter() - start
+    async with IngestPublisher(url, items) as ingest:
+        start = time.perf_counter()
+        await ingest.publish()
+        # the summarizer has folded everything when both durables have nothing pending or unacked
+        await until_folded(js, len(items))
+        elapsed = time.perf_counter() - start
     await runtime.stop()
     await nc.close()
     return len(items) / elapsed
@@ -257,12 +285,13 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
                                   (STREAM_ENRICHED, DURABLE_SUMMARIZER)], procs)
         for p in procs:
             p.sample()
-        cpu0 = {p.name: p.cpu for p in procs}
-        others0 = {"nats-server": cpu_seconds(server_pid), "publisher": cpu_seconds(os.getpid())}
-        start = time.perf_counter()
-        await publish_all(js, items)
-        await until_folded(js, len(items), procs)
-        elapsed = time.perf_counter() - start
+        async with IngestPublisher(url, items) as ingest:
+            cpu0 = {p.name: p.cpu for p in procs}
+            others0 = {"nats-server": cpu_seconds(server_pid), "publisher": cpu_seconds(os.getpid())}
+            start = time.perf_counter()
+            await ingest.publish()
+            await until_folded(js, len(items), procs)
+            elapsed = time.perf_counter() - start
         cpu = {p.name: (p.cpu - cpu0[p.name]) / len(items) * 1e6 for p in procs}
         cpu["nats-server"] = (cpu_seconds(server_pid) - others0["nats-server"]) / len(items) * 1e6
         cpu["publisher"] = (cpu_seconds(os.getpid()) - others0["publisher"]) / len(items) * 1e6

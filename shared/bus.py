@@ -139,8 +139,10 @@ class ConsumerSpec:
     ack_wait: float = 120.0
     # at most this many messages handled (and, in the summarizer, committed) together; twice as
     # many are requested ahead, so a busy stream hands over full batches while a lone message is
-    # handled as soon as it arrives (no waiting for a batch to fill)
-    batch_size: int = 256
+    # handled as soon as it arrives (no waiting for a batch to fill). 1024 rather than 256: the
+    # summarizer's per-batch costs (commit, due-summary check, thread hand-off) and the
+    # classifier's ack wait are shared by 4x more events, ~15% less CPU per event (bench.pipeline)
+    batch_size: int = 1024
     # batches requested ahead of the one in hand; 1 where handling one message takes seconds
     # (a replica that is busy rendering should not hold the next report while another idles)
     ahead: int = 2
@@ -422,6 +424,17 @@ class _AckRound:
             self.done.set()
 
 
+def _puback_fields() -> frozenset[str]:
+    import dataclasses
+
+    from nats.js import api
+
+    return frozenset(f.name for f in dataclasses.fields(api.PubAck))
+
+
+_PUBACK_FIELDS = _puback_fields()
+
+
 class _AckInbox:
     """One wildcard subscription receiving JetStream publish acks for a connection.
 
@@ -469,8 +482,9 @@ class _AckInbox:
         else:
             try:
                 resp = json.loads(msg.data)
+                # PubAck.from_response looks its dataclass fields up on every call
                 result = (APIError.from_error(resp["error"]) if "error" in resp
-                          else api.PubAck.from_response(resp))
+                          else api.PubAck(**{k: v for k, v in resp.items() if k in _PUBACK_FIELDS}))
             except Exception as exc:  # noqa: BLE001 - a garbled ack is an error for that message
                 result = APIError(description=f"unreadable publish ack: {exc}")
         round_.results[index] = result

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.summarizer_fold --items 3000 [--database sqlite|postgres|both]
     .venv/bin/python -m bench.summarizer_fold --corpus real --events 20000 --database both
 
-Folding: decoded EnrichedFacts folded in batches of 256 (the consumer's batch size) through
+Folding: decoded EnrichedFacts folded in batches of the consumer's batch size (1024) through
 `fold_events` (dedupe, activity, items, watermark, window flags; one transaction per batch).
 `--corpus scenario` (default) folds the hand-built random scenario of `--items` items;
 `--corpus real` folds `--events` realistic facts (bench.pipeline payloads, classified by the
@@ -13,7 +13,7 @@ database?): of `fold_events` (process time: the handler, its publishing check an
 and of `SqlProjections.fold` alone (thread time of the worker thread running it). The database
 server's work is not in either on PostgreSQL.
 Baseline: the same number of rows (id + the event's JSON) bulk-inserted with executemany, one
-transaction per 256 rows, into a bare table in the same database. Then one weekly summary of
+transaction per batch, into a bare table in the same database. Then one weekly summary of
 the whole data set (load + report model). Prints events/s for both, their ratio, and exits 0.
 """
 
@@ -30,12 +30,13 @@ import sqlalchemy as sa
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.domain.report import RequestMeta
 from services.summarizer.handlers import Deps, fold_events, summarize_window
+from shared.bus import CONSUMERS, DURABLE_SUMMARIZER
 from shared.windows import week_window
 from bench.pipeline import REPO as PIPELINE_REPO
 from tests.conftest import POSTGRES_URL
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
-BATCH = 256
+BATCH = CONSUMERS[DURABLE_SUMMARIZER].batch_size  # what the service folds at once
 
 
 def database(kind: str, tmp: str) -> tuple[str, callable]:

@@ -32,7 +32,7 @@ from pathlib import Path
 import nats
 
 from shared.bus import (
-    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
+    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
     ensure_topology,
 )
 from shared.config import CommonSettings
@@ -41,6 +41,8 @@ from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
 
 REPO = "bench-org/llm-serve"
+SERVICE_BATCH = CONSUMERS[DURABLE_CLASSIFIER].batch_size  # the baselines pull as the services do
+
 PREFIXES = ["[Bugfix]", "[Perf]", "[ROCm]", "[Spec Decode]", "[MoE]", "[Kernel]", "[CI]", "[Doc]"]
 PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.py",
          "vllm/model_executor/layers/fused_moe/layer.py", "csrc/rocm/attention.cu",
@@ -131,7 +133,7 @@ async def baseline(url: str, items) -> float:
 
 async def baseline_streaming(url: str, items) -> float:
     """The same, consumed the way the services consume (`shared.pull.StreamingPull`, batches of
-    256 requested two ahead) instead of nats-py's fetch: the cost of the transport alone."""
+    the services' size requested two ahead) instead of nats-py's fetch."""
     from nats.js.api import AckPolicy, ConsumerConfig
 
     from shared.pull import StreamingPull
@@ -142,24 +144,29 @@ async def baseline_streaming(url: str, items) -> float:
     await js.purge_stream(STREAM_GITHUB)
     await js.add_consumer(STREAM_GITHUB, ConsumerConfig(
         durable_name="bench-streaming", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
-    pull = StreamingPull(nc, STREAM_GITHUB, "bench-streaming", batch=256)
+    pull = StreamingPull(nc, STREAM_GITHUB, "bench-streaming", batch=SERVICE_BATCH)
     await pull.start()
     start = time.perf_counter()
     await publish_all(js, items, id_prefix="streaming-")
-    got = 0
-    while got < len(items):
-        msgs = await pull.next(timeout=10)
-        if not msgs:
-            raise RuntimeError(f"streaming baseline stalled after {got} of {len(items)} messages")
-        for m in msgs:
-            await m.ack()
-        got += len(msgs)
+    await pull_and_ack(pull, len(items), "streaming baseline")
     elapsed = time.perf_counter() - start
     await pull.stop()
     await js.delete_consumer(STREAM_GITHUB, "bench-streaming")
     await js.purge_stream(STREAM_GITHUB)
     await nc.close()
     return len(items) / elapsed
+
+
+async def pull_and_ack(pull, n: int, what: str) -> None:
+    """Take and acknowledge n messages from a StreamingPull."""
+    got = 0
+    while got < n:
+        msgs = await pull.next(timeout=10)
+        if not msgs:
+            raise RuntimeError(f"{what} stalled after {got} of {n} messages")
+        for m in msgs:
+            await m.ack()
+        got += len(msgs)
 
 
 async def baseline_transport(url: str, items) -> float:
@@ -180,8 +187,8 @@ async def baseline_transport(url: str, items) -> float:
         await js.purge_stream(stream)
         await js.add_consumer(stream, ConsumerConfig(
             durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
-    first = StreamingPull(middle, STREAM_GITHUB, "bench-t1", batch=256)
-    second = StreamingPull(last, STREAM_ENRICHED, "bench-t2", batch=256)
+    first = StreamingPull(middle, STREAM_GITHUB, "bench-t1", batch=SERVICE_BATCH)
+    second = StreamingPull(last, STREAM_ENRICHED, "bench-t2", batch=SERVICE_BATCH)
     await first.start()
     await second.start()
     inbox, waiting, counter = middle.new_inbox(), {}, 0
@@ -214,19 +221,10 @@ async def baseline_transport(url: str, items) -> float:
             for m in msgs:
                 await m.ack()
 
-    async def fold_nothing() -> None:
-        got = 0
-        while got < len(items):
-            msgs = await second.next(timeout=10)
-            if not msgs:
-                raise RuntimeError(f"transport baseline stalled after {got} of {len(items)}")
-            for m in msgs:
-                await m.ack()
-            got += len(msgs)
-
     middle_task = asyncio.create_task(classify_nothing())
     start = time.perf_counter()
-    await asyncio.gather(publish_all(js, items, id_prefix="transport-"), fold_nothing())
+    await asyncio.gather(publish_all(js, items, id_prefix="transport-"),
+                         pull_and_ack(second, len(items), "transport baseline"))
     elapsed = time.perf_counter() - start
     middle_task.cancel()
     for pull in (first, second):

@@ -616,7 +616,7 @@ class Consumer(Generic[E]):
         self.idle.clear()
         spans = _MessageSpans(self, msgs)
         try:
-            with _collector_paused():
+            with collector_paused():
                 await self._process(msgs, spans)
         finally:
             spans.end()
@@ -861,7 +861,7 @@ _resume_collector = False
 
 
 @contextlib.contextmanager
-def _collector_paused() -> "Iterator[None]":
+def collector_paused() -> "Iterator[None]":
     """No cyclic garbage collection while a batch is handled. A batch's decoded events (tens of
     thousands of small objects) are alive until its end, so every collection during the batch
     traverses all of them again: ~15-20 µs per event in each service (bench.pipeline). They are

@@ -28,13 +28,14 @@ as duplicates by their processed ids.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shared.bus import (
-    CONSUMERS, DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects, repo_tokens,
+    CONSUMERS, DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects, collector_paused, repo_tokens,
 )
 from shared.events import ENRICHED_EVENT_ADAPTER, WindowSummarized
 
@@ -101,7 +102,7 @@ async def check_no_running_summarizer(js, *, samples: int = 5, interval: float =
             await asyncio.sleep(interval)
 
 
-async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 500,
+async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
                   progress: Progress | None = None, fetch_timeout: float = 5.0,
                   check_running: bool = True) -> RebuildResult:
     """Reset the projections and fold RD_ENRICHED from its first message; re-summarize windows.
@@ -125,6 +126,9 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 500,
     config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE,
                             inactive_threshold=max(60.0, 4 * fetch_timeout), mem_storage=True)
     sub = await js.pull_subscribe(subject, stream=STREAM_ENRICHED, config=config)
+    # the fold of one batch (a worker thread, mostly in the database driver) runs while the next
+    # batch is fetched and decoded; folds still happen one at a time, in stream order
+    folding: asyncio.Task | None = None
     try:
         total = (await sub.consumer_info()).num_pending or 0
         if progress is not None:
@@ -137,28 +141,32 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 500,
                             "meanwhile?); folded what arrived", STREAM_ENRICHED, result.messages, total)
                 break
             events = []
-            for msg in msgs:
-                try:
-                    events.append(ENRICHED_EVENT_ADAPTER.validate_json(msg.data))
-                except ValueError as exc:  # pydantic's ValidationError is a ValueError
-                    result.invalid += 1
-                    log.warning("rebuild: skipped an invalid message on %s: %s", msg.subject,
-                                str(exc).splitlines()[0][:200])
+            with collector_paused():
+                for msg in msgs:
+                    try:
+                        events.append(ENRICHED_EVENT_ADAPTER.validate_json(msg.data))
+                    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                        result.invalid += 1
+                        log.warning("rebuild: skipped an invalid message on %s: %s", msg.subject,
+                                    str(exc).splitlines()[0][:200])
             result.messages += len(msgs)
             if msgs:
                 # messages published since the start are folded too: keep the total honest
                 total = max(total, result.messages + (msgs[-1].metadata.num_pending or 0))
             if events:
-                folded = await fold_batch(deps, events)
-                result.facts += folded.facts
-                result.watermarks += folded.watermarks
-                result.duplicates += folded.duplicates
-                result.released += folded.released
-                for reason, n in folded.rejected.items():
-                    result.rejected[reason] = result.rejected.get(reason, 0) + n
+                if folding is not None:
+                    await folding
+                folding = asyncio.create_task(_fold_into(result, deps, events))
             if progress is not None:
                 progress(result.messages, total)
+        if folding is not None:
+            await folding
     finally:
+        if folding is not None and not folding.done():
+            # leaving on an error: let the fold in flight finish before anything else touches
+            # the database
+            with contextlib.suppress(BaseException):
+                await folding
         try:
             await sub.unsubscribe()
         except Exception:  # noqa: BLE001 - the ephemeral consumer expires on its own
@@ -175,6 +183,16 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 500,
              result.windows_checked, len(result.revisions), result.seconds,
              extra={"repo": repo or "*"})
     return result
+
+
+async def _fold_into(result: RebuildResult, deps: Deps, events: list) -> None:
+    folded = await fold_batch(deps, events)
+    result.facts += folded.facts
+    result.watermarks += folded.watermarks
+    result.duplicates += folded.duplicates
+    result.released += folded.released
+    for reason, n in folded.rejected.items():
+        result.rejected[reason] = result.rejected.get(reason, 0) + n
 
 
 def rebuild_command(nats_url: str, database_url: str, repo: str | None, *,

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from shared.bus import _collector_paused
+from shared.bus import collector_paused
 
 
 @pytest.fixture
@@ -18,14 +18,14 @@ def collector():
 
 def test_paused_during_a_batch_and_resumed_after(collector):
     gc.enable()
-    with _collector_paused():
+    with collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
 
 
 def test_overlapping_batches_resume_when_the_last_one_ends(collector):
     gc.enable()
-    first, second = _collector_paused(), _collector_paused()
+    first, second = collector_paused(), collector_paused()
     first.__enter__()
     second.__enter__()
     first.__exit__(None, None, None)  # the first batch ends while the second still runs
@@ -36,7 +36,7 @@ def test_overlapping_batches_resume_when_the_last_one_ends(collector):
 
 def test_a_collector_switched_off_by_the_operator_stays_off(collector):
     gc.disable()
-    with _collector_paused():
+    with collector_paused():
         pass
     assert not gc.isenabled()
 
@@ -44,6 +44,6 @@ def test_a_collector_switched_off_by_the_operator_stays_off(collector):
 def test_resumed_when_a_batch_fails(collector):
     gc.enable()
     with pytest.raises(RuntimeError):
-        with _collector_paused():
+        with collector_paused():
             raise RuntimeError("handler failed")
     assert gc.isenabled()

@@ -75,9 +75,9 @@ def replay_subject(repo: str | None) -> str:
 async def check_no_running_summarizer(js, *, samples: int = 5, interval: float = 0.25) -> None:
     """Raise RebuildRefused while the durable fold consumer is in use.
 
-    A running summarizer pulls with short expiries (`fetch_timeout`), so a waiting pull request
-    shows up in at least one of a few samples spread over more than one pull period; while it
-    handles a long batch its delivered messages are pending acknowledgement instead.
+    A running summarizer keeps pull requests outstanding (renewed as they expire, every couple of
+    seconds: `shared.pull.StreamingPull`), so a waiting pull request shows up in the samples;
+    while it handles a long batch its delivered messages are pending acknowledgement instead.
     """
     import nats.js.errors
 

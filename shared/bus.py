@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import functools
+import json
 import logging
 import time
 import weakref
@@ -20,10 +22,11 @@ from urllib.parse import unquote
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nats.js.api import (
-    AckPolicy as JsAckPolicy, ConsumerConfig, DeliverPolicy, DiscardPolicy, RetentionPolicy,
-    StorageType, StreamConfig,
+    AckPolicy as JsAckPolicy, ConsumerConfig, DeliverPolicy, DiscardPolicy, PubAck,
+    RetentionPolicy, StorageType, StreamConfig,
 )
-from nats.js.errors import BadRequestError, NotFoundError
+from nats.errors import NoRespondersError
+from nats.js.errors import APIError, BadRequestError, NotFoundError
 from opentelemetry import context as otel_context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from pydantic import ValidationError
@@ -360,7 +363,7 @@ class Bus:
         import nats.js.errors
 
         inbox = await self._ack_inbox()
-        round_ = inbox.round(len(todo))
+        round_ = _AckRound(len(todo))
         nc = self.broker.config.connection_state.connection
         try:
             for i in todo:
@@ -424,15 +427,7 @@ class _AckRound:
             self.done.set()
 
 
-def _puback_fields() -> frozenset[str]:
-    import dataclasses
-
-    from nats.js import api
-
-    return frozenset(f.name for f in dataclasses.fields(api.PubAck))
-
-
-_PUBACK_FIELDS = _puback_fields()
+_PUBACK_FIELDS = frozenset(f.name for f in dataclasses.fields(PubAck))
 
 
 class _AckInbox:
@@ -452,9 +447,6 @@ class _AckInbox:
         await self.nc.subscribe(f"{self.prefix}.*", cb=self._on_ack,
                                 pending_msgs_limit=0, pending_bytes_limit=0)
 
-    def round(self, expected: int) -> _AckRound:
-        return _AckRound(expected)
-
     def reply(self, round_: _AckRound, index: int) -> str:
         self._next += 1
         token = str(self._next)
@@ -466,25 +458,19 @@ class _AckInbox:
             del self._waiting[token]
 
     async def _on_ack(self, msg: Any) -> None:
-        import json
-
-        import nats.errors
-        from nats.js import api
-        from nats.js.errors import APIError
-
         entry = self._waiting.pop(msg.subject.rpartition(".")[2], None)
         if entry is None:
             return  # the round gave up on it (timeout): it is published again, de-duplicated
         round_, index = entry
         result: Any
         if msg.headers and msg.headers.get("Status") == "503":
-            result = nats.errors.NoRespondersError()
+            result = NoRespondersError()
         else:
             try:
                 resp = json.loads(msg.data)
                 # PubAck.from_response looks its dataclass fields up on every call
                 result = (APIError.from_error(resp["error"]) if "error" in resp
-                          else api.PubAck(**{k: v for k, v in resp.items() if k in _PUBACK_FIELDS}))
+                          else PubAck(**{k: v for k, v in resp.items() if k in _PUBACK_FIELDS}))
             except Exception as exc:  # noqa: BLE001 - a garbled ack is an error for that message
                 result = APIError(description=f"unreadable publish ack: {exc}")
         round_.results[index] = result

@@ -117,6 +117,7 @@ class Runtime:
         self.broker = make_broker(settings, name)
         self.services: list[Service] = []
         self._lag_task: asyncio.Task | None = None
+        self._lag_stop = asyncio.Event()
 
     async def poll_lag(self) -> dict[str, int]:
         """Read each durable consumer's pending count from JetStream; return {durable: pending}."""
@@ -134,12 +135,15 @@ class Runtime:
         return out
 
     async def _lag_loop(self) -> None:
-        while True:
+        while not self._lag_stop.is_set():
             try:
                 await self.poll_lag()
             except Exception as exc:  # noqa: BLE001 - the gauge goes stale; the next poll retries
                 log.debug("consumer lag poll failed: %s", type(exc).__name__)
-            await asyncio.sleep(self.lag_interval)  # a polling period, not a wait for a result
+            try:  # a polling period, ended early by stop()
+                await asyncio.wait_for(self._lag_stop.wait(), self.lag_interval)
+            except asyncio.TimeoutError:
+                pass
 
     def bus(self, service: str) -> Bus:
         return Bus(self.broker, service)
@@ -182,9 +186,12 @@ class Runtime:
 
     async def stop(self) -> None:
         if self._lag_task is not None:
+            # a flag as well as a cancel: on Python 3.11 `asyncio.wait_for` (the consumer-info
+            # read) can swallow a cancellation that lands as its inner call completes, and
+            # awaiting the task then hung shutdown (seen when SIGTERM came right after start)
+            self._lag_stop.set()
             self._lag_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._lag_task
+            await asyncio.wait([self._lag_task], timeout=10)
             for durable in (c for s in self.services for c in s.consumers):
                 _LAG.pop(durable, None)  # no stale gauge once this runtime stopped consuming
         # the batches in hand finish and are acknowledged before the services and the

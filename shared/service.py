@@ -22,6 +22,7 @@ from opentelemetry.metrics import CallbackOptions, Observation
 from shared.bus import CONSUMERS, Bus, Topology, ensure_topology, pull_consumers
 from shared.config import CommonSettings
 from shared.telemetry import meter, setup_logging, setup_telemetry, shutdown_telemetry
+from shared.tasks import cancel_and_wait
 
 log = logging.getLogger("repodigest.service")
 
@@ -190,8 +191,7 @@ class Runtime:
             # read) can swallow a cancellation that lands as its inner call completes, and
             # awaiting the task then hung shutdown (seen when SIGTERM came right after start)
             self._lag_stop.set()
-            self._lag_task.cancel()
-            await asyncio.wait([self._lag_task], timeout=10)
+            await cancel_and_wait(self._lag_task)
             for durable in (c for s in self.services for c in s.consumers):
                 _LAG.pop(durable, None)  # no stale gauge once this runtime stopped consuming
         # the batches in hand finish and are acknowledged before the services and the

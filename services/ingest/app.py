@@ -9,6 +9,8 @@ from datetime import timedelta
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from shared.tasks import cancel_and_wait
+
 from .config import IngestSettings
 from .domain.sources import SourceError
 from .handlers import IngestResult, ingest_source
@@ -50,11 +52,8 @@ class Background:
             raise
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-            self.task = None
+        await cancel_and_wait(self.task)
+        self.task = None
 
 
 class IngestNotReady(RuntimeError):
@@ -107,11 +106,8 @@ class IngestService:
             with contextlib.suppress(Exception):
                 await poller.stop()
         self._started.clear()
-        if self._backfill_task is not None:
-            self._backfill_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._backfill_task
-            self._backfill_task = None
+        await cancel_and_wait(self._backfill_task)
+        self._backfill_task = None
 
     def problems(self) -> list[str]:
         """Why the service is not ready, each said so that a person can act: a failed backfill,

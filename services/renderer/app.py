@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
 from shared.events import ReportReady, WindowSummarized
+from shared.tasks import cancel_and_wait
 
 from .adapters.documents import stylesheet
 from .adapters.llm import (
@@ -99,12 +100,7 @@ class RendererService:
 
     async def stop(self) -> None:
         warming, self._warming = self._warming, None
-        if warming is not None and not warming.done():
-            warming.cancel()
-            try:
-                await warming
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
-                pass
+        await cancel_and_wait(warming)
         self.pdf.close()
         await self.narrator.close()
 

@@ -12,6 +12,7 @@ from shared.bus import (
     CONSUMERS, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, Consumer, Subjects,
 )
 from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
+from shared.tasks import cancel_and_wait
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
@@ -85,12 +86,7 @@ class SummarizerService:
                             type(exc).__name__, exc)
 
     async def stop(self) -> None:
-        if self._releaser is not None:
-            self._releaser.cancel()
-            try:
-                await self._releaser
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
-                pass
+        await cancel_and_wait(self._releaser)
         await self.deps.close()
         await asyncio.to_thread(self.store.close)
 

@@ -12,6 +12,7 @@ from shared.bus import Poison
 from shared.telemetry import link_traces, meter, remember_traces, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.windows import Window, WindowError, zone
+from shared.tasks import cancel_and_wait
 
 from .adapters.store import FoldResult, SqlProjections
 from .domain.admission import Admission
@@ -102,12 +103,7 @@ class Deps:
                 log.exception("re-summarizing closed windows failed; will retry after the next fold")
 
     async def close(self) -> None:
-        if self._flusher is not None and not self._flusher.done():
-            self._flusher.cancel()
-            try:
-                await self._flusher
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
-                pass
+        await cancel_and_wait(self._flusher)
 
     def closer(self, repo: str, previous: datetime | None, watermark: datetime) -> list[Window]:
         due: list[Window] = []

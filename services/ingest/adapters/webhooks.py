@@ -37,6 +37,7 @@ from services.ingest.domain.mapping import (
     SUPPORTED_EVENTS, MappingError, facts_from_webhook, ignore_reason, webhook_repo,
 )
 from shared.events import FactData
+from shared.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from services.ingest.adapters.kv import KvIngestState
@@ -272,11 +273,8 @@ class WebhookServer:
         log.info("GitHub webhooks on %s:%s", self.host, self.port)
 
     async def stop(self) -> None:
-        if self._chores is not None:
-            self._chores.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._chores
-            self._chores = None
+        await cancel_and_wait(self._chores)
+        self._chores = None
         if self._server is not None:
             self._server.server.should_exit = True
         if self._task is not None:

@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from shared.events import DeadLetter
 from shared.events.envelope import CloudEvent
 from shared import telemetry
+from shared.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from faststream.nats import NatsBroker, NatsRouter
@@ -561,9 +562,7 @@ class Consumer(Generic[E]):
         except asyncio.TimeoutError:
             log.warning("%s: the batch in hand did not finish within %.0f s; stopping anyway "
                         "(its messages are redelivered after ack_wait)", self.spec.durable, timeout)
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task)
         for msg in await self._pull.stop():
             with contextlib.suppress(Exception):
                 await msg.nak()

@@ -21,7 +21,7 @@ from opentelemetry.metrics import CallbackOptions, Observation
 
 from shared.bus import CONSUMERS, Bus, Topology, ensure_topology, pull_consumers
 from shared.config import CommonSettings
-from shared.telemetry import meter, setup_logging, setup_telemetry, shutdown_telemetry
+from shared.telemetry import meter, setup_logging, setup_telemetry
 from shared.tasks import cancel_and_wait
 
 log = logging.getLogger("repodigest.service")

@@ -101,16 +101,20 @@ def narrator(llm: ScriptedModel, store, **kw) -> OpenAIChatNarrator:
 
 
 async def render(store, narr) -> tuple[ReportReady, dict[tuple[str, str], str]]:
-    """One report (md, html, json in en and zh-CN) through the renderer's use case."""
+    """One report (md, html, json in en and zh-CN) through the renderer's use case; the narrator
+    is closed afterwards, as the renderer does when it stops."""
     published: list[ReportReady] = []
 
     async def publish(event: ReportReady) -> None:
         published.append(event)
 
     summary = daily_summary(formats=("md", "html", "json"))
-    ready = await asyncio.wait_for(render_report(
-        WindowSummarized.create(summary), store, publish, None,
-        lambda: summary.generated_at, narr), 60)
+    try:
+        ready = await asyncio.wait_for(render_report(
+            WindowSummarized.create(summary), store, publish, None,
+            lambda: summary.generated_at, narr), 60)
+    finally:
+        await narr.close()
     assert published == [ready]
     docs = {(a.language, a.format): (await store.get(a.key)).decode() for a in ready.data.artifacts}
     return ready, docs
@@ -126,7 +130,6 @@ async def test_good_prose_is_published_as_golden_and_cached(llm, tmp_path, caplo
     store = DirectoryObjectStore(tmp_path / "store")
     narr = narrator(llm, store)
     ready, docs = await render(store, narr)
-    await narr.close()
     assert len(llm.requests) == 2  # one per language
     for lang in ("en", "zh-CN"):
         assert docs[(lang, "md")] == (GOLDEN / f"daily.{lang}.md").read_text(encoding="utf-8")
@@ -149,7 +152,6 @@ async def test_good_prose_is_published_as_golden_and_cached(llm, tmp_path, caplo
     # a re-render (a redelivery, another replica: a new client on the same store) asks nothing
     again = narrator(llm, store)
     ready2, docs2 = await render(store, again)
-    await again.close()
     assert len(llm.requests) == 2 and again.requests == 0
     assert docs2[("en", "md")] == docs[("en", "md")]
     assert json.loads(docs2[("zh-CN", "json")])["prose"]["cached"] is True
@@ -166,7 +168,6 @@ async def test_an_invented_number_is_replaced_by_template_text(llm, tmp_path) ->
     store = DirectoryObjectStore(tmp_path / "store")
     narr = narrator(llm, store)
     _, docs = await render(store, narr)
-    await narr.close()
     plain_lead = documents.view_for(daily_summary(), "en").lead
     assert f"MoE dominated the day with 26 items. {plain_lead}" in docs[("en", "md")]
     assert "42" not in docs[("en", "md")].split("> Prose")[1].split("\n## ")[0].replace(
@@ -191,7 +192,6 @@ async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> 
     store = DirectoryObjectStore(tmp_path / "store")
     narr = narrator(llm, store)
     _, docs = await render(store, narr)
-    await narr.close()
     md = docs[("en", "md")]
     template_theme = documents.view_for(daily_summary(), "en").themes[0].text
     assert f"{template_theme} It matters for DeepEP." in md and "#41185" not in md.replace(
@@ -222,7 +222,6 @@ async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, scr
     # a hang costs timeout x attempts: two attempts keep the test short
     narr = narrator(llm, store, timeout=0.5, attempts=2 if reason.startswith("no answer") else 3)
     ready, docs = await render(store, narr)
-    await narr.close()
     assert len(llm.requests) == attempts * 2  # per language; only transient failures retried
     plain = documents.render_markdown(daily_summary(formats=("md", "html", "json")), "en")
     md = docs[("en", "md")]
@@ -244,7 +243,6 @@ async def test_a_prompt_over_the_token_budget_is_not_sent(llm, tmp_path) -> None
     store = DirectoryObjectStore(tmp_path / "store")
     narr = narrator(llm, store, token_budget=3000, max_tokens=2048)
     _, docs = await render(store, narr)
-    await narr.close()
     assert llm.requests == []
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["source"] == "template" and "over the token budget" in prose["unavailable"]
@@ -258,7 +256,6 @@ async def test_an_unreachable_server_leaves_template_prose(tmp_path) -> None:
                                           api_key=SecretStr(API_KEY), timeout=2.0, attempts=2,
                                           backoff=0.01), StoreNarrationCache(lambda: store))
     ready, docs = await render(store, narr)
-    await narr.close()
     assert narr.requests == 2 * 2  # retried once per language
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["unavailable_code"] == "unreachable"

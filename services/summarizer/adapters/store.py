@@ -36,6 +36,9 @@ log = logging.getLogger("repodigest.summarizer.store")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 CHUNK = 500  # bound on IN (...) lists and multi-row statements
+# rows per statement of the PostgreSQL bulk form: one array per column, not one parameter per
+# value, so a consumer batch (1024) goes in one statement per table (one round trip, not three)
+COLUMNAR_CHUNK = 8192
 _MIGRATING = threading.Lock()  # one migration at a time in this process (SQLite has no DDL lock)
 
 
@@ -192,7 +195,7 @@ class SqlProjections:
         if bulk is None:
             bulk = self._bulk_statements[name] = _Bulk.compile(name, conn.dialect)
         out: list = []
-        for part in _chunks(rows):
+        for part in _chunks(rows, COLUMNAR_CHUNK if bulk.columnar else CHUNK):
             out += bulk.run(conn, part)
         return out
 

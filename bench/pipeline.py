@@ -268,8 +268,15 @@ async def pipeline(url: str, items, database_url: str) -> float:
 async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
                              server_pid: int) -> tuple[float, dict, dict]:
     """The services as subprocesses; returns events/s, peak RSS (MiB) per service, and CPU µs
-    per event of each process (the services, nats-server, and this publishing process)."""
-    from bench.procs import ServiceProcess, cpu_seconds, wait_consuming
+    per event of each process (the services, nats-server, this publishing process, and a
+    PostgreSQL server running on this machine)."""
+    from bench.procs import ServiceProcess, cpu_seconds, cpu_since, local_postgres_cpu, wait_consuming
+
+    import sqlalchemy as sa
+
+    db = sa.engine.make_url(database_url)
+    postgres = (db.get_backend_name() == "postgresql"
+                and db.host in (None, "", "127.0.0.1", "localhost", "::1"))  # its CPU is ours to read
 
     env = {"REPODIGEST_NATS_URL": url, "REPODIGEST_DATABASE_URL": database_url}
     procs = [ServiceProcess("classifier", env, tmp / "classifier.log"),
@@ -286,13 +293,17 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
         async with IngestPublisher(url, items) as ingest:
             cpu0 = {p.name: p.cpu for p in procs}
             others0 = {"nats-server": cpu_seconds(server_pid), "publisher": cpu_seconds(os.getpid())}
+            pg0 = local_postgres_cpu() if postgres else {}
             start = time.perf_counter()
             await ingest.publish()
             await until_folded(js, len(items), procs)
             elapsed = time.perf_counter() - start
+            pg = cpu_since(pg0, local_postgres_cpu()) if pg0 else None  # backends still open
         cpu = {p.name: (p.cpu - cpu0[p.name]) / len(items) * 1e6 for p in procs}
         cpu["nats-server"] = (cpu_seconds(server_pid) - others0["nats-server"]) / len(items) * 1e6
         cpu["publisher"] = (cpu_seconds(os.getpid()) - others0["publisher"]) / len(items) * 1e6
+        if pg is not None:
+            cpu["postgresql"] = pg / len(items) * 1e6
     finally:
         for p in procs:
             await p.stop()
@@ -363,8 +374,11 @@ async def main(argv: list[str]) -> int:
                 ("pipeline: real classifier + summarizer", pipe),
             ], base)]
             if cpu:
+                # how much of the machine the run kept busy: CPU seconds over cores x seconds
+                busy = sum(cpu.values()) * pipe / 1e6 / (os.cpu_count() or 1)
                 out.append("  CPU per event: " + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items())
-                           + f" (sum {sum(cpu.values()):.0f} µs on {os.cpu_count()} CPUs)")
+                           + f" (sum {sum(cpu.values()):.0f} µs on {os.cpu_count()} CPUs, "
+                           f"busy {busy:.0%} of the run)")
             if rss:
                 out.append("  peak RSS: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in rss.items()))
     print("\n" + "\n".join(out))

@@ -34,6 +34,30 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def local_postgres_cpu() -> dict[int, float]:
+    """CPU seconds so far of every PostgreSQL process on this machine (the server and its
+    backends), by pid; empty when none runs here (a remote database is not measured)."""
+    out: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() != "postgres":
+                continue
+        except OSError:
+            continue
+        spent = cpu_seconds(int(entry.name))
+        if spent is not None:
+            out[int(entry.name)] = spent
+    return out
+
+
+def cpu_since(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds processes used between two readings; processes that started in between
+    count whole (a backend that ended in between is missed: read `after` before disconnecting)."""
+    return sum(spent - before.get(pid, 0.0) for pid, spent in after.items())
+
+
 @dataclass
 class ServiceProcess:
     name: str

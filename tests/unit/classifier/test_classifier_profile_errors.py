@@ -56,6 +56,21 @@ def test_invalid_regex_names_file_line_and_reason(tmp_path):
     assert "invalid regular expression '(unclosed'" in message and "missing )" in message
 
 
+def test_a_global_flag_inside_a_pattern_is_refused_with_its_line(tmp_path):
+    """`(?i)x` compiles alone but not once grouped with the field's other patterns."""
+    text = GOOD + "  - name: api\n    title_regex:\n      - 'ok'\n      - '(?i)api'\n"
+    message = load_error(tmp_path, text)
+    assert message.startswith(f"{tmp_path / 'acme.yaml'}:{line_of(text, '(?i)api')}: "
+                              "modules rule 'api', field 'title_regex'")
+    assert "invalid regular expression '(?i)api'" in message and "(?i:word)" in message
+
+
+def test_a_scoped_flag_is_fine(tmp_path):
+    write(tmp_path, GOOD + "  - name: api\n    title_regex: ['(?i:API) v2', 'ok']\n")
+    rs = load_registry(tmp_path).for_repo("acme/widgets")
+    assert "api" in names(rs.classify(item("api v2 lands", [])).modules)
+
+
 def test_invalid_glob_names_the_line_of_the_glob(tmp_path):
     text = GOOD.replace('paths: ["engine/**"]', 'paths:\n      - "engine/**"\n      - "!"')
     message = load_error(tmp_path, text)

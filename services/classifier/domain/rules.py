@@ -66,18 +66,21 @@ class _Model(BaseModel):
 
 
 def _check_regexes(values: tuple[str, ...]) -> tuple[str, ...]:
-    """Each pattern compiled as `_any_regex` will use it: grouped and joined with the others,
-    so a global flag such as a leading `(?i)` is refused here with the file and line, not
-    later when the rule set is built."""
+    """Each pattern alone, then grouped as `_any_regex` joins it with the field's others: a
+    global flag such as a leading `(?i)` compiles alone but not there, and is refused here with
+    the file and line instead of failing later, when the rule set is built."""
     for v in values:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {v!r}: {exc}") from None
         try:
             re.compile(f"(?:{v})")
         except re.error as exc:
-            hint = ""
-            if "global flags" in exc.msg:
-                hint = ("; the patterns of a field are combined, so a flag must be scoped, e.g. "
-                        "(?i:word) instead of (?i)word (matching ignores case already)")
-            raise ValueError(f"invalid regular expression {v!r}: {exc.msg}{hint}") from None
+            hint = ("; a flag must be scoped, e.g. (?i:word) instead of (?i)word (matching "
+                    "ignores case already)") if "global flags" in exc.msg else ""
+            raise ValueError(f"invalid regular expression {v!r}: {exc.msg} once grouped with "
+                             f"the field's other patterns{hint}") from None
     return values
 
 

@@ -54,6 +54,7 @@ def test_invalid_regex_names_file_line_and_reason(tmp_path):
     path = tmp_path / "acme.yaml"
     assert message.startswith(f"{path}:{line_of(text, '(unclosed')}: modules rule 'api', field 'title_regex'")
     assert "invalid regular expression '(unclosed'" in message and "missing )" in message
+    assert "at position 0" in message  # where in the pattern as written
 
 
 def test_a_global_flag_inside_a_pattern_is_refused_with_its_line(tmp_path):

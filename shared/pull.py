@@ -11,7 +11,7 @@ durable's position, redelivery after ack_wait, max_deliver.
 
 Requests are served by the server in order, so each message is counted against the oldest
 outstanding request; a request ends when its batch is delivered, when the server says it ended
-(408 expired, 409 conflict — with the undelivered count in Nats-Pending-Messages), or, if the
+(408 expired, 409 conflict), or, if the
 server never said (a restart, a lost reply), when its expiry is past by `grace`. A reconnect
 forgets every request at once, so consumption resumes right after it.
 """
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("repodigest.bus.pull")
 
 STATUS = "Status"
-PENDING = "Nats-Pending-Messages"
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from .dead import DeadLetter
 from .enriched import (
-    ENRICHED_EVENT_ADAPTER, EnrichedData, EnrichedFact, RiskTag, RuleSetRef, Tag, Tags,
+    ENRICHED_EVENT_ADAPTER, Claim, Digest, EnrichedData, Reference, EnrichedFact, RiskTag, RuleSetRef, Tag, Tags,
     WatermarkForwarded,
 )
 from .envelope import CloudEvent, Frozen, deterministic_id, utc
@@ -16,8 +16,9 @@ from .github import (
 )
 from .reports import Artifact, ReportReady, ReportReadyData
 from .summary import (
-    ALL_FORMATS, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
-    EcosystemGroup, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, ProseCheckNote,
+    ALL_FORMATS, ALL_PROVIDED, Appendix, ChangedFigure, Contributor, Counts, DailyActivity,
+    Discussion, EcosystemGroup, EcosystemSection, FollowUp, HourlyActivity, Incident, ItemRef,
+    KeyPR, SourceInfo, Storyline, StorylineItem, ModuleTrend, ProseCheckNote,
     ProseNote, ReportRequestData, ReportRequested, RiskObservation, ScoreSignal, SummaryData, Theme, WindowRef,
     WindowSummarized,
 )

@@ -31,6 +31,45 @@ class RiskTag(Frozen):
     rule: str
 
 
+TestKind = Literal["unit", "e2e", "benchmark", "accuracy", "manual", "ci", "none"]
+RefKind = Literal["fixes", "reverts", "follow_up", "fix_up", "backport", "upstream", "related"]
+UserFacing = Literal["yes", "no", "unknown"]
+
+
+class Claim(Frozen):
+    """A performance or accuracy claim of a description, quoted with its sentence."""
+
+    kind: Literal["performance", "accuracy"]
+    sentence: str  # a span of the body (markup stripped), at most ~240 characters
+    figures: tuple[str, ...] = ()  # the numbers it states, as written ("1.2x", "9-16%", "3.6x")
+
+
+class Reference(Frozen):
+    """Another change or issue a description (or title) points at, and how."""
+
+    kind: RefKind
+    number: int | None = None  # #N in this repository (or in `repo`)
+    repo: str | None = None  # owner/name when it points into another repository
+    sha: str | None = None  # "This reverts commit <sha>"
+    title: str | None = None  # the reverted change's title, from `Revert "<title>"`
+
+
+class Digest(Frozen):
+    """What a change or issue says of itself, extracted from its description (pure, replayable).
+
+    Every text field is a span of the body (modulo whitespace and markup), never written anew.
+    """
+
+    what: str = ""  # what it does and why: one or two sentences, at most ~240 characters
+    user_facing: UserFacing = "unknown"
+    user_facing_text: str = ""  # how it is user-facing, when the description says so
+    tested: tuple[TestKind, ...] = ()  # () = not stated
+    tested_text: str = ""
+    claims: tuple[Claim, ...] = ()
+    refs: tuple[Reference, ...] = ()
+    template_only: bool = False  # the description is the template with nothing filled in
+
+
 class Tags(Frozen):
     modules: tuple[Tag, ...] = ()
     risks: tuple[RiskTag, ...] = ()
@@ -42,6 +81,8 @@ class Tags(Frozen):
     categories: tuple[Tag, ...] = ()
     bot: bool = False
     bot_rule: str | None = None
+    # what the item's description says it does, why, how it was tested, what it claims and refers to
+    digest: Digest | None = None
 
     def module_names(self) -> list[str]:
         return [t.name for t in self.modules]
@@ -113,6 +154,6 @@ AnyEnrichedEvent = Annotated[
 ENRICHED_EVENT_ADAPTER: TypeAdapter = TypeAdapter(AnyEnrichedEvent)
 
 __all__ = [
-    "EnrichedData", "EnrichedFact", "RepoName", "RiskTag", "RuleSetRef", "Severity", "Tag",
+    "Claim", "Digest", "Reference", "EnrichedData", "EnrichedFact", "RepoName", "RiskTag", "RuleSetRef", "Severity", "Tag",
     "Tags", "WatermarkForwarded", "ENRICHED_EVENT_ADAPTER",
 ]

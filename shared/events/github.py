@@ -14,7 +14,7 @@ from pydantic import AfterValidator, Field, TypeAdapter, field_validator
 from .envelope import CloudEvent, Frozen, deterministic_id, utc
 
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
-BODY_EXCERPT_MAX = 2000
+BODY_EXCERPT_MAX = 4000  # enough for the template sections the digest reads (99% of real bodies)
 FILES_CAP = 300
 
 

@@ -12,10 +12,38 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
+from .enriched import Digest
 from .envelope import CloudEvent, Frozen, deterministic_id, utc
 from .github import ItemKind, RepoName
 
 Language = Literal["en", "zh-CN"]
+AppendixMode = Literal["full", "compact", "none"]
+# what a data source can tell: a figure built from something its source does not provide is
+# reported as not available (None), never as 0
+Provided = Literal["merged_prs", "opened_prs", "closed_prs", "issues", "comments", "reviews",
+                   "open_times", "labels"]
+ALL_PROVIDED: tuple[str, ...] = ("merged_prs", "opened_prs", "closed_prs", "issues", "comments",
+                                 "reviews", "open_times", "labels")
+SourceKind = Literal["github", "github-graphql", "webhook", "service", "demo", "replay", "events",
+                     "gharchive", "git"]
+
+
+class SourceInfo(Frozen):
+    """Where a report's facts came from: the source's kind and name (a file's base name, never a
+    path), what it can tell, and the span of time it covers (None: unbounded, e.g. GitHub)."""
+
+    kind: SourceKind
+    name: str = Field(default="", max_length=200)
+    provides: tuple[Provided, ...] = ALL_PROVIDED  # type: ignore[assignment]
+    coverage_start: datetime | None = None
+    coverage_end: datetime | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _no_path(cls, v: str) -> str:
+        # a report names its source, never a machine's file layout
+        return v.replace("\\", "/").rsplit("/", 1)[-1]
+
 Format = Literal["md", "html", "pdf", "json"]
 ALL_FORMATS: tuple[str, ...] = ("md", "html", "pdf", "json")
 
@@ -50,6 +78,8 @@ class ReportRequestData(Frozen):
     data_note: str | None = None
     synthetic: bool = False
     requested_by: str = "cli"
+    source: SourceInfo | None = None
+    appendix: AppendixMode = "compact"
 
 
 class ReportRequested(CloudEvent):
@@ -104,19 +134,23 @@ class ItemRef(Frozen):
     reviews: int = 0
     reactions: int = 0
     body_excerpt: str = ""
+    # what the description says (the classifier's digest of the latest snapshot)
+    digest: Digest | None = None
 
 
 class Counts(Frozen):
-    new_issues: int = 0
-    closed_issues: int = 0
-    new_prs: int = 0
+    """The window's counts; None where the source cannot tell (e.g. issues from a merged-PR file)."""
+
+    new_issues: int | None = 0
+    closed_issues: int | None = 0
+    new_prs: int | None = 0
     merged_prs: int = 0
-    closed_unmerged_prs: int = 0
+    closed_unmerged_prs: int | None = 0
     active_contributors: int = 0
     first_time_contributors: int = 0
-    reviewers: int = 0
-    comments: int = 0
-    reviews: int = 0
+    reviewers: int | None = 0
+    comments: int | None = 0
+    reviews: int | None = 0
     lines_added: int = 0
     lines_removed: int = 0
     key_prs: int = 0
@@ -141,10 +175,59 @@ class ScoreSignal(Frozen):
     points: float
 
 
+KeyReason = Literal["feature", "new_model", "new_hardware", "performance", "measured_claim",
+                   "user_facing", "storyline_lead", "large", "core", "discussed", "reviewed",
+                   "notable_label"]
+
+
 class KeyPR(Frozen):
     item: ItemRef
     score: float
     signals: tuple[ScoreSignal, ...] = ()
+    # why it was picked, most important first (the renderer says them in words)
+    reasons: tuple[KeyReason, ...] = ()
+    storyline: str | None = None  # the key of the storyline it belongs to
+
+
+Role = Literal["feature", "fix", "revert", "perf", "refactor", "test", "docs", "ci", "other"]
+
+
+class StorylineItem(Frozen):
+    number: int
+    role: Role = "other"
+
+
+class Storyline(Frozen):
+    """A line of work of the window, found from the data itself: a term that stands out in this
+    window against the repository's history, a chain of references (revert, fix-up, follow-up) or
+    shared files. Its name is taken from the data ("DeepSeek-V4", "MTP", "build cache")."""
+
+    key: str  # stable id: the normalised term or "chain:<first number>"
+    name: str
+    evidence: Literal["term", "chain", "files"] = "term"
+    items: tuple[StorylineItem, ...]  # merge order
+    lead: int | None = None
+    merged: int = 0
+    lines_added: int = 0
+    lines_removed: int = 0
+    status: Literal["new", "continuing"] = "new"
+    previous_items: int = 0  # items of the same storyline in the previous window
+    summary: str = ""  # one line from the lead's digest (a span of its description), may be ""
+    terms: tuple[str, ...] = ()  # the terms that define it, as written in titles
+
+
+class Incident(Frozen):
+    """Instability told from evidence, with its items in order.
+
+    revert: items = (the revert, what it reverted); instability: a change added, fixed and/or
+    reverted (roles say which, chronological); upgrade_fallout: a dependency or upstream bump,
+    then the fixes that followed it."""
+
+    kind: Literal["revert", "instability", "upgrade_fallout"]
+    items: tuple[int, ...]
+    roles: tuple[str, ...] = ()  # per item: added | fixed | reverted | reverted_change | bump | follow_up
+    subject: str = ""  # the storyline or reverted change's title
+    across_windows: bool = False  # the first item was merged before this window
 
 
 class Theme(Frozen):
@@ -191,10 +274,14 @@ class EcosystemSection(Frozen):
 
 
 class FollowUp(Frozen):
-    kind: Literal["open_rfc", "awaiting_review", "popular_bug", "core_without_tests", "other"]
+    """One concern, once: its first item, and every item it covers in `items`."""
+
+    kind: Literal["open_rfc", "awaiting_review", "popular_bug", "core_without_tests",
+                  "instability", "revert", "upgrade_fallout", "other"]
     item: ItemRef
     reason: str
     days: float | None = None
+    items: tuple[int, ...] = ()
 
 
 class Contributor(Frozen):
@@ -215,6 +302,16 @@ class DailyActivity(Frozen):
     prs_closed_unmerged: int = 0
     issues_opened: int = 0
     issues_closed: int = 0
+    comments: int = 0
+
+
+class HourlyActivity(Frozen):
+    """One hour of a day window (`start` in UTC; the renderer shows it in the window's zone)."""
+
+    start: datetime
+    prs_opened: int = 0
+    prs_merged: int = 0
+    issues_opened: int = 0
     comments: int = 0
 
 
@@ -272,18 +369,25 @@ class SummaryData(Frozen):
     formats: tuple[Format, ...] = ALL_FORMATS
     synthetic: bool = False
     data_note: str | None = None
+    source: SourceInfo | None = None
+    # "partial": the window reaches beyond what the source covers (the report says so on top)
+    coverage: Literal["full", "partial"] = "full"
+    appendix_mode: AppendixMode = "compact"
     watermark: datetime | None = None
     counts: Counts
     previous_counts: Counts | None = None
     modules: tuple[ModuleTrend, ...] = ()
     key_prs: tuple[KeyPR, ...] = ()
     themes: tuple[Theme, ...] = ()
+    storylines: tuple[Storyline, ...] = ()
+    incidents: tuple[Incident, ...] = ()
     discussions: tuple[Discussion, ...] = ()
     risks: tuple[RiskObservation, ...] = ()
     ecosystems: tuple[EcosystemSection, ...] = ()
     follow_ups: tuple[FollowUp, ...] = ()
     contributors: tuple[Contributor, ...] = ()
     activity: tuple[DailyActivity, ...] = ()
+    hourly: tuple[HourlyActivity, ...] = ()  # day windows only
     median_hours_to_merge: float | None = None
     median_hours_to_first_response: float | None = None
     appendix: Appendix = Appendix()

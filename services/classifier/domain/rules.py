@@ -938,6 +938,7 @@ class CompiledRuleSet:
             categories=tuple(self._named(self.categories, "category", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
+            digest=None,
         )
 
     # -- modules

@@ -28,6 +28,7 @@ from shared.windows import Window
 
 from ..domain.admission import FUTURE, Admission, snapshot_order
 from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
+from ..domain.storylines import plain_title, quoted_revert, terms_of
 from .tables import (
     activity, items, processed, rejected, requests, watermarks, window_revisions, windows,
 )
@@ -104,6 +105,54 @@ class WindowState:
     summary_id: str | None = None
 
 
+class _TitleHistory:
+    """One repository's titles with their terms, the terms' document frequency and a title
+    index, kept between reports and brought up to date from what changed (storylines)."""
+
+    def __init__(self) -> None:
+        self.version: tuple | None = None
+        self.titles: dict[int, str] = {}
+        self.terms: dict[int, frozenset[str]] = {}
+        self.plain: dict[int, str] = {}
+        self.counts: dict[str, int] = {}
+        self._by_title: dict[str, int] | None = None
+
+    def update(self, rows: Iterable[tuple[int, str]], version: tuple) -> None:
+        seen: set[int] = set()
+        counts: dict[str, int] | None = None  # copied on first change: handed-out counts stay as they were
+        for number, title in rows:
+            seen.add(number)
+            if self.titles.get(number) == title:
+                continue
+            if counts is None:
+                counts = dict(self.counts)
+            for t in self.terms.get(number, ()):
+                counts[t] -= 1
+            terms = terms_of(title)
+            for t in terms:
+                counts[t] = counts.get(t, 0) + 1
+            self.titles[number], self.terms[number], self.plain[number] = title, terms, plain_title(title)
+        for number in [n for n in self.titles if n not in seen]:  # gone (projections reset)
+            if counts is None:
+                counts = dict(self.counts)
+            for t in self.terms.pop(number):
+                counts[t] -= 1
+            del self.titles[number], self.plain[number]
+        if counts is not None:
+            self.counts = {t: c for t, c in counts.items() if c > 0}
+            self._by_title = None
+        self.version = version
+
+    def number_titled(self, title: str) -> int | None:
+        """The (oldest) item whose title reads `title`, [Tag]s, (#N) and case aside."""
+        if self._by_title is None:
+            index: dict[str, int] = {}
+            for number in sorted(self.plain):
+                index.setdefault(self.plain[number], number)
+            self._by_title = index
+        return self._by_title.get(plain_title(title))
+
+
 # Called inside the fold transaction: (repo, previous watermark, new watermark) -> windows to close
 Closer = Callable[[str, datetime | None, datetime], list[Window]]
 
@@ -138,6 +187,8 @@ class SqlProjections:
         # what UTCDateTime (and SQLite's DATETIME) would bind, for the statements run in bulk
         self._stored = _sqlite_datetime if self.dialect == "sqlite" else _utc_naive
         self._bulk_statements: dict[str, _Bulk] = {}
+        self._title_histories: dict[str, _TitleHistory] = {}
+        self._title_lock = threading.Lock()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -505,9 +556,56 @@ class SqlProjections:
             history = conn.execute(sa.select(sa.func.min(activity.c.time))
                                    .where(activity.c.repo == repo)).scalar()
             mark = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            titles = self._title_history(conn, repo)
+            wanted: set[int] = set()
+            # under the lock: another report may be bringing the same history up to date
+            with self._title_lock:
+                term_counts, history_items = titles.counts, len(titles.titles)
+                for row in item_rows.values():
+                    digest = row.tags.digest
+                    for ref in digest.refs if digest is not None else ():
+                        if ref.repo is not None or ref.kind in ("upstream", "related"):
+                            continue
+                        number = ref.number
+                        if number is None and ref.kind == "reverts" and ref.title:
+                            number = titles.number_titled(ref.title)
+                        if number is not None:
+                            wanted.add(number)
+                    quoted, number = quoted_revert(row.snapshot.title)
+                    if quoted is not None:
+                        wanted.add(number if number is not None else titles.number_titled(quoted) or 0)
+                known = titles.titles.keys() & wanted
+            wanted = {n for n in known if n not in item_rows}
+            got: dict[int, ItemRow] = {}
+            for part in _chunks(sorted(wanted)):
+                for it in conn.execute(sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))):
+                    got[it.number] = ItemRow(snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                                             tags=tags(it.tags), first_seen=it.first_seen)
+            referenced = {n: got[n] for n in sorted(got)}
         return WindowInput(repo=repo, window=window, previous=previous, facts=current,
                            previous_facts=before, items=item_rows, actor_first_seen=first_seen,
-                           history_start=_aware(history), watermark=mark)
+                           history_start=_aware(history), watermark=mark,
+                           term_counts=term_counts, history_items=history_items,
+                           referenced=referenced)
+
+    def _title_history(self, conn: Connection, repo: str) -> _TitleHistory:
+        """The repository's title history, re-read only when its items changed: the version is
+        (items, latest snapshot, total title length), so a new item, a new snapshot or an edited
+        title is seen; only changed titles are tokenised again."""
+        version = tuple(conn.execute(
+            sa.select(sa.func.count(), sa.func.max(items.c.snapshot_time),
+                      sa.func.coalesce(sa.func.sum(sa.func.length(items.c.title)), 0))
+            .where(items.c.repo == repo)).one())
+        with self._title_lock:
+            cached = self._title_histories.get(repo)
+            if cached is not None and cached.version == version:
+                return cached
+        rows = conn.execute(sa.select(items.c.number, items.c.title).where(items.c.repo == repo)).all()
+        with self._title_lock:
+            cached = self._title_histories.setdefault(repo, _TitleHistory())
+            if cached.version != version:
+                cached.update(rows, version)
+            return cached
 
     def reset(self) -> None:
         """Empty every table, revision history and pending requests included (tests, a fresh start)."""

@@ -292,3 +292,58 @@ async def test_the_database_path_reports_what_the_pure_model_reports(database_ur
         assert ("awaiting_review", 5000) in kinds and ("open_rfc", 5001) in kinds
     finally:
         store.close()
+
+
+async def test_load_window_gives_title_history_and_referenced_items(database_url):
+    from services.summarizer.domain.storylines import term_counts_of
+    from services.summarizer.domain.windows import previous_window
+    from shared.events import Digest, Reference
+
+    store = SqlProjections(database_url)
+    deps = Deps(store=store, publish=_ignore, clock=Clock(WINDOW.end + timedelta(hours=2)))
+    old = WINDOW.start - timedelta(days=30)
+    pr = lambda n, title, at, **kw: ItemSpec(number=n, kind="pull_request", opened=at - timedelta(hours=2),  # noqa: E731
+                                             merged=at, title=title, **kw)
+    history = [pr(n, f"[BugFix] fix worker crash {n}", old + timedelta(hours=n)) for n in range(1, 40)] + [
+        pr(40, "[Feature] Add incremental build cache", old),
+        pr(41, "[Feature] DeepSeek-V4 loader", old + timedelta(days=1)),
+        pr(42, "[Misc] unrelated and never referred to", old + timedelta(days=2))]
+    in_window = WINDOW.start + timedelta(hours=2)
+    window_items = [
+        pr(50, '[CI] Revert "Add incremental build cache"', in_window),
+        pr(51, "[BugFix] DeepSeek-V4 rope", in_window + timedelta(hours=1),
+           digest=Digest(refs=(Reference(kind="fix_up", number=41), Reference(kind="related", number=42),
+                               Reference(kind="follow_up", number=9999),
+                               Reference(kind="fixes", number=43, repo="other/repo")))),
+        pr(52, "[Doc] DeepSeek-V4 guide", in_window + timedelta(hours=2),
+           digest=Digest(refs=(Reference(kind="reverts", title="[BugFix] fix worker crash 7"),)))]
+    sc = Scenario(items=history + window_items)
+    try:
+        await fold_events(deps, sc.events())
+        inp = store.load_window(REPO, WINDOW, previous_window(WINDOW))
+        titles = [i.title for i in sc.items]
+        assert inp.history_items == len(titles)
+        assert dict(inp.term_counts) == term_counts_of(titles)
+        # the reverted change (by its quoted title), the fixed-up one (by number), a revert by title
+        # in the digest; not a "related" one, not an unknown number, not another repository's
+        assert sorted(inp.referenced) == [7, 40, 41]
+        assert inp.referenced[40].snapshot.title == "[Feature] Add incremental build cache"
+
+        # a new item and a retitled one are seen by the next report (the history is cached)
+        before = dict(inp.term_counts)
+        renamed = pr(42, "[Misc] DeepSeek-V4 docs", old + timedelta(days=2))
+        late = pr(60, "[Feature] DeepSeek-V4 MTP", in_window + timedelta(hours=3))
+        await fold_events(deps, [enrich(renamed, "edited", WINDOW.start + timedelta(hours=1)),
+                                 enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)])
+        again = store.load_window(REPO, WINDOW, previous_window(WINDOW))
+        titles = [i.title for i in sc.items if i.number != 42] + [renamed.title, late.title]
+        assert again.history_items == len(titles)
+        assert dict(again.term_counts) == term_counts_of(titles)
+        assert again.term_counts["deepseekv4"] == before["deepseekv4"] + 2
+        assert dict(inp.term_counts) == before  # what an earlier report was given stays as it was
+    finally:
+        store.close()
+
+
+async def _ignore(event) -> None:
+    return None

@@ -1,0 +1,519 @@
+"""Storylines: the lines of work of a window, found from the data itself (terms that stand out
+against the repository's history, reference chains, shared files); pure."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Mapping, Sequence
+
+from shared.events import Digest
+from shared.events.summary import Role, Storyline, StorylineItem
+
+
+@dataclass(frozen=True)
+class StoryItem:
+    number: int
+    title: str
+    merged_at: datetime | None  # None for an item not merged (opened PR / issue)
+    digest: Digest | None
+    files: tuple[str, ...]
+    categories: tuple[str, ...]  # classifier category tags: feature, bugfix, performance, ...
+    modules: tuple[str, ...]
+    additions: int = 0
+    deletions: int = 0
+    bot: bool = False
+    kind: str = "pull_request"
+
+
+@dataclass(frozen=True)
+class ItemLink:
+    source: int
+    target: int
+    kind: str  # "reverts" | "fix_up" | "follow_up" | "fixes" | "backport"
+
+
+# ---------------------------------------------------------------- terms
+
+# English function words only: whether a content word ("fix", "support", a project's name) is
+# generic is for the history's statistics to say, never for a list
+STOP_WORDS = frozenset("""
+a an the of for to and or in on at with by from into onto as is are be been being was were it its
+this that these those via vs not no nor but if when while than then so such per all any each some
+more most less only also just can could should would will may might must do does did has have had
+up out off over under after before about between within without we our you your i my me us they
+their them he she his her there here what which who whom whose how why where new use using used
+""".split())
+
+_BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
+_NUMBER_REF = re.compile(r"\(\s*#\d+\s*\)|#\d+")
+# dates say when, not what ("Translated Doc files 2026-06-10", "Main2Main 0605" stays a word)
+_DATE = re.compile(r"\b(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])\b")
+# punctuation that ends a phrase: no bigram crosses it
+_BREAK = re.compile(r"""[,;:()"'`!?|{}<>\[\]]|\s[-–—]+\s|\.\s|\.$""")
+# a word: letters and digits, dots inside version-like words ("Qwen3.5", "v0.21.0");
+# '-', '_', '/' and spaces separate words, so "DeepSeek-V4", "DeepSeek V4" and "deepseek_v4" meet
+_WORD = re.compile(r"[0-9A-Za-z\u00c0-\uffff]+(?:\.[0-9A-Za-z]+)*")
+
+
+@dataclass(frozen=True)
+class _Term:
+    key: str
+    surface: str
+    parts: tuple[str, ...]  # the unigram keys a bigram is made of; () for a unigram
+
+
+def _usable(word: str) -> bool:
+    return len(word) > 1 and word not in STOP_WORDS and not word.replace(".", "").isdigit()
+
+
+def _segment_terms(segment: str, out: list[_Term]) -> None:
+    words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(segment)]
+    for i, (w, s, e) in enumerate(words):
+        if _usable(w):
+            out.append(_Term(w, segment[s:e], ()))
+        if i + 1 < len(words):
+            w2, _s2, e2 = words[i + 1]
+            # a bigram's key is its words joined, so "build cache" meets "BuildCache" and
+            # "Ascend 950" meets "Ascend950"; a number may end one ("Ascend 950"), not start it
+            if (w not in STOP_WORDS and w2 not in STOP_WORDS and len(w) > 1
+                    and not w.replace(".", "").isdigit()):
+                out.append(_Term(w + w2, segment[s:e2], (w, w2)))
+
+
+def _title_terms(title: str) -> list[_Term]:
+    out: list[_Term] = []
+    text = _DATE.sub(" | ", _NUMBER_REF.sub(" ", title))
+    # a [Tag]'s words are terms of their own ("[DSV4]", "[PrefixCache]"); generic tags such as
+    # [BugFix] or [CI] are frequent everywhere and fall out by statistics
+    for tag in _BRACKET.findall(text):
+        for segment in _BREAK.split(tag):
+            _segment_terms(segment, out)
+    text = _BRACKET.sub(" | ", text)
+    for segment in _BREAK.split(text):
+        if segment.strip():
+            _segment_terms(segment, out)
+    return out
+
+
+def normalise_term(text: str) -> str:
+    """The key of a phrase as written ("DeepSeek-V4", "deepseek v4" -> "deepseekv4")."""
+    return "".join(m.group(0).lower() for m in _WORD.finditer(text))
+
+
+def terms_of(title: str) -> frozenset[str]:
+    """The normalised terms of a title: its words and adjacent word pairs, without [Tag]
+    brackets, (#N) references and function words."""
+    return frozenset(t.key for t in _title_terms(title))
+
+
+def term_counts_of(titles: Iterable[str]) -> dict[str, int]:
+    """In how many of `titles` each term appears (document frequency)."""
+    counts: Counter[str] = Counter()
+    for title in titles:
+        counts.update(terms_of(title))
+    return dict(counts)
+
+
+# ---------------------------------------------------------------- roles
+
+_ROLE_OF_CATEGORY: dict[str, Role] = {
+    "bugfix": "fix", "fix": "fix", "performance": "perf", "perf": "perf", "feature": "feature",
+    "refactor": "refactor", "test": "test", "tests": "test", "docs": "docs", "doc": "docs",
+    "ci": "ci", "platform-ci": "ci", "build": "ci",
+}
+_REVERT_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|\[revert\]", re.IGNORECASE)
+# generic conventions of titles, for items the classifier gave no category
+_TAG_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
+    (re.compile(r"^(?:bug\s*fix|fix|hotfix|bug)$", re.I), "fix"),
+    (re.compile(r"^(?:perf|performance|optim\w*)$", re.I), "perf"),
+    (re.compile(r"^(?:feat|feature|features)$", re.I), "feature"),
+    (re.compile(r"^(?:refactor\w*|cleanup)$", re.I), "refactor"),
+    (re.compile(r"^(?:test|tests|ut|e2e|unittest)$", re.I), "test"),
+    (re.compile(r"^(?:doc|docs|documentation)$", re.I), "docs"),
+    (re.compile(r"^(?:ci|build|ci/build)$", re.I), "ci"),
+)
+_VERB_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
+    (re.compile(r"^(?:fix|fixes|fixed|hotfix|resolve)\b", re.I), "fix"),
+    (re.compile(r"^(?:optimi[sz]e|speed up|accelerate)\b", re.I), "perf"),
+    (re.compile(r"^(?:add|adds|support|supports|introduce|implement|enable|allow)\b", re.I), "feature"),
+    (re.compile(r"^(?:refactor|clean up|cleanup|simplify|rename|move)\b", re.I), "refactor"),
+)
+
+
+def role_of(item: StoryItem) -> Role:
+    """What the item is to its storyline: a revert first, then its first category that names a
+    role (the classifier orders them by strength), else the title's [Tag]s and leading verb."""
+    if _REVERT_TITLE.search(item.title) or (
+            item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)):
+        return "revert"
+    for category in item.categories:
+        role = _ROLE_OF_CATEGORY.get(category.lower())
+        if role is not None:
+            return role
+    for tag in _BRACKET.findall(item.title):
+        for part in re.split(r"[\s,]+", tag.strip()):
+            for pattern, role in _TAG_ROLE:
+                if pattern.match(part):
+                    return role
+    rest = _BRACKET.sub(" ", item.title).strip(" :")
+    for pattern, role in _VERB_ROLE:
+        if pattern.match(rest):
+            return role
+    return "other"
+
+
+# ---------------------------------------------------------------- links
+
+_LINK_KINDS = ("reverts", "fix_up", "follow_up", "fixes", "backport")
+_QUOTED_REVERT = re.compile(r"\brevert\w*\s*[\"“'](.+?)[\"”']\s*$", re.IGNORECASE)
+
+
+def plain_title(title: str) -> str:
+    """A title for matching: without [Tag]s and (#N), case and spacing folded."""
+    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", title))
+    return " ".join(text.lower().split()).strip(" .:")
+
+
+def quoted_revert(title: str) -> tuple[str | None, int | None]:
+    """The quoted title of 'Revert "x (#12)"' and the number in it, if any."""
+    m = _QUOTED_REVERT.search(title)
+    if m is None:
+        return None, None
+    quoted = m.group(1)
+    n = re.search(r"\(#(\d+)\)\s*$", quoted)
+    return quoted, int(n.group(1)) if n else None
+
+
+def resolve_links(items: Mapping[int, StoryItem]) -> list[ItemLink]:
+    """References among known items: the digest's refs with a number, and a revert's quoted
+    title matched to the item of that title when no number is given."""
+    by_title: dict[str, int] = {}
+    for number in sorted(items):
+        by_title.setdefault(plain_title(items[number].title), number)
+    links: dict[tuple[int, int], str] = {}
+
+    def add(source: int, target: int | None, kind: str) -> None:
+        if target is not None and target != source and target in items:
+            links.setdefault((source, target), kind)
+
+    for number in sorted(items):
+        item = items[number]
+        refs = item.digest.refs if item.digest is not None else ()
+        for ref in refs:
+            if ref.kind not in _LINK_KINDS or ref.repo is not None:
+                continue
+            target = ref.number
+            if target is None and ref.kind == "reverts" and ref.title:
+                target = by_title.get(plain_title(ref.title))
+            add(number, target, ref.kind)
+        # the title says it too ('Revert "x (#12)"'), also where no digest was made
+        if not any(k == "reverts" for (s, _t), k in links.items() if s == number):
+            quoted, target = quoted_revert(item.title)
+            if quoted is not None:
+                add(number, target if target in items else by_title.get(plain_title(quoted)),
+                    "reverts")
+    return [ItemLink(s, t, k) for (s, t), k in links.items()]
+
+
+# ---------------------------------------------------------------- storylines
+
+MIN_ITEMS = 3  # a term or a file forms a storyline with at least this many items of the window
+MAX_HISTORY_SHARE = 0.08  # a term in more of the history's items than this never qualifies
+# ... nor one in more of the window's items than this: a sixth of everything is not one line of work
+MAX_WINDOW_SHARE = 0.15
+MAX_WINDOW_ITEMS_FLOOR = 10  # (a small window, a day, may well hold this many items of one term)
+MIN_LIFT = 2.0  # window rate / history rate
+MIN_SURPRISE_NAMED = 1.5  # -log10 of the chance of so many items at the history's rate
+MIN_SURPRISE_WORD = 4.0
+MIN_COHERENCE = 0.5
+ABSORB = 0.6  # a bigram absorbs a word when it holds this share of the word's items
+MERGE = 0.6  # terms merge when the overlap is this share of the larger item set
+FILE_SHARE = 0.2  # a file touched by more of the window's items than this is not specific
+FILE_STORY_SHARE = 0.06  # ... and to name a storyline of its own, by no more than this
+FILE_STORY_ITEMS = 4
+
+
+# written as a name: a capital inside a word (MTP, DeepSeek), a digit, '_' or '.' (Qwen3.5, v0.21.0)
+_NAMED = re.compile(r"[0-9A-Za-z][A-Z]|[0-9_]|[A-Za-z]\.[0-9A-Za-z]")
+
+
+def _surprise(k: int, n: int, p: float) -> float:
+    """-log10 P(X >= k) for X ~ Binomial(n, p): how unlikely the window's count is by chance."""
+    if k <= 0:
+        return 0.0
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    lp, lq = math.log(p), math.log1p(-p)
+    logs = []
+    for j in range(k, n + 1):
+        term = math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * lp + (n - j) * lq
+        logs.append(term)
+        if len(logs) > 1 and term < logs[0] - 40:
+            break
+    top = max(logs)
+    total = top + math.log(sum(math.exp(t - top) for t in logs))
+    return max(0.0, -total / math.log(10))
+
+
+def _is_test_file(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (any(p in ("test", "tests", "testing", "e2e", "ut") for p in parts[:-1])
+            or name.startswith("test_") or name.endswith(("_test.py", "_tests.py")))
+
+
+def _order(item: StoryItem) -> tuple:
+    return (item.merged_at is None, item.merged_at or datetime.max, item.number)
+
+
+def _short_name(title: str, words: int = 6) -> str:
+    quoted, _ = quoted_revert(title)
+    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", quoted or title))
+    parts = text.split()
+    name = " ".join(parts[:words]).strip(" .:-")
+    return name + ("…" if len(parts) > words else "")
+
+
+@dataclass
+class _Group:
+    key: str
+    name: str
+    evidence: str
+    items: list[int]
+    score: float
+    terms: tuple[str, ...] = ()
+    term_keys: frozenset[str] = frozenset()
+    previous: int = 0
+
+
+def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role]) -> int | None:
+    candidates = [m for m in members if roles[m.number] != "revert"]
+    if not candidates:
+        return None
+
+    def weight(m: StoryItem) -> tuple:
+        has_what = bool(m.digest is not None and m.digest.what)
+        return (roles[m.number] in ("feature", "perf"), has_what, m.additions + m.deletions,
+                -m.number)
+
+    return max(candidates, key=weight).number
+
+
+def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
+                    term_counts: Mapping[str, int], history_items: int, *,
+                    referenced: Mapping[int, StoryItem] = {}, aliases: Mapping[str, str] = {},
+                    limit: int = 8) -> list[Storyline]:
+    """The window's storylines, largest and most distinctive first (each item in at most one).
+
+    `term_counts`/`history_items`: the history's document frequency of `terms_of` (see
+    `term_counts_of`); `referenced`: earlier items the window's items refer to; `aliases`: a
+    profile's synonyms, phrase -> phrase ("DSV4" -> "DeepSeek-V4")."""
+    alias = {normalise_term(a): normalise_term(b) for a, b in aliases.items()
+             if normalise_term(a) and normalise_term(b)}
+    alias_name = {normalise_term(b): b for b in aliases.values()}
+    window = [i for i in current if not i.bot]
+    by_number = {i.number: i for i in window}
+    if not by_number:
+        return []
+    n = len(by_number)
+
+    def item_terms(item: StoryItem) -> list[_Term]:
+        return [_Term(alias[t.key], alias_name[alias[t.key]], ()) if t.key in alias
+                else _Term(t.key, t.surface, t.parts) for t in _title_terms(item.title)]
+
+    # term -> window items; its surface forms; its words (for a bigram)
+    term_items: dict[str, set[int]] = defaultdict(set)
+    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
+    parts_of: dict[str, tuple[str, ...]] = {}
+    for item in sorted(window, key=_order):
+        for t in item_terms(item):
+            term_items[t.key].add(item.number)
+            surfaces[t.key][t.surface] += 1
+            if t.parts:
+                parts_of[t.key] = t.parts
+    # an alias's history counts toward its target (an upper bound of the union); the history's
+    # counts are not copied, a big repository's hold hundreds of thousands of terms
+    alias_counts: Counter[str] = Counter()
+    for src, dst in alias.items():
+        alias_counts[dst] += term_counts.get(src, 0)
+
+    def history_count(key: str) -> int:
+        return term_counts.get(key, 0) + alias_counts.get(key, 0)
+
+    history = max(history_items, 0)
+
+    def common(key: str) -> bool:
+        return bool(history) and history_count(key) / history > MAX_HISTORY_SHARE
+
+    # which files say something about a group of items: not tests, not touched by most of them
+    file_items: dict[str, set[int]] = defaultdict(set)
+    for item in window:
+        for path in set(item.files):
+            if not _is_test_file(path):
+                file_items[path].add(item.number)
+    specific = {f: xs for f, xs in file_items.items() if len(xs) <= max(MIN_ITEMS, FILE_SHARE * n)}
+    files_of = {x: {f for f in by_number[x].files if f in specific} for x in by_number}
+
+    def coherence(members: set[int]) -> float:
+        # the share of the items that change a specific file another of them changes too
+        seen: Counter[str] = Counter(f for x in members for f in files_of[x])
+        return sum(1 for x in members if any(seen[f] > 1 for f in files_of[x])) / len(members)
+
+    scores: dict[str, float] = {}
+    for key, members in term_items.items():
+        k = len(members)
+        if k < MIN_ITEMS or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
+            continue
+        # a pair with a word found everywhere ("Support Hybrid", "Fix e2e") is that word plus
+        # the other one, which stands on its own
+        if common(key) or any(common(p) for p in parts_of.get(key, ())):
+            continue
+        seen = history_count(key)
+        rate = (seen + 1) / (history + 2)
+        if (k / n) / rate < MIN_LIFT:
+            continue
+        surprise = _surprise(k, n, rate)
+        forms = surfaces[key]
+        named = sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values())
+        # a name as written (MTP, DeepSeek-V4, Qwen3.5, estimated_times) needs less evidence than
+        # a plain word ("cache", "error", "preserve"), which must also hold its items together
+        if named and surprise >= MIN_SURPRISE_NAMED:
+            scores[key] = surprise
+        elif surprise >= MIN_SURPRISE_WORD and coherence(members) >= MIN_COHERENCE:
+            scores[key] = surprise
+
+    # a bigram absorbs its words when it holds most of their items ("build cache" vs "cache")
+    for key in sorted(scores, key=lambda k: -scores[k]):
+        for part in parts_of.get(key, ()):
+            if part in scores and len(term_items[key] & term_items[part]) >= ABSORB * len(term_items[part]):
+                del scores[part]
+
+    # terms whose items mostly overlap are one line of work
+    clusters: list[tuple[list[str], set[int]]] = []
+    for key in sorted(scores, key=lambda k: (-scores[k], len(k), k)):
+        members = term_items[key]
+        for keys, union in clusters:
+            if len(members & union) >= MERGE * max(len(members), len(union)):
+                keys.append(key)
+                union |= members
+                break
+        else:
+            clusters.append(([key], set(members)))
+
+    assigned: dict[int, int] = {}  # item -> group index
+    groups: list[_Group] = []
+    for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
+        free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
+        if len(free) < MIN_ITEMS:
+            continue
+        top = keys[0]
+        name = surfaces[top].most_common(1)[0][0]
+        terms = tuple(dict.fromkeys(surfaces[k].most_common(1)[0][0] for k in keys))
+        groups.append(_Group(key=top, name=name, evidence="term", items=free, score=scores[top],
+                             terms=terms, term_keys=frozenset(keys)))
+        for x in free:
+            assigned[x] = len(groups) - 1
+
+    # reference chains: a revert with what it reverted, fix-ups, follow-ups
+    known: dict[int, StoryItem] = {i.number: i for i in previous}
+    known.update(referenced)
+    known.update(by_number)
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for link in resolve_links(known):
+        parent[find(link.source)] = find(link.target)
+    components: dict[int, list[int]] = defaultdict(list)
+    for x in list(parent):
+        components[find(x)].append(x)
+    previous_numbers = {i.number for i in previous if not i.bot}
+    for members in sorted(components.values(), key=lambda m: min(m)):
+        inside = sorted((x for x in members if x in by_number), key=lambda x: _order(by_number[x]))
+        if not inside:
+            continue
+        homes = Counter(assigned[x] for x in inside if x in assigned)
+        if homes:
+            g = homes.most_common(1)[0][0]
+            for x in inside:
+                if x not in assigned:
+                    groups[g].items.append(x)
+                    assigned[x] = g
+            continue
+        if len(inside) < 2:
+            continue
+        first = min(members, key=lambda x: _order(known[x]))
+        groups.append(_Group(key=f"chain:{first}", name=_short_name(known[first].title),
+                             evidence="chain", items=inside, score=float(len(members)),
+                             previous=sum(1 for x in members if x in previous_numbers)))
+        for x in inside:
+            assigned[x] = len(groups) - 1
+
+    # shared files: an item that changes a file specific to a storyline joins it; files that
+    # several other items share form a (weaker) storyline of their own
+    for item in sorted(window, key=_order):
+        if item.number in assigned:
+            continue
+        # a file votes for a storyline holding two or more of its other items and most of them;
+        # the item joins when most of its specific files vote alike (a sweeping change does not)
+        votes: Counter[int] = Counter()
+        for path in files_of[item.number]:
+            xs = specific[path]
+            homes = Counter(assigned[x] for x in xs if x in assigned)
+            for g, count in homes.items():
+                if count >= 2 and count * 2 >= len(xs) - 1:
+                    votes[g] += 1
+        if votes and votes.most_common(1)[0][1] * 2 >= len(files_of[item.number]):
+            g = votes.most_common(1)[0][0]
+            groups[g].items.append(item.number)
+            assigned[item.number] = g
+    while True:
+        best: tuple[int, str] | None = None
+        for path, xs in specific.items():
+            free = [x for x in xs if x not in assigned]
+            if (len(free) >= FILE_STORY_ITEMS and len(xs) <= FILE_STORY_SHARE * n
+                    and (best is None or (len(free), path) > (best[0], best[1]))):
+                best = (len(free), path)
+        if best is None:
+            break
+        path = best[1]
+        free = sorted((x for x in specific[path] if x not in assigned), key=lambda x: _order(by_number[x]))
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        if stem.lower() in ("__init__", "index", "readme", "utils", "util", "common", "config", "main"):
+            stem = path.rsplit("/", 2)[-2] if "/" in path else stem
+        groups.append(_Group(key=f"files:{path}", name=stem, evidence="files", items=free,
+                             score=float(len(free)), terms=(path,),
+                             previous=sum(1 for i in previous if not i.bot and path in i.files)))
+        for x in free:
+            assigned[x] = len(groups) - 1
+
+    result: list[tuple[tuple, Storyline]] = []
+    previous_terms: list[set[str]] | None = None
+    for g in groups:
+        members = sorted((by_number[x] for x in g.items), key=_order)
+        roles = {m.number: role_of(m) for m in members}
+        if g.evidence == "term":
+            if previous_terms is None:
+                previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
+            g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
+        lead = _lead(members, roles)
+        lead_item = by_number[lead] if lead is not None else None
+        summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
+        story = Storyline(
+            key=g.key, name=g.name, evidence=g.evidence,  # type: ignore[arg-type]
+            items=tuple(StorylineItem(number=m.number, role=roles[m.number]) for m in members),
+            lead=lead, merged=sum(1 for m in members if m.merged_at is not None),
+            lines_added=sum(m.additions for m in members),
+            lines_removed=sum(m.deletions for m in members),
+            status="continuing" if g.previous else "new", previous_items=g.previous,
+            summary=summary, terms=g.terms)
+        result.append(((g.evidence == "files", -len(members), -g.score, g.key), story))
+    result.sort(key=lambda r: r[0])
+    return [s for _k, s in result[:limit]]

@@ -76,6 +76,7 @@ def report(
     profile: Annotated[Optional[str], typer.Option(help="classifier rule profile (default: chosen by repository)")] = None,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the report")] = 900.0,
     run_services: Annotated[Optional[bool], typer.Option("--run-services/--no-run-services", help="run classifier, summarizer and renderer in this process (default: only with the embedded nats-server)")] = None,
+    appendix: Annotated[str, typer.Option(help="the item lists at the end: full | compact (collapsed in HTML, a dense table in the PDF) | none")] = "compact",
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
 ) -> None:
@@ -95,17 +96,20 @@ def report(
             raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
                        "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH")
         source = "github"
-    note = None
-    if source not in {"github", "github-graphql", "demo"}:
-        note = f"replayed from {source}"
+    if appendix not in APPENDIX_MODES:
+        raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
+    # the report names its source by kind and file name (the summary's SourceInfo), never a path
     _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
-                database_url, artifacts, timeout, not quiet, note, source == "demo", token,
-                profile, run_services)
+                database_url, artifacts, timeout, not quiet, None, source == "demo", token,
+                profile, run_services, appendix)
+
+
+APPENDIX_MODES = ("full", "compact", "none")
 
 
 def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, database_url,
                 artifacts, timeout, progress, note, synthetic, token, profile,
-                run_services=None) -> None:
+                run_services=None, appendix="compact") -> None:
     from repodigest.pipeline import PipelineError, ReportJob, run_report
     from shared.natsserver import NatsServerError
     from shared.service import NatsUnreachable
@@ -114,7 +118,7 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
                     out_dir=out_dir, nats_url=nats_url, data_dir=data_dir,
                     database_url=database_url, artifacts_url=artifacts, timeout=timeout,
                     progress=progress, data_note=note, synthetic=synthetic, github_token=token,
-                    profile=profile, run_services=run_services)
+                    profile=profile, run_services=run_services, appendix=appendix)
     try:
         outcome = asyncio.run(run_report(job))
     except (PipelineError, NatsUnreachable, NatsServerError) as exc:

@@ -20,7 +20,7 @@ from pathlib import Path
 from shared.bus import Subjects
 from shared.config import CommonSettings
 from shared.events import (
-    DeadLetter, ReportReady, ReportRequestData, ReportRequested, WindowRef,
+    DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, WindowRef,
 )
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
@@ -49,6 +49,8 @@ class ReportJob:
     progress: bool = True
     data_note: str | None = None
     synthetic: bool = False
+    # the appendix in the rendered reports: full | compact | none
+    appendix: str = "compact"
     github_token: str | None = None
     profile: str | None = None
     # run the classifier, summarizer and renderer in this process; by default only when the
@@ -157,11 +159,13 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
     try:
         result = await _ingest(runtime, job)
+        check_coverage(job.window, result.source)
         request = ReportRequested.create(
             ReportRequestData(
                 repo=job.repo, window=window_ref(job.window), languages=job.languages,
                 formats=job.formats, as_of=result.watermark, data_note=job.data_note,
-                synthetic=job.synthetic, requested_by="cli",
+                synthetic=job.synthetic, requested_by="cli", source=result.source,
+                appendix=job.appendix,
             ),
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc),
         )
@@ -187,6 +191,20 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+
+
+def check_coverage(window: Window, source: SourceInfo | None) -> None:
+    """A window wholly outside the span a file source covers has nothing to report: say which
+    span the source covers instead of printing a report of zeros."""
+    if source is None or source.coverage_start is None or source.coverage_end is None:
+        return
+    if window.end <= source.coverage_start or window.start > source.coverage_end:
+        what = f"{source.kind} source {source.name}".strip() if source.name else f"{source.kind} source"
+        raise PipelineError(
+            f"the {window.kind} {window.label} ({window.start:%Y-%m-%d %H:%M} to "
+            f"{window.end:%Y-%m-%d %H:%M} UTC) lies outside what the {what} covers: "
+            f"{source.coverage_start:%Y-%m-%d %H:%M} to {source.coverage_end:%Y-%m-%d %H:%M} UTC; "
+            "pick a window inside that span")
 
 
 def _status(enabled: bool, text: str):

@@ -9,15 +9,17 @@ from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from shared.bus import Subjects
 from shared.events import (
-    FactData, GithubFact, SyncWatermark, WatermarkData, check_repo, make_fact, utc,
+    ALL_PROVIDED, FactData, GithubFact, SourceInfo, SyncWatermark, WatermarkData, check_repo,
+    fact_time, make_fact, utc,
 )
 from shared.events.envelope import CloudEvent
 
-from .domain.sources import SourceError, parse_source_spec
+from .domain.sources import SourceError, SourceSpec, parse_source_spec
 
 if TYPE_CHECKING:
     from shared.windows import Window
@@ -48,6 +50,8 @@ class IngestResult:
     watermark: datetime | None = None
     watermark_published: bool = False
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # what the source is (kind, name), what it can tell and the time it covers: the report says so
+    source: SourceInfo | None = None
 
     @property
     def new_facts(self) -> int:
@@ -159,8 +163,32 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
         if isinstance(exc, SourceError):
             raise
         raise SourceError(f"{spec}: {exc}") from None  # e.g. a demo week that is not an ISO week
-    return await ingest_facts(bus, loaded.repo, loaded.facts, origin=loaded.origin,
-                              watermark=loaded.watermark, progress=progress)
+    result = await ingest_facts(bus, loaded.repo, loaded.facts, origin=loaded.origin,
+                                watermark=loaded.watermark, progress=progress)
+    result.source = source_info(spec, loaded)
+    return result
+
+
+# a merged-PR history (a replay file, a clone's first-parent log) knows merged pull requests and
+# nothing else: no issues, no PRs still open or closed unmerged, no reviews, no open times
+MERGED_ONLY: tuple[str, ...] = ("merged_prs",)
+
+
+def source_info(spec: SourceSpec, loaded: Any) -> SourceInfo:
+    """The report's description of a file or demo source: kind, base name, what it provides and
+    the span of its facts (never a path of this machine)."""
+    times = [fact_time_of(f) for f in loaded.facts]
+    name = Path(spec.path).name if spec.path else ""
+    provides = MERGED_ONLY if spec.kind in ("replay", "git") else ALL_PROVIDED
+    if spec.kind == "demo":
+        return SourceInfo(kind="demo", name="", provides=provides)  # type: ignore[arg-type]
+    return SourceInfo(kind=spec.kind, name=name, provides=provides,  # type: ignore[arg-type]
+                      coverage_start=min(times) if times else None,
+                      coverage_end=max(times) if times else None)
+
+
+def fact_time_of(fact: FactData | GithubFact) -> datetime:
+    return fact.time if isinstance(fact, GithubFact) else fact_time(fact)
 
 
 async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
@@ -188,7 +216,8 @@ async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
     result = IngestResult(repo=repo, origin="graphql+poll" if graphql else "poll",
                           facts_published=synced.facts_published,
                           duplicates=synced.duplicates, watermark=synced.watermark,
-                          watermark_published=synced.watermark is not None)
+                          watermark_published=synced.watermark is not None,
+                          source=SourceInfo(kind="github-graphql" if graphql else "github"))
     log.info("synced %s", synced.summary(), extra={"repo": repo, "facts": synced.facts_published})
     return result
 

@@ -184,7 +184,8 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
                 continue
             meta = RequestMeta(languages=request.data.languages, formats=request.data.formats,
                                synthetic=request.data.synthetic, data_note=request.data.data_note,
-                               request_id=request.id)
+                               request_id=request.id, source=request.data.source,
+                               appendix=request.data.appendix)
             try:
                 published.append(await summarize_window(
                     deps, request.data.repo, window_from_ref(request.data.window), meta))

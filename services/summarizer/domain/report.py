@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,13 +19,15 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shared.events import (
-    Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
-    EcosystemGroup, EcosystemSection, FactData, FollowUp, ItemRef, ItemSnapshot, KeyPR,
-    ModuleTrend, RiskObservation, ScoreSignal, SummaryData, Tags, Theme,
+    ALL_PROVIDED, Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
+    EcosystemGroup, EcosystemSection, FactData, FollowUp, HourlyActivity, Incident, ItemRef,
+    ItemSnapshot, KeyPR, ModuleTrend, RiskObservation, ScoreSignal, SourceInfo, Storyline,
+    SummaryData, Tags, Theme,
 )
-from shared.events.summary import Format, Language
+from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
+from .storylines import ItemLink, StoryItem, find_storylines, resolve_links, role_of
 from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -98,8 +101,18 @@ class ReportPolicy:
     missing_test_risks: tuple[str, ...] = ("core-without-tests", "code-without-tests",
                                            "missing-tests", "untested")
     notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
+    # what kind of change it is: features and speed-ups lead, documentation, tests and CI trail
     category_points: Mapping[str, float] = field(default_factory=lambda: {
-        "feature": 0.5, "performance": 0.5, "docs": -1.5, "test": -0.5, "refactor": -0.5})
+        "feature": 1.5, "performance": 1.0, "docs": -2.0, "test": -1.0, "platform-ci": -1.0,
+        "ci": -1.0})
+    # storylines (domain/storylines.py): how many, and a profile's term aliases ("dsv4" -> "deepseek v4")
+    storylines: int = 8
+    storyline_aliases: Mapping[str, str] = field(default_factory=dict)
+    key_prs_per_storyline: int = 2
+    # a bump of a dependency or upstream, then fixes merged within this many days: upgrade fallout
+    upgrade_fallout_days: float = 7.0
+    # module tags meaning "keeping up with an upstream or dependency" (the profiles name them)
+    upgrade_modules: tuple[str, ...] = ("upstream-sync", "dependencies")
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,12 @@ class WindowInput:
     actor_first_seen: Mapping[str, datetime] = field(default_factory=dict)
     history_start: datetime | None = None
     watermark: datetime | None = None
+    # storylines: in how many of the repository's items (all history) each term appears, and how
+    # many items that history holds (see domain/storylines.py: term_counts_of)
+    term_counts: Mapping[str, int] = field(default_factory=dict)
+    history_items: int = 0
+    # items the window's items refer to (reverted, fixed-up, followed-up) merged before the window
+    referenced: Mapping[int, ItemRow] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,8 @@ class RequestMeta:
     synthetic: bool = False
     data_note: str | None = None
     request_id: str | None = None
+    source: SourceInfo | None = None
+    appendix: AppendixMode = "compact"
 
 
 # ---------------------------------------------------------------- fact helpers
@@ -173,7 +194,7 @@ def _open_at(snap: ItemSnapshot, end: datetime) -> bool:
     return snap.created_at < end and _status_at(snap, end) == "open"
 
 
-def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0) -> ItemRef:
+def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0, digest: bool = False) -> ItemRef:
     return ItemRef(
         number=snap.number, kind=snap.kind, title=snap.title, url=snap.html_url,
         author=snap.author.login, author_association=str(snap.author.association),
@@ -186,6 +207,7 @@ def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0) -> ItemRef:
         changed_files=snap.changed_files or len(snap.files), comments=snap.comments + snap.review_comments,
         reviews=snap.reviews, reactions=snap.reactions,
         body_excerpt=snap.body_excerpt[:excerpt] if excerpt else "",
+        digest=tags.digest if digest else None,
     )
 
 
@@ -295,8 +317,40 @@ def _has_tests(snap: ItemSnapshot) -> bool:
     return any("test" in f.path.lower() for f in snap.files)
 
 
-def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy) -> tuple[float, tuple[ScoreSignal, ...]]:
-    """Explainable score of a merged PR: each signal says its raw value and the points it gave."""
+# a change that only touches logging, wording or formatting ranks low whatever its size
+_MINOR = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|"
+                    r"format(?:ting)?|comments?|docstrings?|readme|whitespace|wording|print(?:s|ing)?)\b")
+# "add / support / enable / introduce": new capability, when the module says model or platform
+_NEW = re.compile(r"(?i)\b(?:support(?:s|ed|ing)?|enabl(?:e|es|ed|ing)|add(?:s|ed|ing)?|"
+                  r"introduc(?:e|es|ed|ing)|new|initial)\b")
+_CLAIM_POINTS = 1.5
+_USER_FACING_POINTS = 0.75
+_SUPPORT_POINTS = 1.0
+_MINOR_POINTS = -2.5
+_LEAD_POINTS = 1.0
+_LARGE_LINES = 500
+
+
+def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
+    """new_model / new_hardware when the title announces new capability in a model or platform area."""
+    if not _NEW.search(snap.title or "") or _is_bugfix(tags):
+        return None
+    modules = [_fold(m) for m in tags.module_names()]
+    if any("model" in m and "load" not in m for m in modules[:2]):
+        return "new_model"
+    if tags.ecosystems or any(m.startswith(("platform", "hardware")) for m in modules[:2]):
+        return "new_hardware"
+    return None
+
+
+def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
+             storyline_lead: bool = False) -> tuple[float, tuple[ScoreSignal, ...]]:
+    """Explainable score of a merged PR: each signal says its raw value and the points it gave.
+
+    What a change is counts more than how big it is: features, new model or hardware support,
+    measured speed-ups (a claim with figures in its description), user-facing changes and the
+    leads of the window's storylines rise; logging, wording, docs, tests and CI tweaks sink.
+    """
     lines = (snap.additions or 0) + (snap.deletions or 0)
     files = snap.changed_files or len(snap.files)
     discussion = snap.comments + snap.review_comments
@@ -304,44 +358,102 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy) -> tuple[floa
     core = any(r.name in policy.core_risks for r in tags.risks)
     labels = {_fold(x) for x in snap.labels}
     notable = sorted(labels & {_fold(x) for x in policy.notable_labels})
-    # what kind of change it is: features and speed-ups weigh more than docs and refactors
     kinds = sorted({_fold(c.name) for c in tags.categories} & set(policy.category_points))
+    digest = tags.digest
+    claims = [c for c in (digest.claims if digest else ()) if c.figures]
+    user_facing = digest is not None and digest.user_facing == "yes"
+    support = _support_kind(snap, tags)
+    minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
     candidates = [
         ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
-        ScoreSignal(name="risk", value=len(tags.risks), points=min(2.0, risk_points)),
-        ScoreSignal(name="core", value=1 if core else 0, points=1.0 if core else 0.0),
+        ScoreSignal(name="risk", value=len(tags.risks), points=min(1.0, 0.5 * risk_points)),
+        ScoreSignal(name="core", value=1 if core else 0, points=0.5 if core else 0.0),
         ScoreSignal(name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)),
         ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
         ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
         ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
         ScoreSignal(name="kind", value=len(kinds), points=sum(policy.category_points.get(k, 0.0) for k in kinds)),
+        ScoreSignal(name="claims", value=len(claims), points=_CLAIM_POINTS if claims else 0.0),
+        ScoreSignal(name="user_facing", value=1 if user_facing else 0,
+                    points=_USER_FACING_POINTS if user_facing else 0.0),
+        ScoreSignal(name="support", value=1 if support else 0, points=_SUPPORT_POINTS if support else 0.0),
+        ScoreSignal(name="minor", value=1 if minor else 0, points=_MINOR_POINTS if minor else 0.0),
+        ScoreSignal(name="storyline_lead", value=1 if storyline_lead else 0,
+                    points=_LEAD_POINTS if storyline_lead else 0.0),
     ]
     signals = tuple(ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
                     for s in candidates if s.points)
     return round(sum(s.points for s in signals), 3), signals
 
 
-def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[KeyPR]:
+def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) -> tuple[str, ...]:
+    """Why a key PR was picked, most telling first (codes the renderer says in words)."""
+    got = {s.name: s for s in signals}
+    kinds = {_fold(c.name) for c in tags.categories}
+    out: list[str] = []
+    support = _support_kind(snap, tags)
+    if support:
+        out.append(support)
+    if "feature" in kinds and not support:
+        out.append("feature")
+    if "claims" in got:
+        out.append("measured_claim")
+    elif "performance" in kinds:
+        out.append("performance")
+    if "storyline_lead" in got:
+        out.append("storyline_lead")
+    if "user_facing" in got:
+        out.append("user_facing")
+    lines = (snap.additions or 0) + (snap.deletions or 0)
+    if lines >= _LARGE_LINES:
+        out.append("large")
+    if "core" in got:
+        out.append("core")
+    if got.get("discussion") and got["discussion"].value >= 5:
+        out.append("discussed")
+    if got.get("reviews") and got["reviews"].value >= 3:
+        out.append("reviewed")
+    if "labels" in got:
+        out.append("notable_label")
+    return tuple(out[:4])
+
+
+def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story") -> list[KeyPR]:
+    """The window's key PRs: never a revert nor a change reverted in the window (they are risks),
+    at most `key_prs_per_storyline` per storyline, best scored first."""
     scored = []
     for number, row in t.merged_prs.items():
         snap, tags = row.fact.item, row.tags
-        if _author_bot(snap, tags):
+        if _author_bot(snap, tags) or number in story.reverts or number in story.reverted:
             continue
-        score, signals = score_pr(snap, tags, policy)
+        score, signals = score_pr(snap, tags, policy, storyline_lead=number in story.leads)
         scored.append((score, number, snap, tags, signals))
     scored.sort(key=lambda s: (-s[0], s[1]))
     quota = key_pr_quota(len(scored), policy)
-    return [KeyPR(item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt), score=score, signals=signals)
-            for score, n, snap, tags, signals in scored[:quota]]
+    per_story: Counter[str] = Counter()
+    out: list[KeyPR] = []
+    for score, n, snap, tags, signals in scored:
+        if len(out) >= quota:
+            break
+        key = story.storyline_of.get(n)
+        if key is not None:
+            if per_story[key] >= policy.key_prs_per_storyline:
+                continue
+            per_story[key] += 1
+        out.append(KeyPR(item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt, digest=True),
+                         score=score, signals=signals, reasons=key_reasons(snap, tags, signals),  # type: ignore[arg-type]
+                         storyline=key))
+    return out
 
 
-def _ref_for(number: int, inp: WindowInput, snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0) -> ItemRef:
+def _ref_for(number: int, inp: WindowInput, snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0,
+             digest: bool = False) -> ItemRef:
     """The report line of an item: its latest snapshot when folded, else the fact's own."""
     row = inp.items.get(number)
     if row is not None:
-        return item_ref(row.snapshot, row.tags, excerpt=excerpt)
-    return item_ref(snap, tags, excerpt=excerpt)
+        return item_ref(row.snapshot, row.tags, excerpt=excerpt, digest=digest)
+    return item_ref(snap, tags, excerpt=excerpt, digest=digest)
 
 
 # ---------------------------------------------------------------- modules and themes
@@ -374,13 +486,27 @@ def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: Repor
     for row in (*t.merged_prs.values(), *t.new_prs.values(), *t.new_issues.values()):
         for tag in row.tags.modules:
             fallback[tag.name] = fallback.get(tag.name, True) and tag.fallback
+    primary: dict[int, str] = {}
+    for rows_ in (t.merged_prs, t.new_prs):
+        for number, row in rows_.items():
+            names = row.tags.module_names()
+            if names:
+                primary.setdefault(number, names[0])
+    order = sorted(set(now_sets) | set(prev_sets),
+                   key=lambda m: (-len(now_sets[m]["all"]) if m in now_sets else 0,
+                                  -(len(prev_sets[m]["all"]) if m in prev_sets else 0), m))
+    used: set[int] = set()
     rows = []
-    for module in set(now_sets) | set(prev_sets):
+    for module in order:
         cur = now_sets.get(module, {k: set() for k in ("merged", "opened", "issues", "all")})
         total, previous = len(cur["all"]), len(prev_sets[module]["all"]) if module in prev_sets else 0
         prs = cur["merged"] | cur["opened"]
-        # representative: merged before open, then by score, then by number
-        rep = sorted(prs, key=lambda n: (n not in cur["merged"], -scores.get(n, 0.0), n))
+        # representative: its own PRs first (this module is their main one), merged before open,
+        # then by score; a PR already shown for a bigger module gives way (one PR, one row)
+        ranked = sorted(prs, key=lambda n: (n in used, primary.get(n) != module,
+                                            n not in cur["merged"], -scores.get(n, 0.0), n))
+        rep = [n for n in ranked if n not in used][: policy.representative_prs] or ranked[:1]
+        used.update(rep)
         rows.append(ModuleTrend(
             module=module, merged=len(cur["merged"]), opened=len(cur["opened"]),
             issues=len(cur["issues"]), total=total, previous_total=previous,
@@ -427,6 +553,210 @@ def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
     return themes
 
 
+# ---------------------------------------------------------------- storylines, links, incidents
+
+
+def story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
+    return StoryItem(
+        number=snap.number, title=snap.title, merged_at=snap.merged_at, digest=tags.digest,
+        files=tuple(f.path for f in snap.files), categories=_names(tags.categories),
+        modules=_names(tags.modules), additions=snap.additions or 0, deletions=snap.deletions or 0,
+        bot=_author_bot(snap, tags), kind=snap.kind,
+    )
+
+
+@dataclass
+class _Story:
+    """The window's lines of work and the references between its items (and earlier ones)."""
+
+    storylines: list[Storyline]
+    links: list[ItemLink]
+    items: dict[int, StoryItem]
+    storyline_of: dict[int, str] = field(default_factory=dict)
+    leads: set[int] = field(default_factory=set)
+    reverts: set[int] = field(default_factory=set)  # reverts merged in the window
+    reverted: set[int] = field(default_factory=set)  # what those reverts undid
+
+
+def _story_items(t: _Tally, inp: WindowInput | None) -> dict[int, StoryItem]:
+    out: dict[int, StoryItem] = {}
+    for rows in (t.merged_prs, t.new_prs, t.new_issues):
+        for number, row in rows.items():
+            if number in out:
+                continue
+            item = inp.items.get(number) if inp is not None else None
+            snap, tags = (item.snapshot, item.tags) if item is not None else (row.fact.item, row.tags)
+            out[number] = story_item(snap, tags)
+    return out
+
+
+def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _Story:
+    current = _story_items(t, inp)
+    previous = _story_items(prev, None)
+    referenced = {n: story_item(r.snapshot, r.tags) for n, r in inp.referenced.items()}
+    known = {**referenced, **previous, **current}
+    links = resolve_links(known)
+    storylines = find_storylines(
+        [i for i in current.values() if not i.bot], [i for i in previous.values() if not i.bot],
+        inp.term_counts, inp.history_items, referenced=referenced,
+        aliases=policy.storyline_aliases, limit=policy.storylines)
+    story = _Story(storylines=storylines, links=links, items=known)
+    for line in storylines:
+        for member in line.items:
+            story.storyline_of.setdefault(member.number, line.key)
+        if line.lead is not None:
+            story.leads.add(line.lead)
+    for number in t.merged_prs:
+        if number in current and role_of(current[number]) == "revert":
+            story.reverts.add(number)
+    for link in links:
+        if link.kind == "reverts" and link.source in t.merged_prs:
+            story.reverts.add(link.source)
+            story.reverted.add(link.target)
+    return story
+
+
+def _merged_order(numbers, items: Mapping[int, StoryItem]) -> list[int]:
+    far = datetime.max.replace(tzinfo=None)
+
+    def when(n: int):
+        it = items.get(n)
+        at = it.merged_at if it is not None else None
+        return (at.replace(tzinfo=None) if at is not None else far, n)
+
+    return sorted(set(numbers), key=when)
+
+
+def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy) -> list[Incident]:
+    """Instability told from evidence: each revert with what it undid; a change added, fixed and
+    reverted (by references, or inside one storyline); a bump followed by fixes."""
+    items, window = story.items, t.window
+    merged = set(t.merged_prs)
+    out: list[Incident] = []
+
+    def before_window(n: int) -> bool:
+        it = items.get(n)
+        return it is not None and it.merged_at is not None and it.merged_at < window.start
+
+    # each revert, with what it undid
+    linked = set()
+    for link in sorted(story.links, key=lambda lk: (lk.source, lk.target)):
+        if link.kind != "reverts" or link.source not in merged:
+            continue
+        linked.add(link.source)
+        target = items.get(link.target)
+        out.append(Incident(kind="revert", items=(link.source, link.target),
+                            roles=("revert", "reverted_change"),
+                            subject=target.title if target is not None else "",
+                            across_windows=before_window(link.target)))
+    for number in sorted(story.reverts - linked):
+        it = items.get(number)
+        quoted = next((r.title for r in (it.digest.refs if it and it.digest else ())
+                       if r.kind == "reverts" and r.title), "")
+        out.append(Incident(kind="revert", items=(number,), roles=("revert",), subject=quoted or ""))
+    # a change added, then fixed up and/or reverted: by references...
+    followers: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for link in story.links:
+        if link.kind in ("reverts", "fix_up"):
+            followers[link.target].append((link.source, "reverted" if link.kind == "reverts" else "fixed"))
+    chains: list[tuple[list[int], dict[int, str], str]] = []
+    for root in sorted(followers):
+        if any(root == src for srcs in followers.values() for src, _ in srcs):
+            continue  # a follower itself: its own chain hangs off its root
+        roles = {root: "added"}
+        queue = [root]
+        while queue:
+            n = queue.pop()
+            for src, role in followers.get(n, ()):
+                if src not in roles:
+                    roles[src] = role
+                    queue.append(src)
+        if len(roles) >= 3 and any(n in merged for n in roles if n != root):
+            root_item = items.get(root)
+            chains.append((_merged_order(roles, items), roles, root_item.title if root_item else ""))
+    # ... or inside one storyline: reverts among its fixes
+    for line in story.storylines:
+        roles_in = {m.number: m.role for m in line.items}
+        reverts = [n for n, r in roles_in.items() if r == "revert"]
+        fixes = [n for n, r in roles_in.items() if r == "fix"]
+        if not reverts or not fixes:
+            continue
+        targets = {lk.target for lk in story.links if lk.kind == "reverts" and lk.source in reverts
+                   and lk.target in items}
+        if not targets:
+            # "Revert build cache temporarily": the change it undid is the line's first new work
+            first_revert = _merged_order(reverts, items)[0]
+            cutoff = items[first_revert].merged_at
+            added = [n for n in _merged_order(roles_in, items)
+                     if roles_in[n] not in ("fix", "revert") and cutoff is not None
+                     and items[n].merged_at is not None and items[n].merged_at < cutoff]
+            targets = set(added[:1])
+        start = min((items[n].merged_at for n in targets if items[n].merged_at is not None), default=None)
+        roles = {n: "reverted" for n in reverts}
+        # a fix counts toward the instability once the change it fixes is in
+        roles.update({n: "fixed" for n in fixes
+                      if start is None or (items[n].merged_at is not None and items[n].merged_at > start)})
+        roles.update({n: "added" for n in targets})
+        if len(roles) >= 3:
+            chains.append((_merged_order(roles, items), roles, line.name))
+    chains.sort(key=lambda c: -len(c[0]))
+    covered: list[set[int]] = []
+    for order, roles, subject in chains:
+        members = set(order)
+        if any(len(members & c) >= len(members) / 2 for c in covered):
+            continue
+        covered.append(members)
+        out.append(Incident(kind="instability", items=tuple(order),
+                            roles=tuple(roles[n] for n in order), subject=subject,
+                            across_windows=any(before_window(n) for n in order)))
+    out.extend(_upgrade_fallout(t, story, policy))
+    return out
+
+
+_BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
+
+
+def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
+    if role_of(item) in ("revert", "fix"):
+        return False
+    modules = {_fold(m) for m in item.modules}
+    upgrade_area = bool(modules & {_fold(m) for m in policy.upgrade_modules})
+    return bool(_BUMP.search(item.title)) and (upgrade_area or "depend" in " ".join(modules)
+                                                or bool(re.search(r"(?i)\b(?:bump|upgrade)\b", item.title)))
+
+
+def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Incident]:
+    """A dependency or upstream bump merged in the window, then the fixes that followed it (within
+    `upgrade_fallout_days`, in the same upgrade area or pointing at the bump)."""
+    items = story.items
+    merged = [items[n] for n in t.merged_prs if n in items and items[n].merged_at is not None]
+    merged.sort(key=lambda i: (i.merged_at, i.number))
+    bumps = [i for i in merged if _is_bump(i, policy)]
+    if not bumps:
+        return []
+    refers = defaultdict(set)
+    for link in story.links:
+        refers[link.source].add(link.target)
+    upgrade = {_fold(m) for m in policy.upgrade_modules}
+    horizon = timedelta(days=policy.upgrade_fallout_days)
+    fixes: dict[int, list[int]] = defaultdict(list)
+    for item in merged:
+        if role_of(item) != "fix":
+            continue
+        earlier = [b for b in bumps if b.merged_at <= item.merged_at <= b.merged_at + horizon
+                   and b.number != item.number]
+        if not earlier:
+            continue
+        pointed = [b for b in earlier if b.number in refers[item.number]]
+        same_area = [b for b in earlier if {_fold(m) for m in item.modules} & upgrade]
+        chosen = (pointed or same_area)
+        if chosen:
+            fixes[chosen[-1].number].append(item.number)
+    return [Incident(kind="upgrade_fallout", items=(b, *numbers),
+                     roles=("bump", *("fixed",) * len(numbers)), subject=items[b].title)
+            for b, numbers in sorted(fixes.items())]
+
+
 # ---------------------------------------------------------------- discussions, risks, ecosystems
 
 
@@ -467,16 +797,38 @@ def _window_items(t: _Tally) -> dict[int, FactRow]:
     return out
 
 
-def _risks(t: _Tally) -> list[RiskObservation]:
-    """Risk tags of the changes that landed (merged in the window), with counts and PR lists."""
+# how a rule fired when it only read words: such a tag alone is a hint, not evidence
+_WORDS_ONLY = frozenset({"keyword", "title-regex", "body-keyword", "body-regex"})
+
+
+def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
+    """A risk fired by words alone never reaches "high" without corroboration: a label naming
+    it, or another risk of the same item fired by its files or labels."""
+    if risk.severity != "high" or risk.rule.rpartition("/")[2] not in _WORDS_ONLY:
+        return risk.severity
+    stem = _fold(risk.name).split("-")[0]
+    if any(stem and stem in _fold(x) for x in labels):
+        return "high"
+    if any(r is not risk and r.rule.rpartition("/")[2] in ("files", "label") for r in tags.risks):
+        return "high"
+    return "medium"
+
+
+def _risks(t: _Tally, story: "_Story | None" = None) -> list[RiskObservation]:
+    """Risk tags of the changes that landed (merged in the window), with counts and PR lists.
+    Reverts are told as incidents, never as changes that lack tests."""
     items: dict[str, set[int]] = defaultdict(set)
     severity: dict[str, str] = {}
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    reverts = story.reverts if story is not None else set()
     for number, row in t.merged_prs.items():
         for risk in row.tags.risks:
+            if number in reverts and risk.name != "revert":
+                continue
             items[risk.name].add(number)
-            if SEVERITY_RANK[risk.severity] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
-                severity[risk.name] = risk.severity
+            level = _risk_severity(risk, row.tags, row.fact.item.labels)
+            if SEVERITY_RANK[level] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
+                severity[risk.name] = level
             reasons[risk.name][risk.reason] += 1
     out = [RiskObservation(
         risk=name, severity=severity[name], count=len(numbers), items=tuple(sorted(numbers)),
@@ -541,7 +893,8 @@ def _ecosystems(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Ecosy
 # ---------------------------------------------------------------- follow-ups and people
 
 
-def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[FollowUp]:
+def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story | None" = None,
+                incidents: Sequence[Incident] = ()) -> list[FollowUp]:
     end = t.window.end
     limit = policy.follow_ups_per_kind
     touched = {row.fact.item.number for row in t.facts}
@@ -562,8 +915,11 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
             age = (end - snap.created_at) / timedelta(days=1)
             if policy.awaiting_review_days < age <= policy.awaiting_review_max_days:
                 waiting.append((-age, number, row, age))
+    reverts = story.reverts if story is not None else set()
     for number, frow in t.merged_prs.items():
         snap, tags = frow.fact.item, frow.tags
+        if number in reverts or _author_bot(snap, tags):
+            continue  # a revert restores what was there: asking it for tests says nothing
         names = {r.name for r in tags.risks}
         core_paths = bool(names & set(policy.core_risks))
         flagged = names & set(policy.missing_test_risks) or (core_paths and not _has_tests(snap))
@@ -580,11 +936,62 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Follo
     for _, number, row in sorted(bugs, key=lambda x: x[:2])[:limit]:
         out.append(FollowUp(kind="popular_bug", item=item_ref(row.snapshot, row.tags),
                             reason=f"open bug with {row.snapshot.reactions} reactions"))
-    for _, number, frow, on_core in sorted(core, key=lambda x: x[:2])[:limit]:
+    if core:
+        # one concern, one line: every merged change that touched core paths without tests
+        ordered = sorted(core, key=lambda x: x[:2])
+        _, number, frow, on_core = ordered[0]
         out.append(FollowUp(kind="core_without_tests",
                             item=_ref_for(number, inp, frow.fact.item, frow.tags),
-                            reason="merged change to core paths without test files" if on_core
-                            else "merged code change without test files"))
+                            reason="merged changes to core paths without test files"
+                            if any(x[3] for x in ordered) else "merged code changes without test files",
+                            items=tuple(x[1] for x in ordered)))
+    out.extend(_incident_follow_ups(incidents, inp, story))
+    seen: set[tuple[str, tuple[int, ...], str]] = set()
+    unique = []
+    for f in out:
+        key = (f.kind, f.items or (f.item.number,), f.reason)
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique
+
+
+def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
+                         story: "_Story | None") -> list[FollowUp]:
+    """One follow-up per instability and per upgrade; the reverted changes together, once."""
+    out: list[FollowUp] = []
+
+    def ref(number: int) -> ItemRef | None:
+        row = inp.items.get(number) or inp.referenced.get(number)
+        if row is not None:
+            return item_ref(row.snapshot, row.tags)
+        it = story.items.get(number) if story is not None else None
+        if it is None:
+            return None
+        return ItemRef(number=number, kind=it.kind, title=it.title,  # type: ignore[arg-type]
+                       url=f"https://github.com/{inp.repo}/pull/{number}", author="",
+                       merged=it.merged_at is not None, merged_at=it.merged_at)
+
+    in_chain = {n for i in incidents if i.kind == "instability" for n in i.items}
+    reverted = [i.items[1] for i in incidents if i.kind == "revert" and len(i.items) > 1
+                and i.items[1] not in in_chain]
+    for inc in incidents:
+        first = ref(inc.items[0])
+        if first is None:
+            continue
+        if inc.kind == "instability":
+            out.append(FollowUp(kind="instability", item=first, items=inc.items,
+                                reason=f"{inc.subject}: added, fixed and reverted within days; "
+                                       "settle the design before building on it"))
+        elif inc.kind == "upgrade_fallout":
+            out.append(FollowUp(kind="upgrade_fallout", item=first, items=inc.items,
+                                reason=f"{len(inc.items) - 1} fixes followed the upgrade; check "
+                                       "what else it broke"))
+    if reverted:
+        first = ref(reverted[0])
+        if first is not None:
+            out.append(FollowUp(kind="revert", item=first, items=tuple(reverted),
+                                reason="reverted in the window: re-land with the fix, or drop"))
     return out
 
 
@@ -626,6 +1033,61 @@ def _activity(t: _Tally) -> list[DailyActivity]:
     return [DailyActivity(day=d, **c) for d, c in sorted(days.items())]
 
 
+def _hourly(t: _Tally) -> list[HourlyActivity]:
+    """Per hour of a day window (23 or 25 of them on DST days); nothing for longer windows."""
+    if t.window.kind != "day":
+        return []
+    hour = timedelta(hours=1)
+    starts = []
+    at = t.window.start
+    while at < t.window.end:
+        starts.append(at)
+        at += hour
+    slots = {s: Counter() for s in starts}
+
+    def bump(rows: Iterable[FactRow], key: str) -> None:
+        for row in rows:
+            slot = starts[min(len(starts) - 1, int((row.time - t.window.start) / hour))]
+            slots[slot][key] += 1
+
+    bump(t.new_prs.values(), "prs_opened")
+    bump(t.merged_prs.values(), "prs_merged")
+    bump(t.new_issues.values(), "issues_opened")
+    bump(t.comments, "comments")
+    return [HourlyActivity(start=s, **slots[s]) for s in starts]
+
+
+def provided(meta: RequestMeta) -> frozenset[str]:
+    """What the report's source can tell (everything when it does not say)."""
+    return frozenset(meta.source.provides if meta.source is not None else ALL_PROVIDED)
+
+
+def _available(counts: Counts, can: frozenset[str]) -> Counts:
+    """The counts with what the source cannot tell set to None (never reported as 0)."""
+    gone: dict[str, None] = {}
+    if "issues" not in can:
+        gone.update(new_issues=None, closed_issues=None)
+    if "opened_prs" not in can:
+        gone["new_prs"] = None
+    if "closed_prs" not in can:
+        gone["closed_unmerged_prs"] = None
+    if "comments" not in can:
+        gone["comments"] = None
+    if "reviews" not in can:
+        gone.update(reviews=None, reviewers=None)
+    return counts.model_copy(update=gone) if gone else counts
+
+
+def _coverage(window: Window, source: SourceInfo | None) -> str:
+    if source is None:
+        return "full"
+    if source.coverage_start is not None and window.start < source.coverage_start:
+        return "partial"
+    if source.coverage_end is not None and window.end > source.coverage_end:
+        return "partial"
+    return "full"
+
+
 def _median_hours(values: list[float]) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
@@ -650,9 +1112,14 @@ def _hours_to_first_response(t: _Tally) -> float | None:
     return _median_hours([(first[n] - opened[n].fact.item.created_at) / timedelta(hours=1) for n in first])
 
 
-def _appendix(t: _Tally, inp: WindowInput) -> Appendix:
+def _appendix(t: _Tally, inp: WindowInput, story: "_Story | None" = None) -> Appendix:
+    # storyline members carry their digest: the report tells what each does (fit_size drops it
+    # first when the summary grows too big for a message)
+    told = set(story.storyline_of) if story is not None else set()
+
     def refs(rows: Mapping[int, FactRow]) -> tuple[ItemRef, ...]:
-        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags) for n in sorted(rows))
+        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags, digest=n in told)
+                     for n in sorted(rows))
 
     return Appendix(new_issues=refs(t.new_issues), closed_issues=refs(t.closed_issues),
                     new_prs=refs(t.new_prs), merged_prs=refs(t.merged_prs),
@@ -668,31 +1135,40 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     """The whole report model of one window (one revision)."""
     t = _tally(inp.window, inp.facts)
     prev = _tally(inp.previous, inp.previous_facts)
-    key_prs = _key_prs(t, inp, policy)
+    story = _story(t, prev, inp, policy)
+    key_prs = _key_prs(t, inp, policy, story)
     scores = {}
     for number, row in t.merged_prs.items():
-        scores[number] = score_pr(row.fact.item, row.tags, policy)[0]
+        scores[number] = score_pr(row.fact.item, row.tags, policy,
+                                  storyline_lead=number in story.leads)[0]
+    incidents = _incidents(t, story, inp, policy)
     first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
+    can = provided(meta)
     return SummaryData(
         repo=inp.repo, window=ref_from_window(inp.window), revision=revision, generated_at=now,
         ruleset_versions=tuple(sorted({r.ruleset for r in t.facts if r.ruleset})),
         languages=meta.languages, formats=meta.formats, synthetic=meta.synthetic,
-        data_note=meta.data_note, watermark=inp.watermark,
-        counts=_counts(t, inp, policy, key_prs=len(key_prs)),
-        previous_counts=_counts(prev, inp, policy),
+        data_note=meta.data_note, source=meta.source, coverage=_coverage(inp.window, meta.source),  # type: ignore[arg-type]
+        appendix_mode=meta.appendix, watermark=inp.watermark,
+        counts=_available(_counts(t, inp, policy, key_prs=len(key_prs)), can),
+        previous_counts=_available(_counts(prev, inp, policy), can),
         modules=tuple(_modules(t, prev, scores, policy)),
         key_prs=tuple(key_prs),
         themes=tuple(_themes(key_prs, t, scores, policy)),
+        storylines=tuple(story.storylines),
+        incidents=tuple(incidents),
         discussions=tuple(_discussions(t, inp, policy)),
-        risks=tuple(_risks(t)),
+        risks=tuple(_risks(t, story)),
         ecosystems=tuple(_ecosystems(t, inp, policy)),
-        follow_ups=tuple(_follow_ups(t, inp, policy)),
+        follow_ups=tuple(_follow_ups(t, inp, policy, story, incidents)),
         contributors=tuple(_contributors(t, first_timers)),
         activity=tuple(_activity(t)),
-        median_hours_to_merge=_hours_to_merge(t),
-        median_hours_to_first_response=_hours_to_first_response(t),
-        appendix=_appendix(t, inp),
+        hourly=tuple(_hourly(t)),
+        median_hours_to_merge=_hours_to_merge(t) if "open_times" in can else None,
+        median_hours_to_first_response=(_hours_to_first_response(t)
+                                        if {"comments", "reviews"} & can and "opened_prs" in can else None),
+        appendix=_appendix(t, inp, story),
         changed_figures=tuple(changed_figures),
         fact_ids_sample=tuple(sample),
         facts_counted=len(t.facts),
@@ -706,7 +1182,7 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
 # appendix lists give way first (least read first); every count stays exact
 APPENDIX_TRIM_ORDER = ("new_prs", "closed_unmerged_prs", "closed_issues", "new_issues", "merged_prs")
 _BARE = {"labels": (), "modules": (), "risks": (), "categories": (), "affiliations": (),
-         "ecosystems": (), "body_excerpt": ""}
+         "ecosystems": (), "body_excerpt": "", "digest": None}
 
 
 def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:

@@ -302,6 +302,19 @@ def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role]) -> int | None
     return max(candidates, key=weight).number
 
 
+def acronym(phrase: str) -> str:
+    """The initials a long name is shortened to: "DeepSeek V4" -> "DSV4", "Model Runner V2" ->
+    "MRV2" (a word with digits is kept whole; a CamelCase word gives each capital)."""
+    out = []
+    for word in _WORD.findall(phrase):
+        if any(ch.isdigit() for ch in word):
+            out.append(word.upper())
+        else:
+            capitals = [ch for ch in word if ch.isupper()]
+            out.append("".join(capitals) if capitals else word[:1].upper())
+    return "".join(out)
+
+
 def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                     term_counts: Mapping[str, int], history_items: int, *,
                     referenced: Mapping[int, StoryItem] = {}, aliases: Mapping[str, str] = {},
@@ -342,6 +355,18 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
 
     def history_count(key: str) -> int:
         return term_counts.get(key, 0) + alias_counts.get(key, 0)
+
+    # an acronym written beside its long form is the same name: "DSV4" is "DeepSeek V4", "MRV2"
+    # is "Model Runner V2" (found in the window's own titles, not in a list)
+    for key in [k for k in term_items if k in parts_of]:
+        for surface, _ in surfaces[key].most_common(2):
+            short = normalise_term(acronym(surface))
+            if len(short) < 3 or short == key or short not in term_items or short in parts_of:
+                continue
+            # the long form names the storyline
+            term_items[key] |= term_items.pop(short)
+            alias_counts[key] += term_counts.get(short, 0)
+            break
 
     history = max(history_items, 0)
 

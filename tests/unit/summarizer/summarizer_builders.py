@@ -23,7 +23,8 @@ def utc(*args: int) -> datetime:
     return datetime(*args, tzinfo=timezone.utc)
 
 
-def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False) -> Tags:
+def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False,
+         digest=None) -> Tags:
     return Tags(
         modules=tuple(Tag(name=m, rule=f"module:{m}") for m in modules),
         risks=tuple(RiskTag(name=r, severity=sev, reason=f"{r} reason", rule=f"risk:{r}")
@@ -31,7 +32,7 @@ def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bo
         affiliations=tuple(Tag(name=a, rule=f"aff:{a}") for a in affiliations),
         ecosystems=tuple(Tag(name=e, rule=f"eco:{e}") for e in ecosystems),
         categories=tuple(Tag(name=c, rule=f"cat:{c}") for c in categories),
-        bot=bot, bot_rule="login" if bot else None,
+        bot=bot, bot_rule="login" if bot else None, digest=digest,
     )
 
 
@@ -59,9 +60,11 @@ class ItemSpec:
     draft: bool = False
     bot: bool = False
     title: str | None = None
+    digest: object = None  # shared.events.Digest
 
     def tags(self) -> Tags:
-        return tags(self.modules, self.risks, self.affiliations, self.ecosystems, self.categories, self.bot)
+        return tags(self.modules, self.risks, self.affiliations, self.ecosystems, self.categories, self.bot,
+                    self.digest)
 
     def snapshot(self, at: datetime, repo: str = REPO) -> ItemSnapshot:
         merged = self.merged if self.merged and self.merged <= at else None

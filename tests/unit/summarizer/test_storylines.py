@@ -177,14 +177,27 @@ def test_an_item_is_in_at_most_one_storyline_and_aliases_join_terms():
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
     numbers = [m.number for s in lines for m in s.items]
     assert len(numbers) == len(set(numbers))
-    # MTP, the strongest, takes #2 and #10; DSV4 keeps #1 and #3 only; DeepSeek-V4 (#4, #9) is too small
-    assert {s.key: len(s.items) for s in lines} == {"mtp": 6}
+    # MTP, the strongest, takes #2 and #10; "DSV4" is the initials of "DeepSeek V4" written in
+    # the same window, so #1, #3, #4 and #9 are one line of work, named by the long form
+    assert {s.key: len(s.items) for s in lines} == {"mtp": 6, "deepseekv4": 4}
+    assert {s.key: s for s in lines}["deepseekv4"].name in ("DeepSeek-V4", "DeepSeek V4")
     aliased = {s.key: s for s in find_storylines(current, [], COUNTS, len(HISTORY),
                                                  aliases={"DSV4": "DeepSeek-V4"})}
     assert aliased["deepseekv4"].name == "DeepSeek-V4"
     assert {1, 3, 4, 9} <= {m.number for m in aliased["deepseekv4"].items}
     numbers = [m.number for s in aliased.values() for m in s.items]
     assert len(numbers) == len(set(numbers)) and set(range(1, 11)) <= set(numbers)
+
+
+def test_initials_name_the_same_line_only_when_the_long_form_is_there():
+    from services.summarizer.domain.storylines import acronym
+
+    assert acronym("DeepSeek V4") == "DSV4" and acronym("Model Runner V2") == "MRV2"
+    assert acronym("build cache") == "BC"
+    current = FILLER + [it(1, "[DSV4] fused kernel", day=1), it(2, "DSV4 test", day=2),
+                        it(3, "[DSV4] rope", day=3)]
+    (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
+    assert line.name == "DSV4"  # no long form in the window: the initials are the name
 
 
 def test_bots_and_lonely_terms_make_no_storyline():

@@ -119,8 +119,11 @@ def test_key_prs_are_the_best_scored_with_their_signals():
 
 def test_key_pr_ties_break_by_number_and_bots_are_excluded():
     start = DAY.start
+    # distinct titles: items sharing a line of work would be capped per storyline
+    words = dict(zip((9, 3, 7, 1, 5, 8, 2), ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf")))
     sc = Scenario(items=[ItemSpec(n, "pull_request", start, merged=start + timedelta(hours=1),
-                                  author="dependabot[bot]" if n == 3 else f"u{n}", bot=n == 3)
+                                  author="dependabot[bot]" if n == 3 else f"u{n}", bot=n == 3,
+                                  title=words[n])
                          for n in (9, 3, 7, 1, 5, 8, 2)])
     s = summarize(sc)
     humans = sorted(i.number for i in sc.items if not i.bot)
@@ -345,8 +348,8 @@ def test_score_signals_explain_the_score():
     (d_score, d_signals), (f_score, f_signals) = (score_pr(x.snapshot(x.merged), x.tags(), policy) for x in (docs, feature))
     d, f = {s.name: s for s in d_signals}, {s.name: s for s in f_signals}
     assert d["size"].value == 99 and d["size"].points == 2.0  # log10(1 + 99)
-    assert d["kind"].points == -1.5 and f["kind"].points == 0.5
-    assert f["risk"].value == 2 and f["risk"].points == 2.0  # high 2 + medium 1, capped at 2
+    assert d["kind"].points == -2.0 and f["kind"].points == 1.5  # docs -2, feature +1.5
+    assert f["risk"].value == 2 and f["risk"].points == 1.0  # half of (high 2 + medium 1), capped at 1
     assert f["reviews"].points == 1.5 and f["labels"].value == 1
     assert "core" in f and "core" not in d
     assert f_score > d_score

@@ -49,10 +49,14 @@ def test_code_without_tests_is_a_follow_up_like_core_without_tests():
         pr(3, "feature", risks=("large-change",), files=("pkg/c.py",), additions=5000),
     ])
     summary = build_summary(window_input(sc.events(), DAY), now=NOW)
-    follow = {f.item.number: f.reason for f in summary.follow_ups if f.kind == "core_without_tests"}
-    assert sorted(follow) == [1, 2]
-    assert "core paths" in follow[2] and "core paths" not in follow[1]
+    # one concern, one line: both PRs, the larger first
+    (follow,) = [f for f in summary.follow_ups if f.kind == "core_without_tests"]
+    assert follow.items == (2, 1) and "core paths" in follow.reason
     # a policy without the name does not flag it: the default list is what makes it count
     narrow = ReportPolicy(missing_test_risks=("core-without-tests",))
     summary = build_summary(window_input(sc.events(), DAY), now=NOW, policy=narrow)
-    assert [f.item.number for f in summary.follow_ups if f.kind == "core_without_tests"] == [2]
+    assert [f.items for f in summary.follow_ups if f.kind == "core_without_tests"] == [(2,)]
+    only_code = Scenario(items=[pr(1, "feature", risks=("code-without-tests",), files=("pkg/a.py",))])
+    (follow,) = [f for f in build_summary(window_input(only_code.events(), DAY), now=NOW).follow_ups
+                 if f.kind == "core_without_tests"]
+    assert "core paths" not in follow.reason

@@ -1,0 +1,194 @@
+"""The summary explains: reverts and what they undid, instability, upgrade fallout, key PRs picked
+for what they are, risks that need evidence, one follow-up per concern, figures the source cannot
+give left unavailable. Expected values are written by hand from the scenarios below."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from services.summarizer.domain.report import ReportPolicy, RequestMeta, build_summary, score_pr
+from shared.events import Claim, Digest, Reference, RiskTag, SourceInfo, Tag, Tags
+from shared.windows import day_window, week_window
+
+from .summarizer_builders import ItemSpec, Scenario, window_input
+
+WEEK = week_window(2026, 24, "Asia/Shanghai")
+NOW = datetime(2026, 6, 20, tzinfo=timezone.utc)
+
+
+def at(day: int, hour: int = 12) -> datetime:
+    # 2026-06-08 is the Monday of W24; noon in Shanghai is 04:00 UTC
+    return datetime(2026, 6, 8, hour - 8, tzinfo=timezone.utc) + timedelta(days=day)
+
+
+def pr(number: int, title: str, merged: datetime, **kw) -> ItemSpec:
+    kw.setdefault("opened", merged - timedelta(hours=5))
+    return ItemSpec(number, "pull_request", merged=merged, title=title, **kw)
+
+
+def summarize(items, meta=RequestMeta(), policy=ReportPolicy(), window=WEEK, **extra):
+    sc = Scenario(items=list(items))
+    return build_summary(window_input(sc.events(), window, **extra), now=NOW, policy=policy, meta=meta)
+
+
+def revert_digest(title: str, number: int | None = None) -> Digest:
+    return Digest(refs=(Reference(kind="reverts", title=title, number=number),))
+
+
+def test_a_revert_and_what_it_reverted_are_never_key_prs_and_make_one_incident():
+    items = [
+        pr(10, "[Ops] add triton ops log", at(0), additions=190, deletions=5, categories=("feature",)),
+        pr(11, 'Revert "[Ops] add triton ops log (#10)"', at(3), additions=5, deletions=190,
+           digest=revert_digest("[Ops] add triton ops log", 10)),
+        *[pr(20 + n, f"[Feature] unrelated work {n}", at(1), additions=20 + n) for n in range(6)],
+    ]
+    s = summarize(items)
+    keys = {k.item.number for k in s.key_prs}
+    assert keys and not keys & {10, 11}
+    reverts = [i for i in s.incidents if i.kind == "revert"]
+    assert [(i.items, i.subject) for i in reverts] == [((11, 10), "[Ops] add triton ops log")]
+    # a revert is never asked to add tests
+    for f in s.follow_ups:
+        if f.kind == "core_without_tests":
+            assert 11 not in f.items
+
+
+def test_added_fixed_and_reverted_is_one_instability_line_in_merge_order():
+    fix = Digest(refs=(Reference(kind="fix_up", number=30),))
+    items = [
+        pr(30, "[Build] add a compile cache", at(0), categories=("feature",)),
+        pr(31, "[BugFix] fix the compile cache key", at(1), categories=("bugfix",), digest=fix),
+        pr(32, 'Revert "[Build] add a compile cache (#30)"', at(2),
+           digest=revert_digest("[Build] add a compile cache", 30)),
+    ]
+    s = summarize(items)
+    unstable = [i for i in s.incidents if i.kind == "instability"]
+    assert len(unstable) == 1
+    assert unstable[0].items == (30, 31, 32)
+    assert unstable[0].roles == ("added", "fixed", "reverted")
+    assert [f.kind for f in s.follow_ups].count("instability") == 1
+
+
+def test_a_bump_followed_by_fixes_in_its_area_is_upgrade_fallout():
+    items = [
+        pr(40, "[Misc] Upgrade vLLM to v0.21.0", at(0), modules=("upstream-sync",)),
+        pr(41, "[BugFix] adapt to the new scheduler interface", at(1),
+           modules=("upstream-sync",), categories=("bugfix",)),
+        pr(42, "[BugFix] fix UT after upstream change", at(2), modules=("upstream-sync", "tests"),
+           categories=("bugfix",)),
+        pr(43, "[BugFix] unrelated kernel fix", at(2), modules=("kernels",), categories=("bugfix",)),
+    ]
+    s = summarize(items)
+    fallout = [i for i in s.incidents if i.kind == "upgrade_fallout"]
+    assert [(i.items, i.roles) for i in fallout] == [((40, 41, 42), ("bump", "fixed", "fixed"))]
+
+
+def test_what_a_change_is_outranks_how_big_it_is():
+    claim = Digest(what="Adds a fused kernel.", claims=(Claim(
+        kind="performance", sentence="Decode throughput improves by 1.3x.", figures=("1.3x",)),))
+    feature = pr(50, "[Feature] fused MoE kernel for the new chip", at(1), additions=120,
+                 categories=("feature", "performance"), digest=claim)
+    logging = pr(51, "[Misc] improve log quality for better debugging", at(1), additions=400,
+                 deletions=180)
+    policy = ReportPolicy()
+    f_score, f_signals = score_pr(feature.snapshot(feature.merged), feature.tags(), policy)
+    l_score, l_signals = score_pr(logging.snapshot(logging.merged), logging.tags(), policy)
+    assert f_score > l_score
+    assert {s.name for s in f_signals} >= {"claims", "kind"}
+    assert "minor" in {s.name for s in l_signals}
+    s = summarize([feature, logging, *[pr(60 + n, f"[Core] part {n}", at(2)) for n in range(5)]])
+    first = s.key_prs[0]
+    assert first.item.number == 50
+    assert "measured_claim" in first.reasons and first.item.digest == claim
+
+
+def test_a_risk_fired_by_words_alone_is_not_high_without_corroboration():
+    def risky(number, labels=(), extra=()):
+        spec = pr(number, f"[Misc] sanitize the prompt {number}", at(1), labels=labels)
+        risk = RiskTag(name="security-sensitive", severity="high", reason="title mentions sanitize",
+                       rule="risk:security-sensitive/keyword")
+        spec_tags = Tags(risks=(risk, *extra))
+        spec.tags = lambda: spec_tags  # type: ignore[method-assign]
+        return spec
+
+    s = summarize([risky(70)])
+    assert [(r.risk, r.severity) for r in s.risks] == [("security-sensitive", "medium")]
+    s = summarize([risky(71, labels=("security",))])
+    assert [(r.risk, r.severity) for r in s.risks] == [("security-sensitive", "high")]
+
+
+def test_core_changes_without_tests_are_one_follow_up_and_no_follow_up_repeats():
+    items = [pr(80 + n, f"[Core] change {n}", at(1), additions=10 * (n + 1),
+                risks=(("core-without-tests", "high"),)) for n in range(4)]
+    s = summarize(items)
+    core = [f for f in s.follow_ups if f.kind == "core_without_tests"]
+    assert len(core) == 1
+    assert core[0].items == (83, 82, 81, 80)  # largest first
+    keys = [(f.kind, f.items or (f.item.number,), f.reason) for f in s.follow_ups]
+    assert len(keys) == len(set(keys))
+
+
+def test_module_representatives_are_distinct_prs():
+    items = [pr(90, "[Feature] one change everywhere", at(1), additions=900,
+                modules=("a", "b", "c", "d"), categories=("feature",))]
+    items += [pr(91 + n, f"[Misc] small {n}", at(2), modules=(m,)) for n, m in enumerate("abcd")]
+    s = summarize(items)
+    shown = [n for m in s.modules for n in m.representative]
+    assert shown.count(90) == 1
+    assert {m.module: m.representative[0] for m in s.modules} == {"a": 90, "b": 92, "c": 93, "d": 94}
+
+
+MERGED_ONLY = SourceInfo(kind="replay", name="merged_prs_with_bodies.jsonl", provides=("merged_prs",),
+                         coverage_start=at(-30), coverage_end=at(30))
+
+
+def test_figures_the_source_cannot_give_are_unavailable_not_zero():
+    items = [pr(100 + n, f"[Core] change {n}", at(1)) for n in range(3)]
+    s = summarize(items, meta=RequestMeta(source=MERGED_ONLY))
+    c = s.counts
+    assert (c.new_issues, c.closed_issues, c.new_prs, c.closed_unmerged_prs) == (None, None, None, None)
+    assert (c.comments, c.reviews, c.reviewers) == (None, None, None)
+    assert c.merged_prs == 3 and s.previous_counts.new_prs is None
+    assert s.median_hours_to_merge is None and s.median_hours_to_first_response is None
+    assert '"new_issues":null' in s.model_dump_json()
+    assert s.source.name == "merged_prs_with_bodies.jsonl" and s.coverage == "full"
+    # the same facts from a source that tells everything: figures, never None
+    full = summarize(items)
+    assert full.counts.new_prs == 3 and full.median_hours_to_merge == 5.0
+
+
+def test_a_window_reaching_beyond_the_source_is_partial():
+    late = SourceInfo(kind="replay", name="x.jsonl", provides=("merged_prs",),
+                      coverage_start=at(-30), coverage_end=at(3))
+    s = summarize([pr(110, "[Core] change", at(1))], meta=RequestMeta(source=late))
+    assert s.coverage == "partial"
+
+
+def test_a_source_name_is_never_a_path():
+    info = SourceInfo(kind="replay", name="/home/me/data/merged_prs.jsonl")
+    assert info.name == "merged_prs.jsonl"
+    assert SourceInfo(kind="replay", name="C:\\data\\merged.jsonl").name == "merged.jsonl"
+
+
+@pytest.mark.parametrize("day,tz,hours", [
+    (date(2026, 6, 10), "Asia/Shanghai", 24),
+    (date(2026, 3, 8), "America/New_York", 23),   # spring forward
+    (date(2026, 11, 1), "America/New_York", 25),  # fall back
+])
+def test_a_day_window_has_one_activity_slot_per_hour(day, tz, hours):
+    window = day_window(day, tz)
+    start = window.start
+    items = [ItemSpec(n, "pull_request", start + timedelta(minutes=37 * n)) for n in range(1, 30)]
+    s = summarize(items, window=window)
+    assert len(s.hourly) == hours
+    assert [h.start for h in s.hourly] == [start + timedelta(hours=k) for k in range(hours)]
+    assert sum(h.prs_opened for h in s.hourly) == s.counts.new_prs
+    # PR n opened 37n minutes after the start: hour index 37n // 60
+    expected = [0] * hours
+    for n in range(1, 30):
+        if 37 * n < hours * 60:
+            expected[37 * n // 60] += 1
+    assert [h.prs_opened for h in s.hourly] == expected
+    assert summarize(items).hourly == ()  # weeks have none

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -82,3 +83,17 @@ async def test_each_service_starts_alone_and_drains_on_sigterm(service, nats_ser
     rest, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, "\n".join(lines) + rest.decode(errors="replace")
     assert "stopped" in rest.decode(errors="replace")
+
+
+def test_a_window_outside_the_file_says_what_the_file_covers(tmp_path):
+    history = tmp_path / "merged.jsonl"
+    rows = [{"sha": f"{n:040x}", "pr_number": n, "title": f"change {n}", "author_name": "a",
+             "author_email": "a@example.com", "authored_at": f"2025-01-0{n}T10:00:00+00:00",
+             "merged_at": f"2025-01-0{n}T12:00:00+00:00", "files": []} for n in (1, 2, 3)]
+    history.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    result = run_cli("report", "a/b", "--window", "week:2026-W24", "--quiet", "--formats", "md",
+                     "--source", f"replay:{history}", "--out", str(tmp_path / "out"))
+    assert result.returncode == 1, result.stderr
+    assert "2025-01-01 12:00 to 2025-01-03 12:00 UTC" in result.stderr
+    assert str(tmp_path) not in result.stderr  # the file by name, not by path
+    assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()

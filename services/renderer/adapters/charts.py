@@ -8,6 +8,8 @@ WeasyPrint.
 from __future__ import annotations
 
 import re
+import unicodedata
+from zoneinfo import ZoneInfo
 
 import pygal
 from pygal.style import Style
@@ -16,7 +18,7 @@ from shared.events import SummaryData
 from services.renderer.domain.i18n import Messages
 
 FONT = '"Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
-MAX_MODULES = 12
+MAX_MODULES = 10
 
 STYLE = Style(
     font_family=FONT,
@@ -90,16 +92,63 @@ def flow_chart(s: SummaryData, m: Messages) -> str:
     return _finish(chart, "flow", m.t("labels.chart_flow"))
 
 
+# ---------------------------------------------------------------- labels that are never clipped
+# pygal sizes the label margin as 0.6 em per character, which clips CJK labels (a CJK character
+# is a full em wide): the left margin is widened by what pygal underestimates, and a label longer
+# than LABEL_BUDGET em is cut with an ellipsis.
+LABEL_BUDGET = 14.0  # em: about a quarter of the 800-unit chart width at 12 units per em
+
+
+def text_em(text: str) -> float:
+    """The width of a label in em (CJK and other wide characters 1 em, the rest about 0.6)."""
+    return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.6 for c in text)
+
+
+def fit_label(text: str, budget: float = LABEL_BUDGET) -> str:
+    """The label whole when it fits the budget, else cut and ended with "…"."""
+    if text_em(text) <= budget:
+        return text
+    out = ""
+    for c in text:
+        if text_em(out + c) > budget - 1.0:
+            break
+        out += c
+    return out.rstrip() + "…"
+
+
+def _label_margin(labels: list[str], font_size: float) -> float:
+    """Extra left margin so that pygal's estimate (0.6 em per character) covers the labels."""
+    extra = max((text_em(t) - 0.6 * len(t) for t in labels), default=0.0)
+    return max(0.0, extra) * font_size + 6
+
+
+def hourly_chart(s: SummaryData, m: Messages) -> str:
+    """A day window's activity by local hour (24 bars; 23 or 25 on a DST change day)."""
+    tz = ZoneInfo(s.window.tz)
+    hours = sorted(s.hourly, key=lambda h: h.start)
+    chart = pygal.Bar(**_config(title=m.t("labels.chart_hourly"), no_data_text=m.t("labels.none"),
+                                x_label_rotation=0, value_formatter=lambda x: f"{x:,.0f}"))
+    chart.x_labels = [h.start.astimezone(tz).strftime("%H") for h in hours]
+    chart.add(m.t("labels.prs_opened_series"), [h.prs_opened for h in hours])
+    chart.add(m.t("labels.prs_merged_series"), [h.prs_merged for h in hours])
+    chart.add(m.t("labels.issues_opened_series"), [h.issues_opened for h in hours])
+    chart.add(m.t("labels.comments_series"), [h.comments for h in hours])
+    return _finish(chart, "hourly", m.t("labels.chart_hourly"))
+
+
 def modules_chart(s: SummaryData, m: Messages) -> str:
     mods = sorted((t for t in s.modules if t.total or t.previous_total),
                   key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULES]
     mods.reverse()  # pygal draws horizontal bars bottom-up; the busiest module goes on top
-    height = max(320, 170 + 36 * len(mods))
+    height = max(300, 160 + 30 * len(mods))
     # pygal puts a bottom legend over the value axis of horizontal bars: keep room below
+    labels = [fit_label(m.name("module_names", t.module)) for t in mods]
     chart = pygal.HorizontalBar(**{**_config(title=m.t("labels.chart_modules"),
                                              no_data_text=m.t("labels.none")),
-                                   "height": height, "margin_bottom": 34})
-    chart.x_labels = [m.name("module_names", t.module) for t in mods]
+                                   "height": height, "margin_bottom": 34,
+                                   "margin_left": 12 + _label_margin(labels,
+                                                                     STYLE.label_font_size)})
+    chart.x_labels = labels
     if mods:
         chart.add(m.t("labels.previous_window"), [t.previous_total for t in mods])
         chart.add(m.t("labels.this_window"), [t.total for t in mods])
@@ -107,6 +156,18 @@ def modules_chart(s: SummaryData, m: Messages) -> str:
 
 
 def charts(s: SummaryData, m: Messages) -> dict[str, str]:
-    """Every chart of a report, by name, as an inline SVG string."""
-    return {"activity": activity_chart(s, m), "modules": modules_chart(s, m),
-            "flow": flow_chart(s, m)}
+    """The report's charts that have data, by name, as inline SVG strings (an all-zero chart is
+    not drawn). A day window shows its activity by hour instead of the per-day charts."""
+    out: dict[str, str] = {}
+    if s.window.kind == "day":
+        if any(h.prs_opened or h.prs_merged or h.issues_opened or h.comments for h in s.hourly):
+            out["hourly"] = hourly_chart(s, m)
+    else:
+        if any(d.issues_opened or d.issues_closed or d.comments for d in s.activity):
+            out["activity"] = activity_chart(s, m)
+    if any(t.total or t.previous_total for t in s.modules):
+        out["modules"] = modules_chart(s, m)
+    if s.window.kind != "day" and any(d.prs_opened or d.prs_merged or d.prs_closed_unmerged
+                                      for d in s.activity):
+        out["flow"] = flow_chart(s, m)
+    return out

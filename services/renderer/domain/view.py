@@ -8,26 +8,42 @@ keeping the figures, tables and links.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from shared.events import (
     Discussion, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, RiskObservation,
     SummaryData, Theme,
 )
+from shared.events import ALL_PROVIDED, Incident, Storyline
 
 from .i18n import Messages
 from .text import days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
 
+# the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
+# every list in it is capped ("… and N more") and the long lists live in the appendix
 MAX_HIGHLIGHTS = 7
-MAX_THEME_PRS = 4
-MAX_MODULE_ROWS = 15
-MAX_KEY_PRS = 12
+MAX_THEME_PRS = 3  # seed 000: 2-4 PRs a theme
+MAX_THEMES = 6  # seed 000: six themes; the others are named in one line
+MAX_HIGHLIGHT_PRS = 3  # PRs named (with titles) in a highlight bullet (seed 000: 2-4)
+MAX_MODULE_ROWS = 8
+MAX_KEY_PRS = 10
 MAX_DISCUSSIONS = 5
-MAX_CONTRIBUTORS = 10
-MAX_RISK_LINKS = 8
-MAX_RISK_LINKS_SHORT = 5
+MAX_CONTRIBUTORS = 5
+MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed names 1-2 (low: links)
+MAX_RISK_LINKS_SHORT = 3
+MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
+MAX_FOLLOW_UPS = 6
+MAX_FOLLOW_UP_LINES = 4  # items listed under one grouped follow-up
+MAX_ECOSYSTEM_LINES = 3  # per group (and issues)
+MAX_ECOSYSTEM_LINKS = 6  # weekly: a group is one line of links
+MAX_ROW_MODULES = 3  # modules named in a key-PR row
+MAX_TOPICS = 4  # hot topics and trends (daily)
+MAX_TOPIC_LINKS = 5
+MAX_ATTENTION = 3  # issues worth attention (daily)
 MAX_CHANGED = 8
-EXCERPT_THEME = 220
+EXCERPT_THEME = 110
 EXCERPT_DISCUSSION = 280
 
 
@@ -51,6 +67,10 @@ class Line:
     link: Link
     text: str
     excerpt: str = ""
+    # what the description says beside it: role, user-facing change, tests (short notes) and
+    # performance/accuracy claims quoted as written
+    notes: tuple[str, ...] = ()
+    quotes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,10 @@ class Bullet:
     lines: tuple[Line, ...] = ()
     # what the bullet is about (theme module, risk tag, item number): where a narrator's text goes
     key: str = ""
+    # a sentence with its references in place (incidents): plain strings and Links, in order
+    parts: tuple = ()
+    # "… and N more" after capped links/lines (the seeds' shape)
+    more: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,7 +99,8 @@ class ThemeView:
     title: str
     text: str
     lines: tuple[Line, ...]
-    key: str = ""  # the theme's module
+    key: str = ""  # the theme's module (or storyline key)
+    more: tuple[Link, ...] = ()  # the storyline's other PRs, as links
 
 
 @dataclass(frozen=True)
@@ -100,6 +125,10 @@ class KeyPRRow:
     score: str
     signals: str
     size: str
+    what: str = ""  # what it does and why (its description's digest)
+    why: str = ""  # why it was picked, in words (from the summary's reasons)
+    quotes: tuple[str, ...] = ()  # its claims, quoted
+    storyline: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,6 +144,8 @@ class DiscussionView:
 class EcosystemGroupView:
     title: str
     lines: tuple[Line, ...]
+    more: str = ""  # "… and N more" after capped lines
+    links: tuple[Link, ...] = ()  # weekly: the group as one line of links (instead of lines)
 
 
 @dataclass(frozen=True)
@@ -185,6 +216,35 @@ class ReportView:
     downloads: tuple[Figure, ...] = ()
     # who wrote the prose, when a narrator is configured (see domain/narrator.py)
     prose: str | None = None
+    # incidents (reverts, instability, upgrade fallout): one line each, before tag-based risks
+    incidents: tuple[Bullet, ...] = ()
+    # the window reaches beyond what the source covers: said at the top
+    coverage: str | None = None
+    # the footnote for "n/a" figures (counts the source cannot tell), when there are any
+    na_note: str | None = None
+    # table columns left out because no value in them is available from this source
+    # ("modules.opened", "modules.issues", "contributors.reviews", ...)
+    hidden: frozenset[str] = frozenset()
+    # --- the seeds' shape (issue #15 part 6)
+    # section ids in reading order for this window kind (SECTION_ORDERS)
+    order: tuple[str, ...] = ()
+    # full | compact | none (SummaryData.appendix_mode); appendix_line: the counts in one line
+    appendix_mode: str = "compact"
+    appendix_line: str = ""  # "none": the note that the lists are left out, with the counts
+    appendix_summary: str = ""  # HTML's <summary> of the collapsed (compact) appendix
+    # daily: hot topics and trends; issues worth attention
+    topics: tuple[Bullet, ...] = ()
+    attention: tuple[Bullet, ...] = ()
+    # "… and N more" after capped tables and lists
+    modules_more: str = ""
+    contributors_more: str = ""
+    key_prs_more: str = ""
+    risks_more: str = ""
+    follow_ups_more: str = ""
+    ecosystem_issues_more: tuple[str, ...] = ()  # per ecosystem
+    themes_more: str = ""  # the themes beyond MAX_THEMES, named in one line
+    # the daily window's activity chart is by hour (drawn with the activity section)
+    hourly_chart: bool = False
 
 
 def link(item: ItemRef) -> Link:
@@ -289,8 +349,8 @@ class _Writer:
         c, prev, m = self.s.counts, self.s.previous_counts, self.m
         out = []
         for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
-            value = num(getattr(c, name))
-            if prev is not None:
+            value = self.na(getattr(c, name))
+            if prev is not None and getattr(c, name) is not None and getattr(prev, name) is not None:
                 delta = getattr(c, name) - getattr(prev, name)
                 value += m.t("counts.delta", delta=signed(delta))
             out.append(Figure(m.t(f"counts.{name}"), value))
@@ -302,8 +362,17 @@ class _Writer:
         if s.synthetic:
             parts.append(m.t("notice.synthetic"))
         if s.data_note:
-            parts.append(m.t("notice.note", note=s.data_note))
-        return " ".join(parts) or None
+            note = _strip_paths(s.data_note)
+            if m.lang != "en" and note.isascii():  # an English note, quoted as written
+                note = m.t("notice.replayed", source=m.t("quote.text", text=note[len("replayed from "):])) \
+                    if note.startswith("replayed from ") else m.t("quote.text", text=note)
+            if s.source is not None and note.strip()[-1:] not in ".。!！?？":
+                note = note.strip() + m.t("lead.end")  # a sentence about the source follows
+            parts.append(m.t("notice.note", note=note))
+        source = self.source_note()
+        if source:
+            parts.append(source)
+        return m.t("notice.joiner").join(parts) or None
 
     def figure_name(self, name: str) -> str:
         """A readable name for a figure of the summarizer's revision check (`counts.merged_prs`,
@@ -347,11 +416,14 @@ class _Writer:
 
     def lead(self) -> str:
         s, m, c = self.s, self.m, self.s.counts
-        parts = [m.t("lead.activity", repo=s.repo, period=self.period(),
-                     merged=num(c.merged_prs), new_prs=num(c.new_prs),
-                     new_issues=num(c.new_issues), closed_issues=num(c.closed_issues))]
+        parts = [self.lead_activity() or m.tn(
+            "lead.activity", c.merged_prs, repo=s.repo, period=self.period(),
+            merged=num(c.merged_prs), new_prs=num(c.new_prs), new_issues=num(c.new_issues),
+            closed_issues=num(c.closed_issues))]
         tops = self.top_modules()
-        if tops:
+        if self.s.storylines:
+            parts.append(self.storyline_lead())
+        elif tops:
             parts.append(m.t("lead.focus", modules=m.join([self.module(t.module) for t in tops])))
         rising = sorted((t for t in s.modules if t.trend in ("up", "new") and t.delta > 0
                          and not t.fallback), key=lambda t: (-t.delta, t.module))
@@ -367,6 +439,8 @@ class _Writer:
 
     def highlights(self) -> tuple[Bullet, ...]:
         m = self.m
+        if self.s.storylines:  # lines of work found from the data (issue #15)
+            return tuple(self.storyline_highlight(st) for st in self.s.storylines[:MAX_HIGHLIGHTS])
         out = []
         for theme in self.s.themes[:MAX_HIGHLIGHTS]:
             lines = tuple(Line(self.ref(n), self.ref(n).title) for n in theme.prs[:MAX_THEME_PRS])
@@ -382,8 +456,11 @@ class _Writer:
         detail = ""
         if self.m.has(f"risk_help.{r.risk}"):
             detail = m.t(f"risk_help.{r.risk}")
-        elif r.reason:
+        elif r.reason and m.lang == "en":
             detail = r.reason
+        elif r.reason:
+            # classifier reasons are English evidence ("changed ci.yaml"): not printed in zh-CN
+            detail = m.t("risks.generic_help")
         links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT])
         if detailed:
             lines = tuple(Line(lk, lk.title) for lk in links)
@@ -392,10 +469,11 @@ class _Writer:
 
     def summary(self) -> tuple[str, ...]:
         s, m, c = self.s, self.m, self.s.counts
-        paras = [m.t("summary.totals", period=self.period(), merged=num(c.merged_prs),
-                     key=num(c.key_prs or len(s.key_prs)), new_prs=num(c.new_prs),
-                     closed_unmerged=num(c.closed_unmerged_prs), new_issues=num(c.new_issues),
-                     closed_issues=num(c.closed_issues))]
+        paras = [self.summary_totals() or m.tn(
+            "summary.totals", c.merged_prs, period=self.period(), merged=num(c.merged_prs),
+            key=num(c.key_prs or len(s.key_prs)), new_prs=num(c.new_prs),
+            closed_unmerged=num(c.closed_unmerged_prs), new_issues=num(c.new_issues),
+            closed_issues=num(c.closed_issues))]
         if c.lines_added or c.lines_removed:
             net = c.lines_added - c.lines_removed
             key = "summary.lines_net_removed" if net < 0 else "summary.lines_net_added"
@@ -405,17 +483,25 @@ class _Writer:
         else:
             paras[0] += m.t("lead.end")
         tops = self.top_modules()
-        if tops:
+        if s.storylines:
+            lines = [m.tn("summary.storyline", len(st.items), name=st.name,
+                          total=num(len(st.items)), merged=num(st.merged))
+                     for st in s.storylines[:3]]
+            paras.append(m.tn("summary.mainlines", len(lines), count=num(len(lines)),
+                              lines=m.join(lines)))
+        elif tops:
             lines = [m.tn("summary.module", t.total, module=self.module(t.module),
                           total=num(t.total), merged=num(t.merged)) for t in tops]
             paras.append(m.tn("summary.mainlines", len(tops), count=num(len(tops)),
                               lines=m.join(lines)))
         if s.previous_counts is not None:
             prev = s.previous_counts
-            paras.append(m.t("summary.previous", merged=num(c.merged_prs),
-                             prev_merged=num(prev.merged_prs),
+            known = c.new_issues is not None and prev.new_issues is not None
+            paras.append(m.t("summary.previous" if known else "summary.previous_merged",
+                             merged=num(c.merged_prs), prev_merged=num(prev.merged_prs),
                              delta=signed(c.merged_prs - prev.merged_prs),
-                             new_issues=num(c.new_issues), prev_new_issues=num(prev.new_issues)))
+                             new_issues=self.na(c.new_issues),
+                             prev_new_issues=self.na(prev.new_issues)))
         if s.risks:
             worst = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))[:2]
             paras.append(m.t("summary.risks", risks=m.join(
@@ -438,7 +524,11 @@ class _Writer:
                 lines.append(Line(self.ref(n), ""))
                 continue
             line = self.pr_line(item)
-            lines.append(Line(line.link, line.text, excerpt(item.body_excerpt, EXCERPT_THEME)))
+            what = self.what(item)
+            lines.append(Line(line.link, line.text,
+                              m.t("quote.what", text=what) if what
+                              else excerpt(item.body_excerpt, EXCERPT_THEME),
+                              notes=self.digest_notes(item), quotes=self.claims(item)))
         return ThemeView(self.module(theme.module), text, tuple(lines), key=theme.module)
 
     def trend_sentence(self, t: ModuleTrend) -> str:
@@ -473,8 +563,14 @@ class _Writer:
         m = self.m
         kind = m.t(f"kind.{d.item.kind}")
         people = d.participants[:4]
-        text = m.t("discussions.text", comments=num(d.comments_in_window),
-                   reviews=num(d.reviews_in_window), participants=num(len(d.participants)),
+        # counted words ("1 comment from 1 participant"): units.* in the catalog
+        text = m.t("discussions.text",
+                   comments=m.tn("units.comment", d.comments_in_window,
+                                 count=num(d.comments_in_window)),
+                   reviews=m.tn("units.review", d.reviews_in_window,
+                                count=num(d.reviews_in_window)),
+                   participants=m.tn("units.participant", len(d.participants),
+                                     count=num(len(d.participants))),
                    author=d.item.author)
         if people:
             text += m.t("list.sentence") + m.t("discussions.people",
@@ -506,9 +602,7 @@ class _Writer:
 
     def activity(self) -> tuple[str, ...]:
         s, m, c = self.s, self.m, self.s.counts
-        paras = [m.t("activity.people", contributors=num(c.active_contributors),
-                     first_time=num(c.first_time_contributors), reviewers=num(c.reviewers),
-                     comments=num(c.comments), reviews=num(c.reviews))]
+        paras = [self.activity_people()]
         medians = []
         if s.median_hours_to_merge is not None:
             medians.append(m.t("activity.median_merge", hours=one_decimal(s.median_hours_to_merge)))
@@ -520,8 +614,12 @@ class _Writer:
         humans = [x for x in s.contributors if not x.bot]
         if humans:
             top = humans[0]
-            paras.append(m.t("activity.top", login=top.login, merged=num(top.prs_merged),
-                             reviews=num(top.reviews)))
+            if c.reviews is None:  # the source cannot tell reviews: say only what it can
+                paras.append(m.tn("activity.top_merged", top.prs_merged, login=top.login,
+                                  merged=num(top.prs_merged)))
+            else:
+                paras.append(m.t("activity.top", login=top.login, merged=num(top.prs_merged),
+                                 reviews=num(top.reviews)))
         bots = [x for x in s.contributors if x.bot]
         if bots:
             paras.append(m.tn("activity.bots", len(bots), count=num(len(bots))))
@@ -556,8 +654,10 @@ class _Writer:
         for name in APPENDIX_LISTS:
             items = getattr(a, name)
             omitted = max(0, int(a.omitted.get(name, 0)))
+            # a list the source cannot fill says so (n/a), never (0)
+            count = self.na(None) if getattr(self.s.counts, name) is None else num(len(items) + omitted)
             out.append(AppendixList(
-                m.t(f"appendix.{name}") + m.t("appendix.count", count=num(len(items) + omitted)),
+                m.t(f"appendix.{name}") + m.t("appendix.count", count=count),
                 tuple(link(i) for i in items),
                 tuple(m.t("list.comma").join(self.module(x) for x in i.modules) for i in items),
                 m.tn("appendix.more", omitted, count=num(omitted)) if omitted else ""))
@@ -567,12 +667,14 @@ class _Writer:
         """A visible note for each section this summary has no data for (by section id)."""
         s, none = self.s, self.m.t("labels.none")
         empty = {
-            "highlights": not s.themes, "risk_bullets": not s.risks,
+            "highlights": not s.themes and not s.storylines,
+            "risk_bullets": not s.risks and not s.incidents,
             "charts": not s.activity and not any(t.total or t.previous_total for t in s.modules),
-            "themes": not s.themes, "modules": not s.modules, "key_prs": not s.key_prs,
+            "themes": not s.themes and not s.storylines, "modules": not s.modules,
+            "key_prs": not s.key_prs,
             "discussions": not s.discussions, "ecosystems": not s.ecosystems,
             "activity": not s.contributors and not s.activity,
-            "risks": not s.risks, "follow_ups": not s.follow_ups,
+            "risks": not s.risks and not s.incidents, "follow_ups": not s.follow_ups,
             "appendix": not any(getattr(s.appendix, n) for n in APPENDIX_LISTS)
             and not any(s.appendix.omitted.values()),
         }
@@ -585,6 +687,390 @@ class _Writer:
         raw = self.m.raw("labels")
         return {k: self.m.t(f"labels.{k}") for k in raw}
 
+    # ------------------------------------------------------------ what changes do and why
+    # (storylines, digests, incidents, and figures the source cannot tell; issue #15)
+
+    def na(self, value: int | float | None) -> str:
+        """A count, or "n/a" where the source cannot tell it (never 0)."""
+        return self.m.t("na.short") if value is None else num(value)
+
+    def quote(self, text: str) -> str:
+        return self.m.t("quote.text", text=text) if text else ""
+
+    def what(self, item: ItemRef | None, limit: int | None = None) -> str:
+        """What a change does and why, from its description's digest ("" when it says nothing)."""
+        d = item.digest if item is not None else None
+        if d is None or d.template_only or not d.what.strip():
+            return ""
+        return _clip(d.what, limit or EXCERPT_WHAT)
+
+    def short_what(self, number: int) -> str:
+        """One short sentence about an item: its digest's first sentence, else its title."""
+        item = self.items.get(number)
+        text = self.what(item, EXCERPT_WHAT)
+        if text:
+            first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
+            return self.m.t("quote.what", text=_clip(first, EXCERPT_WHAT_SHORT).rstrip("。."))
+        title = item.title if item is not None else ""
+        return self.m.t("quote.title", text=title) if title else ""
+
+    def claims(self, item: ItemRef | None) -> tuple[str, ...]:
+        d = item.digest if item is not None else None
+        if d is None:
+            return ()
+        return tuple(dict.fromkeys(self.quote(_clip(c.sentence, EXCERPT_WHAT))
+                                   for c in d.claims[:MAX_CLAIMS] if c.sentence.strip()))
+
+    def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
+        m, notes = self.m, []
+        if role and role != "other":
+            notes.append(m.name("role_names", role))
+        d = item.digest if item is not None else None
+        if d is not None:
+            if d.user_facing == "yes":
+                notes.append(m.t("digest.user_facing_text", text=_clip(d.user_facing_text, 120))
+                             if d.user_facing_text.strip() else m.t("digest.user_facing"))
+            elif d.user_facing == "no":
+                notes.append(m.t("digest.internal"))
+            kinds = [k for k in d.tested if k != "none"]
+            if kinds:
+                notes.append(m.t("digest.tested", kinds=m.t("list.comma").join(
+                    m.name("test_kinds", k) for k in kinds)))
+            elif "none" in d.tested:
+                notes.append(m.t("digest.untested"))
+        return tuple(notes)
+
+    def storyline_by_key(self) -> dict[str, Storyline]:
+        return {st.key: st for st in self.s.storylines}
+
+    def story_order(self, st: Storyline) -> list[int]:
+        """A storyline's PRs, most telling first: its lead, then by role, in merge order."""
+        rank = {r: i for i, r in enumerate(ROLE_ORDER)}
+        items = sorted(enumerate(st.items), key=lambda p: (p[1].number != st.lead,
+                                                            rank.get(p[1].role, len(rank)), p[0]))
+        return list(dict.fromkeys(i.number for _, i in items))
+
+    def roles_text(self, st: Storyline) -> str:
+        counts: dict[str, int] = {}
+        for i in st.items:
+            counts[i.role] = counts.get(i.role, 0) + 1
+        parts = [self.m.tn(f"roles.{r}", counts[r], count=num(counts[r]))
+                 for r in ROLE_ORDER if counts.get(r)]
+        return self.m.join(parts)
+
+    def story_status(self, st: Storyline) -> str:
+        if st.status == "continuing":
+            if st.previous_items:
+                return self.m.tn("story.continuing_n", st.previous_items,
+                                 previous=num(st.previous_items))
+            return self.m.t("story.continuing")
+        return self.m.t("story.new")
+
+    def storyline_highlight(self, st: Storyline) -> Bullet:
+        m = self.m
+        detail = m.tn("story.count", len(st.items), count=num(len(st.items)),
+                      merged=num(st.merged))
+        summary = _clip(st.summary, EXCERPT_WHAT).rstrip("。.！!") if st.summary else ""
+        text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
+        numbers = self.story_order(st)[:MAX_THEME_PRS]
+        lines = []
+        for n in numbers:
+            line = self.short_what(n)
+            if summary and n == st.lead and self.what(self.items.get(n)).startswith(summary[:40]):
+                # the summary is the lead's own sentence: its title says the rest
+                title = self.ref(n).title
+                line = m.t("quote.title", text=title) if title else ""
+            lines.append(Line(self.ref(n), line))
+        return Bullet(text, head=st.name, detail=detail, lines=tuple(lines), key=st.key)
+
+    def storyline_theme(self, st: Storyline) -> ThemeView:
+        m = self.m
+        sentences = [m.tn("story.text", len(st.items), count=num(len(st.items)),
+                          merged=num(st.merged), added=num(st.lines_added),
+                          removed=num(st.lines_removed))]
+        roles = self.roles_text(st)
+        if roles:
+            sentences.append(m.t("story.roles", roles=roles))
+        sentences.append(self.story_status(st))
+        text = m.t("list.sentence").join(s.rstrip("。.") for s in sentences) + m.t("lead.end")
+        role_of = {i.number: i.role for i in st.items}
+        order = self.story_order(st)
+        lines = []
+        for n in order[:MAX_STORY_PRS]:
+            item = self.items.get(n)
+            if item is None:
+                lines.append(Line(self.ref(n), "", notes=self.digest_notes(None, role_of.get(n))))
+                continue
+            what = self.what(item)
+            lines.append(Line(link(item), self.m.t("quote.what", text=what) if what else "",
+                              "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
+                              notes=self.digest_notes(item, role_of.get(n)),
+                              quotes=self.claims(item)))
+        more = tuple(self.ref(n) for n in order[MAX_STORY_PRS:])
+        return ThemeView(st.name, text, tuple(lines), key=st.key, more=more)
+
+    def storyline_lead(self) -> str:
+        tops = self.s.storylines[:3]
+        names = [m_name for m_name in (st.name for st in tops) if m_name]
+        if not names:
+            return ""
+        return self.m.tn("lead.storylines", len(names), count=num(len(names)),
+                         names=self.m.join(names))
+
+    def reasons_text(self, k: KeyPR) -> str:
+        m, stories = self.m, self.storyline_by_key()
+        st = stories.get(k.storyline) if k.storyline else None
+        words = []
+        for r in k.reasons:
+            if r == "storyline_lead":
+                if st is not None:
+                    words.append(m.t("reason_names.storyline_lead", name=st.name))
+                continue
+            words.append(m.name("reason_names", r))
+        if st is not None and "storyline_lead" not in k.reasons:
+            words.append(m.t("reason_names.storyline_part", name=st.name))
+        return m.t("list.semicolon").join(dict.fromkeys(words))
+
+    def key_pr_explained(self, k: KeyPR) -> KeyPRRow:
+        row = self.key_pr(k)
+        st = self.storyline_by_key().get(k.storyline or "")
+        what = self.what(k.item)
+        if not what and not (k.item.digest is not None and k.item.digest.template_only):
+            # no digest (an older summary): the description's opening says what it does
+            what = excerpt(k.item.body_excerpt, EXCERPT_THEME)
+        return dataclasses.replace(
+            row, what=self.m.t("quote.what", text=what) if what else "",
+            why=self.reasons_text(k), quotes=self.claims(k.item),
+            storyline=st.name if st is not None else "")
+
+    def inline(self, key: str, links: dict[str, list[Link]], **fields: object) -> tuple:
+        """A catalog sentence whose {fields} are references: the text and Links in order."""
+        table: list[Link] = []
+
+        def token(lk: Link) -> str:
+            table.append(lk)
+            return f"\x00{len(table) - 1}\x00"
+
+        def join(parts: list[str]) -> str:
+            if len(parts) < 2:
+                return "".join(parts)
+            return self.m.t("list.ref_sep").join(parts[:-1]) + self.m.t("list.ref_last") + parts[-1]
+
+        filled = {name: join([token(lk) for lk in lks]) for name, lks in links.items()}
+        clean = {k: str(v).replace("\x00", "") for k, v in fields.items()}
+        text = self.m.t(key, **filled, **clean)
+        parts: list = []
+        for i, piece in enumerate(text.split("\x00")):
+            if i % 2:
+                parts.append(table[int(piece)])
+            elif piece:
+                parts.append(piece)
+        return tuple(parts)
+
+    def incident(self, inc: Incident) -> Bullet:
+        m = self.m
+        subject = _clip(inc.subject, 120)
+        subj = m.t("quote.subject", text=subject) if subject else ""
+        if inc.kind == "revert" and len(inc.items) >= 2:
+            parts = self.inline("incidents.revert" + ("_subject" if subj else ""),
+                                {"revert": [self.ref(inc.items[0])],
+                                 "reverted": [self.ref(inc.items[1])]}, subject=subj)
+        elif inc.kind == "upgrade_fallout" and inc.items:
+            roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
+            bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
+            fixes = [n for n in inc.items if n not in bumps]
+            key = "incidents.upgrade" + ("_subject" if subject else "") + ("_fixes" if fixes else "")
+            parts = self.inline(key, {"bump": [self.ref(n) for n in bumps],
+                                      "fixes": [self.ref(n) for n in fixes]}, subject=subject)
+        else:
+            roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
+            groups: dict[str, list[int]] = {}
+            for n, r in zip(inc.items, roles):
+                groups.setdefault(r if r in INCIDENT_ROLES else "other", []).append(n)
+            phrases = [self.inline(f"incidents.role.{r}", {"items": [self.ref(n) for n in groups[r]]})
+                       for r in INCIDENT_ROLES if groups.get(r)]
+            sep = m.t("list.comma")
+            joined: list = []
+            for i, ph in enumerate(phrases):
+                if i:
+                    joined.append(sep)
+                joined.extend(ph)
+            head = m.t("incidents.instability_head", subject=subject) if subject else m.t(
+                "incidents.instability_anon")
+            parts = (head,) + tuple(joined)
+        if inc.across_windows:
+            parts = parts + (m.t("incidents.across_revert" if inc.kind == "revert"
+                                 else "incidents.across"),)
+        parts = parts + (m.t("lead.end"),)
+        text = "".join(p if isinstance(p, str) else p.label for p in parts)
+        links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
+        return Bullet(text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}",
+                      parts=parts)
+
+    def follow_ups_grouped(self) -> tuple[Bullet, ...]:
+        """One line per concern: follow-ups that would say the same sentence are one bullet with
+        every item they cover (a concern's `items` included)."""
+        out: list[Bullet] = []
+        where: dict[str, int] = {}
+        for f in self.s.follow_ups:
+            b = self.follow_up(f)
+            numbers = list(dict.fromkeys((f.item.number, *f.items)))
+            links = tuple(link(f.item) if n == f.item.number else self.ref(n) for n in numbers)
+            if b.text in where:
+                prev = out[where[b.text]]
+                links = tuple(dict.fromkeys(prev.links + links))
+                out[where[b.text]] = dataclasses.replace(
+                    prev, links=links, lines=tuple(Line(lk, lk.title) for lk in links))
+                continue
+            where[b.text] = len(out)
+            out.append(dataclasses.replace(
+                b, links=links, lines=tuple(Line(lk, lk.title) for lk in links) if len(links) > 1
+                else ()))
+        return tuple(out)
+
+    def module_rows(self) -> tuple[ModuleRow, ...]:
+        """The trend table; a PR is representative of one row only (the first it appears in)."""
+        used: set[int] = set()
+        rows = []
+        for t in sorted(self.s.modules, key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULE_ROWS]:
+            fresh = [n for n in dict.fromkeys(t.representative) if n not in used]
+            used.update(fresh[:4])
+            row = self.module_row(t)
+            rows.append(dataclasses.replace(row, links=tuple(self.ref(n) for n in fresh[:4])))
+        return tuple(rows)
+
+    def hidden_columns(self) -> frozenset[str]:
+        c, hidden = self.s.counts, set()
+        if c.new_prs is None:
+            hidden |= {"modules.opened", "contributors.prs_opened"}
+        if c.new_issues is None:
+            hidden |= {"modules.issues", "contributors.issues_opened"}
+        if c.reviews is None:
+            hidden.add("contributors.reviews")
+        if c.comments is None:
+            hidden.add("contributors.comments")
+        return frozenset(hidden)
+
+    def na_note(self) -> str | None:
+        c = self.s.counts
+        if all(getattr(c, n) is not None for n in NULLABLE_COUNTS):
+            return None
+        return self.m.t("na.note")
+
+    def coverage(self) -> str | None:
+        s, m = self.s, self.m
+        if s.coverage != "partial":
+            return None
+        src = s.source
+        if src is not None and src.coverage_start is not None and src.coverage_end is not None:
+            return m.t("coverage.partial", start=stamp(src.coverage_start, s.window.tz),
+                       end=stamp(src.coverage_end, s.window.tz))
+        if src is not None and src.coverage_end is not None:
+            return m.t("coverage.partial_until", end=stamp(src.coverage_end, s.window.tz))
+        if src is not None and src.coverage_start is not None:
+            return m.t("coverage.partial_from", start=stamp(src.coverage_start, s.window.tz))
+        return m.t("coverage.partial_unknown")
+
+    def source_note(self) -> str | None:
+        src, m = self.s.source, self.m
+        if src is None:
+            return None
+        kind = src.kind
+        if kind == "replay" and "merged_prs" in src.provides and not (
+                {"opened_prs", "issues"} & set(src.provides)):
+            kind = "replay_merged"
+        what = m.name("source_kinds", kind)
+        text = (m.t("source.named", what=what, name=_basename(src.name)) if src.name
+                else m.t("source.unnamed", what=what))
+        missing = [p for p in ALL_PROVIDED if p not in src.provides]
+        if missing:
+            text += m.t("list.sentence") + m.t("source.missing", what=m.join(
+                [m.name("provided_names", p) for p in missing]))
+        return text + m.t("lead.end")
+
+    def lead_activity(self) -> str | None:
+        """The lead's activity clause from what the source can tell (None: say it the usual way)."""
+        s, m, c = self.s, self.m, self.s.counts
+        if all(x is not None for x in (c.new_prs, c.new_issues, c.closed_issues)):
+            return None
+        text = m.tn("lead.merged_only", c.merged_prs, repo=s.repo, period=self.period(),
+                    merged=num(c.merged_prs))
+        if c.new_prs is not None:
+            text += m.tn("lead.and_new_prs", c.new_prs, new_prs=num(c.new_prs))
+        if c.new_issues is not None and c.closed_issues is not None:
+            text += m.t("lead.and_issues", new_issues=num(c.new_issues),
+                        closed_issues=num(c.closed_issues))
+        return text
+
+    def summary_totals(self) -> str | None:
+        s, m, c = self.s, self.m, self.s.counts
+        if all(x is not None for x in (c.new_prs, c.closed_unmerged_prs, c.new_issues,
+                                       c.closed_issues)):
+            return None
+        text = m.tn("summary.totals_merged", c.merged_prs, period=self.period(),
+                    merged=num(c.merged_prs), key=num(c.key_prs or len(s.key_prs)))
+        if c.new_prs is not None:
+            text += m.tn("summary.and_new_prs", c.new_prs, new_prs=num(c.new_prs))
+        if c.closed_unmerged_prs is not None:
+            text += m.t("summary.and_closed_unmerged", closed_unmerged=num(c.closed_unmerged_prs))
+        if c.new_issues is not None and c.closed_issues is not None:
+            text += m.t("summary.and_issues", new_issues=num(c.new_issues),
+                        closed_issues=num(c.closed_issues))
+        return text
+
+    def activity_people(self) -> str:
+        m, c = self.m, self.s.counts
+        figures = (c.reviewers, c.reviews, c.comments, c.active_contributors)
+        if all(x is not None and x != 1 for x in figures):  # the usual sentence reads right
+            return m.tn("activity.people", c.active_contributors,
+                        contributors=num(c.active_contributors),
+                        first_time=num(c.first_time_contributors), reviewers=num(c.reviewers),
+                        comments=num(c.comments), reviews=num(c.reviews))
+        text = m.tn("activity.people_active", c.active_contributors,
+                    contributors=num(c.active_contributors), first_time=num(c.first_time_contributors))
+        parts = []
+        if c.reviewers is not None and c.reviews is not None:
+            parts.append(m.tn("activity.reviews_by", c.reviews, reviews=num(c.reviews),
+                              reviewers=m.tn("activity.reviewers", c.reviewers,
+                                             count=num(c.reviewers))))
+        if c.comments is not None:
+            parts.append(m.tn("activity.comments_n", c.comments, comments=num(c.comments)))
+        if parts:
+            text += m.t("activity.people_joiner") + m.join(parts)
+        return text + m.t("lead.end")
+
+# ---- what changes do and why (issue #15 parts 2-5): storylines, digests, incidents, availability
+EXCERPT_WHAT = 240  # a digest's what-sentence (already a span of at most ~240 characters)
+EXCERPT_WHAT_SHORT = 150  # a highlight line's what-sentence
+MAX_CLAIMS = 2  # claims quoted per PR
+MAX_STORY_PRS = 5  # PRs told in a storyline's subsection (the rest are links)
+MAX_STORY_THEMES = 8  # storylines told as themes (the seed has six)
+ROLE_ORDER = ("feature", "perf", "fix", "revert", "refactor", "test", "docs", "ci", "other")
+INCIDENT_ROLES = ("added", "bump", "fixed", "follow_up", "reverted", "reverted_change", "other")
+NULLABLE_COUNTS = ("new_issues", "closed_issues", "new_prs", "closed_unmerged_prs", "reviewers",
+                   "comments", "reviews")
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
+_PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
+
+
+def _clip(text: str, limit: int) -> str:
+    """A digest's span as written (whitespace collapsed), cut on a word when it is too long."""
+    plain = " ".join(text.split())
+    if len(plain) <= limit:
+        return plain
+    cut = plain[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit * 0.6 else cut).rstrip(" ,.;:") + "…"
+
+
+def _basename(name: str) -> str:
+    return name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _strip_paths(text: str) -> str:
+    """A note with any file path cut to its base name (a report never shows a machine's layout)."""
+    return _PATHLIKE.sub(lambda m: _basename(m.group(0)), text)
+
 
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
 APPENDIX_LISTS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
@@ -596,6 +1082,191 @@ SECTION_ORDER = (
     ("discussions", True), ("ecosystems", True), ("activity", True), ("risks", True),
     ("follow_ups", True), ("appendix", False),
 )
+
+
+# ---------------------------------------------------------------- the seeds' shape (issue #15.6)
+# Reading order per window kind. Weekly keeps seed 000's order (summary, key changes by theme,
+# module trends, risks, key PRs, follow-ups; ours add charts, discussions, ecosystems, activity
+# without reordering the seed's). Daily follows seed 003: stats line (the header's counts), daily
+# status summary, AMD/ROCm ecosystem, hot discussions, hot topics and trends, key technical
+# changes, activity observations (with the hourly chart), issues worth attention, appendix.
+WEEKLY_ORDER = (
+    ("highlights", False), ("risk_bullets", False), ("charts", False),
+    ("summary", True), ("themes", True), ("modules", True), ("risks", True), ("key_prs", True),
+    ("discussions", True), ("ecosystems", True), ("activity", True), ("follow_ups", True),
+    ("appendix", False),
+)
+DAILY_ORDER = (
+    ("summary", True), ("ecosystems", True), ("discussions", True), ("topics", True),
+    ("key_prs", True), ("activity", True), ("attention", True), ("appendix", False),
+)
+SECTION_ORDERS = {"week": WEEKLY_ORDER, "day": DAILY_ORDER, "month": WEEKLY_ORDER,
+                  "custom": WEEKLY_ORDER}
+APPENDIX_MODES = ("full", "compact", "none")
+MAX_DAILY_KEY_PRS = 5
+ATTENTION_KINDS = ("popular_bug", "open_rfc")
+
+
+def _more(m: Messages, n: int) -> str:
+    return m.tn("list.more", n, count=num(n)) if n > 0 else ""
+
+
+def _appendix_line(s: SummaryData, m: Messages) -> str:
+    """The appendix's counts in one line ("New issues 3 · Merged PRs 120 · ...")."""
+    a = s.appendix
+    parts = []
+    for name in APPENDIX_LISTS:
+        count = len(getattr(a, name)) + max(0, int(a.omitted.get(name, 0)))
+        # a list the source cannot fill says so ("n/a"), never 0
+        shown = m.t("na.short") if getattr(s.counts, name, 0) is None and m.has("na.short") \
+            else num(count)
+        parts.append(m.t("appendix.line_item", name=m.t(f"appendix.{name}"), count=shown))
+    return m.t("appendix.line_sep").join(parts)
+
+
+def _topics(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
+    """Hot topics and trends of the day: storylines when there are any, else module trends."""
+    out = []
+    for st in s.storylines[:MAX_TOPICS]:
+        numbers = [it.number for it in st.items]
+        text = m.tn("topics.storyline", len(numbers), count=num(len(numbers)),
+                    merged=num(st.merged))
+        out.append(Bullet(text, head=st.name, key=st.key,
+                          links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
+                          more=_more(m, len(numbers) - MAX_TOPIC_LINKS)))
+    if out:
+        return tuple(out)
+    mods = sorted((t for t in s.modules if not t.fallback and t.total > 0),
+                  key=lambda t: (-(t.delta if t.trend in ("up", "new") else 0), -t.total, t.module))
+    for t in mods[:MAX_TOPICS]:
+        text = m.tn("topics.module", t.total, total=num(t.total), merged=num(t.merged))
+        if t.trend != "flat" and (t.previous_total or t.trend == "new"):
+            text += m.t("list.sentence") + w.trend_sentence(t).rstrip("。.")
+        out.append(Bullet(text, head=w.module(t.module), key=t.module,
+                          links=tuple(w.ref(n) for n in t.representative[:MAX_TOPIC_LINKS])))
+    return tuple(out)
+
+
+def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
+    """Issues worth attention: open bug and RFC follow-ups, then issues discussed in the window."""
+    out, seen = [], set()
+    for f in s.follow_ups:
+        if f.kind not in ATTENTION_KINDS or f.item.number in seen:
+            continue
+        seen.add(f.item.number)
+        out.append(Bullet(m.t(f"follow_ups.{f.kind}"), links=(link(f.item),),
+                          key=str(f.item.number)))
+    for d in s.discussions:
+        if d.item.kind != "issue" or d.item.number in seen or d.status != "open":
+            continue
+        seen.add(d.item.number)
+        out.append(Bullet(m.t("attention.discussed",
+                              comments=m.tn("units.comment", d.comments_in_window,
+                                            count=num(d.comments_in_window)),
+                              participants=m.tn("units.participant", len(d.participants),
+                                                count=num(len(d.participants)))),
+                          links=(link(d.item),), key=str(d.item.number)))
+    return tuple(out[:MAX_ATTENTION])
+
+
+def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
+    """Section order per window kind, capped lists with "… and N more", the appendix mode, and
+    the daily sections (topics, attention). Runs last in build_view; figures stay the summary's."""
+    order = SECTION_ORDERS.get(s.window.kind, WEEKLY_ORDER)
+    if order is WEEKLY_ORDER:  # a section added to SECTION_ORDER later still shows, before the appendix
+        known = {sid for sid, _ in order}
+        order = order[:-1] + tuple(x for x in SECTION_ORDER if x[0] not in known) + order[-1:]
+    view.order = tuple(sid for sid, _ in order)
+    number = 0
+    view.sections.clear()
+    for sid, numbered in order:
+        if numbered:
+            number += 1
+        key = f"sections_{s.window.kind}.{sid}"
+        view.sections[sid] = Section(sid, number if numbered else None,
+                                     m.t(key) if m.has(key) else m.t(f"sections.{sid}"))
+    mode = getattr(s, "appendix_mode", "compact")
+    view.appendix_mode = mode if mode in APPENDIX_MODES else "compact"
+    line = _appendix_line(s, m)
+    view.appendix_line = m.t("appendix.none_note", counts=line) if view.appendix_mode == "none" else line
+    view.appendix_summary = m.t("appendix.summary")
+    if view.appendix_mode == "compact":  # a dense table: at most MAX_ROW_MODULES modules a row
+        mods_of = {i.number: i.modules for n in APPENDIX_LISTS for i in getattr(s.appendix, n)}
+        view.appendix = tuple(dataclasses.replace(a, modules=tuple(
+            m.t("list.comma").join(w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES])
+            + ("…" if len(mods_of.get(lk.number, ())) > MAX_ROW_MODULES else "")
+            for lk in a.links)) for a in view.appendix)
+    # capped tables: say how many rows are left out
+    view.modules_more = _more(m, len(s.modules) - len(view.modules))
+    view.contributors_more = _more(m, len(s.contributors) - len(view.contributors))
+    if s.window.kind == "day":
+        view.key_prs = view.key_prs[:MAX_DAILY_KEY_PRS]
+    view.key_prs_more = _more(m, len(s.key_prs) - len(view.key_prs))
+    mods = {k.item.number: k.item.modules for k in s.key_prs}
+    view.key_prs = tuple(
+        dataclasses.replace(r, modules=m.t("list.comma").join(
+            [w.module(x) for x in mods.get(r.link.number, ())[:MAX_ROW_MODULES]])
+            + ("…" if len(mods.get(r.link.number, ())) > MAX_ROW_MODULES else ""))
+        if r.link.number in mods else r for r in view.key_prs)
+    # risks: every risk's list capped; low-severity risks as links; at most MAX_RISKS_DETAILED
+    by_risk = {r.risk: r for r in s.risks}
+    risks = []
+    for b in view.risks:
+        r = by_risk.get(b.key)
+        if r is None:
+            risks.append(b)
+            continue
+        shown = len(b.lines) or len(b.links)
+        if r.severity == "low" and b.lines:
+            b = dataclasses.replace(b, links=tuple(ln.link for ln in b.lines), lines=())
+        # the risk's count is the true total (its item list may be a bounded sample)
+        risks.append(dataclasses.replace(b, more=_more(m, max(r.count, len(r.items)) - shown)))
+    kept, rest = risks[:MAX_RISKS_DETAILED], risks[MAX_RISKS_DETAILED:]
+    view.risks = tuple(kept)
+    if rest:
+        view.risks_more = m.t("risks.more_kinds", risks=m.join(
+            [m.tn("summary.risk", by_risk[b.key].count if b.key in by_risk else 0, risk=b.head,
+                  count=num(by_risk[b.key].count if b.key in by_risk else 0)) for b in rest]))
+    view.risk_bullets = tuple(
+        dataclasses.replace(b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items))
+                                          - len(b.links)))
+        if b.key in by_risk else b for b in view.risk_bullets)
+    view.highlights = tuple(dataclasses.replace(b, lines=b.lines[:MAX_HIGHLIGHT_PRS])
+                            for b in view.highlights)
+    if len(view.themes) > MAX_THEMES:
+        rest = view.themes[MAX_THEMES:]
+        view.themes = view.themes[:MAX_THEMES]
+        view.themes_more = m.t("themes_more", themes=m.join([t.title for t in rest]))
+    follow_ups = view.follow_ups
+    view.follow_ups = tuple(
+        dataclasses.replace(b, lines=b.lines[:MAX_FOLLOW_UP_LINES],
+                            more=_more(m, len(b.lines) - MAX_FOLLOW_UP_LINES))
+        if len(b.lines) > MAX_FOLLOW_UP_LINES else b for b in follow_ups[:MAX_FOLLOW_UPS])
+    view.follow_ups_more = _more(m, len(follow_ups) - len(view.follow_ups))
+    # ecosystems: each group (and the issues) capped
+    ecos = []
+    issues_more = []
+    for e in view.ecosystems:
+        if s.window.kind == "day":  # seed 003: a line per PR, what it does
+            groups = tuple(dataclasses.replace(g, lines=g.lines[:MAX_ECOSYSTEM_LINES],
+                                               more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINES))
+                           for g in e.groups)
+        else:  # a week: each group in one line of links (the items are in the appendix)
+            groups = tuple(dataclasses.replace(
+                g, lines=(), links=tuple(ln.link for ln in g.lines[:MAX_ECOSYSTEM_LINKS]),
+                more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINKS)) for g in e.groups)
+        issues_more.append(_more(m, len(e.issues) - MAX_ECOSYSTEM_LINES))
+        ecos.append(dataclasses.replace(e, groups=groups, issues=e.issues[:MAX_ECOSYSTEM_LINES]))
+    view.ecosystems = tuple(ecos)
+    view.ecosystem_issues_more = tuple(issues_more)
+    if s.window.kind == "day":
+        view.topics = _topics(s, w, m)
+        view.attention = _attention(s, w, m)
+        view.hourly_chart = bool(s.hourly)
+        if not view.topics:
+            view.notes["topics"] = m.t("labels.none")
+        if not view.attention:
+            view.notes["attention"] = m.t("attention.none")
 
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
@@ -617,20 +1288,25 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         highlights=w.highlights(),
         risk_bullets=tuple(w.risk_bullet(r, detailed=False) for r in risks_sorted[:5]),
         summary=w.summary(),
-        themes=tuple(w.theme(t) for t in s.themes),
-        modules=tuple(w.module_row(t) for t in sorted(
-            s.modules, key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULE_ROWS]),
+        themes=(tuple(w.storyline_theme(st) for st in s.storylines[:MAX_STORY_THEMES])
+                if s.storylines
+                else tuple(w.theme(t) for t in s.themes)),
+        modules=w.module_rows(),
         modules_text=w.modules_text(),
-        key_prs=tuple(w.key_pr(k) for k in sorted(
+        key_prs=tuple(w.key_pr_explained(k) for k in sorted(
             s.key_prs, key=lambda k: (-k.score, k.item.number))[:MAX_KEY_PRS]),
         discussions=tuple(w.discussion(d) for d in s.discussions[:MAX_DISCUSSIONS]),
         ecosystems=tuple(w.ecosystem(e) for e in s.ecosystems),
         activity=w.activity(),
         contributors=w.contributor_rows(),
         risks=tuple(w.risk_bullet(r, detailed=True) for r in risks_sorted),
-        follow_ups=tuple(w.follow_up(f) for f in s.follow_ups),
+        follow_ups=w.follow_ups_grouped(),
         appendix=w.appendix(),
         notes=w.notes(),
+        incidents=tuple(w.incident(i) for i in s.incidents),
+        coverage=w.coverage(),
+        na_note=w.na_note(),
+        hidden=w.hidden_columns(),
     )
     number = 0
     for sid, numbered in SECTION_ORDER:
@@ -638,6 +1314,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
             number += 1
         view.sections[sid] = Section(sid, number if numbered else None,
                                      messages.t(f"sections.{sid}"))
+    _shape(view, s, w, messages)  # the seeds' shape: order per window kind, caps, appendix mode
     return view
 
 

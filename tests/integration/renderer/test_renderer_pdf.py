@@ -56,10 +56,10 @@ async def test_pdf_text_fonts_and_pages(pdf_engine, tmp_path, lang: str) -> None
     for figure in (c.new_issues, c.closed_issues, c.new_prs, c.merged_prs, c.closed_unmerged_prs):
         assert re.search(rf"(?<![\d,]){figure}(?![\d,])", text), f"{figure} missing from the PDF"
     assert "#41184" in text
-    if lang == "zh-CN":
-        assert "开发动态报告" in text and "执行摘要" in text and "关闭未合并" in text
+    if lang == "zh-CN":  # a daily report: seed 003's sections
+        assert "开发动态报告" in text and "每日开发状态摘要" in text and "关闭未合并" in text
     else:
-        assert "Executive summary" in text
+        assert "Daily status summary" in text
     assert "\ufffd" not in text  # no replacement characters from missing glyphs
 
     fonts = _run(need("pdffonts"), str(path))
@@ -114,3 +114,32 @@ async def test_a_dead_pdf_worker_fails_the_render_and_the_next_one_recovers(tmp_
         assert (await engine.render(html)).startswith(b"%PDF-")
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("mode", ["compact", "full", "none"])
+async def test_the_appendix_in_each_mode(pdf_engine, tmp_path, mode: str) -> None:
+    """compact: a dense table (a row per item: number, title, author, modules, in a small font);
+    full: the same lists; none: one line with the counts and no item rows."""
+    summary = large_weekly_summary(merged=120, issues=30).model_copy(update={"appendix_mode": mode})
+    pdf = await pdf_engine.render(render_html(summary, "zh-CN"))
+    path = tmp_path / f"appendix-{mode}.pdf"
+    path.write_bytes(pdf)
+    text = _run(need("pdftotext"), "-layout", str(path), "-")
+    appendix = text[text.index("附录：详细数据列表"):]
+    # a table row: the number, then the title on the same line
+    rows = re.findall(r"(#4\d{4})\s+\[[\w-]+\] change number", appendix)
+    if mode == "none":
+        assert rows == [] and "已合并 PR 120" in appendix
+        return
+    assert len(set(rows)) == 120, len(set(rows))  # every merged PR is a row of the table
+    assert "已合并 PR 120" in appendix  # the counts line (the <summary> of the collapsed HTML)
+    if mode == "compact":
+        assert "点击展开" not in appendix  # nothing to click on paper
+        full = await pdf_engine.render(render_html(
+            summary.model_copy(update={"appendix_mode": "full"}), "zh-CN"))
+        (tmp_path / "full.pdf").write_bytes(full)
+
+        def pages(name: str) -> int:
+            info = _run(need("pdfinfo"), str(tmp_path / name))
+            return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+        assert pages(path.name) < pages("full.pdf")  # denser than the full lists

@@ -122,20 +122,32 @@ def test_unknown_tag_values_are_made_readable() -> None:
 def _empty(**kw) -> SummaryData:
     window = WindowRef(kind="day", label="2026-01-05", start=datetime(2026, 1, 5, tzinfo=timezone.utc),
                        end=datetime(2026, 1, 6, tzinfo=timezone.utc))
-    return SummaryData(repo="o/quiet", window=window, revision=1,
+    kw.setdefault("window", window)
+    return SummaryData(repo="o/quiet", revision=1,
                        generated_at=datetime(2026, 1, 6, 1, tzinfo=timezone.utc),
                        counts=Counts(), **kw)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_an_empty_window_still_has_every_section(lang: str) -> None:
-    text = render_markdown(_empty(), lang)
     m = messages(lang)
+    # a weekly window has every section of seed 000 (and ours)
+    week = WindowRef(kind="week", label="2026-W02", start=datetime(2026, 1, 5, tzinfo=timezone.utc),
+                     end=datetime(2026, 1, 12, tzinfo=timezone.utc))
+    text = render_markdown(_empty(window=week), lang)
     for section in ("highlights", "summary", "themes", "modules", "key_prs", "discussions",
                     "ecosystems", "activity", "risks", "follow_ups", "appendix"):
         assert m.t(f"sections.{section}") in text
     assert text.count(m.t("labels.none")) >= 8
     assert "None" not in text  # no Python None leaks into prose
+    # a day window has every section of seed 003, each saying it has nothing
+    text = render_markdown(_empty(), lang)
+    for sid in ("summary", "ecosystems", "discussions", "topics", "key_prs", "activity",
+                "attention", "appendix"):
+        key = f"sections_day.{sid}" if m.has(f"sections_day.{sid}") else f"sections.{sid}"
+        assert m.t(key) in text
+    assert m.t("attention.none") in text
+    assert "None" not in text
 
 
 def test_synthetic_notice_only_when_synthetic() -> None:

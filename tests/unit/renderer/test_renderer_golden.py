@@ -94,7 +94,9 @@ def allowed_numbers(s: SummaryData) -> set[str]:
     allowed.add(str(abs(int(offset.total_seconds() // 3600))))
     if s.previous_counts is not None:
         for name in Counts_fields(s):
-            allowed.add(str(abs(getattr(s.counts, name) - getattr(s.previous_counts, name))))
+            now, before = getattr(s.counts, name), getattr(s.previous_counts, name)
+            if now is not None and before is not None:  # None: not available from the source
+                allowed.add(str(abs(now - before)))
     allowed.add(str(abs(s.counts.lines_added - s.counts.lines_removed)))
     for e in s.ecosystems:
         allowed.add(str(sum(len(g.items) for g in e.pr_groups)))
@@ -104,6 +106,12 @@ def allowed_numbers(s: SummaryData) -> set[str]:
     allowed.add(str(sum(1 for r in s.risks if r.severity == "high")))
     allowed.add(str(sum(1 for c in s.contributors if c.bot)))
     allowed.add(str(min(3, len([t for t in s.modules if not t.fallback and t.total]))))
+    # "… and N more" under a capped list: a risk's count less the few items shown (issue #15.6)
+    from services.renderer.domain.view import MAX_RISK_LINKS, MAX_RISK_LINKS_SHORT
+    for r in s.risks:
+        for shown in {MAX_RISK_LINKS, MAX_RISK_LINKS_SHORT, min(len(r.items), MAX_RISK_LINKS),
+                      min(len(r.items), MAX_RISK_LINKS_SHORT)}:
+            allowed.add(str(max(r.count, len(r.items)) - shown))
     return allowed
 
 

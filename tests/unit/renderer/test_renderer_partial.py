@@ -17,7 +17,9 @@ from shared.events import (
     RiskObservation, SummaryData, Theme, WindowRef,
 )
 
-from .samples import I_OOM, P_DRAFT, P_MOE, daily_summary, large_weekly_summary
+from services.renderer.domain.view import SECTION_ORDERS
+
+from .samples import I_OOM, P_DRAFT, P_MOE, daily_summary, large_weekly_summary, weekly_summary
 
 LANGS = ("en", "zh-CN")
 # sections whose note is the "no data for this section" one (the summary's note differs)
@@ -77,14 +79,25 @@ CASES: dict[str, tuple[dict, set[str], tuple[str, ...]]] = {
 }
 
 
-def _summary(case: str) -> SummaryData:
-    return daily_summary(**CASES[case][0])
+_WEEK = weekly_summary().window
+# text only weekly sections show (key changes by theme; a daily has no themes section)
+WEEKLY_ONLY = {"#99901"}
+
+
+def _summary(case: str, kind: str = "day") -> SummaryData:
+    """The case on the daily sample, or on a week window (cases with their own window keep it)."""
+    overrides = dict(CASES[case][0])
+    if kind == "week":
+        overrides.setdefault("window", _WEEK)
+    return daily_summary(**overrides)
 
 
 def _md_sections(text: str, lang: str) -> dict[str, str]:
     """Section id -> its Markdown (from its `## ` heading to the next one)."""
     m = messages(lang)
-    titles = {m.t(f"sections.{sid}"): sid for sid in LIST_SECTIONS + ("summary", "appendix")}
+    titles = {m.t(f"sections.{sid}"): sid
+              for sid in LIST_SECTIONS + ("summary", "appendix", "topics", "attention")}
+    titles.update({m.t(f"sections_day.{sid}"): sid for sid in m.raw("sections_day")})
     out: dict[str, str] = {}
     for chunk in re.split(r"^## ", text, flags=re.M)[1:]:
         heading = chunk.split("\n", 1)[0]
@@ -99,10 +112,13 @@ def _html_sections(text: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", ("day", "week"))
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, lang: str) -> None:
+def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, kind: str,
+                                                                   lang: str) -> None:
     overrides, missing, present = CASES[case]
-    s = _summary(case)
+    s = _summary(case, kind)
+    order = {sid for sid, _ in SECTION_ORDERS[s.window.kind]}
     note = messages(lang).t("labels.none")
     md = render_markdown(s, lang)
     html = render_html(s, lang)
@@ -111,9 +127,14 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, la
     sections = _md_sections(md, lang)
     hsections = _html_sections(html)
     for sid in LIST_SECTIONS:
+        if sid not in order:  # not a section of this window kind (a daily has seed 003's)
+            assert sid not in sections and sid not in hsections
+            continue
         assert (note in sections[sid]) == (sid in missing), (sid, sections[sid][:400])
         assert (note in hsections[sid]) == (sid in missing), (sid, hsections[sid][:400])
     for text in present:
+        if kind == "day" and text in WEEKLY_ONLY:
+            continue
         assert text in md and text in html
     no_previous = messages(lang).t("summary.no_previous")
     assert (no_previous in sections["summary"]) == (s.previous_counts is None)
@@ -128,9 +149,10 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, la
 @pytest.mark.parametrize("lang", LANGS)
 def test_charts_say_when_there_is_nothing_to_draw(lang: str) -> None:
     note = messages(lang).t("labels.none")
-    empty = _html_sections(render_html(_summary("nothing at all"), lang))["charts"]
+    empty = _html_sections(render_html(_summary("nothing at all", "week").model_copy(
+        update={"window": _WEEK}), lang))["charts"]
     assert note in empty and "<svg" not in empty
-    full = _html_sections(render_html(daily_summary(), lang))["charts"]
+    full = _html_sections(render_html(weekly_summary(), lang))["charts"]
     assert note not in full and full.count("<svg") == 3
 
 
@@ -149,9 +171,9 @@ def test_trimmed_appendix_lists_say_how_many_were_left_out(lang: str) -> None:
     # the true totals in the list titles, the "… and N more" line under the trimmed list
     assert m.t("appendix.merged_prs") + m.t("appendix.count", count="60") in appendix
     assert m.t("appendix.closed_issues") + m.t("appendix.count", count="10") in appendix
-    merged_part = appendix.split(m.t("appendix.merged_prs"))[1].split("### ")[0]
+    merged_part = appendix.split("### " + m.t("appendix.merged_prs"))[1].split("### ")[0]
     assert merged_part.count("- [#") == 45 and more_15 in merged_part
-    closed_part = appendix.split(m.t("appendix.closed_issues"))[1].split("### ")[0]
+    closed_part = appendix.split("### " + m.t("appendix.closed_issues"))[1].split("### ")[0]
     assert more_10 in closed_part and m.t("labels.none") not in closed_part
     assert more_15 in html and more_10 in html
     untrimmed = render_markdown(base, lang)

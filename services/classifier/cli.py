@@ -24,6 +24,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from shared.events import Actor, FileChange, ItemSnapshot, Tags
+from shared.events.enriched import Digest
 
 from .adapters.profiles import read_profile_file, read_profiles
 from .domain.rules import (
@@ -141,7 +142,31 @@ def explain_text(item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset:
     section("affiliations", tags.affiliations)
     section("risks", tags.risks)
     lines.append(f"  bot: yes <{tags.bot_rule}>" if tags.bot else "  bot: no")
+    lines.extend(digest_lines(tags.digest))
     return "\n".join(lines)
+
+
+def digest_lines(d: Digest | None) -> list[str]:
+    """The digest of the item's description, a line a field (only the fields it found)."""
+    if d is None:
+        return []
+    out = ["  digest:" + (" template only, nothing filled in" if d.template_only else "")]
+    if d.what:
+        out.append(f"    what: {d.what}")
+    if d.user_facing != "unknown":
+        out.append(f"    user-facing: {d.user_facing}" + (f": {d.user_facing_text}" if d.user_facing_text else ""))
+    if d.tested:
+        out.append(f"    tested: {', '.join(d.tested)}" + (f": {d.tested_text}" if d.tested_text else ""))
+    for c in d.claims:
+        out.append(f"    claim ({c.kind}; {', '.join(c.figures)}): {c.sentence}")
+    for r in d.refs:
+        target = " ".join(filter(None, (
+            (r.repo or "") + (f"#{r.number}" if r.number is not None else ""),
+            f"commit {r.sha[:12]}" if r.sha else "", f'"{r.title}"' if r.title else "")))
+        out.append(f"    {r.kind.replace('_', '-')}: {target}")
+    if len(out) == 1 and not d.template_only:
+        out[0] += " nothing found in the description"
+    return out
 
 
 def classify_command(profile: str, source: str, explain: bool = False, out: IO[str] | None = None,

@@ -28,7 +28,7 @@ from shared.events import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_FACTS_PER_REPO = 2349  # generate_demo's fortnight (two ISO weeks) of one repository
+DEMO_FACTS_PER_REPO = 2352  # generate_demo's fortnight (two ISO weeks) of one repository
 
 # The full size by default (9 synthetic repositories, about 21,000 facts: the folder takes
 # about 2.5 minutes on two shared cores); REPODIGEST_RELIABILITY_EVENTS=2000 is a quick run.

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
 from .codeowners import area_of, parse_codeowners, pattern_globs
+from .digest import digest_of
 from .globs import FileSet, GlobError, GlobTable, parse_labeler
 from .prefilter import RegexGate
 
@@ -895,7 +896,7 @@ class CompiledRuleSet:
         a = item.author
         key = (item.kind, item.title, item.labels, item.body_excerpt, a.login, a.association,
                a.is_bot, a.email_domain, item.files, item.additions, item.deletions,
-               item.changed_files, item.base_branch)
+               item.changed_files, item.base_branch, item.repo, item.number)
         tags = self._memo.get(key)
         if tags is None:
             if len(self._memo) >= self.memo_size:
@@ -938,7 +939,9 @@ class CompiledRuleSet:
             categories=tuple(self._named(self.categories, "category", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
-            digest=None,
+            # what the description says of the change (pure; once per item, through the memo)
+            digest=digest_of(item.title, item.body_excerpt, item.kind, repo=item.repo,
+                             number=item.number),
         )
 
     # -- modules

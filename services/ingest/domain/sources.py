@@ -181,6 +181,8 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
         state="closed", created_at=min(authored_at, merged_at), updated_at=merged_at,
         closed_at=merged_at, merged_at=merged_at, additions=additions, deletions=deletions,
         changed_files=len(files), files=capped, files_truncated=truncated, base_branch="main",
+        # the squash commit's message body is the PR's description where GitHub put it there
+        body_excerpt=str(record.get("body") or ""),
     )
     return FactData(repo=repo, kind="pull_request", action="merged", item=item,
                     actor=item.author.login, origin=origin)
@@ -208,8 +210,12 @@ def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
 
 GIT_RECORD = "\x1e"
 GIT_FIELD = "\x1f"
-# what `git log` is asked for, one commit per record: sha, author name, e-mail, dates, subject
-GIT_LOG_FORMAT = "%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%s"
+GIT_BODY_END = "\x1d"
+# what `git log` is asked for, one commit per record: sha, author name, e-mail, dates, subject,
+# then the message body (any text, newlines included) up to GIT_BODY_END; --numstat lines follow
+GIT_LOG_FORMAT = "%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%s%x1f%b%x1d"
+# a record starts with the separator and a full commit id: a body holding the separator stays whole
+_GIT_RECORD_START = re.compile(GIT_RECORD + r"(?=[0-9a-f]{40,64}" + GIT_FIELD + ")")
 _PR_SUFFIX = re.compile(r"^(?P<title>.*?)\s*\(#(?P<number>\d+)\)\s*$")
 _GITHUB_REMOTE = re.compile(
     r"github\.com[:/](?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
@@ -232,13 +238,20 @@ def github_repo_of_remote(url: str) -> str | None:
 def git_log_records(text: str) -> Iterator[dict[str, Any]]:
     """Records in the merged-PR history format from `git log --first-parent --numstat` output
     written with GIT_LOG_FORMAT (the way merged_prs.jsonl was derived)."""
-    for chunk in text.split(GIT_RECORD):
+    for chunk in _GIT_RECORD_START.split(text):
         if not chunk.strip():
             continue
-        header, _, rest = chunk.partition("\n")
-        parts = header.split(GIT_FIELD)
-        if len(parts) != 6:
-            raise SourceError(f"unexpected git log record {header[:80]!r}: is this a git repository "
+        if GIT_BODY_END in chunk:
+            # the body may hold any text, separators too: the fields before it are split from
+            # the left, the numstat lines after the last GIT_BODY_END
+            head, _, rest = chunk.rpartition(GIT_BODY_END)
+            parts = head.split(GIT_FIELD, 6)
+            body = parts.pop().strip() if len(parts) == 7 else None
+        else:  # the format without the body (older callers)
+            header, _, rest = chunk.partition("\n")
+            parts, body = header.split(GIT_FIELD), ""
+        if len(parts) != 6 or body is None:
+            raise SourceError(f"unexpected git log record {chunk[:80]!r}: is this a git repository "
                               "with a normal history?")
         sha, name, email, authored, committed, subject = parts
         title, number = split_subject(subject)
@@ -251,7 +264,7 @@ def git_log_records(text: str) -> Iterator[dict[str, Any]]:
                           "deletions": None if dele == "-" else int(dele)})
         yield {"sha": sha, "pr_number": number, "title": title, "author_name": name,
                "author_email": email, "authored_at": authored, "merged_at": committed,
-               "files": files}
+               "files": files, "body": body}
 
 
 def git_facts(text: str, repo: str) -> Iterator[FactData]:

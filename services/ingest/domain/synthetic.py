@@ -235,6 +235,16 @@ AREA_NOUNS = {
 }
 FEATURES = ("prefix caching", "chunked prefill", "FP8 KV cache", "CUDA Graph", "speculative decoding",
             "expert parallelism", "LoRA", "structured outputs", "tensor parallelism 8")
+WHY = ("Users running {model} on {hw} hit this in production.",
+       "It removes a bottleneck that shows up with {feature}.",
+       "This is needed before {feature} can be enabled by default.",
+       "The old path was hard to maintain and slowed down {model}.",
+       "Several users asked for it in the forum.")
+USER_FACING_YES = ("Yes. {model} can now be served with `vllm serve` without extra flags.",
+                   "Yes: a new `--enable-{slug}` option, off by default.".replace("{slug}", "fast-path"),
+                   "Yes. The OpenAI-compatible server accepts the new field.")
+# a line of work across both weeks, named by a model no other title uses
+STORY_MODEL = "Hunyuan-A13B"
 SYMPTOMS = ("illegal memory access", "NaN outputs", "a hang at start-up", "a shape mismatch",
             "wrong token ids", "OOM during profiling", "a deadlock on shutdown", "a crash")
 
@@ -411,6 +421,8 @@ class _Planner:
         self.used_titles: dict[str, int] = {}
         self.first_timers = list(FIRST_TIMERS)
         rng.shuffle(self.first_timers)
+        # descriptions draw from their own stream: richer bodies do not move the plan's numbers
+        self.text = random.Random(f"repodigest-demo-bodies:{week}:{seed}")
 
     # people
     def actor(self, login: str) -> Actor:
@@ -495,15 +507,64 @@ class _Planner:
         files = self.files(area, code=prefix not in ("[Doc]", "[CI]"))
         item = PlannedItem(key=len(self.items), kind="pull_request", title=title, author=author,
                            created_at=created, labels=labels, area=area,
-                           body=(f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
-                                 f"## Purpose\n{title.split('] ', 1)[-1]}.\n\n## Test Plan\n"
-                                 + ("Added unit tests." if any(f.path.startswith("tests/")
-                                                              for f in files) else
-                                    "Manual run of the affected path.")),
+                           body=self.pr_body(prefix, title, files, model, hardware),
                            draft=rng.random() < 0.08)
         self._set_files(item, files)
         self.outcome(item, merge_p=0.62, close_p=0.12)
         return item
+
+    def pr_body(self, prefix: str, title: str, files: list[FileChange], model: str, hardware: str,
+                *, why: str | None = None, user_facing: str | None = None, extra: str = "") -> str:
+        """A description in one of the two templates real projects use (vLLM's Purpose / Test Plan
+        / Test Result, or vllm-ascend's what-why / user-facing / tested), with the claims a
+        pull request of its kind makes: throughput and latency figures for [Perf], an accuracy
+        figure for a new model."""
+        t = self.text
+        what = title.split("] ", 1)[-1]
+        why = why or t.choice(WHY).format(model=model, hw=hardware, feature=t.choice(FEATURES))
+        tests = any(f.path.startswith("tests/") for f in files)
+        claim = ""
+        if prefix == "[Perf]":
+            m = re.search(r"\((\d+)% faster on ([\w-]+)\)", title)
+            pct, hw = (int(m.group(1)), m.group(2)) if m else (t.randint(5, 40), hardware)
+            base = t.randint(900, 4000)
+            ttft = t.randint(80, 400)
+            claim = (f"On {hw} with {model}, output throughput rises from {base:,} to "
+                     f"{round(base * (1 + pct / 100)):,} tokens/s (+{pct}%) and TTFT p50 drops from "
+                     f"{ttft}ms -> {round(ttft / (1 + pct / 100))}ms.")
+        elif prefix == "[Model]" or what.startswith("Add support for"):
+            ref = t.uniform(0.80, 0.95)
+            claim = f"GSM8K accuracy is {ref - t.uniform(0, 0.01):.3f} (reference {ref:.3f})."
+        if user_facing is None:
+            user_facing = (t.choice(USER_FACING_YES).format(model=model) if prefix in ("[Frontend]", "[Feature]",
+                                                                                       "[Model]")
+                           else t.choice(("No.", "No", "None.", "No user-facing change.")))
+        if prefix == "[Perf]":
+            plan = "vllm bench serve on the ShareGPT dataset, before and after, 3 runs each."
+        elif tests:
+            plan = t.choice(("Added unit tests; CI passed.", "New unit tests and the existing e2e tests.",
+                             "pytest tests/ with the new unit tests."))
+        else:
+            plan = t.choice(("Manual run of the affected path.", "Tested locally with an offline "
+                             f"inference script for {model}.", "CI passed with existing tests."))
+        head = f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+        if t.random() < 0.5:
+            result = claim or t.choice(("All tests pass.", "Outputs match the baseline."))
+            return (head + f"## Purpose\n{what}. {why}\n\n## Test Plan\n{plan}\n\n"
+                    f"## Test Result\n{result}{extra}\n\n---\n<details>\n<summary> Essential Elements of an "
+                    "Effective PR Description Checklist </summary>\n\n- [x] The purpose of the PR.\n"
+                    "- [x] The test plan.\n</details>")
+        body = (head + "<!--  Thanks for sending a pull request! -->\n"
+                f"### What this PR does / why we need it?\n{what}. {why}"
+                + (f"\n\n{claim}" if claim else "") + extra
+                + f"\n\n### Does this PR introduce _any_ user-facing change?\n{user_facing}\n\n"
+                f"### How was this patch tested?\n{plan}\n\n- vLLM version: v0.11.0\n"
+                "- vLLM main: https://github.com/vllm-project/vllm/commit/"
+                f"{t.getrandbits(160):040x}")
+        return body
+
+    def sha(self) -> str:
+        return f"{self.text.getrandbits(160):040x}"
 
     def unique(self, title: str, *alternates: str) -> str:
         """Templates repeat; real titles rarely do. A repeated title takes the first unused
@@ -625,7 +686,7 @@ class _Planner:
         labels = (label,) + (("rocm",) if hw.startswith("MI") and rng.random() < 0.7 else ())
         item = PlannedItem(key=len(self.items), kind="issue", title=self.unique(f"{prefix}: {title}"),
                            author=author, created_at=created, labels=labels,
-                           body=f"{SYNTHETIC.format(kind='issue')} ({self.tag})\n\n"
+                           body=f"<!-- {SYNTHETIC.format(kind='issue')} ({self.tag}) -->\n\n"
                                 f"### Your current environment\n{hw}, synthetic.\n")
         self.outcome(item, merge_p=0.0, close_p=0.4 if prefix != "[RFC]" else 0.1)
         return item
@@ -639,7 +700,8 @@ class _Planner:
                            title=f'Revert "{original.title} (#{{ref:{original.key}}})"',
                            author=self.actor(self.rng.choice(MAINTAINERS)), created_at=created,
                            labels=("ready",), area=original.area, revert_of=original.key,
-                           body=f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
+                           body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+                                f"This reverts commit {self.sha()}.\n\n"
                                 "Reverts a change that broke the nightly CI.")
         self._set_files(item, [FileChange(path=f.path, additions=f.deletions, deletions=f.additions,
                                           status="modified") for f in original.files])
@@ -659,8 +721,10 @@ class _Planner:
                                 "clean up the fallback path", "support the remaining backends"))
         item.title = f"{prefix} Follow-up to #{{ref:{original.key}}}: {tail}"
         item.author, item.area, item.follow_up_of = original.author, original.area, original.key
-        item.body = (f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
-                     f"Follow-up to #{{ref:{original.key}}}.")
+        item.body = (f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+                     f"### What this PR does / why we need it?\nFollow-up to #{{ref:{original.key}}}: "
+                     f"{tail}.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+                     "### How was this patch tested?\nCI passed.")
         self._set_files(item, self.files(original.area or "misc", code=True))
         return item
 
@@ -689,7 +753,7 @@ class _Planner:
         title, area, roots, shape, purpose = rng.choice(LARGE_CHANGES)
         item.title, item.area = self.unique(title), area
         item.labels = PREFIXES.get(title.split("] ")[0] + "]", (0, None, ()))[2]
-        item.body = (f"{SYNTHETIC.format(kind='pull request')} ({self.tag})\n\n"
+        item.body = (f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
                      f"## Purpose\n{purpose}\n\n## Test Plan\nFull CI run.")
         n = rng.randint(310, 420) if huge else rng.randint(40, 200)  # huge: beyond FILES_CAP
         files = []
@@ -702,6 +766,105 @@ class _Planner:
                                     status="removed" if shape == "removal" and not add else "modified"))
         self._set_files(item, files)
         return item
+
+    def landed(self, item: PlannedItem, merged_at: datetime) -> PlannedItem:
+        """Merged at `merged_at`, approved a few minutes before by a maintainer."""
+        item.merged_at = item.closed_at = merged_at
+        self.review_id += 1
+        item.reviews.append(PlannedReview(self.review_id, self.actor(self.rng.choice(MAINTAINERS)),
+                                          "APPROVED", merged_at - timedelta(minutes=self.rng.randint(5, 60))))
+        return item
+
+    def storylines(self, add) -> None:
+        """Changes that refer to each other, for the digest of each description to find: a line
+        of work on one model across both weeks; a change added, fixed up and reverted; a
+        dependency bump and the fixes it needed; a follow-up; a backport."""
+        rng, t = self.rng, self.text
+        day = timedelta(days=1)
+        w0 = self.start  # Monday of the previous week; w1 the current week's
+
+        def pr(title: str, area: str, at: datetime, body: str, *, hours: float = 20,
+               author: Actor | None = None, labels: tuple[str, ...] = ()) -> PlannedItem:
+            at += timedelta(minutes=rng.randint(0, 240))  # seeded: other seeds, other instants
+            hours *= rng.uniform(0.8, 1.2)
+            item = PlannedItem(key=0, kind="pull_request", title=self.unique(title),
+                               author=author or self.pr_author(area), created_at=at, body=body,
+                               labels=labels, area=area)
+            self._set_files(item, self.files(area, code=area not in ("doc", "ci")))
+            add(self.landed(item, at + timedelta(hours=hours)))
+            return item
+
+        def ref(item: PlannedItem) -> str:
+            return f"#{{ref:{item.key}}}"
+
+        head = f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+        m = STORY_MODEL
+        w1 = w0 + 7 * day
+        # a line of work: support, a faster router, a fix of the router, a guide
+        support = pr(f"[Model] Add support for {m}", "model", w0 + day + timedelta(hours=9), "",
+                     labels=("new-model",))
+        support.body = self.pr_body("[Model]", support.title, list(support.files), m, "H100",
+                                    why=f"{m} is a popular mixture-of-experts model with 13B active parameters.")
+        router = pr(f"[Perf] Fuse the {m} MoE router (18% faster on H100)", "moe",
+                    w0 + 3 * day + timedelta(hours=10), "", labels=("performance",))
+        router.body = self.pr_body("[Perf]", router.title, list(router.files), m, "H100",
+                                   extra=f"\n\nBuilds on {ref(support)}.")
+        pr(f"[Bugfix] Fix NaN outputs with {m} under FP8 KV cache", "moe", w1 + timedelta(hours=11),
+           head + "### What this PR does / why we need it?\nFixes the bug introduced in "
+           f"{ref(router)}: the fused router read the FP8 scales before they were loaded, so {m} "
+           "returned NaN logits with `--kv-cache-dtype fp8`.\n\n"
+           "### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+           "### How was this patch tested?\nAdded a unit test; GSM8K accuracy is back to 0.861 "
+           "(0.012 before the fix).", labels=("bug",))
+        guide = pr(f"[Doc] Add a {m} deployment guide", "doc", w1 + 2 * day + timedelta(hours=9),
+                   head + f"## Purpose\nFollow-up to {ref(support)}: how to serve {m} on 8 GPUs with "
+                   "expert parallelism.\n\n## Test Plan\nBuilt the docs locally.\n\n## Test Result\n"
+                   "The page renders.", labels=("documentation",))
+        # added, fixed up, reverted
+        offload = pr("[Core] Add async KV cache offloading to CPU", "core", w0 + 2 * day + timedelta(hours=14),
+                     "", labels=("v1",))
+        offload.body = self.pr_body("[Core]", offload.title, list(offload.files), "Llama-4-Scout", "H200",
+                                    why="Long-context requests no longer need to be preempted when GPU "
+                                        "blocks run out.",
+                                    user_facing="Yes. A new `--kv-offload-cpu-gb` option.")
+        fixup = pr("[Bugfix] Fix a hang in async KV cache offloading", "core",
+                   w0 + 4 * day + timedelta(hours=15),
+                   head + f"## Purpose\nFix the bug introduced in {ref(offload)}: the offload thread "
+                   "waited on a CUDA event that was never recorded when a request finished early.\n\n"
+                   "## Test Plan\npytest tests/v1/core -k offload\n\n## Test Result\nPasses 200 "
+                   "runs in a row.", hours=70, labels=("bug",))
+        revert = pr(f'Revert "{offload.title} ({ref(offload)})"', "core", w1 + day + timedelta(hours=16),
+                    head + f"This reverts commit {self.sha()}.\n\nThe offloading path still deadlocks "
+                    f"with tensor parallelism 8 even after {ref(fixup)}; reverting until it is redesigned.",
+                    hours=3, author=self.actor(rng.choice(MAINTAINERS)))
+        revert.revert_of = offload.key
+        # a dependency bump and the fixes that refer to it
+        bump = pr("[CI] Bump FlashInfer to 0.5.2", "ci", w0 + timedelta(hours=10),
+                  head + "## Purpose\nUpgrade FlashInfer to 0.5.2 for the new sliding-window kernels "
+                  "(https://github.com/flashinfer-ai/flashinfer/pull/1893); it also syncs the sampler "
+                  "with https://github.com/vllm-project/vllm/pull/27001.\n\n## Test Plan\nFull CI run.\n\n"
+                  "## Test Result\nDecode throughput on B200 improves by 6%.",
+                  labels=("ci/build",))
+        pr("[Bugfix] Fix FP8 GEMM dispatch after the FlashInfer 0.5.2 bump", "kernel",
+           w0 + 3 * day + timedelta(hours=9),
+           head + f"### What this PR does / why we need it?\nFixes the regression introduced by "
+           f"{ref(bump)}: FlashInfer 0.5.2 renamed the FP8 GEMM entry point, so every FP8 model fell "
+           "back to the slow path.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+           "### How was this patch tested?\nUnit tests and an e2e run of the FP8 models.",
+           labels=("bug",))
+        sliding = pr("[Bugfix] Fix sliding-window attention on B200 after the FlashInfer 0.5.2 bump",
+                     "attention", w1 + 2 * day + timedelta(hours=13),
+                     head + f"## Purpose\nFollow-up to {ref(bump)}: the new sliding-window kernel needs "
+                     "the window size in tokens, not blocks.\n\nFixes #{0}.\n\n## Test Plan\n"
+                     "pytest tests/kernels/attention\n\n## Test Result\nAll pass.", labels=("bug",))
+        sliding.body = sliding.body.replace("\n\nFixes #{0}.", "")
+        # a backport of the Hunyuan fix to the release branch
+        pr(f"[Release] Backport {m} support to v0.11", "model", w1 + 3 * day + timedelta(hours=10),
+           head + f"Backport of {ref(support)} to releases/v0.11.1, with {ref(guide)} for the docs.\n\n"
+           "### Does this PR introduce _any_ user-facing change?\n"
+           f"Yes. {m} can be served from the 0.11.1 release.\n\n### How was this patch tested?\n"
+           "CI passed.")
+        t.random()  # keep the text stream's position independent of the storyline's wording
 
     def hot(self, item: PlannedItem) -> None:
         """A heated thread: many comments from many people over a day or two."""
@@ -749,7 +912,7 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
         item = PlannedItem(key=0, kind="pull_request", author=plan.actor("dependabot[bot]"),
                            created_at=created, labels=("dependencies",), area="deps",
                            title=plan.unique(_bump(rng)),
-                           body=f"{SYNTHETIC.format(kind='pull request')} ({plan.tag})")
+                           body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({plan.tag}) -->")
         plan._set_files(item, [FileChange(path=rng.choice(AREAS["deps"]["paths"] + [
             ".github/workflows/pre-commit.yml"]), additions=1, deletions=1, status="modified")])
         plan.outcome(item, merge_p=0.5, close_p=0.3)
@@ -760,6 +923,10 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
         add(plan.revert(original))
     for original in rng.sample([i for i in merged if i.area not in ("deps", "doc", "ci")], 5):
         add(plan.follow_up(original))
+    # the storylines draw from their own stream, so that the rest of the plan stays as it was
+    main_rng, plan.rng = plan.rng, random.Random(f"repodigest-demo-stories:{current.label}:{seed}:{tz}")
+    plan.storylines(add)
+    plan.rng = main_rng
     plan.link_fixes([i for i in plan.items if i.kind == "issue" and i.title.startswith("[Bug]")],
                     [i for i in plan.items if i.title.startswith("[Bugfix]")])
     for week_window_ in (previous, current):  # 2 hot issues and 1 hot PR a week

@@ -98,3 +98,40 @@ def test_git_clone_errors(clone, tmp_path):
         load_source(f"git:{empty}", "a/b")
     with pytest.raises(SourceError, match="not a directory"):
         load_source(f"git:{tmp_path / 'nope'}", "a/b")
+
+
+def test_git_squash_commit_body_is_the_description(tmp_path):
+    """The message body after the subject travels as the PR's description, whatever it holds
+    (blank lines, Markdown, numstat-looking lines, the separators themselves)."""
+    repo = tmp_path / "bodies"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    body = ("### What this PR does / why we need it?\n\nAdd the scheduler.\n\n"
+            "1\t2\tlooks/like/numstat.py\n\n- vLLM version: v0.9.1\n\n"
+            "Odd \x1f bytes \x1d stay\n\nSigned-off-by: Ann <ann@corp.example>")
+    _commit(repo, f"[Core] Add the scheduler (#12)\n\n{body}", ("Ann", "ann@corp.example"),
+            "2026-06-08T10:00:00+00:00", {"vllm/core/sched.py": "a\nb\n"})
+    _commit(repo, "[Misc] No description (#13)", ("Bob", "bob@corp.example"),
+            "2026-06-09T10:00:00+00:00", {"docs/a.md": "x\n"})
+    _commit(repo, "Revert \"[Misc] No description (#13)\" (#14)\n\nThis reverts commit "
+            "0123456789abcdef0123456789abcdef01234567.", ("Bob", "bob@corp.example"),
+            "2026-06-10T10:00:00+00:00", {"docs/a.md": "y\n"})
+    loaded = load_source(f"git:{repo}", "acme/widgets")
+    by_number = {f.item.number: f.item for f in loaded.facts}
+    assert by_number[12].body_excerpt == body
+    assert [f.path for f in by_number[12].files] == ["vllm/core/sched.py"]
+    assert by_number[12].additions == 2
+    assert by_number[13].body_excerpt == ""
+    assert by_number[14].title == 'Revert "[Misc] No description (#13)"'
+    assert by_number[14].body_excerpt.startswith("This reverts commit 0123456789abcdef")
+    assert [f.path for f in by_number[14].files] == ["docs/a.md"]
+
+
+def test_git_log_records_of_the_format_without_body():
+    """Output of the format before bodies travelled still reads (no body)."""
+    from services.ingest.domain.sources import git_log_records
+
+    text = ("\x1e" + "a" * 40 + "\x1fAnn\x1fann@x.example\x1f2026-06-08T10:00:00+00:00"
+            "\x1f2026-06-08T10:00:00+00:00\x1f[Core] Do it (#3)\n\n1\t0\ta.py\n")
+    (record,) = git_log_records(text)
+    assert record["pr_number"] == 3 and record["body"] == "" and record["files"][0]["path"] == "a.py"

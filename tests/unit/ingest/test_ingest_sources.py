@@ -101,6 +101,17 @@ def test_replay_record_caps_files_and_sums_lines():
     assert item.author.email_domain == "corp.example"
 
 
+def test_replay_record_body_is_the_description():
+    record = {"sha": "abc", "pr_number": 42, "title": "[Perf] faster", "author_name": "A",
+              "author_email": "a@corp.example", "merged_at": "2026-06-09T12:00:00+08:00", "files": [],
+              "body": "### What this PR does / why we need it?\nFaster decode.\n\nSigned-off-by: A"}
+    assert replay_fact(record).item.body_excerpt == record["body"]
+    long = dict(record, body="x" * 10_000)
+    assert len(replay_fact(long).item.body_excerpt) == 4_000  # capped by the model
+    assert replay_fact({k: v for k, v in record.items() if k != "body"}).item.body_excerpt == ""
+    assert replay_fact(dict(record, body=None)).item.body_excerpt == ""
+
+
 def test_replay_week_matches_the_file():
     path = require_shared_data("vllm-ascend-history", "merged_prs.jsonl")
     loaded = load_source(f"replay:{path}")

@@ -1,0 +1,732 @@
+"""What a change or issue says of itself: `digest_of(title, body) -> Digest`, from its description.
+
+Pure and cheap (one pass over the lines, precompiled patterns): it runs once per classified item.
+Every text it returns is a span of the body modulo whitespace and Markdown (`is_span` checks
+that); nothing is written anew.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from shared.events.enriched import Claim, Digest, Reference
+
+MAX_TEXT = 240  # characters of a text field, before the "…" of a cut
+MAX_CLAIMS = 6
+ELLIPSIS = "…"
+
+# ---------------------------------------------------------------- markup
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_CODE_TICKS = re.compile(r"`+")
+_STRONG = re.compile(r"\*\*|__|~~")
+_EM_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_EM_UNDER = re.compile(r"(?<!\w)_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)")
+_MARKER = re.compile(r"^\s*(?:>\s*)*(?:\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*)?"
+                     r"(?:#{1,6}\s+|(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?", re.I)
+_SPACE = re.compile(r"\s+")
+
+
+def plain(line: str) -> str:
+    """One line without inline Markdown/HTML: links keep their text, images, tags, backticks and
+    emphasis go."""
+    if "[" in line:
+        line = _IMAGE.sub("", line)
+        line = _LINK.sub(r"\1", line)
+    if "<" in line:
+        line = _AUTOLINK.sub(r"\1", line)
+        line = _TAG.sub("", line)
+    if "`" in line:
+        line = _CODE_TICKS.sub("", line)
+    if "*" in line or "_" in line or "~" in line:
+        line = _STRONG.sub("", line)
+        line = _EM_STAR.sub(r"\1", line)
+        line = _EM_UNDER.sub(r"\1", line)
+    return line
+
+
+def normalized(text: str) -> str:
+    """Text as `is_span` compares it: no comments, no line markers, no inline markup, single
+    spaces."""
+    text = _COMMENT.sub("", text.replace("\r\n", "\n"))
+    return _SPACE.sub(" ", plain(" ".join(_MARKER.sub("", ln, count=1) for ln in text.split("\n")))).strip()
+
+
+def is_span(text: str, body: str, _cache: dict[int, str] | None = None) -> bool:
+    """Whether `text` (a digest's field) occurs in `body` modulo whitespace and markup, ignoring
+    a trailing "…" of a cut."""
+    t = _SPACE.sub(" ", plain(text.removesuffix(ELLIPSIS))).strip()
+    if not t:
+        return True
+    return t in normalized(body)
+
+
+# ---------------------------------------------------------------- lines
+
+# one match per line, dispatched on the group that matched (cheaper than a test per kind)
+# how a line can look, by kind (each pattern is matched at the line's first non-blank character)
+_LINE_KINDS = {
+    "fence": r"(?:```|~~~)",
+    "heading": r"\#{1,6}(?=\s|$)\s*(?P<htext>.*?)\s*\#*\s*$",
+    "boldhead": r"(?:\*\*|__)(?P<btext>[^*_\n]{2,100}?)(?:[:：]\s*)?(?:\*\*|__)\s*[:：]?\s*(?P<brest>.*)$",
+    "check": r"[-*+]\s*\[[ xX]?\]",
+    "table": r"\|",
+    "trailer": r"(?i:Signed-off-by|Co-authored-by|Reviewed-by|Tested-by|Suggested-by|Reported-by"
+               r"|Acked-by|Helped-by|Change-Id|Cc)\s*:",
+    "sep": r"(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$",
+    "version": r"(?:[-*+]\s*)?(?i:vLLM|vllm-ascend|vLLM[- ]Ascend)[\s_-]*(?i:version|main|commit|branch)s?\b"
+               r"[^:\n]{0,20}:(?P<vrest>.*)",
+    "html": r"</?(?i:details|summary|img|br|p|div|picture|source|a|table|tr|td|th|sup|sub|hr)\b[^>]*>\s*"
+            r"(?:.*</[a-z]+>\s*)?$",
+    "image": r"(?:\[?!\[[^\]]*\]\([^)]*\)\]?(?:\([^)]*\))?\s*)+$",
+    "bullet": r"(?:[-*+]|\d{1,3}[.)])\s+(?P<ltext>.*)",
+    "quote": r"(?:>\s?)+(?P<qtext>.*)",
+}
+
+
+def _line_pattern(*kinds: str) -> re.Pattern[str]:
+    return re.compile(r"\s*(?:" + "|".join(f"(?P<{k}>{_LINE_KINDS[k]})" for k in kinds) + ")")
+
+
+# the kinds a line can be, by its first non-blank character (a line of prose fails at most one
+# small pattern instead of a dozen alternatives); a character not listed starts prose
+_LINE_BY_CHAR: dict[str, re.Pattern[str]] = {}
+for _chars, _kinds in (("`~", ("fence",)), ("#", ("heading",)), ("_", ("boldhead", "sep")),
+                       ("*", ("boldhead", "check", "sep", "version", "bullet")),
+                       ("-+", ("check", "sep", "version", "bullet")), ("|", ("table",)), ("=", ("sep",)),
+                       ("0123456789", ("bullet",)), ("<", ("html",)), ("![", ("image",)), (">", ("quote",)),
+                       ("SsCcRrTtAaHh", ("trailer",)), ("Vv", ("version",))):
+    for _c in _chars:
+        _LINE_BY_CHAR[_c] = _line_pattern(*_kinds)
+_BARE_URL = re.compile(r"^\s*<?https?://\S+>?\s*$")
+_ALERT = re.compile(r"^\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
+_REF_ONLY = re.compile(
+    r"^\s*(?:[A-Za-z-]+:?\s+){0,3}(?:#\d*|(?:https?://)?github\.com/\S+|[\w.-]+/[\w.-]+#\d+)"
+    r"(?:[\s,;&]+(?:and\s+)?(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*\s*[.]?\s*$", re.I)
+
+# heading -> section kind
+_H_UF = re.compile(r"user[\s_*-]*facing|release[- ]notes?", re.I)
+_H_TEST = re.compile(
+    r"how (?:was|is|were) (?:this|the) (?:patch|pr|change)s? (?:been )?tested|test(?:ing)? plan|test(?:ing)? results?"
+    r"|^(?:\W*)(?:tests?|testing|tested|validation|verification|how to test|test(?:ed)? (?:with|on|by)"
+    r"|benchmark(?:s| results?)?|accuracy(?: results?)?|performance(?: results?)?|results?)\b", re.I)
+_H_WHAT = re.compile(
+    r"what (?:this|the) pr does|why we need it|what does this pr do|^(?:\W*)(?:purpose|summary|motivation|description"
+    r"|changes|change summary|main changes|key changes|changes made|scope of changes|modifications|problem"
+    r"|background|root cause|solution|fix|what|why|overview|context|details|describe the bug|proposal"
+    r"|the feature, motivation and pitch|feature|issue)\b", re.I)
+
+_PLACEHOLDER = re.compile(
+    r"^(?:n/?a|na|no|nope|none|nothing|null|not involved|not applicable|tbd|todo|wip|-+|/|\.+|"
+    r"yes/no|same as (?:the )?title|see title|as title|this reverts commit [0-9a-f]{7,40})[.!]?$", re.I)
+_HELP = re.compile(
+    r"^(?:please (?:clarify|describe|provide|explain|fill|add|make sure|read)|thanks? for (?:sending|your)"
+    r"|note that it means|if possible, please|if it was tested|if tests were not added|documentation-only "
+    r"updates are not considered|describe your changes|the purpose of (?:the|this) pr|fixes\s*#\s*$"
+    r"|\(optional\)|essential elements of|before submitting)", re.I)
+
+
+class _Unit:
+    """A paragraph or a list item of a section: its raw lines, made plain when first read (a link
+    or a tag may span lines, so the lines are joined before the markup goes)."""
+
+    __slots__ = ("kind", "raw", "_text", "after_gap")
+
+    def __init__(self, kind: str, line: str, after_gap: bool = False) -> None:
+        self.kind = kind  # "p" or "li"
+        self.raw = [line]
+        self._text: str | None = None
+        # something not prose (code, a table, a checklist) lies between it and the unit before:
+        # the two joined would not be a span of the body
+        self.after_gap = after_gap
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _SPACE.sub(" ", plain(" ".join(self.raw))).strip()
+        return self._text
+
+
+class _Section:
+    __slots__ = ("kind", "units", "raw")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind  # "what", "uf", "test", "other", "" (before any heading)
+        self.units: list[_Unit] = []
+        self.raw: list[str] = []  # every line, code included (what a test section names)
+
+
+_HEADING_KINDS: dict[str, str] = {}
+
+
+def _heading_kind(text: str) -> str:
+    """The kind of section a heading opens; remembered, templates repeat their headings."""
+    kind = _HEADING_KINDS.get(text)
+    if kind is None:
+        if len(_HEADING_KINDS) > 10_000:
+            _HEADING_KINDS.clear()
+        kind = _HEADING_KINDS[text] = _heading_kind_of(text)
+    return kind
+
+
+def _heading_kind_of(text: str) -> str:
+    t = plain(text).strip()
+    if _H_UF.search(t):
+        return "uf"
+    if _H_TEST.search(t):
+        return "test"
+    if _H_WHAT.search(t):
+        return "what"
+    return "other"
+
+
+def _sections(body: str) -> tuple[list[_Section], bool, list[str]]:
+    """The body as sections of paragraphs/list items, whether it had template headings, and its
+    lines outside code blocks, version lines and trailers (where references are looked for)."""
+    sections = [_Section("")]
+    cur = sections[0]
+    unit: _Unit | None = None  # the unit lines are being added to
+    in_code = False
+    skip_url = False
+    template = False
+    by_char = _LINE_BY_CHAR
+    prose: list[str] = []
+    gap = False
+    for line in body.split("\n"):
+        if in_code:
+            gap = True
+            cur.raw.append(line)
+            if line.lstrip().startswith(("```", "~~~")):
+                in_code = False
+            continue
+        if not line or line.isspace():
+            unit = None
+            continue
+        if skip_url:
+            skip_url = False
+            if _BARE_URL.match(line):
+                continue
+        rx = by_char.get(line.lstrip()[0])
+        m = rx.match(line) if rx is not None else None
+        g = m.lastgroup if m else None
+        if g != "version" and g != "trailer" and g != "fence":
+            prose.append(line)
+        if g is None:
+            cur.raw.append(line)
+            if line.count("|") >= 2:  # a table row without the leading pipe
+                unit, gap = None, True
+                continue
+            if unit is not None:
+                unit.raw.append(line)
+            else:
+                unit = _Unit("p", line, gap)
+                cur.units.append(unit)
+                gap = False
+            continue
+        if g == "fence":
+            in_code, unit, gap = True, None, True
+            cur.raw.append(line)
+        elif g in ("heading", "boldhead"):
+            htext = m.group("htext") if g == "heading" else m.group("btext")
+            kind = _heading_kind(htext)
+            rest = "" if g == "heading" else m.group("brest").strip()
+            if g == "boldhead" and kind == "other" and rest:
+                # "**Note** that ..." is prose with emphasis, not a heading
+                cur.raw.append(line)
+                unit = _Unit("p", line, gap)
+                cur.units.append(unit)
+                gap = False
+                continue
+            template = template or kind in ("what", "uf", "test")
+            cur = _Section(kind)
+            sections.append(cur)
+            unit = None
+            if rest:
+                cur.raw.append(rest)
+                unit = _Unit("p", rest, gap)
+                cur.units.append(unit)
+                gap = False
+        elif g == "bullet":
+            cur.raw.append(line)
+            unit = _Unit("li", m.group("ltext"), gap)
+            cur.units.append(unit)
+            gap = False
+        elif g == "quote":
+            cur.raw.append(line)
+            text = _ALERT.sub("", m.group("qtext"))
+            if text.strip():
+                if unit is not None:
+                    unit.raw.append(text)
+                else:
+                    unit = _Unit("p", text, gap)
+                    cur.units.append(unit)
+                gap = False
+        elif g == "version":
+            unit, gap = None, True
+            if not m.group("vrest").strip():
+                skip_url = True
+        else:  # check, table, trailer, sep, html, image: not prose
+            unit, gap = None, True
+            if g in ("check", "table"):
+                cur.raw.append(line)
+    return sections, template, prose
+
+
+# ---------------------------------------------------------------- sentences
+
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|fig|no|mr|dr|cf|incl|resp|al)\.|\b[A-Z]\.)$", re.I)
+_SENT_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])\s*(?=\S)")
+
+
+def _sentence_ends(text: str) -> list[int]:
+    """Where each sentence of `text` ends (the last one at len(text))."""
+    ends: list[int] = []
+    for m in _SENT_END.finditer(text):
+        end = m.start()
+        if _ABBREV.search(text, max(0, end - 8), end):  # "e.g." ends no sentence
+            continue
+        if not text[ends[-1] if ends else 0:end].isspace():
+            ends.append(end)
+    if not ends or text[ends[-1]:].strip():
+        ends.append(len(text))
+    return ends
+
+
+def sentences(text: str) -> list[str]:
+    ends = _sentence_ends(text)
+    return [text[a:b].strip() for a, b in zip([0, *ends], ends) if text[a:b].strip()]
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """At most `limit` characters: whole sentences when they fit, else cut at a word with "…"."""
+    if len(text) <= limit:
+        return text
+    fits = [e for e in _sentence_ends(text) if len(text[:e].strip()) <= limit]
+    if fits:
+        return text[:fits[-1]].strip()
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–(") + ELLIPSIS
+
+
+def _lead(text: str, limit: int = MAX_TEXT) -> str:
+    """One or two whole sentences of `text` (two when the first is short), clipped; a slice of
+    `text`, so that what stood between the two sentences stays as it was."""
+    ends = _sentence_ends(text)
+    first = text[:ends[0]].strip()
+    if len(first) < 100 and len(ends) > 1 and len(text[:ends[1]].strip()) <= limit:
+        return text[:ends[1]].strip()
+    return clip(first, limit)
+
+
+def _usable(text: str) -> bool:
+    t = text.strip()
+    if len(t) < 3 or _PLACEHOLDER.match(t) or _HELP.match(t) or _REF_ONLY.match(t):
+        return False
+    return any(c.isalnum() for c in t)
+
+
+# ---------------------------------------------------------------- what
+
+_INTRO_ONLY = re.compile(r"^(?:this|the)?\s*(?:pr|patch|change|commit|it)?\s*(?:\w+\s+){0,3}?"
+                         r"(?:does|changes|includes|contains|adds|following|summary|main changes|key changes|changes)?"
+                         r"(?: the following)?(?: changes)?\s*:$", re.I)
+
+
+def _what_of(units: list[_Unit]) -> str:
+    for i, u in enumerate(units):
+        if not _usable(u.text):
+            continue
+        text = u.text
+        # the list items right after it (none after a gap, none unusable: a span of the body)
+        items: list[str] = []
+        for v in units[i + 1:i + 3]:
+            if v.kind != "li" or v.after_gap or not _usable(v.text):
+                break
+            items.append(v.text)
+        if text.endswith((":", "：")) and u.kind == "p":
+            if not items:
+                if len(text.split()) <= 3:
+                    continue  # "Reason:" before a code block says nothing alone
+                return _lead(text)
+            if len(text.split()) <= 4 or _INTRO_ONLY.match(text):
+                out = items[0]
+                if (len(items) > 1 and out.endswith((".", "!", "?", "。"))
+                        and len(out) + 1 + len(items[1]) <= MAX_TEXT):
+                    out += " " + items[1]
+                return clip(out)
+            out = text + " " + items[0]
+            return clip(out) if len(out) <= MAX_TEXT else _lead(text)
+        if u.kind == "li":
+            out = text
+            if (items and out.endswith((".", "!", "?", "。")) and len(out) < 100
+                    and len(out) + 1 + len(items[0]) <= MAX_TEXT):
+                out += " " + items[0]
+            return clip(out)
+        return _lead(text)
+    return ""
+
+
+# ---------------------------------------------------------------- user-facing
+
+_YES = re.compile(r"^\W*yes\b[\s,.:;!)\-–—]*", re.I)
+_NO = re.compile(
+    r"^\W*(?:no|none|nope|n/?a|na|not|nothing|without|never)\b|\b(?:no|not|none|nothing|without)\b"
+    r"|n't\b|\b(?:doc(?:s|ument(?:ation)?)?|test(?:s|ing)?|ci|internal(?:ly)?|refactor(?:ing)?)[- ]only\b"
+    r"|\bonly (?:affects|changes|touches|updates) (?:the )?(?:doc|test|ci|internal)|不涉及|无", re.I)
+
+
+def _user_facing(units: list[_Unit]) -> tuple[str, str]:
+    for i, u in enumerate(units):
+        t = u.text.strip()
+        if not t or not any(c.isalnum() for c in t) or _HELP.match(t):
+            continue
+        y = _YES.match(t)
+        if y:
+            rest = t[y.end():].strip()
+            if len(rest.split()) >= 2 or (rest and not rest.isascii()):
+                return "yes", _lead(rest)
+            for v in units[i + 1:i + 3]:
+                if _usable(v.text):
+                    return "yes", _lead(v.text)
+            return "yes", ""
+        if _PLACEHOLDER.match(t):
+            low = t.lower().rstrip(".!")
+            return ("no", "") if low in ("no", "none", "nope", "n/a", "na", "nothing", "not involved",
+                                          "not applicable") else ("unknown", "")
+        first = sentences(t)[0] if t else t
+        if _NO.search(first):
+            return "no", ""
+        return "yes", _lead(t)
+    return "unknown", ""
+
+
+# ---------------------------------------------------------------- tested
+
+# on the lowercased text of the test sections, one scan from word starts: the group that matched
+# names the kind (Chinese words have no word boundary inside a sentence: plain substrings)
+_TEST_KINDS = re.compile(r"\b(?:" + "|".join(f"(?P<{k}>{rx})" for k, rx in (
+    ("unit", r"unit[- ]?tests?\b|tests/ut\b|unittest|uts?\b"),
+    ("e2e", r"e2e\b|end[- ]to[- ]end|tests/e2e"),
+    ("benchmark", r"bench(?:mark\w*)?\b|throughput\b|ttft\b|tpot\b|qps\b|tokens?/s\b"),
+    ("accuracy", r"accuracy\b|gsm8k\b|mmlu\b|c-?eval\b|aime\d*\b|lm[_-]eval|humaneval\b|acc\b"),
+    ("manual", r"manual(?:ly)?\b|local(?:ly)?\b|by hand|offline inference|curl\b|python3? examples/"
+               r"|vllm serve\b|serving\b"),
+    ("ci", r"ci\b|existing tests?\b|new added\b|github actions"),
+)) + ")")
+_TEST_KINDS_ZH = (("unit", "单元测试"), ("benchmark", "性能测试"), ("accuracy", "精度"), ("manual", "本地"),
+                  ("manual", "手动"))
+_KIND_ORDER = ("unit", "e2e", "benchmark", "accuracy", "manual", "ci")
+_NOT_TESTED = re.compile(
+    r"^\W*(?:no|none|nope|n/?a|na|not (?:tested|involved|needed|required|applicable)|nothing|no (?:need|test))\b"
+    r"|\bno (?:tests?|testing) (?:is |are )?(?:needed|required|necessary)|\bnot (?:need|require)", re.I)
+_CI_ONLY = re.compile(r"^\W*(?:by|via|through|in|with)?\s*(?:the\s+)?ci\b|\bci (?:passed|pass|green)", re.I)
+
+
+def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
+    raw: list[str] = []
+    text = ""
+    for s in sections:
+        raw.extend(s.raw)
+        if not text:
+            for u in s.units:
+                if u.text.strip() and any(c.isalnum() for c in u.text) and not _HELP.match(u.text):
+                    text = u.text
+                    break
+    joined = "\n".join(raw)[:2000].lower()
+    kinds = {m.lastgroup for m in _TEST_KINDS.finditer(joined)}
+    if not joined.isascii():
+        kinds.update(k for k, word in _TEST_KINDS_ZH if word in joined)
+    if "pytest" in joined and "unit" not in kinds and "e2e" not in kinds:
+        kinds.add("unit")  # pytest of no e2e path: the unit tests
+    found = [k for k in _KIND_ORDER if k in kinds]
+    if not found:
+        if not text:
+            return (), ""
+        if _NOT_TESTED.search(text):
+            return ("none",), ""
+        if _PLACEHOLDER.match(text.strip()):
+            return (), ""
+        found = ["ci"] if _CI_ONLY.search(text) else ["manual"]
+    first = sentences(text)[0] if text else ""
+    return tuple(found), clip(first) if first else ""
+
+
+# ---------------------------------------------------------------- claims
+
+_N = r"(?<![\w.#/@:=-])[+\-±~]?\d+(?:[.,]\d+)*"
+_UNIT = (r"(?:\s?%|\s?[x×](?![\w])|\s?times\b|\s?(?:ms|us|µs|s|sec|secs|seconds|min|minutes|hours?)\b"
+         r"|\s?(?:tokens?|toks?|reqs?|requests?)/s\b|\s?(?:tps|qps|QPS|TPS|tok/s)\b|\s?[GMKT]i?B\b|\s?pp\b)")
+_FIG = rf"{_N}(?:\s?(?:-|–|~|to)\s?{_N})?{_UNIT}"
+_FIGURE = re.compile(rf"{_FIG}(?:\s*(?:->|→|=>|⟶|to)\s*{_FIG})?", re.I)
+_DECIMAL = re.compile(r"(?<![\w.#/@:=-])[+\-±~]?\d+\.\d+(?![\w.])(?:\s*(?:->|→|=>|to)\s*\d+\.\d+(?![\w.]))?")
+_PERF_WORD = re.compile(
+    r"\b(?:throughput|latenc(?:y|ies)|ttft|tpot|itl|e2el|speed(?:s|ed)?[- ]?ups?|faster|slower|qps|tps|tok/s"
+    r"|tokens?/s|memory|performance|perf|bandwidth|overhead|improv\w*|reduc\w*|boost\w*|accelerat\w*"
+    r"|speed|decode time|prefill time|step time|runtime|compile time|startup time|hbm|footprint)\b", re.I)
+_PERF_ZH = ("性能", "吞吐", "时延", "延迟", "提升", "加速", "内存", "显存")
+# cheap gates before the patterns above: a number with a unit; an accuracy word (any case)
+_FIG_GATE = re.compile(r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµ]s\b|sec|min|hour|tok|req|tps|TPS|qps"
+                       r"|QPS|[GMKT]i?B\b|pp\b)")
+_ACC_GATE = ("acc", "score", "gsm8k", "mmlu", "eval", "aime", "精度")
+_DEC_GATE = re.compile(r"\d\.\d")
+
+
+_ACC_LOW = re.compile(r"(?:accuracy|gsm8k|mmlu|c-?eval|aime\d*|humaneval|lm[_-]eval|acc|exact[_ ]match|score)\b")
+
+
+def _is_acc(s: str) -> bool:
+    """An accuracy word in `s` (the pattern without a leading \\b or IGNORECASE, on the lowered
+    text, with the word start checked here: Python's re is several times faster so)."""
+    low = s.lower()
+    for m in _ACC_LOW.finditer(low):
+        i = m.start()
+        if i == 0 or not (low[i - 1].isalnum() or low[i - 1] == "_"):
+            return True
+    return not s.isascii() and "精度" in s
+
+
+def _is_perf(s: str) -> bool:
+    return _PERF_WORD.search(s) is not None or (not s.isascii() and any(w in s for w in _PERF_ZH))
+
+
+def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
+    out: list[Claim] = []
+    seen: set[str] = set()
+    for sec in sections:
+        for u in sec.units:
+            raw = u.raw[0] if len(u.raw) == 1 else " ".join(u.raw)
+            if not _FIG_GATE.search(raw) and not (any_acc and _DEC_GATE.search(raw)):
+                continue
+            t = u.text
+            if not _is_perf(t) and not _is_acc(t):
+                continue
+            for s in sentences(t):
+                acc = _is_acc(s)
+                if not acc and not _is_perf(s):
+                    continue
+                s = clip(s)
+                figs = [m.group(0).strip() for m in _FIGURE.finditer(s)]
+                if acc and not figs:
+                    figs = [m.group(0).strip() for m in _DECIMAL.finditer(s)]
+                if not figs or s in seen:
+                    continue
+                seen.add(s)
+                out.append(Claim(kind="accuracy" if acc else "performance", sentence=s,
+                                 figures=tuple(dict.fromkeys(figs))))
+                if len(out) >= MAX_CLAIMS:
+                    return tuple(out)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- references
+
+_GH = r"https?://(?:www\.)?github\.com/"
+# a reference: a GitHub pull/issue/commit URL, `owner/name#N` or `#N`
+_REF = re.compile(
+    _GH + r"(?P<repo>[\w.-]+/[\w.-]+)/(?:(?:pull|issues|pulls)/(?P<urln>\d+)|commit/(?P<sha>[0-9a-f]{7,40}))"
+    r"|#(?P<num>\d+)\b", re.I)
+_OWNER_NAME = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)$")  # `owner/name` right before `#N`
+_PR = r"(?:(?:the\s+)?(?:pr|pull request|change|commit)\s*:?\s*)?"
+# what precedes a reference and says how it is referred to (searched in the ~100 characters
+# before each reference: a few references a body, instead of a scan of the whole body)
+_CONTEXT = re.compile("".join((
+    r"\b(?:(?P<fix_up>(?:fix(?:es|ed|ing)?|hot-?fix(?:es|ed)?|repair(?:s|ed)?|address(?:es|ed)?)",
+    r"\s+(?:(?:the|a|an|some|two|several)\s+)?(?:[\w-]+\s+){0,3}?",
+    r"(?:bugs?|regressions?|issues?|problems?|errors?|breakages?|failures?|crash(?:es)?)\s+",
+    r"(?:(?:which|that)\s+(?:was|were|is|are)\s+)?(?:introduced|caused|brought|added)\s+(?:by|in|from|with)\s+",
+    _PR,
+    r"|fix[- ]?ups?\s+(?:of|for|to|on)\s+", _PR,
+    r"|hot-?fix\s+(?:of|for|to|on)\s+", _PR,
+    r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+", _PR, ")",
+    r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?", _PR, r":?\s*)",
+    r"|(?P<reverts>revert(?:s|ed|ing)?\s+(?:of\s+)?", _PR, ")",
+    r"|(?P<backport>back-?port(?:s|ed|ing)?\s*(?:of\s+|from\s+)?", _PR,
+    r"|cherry[- ]?pick(?:s|ed|ing)?\s*(?:of\s+|from\s+)?", _PR,
+    r"|(?:forward[- ])?ports?\s+", _PR, ")",
+    r"|(?P<fixes>(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)",
+    r")\(?$")), re.I)
+_CONTEXT_WORDS = ("fix", "follow", "revert", "port", "pick", "close", "resolve", "regression", "bug", "issue",
+                  "breakage", "repair", "address")
+_LIST_SEP = re.compile(r"\s*(?:,|&|and|,\s*and|/)\s*$", re.I)
+_PORT_TO = re.compile(r"\s+(?:to|into|onto)\b", re.I)
+_REVERT_TITLE = re.compile(
+    r"""^\s*(?:\[[^\]]*\]\s*)*(?:[\w-]+(?:\([^)]*\))?!?:\s*)?revert(?:s|ed)?\b[\s:]*(?P<rest>.*)$"""
+    r"""|^\s*(?:\[[^\]]*\]\s*)*?\[revert\]\s*(?:\[[^\]]*\]\s*)*(?P<quoted>["“].*)$""", re.I)
+_QUOTED = re.compile(r"""^["“'](?P<inner>.*)["”'](?P<after>.*)$""")
+_TRAIL_NUM = re.compile(r"\s*\(\s*#(\d+)\s*\)\s*$")
+_ANY_NUM = re.compile(r"\(\s*#(\d+)\s*\)")
+_BARE_REVERT = re.compile(r"(?:pr\s*)?#(\d+)", re.I)
+_REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
+_REF_GATE = re.compile(r"#\d|github\.com/|revert", re.I)
+UPSTREAM = "vllm-project/vllm"
+_KINDS = ("fix_up", "follow_up", "reverts", "backport", "fixes")
+
+
+def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
+    """(reverted title, its number) of a `[Tag] Revert "<title> (#N)"` title, else None."""
+    t = _REVERT_TITLE.match(title)
+    if not t:
+        return None
+    rest = (t.group("rest") if t.group("rest") is not None else t.group("quoted")).strip()
+    q = _QUOTED.match(rest)
+    n = None
+    if q:
+        inner = q.group("inner")
+        tn = _TRAIL_NUM.search(inner) or _TRAIL_NUM.search(q.group("after"))
+        if tn:
+            n = int(tn.group(1))
+            if tn.string is inner:
+                inner = inner[:tn.start()]
+    else:
+        inner = rest.lstrip("\"“'")  # a title cut short ("…") loses its closing quote
+        tn = _ANY_NUM.search(inner)
+        if tn:
+            n = int(tn.group(1))
+            inner = inner[:tn.start()]
+    inner = inner.strip().rstrip("…").strip()
+    bare = _BARE_REVERT.fullmatch(inner)
+    if bare:
+        return None, int(bare.group(1))
+    if not inner and n is None:
+        return None
+    return inner or None, n
+
+
+def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[Reference, ...]:
+    refs: dict[tuple, Reference] = {}
+    own = repo.lower() if repo else None
+
+    def add(kind: str, n: int | None, other: str | None = None, sha: str | None = None,
+            title_: str | None = None) -> None:
+        if n is not None and other is None and n == number:
+            return
+        key = (kind, other, n, sha)
+        if key not in refs:
+            refs[key] = Reference(kind=kind, number=n, repo=other, sha=sha, title=title_)
+
+    reverted = _revert_of_title(title) if title else None
+    if reverted is not None:
+        add("reverts", reverted[1], title_=reverted[0])
+    shas = _REVERTS_SHA.findall(text) if "everts commit" in text else []
+    if shas:
+        open_ = [k for k, r in refs.items() if r.kind == "reverts" and r.sha is None]
+        if open_ and len(shas) == 1:
+            old = refs.pop(open_[0])
+            sha = shas[0].lower()
+            refs[("reverts", old.repo, old.number, sha)] = old.model_copy(update={"sha": sha})
+        else:
+            for s in shas:
+                add("reverts", None, sha=s.lower())
+
+    for src in (title, text):
+        if not src or ("#" not in src and "github.com/" not in src and "GitHub.com/" not in src):
+            continue
+        last_kind, last_end = None, -1
+        for m in _REF.finditer(src):
+            g = m.group
+            if g("urln") or g("sha"):
+                other = g("repo").removesuffix(".git")
+                n = int(g("urln")) if g("urln") else None
+                sha = g("sha").lower() if g("sha") else None
+            else:
+                other, n, sha = None, int(g("num")), None
+                before = src[m.start() - 1] if m.start() else " "
+                if before.isalnum() or before in "_.-/":
+                    o = _OWNER_NAME.search(src, max(0, m.start() - 100), m.start())
+                    if o is None:
+                        continue  # `abc#1`: no reference
+                    other = o.group(1)
+            start = m.start() - (len(other) if other is not None and g("num") else 0)
+            if other is not None and own is not None and other.lower() == own:
+                other = None
+            window = src[max(0, start - 100):start]
+            low = window.lower()
+            c = _CONTEXT.search(window) if any(w in low for w in _CONTEXT_WORDS) else None
+            kind = next(k for k in _KINDS if c.group(k)) if c else None
+            if kind is None and last_kind in _KINDS and _LIST_SEP.fullmatch(src, last_end, start):
+                kind = last_kind
+            if kind == "backport" and c and c.group("backport").lower().lstrip().startswith(("port", "forward")):
+                if not _PORT_TO.match(src, m.end()):
+                    kind = None
+            if kind is None:
+                last_kind, last_end = None, m.end()
+                if other is None:
+                    continue  # a bare #N: mentioned, not said how
+                kind = "upstream" if other.lower() == UPSTREAM else "related"
+            last_kind, last_end = kind, m.end()
+            if other is not None and other.lower() == UPSTREAM and kind in ("fix_up", "follow_up"):
+                kind = "upstream"  # adapting to an upstream change is a sync, whatever the wording
+            add(kind, n, other, sha)
+    # a revert named by its title only, and by "reverts #N" in the body: one reference
+    reverts = [k for k, r in refs.items() if r.kind == "reverts"]
+    if len(reverts) == 2:
+        a, b = (refs[k] for k in reverts)
+        if a.title and a.number is None and a.sha is None and b.title is None:
+            del refs[reverts[0]]
+            refs[reverts[1]] = b.model_copy(update={"title": a.title})
+    return tuple(refs.values())
+
+
+# ---------------------------------------------------------------- the digest
+
+_EMPTY = Digest()
+
+
+def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | None = None,
+              number: int | None = None) -> Digest | None:
+    """What `body` (a pull request's or issue's description) says of the change: what and why,
+    user-facing or not, how tested, claims with numbers, references; `repo`/`number`, when given,
+    are the item's own (a link into `repo` is local; the item's own number is never a reference).
+    An empty body still gives the references of the title (a `Revert "..."`); the result is
+    always a Digest (fields empty where the description says nothing), `| None` being the type
+    of `Tags.digest`."""
+    title = title or ""
+    body = (body or "").replace("\r\n", "\n")
+    if "<!--" in body:
+        body = _COMMENT.sub("", body)
+    if not body.strip():
+        refs = _refs(title or "", "", repo, number) if title and _REF_GATE.search(title) else ()
+        return Digest(refs=refs) if refs else _EMPTY
+    sections, template, prose = _sections(body)
+    what_secs = [s for s in sections if s.kind == "what"]
+    what = ""
+    for s in what_secs:
+        what = _what_of(s.units)
+        if what:
+            break
+    if not what:
+        for s in sections:
+            if s.kind in ("", "other"):
+                what = _what_of(s.units)
+                if what:
+                    break
+    user_facing, uf_text = "unknown", ""
+    tested: tuple[str, ...] = ()
+    tested_text = ""
+    if kind != "issue":
+        for s in sections:
+            if s.kind == "uf":
+                user_facing, uf_text = _user_facing(s.units)
+                if user_facing != "unknown":
+                    break
+        tsecs = [s for s in sections if s.kind == "test"]
+        if tsecs:
+            tested, tested_text = _tested(tsecs)
+    low = body.lower()
+    any_acc = any(w in low for w in _ACC_GATE) and _is_acc(low)
+    claims = _claims(sections, any_acc) if any_acc or _FIG_GATE.search(body) else ()
+    refs: tuple[Reference, ...] = ()
+    if "#" in body or "github.com/" in body or "evert" in body or "#" in title or "evert" in title:
+        refs = _refs(title, "\n".join(prose), repo, number)
+    template_only = (template and not what and user_facing == "unknown" and not tested
+                     and not claims)
+    return Digest(what=what, user_facing=user_facing, user_facing_text=uf_text, tested=tested,
+                  tested_text=tested_text, claims=claims, refs=refs, template_only=template_only)

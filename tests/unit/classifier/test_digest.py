@@ -1,0 +1,333 @@
+"""`digest_of`: what a description says of its change, on real vllm-ascend descriptions (read by
+hand: the expected values below were checked against each body) and on synthetic templates."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+
+import pytest
+
+from services.classifier.domain.digest import MAX_TEXT, digest_of, is_span
+from shared.events.enriched import Digest, Reference
+from tests.conftest import require_shared_data
+
+REPO = "vllm-project/vllm-ascend"
+
+
+def _rows() -> list[dict]:
+    return _read(require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl"))
+
+
+@lru_cache(maxsize=1)
+def _read(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def real(number: int) -> tuple[dict, Digest]:
+    (r,) = [r for r in _rows() if r["pr_number"] == number]
+    return r, digest_of(r["title"], r["body"], repo=REPO, number=number)
+
+
+def refs_of(d: Digest) -> set[tuple]:
+    return {(r.kind, r.number, r.repo) for r in d.refs}
+
+
+# number -> what was checked by reading the body: substrings of `what` ("" = empty), user_facing,
+# tested kinds (exact), claims (kind, a figure), references (kind, number, repo), template_only
+REAL = [
+    # the template, filled in; a version line is no upstream reference
+    (14760, dict(what=["adds a new end-to-end weekly multi-node configuration file",
+                       "DeepSeek-V4-Flash-Memcache-PD-acc.yaml"],
+                 uf="no", tested=("e2e", "benchmark", "accuracy"),
+                 tested_text="Tested via weekly multi-node E2E accuracy benchmarks", refs=set())),
+    # the template with nothing filled in
+    (14606, dict(what="", uf="unknown", tested=(), template_only=True, refs=set())),
+    (12782, dict(what="", uf="unknown", tested=(), template_only=True)),
+    # boilerplate only, but "no" to user-facing: not template-only
+    (13896, dict(what="", uf="no", tested=(), template_only=False)),
+    # empty bodies
+    (14131, dict(what="", uf="unknown", tested=(), refs=set(), template_only=False)),
+    (11586, dict(what="", uf="unknown", tested=(), refs=set())),
+    # reverts: title with (#N) + "This reverts commit"
+    (11366, dict(what=["because of image build failed"],
+                 refs={("reverts", 10891, None)},
+                 revert=dict(number=10891, sha="acad18fd7decb62ad704afd2834bd512dc270ffc",
+                             title="[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles"))),
+    (6227, dict(what=["It breaks the test"],
+                revert=dict(number=6041, sha="8966a99710a4f67995d8f50d875f4e5298e14d8f",
+                            title="[Refactor] Unify full-graph parameter update logic"))),
+    # a title without the number; the body says `Reverts owner/name#N` of this repository
+    (13290, dict(what="", refs={("reverts", 12536, None)},
+                 revert=dict(number=12536, title="[Performance] remove D2H sync in QLIMetadata "
+                                                  "builder for DSA_CP"))),
+    # `[Revert] Revert "..." (#N)` and "(reverts #N)" in a title
+    (14287, dict(what=["enable a5 nightly multi test"], refs={("reverts", 14190, None)})),
+    (12228, dict(what=["Manually reverts #11899 from main."], uf="yes",
+                 refs={("reverts", 11899, None)})),
+    # a fix-up of a change of this repository
+    (4870, dict(what=["fixes the AttentionMaskBuilder singleton initialization issue introduced in PR #4779"],
+                uf="no", refs={("fix_up", 4779, None)})),
+    # fixes caused by upstream changes: upstream syncs, not fix-ups
+    (3612, dict(refs_include={("upstream", 25075, "vllm-project/vllm"),
+                              ("upstream", None, "vllm-project/vllm")},
+                refs_exclude_kinds={"fix_up"}, tested=("ci",))),
+    # follow-ups: a full URL of this repository, and "Follow-up #N"
+    (12019, dict(what=["This PR is a follow-up to"], refs_include={("follow_up", 11875, None)})),
+    (9444, dict(what=["lets main2main detect and refresh them automatically"],
+                refs={("follow_up", 9232, None)}, tested=("manual",))),
+    # backports: "Ports #N to main", "Forward-port #N to main"; "Fixes #N" beside it
+    (14398, dict(what=["Ports #14364 to main."], uf="yes",
+                 uf_text=["restores the DeepSeek V4 routed-expert activation contract"],
+                 refs={("backport", 14364, None), ("fixes", 14363, None)})),
+    (13120, dict(what=["Forward-port #13024 to main."], uf="yes",
+                 refs_include={("backport", 13024, None)}, tested=("unit", "manual"))),
+    # an upstream vLLM PR (a link in Chinese text); an upstream PR beside a performance claim
+    (14433, dict(what=["同步上游更改"], refs={("upstream", 52311, "vllm-project/vllm")})),
+    (12831, dict(what=["introduces SFAPDRD2HConnector"], uf="yes",
+                 claims=[("performance", "90%")],
+                 refs_include={("upstream", 48203, "vllm-project/vllm")})),
+    # a link into another repository
+    (13901, dict(what=["upgrades the dependency stack"], refs_include={("related", 783, "triton-lang/triton-ascend")})),
+    # performance claims with their numbers
+    (14198, dict(what=["adds two four-card performance guards"], uf="no", tested=("e2e",),
+                 claims=[("performance", "90%")])),
+    (10896, dict(what=["are deprecated"], uf="no", claims=[("performance", "0.47 tokens/s")])),
+    # accuracy claims
+    (14200, dict(what=["adds two Qwen3-32B exit-scenario accuracy guards"], uf="no",
+                 claims=[("accuracy", "3.33pp"), ("accuracy", "3.0pp")])),
+    (11701, dict(what=["This PR replace dispatchFFNcombine with mega_moe."], uf="no",
+                 tested=("benchmark", "accuracy"),
+                 claims=[("accuracy", "91.998%"), ("performance", "~1.4%")])),
+    # user-facing: yes with the how
+    (10342, dict(what=["adds Mooncake connector support for DeepSeek V4"], uf="yes",
+                 uf_text=["Mooncake connector can now correctly support DeepSeek V4"], tested=("unit",))),
+    (9772, dict(what=["introduces configuration options"], uf="yes",
+                uf_text=["adds a new configuration block rejection_sampler_config"],
+                refs={("fixes", 9047, None)})),
+    # each kind of test
+    (14348, dict(what=["add Qwen3.8 tutorial to navigation"], uf="no", tested=("none",))),
+    (13127, dict(what=["Add testcases of VL models with LoRA"], uf="no", tested=("e2e",),
+                 tested_text="pytest -sv tests/e2e/pull_request/one_card/lora/test_qwenvl_lora.py")),
+    (14743, dict(uf="no", tested=("manual",), tested_text="by the running the test")),
+    (14696, dict(what=["Allocate the MTP pre-hc_head residual buffer"], uf="no", tested=("ci",),
+                 tested_text="CI passed with new added/existing test.")),
+    # a numbered list of bold items; a summary heading with a list
+    (9703, dict(what=["Fix MLA hidden_dim shape mismatch with Eagle3 speculative decoding"], uf="no")),
+    (14551, dict(what=["Update kv_pool.md with the latest documentation including:",
+                       "Added numbered section structure"])),
+    # a long body (15,000 characters): the what from its section, capped
+    (13946, dict(what=["The upstream vLLM community has already implemented the SP"], uf="yes",
+                 uf_text=["Delete flashcomm1."])),
+]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("number, expected", REAL, ids=[str(n) for n, _ in REAL])
+def test_real_descriptions(number, expected):
+    record, d = real(number)
+    body = record["body"]
+    what = expected.get("what")
+    if what == "":
+        assert d.what == ""
+    elif what is not None:
+        for part in what:
+            assert part in d.what, (part, d.what)
+    if "uf" in expected:
+        assert d.user_facing == expected["uf"]
+    for part in expected.get("uf_text", ()):
+        assert part in d.user_facing_text, d.user_facing_text
+    if "tested" in expected:
+        assert d.tested == expected["tested"], d.tested
+    if "tested_text" in expected:
+        assert d.tested_text.startswith(expected["tested_text"]), d.tested_text
+    for kind, figure in expected.get("claims", ()):
+        assert any(c.kind == kind and figure in c.figures for c in d.claims), d.claims
+    if "refs" in expected:
+        assert refs_of(d) == expected["refs"], d.refs
+    assert expected.get("refs_include", set()) <= refs_of(d), d.refs
+    assert not {r.kind for r in d.refs} & expected.get("refs_exclude_kinds", set())
+    if "revert" in expected:
+        (rv,) = [r for r in d.refs if r.kind == "reverts"]
+        for key, value in expected["revert"].items():
+            assert getattr(rv, key) == value, rv
+    if "template_only" in expected:
+        assert d.template_only == expected["template_only"]
+    assert all(r.number != number or r.repo for r in d.refs)  # never its own number
+    for text in (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims)):
+        assert is_span(text, body), text
+
+
+@pytest.mark.shared_data
+def test_every_real_description_gives_spans_within_the_cap():
+    rows = _rows()
+    assert len(rows) == 4734
+    kinds = set()
+    for r in rows:
+        d = digest_of(r["title"], r["body"][:4000], repo=REPO, number=r["pr_number"])
+        texts = (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims))
+        for text in texts:
+            assert len(text) <= MAX_TEXT + 1, (r["pr_number"], text)
+            assert is_span(text, r["body"]), (r["pr_number"], text)
+        for c in d.claims:
+            assert c.figures and all(f in c.sentence for f in c.figures), (r["pr_number"], c)
+        assert all(not (ref.number == r["pr_number"] and ref.repo is None) for ref in d.refs)
+        kinds.update(ref.kind for ref in d.refs)
+        if d.template_only:
+            assert not d.what and d.user_facing == "unknown" and not d.tested
+    assert kinds == {"fixes", "reverts", "follow_up", "fix_up", "backport", "upstream", "related"}
+
+
+# ---------------------------------------------------------------- synthetic descriptions
+
+VLLM_TEMPLATE = """<!-- markdownlint-disable -->
+PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED.
+
+## Purpose
+Fuse **RMSNorm** with FP8 quantization in the [compile pass](https://docs.example/x). It removes one kernel launch per layer.
+
+## Test Plan
+`pytest tests/compile/test_fusion.py` and `vllm bench serve` on H100.
+
+## Test Result
+Output throughput improves from 1,200 to 1,440 tokens/s (+20%); TTFT 120ms -> 80ms.
+
+---
+<details>
+<summary> Essential Elements of an Effective PR Description Checklist </summary>
+
+- [ ] The purpose of the PR, such as "Fix some issue (link existing issues this PR will resolve)".
+- [ ] The test plan, such as providing test command.
+</details>
+
+**BEFORE SUBMITTING, PLEASE READ <https://docs.vllm.ai/en/latest/contributing>**
+"""
+
+
+def test_vllm_template():
+    d = digest_of("[Perf] Fuse RMSNorm and FP8 quant", VLLM_TEMPLATE)
+    assert d.what == ("Fuse RMSNorm with FP8 quantization in the compile pass. "
+                      "It removes one kernel launch per layer.")
+    assert d.tested == ("unit", "benchmark") and d.tested_text.startswith("pytest tests/compile")
+    (claim,) = d.claims
+    assert claim.kind == "performance" and claim.figures == ("1,200 to 1,440 tokens/s", "+20%", "120ms -> 80ms")
+    assert not d.template_only and d.user_facing == "unknown" and d.refs == ()
+
+
+def test_vllm_template_left_empty_is_template_only():
+    empty = re.sub(r"(## (?:Purpose|Test Plan|Test Result)\n)[^\n]+\n", r"\1\n", VLLM_TEMPLATE)
+    d = digest_of("[Misc] x", empty)
+    assert d.template_only and d.what == "" and d.tested == () and d.claims == ()
+
+
+SYNTHETIC = [
+    ("summary heading and a list",
+     "## Summary\n\nThis PR:\n- adds a `--max-loras` check.\n- documents it.\n\n## Test plan\nUnit tests.",
+     dict(what="adds a --max-loras check. documents it.", tested=("unit",))),
+    ("html comments, badges and images are no prose",
+     "[![CI](https://ci.example/badge.svg)](https://ci.example)\n<!-- Please describe your change -->\n"
+     "![screenshot](https://img.example/a.png)\n\nSpeeds up the *detokenizer* by 3.6x on long prompts.",
+     dict(what="Speeds up the detokenizer by 3.6x on long prompts.", claims=[("performance", "3.6x")])),
+    ("motivation heading, trailers and fixes lines skipped",
+     "### Motivation\nFixes #12\n\nThe scheduler starved long prompts. This PR fixes that.\n\n"
+     "Signed-off-by: A <a@example.com>",
+     dict(what="The scheduler starved long prompts. This PR fixes that.", refs={("fixes", 12, None)})),
+    ("bold headings, user-facing yes",
+     "**Problem**\nPrefix caching missed hits after a restart.\n\n**Does this PR introduce any user-facing change?**\n"
+     "Yes, a new `--cache-dir` flag keeps the cache on disk.\n\n**Test Plan**\nCI passed.",
+     dict(what="Prefix caching missed hits after a restart.", uf="yes",
+          uf_text="a new --cache-dir flag keeps the cache on disk.", tested=("ci",))),
+    ("placeholders", "## Purpose\nN/A\n\n## Test Plan\nN/A\n", dict(what="", tested=("none",))),
+    ("a long sentence is cut at a word",
+     "## Description\n" + "word " * 80 + "end.",
+     dict(what_cut=True)),
+    ("references of every kind",
+     "Follow-up to #10, fixes the bug introduced in #11 and backport of #12.\n"
+     "Resolves https://github.com/other/repo/issues/5. Syncs https://github.com/vllm-project/vllm/pull/7.\n"
+     "See also https://github.com/acme/tool/pull/3 and #99.",
+     dict(refs={("follow_up", 10, None), ("fix_up", 11, None), ("backport", 12, None),
+                ("fixes", 5, "other/repo"), ("upstream", 7, "vllm-project/vllm"),
+                ("related", 3, "acme/tool")})),
+    ("Chinese sentences",
+     "### What this PR does / why we need it?\n修复了调度器的死锁问题。同时补充了单元测试。\n\n"
+     "### How was this patch tested?\n本地测试通过，性能提升 12%。",
+     dict(what="修复了调度器的死锁问题。同时补充了单元测试。", tested=("manual",),
+          claims=[("performance", "12%")])),
+]
+
+
+@pytest.mark.parametrize("name, body, expected", SYNTHETIC, ids=[s[0] for s in SYNTHETIC])
+def test_synthetic_descriptions(name, body, expected):
+    d = digest_of("[Core] change", body, repo="acme/serve", number=1)
+    if "what" in expected:
+        assert d.what == expected["what"]
+    if expected.get("what_cut"):
+        assert d.what.endswith("…") and len(d.what) <= MAX_TEXT + 1 and " wor…" not in d.what
+    if "uf" in expected:
+        assert d.user_facing == expected["uf"]
+    if "uf_text" in expected:
+        assert d.user_facing_text == expected["uf_text"]
+    if "tested" in expected:
+        assert d.tested == expected["tested"]
+    for kind, figure in expected.get("claims", ()):
+        assert any(c.kind == kind and figure in c.figures for c in d.claims), d.claims
+    if "refs" in expected:
+        assert refs_of(d) == expected["refs"]
+    for text in (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims)):
+        assert is_span(text, body), text
+
+
+def test_reverts_in_titles_without_a_body():
+    d = digest_of('[BugFix] Revert "[Perf] Fuse X (#3)"', "")
+    assert d.refs == (Reference(kind="reverts", number=3, title="[Perf] Fuse X"),)
+    d = digest_of('Revert "[CI] Drop a test" (#12217)', "This reverts commit abcdef1234567.")
+    assert d.refs == (Reference(kind="reverts", number=12217, title="[CI] Drop a test", sha="abcdef1234567"),)
+    assert digest_of("[Core] Add a thing", "") == Digest()
+
+
+def test_own_number_and_own_repository():
+    d = digest_of("[Core] x", "Fixes #5 and #7; see https://github.com/acme/serve/pull/5 and "
+                  "follow-up to https://github.com/acme/serve/pull/9", repo="acme/serve", number=5)
+    assert refs_of(d) == {("fixes", 7, None), ("follow_up", 9, None)}
+
+
+def test_versions_pr_numbers_and_dates_are_no_claims():
+    body = "Bump vLLM to v0.11.0 (#1234) on 2025-10-01 for faster startup; memory of 8 cards."
+    assert digest_of("x", body).claims == ()
+
+
+def test_is_span():
+    body = "## Purpose\nAdds **fused** `RoPE` to the\n[kernel](https://x) path.\n\n- second item."
+    assert is_span("Adds fused RoPE to the kernel path.", body)
+    assert is_span("Adds fused RoPE to the kern…", body)
+    assert not is_span("Adds RoPE", body)
+
+
+def test_the_demo_exercises_the_digest():
+    from services.ingest.domain.synthetic import STORY_MODEL, generate_demo
+
+    demo = generate_demo("2026-W24", seed=7)
+    prs = [i for i in demo.items if i.kind == "pull_request"]
+    digests = {p.number: digest_of(p.title, p.body, repo=demo.repo, number=p.number) for p in prs}
+    kinds = {r.kind for d in digests.values() for r in d.refs}
+    assert {"reverts", "fix_up", "follow_up", "backport", "fixes", "upstream", "related"} <= kinds
+    assert any(r.kind == "reverts" and r.sha and r.number and r.title for d in digests.values() for r in d.refs)
+    assert any(c.kind == "performance" for d in digests.values() for c in d.claims)
+    assert any(c.kind == "accuracy" for d in digests.values() for c in d.claims)
+    assert {d.user_facing for d in digests.values()} == {"yes", "no", "unknown"}
+    assert {"unit", "e2e", "benchmark", "manual", "ci"} <= {k for d in digests.values() for k in d.tested}
+    assert sum(bool(d.what) for d in digests.values()) > 0.95 * len(prs)
+    story = [p for p in prs if STORY_MODEL in p.title]
+    assert len(story) >= 4 and {w.label for w in demo.windows
+                                for p in story if w.contains(p.created_at)} == {"2026-W23", "2026-W24"}
+    # added, fixed up, reverted: the three refer to the same change
+    by_title = {p.title: p for p in prs}
+    revert = next(p for p in prs if p.title.startswith('Revert "[Core] Add async KV cache offloading'))
+    added = by_title["[Core] Add async KV cache offloading to CPU"]
+    fixed = [n for n, d in digests.items() if any(r.kind == "fix_up" and r.number == added.number for r in d.refs)]
+    assert fixed and any(r.kind == "reverts" and r.number == added.number for r in digests[revert.number].refs)
+    for p in prs:
+        d = digests[p.number]
+        for text in (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims)):
+            assert is_span(text, p.body), (p.number, text)

@@ -35,7 +35,7 @@ MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed na
 MAX_RISK_LINKS_SHORT = 3
 MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
 MAX_FOLLOW_UPS = 6
-MAX_FOLLOW_UP_LINES = 4  # items listed under one grouped follow-up
+MAX_FOLLOW_UP_LINES = 3  # items listed under one grouped follow-up
 MAX_ECOSYSTEM_LINES = 3  # per group (and issues)
 MAX_ECOSYSTEM_LINKS = 6  # weekly: a group is one line of links
 MAX_ROW_MODULES = 3  # modules named in a key-PR row
@@ -702,7 +702,7 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None or d.template_only or not d.what.strip():
             return ""
-        return _clip(d.what, limit or EXCERPT_WHAT)
+        return _span(d.what, limit or EXCERPT_WHAT)
 
     def short_what(self, number: int) -> str:
         """One short sentence about an item: its digest's first sentence, else its title."""
@@ -710,7 +710,7 @@ class _Writer:
         text = self.what(item, EXCERPT_WHAT)
         if text:
             first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
-            return self.m.t("quote.what", text=_clip(first, EXCERPT_WHAT_SHORT).rstrip("。."))
+            return self.m.t("quote.what", text=_span(first, EXCERPT_WHAT_SHORT).rstrip("。."))
         title = item.title if item is not None else ""
         return self.m.t("quote.title", text=title) if title else ""
 
@@ -718,7 +718,7 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None:
             return ()
-        return tuple(dict.fromkeys(self.quote(_clip(c.sentence, EXCERPT_WHAT))
+        return tuple(dict.fromkeys(self.quote(_span(c.sentence, EXCERPT_WHAT))
                                    for c in d.claims[:MAX_CLAIMS] if c.sentence.strip()))
 
     def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
@@ -728,7 +728,7 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is not None:
             if d.user_facing == "yes":
-                notes.append(m.t("digest.user_facing_text", text=_clip(d.user_facing_text, 120))
+                notes.append(m.t("digest.user_facing_text", text=_span(d.user_facing_text, 120))
                              if d.user_facing_text.strip() else m.t("digest.user_facing"))
             elif d.user_facing == "no":
                 notes.append(m.t("digest.internal"))
@@ -770,7 +770,7 @@ class _Writer:
         m = self.m
         detail = m.tn("story.count", len(st.items), count=num(len(st.items)),
                       merged=num(st.merged))
-        summary = _clip(st.summary, EXCERPT_WHAT).rstrip("。.！!") if st.summary else ""
+        summary = _span(st.summary, EXCERPT_WHAT).rstrip("。.！!") if st.summary else ""
         text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
         numbers = self.story_order(st)[:MAX_THEME_PRS]
         lines = []
@@ -869,7 +869,7 @@ class _Writer:
 
     def incident(self, inc: Incident) -> Bullet:
         m = self.m
-        subject = _clip(inc.subject, 120)
+        subject = _span(inc.subject, 120)
         subj = m.t("quote.subject", text=subject) if subject else ""
         if inc.kind == "revert" and len(inc.items) >= 2:
             parts = self.inline("incidents.revert" + ("_subject" if subj else ""),
@@ -1053,7 +1053,7 @@ _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
 
 
-def _clip(text: str, limit: int) -> str:
+def _span(text: str, limit: int) -> str:
     """A digest's span as written (whitespace collapsed), cut on a word when it is too long."""
     plain = " ".join(text.split())
     if len(plain) <= limit:
@@ -1169,6 +1169,41 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
     return tuple(out[:MAX_ATTENTION])
 
 
+# the seeds' shape: quoted what-sentences in the main body are cut to a budget (the seed's
+# highlight and quick-view lines are 60-120 characters); the whole description stays on GitHub
+CLIP_HIGHLIGHT = 90  # a highlight's summary sentence
+CLIP_LINE = 80  # a PR's sentence in a highlight
+CLIP_WHAT = 100  # a key PR's or a theme line's what-sentence
+CLIP_NOTE = 50  # a note under a PR (user-facing change quoted, tests)
+_QUOTES = {"「": "」", "“": "”", '"': '"'}
+
+
+def _clip(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to about `limit` characters with "…", inside its quotes."""
+    if len(text) <= limit:
+        return text
+    head, inner, closing = "", text, ""
+    for opening, close in _QUOTES.items():  # "面向用户：「…」": the quote is cut inside its marks
+        start = text.find(opening)
+        if text.endswith(close) and 0 <= start < len(text) - 1:
+            head, inner, closing = text[:start + 1], text[start + 1:-1], close
+            break
+    budget = max(limit - len(head), 12)
+    if len(inner) <= budget:
+        return text
+    cut = inner[:budget]
+    space = cut.rfind(" ")
+    if space > budget * 0.6:
+        cut = cut[:space]
+    return head + cut.rstrip(" ,.;:，。；：") + "…" + closing
+
+
+def _clip_line(ln: Line, limit: int) -> Line:
+    return dataclasses.replace(ln, text=_clip(ln.text, limit), excerpt=_clip(ln.excerpt, limit),
+                               notes=tuple(_clip(x, CLIP_NOTE) for x in ln.notes),
+                               quotes=ln.quotes[:1])
+
+
 def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
     """Section order per window kind, capped lists with "… and N more", the appendix mode, and
     the daily sections (topics, attention). Runs last in build_view; figures stay the summary's."""
@@ -1231,8 +1266,17 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
         dataclasses.replace(b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items))
                                           - len(b.links)))
         if b.key in by_risk else b for b in view.risk_bullets)
-    view.highlights = tuple(dataclasses.replace(b, lines=b.lines[:MAX_HIGHLIGHT_PRS])
-                            for b in view.highlights)
+    view.highlights = tuple(dataclasses.replace(
+        b, text=_clip(b.text, CLIP_HIGHLIGHT),
+        lines=tuple(_clip_line(ln, CLIP_LINE) for ln in b.lines[:MAX_HIGHLIGHT_PRS]))
+        for b in view.highlights)
+    # a theme tells MAX_THEME_PRS PRs (seed 000: 2-4); the others stay as links
+    view.themes = tuple(dataclasses.replace(
+        t, lines=tuple(_clip_line(ln, CLIP_WHAT) for ln in t.lines[:MAX_THEME_PRS]),
+        more=tuple(ln.link for ln in t.lines[MAX_THEME_PRS:]) + tuple(t.more))
+        for t in view.themes)
+    view.key_prs = tuple(dataclasses.replace(k, what=_clip(k.what, CLIP_WHAT), quotes=k.quotes[:1])
+                         for k in view.key_prs)
     if len(view.themes) > MAX_THEMES:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]

@@ -121,7 +121,7 @@ def test_capped_lists_say_how_many_are_left_out() -> None:
     assert all(len(b.links) <= 3 for b in v.risk_bullets)
     assert all(k.modules.endswith("…") for k in v.key_prs)  # 9 modules: three named
     assert all(len(g.lines) <= 4 for e in v.ecosystems for g in e.groups)
-    assert len(v.follow_ups) <= 6 and all(len(b.lines) <= 4 for b in v.follow_ups)
+    assert len(v.follow_ups) <= 6 and all(len(b.lines) <= 3 for b in v.follow_ups)
 
 
 # ---------------------------------------------------------------- appendix modes
@@ -341,3 +341,12 @@ def test_english_plurals() -> None:
     assert m.tn("units.person", 1, count="1") == "1 person"
     assert m.tn("list.more", 1, count="1") == "… and 1 more"
     assert m.tn("topics.module", 1, total="1", merged="1") == "1 item, 1 merged"
+
+
+def test_long_quoted_sentences_are_cut_inside_their_quotes() -> None:
+    from services.renderer.domain.view import _clip
+    note = "面向用户：「For DeepSeek V4, --block-size now accepts 32 / 64 / 128. When unset, it stays」"
+    cut = _clip(note, 50)
+    assert cut.startswith("面向用户：「For DeepSeek V4") and cut.endswith("…」") and len(cut) <= 52
+    assert _clip("「short」", 50) == "「short」"
+    assert _clip("plain text that is long enough to be cut in the middle", 30).endswith("…")

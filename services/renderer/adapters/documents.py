@@ -32,7 +32,8 @@ CONTENT_TYPES = {
 }
 FORMAT_LABELS = {"md": "Markdown", "html": "HTML", "pdf": "PDF", "json": "JSON"}
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+# an underscore inside a word (store_kv_block) never makes emphasis: left as written
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
 
 
 def md_escape(text: object) -> str:

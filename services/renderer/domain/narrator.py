@@ -32,7 +32,11 @@ MAX_INPUT_DISCUSSIONS = 5
 MAX_INPUT_FOLLOW_UPS = 8
 MAX_INPUT_THEMES = 8
 MAX_INPUT_RISK_ITEMS = 8
+MAX_INPUT_STORYLINES = 8
+MAX_INPUT_INCIDENTS = 8
+MAX_INPUT_CLAIMS = 2
 DESCRIPTION_CHARS = 300
+WHAT_CHARS = 240
 
 
 def _short(text: str, limit: int) -> str:
@@ -83,7 +87,43 @@ def narration_input(s: SummaryData) -> dict[str, Any]:
     }
     for theme in out["themes"]:
         theme["pr_titles"] = {str(n): titles[n] for n in theme["prs"] if n in titles}
+    _explained_input(s, out)
     return out
+
+
+def _explained_input(s: SummaryData, out: dict[str, Any]) -> None:
+    """What changes do and why (issue #15): each key PR's what-sentence and claims and why it was
+    picked, the storylines (the report's highlights and themes are keyed by storyline when there
+    are any), incidents, every item a follow-up covers, and what the source cannot tell."""
+    by_number = {k.item.number: k for k in s.key_prs}
+    for entry in out["key_prs"]:
+        k = by_number[entry["number"]]
+        d = k.item.digest
+        if d is not None and not d.template_only and d.what.strip():
+            entry["what"] = _short(d.what, WHAT_CHARS)
+        if d is not None and d.claims:
+            entry["claims"] = [_short(c.sentence, WHAT_CHARS) for c in d.claims[:MAX_INPUT_CLAIMS]]
+        if k.reasons:
+            entry["reasons"] = list(k.reasons)
+        if k.storyline:
+            entry["storyline"] = k.storyline
+    if s.storylines:
+        out["storylines"] = [
+            {"key": st.key, "name": st.name, "summary": _short(st.summary, WHAT_CHARS),
+             "status": st.status, "previous_items": st.previous_items, "merged": st.merged,
+             "lines_added": st.lines_added, "lines_removed": st.lines_removed, "lead": st.lead,
+             "items": [{"number": i.number, "role": i.role} for i in st.items]}
+            for st in s.storylines[:MAX_INPUT_STORYLINES]]
+    if s.incidents:
+        out["incidents"] = [{"kind": i.kind, "items": list(i.items), "roles": list(i.roles),
+                             "subject": i.subject, "across_windows": i.across_windows}
+                            for i in s.incidents[:MAX_INPUT_INCIDENTS]]
+    for entry, f in zip(out["follow_ups"], s.follow_ups):
+        if f.items:
+            entry["items"] = list(f.items)
+    if s.source is not None:
+        out["source"] = {"kind": s.source.kind, "name": s.source.name,
+                         "provides": list(s.source.provides), "coverage": s.coverage}
 
 
 def input_json(s: SummaryData) -> str:
@@ -232,6 +272,9 @@ class Facts:
     # theme, risk, contributor, day, previous window)
     merged: frozenset[str] = frozenset()
     opened: frozenset[str] = frozenset()
+    # what the source cannot tell (issues, opened PRs, reviews, comments): a sentence giving a
+    # count of it is wrong whatever the number
+    unavailable: frozenset[str] = frozenset()
 
 
 # identifiers, not figures: their digits must not make an invented number pass
@@ -273,29 +316,40 @@ def summary_facts(s: SummaryData) -> Facts:
     walk(s.model_dump())
     walk((s.window.end.astimezone(tz) - timedelta(days=1)).date())
     c, p = s.counts, s.previous_counts
-    wholes: list[int] = [c.lines_added - c.lines_removed, c.new_prs + c.new_issues,
-                         c.merged_prs + c.closed_unmerged_prs, c.comments + c.reviews]
+    # a count the source cannot tell is None: nothing is derived from it (and prose may not
+    # invent it)
+    wholes: list[int] = [x for x in (_sum(c.lines_added, -c.lines_removed),
+                                     _sum(c.new_prs, c.new_issues),
+                                     _sum(c.merged_prs, c.closed_unmerged_prs),
+                                     _sum(c.comments, c.reviews)) if x is not None]
     pairs: list[tuple[int, int]] = []  # (part, whole) shares
     changes: list[tuple[int, int]] = []  # (now, before)
     counts = {k: v for k, v in c.model_dump().items() if isinstance(v, int)}
     if p is not None:
         for name, value in counts.items():
             before = getattr(p, name)
+            if before is None:
+                continue
             wholes.append(value - before)
             changes.append((value, before))
+    items_total = _sum(c.new_prs, c.new_issues, c.merged_prs)
     for t in s.modules:
         wholes.append(t.total - t.previous_total)
         changes.append((t.total, t.previous_total))
-        pairs.append((t.total, c.new_prs + c.new_issues + c.merged_prs))
+        pairs.append((t.total, items_total))
         pairs.append((t.merged, c.merged_prs))
     for t in s.themes:
         pairs.append((t.merged, c.merged_prs))
+    for st in s.storylines:
+        pairs.append((st.merged, c.merged_prs))
+        wholes.append(st.lines_added - st.lines_removed)
     for r in s.risks:
         pairs += [(r.count, c.merged_prs), (r.count, c.new_prs), (r.count, len(s.key_prs))]
     pairs += [(c.merged_prs, c.new_prs), (c.closed_issues, c.new_issues),
               (c.key_prs, c.merged_prs), (c.first_time_contributors, c.active_contributors),
-              (c.closed_unmerged_prs, c.merged_prs + c.closed_unmerged_prs),
-              (c.merged_prs, c.merged_prs + c.closed_unmerged_prs)]
+              (c.closed_unmerged_prs, _sum(c.merged_prs, c.closed_unmerged_prs)),
+              (c.merged_prs, _sum(c.merged_prs, c.closed_unmerged_prs))]
+    pairs = [(a, b) for a, b in pairs if a is not None and b is not None]  # type: ignore[misc]
     for w in wholes:
         numbers.add(str(abs(w)))
     percents: set[str] = set()
@@ -314,18 +368,33 @@ def summary_facts(s: SummaryData) -> Facts:
             pct((Decimal(now) - Decimal(before)) * 100 / Decimal(before))
     merged = {c.merged_prs, c.key_prs, len(s.key_prs), sum(1 for k in s.key_prs if k.item.merged)}
     merged |= {t.merged for t in s.modules} | {t.merged for t in s.themes}
+    merged |= {st.merged for st in s.storylines}
     merged |= {r.count for r in s.risks} | {x.prs_merged for x in s.contributors}
     merged |= {d.prs_merged for d in s.activity}
     merged |= {sum(1 for g in e.pr_groups for i in g.items if i.merged) for e in s.ecosystems}
-    opened = {c.new_prs, c.new_prs - c.merged_prs} | {t.opened for t in s.modules}
+    opened = {c.new_prs, _sum(c.new_prs, -c.merged_prs)} | {t.opened for t in s.modules}
     opened |= {x.prs_opened for x in s.contributors} | {d.prs_opened for d in s.activity}
     opened |= {sum(len(g.items) for g in e.pr_groups) for e in s.ecosystems}
     opened |= {r.count for r in s.risks}
     if p is not None:
         merged.add(p.merged_prs)
         opened.add(p.new_prs)
+    unavailable = {kind for kind, names in _UNAVAILABLE_FROM.items()
+                   if any(getattr(c, n) is None for n in names)}
     return Facts(frozenset(numbers), frozenset(percents), frozenset(_refs(s)),
-                 frozenset(str(abs(x)) for x in merged), frozenset(str(abs(x)) for x in opened))
+                 frozenset(str(abs(x)) for x in merged if x is not None),
+                 frozenset(str(abs(x)) for x in opened if x is not None), frozenset(unavailable))
+
+
+_UNAVAILABLE_FROM = {"issues": ("new_issues", "closed_issues"), "opened": ("new_prs",),
+                     "reviews": ("reviews",), "comments": ("comments",)}
+
+
+def _sum(*values: int | None) -> int | None:
+    """A sum of counts, or None when one of them is not available from the source."""
+    if any(v is None for v in values):
+        return None
+    return sum(values)  # type: ignore[arg-type]
 
 
 def _refs(s: SummaryData) -> set[int]:
@@ -345,6 +414,12 @@ def _refs(s: SummaryData) -> set[int]:
         refs.update(r.items)
     for t in s.modules:
         refs.update(t.representative)
+    for f in s.follow_ups:
+        refs.update(f.items)
+    for st in s.storylines:
+        refs.update(i.number for i in st.items)
+    for inc in s.incidents:
+        refs.update(inc.items)
     return refs
 
 
@@ -372,6 +447,15 @@ _CLAIMS = (
 )
 
 
+# counts of things a source may not provide (Facts.unavailable)
+_UNAVAILABLE_CLAIMS = (
+    ("issues", re.compile(rf"(?<![\w.]){_N}\s+(?:[\w-]+\s+)?issues?\b", re.I)),
+    ("issues", re.compile(rf"{_N}\s*个\s*(?:新\s*)?Issue", re.I)),
+    ("reviews", re.compile(rf"(?<![\w.]){_N}\s+reviews?\b|{_N}\s*次\s*评审", re.I)),
+    ("comments", re.compile(rf"(?<![\w.]){_N}\s+comments?\b|{_N}\s*条\s*评论", re.I)),
+)
+
+
 def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in _SENTENCE.split(text.strip()) if p and p.strip()]
 
@@ -385,7 +469,14 @@ def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
         if int(m.group(1)) not in facts.refs:
             problems.append(("unknown_reference", m.group(1)))
     rest = _REF.sub(" ", sentence)
+    for kind, pattern in _UNAVAILABLE_CLAIMS:
+        if kind in facts.unavailable:
+            for m in pattern.finditer(rest):
+                problems.append(("unavailable_count", next(g for g in m.groups() if g)))
     for kind, pattern in _CLAIMS:
+        if kind == "opened" and "opened" in facts.unavailable:
+            problems.extend(("unavailable_count", m.group(1)) for m in pattern.finditer(rest))
+            continue
         allowed = facts.merged if kind == "merged" else facts.opened
         for m in pattern.finditer(rest):
             value = _norm(m.group(1))
@@ -410,7 +501,7 @@ def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
 class ProseCheck:
     part: str  # lead | highlights.<module> | themes.<module> | risks.<risk> | follow_ups.<number>
     # invented_number | underivable_percent | unknown_reference | unknown_entry |
-    # wrong_merged_count | wrong_opened_count
+    # wrong_merged_count | wrong_opened_count | unavailable_count
     check: str
     value: str  # the number, reference or entry that failed
     sentence: str = ""

@@ -1,0 +1,238 @@
+"""The report tells what changes do and why (issue #15 parts 2-5, rendering side): storylines as
+highlights and themes, each PR beside its own what-sentence and quoted claims, key PRs with why
+they were picked, incidents on one line each, one line per follow-up concern, and what the
+source cannot tell said as such (never 0, never None, never a path)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from services.renderer.adapters.catalogs import messages
+from services.renderer.adapters.documents import render_html, render_markdown, view_for
+from services.renderer.domain import narrator as nr
+
+from .explain_samples import explained_summary
+
+MD_LINK = re.compile(r"\[(#\d+)\]\([^)]*\)")
+
+
+def md(lang: str = "en", **kw) -> str:
+    return render_markdown(explained_summary(**kw), lang)
+
+
+def section(text: str, title: str) -> str:
+    """The body of the Markdown section whose heading contains `title`."""
+    head = next(ln for ln in text.splitlines() if ln.startswith("## ") and title in ln)
+    return text.split(head, 1)[1].split("\n## ", 1)[0]
+
+
+def plain(line: str) -> str:
+    return MD_LINK.sub(r"\1", line)
+
+
+# ---------------------------------------------------------------- what changes do and why
+
+def test_each_pr_stands_beside_its_own_what_sentence() -> None:
+    text = md()
+    themes = section(text, "Key changes by theme")
+    line = next(ln for ln in themes.splitlines() if ln.startswith("- [#10501]("))
+    assert "Adds DeepSeek-V4 inference on Ascend NPUs so that users can serve" in line
+    fix = next(ln for ln in themes.splitlines() if ln.startswith("- [#10510]("))
+    assert "Fixes wrong rope scaling for DeepSeek-V4" in fix
+    # a claim is quoted as written, under its PR
+    assert "  > “Decode throughput improves by 1.6x on 910B.”" in themes
+    assert "user-facing: “new --model deepseek-v4 support”" in themes
+    # the storyline's subsection says how big it is, what kinds of change and whether it is new
+    assert "3 PRs in this line of work, 3 merged" in themes
+    assert "By kind: 2 features and 1 fix." in themes and "New in this window." in themes
+    assert "Continues from the previous window (1 PR then)." in themes
+    assert "By kind: 1 feature, 2 fixes and 1 revert." in themes
+
+
+def test_highlights_are_storylines_with_their_summary_and_short_what_sentences() -> None:
+    highlights = section(md(), "Highlights")
+    bullets = [ln for ln in highlights.splitlines() if ln.startswith("- ")]
+    assert bullets[0].startswith("- **DeepSeek-V4** (3 PRs, 3 merged): Adds DeepSeek-V4 inference")
+    assert "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token " \
+           "prediction (MTP) for DeepSeek-V4 to cut decode latency;" in bullets[0]
+    # a storyline without a summary says what kinds of change it holds
+    assert bullets[1].startswith("- **build cache** (4 PRs, 4 merged): 1 feature, 2 fixes and 1 revert:")
+
+
+def test_the_lead_names_the_storylines() -> None:
+    lead = md().split("\n## ", 1)[0].strip().splitlines()[-1]
+    assert "The main lines of work were DeepSeek-V4 and build cache." in lead
+
+
+def test_without_storylines_the_module_themes_stay() -> None:
+    from .samples import weekly_summary
+    text = render_markdown(weekly_summary(), "en")
+    assert "line of work" not in text and "### " in section(text, "Key changes by theme")
+    assert "- **MoE**: 9 merged PRs:" in section(text, "Highlights")
+
+
+def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:
+    text = md()
+    quick = section(text, "Key PR quick view")
+    assert "| Score |" not in text and "Top signals" not in text
+    first = quick.strip().splitlines()
+    assert first[0].startswith("- [#10501](") and "— Adds DeepSeek-V4 inference" in first[0]
+    assert first[1].strip().startswith("_Why key: new model support; new hardware support; "
+                                       "measured results; leads the DeepSeek-V4 storyline_")
+    assert "  > “TPOT drops 23% at batch 32.”" in quick
+    html = render_html(explained_summary(), "en")
+    assert 'title="Score 9.5' in html  # the score stays out of the body, in a title attribute
+    assert "<blockquote class=\"claim\">“Decode throughput improves by 1.6x on 910B.”</blockquote>" in html
+
+
+def test_representative_prs_are_not_repeated_across_module_rows() -> None:
+    rows = [ln for ln in section(md(), "Module and topic trends").splitlines()
+            if ln.startswith("| ") and "[#" in ln]
+    seen = [n for row in rows for n in re.findall(r"\[#(\d+)\]", row)]
+    assert len(seen) == len(set(seen)) and "10501" in seen
+
+
+# ---------------------------------------------------------------- incidents and follow-ups
+
+@pytest.mark.parametrize("lang, reverts", [("en", "reverts"), ("zh-CN", "回滚了")])
+def test_an_incident_is_one_line_naming_both_prs(lang: str, reverts: str) -> None:
+    for title in (("Risk observations", "风险观察"), ("Risk observations in detail", "风险观察详情")):
+        risks = section(md(lang), title[0] if lang == "en" else title[1])
+        lines = [plain(ln) for ln in risks.splitlines() if "#10414" in ln]
+        assert len(lines) == 1 and "#10069" in lines[0] and reverts in lines[0]
+        # incidents come before the tag-based risks
+        bullets = [ln for ln in risks.splitlines() if ln.startswith("- ")]
+        assert "#10414" in bullets[0]
+    risks = [plain(ln) for ln in section(md(), "Risk observations").splitlines()]
+    assert ("- build cache: added in #10301, fixed in #10320 and #10333, reverted in #10340."
+            in risks)
+    assert "- vLLM upgrade #10600 was followed by fixes #10610 and #10615." in risks
+    assert any(ln.startswith("- #10414 reverts #10069 (add triton ops log), a change merged "
+                             "before this window") for ln in risks)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_one_line_per_follow_up_concern_and_never_the_same_sentence_twice(lang: str) -> None:
+    text = md(lang)
+    follow = section(text, "Follow-up" if lang == "en" else "后续建议")
+    bullets = [ln for ln in follow.splitlines() if ln.startswith("- ")]
+    assert len(bullets) == len(set(bullets)) == 3
+    # the two core-without-tests follow-ups are one concern listing both PRs
+    core = follow.split(bullets[0], 1)[1].split("\n- ", 1)[0]
+    assert "#10700" in core and "#10701" in core
+    assert follow.count("[#10700](") == 1
+    if lang == "en":
+        assert bullets[0] == "- Core path changed without tests: add coverage"
+        revert = next(b for b in bullets if "Reverted" in b)
+        assert "test" not in revert.lower()  # a revert is not "add tests"
+
+
+# ---------------------------------------------------------------- what the data cannot say
+
+def test_unavailable_counts_are_said_never_zero_or_none() -> None:
+    for lang, na, note in (("en", "n/a", "not available from this source"),
+                           ("zh-CN", "不可用", "此数据源不提供")):
+        text, html = md(lang), render_html(explained_summary(), lang)
+        assert "None" not in text and "None" not in html
+        assert note in text and note in html
+        head = text.split("\n## ", 1)[0]
+        assert re.search(rf"\*\*{re.escape(na)}\*\*", head)
+        assert not re.search(r"\*\*0(\s|\*)", head)
+    en = md()
+    assert "New issues **n/a**" in en and "Merged PRs **13 (+4 vs previous)**" in en
+    # the comparison of a count the source cannot tell is skipped, not printed as n/a → n/a
+    summary = section(en, "Executive summary")
+    assert "Compared with the previous window, merged PRs went from 9 to 13 (+4)." in summary
+    assert "new issues" not in summary and "received" not in summary
+    assert "This week, vllm-project/vllm merged 13 pull requests." in en
+    # columns with nothing available are left out
+    table = next(ln for ln in section(en, "Module and topic trends").splitlines()
+                 if ln.startswith("| Module"))
+    assert "Opened" not in table and "Issues" not in table and "Merged" in table
+    people = section(en, "Activity observations")
+    header = next(ln for ln in people.splitlines() if ln.startswith("| Contributor"))
+    assert "Reviews" not in header and "Comments" not in header and "Issues opened" not in header
+    assert "1 person was active" in people and "reviews" not in people.split("|", 1)[0]
+
+
+def test_a_full_source_keeps_every_column() -> None:
+    from .samples import weekly_summary
+    text = render_markdown(weekly_summary(), "en")
+    assert "| Module | Merged | Opened | Issues |" in text and "n/a" not in text
+
+
+def test_the_source_is_named_by_kind_and_name_never_a_path() -> None:
+    for lang in ("en", "zh-CN"):
+        text, html = md(lang), render_html(explained_summary(), lang)
+        for doc in (text, html):
+            assert "/work/" not in doc and "shared/data" not in doc
+            assert "merged_prs_with_bodies.jsonl" in doc.replace("\\_", "_")
+    assert "Data source: merged-PR history file merged_prs_with_bodies.jsonl." in md()
+    assert "数据来源：已合并 PR 历史文件 merged_prs_with_bodies.jsonl" in md("zh-CN")
+
+
+def test_partial_coverage_is_said_at_the_top_with_its_range() -> None:
+    for lang, words in (("en", "Partial coverage"), ("zh-CN", "数据覆盖不完整")):
+        head = md(lang).split("\n## ", 1)[0]
+        notice = next(ln for ln in head.splitlines() if words in ln)
+        assert "2026-06-08 08:00" in notice and "2026-06-12 20:00" in notice
+    assert "Partial coverage" not in md(coverage="full")
+
+
+def test_english_plurals() -> None:
+    text = md()
+    for wrong in ("1 people", "1 pull requests", "1 PRs", "1 comments", "1 participants",
+                  "1 reviewers", "1 features", "1 fixes", "1 reverts"):
+        assert wrong not in text, wrong
+
+
+# ---------------------------------------------------------------- the narrator's new material
+
+def test_the_narrator_sees_storylines_what_sentences_and_incidents() -> None:
+    data = nr.narration_input(explained_summary())
+    assert [s["key"] for s in data["storylines"]] == ["deepseek-v4", "build cache"]
+    assert data["storylines"][0]["summary"].startswith("Adds DeepSeek-V4 inference")
+    key = data["key_prs"][0]
+    assert key["what"].startswith("Adds DeepSeek-V4") and key["reasons"][0] == "new_model"
+    assert key["claims"] == ["Decode throughput improves by 1.6x on 910B."]
+    assert {"kind": "revert", "items": [10414, 10069]}.items() <= data["incidents"][0].items()
+    assert data["counts"]["new_issues"] is None and data["source"]["kind"] == "replay"
+    json.dumps(data)
+
+
+def test_the_narrator_checks_still_hold_with_unavailable_counts() -> None:
+    facts = nr.summary_facts(explained_summary())
+    assert nr.check_sentence("#10414 reverts #10069 in the build cache line.", facts) == []
+    assert nr.check_sentence("DeepSeek-V4 merged 3 PRs; decode is 1.6x faster.", facts) == []
+    assert nr.check_sentence("We merged 999 PRs.", facts) == [("invented_number", "999")]
+    # a count the source cannot tell is wrong whatever the number
+    assert nr.check_sentence("0 new issues were opened.", facts) == [("unavailable_count", "0")]
+    assert nr.check_sentence("新开 0 个 Issue。", facts) == [("unavailable_count", "0")]
+    assert nr.check_sentence("It received 13 new PRs.", facts) == [("unavailable_count", "13")]
+
+
+def test_model_prose_for_a_storyline_lands_in_its_highlight() -> None:
+    s = explained_summary()
+    content = json.dumps({"lead": "DeepSeek-V4 arrived on Ascend (#10501).", "highlights": [
+        {"module": "deepseek-v4", "text": "DeepSeek-V4 now runs on Ascend with MTP."},
+        {"module": "build cache", "text": "The build cache was added and reverted (#10340)."}]})
+    narration = nr.Narration(model="m", prompt_version="v1",
+                             prose=nr.parse_model_prose(content, "m", "v1"))
+    view = view_for(s, "en", narration=narration)
+    assert view.highlights[0].text == "DeepSeek-V4 now runs on Ascend with MTP"
+    assert view.highlights[1].text == "The build cache was added and reverted (#10340)"
+    assert view.lead == "DeepSeek-V4 arrived on Ascend (#10501)."
+    report = nr.apply_narration(view_for(s, "en"), s, narration, messages("en"))
+    assert report.source == "model" and not report.replaced
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_every_number_of_the_explained_report_comes_from_the_summary(lang: str) -> None:
+    from .test_renderer_golden import _HEADING_NUMBER, _NUMBER, allowed_numbers
+    s = explained_summary()
+    text = _HEADING_NUMBER.sub(r"\1 ", render_markdown(s, lang))
+    stray = {n.replace(",", "") for n in _NUMBER.findall(text)} - allowed_numbers(s)
+    assert not stray, f"numbers not derived from the summary: {sorted(stray)}"

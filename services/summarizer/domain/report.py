@@ -649,11 +649,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                             roles=("revert", "reverted_change"),
                             subject=target.title if target is not None else "",
                             across_windows=before_window(link.target)))
-    for number in sorted(story.reverts - linked):
-        it = items.get(number)
-        quoted = next((r.title for r in (it.digest.refs if it and it.digest else ())
-                       if r.kind == "reverts" and r.title), "")
-        out.append(Incident(kind="revert", items=(number,), roles=("revert",), subject=quoted or ""))
+    unlinked = sorted(story.reverts - linked)
     # a change added, then fixed up and/or reverted: by references...
     followers: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for link in story.links:
@@ -709,6 +705,13 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         out.append(Incident(kind="instability", items=tuple(order),
                             roles=tuple(roles[n] for n in order), subject=subject,
                             across_windows=any(before_window(n) for n in order)))
+    # a revert whose target is unknown: told with its instability when it has one, else alone
+    told = {n for inc in out if inc.kind == "instability" for n in inc.items}
+    for number in unlinked:
+        if number not in told:
+            it = items.get(number)
+            out.append(Incident(kind="revert", items=(number,), roles=("revert",),
+                                subject=it.title if it is not None else ""))
     out.extend(_upgrade_fallout(t, story, policy))
     return out
 
@@ -802,14 +805,12 @@ _WORDS_ONLY = frozenset({"keyword", "title-regex", "body-keyword", "body-regex"}
 
 
 def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
-    """A risk fired by words alone never reaches "high" without corroboration: a label naming
-    it, or another risk of the same item fired by its files or labels."""
+    """A risk fired by words alone ("Sanitize" in a title) never reaches "high" without
+    corroboration: a label naming it. (Fired by files or a label, the tag keeps its severity.)"""
     if risk.severity != "high" or risk.rule.rpartition("/")[2] not in _WORDS_ONLY:
         return risk.severity
     stem = _fold(risk.name).split("-")[0]
     if any(stem and stem in _fold(x) for x in labels):
-        return "high"
-    if any(r is not risk and r.rule.rpartition("/")[2] in ("files", "label") for r in tags.risks):
         return "high"
     return "medium"
 

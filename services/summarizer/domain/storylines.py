@@ -125,7 +125,7 @@ _ROLE_OF_CATEGORY: dict[str, Role] = {
     "refactor": "refactor", "test": "test", "tests": "test", "docs": "docs", "doc": "docs",
     "ci": "ci", "platform-ci": "ci", "build": "ci",
 }
-_REVERT_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*revert\b|\[revert\]", re.IGNORECASE)
+_REVERT_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)*revert\b|\[revert\]", re.IGNORECASE)
 # generic conventions of titles, for items the classifier gave no category
 _TAG_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
     (re.compile(r"^(?:bug\s*fix|fix|hotfix|bug)$", re.I), "fix"),
@@ -300,6 +300,25 @@ def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role]) -> int | None
                 -m.number)
 
     return max(candidates, key=weight).number
+
+
+def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int) -> str:
+    """A name for items grouped by their files, from their own titles: the word pair most of
+    them share ("incremental build"), the rarest in the history on a tie; "" when none is shared."""
+    seen: Counter[str] = Counter()
+    forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for item in members:
+        for t in {t.key: t for t in _title_terms(item.title) if t.parts}.values():
+            if any(p in STOP_WORDS for p in t.parts):
+                continue
+            seen[t.key] += 1
+            forms[t.key][t.surface] += 1
+    if not seen:
+        return ""
+    key, count = min(seen.items(), key=lambda kv: (-kv[1], term_counts.get(kv[0], 0), kv[0]))
+    if count < 2 or (history and term_counts.get(key, 0) / history > MAX_HISTORY_SHARE):
+        return ""
+    return forms[key].most_common(1)[0][0]
 
 
 def acronym(phrase: str) -> str:
@@ -513,6 +532,7 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
         if stem.lower() in ("__init__", "index", "readme", "utils", "util", "common", "config", "main"):
             stem = path.rsplit("/", 2)[-2] if "/" in path else stem
+        stem = _phrase_of([by_number[x] for x in free], term_counts, history) or stem
         groups.append(_Group(key=f"files:{path}", name=stem, evidence="files", items=free,
                              score=float(len(free)), terms=(path,),
                              previous=sum(1 for i in previous if not i.bot and path in i.files)))

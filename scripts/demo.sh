@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/repodigest demo --out reports/demo "$@"
+exec "${REPODIGEST_VENV:-.venv}/bin/repodigest" demo --out "${REPODIGEST_DEMO_OUT:-reports/demo}" "$@"

@@ -27,12 +27,14 @@ fi
 
 python=${PYTHON:-python3.11}
 command -v "$python" >/dev/null || python=python3
-if [ ! -x .venv/bin/python ]; then
-  "$python" -m venv .venv
+# REPODIGEST_VENV: another virtualenv (CI proves the demo in a runtime-only one of its own)
+venv=${REPODIGEST_VENV:-.venv}
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
 fi
-.venv/bin/python -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q --upgrade pip
 if [ "$with_tests" = 1 ]; then
-  .venv/bin/python -m pip install -q -e ".[test]"
+  "$venv/bin/python" -m pip install -q -e ".[test]"
 else
-  .venv/bin/python -m pip install -q -e .
+  "$venv/bin/python" -m pip install -q -e .
 fi

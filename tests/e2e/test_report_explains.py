@@ -23,11 +23,14 @@ from tests.conftest import ROOT, require_shared_data
 
 pytestmark = pytest.mark.shared_data
 
-MARKUP = re.compile(r"[`*_>#\[\]()!|~-]")
+MARKUP = re.compile(r"[*_>#\[\]()!|~-]")
 
 
 def norm(text: str) -> str:
-    return " ".join(MARKUP.sub(" ", text).split()).casefold()
+    """Text without Markdown (backticks, emphasis, escapes, brackets) and with whitespace
+    collapsed, so that a sentence and the description it came from compare as prose."""
+    text = MARKUP.sub(" ", text.replace("\\", "").replace("`", ""))
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split())).casefold()
 
 
 def is_span(sentence: str, body: str) -> bool:

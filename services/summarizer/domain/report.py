@@ -335,10 +335,14 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     """new_model / new_hardware when the title announces new capability in a model or platform area."""
     if not _NEW.search(snap.title or "") or _is_bugfix(tags):
         return None
+    kinds = {_fold(c.name) for c in tags.categories}
+    if kinds & {"test", "docs", "ci", "platform-ci", "refactor"}:
+        return None  # a test, a doc or a CI job for a model is not support for it
     modules = [_fold(m) for m in tags.module_names()]
     if any("model" in m and "load" not in m for m in modules[:2]):
         return "new_model"
-    if tags.ecosystems or any(m.startswith(("platform", "hardware")) for m in modules[:2]):
+    # an ecosystem tag alone is not enough: in a hardware plugin every change touches its chip
+    if any(m.startswith(("platform", "hardware")) for m in modules[:2]):
         return "new_hardware"
     return None
 
@@ -688,10 +692,14 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                      and items[n].merged_at is not None and items[n].merged_at < cutoff]
             targets = set(added[:1])
         start = min((items[n].merged_at for n in targets if items[n].merged_at is not None), default=None)
+        touched = {f for n in (*targets, *reverts) for f in items[n].files if "test" not in f.lower()}
         roles = {n: "reverted" for n in reverts}
-        # a fix counts toward the instability once the change it fixes is in
+        # a fix counts toward the instability once the change it fixes is in, when it touches the
+        # same code (a topic shared by title alone is not evidence that it fixed that change) and
+        # is not the change coming back ("Reapply …", "[redo]")
         roles.update({n: "fixed" for n in fixes
-                      if start is None or (items[n].merged_at is not None and items[n].merged_at > start)})
+                      if (start is None or (items[n].merged_at is not None and items[n].merged_at > start))
+                      and touched & set(items[n].files) and not _RELAND.search(items[n].title)})
         roles.update({n: "added" for n in targets})
         if len(roles) >= 3:
             chains.append((_merged_order(roles, items), roles, line.name))
@@ -716,6 +724,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
     return out
 
 
+_RELAND = re.compile(r"(?i)\b(?:reapply|re-?land\w*|redo)\b")
 _BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
 
 
@@ -1137,12 +1146,16 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     t = _tally(inp.window, inp.facts)
     prev = _tally(inp.previous, inp.previous_facts)
     story = _story(t, prev, inp, policy)
+    incidents = _incidents(t, story, inp, policy)
+    # a change its own line of work reverted in the window is a risk, not a key PR
+    for inc in incidents:
+        if inc.kind == "instability" and "reverted" in inc.roles:
+            story.reverted.update(n for n, role in zip(inc.items, inc.roles) if role == "added")
     key_prs = _key_prs(t, inp, policy, story)
     scores = {}
     for number, row in t.merged_prs.items():
         scores[number] = score_pr(row.fact.item, row.tags, policy,
                                   storyline_lead=number in story.leads)[0]
-    incidents = _incidents(t, story, inp, policy)
     first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     can = provided(meta)

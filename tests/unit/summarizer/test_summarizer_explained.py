@@ -192,3 +192,21 @@ def test_a_day_window_has_one_activity_slot_per_hour(day, tz, hours):
             expected[37 * n // 60] += 1
     assert [h.prs_opened for h in s.hourly] == expected
     assert summarize(items).hourly == ()  # weeks have none
+
+
+def test_a_change_reverted_by_its_own_line_of_work_is_not_a_key_pr():
+    cache = ("ci/workflows/build.yaml",)
+    items = [
+        pr(120, "[CI] add an incremental build cache", at(0), additions=900, files=cache,
+           categories=("feature",)),
+        pr(121, "[BugFix] fix the incremental build cache", at(1), files=cache, categories=("bugfix",)),
+        pr(122, "[CI] revert the incremental build cache", at(2), files=cache,
+           digest=Digest(refs=(Reference(kind="reverts", title="the incremental build cache"),))),
+        *[pr(130 + n, f"[Feature] unrelated {w}", at(3), additions=50, files=(f"src/{w}.py",))
+          for n, w in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))],
+    ]
+    s = summarize(items, term_counts={"incremental": 1, "build": 40, "cache": 30, "incrementalbuild": 1},
+                  history_items=1000)
+    unstable = [i for i in s.incidents if i.kind == "instability"]
+    assert [(i.items, i.roles) for i in unstable] == [((120, 121, 122), ("added", "fixed", "reverted"))]
+    assert not {k.item.number for k in s.key_prs} & {120, 121, 122}

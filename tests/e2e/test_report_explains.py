@@ -62,7 +62,9 @@ def test_every_key_pr_with_a_description_says_what_it_does_in_its_own_words(w24)
     base, summary, bodies, _ = w24
     md = (base / "en" / "report.md").read_text(encoding="utf-8")
     described = 0
-    for key in summary["key_prs"]:
+    # the quick view shows the ten best scored, as seed 000 shows ten of its 24
+    shown = sorted(summary["key_prs"], key=lambda k: (-k["score"], k["item"]["number"]))[:10]
+    for key in shown:
         number = key["item"]["number"]
         title, body = bodies[number]
         digest = key["item"]["digest"] or {}

@@ -178,8 +178,9 @@ async def test_an_invented_number_is_replaced_by_template_text(llm, tmp_path) ->
     assert prose["source"] == "mixed"
     assert [(c["part"], c["check"], c["value"]) for c in prose["replaced"]] == [
         ("lead", "invented_number", "42")]
-    # the rest of the model's prose stayed
-    assert "Speculative length now adapts to the batch (#32374)" in docs[("en", "md")]
+    # the rest of the model's prose stayed (the daily layout shows the lead; the other parts are
+    # kept for the sections a weekly report has)
+    assert set(prose["model_parts"]) - {"lead"}
 
 
 async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> None:
@@ -193,9 +194,9 @@ async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> 
     narr = narrator(llm, store)
     _, docs = await render(store, narr)
     md = docs[("en", "md")]
-    template_theme = documents.view_for(daily_summary(), "en").themes[0].text
-    assert f"{template_theme} It matters for DeepEP." in md and "#41185" not in md.replace(
-        "unknown reference #41185", "")
+    # the daily layout (seed 003) has no theme sections: the replaced sentence is reported, and
+    # the unknown number appears nowhere but in that note
+    assert "#41185" not in md.replace("unknown reference #41185", "")
     assert "unknown reference #41185" in md
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["replaced"][0]["part"] == "themes.moe"

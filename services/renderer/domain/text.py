@@ -79,14 +79,19 @@ def excerpt(text: str, limit: int = 240) -> str:
     plain = _TEST_SECTIONS.sub(" ", _HTML_COMMENT.sub(" ", text))
     plain = _MD_INLINE.sub("", _MD_BLOCK.sub(" ", plain))
     plain = _BOILERPLATE.sub(" ", plain)
-    plain = " ".join(plain.split())
-    if len(plain) <= limit:
-        return plain
-    cut = plain[:limit]
+    return cut_words(" ".join(plain.split()), limit)
+
+
+def cut_words(text: str, limit: int, trail: str = " ,.;:") -> str:
+    """`text` cut to `limit` characters, back to the last space when that keeps most of it, then
+    "…" (unchanged when it fits)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
     space = cut.rfind(" ")
     if space > limit * 0.6:
         cut = cut[:space]
-    return cut.rstrip(" ,.;:") + "…"
+    return cut.rstrip(trail) + "…"
 
 
 _DIGEST = re.compile(r"[0-9a-f]{16,}")

@@ -19,7 +19,7 @@ from shared.events import (
 from shared.events import ALL_PROVIDED, Incident, Storyline
 
 from .i18n import Messages
-from .text import days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
+from .text import cut_words, days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
 
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
 # every list in it is capped ("… and N more") and the long lists live in the appendix
@@ -1191,11 +1191,7 @@ def _clip(text: str, limit: int) -> str:
     budget = max(limit - len(head), 12)
     if len(inner) <= budget:
         return text
-    cut = inner[:budget]
-    space = cut.rfind(" ")
-    if space > budget * 0.6:
-        cut = cut[:space]
-    return head + cut.rstrip(" ,.;:，。；：") + "…" + closing
+    return head + cut_words(inner, budget, " ,.;:，。；：") + closing
 
 
 def _clip_line(ln: Line, limit: int) -> Line:

@@ -10,7 +10,7 @@ from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field, TypeAdapter
 
-from .envelope import CloudEvent, Frozen, deterministic_id
+from .envelope import CloudEvent, Frozen, Int64, Text, Time, deterministic_id
 from .github import FactData, GithubFact, RepoName, WatermarkData
 
 Severity = Literal["low", "medium", "high"]
@@ -19,16 +19,16 @@ Severity = Literal["low", "medium", "high"]
 class Tag(Frozen):
     """A label the classifier attached, with the id of the rule that fired (explainability)."""
 
-    name: str
-    rule: str
+    name: Text
+    rule: Text
     fallback: bool = False
 
 
 class RiskTag(Frozen):
-    name: str
+    name: Text
     severity: Severity = "medium"
-    reason: str
-    rule: str
+    reason: Text
+    rule: Text
 
 
 TestKind = Literal["unit", "e2e", "benchmark", "accuracy", "manual", "ci", "none"]
@@ -40,18 +40,18 @@ class Claim(Frozen):
     """A performance or accuracy claim of a description, quoted with its sentence."""
 
     kind: Literal["performance", "accuracy"]
-    sentence: str  # a span of the body (markup stripped), at most ~240 characters
-    figures: tuple[str, ...] = ()  # the numbers it states, as written ("1.2x", "9-16%", "3.6x")
+    sentence: Text  # a span of the body (markup stripped), at most ~240 characters
+    figures: tuple[Text, ...] = ()  # the numbers it states, as written ("1.2x", "9-16%", "3.6x")
 
 
 class Reference(Frozen):
     """Another change or issue a description (or title) points at, and how."""
 
     kind: RefKind
-    number: int | None = None  # #N in this repository (or in `repo`)
-    repo: str | None = None  # owner/name when it points into another repository
-    sha: str | None = None  # "This reverts commit <sha>"
-    title: str | None = None  # the reverted change's title, from `Revert "<title>"`
+    number: Int64 | None = None  # #N in this repository (or in `repo`)
+    repo: Text | None = None  # owner/name when it points into another repository
+    sha: Text | None = None  # "This reverts commit <sha>"
+    title: Text | None = None  # the reverted change's title, from `Revert "<title>"`
 
 
 class Digest(Frozen):
@@ -60,11 +60,11 @@ class Digest(Frozen):
     Every text field is a span of the body (modulo whitespace and markup), never written anew.
     """
 
-    what: str = ""  # what it does and why: one or two sentences, at most ~240 characters
+    what: Text = ""  # what it does and why: one or two sentences, at most ~240 characters
     user_facing: UserFacing = "unknown"
-    user_facing_text: str = ""  # how it is user-facing, when the description says so
+    user_facing_text: Text = ""  # how it is user-facing, when the description says so
     tested: tuple[TestKind, ...] = ()  # () = not stated
-    tested_text: str = ""
+    tested_text: Text = ""
     claims: tuple[Claim, ...] = ()
     refs: tuple[Reference, ...] = ()
     template_only: bool = False  # the description is the template with nothing filled in
@@ -80,7 +80,7 @@ class Tags(Frozen):
     # kind of change: performance, bugfix, feature, platform, ci, docs, release, refactor, ...
     categories: tuple[Tag, ...] = ()
     bot: bool = False
-    bot_rule: str | None = None
+    bot_rule: Text | None = None
     # what the item's description says it does, why, how it was tested, what it claims and refers to
     digest: Digest | None = None
 
@@ -91,14 +91,14 @@ class Tags(Frozen):
 class RuleSetRef(Frozen):
     """Which rule set produced the tags: its profile name and the hash of its content."""
 
-    profile: str
-    version: str
+    profile: Text
+    version: Text
 
 
 class EnrichedData(Frozen):
-    fact_id: str
-    fact_type: str
-    fact_time: datetime
+    fact_id: Text
+    fact_type: Text
+    fact_time: Time
     fact: FactData
     tags: Tags
     ruleset: RuleSetRef

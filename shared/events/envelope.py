@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timezone
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 SPECVERSION = "1.0"
+
+# What the projections (SQLite, PostgreSQL) can hold, checked where a fact enters: one fact that
+# storage refuses must be refused at the edge, not fail a whole fold batch downstream.
+# Text: no NUL (PostgreSQL text cannot hold it) and no lone surrogate (not encodable as UTF-8).
+Text = Annotated[str, StringConstraints(pattern=r"^[^\x00]*$")]
+INT64_MAX = 2**63 - 1
+Int64 = Annotated[int, Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
+# pull request and issue numbers: GitHub's GraphQL `Int` (signed 32 bits), the projections' column
+ITEM_NUMBER_MAX = 2**31 - 1
+# the years a GitHub time can have (with room ahead); outside them a time is a mistake or an attack
+YEAR_MIN, YEAR_MAX = 1970, 2200
+TIME_MIN = datetime(YEAR_MIN, 1, 1, tzinfo=timezone.utc)
+TIME_END = datetime(YEAR_MAX + 1, 1, 1, tzinfo=timezone.utc)
 
 
 class Frozen(BaseModel):
@@ -40,6 +53,22 @@ def utc(value: datetime) -> datetime:
     return value.astimezone(timezone.utc)
 
 
+def bounded_utc(value: datetime) -> datetime:
+    """`utc(value)`, refused (ValueError) outside the years YEAR_MIN..YEAR_MAX.
+
+    The year is checked before converting: year 1 or 9999 with an offset would overflow."""
+    if not YEAR_MIN - 1 <= value.year <= YEAR_MAX + 1:
+        raise ValueError(f"time {value.isoformat()} is outside {YEAR_MIN}..{YEAR_MAX}")
+    value = utc(value)
+    if not TIME_MIN <= value < TIME_END:
+        raise ValueError(f"time {value.isoformat()} is outside {YEAR_MIN}..{YEAR_MAX}")
+    return value
+
+
+# an aware UTC time within YEAR_MIN..YEAR_MAX (naive input is taken to be UTC)
+Time = Annotated[datetime, AfterValidator(bounded_utc)]
+
+
 class CloudEvent(Frozen):
     """A CloudEvents 1.0 event in structured JSON mode.
 
@@ -48,12 +77,12 @@ class CloudEvent(Frozen):
     """
 
     specversion: str = SPECVERSION
-    id: str = Field(min_length=8, max_length=128)
-    source: str = Field(min_length=1)
+    id: Text = Field(min_length=8, max_length=128)
+    source: Text = Field(min_length=1)
     type: str
-    subject: str | None = None
+    subject: Text | None = None
     time: datetime
-    datacontenttype: str = "application/json"
+    datacontenttype: Text = "application/json"
     data: Any
 
     TYPE: ClassVar[str] = ""
@@ -68,7 +97,7 @@ class CloudEvent(Frozen):
     @field_validator("time")
     @classmethod
     def _aware(cls, v: datetime) -> datetime:
-        return utc(v)
+        return bounded_utc(v)
 
     def to_bytes(self) -> bytes:
         return self.model_dump_json(exclude_none=False).encode("utf-8")

@@ -11,7 +11,9 @@ from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import AfterValidator, Field, TypeAdapter, field_validator
 
-from .envelope import CloudEvent, Frozen, deterministic_id, utc
+from .envelope import (
+    ITEM_NUMBER_MAX, CloudEvent, Frozen, Int64, Text, Time, deterministic_id, utc,
+)
 
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 BODY_EXCERPT_MAX = 4000  # enough for the template sections the digest reads (99% of real bodies)
@@ -42,52 +44,47 @@ def excerpt(text: str | None, limit: int = BODY_EXCERPT_MAX) -> str:
 
 
 class Actor(Frozen):
-    login: str
-    association: Association | str = "NONE"
+    login: Text
+    association: Association | Text = "NONE"
     is_bot: bool = False
-    email_domain: str | None = None
+    email_domain: Text | None = None
 
 
 class FileChange(Frozen):
-    path: str
-    additions: int = 0
-    deletions: int = 0
-    status: str | None = None
+    path: Text
+    additions: Int64 = 0
+    deletions: Int64 = 0
+    status: Text | None = None
 
 
 class ItemSnapshot(Frozen):
     """What a pull request or issue looked like when the fact happened (or when it was observed)."""
 
     repo: RepoName
-    number: int = Field(ge=1)
+    number: int = Field(ge=1, le=ITEM_NUMBER_MAX)
     kind: ItemKind
-    title: str
-    url: str | None = None
+    title: Text
+    url: Text | None = None
     author: Actor
-    labels: tuple[str, ...] = ()
+    labels: tuple[Text, ...] = ()
     state: Literal["open", "closed"]
     draft: bool = False
-    created_at: datetime
-    updated_at: datetime | None = None
-    closed_at: datetime | None = None
-    merged_at: datetime | None = None
-    merged_by: str | None = None
-    comments: int = 0
-    review_comments: int = 0
-    reviews: int = 0
-    reactions: int = 0
-    additions: int | None = None
-    deletions: int | None = None
-    changed_files: int | None = None
+    created_at: Time
+    updated_at: Time | None = None
+    closed_at: Time | None = None
+    merged_at: Time | None = None
+    merged_by: Text | None = None
+    comments: Int64 = 0
+    review_comments: Int64 = 0
+    reviews: Int64 = 0
+    reactions: Int64 = 0
+    additions: Int64 | None = None
+    deletions: Int64 | None = None
+    changed_files: Int64 | None = None
     files: tuple[FileChange, ...] = ()
     files_truncated: bool = False
-    base_branch: str | None = None
-    body_excerpt: str = ""
-
-    @field_validator("created_at", "updated_at", "closed_at", "merged_at")
-    @classmethod
-    def _utc(cls, v: datetime | None) -> datetime | None:
-        return None if v is None else utc(v)
+    base_branch: Text | None = None
+    body_excerpt: Text = ""
 
     @field_validator("body_excerpt")
     @classmethod
@@ -103,10 +100,10 @@ class ItemSnapshot(Frozen):
 
 
 class CommentInfo(Frozen):
-    id: int
+    id: Int64
     author: Actor
-    created_at: datetime
-    body_excerpt: str = ""
+    created_at: Time
+    body_excerpt: Text = ""
     on_review: bool = False
 
     @field_validator("body_excerpt")
@@ -116,10 +113,10 @@ class CommentInfo(Frozen):
 
 
 class ReviewInfo(Frozen):
-    id: int
+    id: Int64
     author: Actor
-    state: str
-    submitted_at: datetime
+    state: Text
+    submitted_at: Time
 
 
 Origin = Literal["poll", "webhook", "replay", "gharchive", "git", "demo"]
@@ -130,10 +127,10 @@ class FactData(Frozen):
 
     repo: RepoName
     kind: Literal["pull_request", "issue", "comment", "review"]
-    action: str
+    action: Text
     item: ItemSnapshot
-    actor: str | None = None
-    label: str | None = None
+    actor: Text | None = None
+    label: Text | None = None
     comment: CommentInfo | None = None
     review: ReviewInfo | None = None
     origin: Origin = "replay"
@@ -297,14 +294,9 @@ FACT_BY_KEY: dict[tuple[str, str], type[GithubFact]] = {(c.KIND, c.ACTION): c fo
 
 class WatermarkData(Frozen):
     repo: RepoName
-    watermark: datetime
+    watermark: Time
     origin: Origin = "replay"
-    facts_published: int = 0
-
-    @field_validator("watermark")
-    @classmethod
-    def _utc(cls, v: datetime) -> datetime:
-        return utc(v)
+    facts_published: Int64 = 0
 
 
 class SyncWatermark(CloudEvent):

@@ -113,3 +113,61 @@ def test_dead_letter_headers_round_trip_and_stay_single_line():
     assert "\n" not in headers["Rd-Dead-Reason"]
     back = ev.DeadLetter.from_headers(headers)
     assert back.sequence == 7 and back.reason == "bad json"
+
+
+# ---------------------------------------------------------------- what storage can hold (issue 16)
+
+
+def _fact_json(**item_over) -> dict:
+    fact = ev.make_fact(ev.FactData(repo="a/b", kind="pull_request", action="merged",
+                                    item=snapshot(repo="a/b")))
+    raw = json.loads(fact.to_bytes())
+    raw["data"]["item"].update(item_over)
+    return raw
+
+
+@pytest.mark.parametrize("over", [
+    {"number": 2**70}, {"number": 2**31}, {"number": 0},
+    {"additions": 2**63}, {"comments": -(2**63) - 1},
+    {"files": [{"path": "a.py", "additions": 2**64}]},
+    {"title": "a\x00b"}, {"body_excerpt": "x\x00"}, {"labels": ["ok", "b\x00d"]},
+    {"author": {"login": "nul\x00"}}, {"files": [{"path": "a\x00.py"}]},
+    {"created_at": "0001-01-01T00:00:00+01:00"}, {"merged_at": "9999-12-31T23:59:59-12:00"},
+    {"closed_at": "1969-12-31T23:59:59+00:00"}, {"updated_at": "2201-01-01T00:00:00+00:00"},
+])
+def test_the_contract_refuses_what_storage_cannot_hold(over):
+    with pytest.raises(ValidationError):
+        ev.GITHUB_EVENT_ADAPTER.validate_python(_fact_json(**over))
+    # and the models the sources build in Python
+    with pytest.raises(ValidationError):
+        if "files" in over:
+            ev.FileChange(**over["files"][0])
+        elif "author" in over:
+            ev.Actor(**over["author"])
+        else:
+            snapshot(**over)
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:00:00-12:00",
+                                  "1969-12-31T23:59:59Z", "2201-01-01T00:00:00Z"])
+def test_event_times_and_comment_ids_are_bounded(when):
+    raw = _fact_json()
+    with pytest.raises(ValidationError):
+        ev.GITHUB_EVENT_ADAPTER.validate_python({**raw, "time": when})
+    with pytest.raises(ValidationError):
+        ev.CommentInfo(id=1, author=ev.Actor(login="bob"), created_at=when)
+    with pytest.raises(ValidationError):
+        ev.WatermarkData(repo="a/b", watermark=when)
+    with pytest.raises(ValidationError):
+        ev.CommentInfo(id=2**63, author=ev.Actor(login="bob"), created_at=T0)
+
+
+def test_the_bounds_keep_what_github_really_sends():
+    edge = snapshot(number=2**31 - 1, additions=2**63 - 1, title="ünïcode ✓ 中文",
+                    created_at=datetime(1970, 1, 1, tzinfo=timezone.utc),
+                    merged_at=datetime(2200, 12, 31, 23, 59, tzinfo=timezone.utc),
+                    closed_at=datetime(2026, 6, 8, 10, tzinfo=timezone(timedelta(hours=-12))))
+    assert edge.closed_at == datetime(2026, 6, 8, 22, tzinfo=timezone.utc)
+    comment = ev.CommentInfo(id=2**63 - 1, author=ev.Actor(login="b"),
+                             created_at=datetime(2026, 1, 1))  # naive: taken to be UTC
+    assert comment.created_at.tzinfo is timezone.utc

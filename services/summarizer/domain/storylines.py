@@ -66,6 +66,10 @@ class _Term:
     parts: tuple[str, ...]  # the unigram keys a bigram is made of; () for a unigram
 
 
+# "issue 5476", "Batch 2", "part 3": a reference or a place in a series, never a topic's name
+_SERIES_WORDS = frozenset("issue issues pr pull rfc batch part step phase round no".split())
+
+
 def _usable(word: str) -> bool:
     return len(word) > 1 and word not in STOP_WORDS and not word.replace(".", "").isdigit()
 
@@ -80,7 +84,8 @@ def _segment_terms(segment: str, out: list[_Term]) -> None:
             # a bigram's key is its words joined, so "build cache" meets "BuildCache" and
             # "Ascend 950" meets "Ascend950"; a number may end one ("Ascend 950"), not start it
             if (w not in STOP_WORDS and w2 not in STOP_WORDS and len(w) > 1
-                    and not w.replace(".", "").isdigit()):
+                    and not w.replace(".", "").isdigit()
+                    and not (w in _SERIES_WORDS and w2.isdigit())):
                 out.append(_Term(w + w2, segment[s:e2], (w, w2)))
 
 
@@ -144,12 +149,31 @@ _VERB_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
 )
 
 
+_DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|pot)$")
+_CI_FILE = re.compile(r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$")
+
+
+def _file_kind(path: str) -> Role | None:
+    """docs, test or ci for a file that is only that; None for code (or anything else)."""
+    if _DOC_FILE.search(path):
+        return "docs"
+    if _CI_FILE.search(path):
+        return "ci"
+    if _is_test_file(path):
+        return "test"
+    return None
+
+
 def role_of(item: StoryItem) -> Role:
     """What the item is to its storyline: a revert first, then its first category that names a
     role (the classifier orders them by strength), else the title's [Tag]s and leading verb."""
     if _REVERT_TITLE.search(item.title) or (
             item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)):
         return "revert"
+    # what the change touches says it first: a tutorial titled "Add …" is documentation
+    kinds = {_file_kind(f) for f in item.files}
+    if len(kinds) == 1 and None not in kinds:
+        return next(iter(kinds))  # type: ignore[return-value]
     for category in item.categories:
         role = _ROLE_OF_CATEGORY.get(category.lower())
         if role is not None:
@@ -287,10 +311,15 @@ class _Group:
     terms: tuple[str, ...] = ()
     term_keys: frozenset[str] = frozenset()
     previous: int = 0
+    core: frozenset[int] = frozenset()  # the items that carry its name (joined ones do not lead)
 
 
-def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role]) -> int | None:
+def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role],
+          core: frozenset[int] = frozenset()) -> int | None:
     candidates = [m for m in members if roles[m.number] != "revert"]
+    # the lead carries the storyline's name when any member does (a change that joined by a
+    # shared file does not speak for "Qwen3")
+    candidates = [m for m in candidates if m.number in core] or candidates
     if not candidates:
         return None
 
@@ -302,23 +331,54 @@ def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role]) -> int | None
     return max(candidates, key=weight).number
 
 
-def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int) -> str:
-    """A name for items grouped by their files, from their own titles: the word pair most of
-    them share ("incremental build"), the rarest in the history on a tie; "" when none is shared."""
+PHRASE_SHARE = 0.5  # a storyline of shared files is named by a phrase at least this share of it uses
+RARE_WORD_SHARE = 0.02  # ... a single word only when at most this share of the history uses it
+
+
+def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int,
+               strict: bool = False) -> str:
+    """A name for items grouped by their files, from their own titles: the word pair (or a word
+    rare in the history) that at least half of them share ("incremental build", "nightly"), a
+    pair before a word, then the most shared, then the rarest; "" when none is shared — items
+    that only touch the same file are not one line of work."""
     seen: Counter[str] = Counter()
     forms: dict[str, Counter[str]] = defaultdict(Counter)
+    pair: dict[str, bool] = {}
     for item in members:
-        for t in {t.key: t for t in _title_terms(item.title) if t.parts}.values():
-            if any(p in STOP_WORDS for p in t.parts):
+        for t in {t.key: t for t in _title_terms(item.title)}.values():
+            if any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS:
                 continue
             seen[t.key] += 1
             forms[t.key][t.surface] += 1
-    if not seen:
+            pair[t.key] = bool(t.parts)
+
+    def usable(key: str, count: int) -> bool:
+        share = term_counts.get(key, 0) / history if history else 0.0
+        if pair[key]:
+            enough = count > PHRASE_SHARE * len(members) if strict else count >= PHRASE_SHARE * len(members)
+            return count >= 2 and enough and share <= MAX_HISTORY_SHARE
+        # one word must hold more of them, and be rare: "batch" in two of four titles is chance
+        return count >= 2 and count > PHRASE_SHARE * len(members) and share <= RARE_WORD_SHARE
+
+    found = [(k, c) for k, c in seen.items() if usable(k, c)]
+    if not found:
         return ""
-    key, count = min(seen.items(), key=lambda kv: (-kv[1], term_counts.get(kv[0], 0), kv[0]))
-    if count < 2 or (history and term_counts.get(key, 0) / history > MAX_HISTORY_SHARE):
-        return ""
+    key, _count = min(found, key=lambda kv: (not pair[kv[0]], -kv[1], term_counts.get(kv[0], 0), kv[0]))
     return forms[key].most_common(1)[0][0]
+
+
+_FILE_NAME = re.compile(r"(?i)\.(?:ya?ml|json|toml|py|sh|md|txt|cfg|ini|cpp|h)$")
+
+
+def _title_name(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int) -> str:
+    """A name from the titles themselves: the title most of them repeat ("Auto-update estimated
+    test times in test_config.yaml" three times), else the word pair they share; "" if neither."""
+    titles = Counter(_short_name(m.title, 8) for m in members)
+    title, count = titles.most_common(1)[0] if titles else ("", 0)
+    if count >= 2 and count > PHRASE_SHARE * len(members):
+        return title
+    name = _phrase_of(members, term_counts, history)
+    return name if " " in name else ""
 
 
 def acronym(phrase: str) -> str:
@@ -398,7 +458,9 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         for path in set(item.files):
             if not _is_test_file(path):
                 file_items[path].add(item.number)
-    specific = {f: xs for f, xs in file_items.items() if len(xs) <= max(MIN_ITEMS, FILE_SHARE * n)}
+    # (a package's __init__ is where everything registers: it says nothing of a line of work)
+    specific = {f: xs for f, xs in file_items.items() if len(xs) <= max(MIN_ITEMS, FILE_SHARE * n)
+                and f.rsplit("/", 1)[-1] != "__init__.py"}
     files_of = {x: {f for f in by_number[x].files if f in specific} for x in by_number}
 
     def coherence(members: set[int]) -> float:
@@ -407,6 +469,11 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         return sum(1 for x in members if any(seen[f] > 1 for f in files_of[x])) / len(members)
 
     scores: dict[str, float] = {}
+    named_keys: set[str] = set()
+
+    def named_term(key: str) -> bool:
+        return key in named_keys
+
     for key, members in term_items.items():
         k = len(members)
         if k < MIN_ITEMS or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
@@ -424,6 +491,8 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         named = sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values())
         # a name as written (MTP, DeepSeek-V4, Qwen3.5, estimated_times) needs less evidence than
         # a plain word ("cache", "error", "preserve"), which must also hold its items together
+        if named:
+            named_keys.add(key)
         if named and surprise >= MIN_SURPRISE_NAMED:
             scores[key] = surprise
         elif surprise >= MIN_SURPRISE_WORD and coherence(members) >= MIN_COHERENCE:
@@ -455,9 +524,15 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             continue
         top = keys[0]
         name = surfaces[top].most_common(1)[0][0]
+        if not named_term(top) or _FILE_NAME.search(name):
+            # a plain word ("initial", "Lint") or a file name ("config.yaml") is a poor name
+            # when a word pair of the line or the titles themselves say more
+            pairs = [surfaces[k].most_common(1)[0][0] for k in keys if k in parts_of]
+            name = (pairs[0] if pairs and not _FILE_NAME.search(pairs[0]) else
+                    _title_name([by_number[x] for x in free], term_counts, history) or name)
         terms = tuple(dict.fromkeys(surfaces[k].most_common(1)[0][0] for k in keys))
         groups.append(_Group(key=top, name=name, evidence="term", items=free, score=scores[top],
-                             terms=terms, term_keys=frozenset(keys)))
+                             terms=terms, term_keys=frozenset(keys), core=frozenset(free)))
         for x in free:
             assigned[x] = len(groups) - 1
 
@@ -518,9 +593,12 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             g = votes.most_common(1)[0][0]
             groups[g].items.append(item.number)
             assigned[item.number] = g
+    tried: set[str] = set()
     while True:
         best: tuple[int, str] | None = None
         for path, xs in specific.items():
+            if path in tried:
+                continue
             free = [x for x in xs if x not in assigned]
             if (len(free) >= FILE_STORY_ITEMS and len(xs) <= FILE_STORY_SHARE * n
                     and (best is None or (len(free), path) > (best[0], best[1]))):
@@ -529,11 +607,16 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             break
         path = best[1]
         free = sorted((x for x in specific[path] if x not in assigned), key=lambda x: _order(by_number[x]))
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-        if stem.lower() in ("__init__", "index", "readme", "utils", "util", "common", "config", "main"):
-            stem = path.rsplit("/", 2)[-2] if "/" in path else stem
-        stem = _phrase_of([by_number[x] for x in free], term_counts, history) or stem
-        groups.append(_Group(key=f"files:{path}", name=stem, evidence="files", items=free,
+        tried.add(path)
+        # changes that share a file and reverts among them are one line of work when half of
+        # their titles share a word pair (build cache: added, fixed, reverted); without a revert,
+        # more than half must
+        members = [by_number[x] for x in free]
+        name = _phrase_of(members, term_counts, history,
+                          strict=not any(role_of(m) == "revert" for m in members))
+        if not name:
+            continue
+        groups.append(_Group(key=f"files:{path}", name=name, evidence="files", items=free,
                              score=float(len(free)), terms=(path,),
                              previous=sum(1 for i in previous if not i.bot and path in i.files)))
         for x in free:
@@ -548,7 +631,7 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
-        lead = _lead(members, roles)
+        lead = _lead(members, roles, g.core)
         lead_item = by_number[lead] if lead is not None else None
         summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
         story = Storyline(

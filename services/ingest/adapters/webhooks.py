@@ -2,13 +2,24 @@
 to facts, and a uvicorn server for it that starts and stops with the ingest service.
 
 POST <path> (default /webhooks/github):
+  400  `X-GitHub-Delivery` not a GUID or `X-GitHub-Event` not a short lower-case word (checked
+       before the body is read: the HMAC covers the body only, and these values reach NATS)
   401  `X-Hub-Signature-256` missing or wrong (HMAC-SHA256 of the raw body, constant-time compare)
-  413  body larger than `max_body` (GitHub caps payloads at 25 MB)
-  400  malformed JSON or no `X-GitHub-Event`
-  422  a supported event without what its fact needs (nothing published)
+  408  the body did not arrive within `body_timeout`
+  413  body larger than `max_body` (GitHub caps payloads at 25 MB), or a fact larger than the
+       event log takes (the server's max_payload): permanent, redelivering cannot help
+  400  malformed JSON
+  422  a supported event whose payload cannot be read into facts, or whose facts break the event
+       contract (a number of 1e400, a time in year 1): the reason is in the answer
   200  ping; or a delivery already handled (`X-GitHub-Delivery` seen before)
   202  accepted (facts published) or ignored (events and actions that are not facts)
-  503  the facts could not be published: GitHub shows the delivery as failed, redeliver it
+  503  more than `max_bodies` bodies being received at once (Retry-After), or the facts could not
+       be published: GitHub shows the delivery as failed, redeliver it
+
+Unauthenticated clients are bounded by `WebhookLimits`: uvicorn's own settings where it has them
+(`limit_concurrency`, `timeout_keep_alive`, `h11_max_incomplete_event_size`, `backlog`), and for
+what it lacks a connection cap enforced at accept and a deadline for a request's headers
+(`_GuardedH11`). Repeated log lines under abuse are rate-limited (`QuietRepeats`).
 
 The facts are published before 202 is answered (a JetStream publish takes milliseconds), so an
 accepted delivery is never lost; they carry the same deterministic ids as the polling path.
@@ -22,21 +33,24 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import socket
+import time
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from services.ingest.domain.mapping import (
-    SUPPORTED_EVENTS, MappingError, facts_from_webhook, ignore_reason, webhook_repo,
+    SUPPORTED_EVENTS, facts_from_webhook, ignore_reason, webhook_repo,
 )
-from shared.events import FactData
+from shared.events import FactData, make_fact
 from shared.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -46,6 +60,60 @@ log = logging.getLogger("repodigest.ingest.webhooks")
 
 MAX_BODY = 25 * 1024 * 1024
 PublishFacts = Callable[[str, Sequence[FactData]], Awaitable[Any]]
+
+# What GitHub sends: a GUID per delivery, an event name such as `pull_request_review_comment`.
+# The delivery id becomes a KV key (a NATS subject): anything else is refused before it gets there.
+DELIVERY_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+EVENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+@dataclass(frozen=True)
+class WebhookLimits:
+    """What one unauthenticated client can make the endpoint hold (`REPODIGEST_WEBHOOK_*`)."""
+
+    max_body: int = MAX_BODY            # bytes of one body (GitHub's own cap is 25 MB)
+    max_bodies: int = 4                 # bodies received at once: memory <= max_bodies * max_body
+    max_connections: int = 64           # open connections; more are closed as they come
+    header_timeout: float = 10.0        # seconds for a request's headers, however they trickle
+    body_timeout: float = 30.0          # seconds for a whole body
+    idle_timeout: int = 5               # seconds a kept-alive connection may idle (uvicorn)
+    max_header_bytes: int = 16 * 1024   # request line and headers (uvicorn's h11 limit)
+    backlog: int = 128                  # connections the kernel queues before accept
+
+
+class QuietRepeats(logging.Filter):
+    """At most `burst` records per logger and message template every `period` seconds; the next
+    record that passes says how many were dropped. Under abuse (garbage requests, clients that
+    disconnect, a file-descriptor limit reached) the log stays readable and small."""
+
+    def __init__(self, burst: int = 5, period: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.burst, self.period, self.clock = burst, period, clock
+        self._seen: dict[tuple[str, str], list] = {}  # key -> [window start, passed, dropped]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg)[:200])
+        now = self.clock()
+        entry = self._seen.get(key)
+        if entry is None or now - entry[0] >= self.period:
+            dropped = entry[2] if entry else 0
+            entry = self._seen[key] = [now, 0, 0]
+            if len(self._seen) > 1000:  # hostile messages must not grow this without bound
+                self._seen = {key: entry}
+            if dropped:
+                record.msg = f"{record.msg} ({dropped} similar messages suppressed)"
+        if entry[1] >= self.burst:
+            entry[2] += 1
+            return False
+        entry[1] += 1
+        return True
+
+
+QUIET = QuietRepeats()
+# uvicorn's error log (invalid requests, the concurrency limit, application errors), asyncio's
+# (accept() failing when the process runs out of file descriptors) and this module's
+_NOISY_LOGGERS = ("uvicorn.error", "asyncio", "repodigest.ingest.webhooks")
 
 
 class WebhookConfigError(ValueError):
@@ -121,37 +189,89 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _header_problem(request: Request) -> str | None:
+    """Why the delivery's GitHub headers cannot be what GitHub sends (never echoing them)."""
+    delivery = request.headers.get("x-github-delivery")
+    if not delivery:
+        return "no X-GitHub-Delivery header (GitHub sends a GUID with every delivery)"
+    if not DELIVERY_RE.fullmatch(delivery):
+        return (f"X-GitHub-Delivery must be the delivery's GUID as GitHub sends it "
+                f"(8-4-4-4-12 hex digits); got {len(delivery)} characters that are not")
+    event = request.headers.get("x-github-event")
+    if not event:
+        return "no X-GitHub-Event header"
+    if not EVENT_RE.fullmatch(event):
+        return (f"X-GitHub-Event must be a GitHub event name (lower-case letters, digits and "
+                f"underscores, at most 64); got {len(event)} characters that are not")
+    return None
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
                       deliveries: DeliveryLog | None = None, path: str = "/webhooks/github",
-                      max_body: int = MAX_BODY, publish_timeout: float = 10.0,
-                      repos: Iterable[str] | None = None) -> Starlette:
+                      max_body: int | None = None, publish_timeout: float = 10.0,
+                      repos: Iterable[str] | None = None, limits: WebhookLimits | None = None,
+                      max_event_bytes: Callable[[], int | None] | None = None) -> Starlette:
     """The webhook app. `publish_facts(repo, facts)` publishes facts (`publish_facts(bus, facts)`
     of `adapters.github`; no watermark); `secret` is a str or a SecretStr. With `repos`,
-    deliveries of other repositories (an organisation-wide hook) are acknowledged and ignored."""
+    deliveries of other repositories (an organisation-wide hook) are acknowledged and ignored.
+    `limits` bound bodies (`max_body` overrides its size); `max_event_bytes()` is the largest
+    message the event log takes (the NATS connection's max_payload), checked before publishing."""
     key = _secret_bytes(secret)
+    limits = limits or WebhookLimits()
+    max_body = max_body if max_body is not None else limits.max_body
     allowed = {r.lower() for r in repos} if repos else None
     deliveries = deliveries if deliveries is not None else MemoryDeliveries()
-    stats = {"accepted": 0, "ignored": 0, "duplicates": 0, "rejected": 0, "facts": 0}
+    stats = {"accepted": 0, "ignored": 0, "duplicates": 0, "rejected": 0, "facts": 0,
+             "reading": 0, "busy": 0, "disconnected": 0, "slow": 0}
 
-    def reply(status: int, **body: Any) -> JSONResponse:
-        return JSONResponse(body, status_code=status)
+    def reply(status: int, headers: dict[str, str] | None = None, **body: Any) -> JSONResponse:
+        return JSONResponse(body, status_code=status, headers=headers)
 
-    async def receive(request: Request) -> JSONResponse:
+    def refuse(status: int, error: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        stats["rejected"] += 1
+        return reply(status, headers, error=error)
+
+    async def receive(request: Request) -> Response:
+        problem = _header_problem(request)
+        if problem is not None:
+            return refuse(400, problem)
+        if stats["reading"] >= limits.max_bodies:
+            stats["busy"] += 1
+            log.warning("webhook delivery refused: %d bodies already being received",
+                        stats["reading"])
+            return refuse(503, f"{limits.max_bodies} deliveries are being received at once; "
+                               "redeliver later", {"Retry-After": "10", "Connection": "close"})
+        stats["reading"] += 1
         try:
-            body = await _read_body(request, max_body)
+            async with asyncio.timeout(limits.body_timeout):
+                body = await _read_body(request, max_body)
         except _TooLarge:
-            stats["rejected"] += 1
-            return reply(413, error=f"payload larger than {max_body} bytes")
+            return refuse(413, f"payload larger than {max_body} bytes", {"Connection": "close"})
+        except TimeoutError:
+            stats["slow"] += 1
+            log.info("webhook body not received within %.0f s: connection closed",
+                     limits.body_timeout)
+            return refuse(408, f"the body did not arrive within {limits.body_timeout:g} s",
+                          {"Connection": "close"})
+        except ClientDisconnect:
+            # the client went away mid-body: nobody reads an answer, one short line is enough
+            stats["disconnected"] += 1
+            log.info("webhook client disconnected before its body was complete")
+            return Response(status_code=400)
+        finally:
+            stats["reading"] -= 1
         given = request.headers.get("x-hub-signature-256", "")
         if not given or not hmac.compare_digest(given.encode(), signature_of(key, body).encode()):
-            stats["rejected"] += 1
             log.warning("webhook delivery with a missing or wrong signature refused",
                         extra={"delivery": request.headers.get("x-github-delivery")})
-            return reply(401, error="missing or invalid X-Hub-Signature-256; check that the "
-                                    "webhook secret on GitHub equals REPODIGEST_WEBHOOK_SECRET")
-        event = request.headers.get("x-github-event")
-        if not event:
-            return reply(400, error="no X-GitHub-Event header")
+            return refuse(401, "missing or invalid X-Hub-Signature-256; check that the webhook "
+                               "secret on GitHub equals REPODIGEST_WEBHOOK_SECRET")
+        event = request.headers["x-github-event"]
         try:
             if request.headers.get("content-type", "").startswith(
                     "application/x-www-form-urlencoded"):
@@ -162,10 +282,10 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
                 payload = json.loads(body)
         except (ValueError, UnicodeDecodeError, KeyError, IndexError, RecursionError):
             # RecursionError: JSON nested deeper than the parser goes (a hostile body), not a 500
-            return reply(400, error="body is not JSON (nor a form with a JSON `payload`); set "
-                                    "the webhook content type to application/json")
+            return refuse(400, "body is not JSON (nor a form with a JSON `payload`); set the "
+                               "webhook content type to application/json")
         if not isinstance(payload, dict):
-            return reply(400, error="body is not a JSON object")
+            return refuse(400, "body is not a JSON object")
         if event == "ping":
             return reply(200, ok=True, zen=payload.get("zen"), hook_id=payload.get("hook_id"))
         if event not in SUPPORTED_EVENTS:
@@ -173,31 +293,40 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return reply(202, ignored=event, reason=ignore_reason(event, ""))
         try:
             facts = facts_from_webhook(event, payload)
-        except (MappingError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-            # a signed payload whose fields have the wrong types (e.g. `"id": []`) is the
-            # sender's error, not ours: 422, never a 500
-            stats["rejected"] += 1
-            return reply(422, error=f"{event} delivery cannot be read: {exc}")
+            # the facts as they will be published: the event contract (numbers within 64 bits,
+            # times within range, ...) is checked here, so its refusal is the sender's 4xx
+            sizes = [len(make_fact(f).to_bytes()) for f in facts]
+            repo = (webhook_repo(payload) or facts[0].repo) if facts else ""
+        except Exception as exc:  # noqa: BLE001 - anything a signed payload makes the mapping
+            # or the contract raise (e.g. `"id": []`, `"number": 1e400`, year 9999) is the
+            # sender's error, not ours: 422 with the reason, never a 500
+            log.info("%s delivery refused: %s", event, type(exc).__name__)
+            return refuse(422, f"{event} delivery cannot be read: {_short(exc)}")
         if not facts:
             stats["ignored"] += 1
             action = str(payload.get("action") or "")
             return reply(202, ignored=f"{event}.{action}", reason=ignore_reason(event, action))
-        repo = webhook_repo(payload) or facts[0].repo
         if allowed is not None and repo.lower() not in allowed:
             stats["ignored"] += 1
             return reply(202, ignored=f"repository {repo} is not configured",
                          reason="an organisation-wide hook delivers every repository; this "
                                 "ingest reads only REPODIGEST_REPOS")
-        delivery = request.headers.get("x-github-delivery")
-        if delivery and not await deliveries.claim(delivery):
+        ceiling = max_event_bytes() if max_event_bytes is not None else None
+        if ceiling and max(sizes) > ceiling:
+            return refuse(413, f"the {event} delivery's fact is {max(sizes)} bytes, more than "
+                               f"the event log takes ({ceiling} bytes); redelivering cannot help")
+        delivery = request.headers["x-github-delivery"]
+        if not await deliveries.claim(delivery):
             stats["duplicates"] += 1
             return reply(200, duplicate=delivery)
         try:
             await asyncio.wait_for(publish_facts(repo, facts), publish_timeout)
         except Exception as exc:  # noqa: BLE001 - GitHub must see the failure to redeliver
-            if delivery:
-                with contextlib.suppress(Exception):
-                    await deliveries.release(delivery)
+            with contextlib.suppress(Exception):
+                await deliveries.release(delivery)
+            if type(exc).__name__ == "MaxPayloadError":  # nats-py: permanent, not transient
+                return refuse(413, f"the {event} delivery's facts are larger than the event log "
+                                   "takes; redelivering cannot help")
             log.error("could not publish %d facts of delivery %s: %s", len(facts), delivery,
                       type(exc).__name__)
             return reply(503, error="facts could not be published; redeliver later")
@@ -210,10 +339,74 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
     return app
 
 
-class _Server:
-    """uvicorn without its own signal handlers: the service runtime owns SIGTERM/SIGINT."""
+def _guarded_protocol(limits: WebhookLimits) -> type:
+    """uvicorn's h11 protocol with what uvicorn has no setting for: connections beyond
+    `max_connections` are closed at accept (an idle flood cannot hold file descriptors), and a
+    request's headers must be complete within `header_timeout` of the connection (or of the
+    previous response), however slowly they trickle in (uvicorn's keep-alive timer restarts
+    with every byte)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    def __init__(self, app: Starlette, host: str, port: int) -> None:
+    late = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\n"
+            b"content-length: 38\r\nconnection: close\r\n\r\n"
+            b"request headers not received in time\r\n")
+
+    class GuardedH11(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > limits.max_connections:
+                log.warning("webhook connection refused: %d open, the limit is %d",
+                            len(self.connections) - 1, limits.max_connections)
+                transport.abort()
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(limits.header_timeout, self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _headers_late(self) -> None:
+            self._deadline = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                log.info("webhook request headers not received within %.0f s: connection closed",
+                         limits.header_timeout)
+                self.transport.write(late)
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._deadline is not None and self.conn.their_state is not h11.IDLE:
+                self._disarm()  # the request's head is complete; the app bounds the body
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                if self.conn.their_state is h11.IDLE:
+                    self._arm()  # the next request on this kept-alive connection
+                elif self.conn.their_state is not h11.DONE:
+                    # answered before the body was read (400, 413, 503): nothing more to hear
+                    self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return GuardedH11
+
+
+class _Server:
+    """uvicorn without its own signal handlers (the service runtime owns SIGTERM/SIGINT) or its
+    own log handlers (its records go through the service's logging, rate-limited)."""
+
+    def __init__(self, app: Starlette, host: str, port: int, limits: WebhookLimits) -> None:
         import uvicorn
 
         class Server(uvicorn.Server):
@@ -221,8 +414,16 @@ class _Server:
             def capture_signals(self):  # type: ignore[override]
                 yield
 
-        self.config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                     lifespan="off", access_log=False)
+        self.config = uvicorn.Config(
+            app, host=host, port=port, log_config=None, log_level="warning", lifespan="off",
+            access_log=False, http=_guarded_protocol(limits),
+            # uvicorn counts connections and tasks against this and answers 503 beyond it; the
+            # protocol already closes connections past max_connections, so +1 lets each of those
+            # be served
+            limit_concurrency=limits.max_connections + 1,
+            timeout_keep_alive=limits.idle_timeout,
+            h11_max_incomplete_event_size=limits.max_header_bytes,
+            backlog=limits.backlog)
         self.server = Server(self.config)
 
 
@@ -232,8 +433,10 @@ class WebhookServer:
 
     def __init__(self, app: Starlette, host: str = "0.0.0.0", port: int = 8080, *,
                  housekeeping: Callable[[], Awaitable[Any]] | None = None,
-                 housekeeping_every: float = 6 * 3600.0) -> None:
+                 housekeeping_every: float = 6 * 3600.0,
+                 limits: WebhookLimits | None = None) -> None:
         self.app, self.host, self.requested_port = app, host, port
+        self.limits = limits or WebhookLimits()
         self.port: int | None = None
         self._sock: socket.socket | None = None
         self._server: _Server | None = None
@@ -261,11 +464,13 @@ class WebhookServer:
             raise WebhookConfigError(
                 f"cannot listen on {self.host}:{self.requested_port} for webhooks ({exc.strerror}); "
                 "choose another REPODIGEST_WEBHOOK_PORT") from None
-        sock.listen(128)
+        sock.listen(self.limits.backlog)
         sock.setblocking(False)
         self._sock = sock
         self.port = sock.getsockname()[1]
-        self._server = _Server(self.app, self.host, self.port)
+        self._server = _Server(self.app, self.host, self.port, self.limits)
+        for name in _NOISY_LOGGERS:
+            logging.getLogger(name).addFilter(QUIET)
         self._task = asyncio.create_task(self._server.server.serve(sockets=[sock]),
                                          name="github-webhooks")
         if self._housekeeping is not None:
@@ -284,6 +489,8 @@ class WebhookServer:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+        for name in _NOISY_LOGGERS:
+            logging.getLogger(name).removeFilter(QUIET)
 
 
 async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactData]) -> None:
@@ -298,20 +505,29 @@ async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactDat
 
 def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host: str = "0.0.0.0",
                    port: int = 8080, path: str = "/webhooks/github",
-                   max_body: int = MAX_BODY, repos: Iterable[str] | None = None) -> WebhookServer:
+                   max_body: int | None = None, repos: Iterable[str] | None = None,
+                   limits: WebhookLimits | None = None) -> WebhookServer:
     """The endpoint as the ingest service runs it: facts published on `bus` (no watermark: a
     delivery says nothing about what else happened), deliveries remembered in the KV bucket.
     Not started; `start()` / `stop()` fit the ingest service's poller hooks. Raises
     `WebhookConfigError` without a secret."""
     from services.ingest.adapters.github import publish_facts
 
+    limits = limits or WebhookLimits()
+
     async def publish(repo: str, facts: Sequence[FactData]) -> None:
         await publish_facts(bus, facts)
         if state is not None:
             await remember_webhook_facts(state, facts)
 
+    def max_payload() -> int | None:
+        # what the connected server accepts per message (its INFO), 1 MB unless configured
+        conn = getattr(getattr(bus.broker.config, "connection_state", None), "connection", None)
+        return getattr(conn, "max_payload", None) if conn is not None else None
+
     app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
-                            max_body=max_body, repos=repos)
+                            max_body=max_body, repos=repos, limits=limits,
+                            max_event_bytes=max_payload)
 
     async def forget_old_deliveries() -> None:
         # GitHub lets a delivery be redelivered for three days; a week of ids is plenty
@@ -322,4 +538,4 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
             if gone:
                 log.info("forgot %d webhook deliveries older than a week", gone)
 
-    return WebhookServer(app, host, port, housekeeping=forget_old_deliveries)
+    return WebhookServer(app, host, port, housekeeping=forget_old_deliveries, limits=limits)

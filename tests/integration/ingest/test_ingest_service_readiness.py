@@ -35,7 +35,7 @@ async def _started(url: str, **settings):
 
 
 async def test_org_wide_hook_ingests_only_configured_repositories(nats_server):
-    secret = "org-hook-secret"
+    secret = "org-hook-secret-of-the-test"
     other = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
     with GithubEmulator([require_shared_data("github-rest-replay", f) for f in FILES]) as gh:
         runtime, service = await _started(
@@ -49,7 +49,7 @@ async def test_org_wide_hook_ingests_only_configured_repositories(nats_server):
                 r = await client.post(
                     f"http://127.0.0.1:{server.port}{service.settings.webhook_path}",
                     content=other, headers={
-                        "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "org-1",
+                        "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "0d4a5e3c-1b2f-4c6d-8e9f-0a1b2c3d4e5f",
                         "Content-Type": "application/json",
                         "X-Hub-Signature-256": "sha256=" + hmac.new(
                             secret.encode(), other, hashlib.sha256).hexdigest()})

@@ -490,6 +490,13 @@ class Transient(Exception):
     """A dependency failed (GitHub 5xx, S3 timeout, a locked database): retry with backoff."""
 
 
+class _Held(Exception):
+    """Not handled: an event before it in the batch failed transiently and comes back first."""
+
+    def __str__(self) -> str:
+        return "held back behind an earlier event that is being retried"
+
+
 E = TypeVar("E")
 
 
@@ -615,23 +622,9 @@ class Consumer(Generic[E]):
                 await self._dead(msg, f"invalid event: {_short(exc)}")
         spans.identify(decoded)
         if self.handle_batch is not None and decoded:
-            try:
-                with spans.batch(len(decoded)):
-                    await self.handle_batch([e for _, e in decoded])
-            except Poison as exc:
-                # one bad event spoils the batch: fall back to one at a time to find it
-                log.info("batch rejected (%s); retrying one by one", exc)
-            except Exception as exc:  # noqa: BLE001 - decided per message below
-                for msg, _ in decoded:
-                    await self._retry(msg, exc)
-                return
-            else:
-                for msg, _ in decoded:
-                    await msg.ack()
-                    spans.outcome(msg, "ok")
-                self.stats.processed += len(decoded)
-                self._maybe_idle(msgs[-1])
-                return
+            await self._split(decoded, spans)
+            self._maybe_idle(msgs[-1])
+            return
         for msg, event in decoded:
             try:
                 with spans.single(msg):
@@ -649,6 +642,40 @@ class Consumer(Generic[E]):
                 self.stats.processed += 1
         if msgs:
             self._maybe_idle(msgs[-1])
+
+    async def _split(self, part: "list[tuple[Msg, E]]", spans: "_MessageSpans") -> bool:
+        """Handle `part` as one batch; when the handler says it holds poison, handle its halves,
+        in stream order, until each poison message is alone: it alone is dead-lettered, every
+        good message around it is handled and acknowledged. A transient failure sends the part
+        and everything after it back (nak with backoff), so no later event, a watermark above
+        all, is handled before the ones it follows. False when the rest must not be handled."""
+        try:
+            if len(part) == 1:
+                with spans.single(part[0][0]):
+                    await self.handle_batch([part[0][1]])  # type: ignore[misc]
+            else:
+                with spans.batch(len(part)):
+                    await self.handle_batch([e for _, e in part])  # type: ignore[misc]
+        except Poison as exc:
+            if len(part) == 1:
+                await self._dead(part[0][0], str(exc))
+                return True
+            log.info("a batch of %d holds poison (%s); handling its halves", len(part), exc)
+            mid = len(part) // 2
+            if not await self._split(part[:mid], spans):
+                for msg, _ in part[mid:]:
+                    await self._retry(msg, _Held())
+                return False
+            return await self._split(part[mid:], spans)
+        except Exception as exc:  # noqa: BLE001 - transient until max_deliver says otherwise
+            for msg, _ in part:
+                await self._retry(msg, exc)
+            return False
+        for msg, _ in part:
+            await msg.ack()
+            spans.outcome(msg, "ok")
+        self.stats.processed += len(part)
+        return True
 
     def _maybe_idle(self, last: "Msg") -> None:
         try:

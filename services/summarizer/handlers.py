@@ -14,7 +14,7 @@ from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, Win
 from shared.windows import Window, WindowError, zone
 from shared.tasks import cancel_and_wait
 
-from .adapters.store import FoldResult, SqlProjections
+from .adapters.store import FoldResult, SqlProjections, refused_data
 from .domain.admission import Admission
 from .domain.report import (
     ReportPolicy, RequestMeta, build_summary, figures, figures_hash, fit_size, next_revision,
@@ -113,8 +113,18 @@ class Deps:
 
 
 async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
-    """Fold a batch in one transaction (redeliveries change nothing), then publish what is due."""
-    result = await fold_batch(deps, events)
+    """Fold a batch in one transaction (redeliveries change nothing), then publish what is due.
+
+    Raises Poison when the database refuses the batch's data (not its connection): the consumer
+    then folds the batch's halves until the event it refuses is alone and dead-letters only it.
+    """
+    try:
+        result = await fold_batch(deps, events)
+    except Exception as exc:
+        if not refused_data(exc):
+            raise  # an outage: the batch comes back (nak with backoff)
+        what = f"{len(events)} events" if len(events) != 1 else _describe(events[0])
+        raise Poison(f"the projections refuse {what}: {_first_line(exc)}") from exc
     if result.repos:
         # the batch is folded and committed: a summary that cannot be published now must not
         # send these events back (they would be dead-lettered); it stays due and is retried
@@ -127,6 +137,19 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
                                                  or result.watermarks):
             deps.want_window_flush()
     return result
+
+
+def _describe(event: EnrichedFact | WatermarkForwarded) -> str:
+    if isinstance(event, EnrichedFact):
+        fact = event.data.fact
+        return f"{fact.kind}.{fact.action} of {fact.repo}#{fact.item.number}"
+    return f"the watermark of {event.data.repo}"
+
+
+def _first_line(exc: BaseException) -> str:
+    # SQLAlchemy appends the statement and its parameters: the reason is the first line
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return f"{type(getattr(exc, 'orig', None) or exc).__name__}: {text[0][:300] if text else ''}"
 
 
 async def fold_batch(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:

@@ -52,6 +52,9 @@ class Reference(Frozen):
     repo: Text | None = None  # owner/name when it points into another repository
     sha: Text | None = None  # "This reverts commit <sha>"
     title: Text | None = None  # the reverted change's title, from `Revert "<title>"`
+    # the description's sentence that makes a revert or fix-up reference (it often says why:
+    # "Reverts #5082, which broke CI"); a span of the body, at most ~240 characters
+    context: Text = ""
 
 
 class Digest(Frozen):

@@ -225,9 +225,12 @@ class Incident(Frozen):
 
     kind: Literal["revert", "instability", "upgrade_fallout"]
     items: tuple[int, ...]
-    roles: tuple[str, ...] = ()  # per item: added | fixed | reverted | reverted_change | bump | follow_up
+    # per item: added | fixed | reverted | reverted_change | relanded | bump | follow_up | revert
+    roles: tuple[str, ...] = ()
     subject: str = ""  # the storyline or reverted change's title
     across_windows: bool = False  # the first item was merged before this window
+    # why it was reverted, as the revert's description says it (a span of it; "" when silent)
+    reason: str = ""
 
 
 class Theme(Frozen):

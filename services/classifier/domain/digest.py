@@ -174,6 +174,11 @@ def _heading_kind(text: str) -> str:
     return kind
 
 
+_PLAIN_HEADING = re.compile(
+    r"(?i)\s*(?:what this pr does\b.*|what does this pr do\b.*|why we need it\??|does this pr introduce"
+    r"\b.*\buser[\s_*-]*facing changes?\??|how was this patch tested\??)\s*[:：]?\s*$")
+
+
 def _heading_kind_of(text: str) -> str:
     t = plain(text).strip()
     if _H_UF.search(t):
@@ -216,6 +221,13 @@ def _sections(body: str) -> tuple[list[_Section], bool, list[str]]:
         g = m.lastgroup if m else None
         if g != "version" and g != "trailer" and g != "fence":
             prose.append(line)
+        if g is None and len(line) <= 100 and _PLAIN_HEADING.match(line):
+            # the template's heading pasted as plain text ("What this PR does / why we need it?")
+            template = True
+            cur = _Section(_heading_kind(line.strip()))
+            sections.append(cur)
+            unit = None
+            continue
         if g is None:
             cur.raw.append(line)
             if line.count("|") >= 2:  # a table row without the leading pipe
@@ -600,17 +612,46 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
     return inner or None, n
 
 
+_TOLD = ("reverts", "fix_up")  # references whose sentence a report quotes (why it was undone)
+
+
+def _context(text: str, start: int, end: int) -> str:
+    """The sentence of `text` (one line of prose) around [start, end), cut to CONTEXT_MAX."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    at, begin = start - line_start, 0
+    for stop in _sentence_ends(line):
+        if stop > at:
+            sentence = line[begin:stop].strip()
+            break
+        begin = stop
+    else:
+        sentence = line.strip()
+    sentence = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", sentence)  # a list's marker
+    # a link the prose dropped leaves its preposition behind ("which broke CI in <url>")
+    sentence = re.sub(r"(?i)[\s,]+(?:in|at|by|on|from|see|of|to|here)\s*:?$", "", sentence)
+    if len(sentence) > CONTEXT_MAX:
+        cut = sentence.rfind(" ", 0, CONTEXT_MAX)
+        sentence = sentence[:cut if cut > CONTEXT_MAX // 2 else CONTEXT_MAX].rstrip(" ,;:") + "…"
+    return sentence
+
+
+CONTEXT_MAX = 240
+
+
 def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[Reference, ...]:
     refs: dict[tuple, Reference] = {}
     own = repo.lower() if repo else None
 
     def add(kind: str, n: int | None, other: str | None = None, sha: str | None = None,
-            title_: str | None = None) -> None:
+            title_: str | None = None, context: str = "") -> None:
         if n is not None and other is None and n == number:
             return
         key = (kind, other, n, sha)
         if key not in refs:
-            refs[key] = Reference(kind=kind, number=n, repo=other, sha=sha, title=title_)
+            refs[key] = Reference(kind=kind, number=n, repo=other, sha=sha, title=title_,
+                                  context=context)
 
     reverted = _revert_of_title(title) if title else None
     if reverted is not None:
@@ -664,7 +705,8 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             last_kind, last_end = kind, m.end()
             if other is not None and other.lower() == UPSTREAM and kind in ("fix_up", "follow_up"):
                 kind = "upstream"  # adapting to an upstream change is a sync, whatever the wording
-            add(kind, n, other, sha)
+            add(kind, n, other, sha,
+                context=_context(src, start, m.end()) if src is text and kind in _TOLD else "")
     # a revert named by its title only, and by "reverts #N" in the body: one reference
     reverts = [k for k, r in refs.items() if r.kind == "reverts"]
     if len(reverts) == 2:

@@ -679,9 +679,21 @@ class _Writer:
             and not any(s.appendix.omitted.values()),
         }
         notes = {sid: none for sid, missing in empty.items() if missing}
+        # a section the source has no data for says so: "none this week" would be a guess
+        for sid, needs in SECTION_NEEDS.items():
+            lacking = self.not_provided(needs)
+            if sid in notes and lacking:
+                notes[sid] = self.m.t("na.section", what=lacking)
         if s.previous_counts is None:
             notes["summary"] = self.m.t("summary.no_previous")
         return notes
+
+    def not_provided(self, needs: tuple[str, ...]) -> str:
+        """The names of `needs` when the source provides none of them ("" when it gives any)."""
+        src = self.s.source
+        if src is None or any(n in src.provides for n in needs):
+            return ""
+        return self.m.join([self.m.name("provided_names", n) for n in needs])
 
     def labels(self) -> dict[str, str]:
         raw = self.m.raw("labels")
@@ -875,6 +887,14 @@ class _Writer:
             parts = self.inline("incidents.revert" + ("_subject" if subj else ""),
                                 {"revert": [self.ref(inc.items[0])],
                                  "reverted": [self.ref(inc.items[1])]}, subject=subj)
+            back = [n for n, r in zip(inc.items, inc.roles) if r == "relanded"]
+            if back:
+                parts += self.inline("incidents.relanded", {"items": [self.ref(n) for n in back]})
+        elif inc.kind == "revert" and inc.items:
+            ref = self.ref(inc.items[0])
+            parts = self.inline("incidents.revert_named" if subj else "incidents.revert_alone",
+                                {"revert": [ref]}, subject=subj,
+                                title=m.t("quote.subject", text=_span(ref.title, 120)))
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
@@ -901,6 +921,9 @@ class _Writer:
         if inc.across_windows:
             parts = parts + (m.t("incidents.across_revert" if inc.kind == "revert"
                                  else "incidents.across"),)
+        if inc.reason.strip():
+            parts = parts + (m.t("incidents.reason", reason=self.quote(
+                _span(inc.reason, EXCERPT_WHAT).rstrip(" .。"))),)
         parts = parts + (m.t("lead.end"),)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
@@ -1046,6 +1069,11 @@ MAX_CLAIMS = 2  # claims quoted per PR
 MAX_STORY_PRS = 5  # PRs told in a storyline's subsection (the rest are links)
 MAX_STORY_THEMES = 8  # storylines told as themes (the seed has six)
 ROLE_ORDER = ("feature", "perf", "fix", "revert", "refactor", "test", "docs", "ci", "other")
+# what a section is made from: when the source provides none of it, the section says so
+SECTION_NEEDS: dict[str, tuple[str, ...]] = {
+    "discussions": ("comments", "reviews"),
+    "attention": ("issues",),
+}
 INCIDENT_ROLES = ("added", "bump", "fixed", "follow_up", "reverted", "reverted_change", "other")
 NULLABLE_COUNTS = ("new_issues", "closed_issues", "new_prs", "closed_unmerged_prs", "reviewers",
                    "comments", "reviews")
@@ -1306,7 +1334,9 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
         if not view.topics:
             view.notes["topics"] = m.t("labels.none")
         if not view.attention:
-            view.notes["attention"] = m.t("attention.none")
+            lacking = w.not_provided(SECTION_NEEDS["attention"])
+            view.notes["attention"] = (m.t("na.section", what=lacking) if lacking
+                                       else m.t("attention.none"))
 
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:

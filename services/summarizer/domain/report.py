@@ -27,7 +27,8 @@ from shared.events import (
 from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
-from .storylines import ItemLink, StoryItem, find_storylines, resolve_links, role_of
+from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
+                         resolve_links, role_of)
 from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -642,18 +643,23 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         it = items.get(n)
         return it is not None and it.merged_at is not None and it.merged_at < window.start
 
-    # each revert, with what it undid
+    # each revert, with what it undid, why, and the change coming back when it did
     linked = set()
     for link in sorted(story.links, key=lambda lk: (lk.source, lk.target)):
         if link.kind != "reverts" or link.source not in merged:
             continue
         linked.add(link.source)
         target = items.get(link.target)
-        out.append(Incident(kind="revert", items=(link.source, link.target),
-                            roles=("revert", "reverted_change"),
+        back = _relands(link.source, link.target, items, merged)
+        out.append(Incident(kind="revert", items=(link.source, link.target, *back),
+                            roles=("revert", "reverted_change", *("relanded",) * len(back)),
                             subject=target.title if target is not None else "",
-                            across_windows=before_window(link.target)))
-    unlinked = sorted(story.reverts - linked)
+                            across_windows=before_window(link.target),
+                            reason=_revert_reason(items.get(link.source), link.target)))
+    # a revert that names nothing it undid is a risk of its own only when it takes code out
+    # ("[Fix] Revert temporary skip on … tests" turns tests back on)
+    unlinked = sorted(n for n in story.reverts - linked
+                      if n in items and (_names_reverted(items[n]) or _touches_code(items[n])))
     # a change added, then fixed up and/or reverted: by references...
     followers: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for link in story.links:
@@ -718,13 +724,65 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
     for number in unlinked:
         if number not in told:
             it = items.get(number)
+            # the subject is what it names (`Revert "x"` -> x), else nothing: its title is its link
             out.append(Incident(kind="revert", items=(number,), roles=("revert",),
-                                subject=it.title if it is not None else ""))
+                                subject=(quoted_revert(it.title)[0] or "") if it is not None else "",
+                                reason=_revert_reason(it, None)))
     out.extend(_upgrade_fallout(t, story, policy))
     return out
 
 
-_RELAND = re.compile(r"(?i)\b(?:reapply|re-?land\w*|redo)\b")
+_RELAND = re.compile(r"(?i)\b(?:reapply|re-?appl\w*|re-?land\w*|redo|restor\w*|re-?introduc\w*|re-?enabl\w*)\b")
+
+
+def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
+    """Why a change was reverted, in the revert's own words: the sentence that names what it
+    reverts ("Reverts #5082, which broke CI"), else its description's what-sentence unless that
+    only repeats the title ("Revert "x" for CI" is kept: it says for what)."""
+    if revert is None or revert.digest is None:
+        return ""
+    for ref in revert.digest.refs:
+        if ref.kind == "reverts" and ref.context and (target is None or ref.number in (None, target)):
+            return ref.context
+    what = revert.digest.what.strip()
+    if not what or revert.digest.template_only:
+        return ""
+    if plain_title(what) == plain_title(revert.title):
+        return ""
+    return what
+
+
+def _names_reverted(item: StoryItem) -> bool:
+    """A revert that says what it undid: a quoted title, a commit or a number."""
+    if quoted_revert(item.title)[0] is not None:
+        return True
+    refs = item.digest.refs if item.digest is not None else ()
+    return any(r.kind == "reverts" and (r.sha or r.number) for r in refs)
+
+
+def _touches_code(item: StoryItem) -> bool:
+    return any(file_kind(f) is None for f in item.files) if item.files else True
+
+
+def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: set[int]) -> list[int]:
+    """Changes of the window that bring a reverted change back: merged after the revert, saying
+    so ("restore", "reapply", "re-land") and touching its code, or naming it."""
+    rv, old = items.get(revert), items.get(target)
+    if rv is None or old is None or rv.merged_at is None:
+        return []
+    code = {f for f in old.files if file_kind(f) is None}
+    out = []
+    for n in sorted(merged):
+        it = items.get(n)
+        if (it is None or n in (revert, target) or it.merged_at is None or it.merged_at <= rv.merged_at
+                or role_of(it) == "revert"):
+            continue
+        refs = {r.number for r in it.digest.refs} if it.digest is not None else set()
+        if target in refs and _RELAND.search(it.title + " " + (it.digest.what if it.digest else "")):
+            out.append(n)
+        elif _RELAND.search(it.title) and code & set(it.files):
+            out.append(n)
+    return _merged_order(out, items)
 _BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
 
 
@@ -947,13 +1005,15 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
         out.append(FollowUp(kind="popular_bug", item=item_ref(row.snapshot, row.tags),
                             reason=f"open bug with {row.snapshot.reactions} reactions"))
     if core:
-        # one concern, one line: every merged change that touched core paths without tests
-        ordered = sorted(core, key=lambda x: x[:2])
-        _, number, frow, on_core = ordered[0]
+        # one concern, one line: the merged changes to core paths without tests — the same
+        # items as that risk — else, when none touched core paths, code changes without tests
+        on_core = [x for x in core if x[3]]
+        ordered = sorted(on_core or core, key=lambda x: x[:2])
+        _, number, frow, _on = ordered[0]
         out.append(FollowUp(kind="core_without_tests",
                             item=_ref_for(number, inp, frow.fact.item, frow.tags),
                             reason="merged changes to core paths without test files"
-                            if any(x[3] for x in ordered) else "merged code changes without test files",
+                            if on_core else "merged code changes without test files",
                             items=tuple(x[1] for x in ordered)))
     out.extend(_incident_follow_ups(incidents, inp, story))
     seen: set[tuple[str, tuple[int, ...], str]] = set()

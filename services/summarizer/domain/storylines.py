@@ -153,7 +153,7 @@ _DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|
 _CI_FILE = re.compile(r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$")
 
 
-def _file_kind(path: str) -> Role | None:
+def file_kind(path: str) -> Role | None:
     """docs, test or ci for a file that is only that; None for code (or anything else)."""
     if _DOC_FILE.search(path):
         return "docs"
@@ -171,7 +171,7 @@ def role_of(item: StoryItem) -> Role:
             item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)):
         return "revert"
     # what the change touches says it first: a tutorial titled "Add …" is documentation
-    kinds = {_file_kind(f) for f in item.files}
+    kinds = {file_kind(f) for f in item.files}
     if len(kinds) == 1 and None not in kinds:
         return next(iter(kinds))  # type: ignore[return-value]
     for category in item.categories:
@@ -616,7 +616,10 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                           strict=not any(role_of(m) == "revert" for m in members))
         if not name:
             continue
+        key = normalise_term(name)
+        carriers = frozenset(m.number for m in members if key in terms_of(m.title))
         groups.append(_Group(key=f"files:{path}", name=name, evidence="files", items=free,
+                             core=carriers,
                              score=float(len(free)), terms=(path,),
                              previous=sum(1 for i in previous if not i.bot and path in i.files)))
         for x in free:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from shared.bus import Subjects
+from shared.bus import STREAM_DEAD, Subjects, repo_from_subject
 from shared.config import CommonSettings
 from shared.events import (
     DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, WindowRef,
@@ -157,6 +157,8 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
 
     sub_ready = await nc.subscribe(Subjects.report_ready(job.repo), cb=on_ready)
     sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
+    # an embedded server's dead letters are all this data directory's; a deployment's, this run's
+    dead_from = 1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
     try:
         result = await _ingest(runtime, job)
         check_coverage(job.window, result.source)
@@ -186,11 +188,50 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         target.mkdir(parents=True, exist_ok=True)
         (target / "report-ready.json").write_text(
             json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False), encoding="utf-8")
+        # facts dead-lettered before the watermark that closed the window are in RD_DEAD by now
+        lost = await dead_facts(js, job.repo, dead_from)
+        if lost:
+            raise PipelineError(lost_facts_message(job.repo, lost, target))
         return outcome
     finally:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+
+
+async def dead_facts(js, repo: str, first_seq: int) -> list[DeadLetter]:
+    """Dead letters of `repo`'s facts (raw or enriched, watermarks too) in RD_DEAD from
+    `first_seq` on: what a report of the repository lacks."""
+    from nats.js.errors import NotFoundError
+
+    last = (await js.stream_info(STREAM_DEAD)).state.last_seq
+    letters = []
+    for seq in range(max(1, first_seq), last + 1):
+        try:
+            msg = await js.get_msg(STREAM_DEAD, seq)
+        except NotFoundError:  # aged out or purged
+            continue
+        letter = DeadLetter.from_headers(dict(msg.headers or {}))
+        if (letter.subject.startswith(("rd.github.", "rd.enriched."))
+                and letter.subject.count(".") >= 3 and repo_from_subject(letter.subject) == repo):
+            letters.append(letter)
+    return letters
+
+
+def lost_facts_message(repo: str, letters: list[DeadLetter], target: Path) -> str:
+    """One line: how many facts were dead-lettered, by which service and why (a few reasons)."""
+    by_service: dict[str, list[str]] = {}
+    for letter in letters:
+        by_service.setdefault(letter.service, []).append(letter.reason)
+    parts = []
+    for service, reasons in sorted(by_service.items()):
+        shown = "; ".join(dict.fromkeys(r[:200] for r in reasons[:3]))
+        parts.append(f"{len(reasons)} by the {service} ({shown}{'; ...' if len(reasons) > 3 else ''})")
+    n = len(letters)
+    return (f"{n} fact{'s' if n != 1 else ''} of {repo} could not be processed and "
+            f"{'are' if n != 1 else 'is'} missing from the report written to {target}: "
+            + ", ".join(parts) + f". They are kept in the {STREAM_DEAD} stream with these reasons "
+            "and their original bytes; fix the source and run the report again")
 
 
 def check_coverage(window: Window, source: SourceInfo | None) -> None:
@@ -247,10 +288,11 @@ async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id:
             task.cancel()
         if get_dead in done:
             letter: DeadLetter = get_dead.result()
-            if letter.service in {"summarizer", "renderer", "cli"}:
+            if letter.subject.startswith(("rd.summary.", "rd.report.")):
                 raise PipelineError(
                     f"the {letter.service} could not process {letter.subject}: {letter.reason}")
-            log.warning("skipped a bad event in %s: %s", letter.service, letter.reason)
+            # a fact: the report goes on without it, and the run then fails naming what it lacks
+            log.warning("a fact was dead-lettered by the %s: %s", letter.service, letter.reason)
         if get_ready in done:
             ready = ReportReady.model_validate_json(get_ready.result())
             if ready.data.request_id == request_id:

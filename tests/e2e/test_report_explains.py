@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, require_shared_data
+from tests.conftest import ROOT, SHARED_DATA, require_shared_data
 
 pytestmark = pytest.mark.shared_data
 
@@ -131,3 +131,24 @@ def test_no_follow_up_repeats_and_no_path_leaks(w24):
         text = path.read_text(encoding="utf-8")
         for leak in leaks:
             assert leak not in text, f"{path.name} names {leak}"
+
+
+def visible_characters(markdown: str) -> int:
+    """Characters a reader reads: link targets, Markdown markup and whitespace left out."""
+    text = re.sub(r"\]\([^)]*\)", "]", markdown)
+    return len(re.sub(r"[\s\\*_>`#|]", "", text))
+
+
+def test_the_main_body_reads_in_about_the_seeds_length(w24):
+    """Issue #15 part 6: the zh-CN main body (before the appendix) of this 120-PR week is within
+    about twice seed 000's characters (the seed reports a 256-PR week)."""
+    base, _summary, _bodies, _history = w24
+    seed = SHARED_DATA.parent / "seeds"
+    seeds = sorted(seed.glob("000_*.txt"))
+    if not seeds:
+        pytest.fail(f"seed 000 is absent from {seed}")
+    report = (base / "zh-CN" / "report.md").read_text(encoding="utf-8")
+    main = report.split("\n## 附录")[0]
+    assert "\n## 附录" in report, "the zh-CN report has no appendix heading to cut at"
+    ours, theirs = visible_characters(main), visible_characters(seeds[0].read_text(encoding="utf-8"))
+    assert ours <= 2 * theirs, f"zh-CN main body {ours} characters, seed 000 {theirs}"

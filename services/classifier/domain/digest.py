@@ -328,13 +328,47 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
     return cut.rstrip(" ,;:-–(") + ELLIPSIS
 
 
+# a sentence that only points elsewhere ("It is planned in <issue>.", "See #12.", "Thanks to
+# @x.") says nothing of what the change does: the what-sentence starts after it
+_POINTER = re.compile(
+    r"^\W*(?:(?:it|this)\s+(?:is|was|has been)\s+(?:planned|tracked|discussed|described|proposed"
+    r"|requested|mentioned|reported)\s+(?:in|at|by)\b|(?:see|refer to|ref|related to|part of"
+    r"|follow[- ]?up (?:of|to)|as (?:discussed|mentioned|planned|described) in|thanks?\b|credits?\b"
+    r"|following (?:\w+ ){0,3}(?:from|in|of)\b|align(?:s|ing)? with\b)"
+    r"|this (?:adapts|ports|syncs) the (?:behaviou?r|change|fix)s? (?:from|of)\b)", re.I)
+_NOT_WORDS = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+|`[^`]*`")
+
+
+def _pointer(sentence: str) -> bool:
+    if _POINTER.match(sentence) or (sentence.endswith(("?", "？")) and len(sentence.split()) < 8):
+        return True  # (a short question is a heading of its own: "What does it follow?")
+    rest = _NOT_WORDS.sub(" ", sentence)
+    return len(rest.split()) < 3 and len(_CJK.findall(rest)) < 4  # (Chinese has no spaces)
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _only_pointers(text: str) -> bool:
+    start = 0
+    for end in _sentence_ends(text):
+        if not _pointer(text[start:end].strip()):
+            return False
+        start = end
+    return True
+
+
 def _lead(text: str, limit: int = MAX_TEXT) -> str:
     """One or two whole sentences of `text` (two when the first is short), clipped; a slice of
-    `text`, so that what stood between the two sentences stays as it was."""
+    `text`, so that what stood between the two sentences stays as it was. Leading sentences
+    that only point elsewhere are passed over while a sentence remains."""
     ends = _sentence_ends(text)
-    first = text[:ends[0]].strip()
-    if len(first) < 100 and len(ends) > 1 and len(text[:ends[1]].strip()) <= limit:
-        return text[:ends[1]].strip()
+    start = 0
+    while len(ends) > 1 and _pointer(text[start:ends[0]].strip()):
+        start, ends = ends[0], ends[1:]
+    first = text[start:ends[0]].strip()
+    if len(first) < 100 and len(ends) > 1 and len(text[start:ends[1]].strip()) <= limit:
+        return text[start:ends[1]].strip()
     return clip(first, limit)
 
 
@@ -357,6 +391,8 @@ def _what_of(units: list[_Unit]) -> str:
         if not _usable(u.text):
             continue
         text = u.text
+        if i + 1 < len(units) and _only_pointers(text):
+            continue  # a paragraph that only points elsewhere, with more to come
         # the list items right after it (none after a gap, none unusable: a span of the body)
         items: list[str] = []
         for v in units[i + 1:i + 3]:

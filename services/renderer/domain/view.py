@@ -904,11 +904,17 @@ class _Writer:
                                       "fixes": [self.ref(n) for n in fixes]}, subject=subject)
         else:
             roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
-            groups: dict[str, list[int]] = {}
+            # told in the order it happened (the items are in merge order): "added in #1, fixed
+            # in #2, reverted in #3, fixed in #4" — grouping by role would reorder the events
+            runs: list[tuple[str, list[int]]] = []
             for n, r in zip(inc.items, roles):
-                groups.setdefault(r if r in INCIDENT_ROLES else "other", []).append(n)
-            phrases = [self.inline(f"incidents.role.{r}", {"items": [self.ref(n) for n in groups[r]]})
-                       for r in INCIDENT_ROLES if groups.get(r)]
+                r = r if r in INCIDENT_ROLES else "other"
+                if runs and runs[-1][0] == r:
+                    runs[-1][1].append(n)
+                else:
+                    runs.append((r, [n]))
+            phrases = [self.inline(f"incidents.role.{r}", {"items": [self.ref(n) for n in ns]})
+                       for r, ns in runs]
             sep = m.t("list.comma")
             joined: list = []
             for i, ph in enumerate(phrases):

@@ -689,6 +689,10 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
             continue
         targets = {lk.target for lk in story.links if lk.kind == "reverts" and lk.source in reverts
                    and lk.target in items}
+        if targets:
+            # what was reverted is known: the revert (and any chain of references) tells it;
+            # fixes that merely share a topic and a file are no evidence of the same instability
+            continue
         if not targets:
             # "Revert build cache temporarily": the change it undid is the line's first new work
             first_revert = _merged_order(reverts, items)[0]
@@ -771,6 +775,7 @@ def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: s
     if rv is None or old is None or rv.merged_at is None:
         return []
     code = {f for f in old.files if file_kind(f) is None}
+    words = _plain_words(old.title)
     out = []
     for n in sorted(merged):
         it = items.get(n)
@@ -780,9 +785,20 @@ def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: s
         refs = {r.number for r in it.digest.refs} if it.digest is not None else set()
         if target in refs and _RELAND.search(it.title + " " + (it.digest.what if it.digest else "")):
             out.append(n)
-        elif _RELAND.search(it.title) and code & set(it.files):
+        elif code & set(it.files) and words and (
+                _plain_words(it.title) == words
+                or (_RELAND.search(it.title) and len(words & _plain_words(it.title)) * 2 >= len(words))):
+            # "restore <most of its title>" or the very same title again; "Restore FIA decode
+            # mask handling" does not bring back "Remove paged attention" for sharing a file
             out.append(n)
     return _merged_order(out, items)
+
+
+def _plain_words(title: str) -> frozenset[str]:
+    """A title's words without [Tags], (#N), function words and the re-land verbs."""
+    return frozenset(w for w in re.findall(r"[a-z0-9_.]+", plain_title(title))
+                     if len(w) > 2 and not _RELAND.fullmatch(w)
+                     and w not in ("the", "and", "for", "with", "fix", "fixes", "bugfix"))
 _BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
 
 
@@ -1044,7 +1060,7 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
 
     in_chain = {n for i in incidents if i.kind == "instability" for n in i.items}
     reverted = [i.items[1] for i in incidents if i.kind == "revert" and len(i.items) > 1
-                and i.items[1] not in in_chain]
+                and i.items[1] not in in_chain and "relanded" not in i.roles]
     for inc in incidents:
         first = ref(inc.items[0])
         if first is None:

@@ -249,6 +249,19 @@ SYNTHETIC = [
      dict(refs={("follow_up", 10, None), ("fix_up", 11, None), ("backport", 12, None),
                 ("fixes", 5, "other/repo"), ("upstream", 7, "vllm-project/vllm"),
                 ("related", 3, "acme/tool")})),
+    ("sentences that only point elsewhere are passed over (real #11431, #11266)",
+     "### What this PR does / why we need it?\nIt is planned in\nhttps://github.com/acme/serve/issues/11163.\n"
+     "Refactor https://github.com/acme/serve/pull/11196 by @someone.\nThanks for @someone for the rough port.\n"
+     "What does it follow?\n- DSpark draft-modeling for DSv4.\n- A trial `sas` operator.\n",
+     dict(what="DSpark draft-modeling for DSv4. A trial sas operator.")),
+    ("a pointer sentence inside a paragraph",
+     "## Purpose\nThis adapts the behavior from #10302 to the current `main` branch. Decode-only calls now "
+     "pass no attention mask.\n",
+     dict(what="Decode-only calls now pass no attention mask.")),
+    ("the template heading pasted as plain text",
+     "What this PR does / why we need it?\na2 kernel aclnn interface extern \"C\" fix\n\n"
+     "Does this PR introduce any user-facing change?\nNo\n\nHow was this patch tested?\nCI passed.\n",
+     dict(what='a2 kernel aclnn interface extern "C" fix', uf="no", tested=("ci",))),
     ("Chinese sentences",
      "### What this PR does / why we need it?\n修复了调度器的死锁问题。同时补充了单元测试。\n\n"
      "### How was this patch tested?\n本地测试通过，性能提升 12%。",
@@ -276,6 +289,17 @@ def test_synthetic_descriptions(name, body, expected):
         assert refs_of(d) == expected["refs"]
     for text in (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims)):
         assert is_span(text, body), text
+
+
+def test_a_revert_reference_keeps_the_sentence_that_says_why():
+    body = ("### What this PR does / why we need it?\n1. fix mtp accept rate by disabling in_profile_run\n"
+            "2. Reverts acme/serve#5082, which broke CI in\nhttps://github.com/acme/serve/actions/runs/1\n")
+    d = digest_of("[bugfix] fix mtp accept rate", body, repo="acme/serve", number=5093)
+    (ref,) = [r for r in d.refs if r.kind == "reverts"]
+    assert (ref.number, ref.context) == (5082, "Reverts acme/serve#5082, which broke CI")
+    assert is_span(ref.context, body)
+    # other references keep no sentence
+    assert all(not r.context for r in digest_of("x", "Follow-up to #10.").refs)
 
 
 def test_reverts_in_titles_without_a_body():

@@ -210,3 +210,59 @@ def test_a_change_reverted_by_its_own_line_of_work_is_not_a_key_pr():
     unstable = [i for i in s.incidents if i.kind == "instability"]
     assert [(i.items, i.roles) for i in unstable] == [((120, 121, 122), ("added", "fixed", "reverted"))]
     assert not {k.item.number for k in s.key_prs} & {120, 121, 122}
+
+
+def test_a_revert_says_why_and_which_change_brought_it_back():
+    """#5093 reverted #5082 "which broke CI" and #5119 restored it (2025-W51): one line with
+    the reason in the revert's words and the re-land; no "re-land or drop" follow-up after it."""
+    op = ("csrc/matmul_allreduce_add_rmsnorm/op_host/aclnn_matmul_allreduce_add_rmsnorm.cpp",)
+    why = "Reverts vllm-project/vllm-ascend#5082, which broke CI"
+    items = [
+        pr(5082, "[bugfix] matmul_allreduce_add_rmsnorm aclnn interface", at(0), files=op,
+           categories=("bugfix",)),
+        pr(5093, "[bugfix] fix mtp accept rate", at(1), files=op + ("vllm_ascend/worker/model_runner_v1.py",),
+           digest=Digest(what="fix mtp accept rate by disabling in_profile_run",
+                         refs=(Reference(kind="reverts", number=5082, context=why),))),
+        pr(5119, "restore matmul_allreduce_add_rmsnrom aclnn interface", at(2), files=op),
+        # restores something else in a file the reverted change touched: not its re-land
+        pr(5120, "[BugFix] Restore FIA decode mask handling", at(3), files=op),
+    ]
+    s = summarize(items)
+    (inc,) = [i for i in s.incidents if i.kind == "revert"]
+    assert inc.items == (5093, 5082, 5119)
+    assert inc.roles == ("revert", "reverted_change", "relanded")
+    assert inc.reason == why
+    assert not [f for f in s.follow_ups if f.kind == "revert"]
+
+
+def test_a_revert_of_a_named_change_known_by_reference_makes_no_storyline_instability():
+    """The revert names what it undid: fixes that only share the storyline's topic and a file
+    are not told as that change's instability (2026-W30 told "#11899 added, #11266 fixed,
+    #12228 reverted" although #11266 came after the revert and fixed something else)."""
+    attn = ("vllm_ascend/attention/attention_v1.py",)
+    items = [
+        pr(200, "[Refactor] remove the FIA paged fallback", at(0), files=attn, categories=("refactor",)),
+        pr(201, 'Revert "[Refactor] remove the FIA paged fallback (#200)"', at(1), files=attn,
+           digest=revert_digest("[Refactor] remove the FIA paged fallback", 200)),
+        pr(202, "[BugFix] fix FIA decode mask handling on main", at(2), files=attn, categories=("bugfix",)),
+        pr(203, "[BugFix] fix FIA decode mask for graph mode", at(3), files=attn, categories=("bugfix",)),
+        *[pr(220 + n, f"[Feature] unrelated {w}", at(3), files=(f"src/{w}.py",))
+          for n, w in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"))],
+    ]
+    s = summarize(items, term_counts={"fia": 1}, history_items=1000)
+    # the four are one storyline (FIA), and the revert is the only incident
+    assert [sorted(i.number for i in st.items) for st in s.storylines if st.name == "FIA"] == [[200, 201, 202, 203]]
+    assert [i.kind for i in s.incidents] == ["revert"]
+    assert s.incidents[0].items == (201, 200)
+
+
+def test_a_revert_naming_nothing_that_only_turns_tests_back_on_is_no_risk():
+    items = [
+        pr(210, "[Fix]Revert temporary skip on mtp1/mtp2 correctness tests (aclgraph fix)", at(1),
+           files=("tests/e2e/singlecard/test_mtp_correctness.py",),
+           digest=Digest(refs=(Reference(kind="reverts", title="temporary skip on mtp1/mtp2 correctness tests"),))),
+        pr(211, "[CI] revert the csrc build cache", at(2), files=("csrc/build.sh",),
+           digest=Digest(refs=(Reference(kind="reverts", title="the csrc build cache"),))),
+    ]
+    s = summarize(items)
+    assert [i.items for i in s.incidents if i.kind == "revert"] == [(211,)]

@@ -206,6 +206,18 @@ def _header_problem(request: Request) -> str | None:
     return None
 
 
+class _OutOfRange(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    """A JSON float, refusing what only reads as infinity (`1e400`): no GitHub field is one."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _OutOfRange(f"the number {text[:40]} is out of range")
+    return value
+
+
 def _short(exc: BaseException, limit: int = 300) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -277,9 +289,11 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
                     "application/x-www-form-urlencoded"):
                 # the webhook's other content type: the JSON in a `payload` form field
                 form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
-                payload = json.loads(form["payload"][0])
+                payload = json.loads(form["payload"][0], parse_float=_finite)
             else:
-                payload = json.loads(body)
+                payload = json.loads(body, parse_float=_finite)
+        except _OutOfRange as exc:
+            return refuse(422, f"{event} delivery cannot be read: {exc}")
         except (ValueError, UnicodeDecodeError, KeyError, IndexError, RecursionError):
             # RecursionError: JSON nested deeper than the parser goes (a hostile body), not a 500
             return refuse(400, "body is not JSON (nor a form with a JSON `payload`); set the "

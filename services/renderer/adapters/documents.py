@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from shared.events import ProseNote, SummaryData
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.charts import charts
+from services.renderer.domain.links import md_target
 from services.renderer.domain.narrator import Narration, ProseReport, apply_narration
 from services.renderer.domain.view import Figure, Link, ReportView, build_view
 
@@ -42,7 +43,11 @@ def md_escape(text: object) -> str:
 
 
 def md_link(link: Link) -> str:
-    return f"[{link.label}]({link.url})"
+    """`[#N](url)`; the URL percent-encoded so the link ends where it does, and only "#N" for an
+    item whose URL is not on the repository's forge (the view left it empty)."""
+    if not link.url:
+        return md_escape(link.label)
+    return f"[{link.label}]({md_target(link.url)})"
 
 
 @lru_cache(maxsize=1)

@@ -18,6 +18,7 @@ from shared.events import (
 )
 from shared.events import ALL_PROVIDED, Incident, Storyline
 
+from .bounds import bounded
 from .i18n import Messages
 from .text import cut_words, days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
 
@@ -1347,6 +1348,7 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
     """The report for one summary in one language (every figure taken from `s`)."""
+    s = bounded(s, f"https://github.com/{s.repo}")  # links on the forge only, titles cut
     w = _Writer(s, messages)
     risks_sorted = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))
     view = ReportView(

@@ -1,0 +1,58 @@
+"""What a document takes from the data, bounded: item URLs only on the repository's own forge,
+titles, names and logins cut with an ellipsis, any other text capped.
+
+The summary's strings come from whoever wrote the events, GH Archive or replay file: the view is
+built from `bounded(summary, repo_url)`, so that no template can emit a `javascript:` link and any
+input lays out in bounded time. The JSON artifact keeps the summary as it is (it links nothing).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from .links import forge_url
+from .text import TITLE_MAX, bounded_title, cut_words
+
+# free text beyond this is cut too (a body excerpt is at most 4,000 characters by contract)
+TEXT_MAX = 4000
+# single strings shown whole (titles, names, logins, reasons) and the items of string tuples
+# (labels, participants, terms)
+_SHORT_FIELDS = frozenset({"title", "name", "subject", "author", "login", "key", "storyline",
+                           "module", "risk", "category", "affiliation", "ecosystem"})
+
+
+def bounded(model: BaseModel, repo_url: str) -> BaseModel:
+    """`model` (a SummaryData) with every URL checked against `repo_url` (not linked: "") and
+    every string bounded; the same object when nothing needed it."""
+    return _walk(model, repo_url)
+
+
+def _walk(model: BaseModel, repo_url: str) -> BaseModel:
+    update = {}
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        new = _value(name, value, repo_url)
+        if new is not value:
+            update[name] = new
+    return model.model_copy(update=update) if update else model
+
+
+def _value(name: str, value, repo_url: str):
+    if isinstance(value, str):
+        if name == "url":
+            safe = forge_url(value, repo_url)
+            return value if safe == value else safe
+        limit = TITLE_MAX if name in _SHORT_FIELDS else TEXT_MAX
+        return value if len(value) <= limit else bounded_title(value, limit)
+    if isinstance(value, BaseModel):
+        return _walk(value, repo_url)
+    if isinstance(value, tuple) and value:
+        items = tuple(_item(name, v, repo_url) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def _item(name: str, value, repo_url: str):
+    if isinstance(value, str):
+        return value if len(value) <= TITLE_MAX else cut_words(value, TITLE_MAX)
+    return _value(name, value, repo_url)

@@ -139,7 +139,7 @@ def _reason(exc: BaseException, timeout: float) -> str:
         return f"no answer within {timeout:g} s"
     if isinstance(exc, httpx.TransportError):
         return f"cannot reach the model server ({type(exc).__name__})"
-    return str(exc)
+    return f"the model server request failed ({type(exc).__name__})"  # its text may echo the request
 
 
 class OpenAIChatNarrator:
@@ -150,8 +150,9 @@ class OpenAIChatNarrator:
         self.o = options
         self.cache = cache
         headers = {"Content-Type": "application/json"}
-        if options.api_key is not None and options.api_key.get_secret_value():
-            headers["Authorization"] = f"Bearer {options.api_key.get_secret_value()}"
+        self._key = options.api_key.get_secret_value() if options.api_key is not None else ""
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
         self._client = httpx.AsyncClient(base_url=options.url.rstrip("/") + "/", headers=headers,
                                          timeout=options.timeout, transport=transport)
         self.requests = 0  # requests sent (cache hits send none)
@@ -226,9 +227,10 @@ class OpenAIChatNarrator:
                 if status == 429 or status >= 500:
                     raise _Retryable(f"the model server answered HTTP {status}")
                 if status >= 400:
-                    raise _Refused(f"the model server refused the request: HTTP {status} "
-                                   f"({_error_text(response)}); check REPODIGEST_NARRATOR_URL, "
-                                   "_MODEL and _API_KEY")
+                    # never the server's own text: one that echoes the request (the API key in
+                    # its Authorization header) would put it into every report and log
+                    raise _Refused(f"the model server refused the request: HTTP {status}; check "
+                                   "REPODIGEST_NARRATOR_URL, _MODEL and _API_KEY")
                 try:
                     data = response.json()
                     content = data["choices"][0]["message"]["content"]
@@ -236,6 +238,8 @@ class OpenAIChatNarrator:
                     raise MalformedProse("the answer is not a chat completion") from None
                 if not isinstance(content, str):
                     raise MalformedProse("the completion has no text content")
+                if self._key and self._key in content:
+                    raise MalformedProse("the answer repeats the API key")
                 return content
         raise AssertionError("unreachable")  # pragma: no cover - tenacity reraises
 
@@ -259,12 +263,3 @@ class OpenAIChatNarrator:
     async def close(self) -> None:
         await self._client.aclose()
 
-
-def _error_text(response: httpx.Response) -> str:
-    try:
-        err = response.json().get("error")
-        if isinstance(err, dict):
-            err = err.get("message")
-        return str(err)[:200] if err else response.reason_phrase
-    except (ValueError, AttributeError):
-        return response.reason_phrase

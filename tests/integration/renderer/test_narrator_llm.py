@@ -211,7 +211,7 @@ async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> 
     (lambda lang, req: (500, {"error": {"message": "CUDA out of memory"}}), 3,
      "the model server answered HTTP 500", "server_error", "模型服务出错"),
     (lambda lang, req: (401, {"error": {"message": "invalid api key"}}), 1,
-     "the model server refused the request: HTTP 401 (invalid api key)", "refused",
+     "the model server refused the request: HTTP 401; check", "refused",
      "模型服务拒绝了请求"),
     (lambda lang, req: (200, "hang"), 2, "no answer within 0.5 s", "timeout", "模型未在时限内回答"),
 ], ids=["malformed-json", "not-a-completion", "http-500", "http-401", "hang"])
@@ -238,6 +238,40 @@ async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, scr
     assert API_KEY not in caplog.text and API_KEY not in all_stored_text(tmp_path / "store")
     # nothing was cached: the next render asks again
     assert not list((tmp_path / "store").rglob("narrator-cache/*"))
+
+
+@pytest.mark.parametrize("status, reason", [
+    (400, "the model server refused the request: HTTP 400; check REPODIGEST_NARRATOR_URL"),
+    (401, "the model server refused the request: HTTP 401; check REPODIGEST_NARRATOR_URL"),
+    (403, "the model server refused the request: HTTP 403; check REPODIGEST_NARRATOR_URL"),
+    (500, "the model server answered HTTP 500"),
+    (200, "malformed answer: the answer repeats the API key"),
+])
+async def test_a_server_echoing_the_key_never_puts_it_anywhere(llm, tmp_path, caplog, status,
+                                                               reason) -> None:
+    """A server that quotes the request back (its Authorization header) in its error text or its
+    answer: the report says a fixed reason; no artifact and no log record holds the key."""
+    caplog.set_level(logging.DEBUG)
+
+    def echo(lang: str, req: dict) -> tuple[int, object]:
+        auth = llm.requests[-1]["authorization"]
+        text = f"rejected request with header Authorization: {auth}"
+        if status == 200:
+            return completion(json.dumps({"lead": text, "highlights": [], "themes": [],
+                                          "risks": [], "follow_ups": []}))
+        return status, {"error": {"message": text[:200]}}
+
+    llm.answer = echo
+    store = DirectoryObjectStore(tmp_path / "store")
+    ready, docs = await render(store, narrator(llm, store, attempts=2))
+    assert API_KEY in llm.requests[0]["authorization"]  # the server did see (and echo) it
+    prose = json.loads(docs[("en", "json")])["prose"]
+    assert prose["source"] == "template" and prose["unavailable"].startswith(reason)
+    assert reason in docs[("en", "md")]
+    assert len(ready.data.artifacts) == 6
+    assert API_KEY not in all_stored_text(tmp_path / "store")
+    assert not [r for r in caplog.records if API_KEY in r.getMessage()]
+    assert "Authorization" not in all_stored_text(tmp_path / "store") + caplog.text
 
 
 async def test_a_prompt_over_the_token_budget_is_not_sent(llm, tmp_path) -> None:

@@ -49,11 +49,14 @@ class EmbeddedNats:
     """Start, stop, restart or kill a local `nats-server -js` on a port and store directory."""
 
     def __init__(self, store_dir: str | Path | None = None, port: int | None = None,
-                 sync_interval: str | None = None) -> None:
+                 sync_interval: str | None = None, user: str | None = None,
+                 password: str | None = None, token: str | None = None) -> None:
         self._own_dir = store_dir is None
         self.store_dir = Path(store_dir or tempfile.mkdtemp(prefix="repodigest-nats-"))
         self.port = port or free_port()
         self.sync_interval = sync_interval
+        # authentication (tests of clients against a server that wants a login)
+        self.user, self.password, self.token = user, password, token
         self.proc: asyncio.subprocess.Process | None = None
         self._log: list[str] = []
         self._drain: asyncio.Task | None = None
@@ -67,6 +70,10 @@ class EmbeddedNats:
                 "-sd", str(self.store_dir), "--server_name", f"repodigest-{self.port}"]
         if self.sync_interval:
             args += ["--sync_interval", self.sync_interval]
+        if self.user:
+            args += ["--user", self.user, "--pass", self.password or ""]
+        elif self.token:
+            args += ["--auth", self.token]
         self.proc = await asyncio.create_subprocess_exec(
             *args, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             start_new_session=True,

@@ -240,6 +240,19 @@ def serve(
         raise fail(str(exc), 1) from None
 
 
+async def _connect(nats_url: str):
+    """NATS for subscribe and fetch: the services' credential settings (REPODIGEST_NATS_USER /
+    _PASSWORD / _TOKEN), a one-line error with the URL redacted."""
+    from shared.config import CommonSettings
+    from shared.natsclient import connect
+    from shared.service import NatsUnreachable
+
+    try:
+        return await connect(CommonSettings(nats_url=nats_url))
+    except NatsUnreachable as exc:
+        raise fail(str(exc), 1) from None
+
+
 @app.command()
 def subscribe(
     repo: Annotated[Optional[str], typer.Argument(help="OWNER/NAME (default: every repository)")] = None,
@@ -249,9 +262,11 @@ def subscribe(
 ) -> None:
     """Print report-ready events as they arrive, one JSON line each."""
     import nats
+    import nats.errors
     from nats.js.api import DeliverPolicy
 
     from shared.bus import Subjects
+    from shared.service import redact_url
 
     if repo:
         try:
@@ -260,15 +275,18 @@ def subscribe(
             raise fail(str(exc)) from None
 
     async def main() -> None:
-        try:
-            nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
-        except Exception as exc:  # noqa: BLE001
-            raise fail(f"cannot reach NATS at {nats_url}: {type(exc).__name__}", 1) from None
+        nc = await _connect(nats_url)
         js = nc.jetstream()
         seen = 0
         policy = DeliverPolicy.ALL if history else DeliverPolicy.NEW
-        sub = await js.subscribe(Subjects.report_ready(repo), ordered_consumer=True,
-                                 deliver_policy=policy)
+        try:
+            sub = await js.subscribe(Subjects.report_ready(repo), ordered_consumer=True,
+                                     deliver_policy=policy)
+        except nats.errors.Error as exc:
+            await nc.close()
+            raise fail(f"cannot subscribe to report-ready events at {redact_url(nats_url)} "
+                       f"({type(exc).__name__}): is JetStream enabled, and have the services "
+                       "created their streams?", 1) from None
         try:
             async for msg in sub.messages:
                 sys.stdout.write(msg.data.decode() + "\n")
@@ -292,18 +310,11 @@ def fetch(
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
 ) -> None:
     """Download one artifact."""
-    import nats
-
     from services.renderer.adapters.stores import fetch_uri
     from services.renderer.ports import ObjectNotFound
 
     async def main() -> bytes:
-        nc = None
-        if uri.startswith("nats://"):
-            try:
-                nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
-            except Exception as exc:  # noqa: BLE001
-                raise fail(f"cannot reach NATS at {nats_url}: {type(exc).__name__}", 1) from None
+        nc = await _connect(nats_url) if uri.startswith("nats://") else None
         try:
             return await fetch_uri(uri, nc.jetstream() if nc else None)
         finally:

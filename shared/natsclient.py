@@ -1,0 +1,60 @@
+"""A plain nats-py connection for the CLI's short commands (subscribe, fetch): the services' NATS
+settings (the URL, REPODIGEST_NATS_USER/_PASSWORD or _TOKEN), one-line errors, and no password or
+token in any message or log record (nats-py's default error callback logs a traceback per try)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import nats
+import nats.errors
+
+from shared.config import CommonSettings
+from shared.service import NatsUnreachable, redact_url
+
+log = logging.getLogger("repodigest.nats")
+
+_AUTH_WORDS = ("authorization", "authentication", "permissions violation", "user authentication")
+
+
+def _refused_login(errors: list[BaseException]) -> bool:
+    return any(any(w in str(e).lower() for w in _AUTH_WORDS) for e in errors)
+
+
+async def connect(settings: CommonSettings, name: str = "repodigest-cli"):
+    """A connected `nats.aio.client.Client`, or NatsUnreachable with a message a person can act on
+    (the URL redacted)."""
+    where = redact_url(settings.nats_url)
+    errors: list[BaseException] = []
+
+    async def on_error(exc: BaseException) -> None:
+        errors.append(exc)
+        # the type only: a nats-py error's text can carry what the server echoed
+        log.debug("NATS client error at %s: %s", where, type(exc).__name__)
+
+    kwargs: dict = {}
+    if settings.nats_user:
+        kwargs["user"] = settings.nats_user
+        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
+    elif settings.nats_token:
+        kwargs["token"] = settings.nats_token.get_secret_value()
+    timeout = max(1.0, settings.nats_connect_timeout)
+    try:
+        return await asyncio.wait_for(
+            nats.connect(settings.servers(), name=name, connect_timeout=int(timeout),
+                         max_reconnect_attempts=1, reconnect_time_wait=0.5, error_cb=on_error,
+                         **kwargs),
+            timeout * 3 + 5)
+    except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
+        errors.append(exc)
+        if _refused_login(errors):
+            raise NatsUnreachable(
+                f"NATS at {where} refused the login: set REPODIGEST_NATS_USER and "
+                "REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, to credentials the server "
+                "accepts") from None
+        cause = next((type(e).__name__ for e in errors if not isinstance(e, nats.errors.NoServersError)),
+                     type(exc).__name__)
+        raise NatsUnreachable(
+            f"cannot reach NATS at {where}: {cause}. Start a nats-server with JetStream (-js) or "
+            "fix --nats-url / REPODIGEST_NATS_URL") from None

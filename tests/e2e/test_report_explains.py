@@ -95,6 +95,27 @@ def test_reverts_are_risks_told_on_one_line_never_key_prs(w24):
         assert lines, f"{lang}: no line names #10414 with #10069"
 
 
+def test_the_build_cache_instability_is_one_line_in_the_order_it_happened(w24):
+    """The issue's example: a build-cache change added (#9890), fixed (#10301), reverted (#10324),
+    fixed (#10367) and reverted (#10446) within days — one line, in merge order (checked
+    against the history's own merge times)."""
+    base, summary, _bodies, history = w24
+    merged_at = {}
+    for line in history.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("pr_number") in (9890, 10301, 10324, 10367, 10446):
+            merged_at[row["pr_number"]] = row["merged_at"]
+    in_order = sorted(merged_at, key=lambda n: merged_at[n])
+    (line,) = [i for i in summary["incidents"] if i["kind"] == "instability" and 10324 in i["items"]]
+    assert line["items"] == in_order
+    assert line["roles"] == ["added", "fixed", "reverted", "fixed", "reverted"]
+    md = (base / "en" / "report.md").read_text(encoding="utf-8")
+    texts = [ln for ln in md.splitlines() if "#10324" in ln and "#9890" in ln and "reverted" in ln]
+    assert texts  # (the risk bullets, and again in the risk details)
+    for text in texts:
+        assert [int(n) for n in re.findall(r"\[#(\d+)\]", text)] == in_order
+
+
 def test_storylines_named_from_the_data_lead_the_themes(w24):
     base, summary, _, _ = w24
     names = [s["name"].casefold().replace(" ", "-") for s in summary["storylines"]]

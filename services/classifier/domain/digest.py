@@ -648,14 +648,32 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
     return inner or None, n
 
 
+_INTRODUCED = re.compile(r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\s+(?:pr\s*)?$", re.I)
+_REGRESSED = re.compile(r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
+                        r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
+                        r"|errors?|hangs?|degradation|drops?)\b", re.I)
 _TOLD = ("reverts", "fix_up")  # references whose sentence a report quotes (why it was undone)
 
 
 def _context(text: str, start: int, end: int) -> str:
     """The sentence of `text` (one line of prose) around [start, end), cut to CONTEXT_MAX."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    # descriptions wrap their sentences over lines: the lines of its paragraph around it, up to
+    # a heading, list item or line that ends a sentence
+    lines = text.split("\n")
+    offsets, pos = [], 0
+    for ln in lines:
+        offsets.append(pos)
+        pos += len(ln) + 1
+    i = max(k for k, o in enumerate(offsets) if o <= start)
+    first = last = i
+    while first > 0 and i - first < 5 and not _STRUCTURAL.match(lines[first]) and not _ENDS.search(lines[first - 1]) \
+            and not _STRUCTURAL.match(lines[first - 1]):
+        first -= 1
+    while (last + 1 < len(lines) and last - i < 5 and not _ENDS.search(lines[last])
+           and not _STRUCTURAL.match(lines[last + 1])):
+        last += 1
+    line_start = offsets[first]
+    line = " ".join(lines[first:last + 1])
     at, begin = start - line_start, 0
     for stop in _sentence_ends(line):
         if stop > at:
@@ -665,7 +683,8 @@ def _context(text: str, start: int, end: int) -> str:
     else:
         sentence = line.strip()
     sentence = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s+", "", sentence)  # a list's marker
-    # a link the prose dropped leaves its preposition behind ("which broke CI in <url>")
+    # a link at the end says where, not why, and leaves its preposition ("which broke CI in <url>")
+    sentence = re.sub(r"(?:\s+<?https?://\S+>?)+\s*$", "", sentence)
     sentence = re.sub(r"(?i)[\s,]+(?:in|at|by|on|from|see|of|to|here)\s*:?$", "", sentence)
     if len(sentence) > CONTEXT_MAX:
         cut = sentence.rfind(" ", 0, CONTEXT_MAX)
@@ -674,6 +693,8 @@ def _context(text: str, start: int, end: int) -> str:
 
 
 CONTEXT_MAX = 240
+_STRUCTURAL = re.compile(r"\s*(?:#|[-*+>|]\s|\d{1,3}[.)]\s|```|~~~|$)")
+_ENDS = re.compile(r"[.!?。！？:：]\s*$")
 
 
 def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[Reference, ...]:
@@ -733,6 +754,11 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             if kind == "backport" and c and c.group("backport").lower().lstrip().startswith(("port", "forward")):
                 if not _PORT_TO.match(src, m.end()):
                     kind = None
+            if kind is None and other is None and _INTRODUCED.search(window) and _REGRESSED.match(
+                    src, m.end(), min(len(src), m.end() + 160)):
+                # "the optimization introduced by #11266 causes an accuracy regression": this
+                # change answers a regression of that one
+                kind = "fix_up"
             if kind is None:
                 last_kind, last_end = None, m.end()
                 if other is None:

@@ -481,6 +481,13 @@ class _Writer:
             paras[0] += m.t("list.sentence") + m.t(key, added=num(c.lines_added),
                                                     removed=num(c.lines_removed),
                                                     net=num(abs(net)))
+            biggest = self.biggest_change(net)
+            if biggest is not None:
+                item, lines = biggest
+                paras[0] = paras[0].rstrip("。.") + m.t(
+                    "summary.lines_mostly_removed" if net < 0 else "summary.lines_mostly_added",
+                    number=f"#{item.number}", title=m.t("quote.title", text=_span(item.title, 80)),
+                    lines=num(lines))
         else:
             paras[0] += m.t("lead.end")
         tops = self.top_modules()
@@ -1031,6 +1038,24 @@ class _Writer:
             text += m.t("lead.and_issues", new_issues=num(c.new_issues),
                         closed_issues=num(c.closed_issues))
         return text
+
+    def biggest_change(self, net: int) -> tuple[ItemRef, int] | None:
+        """The merged change that explains most of the window's net lines (GGUF's removal in
+        seed 000): its net in the same direction is at least a quarter of the window's and at
+        least 1,000 lines; None when no single change stands out."""
+        if abs(net) < 1000:
+            return None
+        sign = -1 if net < 0 else 1
+        w = self.s.window
+        best = max((i for i in self.items.values() if i.merged and i.merged_at is not None
+                    and w.start <= i.merged_at < w.end),
+                   key=lambda i: (sign * (i.additions - i.deletions), -i.number), default=None)
+        if best is None:
+            return None
+        lines = sign * (best.additions - best.deletions)
+        if lines < 1000 or lines * 4 < abs(net):
+            return None
+        return best, lines
 
     def summary_totals(self) -> str | None:
         s, m, c = self.s, self.m, self.s.counts

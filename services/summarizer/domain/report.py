@@ -677,7 +677,10 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                 if src not in roles:
                     roles[src] = role
                     queue.append(src)
-        if len(roles) >= 3 and any(n in merged for n in roles if n != root):
+        # three or more steps; or a change of this window that already needed a fix in it (a
+        # regression answered within days: "#11266 added, #12605 fixed")
+        fixed_here = len(roles) == 2 and all(n in merged for n in roles) and "fixed" in roles.values()
+        if (len(roles) >= 3 or fixed_here) and any(n in merged for n in roles if n != root):
             root_item = items.get(root)
             chains.append((_merged_order(roles, items), roles, root_item.title if root_item else ""))
     # ... or inside one storyline: reverts among its fixes
@@ -747,13 +750,23 @@ def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
         return ""
     for ref in revert.digest.refs:
         if ref.kind == "reverts" and ref.context and (target is None or ref.number in (None, target)):
-            return ref.context
+            # "Reverts #12515" or "Manually reverts #11899 from main" says no why
+            return ref.context if _says_why(ref.context) else ""
     what = revert.digest.what.strip()
-    if not what or revert.digest.template_only:
+    if not what or revert.digest.template_only or not _says_why(what):
         return ""
     if plain_title(what) == plain_title(revert.title):
         return ""
     return what
+
+
+_NOT_WHY = re.compile(r"(?i)https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|\b(?:this|that|the|pr|commit|manually|partially"
+                     r"|revert\w*|from|main|branch|of|to|in|[0-9a-f]{7,40})\b|[^\w\s]")
+
+
+def _says_why(sentence: str) -> bool:
+    """More than "Reverts #N (from main)": a few words of its own remain."""
+    return len(_NOT_WHY.sub(" ", sentence).split()) >= 3
 
 
 def _names_reverted(item: StoryItem) -> bool:
@@ -1065,7 +1078,7 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
         first = ref(inc.items[0])
         if first is None:
             continue
-        if inc.kind == "instability":
+        if inc.kind == "instability" and len(inc.items) >= 3:
             out.append(FollowUp(kind="instability", item=first, items=inc.items,
                                 reason=f"{inc.subject}: added, fixed and reverted within days; "
                                        "settle the design before building on it"))

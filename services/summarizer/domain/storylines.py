@@ -170,10 +170,16 @@ def role_of(item: StoryItem) -> Role:
     if _REVERT_TITLE.search(item.title) or (
             item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)):
         return "revert"
-    # what the change touches says it first: a tutorial titled "Add …" is documentation
+    role = _stated_role(item)
+    # what the change touches outranks what its title claims: a tutorial titled "Add …" is
+    # documentation; a fix stays a fix, of CI or of a test as well
     kinds = {file_kind(f) for f in item.files}
-    if len(kinds) == 1 and None not in kinds:
+    if role != "fix" and len(kinds) == 1 and None not in kinds:
         return next(iter(kinds))  # type: ignore[return-value]
+    return role
+
+
+def _stated_role(item: StoryItem) -> Role:
     for category in item.categories:
         role = _ROLE_OF_CATEGORY.get(category.lower())
         if role is not None:

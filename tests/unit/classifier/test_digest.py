@@ -355,3 +355,19 @@ def test_the_demo_exercises_the_digest():
         d = digests[p.number]
         for text in (d.what, d.user_facing_text, d.tested_text, *(c.sentence for c in d.claims)):
             assert is_span(text, p.body), (p.number, text)
+
+
+def test_a_change_that_answers_a_regression_another_introduced_is_its_fix_up():
+    """Real #12605: "The decode mask optimization introduced by #11266\ncauses a … regression"
+    (the sentence wrapped over lines, kept whole)."""
+    body = ("### What this PR does / why we need it?\nThis PR restores the causal attention mask.\n"
+            "The decode mask optimization introduced by #11266\ncauses a Gemma4 MoE graph-mode accuracy "
+            "regression on Atlas A2. In\nvalidation, restoring it helps.\n")
+    d = digest_of("[BugFix] Restore FIA decode mask handling", body, repo="acme/serve", number=12605)
+    (ref,) = d.refs
+    assert (ref.kind, ref.number) == ("fix_up", 11266)
+    assert ref.context == ("The decode mask optimization introduced by #11266 causes a Gemma4 MoE "
+                           "graph-mode accuracy regression on Atlas A2.")
+    assert is_span(ref.context, body)
+    # a feature introduced by another change, without a regression, is only mentioned
+    assert digest_of("x", "This builds on the cache introduced by #7 and extends it.").refs == ()

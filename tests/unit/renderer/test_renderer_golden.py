@@ -80,6 +80,8 @@ def allowed_numbers(s: SummaryData) -> set[str]:
         elif isinstance(node, date):
             allowed.update(node.strftime("%Y %m %d").split())
         elif isinstance(node, dict):
+            if "additions" in node and "deletions" in node:  # an item: its net lines (the summary
+                allowed.add(str(abs(node["additions"] - node["deletions"])))  # names the biggest)
             for v in node.values():
                 walk(v)
         elif isinstance(node, (list, tuple)):

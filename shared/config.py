@@ -23,6 +23,9 @@ class CommonSettings(BaseSettings):
     log_level: str = "INFO"
     log_json: bool = False
     health_port: int | None = Field(None, description="serve /healthz and /readyz on this port")
+    health_host: str = Field(
+        "127.0.0.1", description="interface /healthz, /readyz and /metrics bind to; 0.0.0.0 "
+        "where probes or Prometheus come from outside (a Kubernetes pod)")
 
     def servers(self) -> list[str]:
         return [s.strip() for s in self.nats_url.split(",") if s.strip()]

@@ -1,13 +1,17 @@
 """/healthz, /readyz and /metrics for a running service (Starlette on uvicorn).
 
-Live means the process answers; ready means connected to NATS with the streams present, and
-every service's own `ready()` check (a database ping, for example) passing.
+Live means the process answers and its NATS connection is not closed for good (a connection that
+nats-py gave up on never comes back: failing liveness gets the process restarted); ready means
+connected to NATS with the streams present, and every service's own `ready()` check (a database
+ping, for example) passing. /readyz says only `ok` or `failing` per check (an unauthenticated
+probe learns no host, port or error text); why a check fails is logged when it changes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
@@ -18,6 +22,8 @@ from shared.bus import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPOR
 
 if TYPE_CHECKING:
     from shared.service import Runtime
+
+log = logging.getLogger("repodigest.health")
 
 
 async def readiness(runtime: "Runtime") -> dict[str, str]:
@@ -46,14 +52,36 @@ async def readiness(runtime: "Runtime") -> dict[str, str]:
     return checks
 
 
+def connection_closed(runtime: "Runtime") -> bool:
+    """The runtime's NATS connection is closed for good (not merely reconnecting)."""
+    if runtime.connection_lost.is_set():
+        return True
+    state = runtime.broker.config.connection_state
+    conn = state.connection if state else None
+    return conn is not None and conn.is_closed and not runtime._stopping
+
+
 def build_health_app(runtime: "Runtime") -> Starlette:
+    reported: dict[str, str] = {}  # check -> the failure last logged
+
     async def healthz(_request) -> JSONResponse:
+        if connection_closed(runtime):
+            return JSONResponse({"status": "failing", "service": runtime.name,
+                                 "reason": "NATS connection closed for good"}, status_code=503)
         return JSONResponse({"status": "ok", "service": runtime.name})
 
     async def readyz(_request) -> JSONResponse:
         checks = await readiness(runtime)
+        for name, detail in checks.items():
+            if detail == "ok":
+                reported.pop(name, None)
+            elif reported.get(name) != detail:
+                reported[name] = detail
+                log.warning("not ready: %s: %s", name, detail)
         ok = all(v == "ok" for v in checks.values())
-        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+        return JSONResponse({"ready": ok, "checks": {k: "ok" if v == "ok" else "failing"
+                                                     for k, v in checks.items()}},
+                            status_code=200 if ok else 503)
 
     async def metrics(_request) -> Response:
         from shared.telemetry import prometheus_text
@@ -76,11 +104,14 @@ def build_health_app(runtime: "Runtime") -> Starlette:
 
 
 class HealthServer:
-    def __init__(self, runtime: "Runtime", port: int, host: str = "0.0.0.0") -> None:
+    def __init__(self, runtime: "Runtime", port: int, host: str = "127.0.0.1") -> None:
         import uvicorn
 
+        # log_config=None: uvicorn's records go through the service's logging, not its own
+        # handlers; no access log (a probe every few seconds)
         config = uvicorn.Config(build_health_app(runtime), host=host, port=port,
-                                log_level="warning", lifespan="off")
+                                log_config=None, log_level="warning", lifespan="off",
+                                access_log=False)
         self.server = uvicorn.Server(config)
         self.task: asyncio.Task | None = None
 

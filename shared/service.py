@@ -58,6 +58,11 @@ class NatsUnreachable(RuntimeError):
     pass
 
 
+class NatsConnectionLost(NatsUnreachable):
+    """The connection to NATS was closed for good (nats-py gives up after a protocol error the
+    server answered with -ERR and a close): the process exits so that it is restarted."""
+
+
 def redact_url(urls: str) -> str:
     """NATS URLs (comma-separated) with any password or token in them replaced by `***`."""
     from urllib.parse import urlsplit, urlunsplit
@@ -77,8 +82,10 @@ def redact_url(urls: str) -> str:
     return ",".join(out)
 
 
-def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
-    """A broker that fails fast on start-up but reconnects for ever once it has connected."""
+def make_broker(settings: CommonSettings, name: str,
+                closed_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
+    """A broker that fails fast on start-up but reconnects for ever once it has connected;
+    `closed_cb` is called when the connection is closed for good."""
     from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
     from faststream.nats.security import NatsToken, NatsUserPassword
@@ -102,6 +109,7 @@ def make_broker(settings: CommonSettings, name: str) -> NatsBroker:
         logger=logging.getLogger("repodigest.faststream"),
         log_level=logging.DEBUG,
         graceful_timeout=30.0,
+        closed_cb=closed_cb,
         **kwargs,
     )
     return broker
@@ -115,10 +123,28 @@ class Runtime:
     def __init__(self, settings: CommonSettings, name: str) -> None:
         self.settings = settings
         self.name = name
-        self.broker = make_broker(settings, name)
+        # set when the connection is closed for good while the runtime runs: reconnecting is
+        # over, so /healthz fails and `serve` exits (Kubernetes or compose restarts the process)
+        self.connection_lost = asyncio.Event()
+        self.lost_reason: str | None = None
+        self._stopping = False
+        self.broker = make_broker(settings, name, closed_cb=self._closed)
         self.services: list[Service] = []
         self._lag_task: asyncio.Task | None = None
         self._lag_stop = asyncio.Event()
+
+    async def _closed(self) -> None:
+        if self._stopping:
+            return
+        conn = self.broker.config.connection_state.connection \
+            if self.broker.config.connection_state else None
+        error = getattr(conn, "last_error", None)
+        self.lost_reason = ((str(error) or type(error).__name__)[:200] if error is not None
+                            else "closed by the client library")
+        log.error("the connection to NATS at %s was closed for good (%s); the service cannot "
+                  "work without it and stops so that it is restarted",
+                  redact_url(self.settings.nats_url), self.lost_reason)
+        self.connection_lost.set()
 
     async def poll_lag(self) -> dict[str, int]:
         """Read each durable consumer's pending count from JetStream; return {durable: pending}."""
@@ -186,6 +212,7 @@ class Runtime:
         log.info("started %s", ", ".join(s.name for s in self.services) or self.name)
 
     async def stop(self) -> None:
+        self._stopping = True  # the connection closing from here on is ours
         if self._lag_task is not None:
             # a flag as well as a cancel: on Python 3.11 `asyncio.wait_for` (the consumer-info
             # read) can swallow a cancellation that lands as its inner call completes, and
@@ -201,7 +228,10 @@ class Runtime:
         for service in reversed(self.services):
             with contextlib.suppress(Exception):
                 await service.stop()
-        await self.broker.stop()  # drains: in-flight handlers finish, then the connection closes
+        try:
+            await self.broker.stop()  # drains: in-flight handlers finish, then the connection closes
+        except nats.errors.ConnectionClosedError:
+            pass  # closed for good already (connection_lost): nothing left to drain
         log.info("stopped %s", self.name)
 
 
@@ -216,15 +246,28 @@ async def serve(runtime: Runtime) -> None:
     if runtime.settings.health_port:
         from shared.health import HealthServer
 
-        health = HealthServer(runtime, runtime.settings.health_port)
+        health = HealthServer(runtime, runtime.settings.health_port,
+                              host=runtime.settings.health_host)
         await health.start()
+    waits = [asyncio.create_task(stop.wait()), asyncio.create_task(runtime.connection_lost.wait())]
     try:
-        await stop.wait()
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        log.info("signal received: draining")
+        for task in waits:
+            await cancel_and_wait(task)
+        lost = runtime.connection_lost.is_set()
+        log.info("%s: draining", "NATS connection lost" if lost else "signal received")
         if health is not None:
             await health.stop()
-        await runtime.stop()
+        if lost:  # what needs the connection fails; the process exits all the same
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(runtime.stop(), 30)
+        else:
+            await runtime.stop()
+    if runtime.connection_lost.is_set():
+        raise NatsConnectionLost(
+            f"the connection to NATS at {redact_url(runtime.settings.nats_url)} was closed for "
+            f"good ({runtime.lost_reason}); exiting so that the service is restarted")
 
 
 def run_service(name: str, settings: CommonSettings,

@@ -200,14 +200,14 @@ async def test_webhook_setting_serves_signed_deliveries_into_the_stream(nats_ser
     import httpx
 
     payload = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
-    secret = "s3cret-for-test"
+    secret = "s3cret-for-the-test"
     runtime, service = await _started(nats_server.url, webhook_enabled=True, webhook_secret=secret,
                                       webhook_host="127.0.0.1", webhook_port=0)
     try:
         (server,) = service.pollers
         url = f"http://127.0.0.1:{server.port}{service.settings.webhook_path}"
         signature = "sha256=" + hmac.new(secret.encode(), payload, hashlib.sha256).hexdigest()
-        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "d-1",
+        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "6b3c52a0-4f1e-11ee-8c99-0242ac120002",
                    "X-Hub-Signature-256": signature, "Content-Type": "application/json"}
         async with httpx.AsyncClient() as client:
             forged = await client.post(url, content=payload, headers={**headers,

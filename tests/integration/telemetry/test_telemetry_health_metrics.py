@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from datetime import datetime, timedelta, timezone
 
 import httpx
@@ -67,7 +68,7 @@ async def until(check, timeout: float = 30.0, what: str = "condition"):
     return await wait_until(check, timeout, what, interval=0.1)
 
 
-async def test_readyz_follows_nats_and_service_checks(nats_server):
+async def test_readyz_follows_nats_and_service_checks(nats_server, caplog):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
     probe = runtime.add(Probe())
     await runtime.start()
@@ -85,10 +86,17 @@ async def test_readyz_follows_nats_and_service_checks(nats_server):
             assert {k for k in checks if k.startswith("stream:")} == {
                 "stream:RD_GITHUB", "stream:RD_ENRICHED", "stream:RD_REPORTS", "stream:RD_DEAD"}
 
-            probe.problem = "database unreachable: connection refused"
-            failing = await client.get("/readyz")
+            probe.problem = "database at db.internal:5432 unreachable: connection refused"
+            with caplog.at_level(logging.WARNING, logger="repodigest.health"):
+                failing = await client.get("/readyz")
+                again = await client.get("/readyz")
             assert failing.status_code == 503
-            assert "database unreachable" in failing.json()["checks"]["probe"]
+            # ok/failing only: an unauthenticated probe learns no host, port or error text;
+            # the reason is logged once, not at every probe
+            assert failing.json()["checks"]["probe"] == "failing"
+            assert "db.internal" not in failing.text and again.json() == failing.json()
+            reasons = [r.getMessage() for r in caplog.records if r.name == "repodigest.health"]
+            assert len(reasons) == 1 and "db.internal:5432 unreachable" in reasons[0]
             probe.problem = None
 
             await nats_server.stop()
@@ -98,7 +106,7 @@ async def test_readyz_follows_nats_and_service_checks(nats_server):
                 return r if r.status_code == 503 else None
 
             r = await until(down, what="/readyz 503 after NATS stopped")
-            assert r.json()["checks"]["nats"] == "disconnected"
+            assert r.json()["checks"]["nats"] == "failing"
             assert (await client.get("/healthz")).status_code == 200  # alive all the same
 
             await nats_server.start()

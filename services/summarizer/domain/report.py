@@ -330,6 +330,15 @@ _SUPPORT_POINTS = 1.0
 _MINOR_POINTS = -2.5
 _LEAD_POINTS = 1.0
 _LARGE_LINES = 500
+_REMOVAL_LINES = 1000  # net lines a removal takes out to be news
+_REMOVAL = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete|deletes"
+                      r"|deprecate|deprecates|clean\s*up|cleanup|sunset|retire|move\s+\S+(?:\s+\S+)?\s+out)\b")
+
+
+def _is_removal(snap: ItemSnapshot) -> bool:
+    """A change that takes at least _REMOVAL_LINES net lines out and says it removes something."""
+    net = (snap.deletions or 0) - (snap.additions or 0)
+    return net >= _REMOVAL_LINES and bool(_REMOVAL.search(snap.title or ""))
 
 
 def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
@@ -369,6 +378,7 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
     user_facing = digest is not None and digest.user_facing == "yes"
     support = _support_kind(snap, tags)
     minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
+    removal = _is_removal(snap)
     candidates = [
         ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
@@ -384,6 +394,9 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
                     points=_USER_FACING_POINTS if user_facing else 0.0),
         ScoreSignal(name="support", value=1 if support else 0, points=_SUPPORT_POINTS if support else 0.0),
         ScoreSignal(name="minor", value=1 if minor else 0, points=_MINOR_POINTS if minor else 0.0),
+        # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
+        # code deleted), however small its diff of additions
+        ScoreSignal(name="removal", value=1 if removal else 0, points=_SUPPORT_POINTS if removal else 0.0),
         ScoreSignal(name="storyline_lead", value=1 if storyline_lead else 0,
                     points=_LEAD_POINTS if storyline_lead else 0.0),
     ]
@@ -400,7 +413,9 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
     support = _support_kind(snap, tags)
     if support:
         out.append(support)
-    if "feature" in kinds and not support:
+    if "removal" in got:
+        out.append("removal")
+    elif "feature" in kinds and not support:
         out.append("feature")
     if "claims" in got:
         out.append("measured_claim")

@@ -266,3 +266,18 @@ def test_a_revert_naming_nothing_that_only_turns_tests_back_on_is_no_risk():
     ]
     s = summarize(items)
     assert [i.items for i in s.incidents if i.kind == "revert"] == [(211,)]
+
+
+def test_a_large_removal_is_a_key_pr_and_says_so():
+    """Seed 000's key PRs include moving GGUF out of core (~9k lines): taking a body of code out is
+    news however few lines it adds (real 2026-W30: #12305 removed the init-routing custom ops,
+    -10,902 lines, and was not a key PR)."""
+    removal = pr(300, "[Refactor][Ops]Remove init routing custom ops", at(1), additions=13, deletions=10902,
+                 files=("csrc/moe_init_routing/kernel.cpp",))
+    small = pr(301, "[Refactor] remove an unused helper", at(1), additions=2, deletions=40)
+    others = [pr(310 + n, f"[Core] routine change {n}", at(2), additions=150, deletions=20,
+                 files=(f"src/m{n}.py",)) for n in range(10)]
+    s = summarize([removal, small, *others])
+    keys = {k.item.number: k for k in s.key_prs}
+    assert 300 in keys and "removal" in keys[300].reasons
+    assert 301 not in keys or "removal" not in keys[301].reasons

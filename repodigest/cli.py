@@ -98,6 +98,12 @@ def report(
         source = "github"
     if appendix not in APPENDIX_MODES:
         raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
+    from repodigest.checks import report_argument_problem
+
+    problem = report_argument_problem(out_dir=out_dir, data_dir=data_dir, timeout=timeout,
+                                      database_url=database_url)
+    if problem:
+        raise fail(problem)
     # the report names its source by kind and file name (the summary's SourceInfo), never a path
     _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
                 database_url, artifacts, timeout, not quiet, None, source == "demo", token,
@@ -111,6 +117,8 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
                 artifacts, timeout, progress, note, synthetic, token, profile,
                 run_services=None, appendix="compact") -> None:
     from repodigest.pipeline import PipelineError, ReportJob, run_report
+    from services.classifier.domain.rules import ProfileError
+    from services.summarizer.adapters.store import StoreError
     from shared.natsserver import NatsServerError
     from shared.service import NatsUnreachable
 
@@ -122,6 +130,10 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
     try:
         outcome = asyncio.run(run_report(job))
     except (PipelineError, NatsUnreachable, NatsServerError) as exc:
+        raise fail(str(exc), 1) from None
+    except ProfileError as exc:  # --profile (or REPODIGEST_PROFILE_OVERRIDES) names no profile
+        raise fail(f"--profile: {exc}") from None
+    except StoreError as exc:  # the projections database cannot be used (unreachable, read-only)
         raise fail(str(exc), 1) from None
     data = outcome.ready.data
     out.print(f"[bold]{repo}[/] {data.window.kind} {data.window.label} ({data.window.tz}), "
@@ -327,10 +339,20 @@ def fetch(
         raise fail(f"{uri} does not exist ({exc.args[0] if exc.args else exc})", 1) from None
     except ValueError as exc:
         raise fail(f"cannot fetch {uri}: {exc}", 1) from None
+    except IsADirectoryError:
+        raise fail(f"{uri} is a directory; fetch one artifact (a report.<format> file)", 1) from None
+    except OSError as exc:
+        raise fail(f"cannot read {uri}: {exc.strerror or exc}", 1) from None
     if output is None:
         sys.stdout.buffer.write(data)
     else:
-        output.write_bytes(data)
+        try:
+            output.write_bytes(data)
+        except IsADirectoryError:
+            raise fail(f"--out {output} is a directory; name the file to write, e.g. "
+                       f"{output / 'report.pdf'}") from None
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}", 1) from None
         err.print(f"wrote {len(data):,} bytes to {output}")
 
 

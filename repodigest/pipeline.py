@@ -182,12 +182,10 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         for art in ready.data.artifacts:
             data = await fetch_uri(art.uri, js)
             path = target / art.language / f"report.{art.format}"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            _write(path, data)
             outcome.files.append((f"{art.format} ({art.language})", path, len(data)))
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "report-ready.json").write_text(
-            json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False), encoding="utf-8")
+        _write(target / "report-ready.json", json.dumps(
+            json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"))
         # facts dead-lettered before the watermark that closed the window are in RD_DEAD by now
         lost = await dead_facts(js, job.repo, dead_from)
         if lost:
@@ -197,6 +195,15 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:  # read-only, full, a file where a directory should be
+        raise PipelineError(f"cannot write the report to {path}: {exc.strerror or exc}; "
+                            "choose another --out") from None
 
 
 async def dead_facts(js, repo: str, first_seq: int) -> list[DeadLetter]:

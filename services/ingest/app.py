@@ -171,6 +171,12 @@ def settings_problems(settings: IngestSettings) -> list[str]:
     if settings.webhook_enabled and settings.webhook_secret is None:
         problems.append("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET is not: "
                         "set it to the secret configured on the GitHub webhook")
+    elif settings.webhook_enabled:
+        from .adapters.webhooks import secret_problem
+
+        problem = secret_problem(settings.webhook_secret)
+        if problem is not None:
+            problems.append(problem)
     if settings.backfill_source:
         from .domain.sources import parse_source_spec
 
@@ -188,7 +194,7 @@ def settings_problems(settings: IngestSettings) -> list[str]:
 async def webhook_receivers(service: IngestService) -> list[Poller]:
     """The GitHub webhook endpoint (HMAC-verified; deliveries remembered in the KV bucket)."""
     from .adapters.kv import KvIngestState
-    from .adapters.webhooks import WebhookConfigError, webhook_server
+    from .adapters.webhooks import WebhookConfigError, WebhookLimits, webhook_server
 
     s = service.settings
     if s.webhook_secret is None:
@@ -196,8 +202,13 @@ async def webhook_receivers(service: IngestService) -> list[Poller]:
                                  "is not: set it to the secret configured on the GitHub webhook")
     state = await KvIngestState.open(service.bus.js)
     # with configured repositories, an organisation-wide hook's other repositories are ignored
+    limits = WebhookLimits(
+        max_body=s.webhook_max_body, max_bodies=s.webhook_max_bodies,
+        max_connections=s.webhook_max_connections, header_timeout=s.webhook_header_timeout,
+        body_timeout=s.webhook_body_timeout, idle_timeout=s.webhook_idle_timeout)
     return [webhook_server(service.bus, state, s.webhook_secret, host=s.webhook_host,
-                           port=s.webhook_port, path=s.webhook_path, repos=s.repos or None)]
+                           port=s.webhook_port, path=s.webhook_path, repos=s.repos or None,
+                           limits=limits)]
 
 
 def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:

@@ -42,6 +42,22 @@ class IngestSettings(CommonSettings):
     webhook_port: int = Field(8080, ge=0, le=65535,
                               description="port of the webhook endpoint (0: any free port)")
     webhook_path: str = Field("/webhooks/github", description="path of the webhook endpoint")
+    # what unauthenticated clients can make the endpoint hold (bodies are read before the
+    # signature can be checked)
+    webhook_max_body: int = Field(
+        25 * 1024 * 1024, ge=1024, le=25 * 1024 * 1024,
+        description="largest delivery body in bytes (GitHub's own cap: 25 MB); larger: 413")
+    webhook_max_bodies: int = Field(
+        4, ge=1, description="bodies received at once (memory: this times the largest body); "
+        "more: 503 with Retry-After")
+    webhook_max_connections: int = Field(
+        64, ge=1, description="open connections to the webhook endpoint; more are closed at once")
+    webhook_header_timeout: float = Field(
+        10.0, gt=0, description="seconds a request's headers may take; slower: 408, closed")
+    webhook_body_timeout: float = Field(
+        30.0, gt=0, description="seconds a request's body may take; slower: 408")
+    webhook_idle_timeout: int = Field(
+        5, ge=1, description="seconds a kept-alive connection may idle between requests")
     backfill_source: str | None = Field(
         None, description="source published once at start-up: demo, replay:PATH, "
         "events:PATH, gharchive:PATH (a file or a glob of hour files), git:PATH, github (one "

@@ -161,14 +161,33 @@ def signature_of(secret: bytes, body: bytes) -> str:
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def _secret_bytes(secret: Any) -> bytes:
+MIN_SECRET = 16  # characters of a webhook secret, white space not counted
+
+
+def secret_problem(secret: Any) -> str | None:
+    """Why `secret` cannot sign webhooks (never quoting it), or None."""
     if secret is not None and hasattr(secret, "get_secret_value"):
         secret = secret.get_secret_value()
     if not secret:
-        raise WebhookConfigError(
-            "the webhook endpoint needs a secret: set REPODIGEST_WEBHOOK_SECRET to the secret "
-            "configured on the GitHub webhook (Settings > Webhooks); unsigned deliveries are "
-            "never accepted")
+        return ("the webhook endpoint needs a secret: set REPODIGEST_WEBHOOK_SECRET to the secret "
+                "configured on the GitHub webhook (Settings > Webhooks); unsigned deliveries are "
+                "never accepted")
+    text = secret.decode("utf-8", "replace") if isinstance(secret, bytes) else str(secret)
+    length = len("".join(text.split()))
+    if length < MIN_SECRET:
+        return (f"REPODIGEST_WEBHOOK_SECRET is too short to sign webhooks ({length} characters "
+                f"besides white space; at least {MIN_SECRET}): set it, and the secret on the "
+                "GitHub webhook, to a long random value, e.g. the output of "
+                "`python -c 'import secrets; print(secrets.token_hex(32))'`")
+    return None
+
+
+def _secret_bytes(secret: Any) -> bytes:
+    problem = secret_problem(secret)
+    if problem is not None:
+        raise WebhookConfigError(problem)
+    if hasattr(secret, "get_secret_value"):
+        secret = secret.get_secret_value()
     return secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
 
 
@@ -257,13 +276,13 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             log.warning("webhook delivery refused: %d bodies already being received",
                         stats["reading"])
             return refuse(503, f"{limits.max_bodies} deliveries are being received at once; "
-                               "redeliver later", {"Retry-After": "10", "Connection": "close"})
+                               "redeliver later", {"Retry-After": "10"})
         stats["reading"] += 1
         try:
             async with asyncio.timeout(limits.body_timeout):
                 body = await _read_body(request, max_body)
         except _TooLarge:
-            return refuse(413, f"payload larger than {max_body} bytes", {"Connection": "close"})
+            return refuse(413, f"payload larger than {max_body} bytes")
         except TimeoutError:
             stats["slow"] += 1
             log.info("webhook body not received within %.0f s: connection closed",
@@ -368,6 +387,7 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
 
     class GuardedH11(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _for_headers = False  # the deadline is for the request's head (else: for unread body)
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -378,14 +398,21 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
                 return
             self._arm()
 
-        def _arm(self) -> None:
+        def _arm(self, then: Callable[[], None] | None = None) -> None:
             self._disarm()
-            self._deadline = self.loop.call_later(limits.header_timeout, self._headers_late)
+            self._for_headers = then is None
+            self._deadline = self.loop.call_later(limits.header_timeout,
+                                                  then or self._headers_late)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+
+        def _unread_late(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
 
         def _headers_late(self) -> None:
             self._deadline = None
@@ -397,7 +424,8 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self._deadline is not None and self.conn.their_state is not h11.IDLE:
+            if self._for_headers and self._deadline is not None and \
+                    self.conn.their_state is not h11.IDLE:
                 self._disarm()  # the request's head is complete; the app bounds the body
 
         def on_response_complete(self) -> None:
@@ -406,8 +434,10 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
                 if self.conn.their_state is h11.IDLE:
                     self._arm()  # the next request on this kept-alive connection
                 elif self.conn.their_state is not h11.DONE:
-                    # answered before the body was read (400, 413, 503): nothing more to hear
-                    self.transport.close()
+                    # answered before the body was read (400, 413, 503): uvicorn discards the
+                    # rest as it comes (closing now would reset the connection before the
+                    # client reads its answer), for header_timeout at most
+                    self._arm(self._unread_late)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()

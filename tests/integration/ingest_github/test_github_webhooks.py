@@ -187,9 +187,10 @@ def test_refuses_to_start_without_a_secret():
 
     async def publish(repo, facts): ...
 
-    for secret in (None, "", SecretStr("")):
+    for secret in (None, "", SecretStr(""), " ", SecretStr(" " * 20), "fifteen-chars15"):
         with pytest.raises(WebhookConfigError, match="REPODIGEST_WEBHOOK_SECRET"):
             build_webhook_app(secret, publish)
+    build_webhook_app("sixteen-chars-16", publish)
     with pytest.raises(WebhookConfigError):
         webhook_server(None, None, None)
 

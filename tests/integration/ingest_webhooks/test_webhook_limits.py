@@ -135,6 +135,34 @@ async def test_a_body_that_does_not_arrive_in_time_gets_408():
         await still_accepts(server, published)
 
 
+async def test_an_answered_request_cannot_hold_its_connection_by_trickling_its_body():
+    """413 is answered from Content-Length before the body is read; the client keeps sending
+    the body a byte every 50 ms: the rest is discarded for header_timeout at most, then closed."""
+    async with served(max_body=50_000, header_timeout=1.0) as (server, _app, published):
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(head(100_000))
+        answer = b""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for _ in range(400):  # 20 s of trickling at most
+            writer.write(b"x")
+            try:
+                chunk = await asyncio.wait_for(reader.read(65536), 0.05)
+            except asyncio.TimeoutError:
+                continue
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+        else:
+            raise AssertionError("the connection was held open by a trickled body for 20 s")
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
+        assert loop.time() - started < 6
+        await still_accepts(server, published)
+
+
 async def test_bodies_beyond_the_concurrent_limit_get_503_at_once():
     async with served(max_bodies=2) as (server, app, published):
         slow = []

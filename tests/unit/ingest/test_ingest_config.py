@@ -58,6 +58,31 @@ def test_settings_problems_are_actionable(values, fragment):
 def test_good_settings_have_no_problems():
     from services.ingest.app import settings_problems
 
-    assert settings_problems(IngestSettings(webhook_enabled=True, webhook_secret="x",
-                                            backfill_source="github", backfill_repo="a/b")) == []
+    assert settings_problems(IngestSettings(
+        webhook_enabled=True, webhook_secret="a-webhook-secret-of-real-length",
+        backfill_source="github", backfill_repo="a/b")) == []
     assert settings_problems(IngestSettings(backfill_source="demo")) == []
+
+
+@pytest.mark.parametrize("secret", [" ", "x", "hook-secret", " " * 40, "short secret   \t  "])
+def test_a_webhook_secret_must_be_of_real_length(secret):
+    """One space (or any guessable handful of characters) used to be accepted as the secret every
+    delivery is signed with; the start-up error names the setting, never the value."""
+    from services.ingest.app import settings_problems
+
+    (problem,) = settings_problems(IngestSettings(webhook_enabled=True, webhook_secret=secret))
+    assert "REPODIGEST_WEBHOOK_SECRET is too short" in problem and "at least 16" in problem
+    assert len(secret.strip()) < 2 or secret.strip() not in problem
+    # a disabled endpoint does not care
+    assert settings_problems(IngestSettings(webhook_enabled=False, webhook_secret=secret)) == []
+
+
+def test_webhook_limits_come_from_settings(monkeypatch):
+    monkeypatch.setenv("REPODIGEST_WEBHOOK_MAX_BODIES", "2")
+    monkeypatch.setenv("REPODIGEST_WEBHOOK_HEADER_TIMEOUT", "2.5")
+    s = IngestSettings()
+    assert (s.webhook_max_bodies, s.webhook_header_timeout) == (2, 2.5)
+    assert s.webhook_max_body == 25 * 1024 * 1024 and s.webhook_max_connections == 64
+    monkeypatch.setenv("REPODIGEST_WEBHOOK_MAX_BODY", str(26 * 1024 * 1024))
+    with pytest.raises(ValidationError, match="webhook_max_body"):
+        IngestSettings()

@@ -22,6 +22,12 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+# the years a window may lie in: those the event contract accepts for a fact's time
+# (shared.events.envelope); beyond them a window holds nothing, and year 1 or 9999 overflow
+YEAR_MIN, YEAR_MAX = 1970, 2200
+# a custom window's longest span, 20 years: its summary has a line per day (daily activity), and
+# past ~25 years it outgrows the message that carries it (NATS max_payload), failing late
+CUSTOM_MAX_DAYS = 7305
 
 
 class WindowError(ValueError):
@@ -83,6 +89,11 @@ def parse_cutoff(cutoff: str) -> time:
     return time(int(m.group(1)), int(m.group(2)))
 
 
+def _check_year(year: int, what: str) -> None:
+    if not YEAR_MIN <= year <= YEAR_MAX:
+        raise WindowError(f"{what} is outside the years {YEAR_MIN}..{YEAR_MAX} a report can cover")
+
+
 def day_window(d: date, tz: str, cutoff: str = "00:00") -> Window:
     at = parse_cutoff(cutoff)
     nxt = d + timedelta(days=1)
@@ -125,10 +136,15 @@ def _stamp(instant: datetime, tz: str) -> str:
 def _point(text: str, tz: str) -> datetime:
     try:
         if _DAY.match(text):
-            return _local(date.fromisoformat(text), time(), tz)
+            day = date.fromisoformat(text)
+            _check_year(day.year, text)
+            return _local(day, time(), tz)
         value = datetime.fromisoformat(text)
-    except ValueError:
+    except ValueError as exc:
+        if isinstance(exc, WindowError):
+            raise
         raise WindowError(f"{text!r} is neither a date (2026-06-01) nor an ISO datetime") from None
+    _check_year(value.year, text)
     return value.replace(tzinfo=zone(tz)) if value.tzinfo is None else value
 
 
@@ -139,14 +155,21 @@ def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00") -> Window:
     kind, _, value = text.partition(":") if text.split(":", 1)[0] in WINDOW_KINDS else ("", "", text)
     try:
         if kind in ("day", "") and _DAY.match(value):
+            _check_year(int(value[:4]), value)
             return day_window(date.fromisoformat(value), tz, cutoff)
         if kind in ("week", "") and (m := _WEEK.match(value)):
+            _check_year(int(m.group(1)), value)
             return week_window(int(m.group(1)), int(m.group(2)), tz)
         if kind in ("month", "") and (m := _MONTH.match(value)):
+            _check_year(int(m.group(1)), value)
             return month_window(int(m.group(1)), int(m.group(2)), tz)
         if kind in ("custom", "") and "/" in value:
             a, b = value.split("/", 1)
-            return custom_window(_point(a, tz), _point(b, tz), tz)
+            window = custom_window(_point(a, tz), _point(b, tz), tz)
+            if window.end - window.start > timedelta(days=CUSTOM_MAX_DAYS):
+                raise WindowError(f"window {spec!r} spans {(window.end - window.start).days} days; "
+                                  f"a custom window spans at most {CUSTOM_MAX_DAYS} (20 years)")
+            return window
     except ValueError as exc:
         if isinstance(exc, WindowError):
             raise

@@ -163,10 +163,49 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
         if isinstance(exc, SourceError):
             raise
         raise SourceError(f"{spec}: {exc}") from None  # e.g. a demo week that is not an ISO week
-    result = await ingest_facts(bus, loaded.repo, loaded.facts, origin=loaded.origin,
+    # all or nothing: every fact is made into its event and checked before the first is published
+    events = await asyncio.to_thread(publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM)
+    result = await ingest_facts(bus, loaded.repo, events, origin=loaded.origin,
                                 watermark=loaded.watermark, progress=progress)
     result.source = source_info(spec, loaded)
     return result
+
+
+DEFAULT_MAX_PAYLOAD = 1024 * 1024  # nats-server's default max_payload
+# room a fact leaves in a message for what the classifier adds (tags, the description's digest)
+ENRICHMENT_ROOM = 64 * 1024
+
+
+def max_payload(bus: Any) -> int:
+    """The largest message the connected server takes (its INFO), or NATS's default."""
+    state = getattr(getattr(getattr(bus, "broker", None), "config", None), "connection_state", None)
+    value = getattr(getattr(state, "connection", None), "max_payload", None)
+    return value if isinstance(value, int) and value > 0 else DEFAULT_MAX_PAYLOAD
+
+
+def publishable(facts: Sequence[FactData | GithubFact], limit: int) -> list[GithubFact]:
+    """The facts as the events they are published as, each checked against `limit` bytes; a
+    SourceError naming the first that is too large (a file source then publishes nothing)."""
+    events: list[GithubFact] = []
+    for fact in facts:
+        try:
+            event = fact if isinstance(fact, GithubFact) else make_fact(fact)
+        except ValueError as exc:
+            raise SourceError(f"cannot make an event of a fact: {exc}") from None
+        size = len(event.to_bytes())
+        if size > limit:
+            data, item = event.data, event.data.item
+            fields = {"title": len(item.title), "labels": sum(map(len, item.labels)),
+                      "file paths": sum(len(f.path) for f in item.files),
+                      "description": len(item.body_excerpt), "author": len(item.author.login)}
+            longest = max(fields, key=fields.__getitem__)
+            raise SourceError(
+                f"the {data.kind}.{data.action} fact of #{item.number} is "
+                f"{size:,} bytes as an event, more than the {limit:,} a fact may take (the NATS "
+                f"server's max_payload less {ENRICHMENT_ROOM:,} for its tags); its {longest} is "
+                f"{fields[longest]:,} characters. Nothing was published: shorten it or leave it out")
+        events.append(event)
+    return events
 
 
 # a merged-PR history (a replay file, a clone's first-parent log) knows merged pull requests and

@@ -7,7 +7,6 @@ nothing half-published, and the progress bar knows its total. Blocking: call thr
 from __future__ import annotations
 
 import gzip
-import io
 import shutil
 import subprocess
 from collections import Counter
@@ -89,13 +88,16 @@ def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         raise SourceError(f"cannot open {p}: {exc.strerror}") from None
     with raw:
         stream = gzip.open(raw) if suffixes and suffixes[-1] == ".gz" else raw
-        text = io.TextIOWrapper(stream, encoding="utf-8")
         number = 0
         try:
-            for number, line in enumerate(text, start=1):
-                yield number, line
-        except UnicodeDecodeError:
-            raise SourceError(f"{p}: line {number + 1} is not UTF-8 text; is this the right file?") from None
+            # line by line, so a byte that is not UTF-8 is reported on its own line (a text
+            # wrapper decodes ahead in chunks and fails before yielding the lines before it)
+            for number, data in enumerate(stream, start=1):
+                try:
+                    yield number, data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SourceError(f"{p}: line {number} is not UTF-8 text (byte {exc.start + 1}"
+                                      "); is this the right file?") from None
         except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
             raise SourceError(f"{p}: unreadable after line {number} ({exc}); is it truncated "
                               "or not really gzip?") from None
@@ -153,6 +155,9 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
             if not scan.repos:
                 raise SourceError(f"{label} holds no GitHub facts")
             repo = next(iter(scan.repos))
+        if not facts:  # an empty file (or watermarks only): an error, as for every file source
+            raise SourceError(f"{label} holds no GitHub facts; events:PATH reads repodigest "
+                              "CloudEvents, one per line")
         origins = Counter(e.data.origin for e in facts)
         origin = origins.most_common(1)[0][0] if origins else "replay"
         return LoadedSource(spec, repo, origin, _sorted(facts), watermark=scan.watermark)

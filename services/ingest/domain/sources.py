@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from shared.events.envelope import bounded_utc
 from shared.events.github import FILES_CAP
 from shared.events import (
     FACT_BY_KEY, GITHUB_EVENT_ADAPTER, Actor, CommentInfo, FactData, FileChange,
@@ -65,14 +66,37 @@ def parse_source_spec(spec: str) -> SourceSpec:
 
 
 def parse_time(value: Any, *, what: str = "time") -> datetime | None:
+    """An aware UTC time from ISO 8601 text; ValueError for anything else, or a time outside the
+    years the event contract accepts (1970..2200)."""
     if value in (None, ""):
         return None
     if isinstance(value, datetime):
-        return utc(value)
+        parsed = value
+    else:
+        try:
+            parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{what} {str(value)[:60]!r} is not an ISO 8601 time") from None
     try:
-        return utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+        return bounded_utc(parsed)
     except ValueError:
-        raise ValueError(f"{what} {value!r} is not an ISO 8601 time") from None
+        raise ValueError(f"{what} {str(value)[:60]!r} is outside the years 1970..2200") from None
+
+
+def whole_number(value: Any, *, what: str) -> int:
+    """An integer from JSON (an int, or a float or text holding a whole number); ValueError for
+    anything else (1.5, 1e400, "x", true) with what it was."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        number = float(value) if isinstance(value, float) else int(str(value).strip())
+        if isinstance(number, float):
+            if not number.is_integer():
+                raise ValueError
+            number = int(number)
+    except (ValueError, OverflowError, TypeError):
+        raise ValueError(f"{what} {str(value)[:40]!r} is not a whole number") from None
+    return number
 
 
 def login_from_commit_author(name: str | None, email: str | None) -> Actor:
@@ -115,6 +139,8 @@ def _json_line(number: int, text: str, what: str) -> Any:
     except json.JSONDecodeError as exc:
         raise SourceError(f"line {number} is not JSON ({exc.msg} at column {exc.colno}); "
                           f"expected one {what} per line") from None
+    except RecursionError:
+        raise SourceError(f"line {number} is JSON nested too deeply to be a {what}") from None
 
 
 def _short(exc: Exception) -> str:
@@ -160,6 +186,7 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
     number = record["pr_number"]
     if number is None:
         return None
+    number = whole_number(number, what="pr_number")
     merged_at = parse_time(record["merged_at"], what="merged_at")
     if merged_at is None:
         raise ValueError("merged_at is empty")
@@ -169,6 +196,8 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
     for f in record.get("files") or ():
         path, renamed = renamed_path(str(f["path"]))
         add, dele = f.get("additions"), f.get("deletions")
+        add = None if add is None else whole_number(add, what="additions")
+        dele = None if dele is None else whole_number(dele, what="deletions")
         binary = add is None and dele is None
         additions += add or 0
         deletions += dele or 0
@@ -199,7 +228,7 @@ def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
             raise SourceError(f"line {number} is not a JSON object; expected a merged-PR record")
         try:
             fact = replay_fact(record, repo)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
             detail = _short(exc)
             raise SourceError(f"line {number}: {detail}") from None
         if fact is not None:
@@ -346,7 +375,7 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
     base = obj.get("base")
     merged_by = obj.get("merged_by")
     return ItemSnapshot(
-        repo=repo, number=int(obj["number"]), kind=kind, title=str(obj.get("title") or ""),
+        repo=repo, number=whole_number(obj["number"], what="number"), kind=kind, title=str(obj.get("title") or ""),
         url=obj.get("html_url") or None,
         author=_actor(obj.get("user"), obj.get("author_association")),
         labels=labels, state="closed" if obj.get("state") == "closed" else "open",
@@ -356,9 +385,10 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
         closed_at=parse_time(obj.get("closed_at"), what="closed_at"),
         merged_at=parse_time(obj.get("merged_at"), what="merged_at"),
         merged_by=merged_by.get("login") if isinstance(merged_by, dict) else None,
-        comments=int(obj.get("comments") or 0),
-        review_comments=int(obj.get("review_comments") or 0),
-        reactions=int(reactions.get("total_count") or 0) if isinstance(reactions, dict) else 0,
+        comments=whole_number(obj.get("comments") or 0, what="comments"),
+        review_comments=whole_number(obj.get("review_comments") or 0, what="review_comments"),
+        reactions=(whole_number(reactions.get("total_count") or 0, what="reactions")
+                   if isinstance(reactions, dict) else 0),
         additions=obj.get("additions"), deletions=obj.get("deletions"),
         changed_files=obj.get("changed_files"),
         base_branch=base.get("ref") if isinstance(base, dict) else None,
@@ -423,7 +453,7 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
     review = payload["review"]
     item = snapshot_from_api(payload["pull_request"], repo, kind="pull_request", at=at)
     info = ReviewInfo(
-        id=int(review["id"]), author=_actor(review.get("user"), review.get("author_association")),
+        id=whole_number(review["id"], what="review id"), author=_actor(review.get("user"), review.get("author_association")),
         state=str(review.get("state") or "commented").upper(),
         submitted_at=parse_time(review.get("submitted_at"), what="submitted_at") or at)
     return fact("review", "submitted", item, review=info)
@@ -442,7 +472,7 @@ def _touched(item: ItemSnapshot, at: datetime | None) -> ItemSnapshot:
 
 def _comment(c: dict[str, Any], at: datetime | None, on_review: bool) -> CommentInfo:
     return CommentInfo(
-        id=int(c["id"]), author=_actor(c.get("user"), c.get("author_association")),
+        id=whole_number(c["id"], what="comment id"), author=_actor(c.get("user"), c.get("author_association")),
         created_at=parse_time(c.get("created_at"), what="comment created_at") or at,
         body_excerpt=c.get("body") or "", on_review=on_review)
 
@@ -490,7 +520,7 @@ def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
             continue
         try:
             yield from gharchive_facts_of(event, name)  # GitHub's spelling of the name
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
             detail = _short(exc)
             raise SourceError(f"line {number}: {event['type']} does not look like a GH Archive "
                               f"payload ({detail})") from None

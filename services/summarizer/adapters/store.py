@@ -165,11 +165,37 @@ class _TitleHistory:
 Closer = Callable[[str, datetime | None, datetime], list[Window]]
 
 
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")  # the migrations and bulk statements know these
+
+
+def check_database_url(url: str) -> None:
+    """StoreError, saying what to use instead, unless `url` names a database this store supports
+    with its driver installed (nothing is created or connected)."""
+    try:
+        sa_url = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        raise StoreError(
+            f"REPODIGEST_DATABASE_URL {redacted(url)} is not a database URL; use e.g. "
+            "sqlite:///./repodigest.db or postgresql+psycopg://user@host/db") from None
+    if sa_url.get_backend_name() not in SUPPORTED_BACKENDS:
+        raise StoreError(
+            f"database {redacted(url)} is not supported: the projections live in SQLite "
+            "(sqlite:///./repodigest.db) or PostgreSQL (postgresql+psycopg://user@host/db)")
+    try:
+        sa_url.get_dialect().import_dbapi()
+    except (ModuleNotFoundError, sa.exc.NoSuchModuleError) as exc:
+        missing = getattr(exc, "name", None) or sa_url.drivername
+        raise StoreError(
+            f"no driver for {sa_url.drivername} ({missing} is not installed); for PostgreSQL "
+            "install repodigest[postgres] and use postgresql+psycopg://") from None
+
+
 class SqlProjections:
     """items, activity, processed, watermarks, windows and requests behind one engine."""
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
+        check_database_url(url)
         try:
             sa_url = sa.engine.make_url(url)
         except sa.exc.ArgumentError:

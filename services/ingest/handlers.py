@@ -7,7 +7,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -164,7 +164,9 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
             raise
         raise SourceError(f"{spec}: {exc}") from None  # e.g. a demo week that is not an ISO week
     # all or nothing: every fact is made into its event and checked before the first is published
-    events = await asyncio.to_thread(publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM)
+    not_after = None if spec.kind == "demo" else datetime.now(timezone.utc) + FUTURE_TOLERANCE
+    events = await asyncio.to_thread(publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM,
+                                     not_after)
     result = await ingest_facts(bus, loaded.repo, events, origin=loaded.origin,
                                 watermark=loaded.watermark, progress=progress)
     result.source = source_info(spec, loaded)
@@ -174,6 +176,9 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
 DEFAULT_MAX_PAYLOAD = 1024 * 1024  # nats-server's default max_payload
 # room a fact leaves in a message for what the classifier adds (tags, the description's digest)
 ENRICHMENT_ROOM = 64 * 1024
+# a file's fact timed later than this from now has not happened: the summarizer would hold it
+# (and the watermark after it) until its time comes (REPODIGEST_FUTURE_TOLERANCE_MINUTES, 10)
+FUTURE_TOLERANCE = timedelta(minutes=10)
 
 
 def max_payload(bus: Any) -> int:
@@ -183,15 +188,22 @@ def max_payload(bus: Any) -> int:
     return value if isinstance(value, int) and value > 0 else DEFAULT_MAX_PAYLOAD
 
 
-def publishable(facts: Sequence[FactData | GithubFact], limit: int) -> list[GithubFact]:
-    """The facts as the events they are published as, each checked against `limit` bytes; a
-    SourceError naming the first that is too large (a file source then publishes nothing)."""
+def publishable(facts: Sequence[FactData | GithubFact], limit: int,
+                not_after: datetime | None = None) -> list[GithubFact]:
+    """The facts as the events they are published as, each checked against `limit` bytes and
+    `not_after`; a SourceError naming the first that is too large or in the future (a file source
+    then publishes nothing)."""
     events: list[GithubFact] = []
     for fact in facts:
         try:
             event = fact if isinstance(fact, GithubFact) else make_fact(fact)
         except ValueError as exc:
             raise SourceError(f"cannot make an event of a fact: {exc}") from None
+        if not_after is not None and event.time > not_after:
+            raise SourceError(
+                f"the {event.data.kind}.{event.data.action} fact of #{event.data.item.number} is "
+                f"timed {event.time:%Y-%m-%d %H:%M} UTC, which has not come yet: a file can only "
+                "hold what has happened. Nothing was published: fix its time or leave it out")
         size = len(event.to_bytes())
         if size > limit:
             data, item = event.data, event.data.item

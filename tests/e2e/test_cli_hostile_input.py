@@ -206,3 +206,12 @@ async def test_an_oversized_fact_publishes_nothing_at_all(tmp_path, nats_server)
         assert info.state.messages == 0
     finally:
         await nc.close()
+
+
+def test_a_fact_from_the_future_is_refused_not_waited_for(tmp_path):
+    """A merged PR timed in 2150 is within the contract's years, but has not happened: the
+    summarizer would hold it, and the watermark after it, until --timeout ran out."""
+    rows = [merged_pr(1), merged_pr(2, merged_at="2150-01-01T00:00:00Z"), merged_pr(3)]
+    history = write_lines(tmp_path / "merged.jsonl", rows)
+    result = report(tmp_path, f"replay:{history}", "--timeout", "60")
+    assert_clean_error(result, 1, "#2", "2150-01-01 00:00 UTC", "has not come yet")

@@ -167,6 +167,9 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
     not_after = None if spec.kind == "demo" else datetime.now(timezone.utc) + FUTURE_TOLERANCE
     events = await asyncio.to_thread(publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM,
                                      not_after)
+    if not_after is not None and loaded.watermark is not None and loaded.watermark > not_after:
+        raise SourceError(f"{spec}: its watermark {loaded.watermark:%Y-%m-%d %H:%M} UTC has not "
+                          "come yet; nothing was published")
     result = await ingest_facts(bus, loaded.repo, events, origin=loaded.origin,
                                 watermark=loaded.watermark, progress=progress)
     result.source = source_info(spec, loaded)

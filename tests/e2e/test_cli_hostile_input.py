@@ -215,3 +215,12 @@ def test_a_fact_from_the_future_is_refused_not_waited_for(tmp_path):
     history = write_lines(tmp_path / "merged.jsonl", rows)
     result = report(tmp_path, f"replay:{history}", "--timeout", "60")
     assert_clean_error(result, 1, "#2", "2150-01-01 00:00 UTC", "has not come yet")
+    # an events file's own watermark from the future, likewise
+    from datetime import datetime, timezone
+
+    from shared.events import SyncWatermark, WatermarkData
+
+    mark = SyncWatermark.create(WatermarkData(repo=REPO, watermark=datetime(2150, 1, 1, tzinfo=timezone.utc)))
+    events = write_lines(tmp_path / "events.jsonl", [fact_line(1), mark.to_bytes().decode()])
+    result = report(tmp_path, f"events:{events}", "--timeout", "60")
+    assert_clean_error(result, 1, "watermark 2150-01-01 00:00 UTC has not come yet")

@@ -83,6 +83,10 @@ def parse_time(value: Any, *, what: str = "time") -> datetime | None:
         raise ValueError(f"{what} {str(value)[:60]!r} is outside the years 1970..2200") from None
 
 
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 def whole_number(value: Any, *, what: str) -> int:
     """An integer from JSON (an int, or a float or text holding a whole number); ValueError for
     anything else (1.5, 1e400, "x", true) with what it was."""
@@ -206,7 +210,8 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
     capped, truncated = cap_files(files)
     item = ItemSnapshot(
         repo=repo, number=int(number), kind="pull_request", title=str(record["title"]),
-        author=login_from_commit_author(record.get("author_name"), record.get("author_email")),
+        author=login_from_commit_author(_optional_text(record.get("author_name")),
+                                        _optional_text(record.get("author_email"))),
         state="closed", created_at=min(authored_at, merged_at), updated_at=merged_at,
         closed_at=merged_at, merged_at=merged_at, additions=additions, deletions=deletions,
         changed_files=len(files), files=capped, files_truncated=truncated, base_branch="main",
@@ -228,7 +233,7 @@ def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
             raise SourceError(f"line {number} is not a JSON object; expected a merged-PR record")
         try:
             fact = replay_fact(record, repo)
-        except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as exc:
             detail = _short(exc)
             raise SourceError(f"line {number}: {detail}") from None
         if fact is not None:
@@ -520,7 +525,7 @@ def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
             continue
         try:
             yield from gharchive_facts_of(event, name)  # GitHub's spelling of the name
-        except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as exc:
             detail = _short(exc)
             raise SourceError(f"line {number}: {event['type']} does not look like a GH Archive "
                               f"payload ({detail})") from None

@@ -116,7 +116,9 @@ APPENDIX_MODES = ("full", "compact", "none")
 def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, database_url,
                 artifacts, timeout, progress, note, synthetic, token, profile,
                 run_services=None, appendix="compact") -> None:
-    from repodigest.pipeline import PipelineError, ReportJob, run_report
+    from repodigest.pipeline import (
+        Interrupted, PipelineError, ReportJob, run_interruptible, run_report,
+    )
     from services.classifier.domain.rules import ProfileError
     from services.summarizer.adapters.store import StoreError
     from shared.natsserver import NatsServerError
@@ -128,13 +130,16 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
                     progress=progress, data_note=note, synthetic=synthetic, github_token=token,
                     profile=profile, run_services=run_services, appendix=appendix)
     try:
-        outcome = asyncio.run(run_report(job))
+        outcome = run_interruptible(run_report(job))
     except (PipelineError, NatsUnreachable, NatsServerError) as exc:
         raise fail(str(exc), 1) from None
     except ProfileError as exc:  # --profile (or REPODIGEST_PROFILE_OVERRIDES) names no profile
         raise fail(f"--profile: {exc}") from None
     except StoreError as exc:  # the projections database cannot be used (unreachable, read-only)
         raise fail(str(exc), 1) from None
+    except Interrupted as exc:  # cleaned up; 130 for SIGINT, 143 for SIGTERM, as shells do
+        err.print(f"interrupted ({exc}): stopped and cleaned up", highlight=False)
+        raise typer.Exit(128 + exc.signum) from None
     data = outcome.ready.data
     out.print(f"[bold]{repo}[/] {data.window.kind} {data.window.label} ({data.window.tz}), "
               f"revision {data.revision}: {outcome.facts_published} facts ingested", highlight=False)

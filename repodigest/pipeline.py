@@ -11,11 +11,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import multiprocessing
+import signal
 import tempfile
 import uuid
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, TypeVar
 
 from shared.bus import STREAM_DEAD, Subjects, repo_from_subject
 from shared.config import CommonSettings
@@ -27,6 +31,7 @@ from shared.service import Runtime
 from shared.windows import Window
 
 log = logging.getLogger("repodigest.pipeline")
+T = TypeVar("T")
 
 
 class PipelineError(RuntimeError):
@@ -118,6 +123,7 @@ async def run_report(job: ReportJob) -> ReportOutcome:
         data_dir = job.data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
     server: EmbeddedNats | None = None
+    children_before = {p.pid for p in multiprocessing.active_children()}
     try:
         nats_url = job.nats_url
         if nats_url is None:
@@ -128,16 +134,108 @@ async def run_report(job: ReportJob) -> ReportOutcome:
         if job.run_services is None:
             job.run_services = server is not None
         runtime = build_runtime(settings, job, data_dir)
-        await runtime.start()
+        started = False
         try:
+            await runtime.start()
+            started = True
             return await _produce(runtime, job)
+        except asyncio.CancelledError:
+            # interrupted (SIGINT/SIGTERM, see run_interruptible): a PDF in progress is abandoned,
+            # not waited for (it can take minutes), and the services get a bounded stop
+            _kill_workers(runtime, children_before)
+            await _bounded(runtime.stop(), STOP_GRACE, "stopping the services")
+            _kill_workers(runtime, children_before)
+            started = False
+            raise
         finally:
-            await runtime.stop()
+            if started:
+                await runtime.stop()
     finally:
         if server is not None:
-            await server.stop()
+            await _stop_server(server)
         if tmp is not None:
             tmp.cleanup()
+
+
+# seconds an interrupted run gives the services, then the nats-server, before going on without them
+STOP_GRACE = 5.0
+
+
+class Interrupted(Exception):
+    """The run was stopped by a signal (after cleaning up); the CLI exits 128 + signum."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(main)`, where SIGINT (Ctrl-C) and SIGTERM cancel `main` so that its cleanup
+    runs (services, the embedded nats-server, PDF workers, the temporary directory), then raise
+    Interrupted. Without this SIGTERM killed the process at once and left all of them behind."""
+    received: list[int] = []
+
+    async def runner() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def on_signal(signum: int) -> None:
+            if not received:
+                log.warning("%s: stopping", signal.Signals(signum).name)
+                task.cancel()
+            received.append(signum)
+
+        handled = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
+                loop.add_signal_handler(sig, on_signal, sig)  # main thread only
+                handled.append(sig)
+        try:
+            return await main
+        except asyncio.CancelledError:
+            if received:
+                raise Interrupted(received[0]) from None
+            raise
+        finally:
+            for sig in handled:
+                loop.remove_signal_handler(sig)
+
+    return asyncio.run(runner())
+
+
+async def _bounded(work: Awaitable[object], seconds: float, what: str) -> None:
+    try:
+        await asyncio.wait_for(work, seconds)
+    except asyncio.TimeoutError:
+        log.warning("%s took longer than %.0f s; going on without waiting", what, seconds)
+    except Exception as exc:  # noqa: BLE001 - already stopping: the cleanup after this goes on
+        log.warning("%s failed: %s", what, type(exc).__name__)
+
+
+async def _stop_server(server: EmbeddedNats) -> None:
+    """SIGTERM (JetStream flushes its store), SIGKILL if it is not gone within STOP_GRACE."""
+    try:
+        await asyncio.wait_for(asyncio.shield(server.stop()), STOP_GRACE)
+    except asyncio.TimeoutError:
+        await server.kill()
+
+
+def _kill_workers(runtime: Runtime, before: set[int]) -> None:
+    """End PDF worker processes now: the renderer's (it starts no new one after this), then any
+    other child process multiprocessing started during this run."""
+    for service in runtime.services:
+        kill = getattr(getattr(service, "pdf", None), "kill", None)
+        if kill is not None:
+            kill()
+    children = [p for p in multiprocessing.active_children() if p.pid not in before]
+    for child in children:
+        child.terminate()
+    for child in children:
+        child.join(STOP_GRACE)
+        if child.is_alive():
+            child.kill()
+            child.join(STOP_GRACE)
 
 
 async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:

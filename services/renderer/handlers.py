@@ -69,6 +69,8 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     if "pdf" in formats and html is not None:
         if pdf is None:
             raise RuntimeError("PDF requested but the renderer has no PDF engine")
+        log.info("rendering the PDF of %s %s r%d (%s)", data.repo, data.window.label,
+                 data.revision, lang)
         with _rendering("pdf", lang):
             out["pdf"] = await pdf.render(html)
     if "json" in formats:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -13,6 +14,12 @@ log = logging.getLogger("repodigest.renderer.pdf")
 
 class PdfError(RuntimeError):
     pass
+
+
+def _worker_init() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides what stops (and
+    # kills a worker it abandons); a worker must not die mid-document with a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def html_to_pdf(html: str, base_url: str | None = None) -> bytes:
@@ -46,12 +53,15 @@ class PdfRenderer:
                  max_tasks_per_child: int = 50) -> None:
         self.workers, self.timeout, self.max_tasks = workers, timeout, max_tasks_per_child
         self._pool: ProcessPoolExecutor | None = None
+        self._killed = False
 
     def start(self) -> None:
+        if self._killed:
+            raise PdfError("the PDF renderer is stopping")
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                max_tasks_per_child=self.max_tasks)
+                max_tasks_per_child=self.max_tasks, initializer=_worker_init)
 
     async def warm(self, css: str = "") -> None:
         """Start every worker and render a tiny document in each (fonts loaded, imports done)."""
@@ -73,6 +83,11 @@ class PdfRenderer:
                 broken.shutdown(wait=False, cancel_futures=True)
             raise PdfError("the PDF worker process died; the report will be retried") from None
         except asyncio.TimeoutError:
+            # the worker would go on with the document for as long as it takes, and the retry
+            # would queue behind it: end it (and its pool) now
+            stuck, self._pool = self._pool, None
+            if stuck is not None:
+                _terminate(stuck)
             raise PdfError(f"PDF rendering took longer than {self.timeout:.0f}s "
                            "(raise REPODIGEST_PDF_TIMEOUT for very large reports)") from None
 
@@ -80,3 +95,25 @@ class PdfRenderer:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def kill(self, grace: float = 2.0) -> None:
+        """Stop now (an interrupted run): terminate the workers, a document in progress included
+        (its render fails with PdfError), and start none again."""
+        self._killed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            _terminate(pool, grace)
+
+
+def _terminate(pool: ProcessPoolExecutor, grace: float = 2.0) -> None:
+    """End a pool's workers now (SIGTERM, then SIGKILL after `grace` seconds), busy or not."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(grace)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(grace)
+    pool.shutdown(wait=False, cancel_futures=True)

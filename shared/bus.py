@@ -650,12 +650,10 @@ class Consumer(Generic[E]):
         and everything after it back (nak with backoff), so no later event, a watermark above
         all, is handled before the ones it follows. False when the rest must not be handled."""
         try:
-            if len(part) == 1:
-                with spans.single(part[0][0]):
-                    await self.handle_batch([part[0][1]])  # type: ignore[misc]
-            else:
-                with spans.batch(len(part)):
-                    await self.handle_batch([e for _, e in part])  # type: ignore[misc]
+            # a batch span even for one event (as before the split): it links to each event's
+            # trace rather than joining one, so a watermark's fold is not part of a report's trace
+            with spans.batch(len(part)):
+                await self.handle_batch([e for _, e in part])  # type: ignore[misc]
         except Poison as exc:
             if len(part) == 1:
                 await self._dead(part[0][0], str(exc))

@@ -22,7 +22,7 @@ def _refused_login(errors: list[BaseException]) -> bool:
     return any(any(w in str(e).lower() for w in _AUTH_WORDS) for e in errors)
 
 
-async def connect(settings: CommonSettings, name: str = "repodigest-cli"):
+async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconnects: int = 1):
     """A connected `nats.aio.client.Client`, or NatsUnreachable with a message a person can act on
     (the URL redacted)."""
     where = redact_url(settings.nats_url)
@@ -43,7 +43,7 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli"):
     try:
         return await asyncio.wait_for(
             nats.connect(settings.servers(), name=name, connect_timeout=int(timeout),
-                         max_reconnect_attempts=1, reconnect_time_wait=0.5, error_cb=on_error,
+                         max_reconnect_attempts=reconnects, reconnect_time_wait=0.5, error_cb=on_error,
                          **kwargs),
             timeout * 3 + 5)
     except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:

@@ -228,23 +228,17 @@ def parse_since(text: str | None) -> datetime | None:
 
 
 async def _connect(nats_url: str):  # type: ignore[no-untyped-def]
-    import nats
+    """NATS with the services' credential settings; a one-line error, the URL's secret redacted."""
+    from shared.natsclient import connect
+    from shared.service import NatsUnreachable
 
     from .config import ClassifierSettings
 
-    settings = ClassifierSettings(nats_url=nats_url)
-    kwargs: dict[str, Any] = {}
-    if settings.nats_user:
-        kwargs["user"] = settings.nats_user
-        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else None
-    if settings.nats_token:
-        kwargs["token"] = settings.nats_token.get_secret_value()
     try:
-        return await nats.connect(settings.servers(), connect_timeout=max(1, int(settings.nats_connect_timeout)),
-                                  max_reconnect_attempts=2, allow_reconnect=True, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - turned into an actionable message
-        raise ConnectionError(f"cannot reach NATS at {nats_url}: {type(exc).__name__}. Start a "
-                              "nats-server with JetStream (-js) or fix --nats-url") from None
+        return await connect(ClassifierSettings(nats_url=nats_url), name="repodigest-classifier-cli",
+                             reconnects=2)
+    except NatsUnreachable as exc:
+        raise ConnectionError(str(exc)) from None
 
 
 def reclassify_command(nats_url: str, repo: str | None, since: str | None, profile: str | None,

@@ -114,15 +114,21 @@ def _one_clear_line(err: str, *secrets: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("command", ["subscribe", "fetch"])
+COMMANDS = {"subscribe": ["subscribe", REPO, "--count", "1"],
+            "fetch": ["fetch", "nats://RD_ARTIFACTS/reports/x/report.md"],
+            "classifier-reload": ["classifier-reload", "--timeout", "1"],
+            "reclassify": ["reclassify", "--quiet"]}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
 async def test_a_refused_login_is_one_line_without_the_password(auth_server, command) -> None:
     host = auth_server.url.removeprefix("nats://")
-    args = ["fetch", "nats://RD_ARTIFACTS/reports/x/report.md"] if command == "fetch" else [
-        "subscribe", REPO, "--count", "1"]
+    args = COMMANDS[command]
+    expected = 2 if command in {"classifier-reload", "reclassify"} else 1  # their usage error code
 
     # the password in the URL
     code, out, err = await run(*args, "--nats-url", f"nats://{USER}:{WRONG}@{host}")
-    assert code == 1
+    assert code == expected
     line = _one_clear_line(err, WRONG)
     assert WRONG not in out.decode()
     assert "refused the login" in line and f"nats://{USER}:***@{host}" in line
@@ -131,12 +137,12 @@ async def test_a_refused_login_is_one_line_without_the_password(auth_server, com
     # the password in the environment
     code, out, err = await run(*args, "--nats-url", auth_server.url,
                                env={"REPODIGEST_NATS_USER": USER, "REPODIGEST_NATS_PASSWORD": WRONG})
-    assert code == 1
+    assert code == expected
     assert "refused the login" in _one_clear_line(err, WRONG)
 
     # a token in the URL, and no server there at all
     code, out, err = await run(*args, "--nats-url", f"nats://{TOKEN}@127.0.0.1:{free_port()}")
-    assert code == 1
+    assert code == expected
     line = _one_clear_line(err, TOKEN)
     assert "cannot reach NATS at nats://***@127.0.0.1:" in line
 

@@ -149,3 +149,113 @@ def test_dockerfile_copies_what_exists():
         if line.startswith("COPY "):
             for src in line.split()[1:-1]:
                 assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"
+
+
+# ---------------------------------------------------------------- defaults that expose (issue 16)
+
+LOOPBACK = {"127.0.0.1", "::1", "[::1]", "localhost"}
+
+
+def _published_hosts(port) -> str | None:
+    """The host address a compose port entry publishes on (None: every interface)."""
+    if isinstance(port, dict):
+        return port.get("host_ip")
+    text = re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", str(port))  # a variable's default
+    parts = text.rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else None
+
+
+def test_compose_publishes_every_port_on_loopback_only():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    published = [(name, port) for name, svc in compose["services"].items()
+                 for port in svc.get("ports", [])]
+    assert published  # NATS, MinIO, Jaeger and the webhook endpoint are published
+    exposed = [(name, port) for name, port in published if _published_hosts(port) not in LOOPBACK]
+    assert not exposed, f"published on every interface: {exposed}"
+
+
+def test_compose_nats_and_minio_need_passwords_without_defaults():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    required = re.compile(r"^\$\{[A-Z0-9_]+:\?[^}]+\}$")  # set it or compose refuses to start
+    conf = (ROOT / "deploy/nats/nats.conf").read_text()
+    auth = re.search(r"authorization\s*\{([^}]*)\}", conf)
+    assert auth and re.search(r"password:\s*\$REPODIGEST_NATS_PASSWORD\b", auth.group(1))
+    assert required.match(services["nats"]["environment"]["REPODIGEST_NATS_PASSWORD"])
+    for name in SERVICES + ("cli",):
+        env = services[name]["environment"]
+        assert env["REPODIGEST_NATS_USER"] and required.match(env["REPODIGEST_NATS_PASSWORD"]), name
+        assert required.match(env["AWS_SECRET_ACCESS_KEY"]), name
+    assert required.match(services["minio"]["environment"]["MINIO_ROOT_PASSWORD"])
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "repodigest-secret" not in text  # the old fixed MinIO password
+
+
+async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_path):
+    """deploy/nats/nats.conf run by the real nats-server: a client without the password is
+    refused, one with it gets JetStream."""
+    import asyncio
+    import os
+
+    import nats
+    import nats.errors
+
+    from shared.natsserver import find_binary, free_port
+
+    password = "compose-nats-password-of-the-test"
+    port, monitor = free_port(), free_port()
+    conf = tmp_path / "nats.conf"  # the file as compose mounts it, its store in tmp_path
+    conf.write_text((ROOT / "deploy/nats/nats.conf").read_text().replace(
+        "store_dir: /data/jetstream", f"store_dir: {tmp_path / 'js'}"))
+    proc = subprocess.Popen(
+        [find_binary(), "-c", str(conf), "-a", "127.0.0.1", "-p", str(port), "-m", str(monitor)],
+        env={**os.environ, "REPODIGEST_NATS_PASSWORD": password},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = f"nats://127.0.0.1:{port}"
+        nc = None
+        deadline = asyncio.get_running_loop().time() + 20
+        while nc is None:
+            if proc.poll() is not None:  # the configuration was refused
+                pytest.fail(f"nats-server refused deploy/nats/nats.conf: {proc.stderr.read().decode()}")
+            try:
+                nc = await nats.connect(url, user="repodigest", password=password,
+                                        allow_reconnect=False, connect_timeout=1)
+            except (OSError, nats.errors.NoServersError):
+                assert asyncio.get_running_loop().time() < deadline, "nats-server did not listen"
+                await asyncio.sleep(0.1)  # start-up, not a result
+        await nc.jetstream().account_info()
+        await nc.close()
+        for creds in ({}, {"user": "repodigest", "password": "wrong"}):
+            with pytest.raises(Exception) as refused:
+                await nats.connect(url, allow_reconnect=False, connect_timeout=2,
+                                   max_reconnect_attempts=0, **creds)
+            assert "authorization" in str(refused.value).lower() or isinstance(
+                refused.value, nats.errors.NoServersError), refused.value
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_kubernetes_services_log_in_to_nats_with_a_secret_and_probes_reach_health():
+    for resource in build(K8S / "overlays/production"):
+        if resource["kind"] != "Deployment":
+            continue
+        env = {e["name"]: e for e in resource["spec"]["template"]["spec"]["containers"][0]["env"]}
+        for name in ("REPODIGEST_NATS_USER", "REPODIGEST_NATS_PASSWORD"):
+            ref = env[name]["valueFrom"]["secretKeyRef"]
+            assert ref["name"] == "repodigest-nats", resource["metadata"]["name"]
+    config = next(r for r in build(K8S / "base") if r["metadata"]["name"] == "repodigest-config")
+    assert not [k for k in config["data"] if re.search(r"PASSWORD|TOKEN|SECRET", k)]
+    # the health server binds 127.0.0.1 by default; kubelet probes come to the pod's address
+    assert config["data"]["REPODIGEST_HEALTH_HOST"] == "0.0.0.0"
+    assert "REPODIGEST_HEALTH_HOST" in settings_fields()
+
+
+def test_nats_helm_values_require_a_login_from_a_secret():
+    values = yaml.safe_load((ROOT / "deploy/nats/helm-values.yaml").read_text())
+    auth = values["config"]["merge"]["authorization"]
+    assert auth["user"] and re.fullmatch(r"<< \$([A-Z_]+) >>", auth["password"])
+    variable = re.fullmatch(r"<< \$([A-Z_]+) >>", auth["password"]).group(1)
+    ref = values["container"]["env"][variable]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "repodigest-nats", "key": "password"}

@@ -195,13 +195,8 @@ class SqlProjections:
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
-        check_database_url(url)
-        try:
-            sa_url = sa.engine.make_url(url)
-        except sa.exc.ArgumentError:
-            raise StoreError(
-                f"REPODIGEST_DATABASE_URL {redacted(url)} is not a database URL; use e.g. "
-                "sqlite:///./repodigest.db or postgresql+psycopg://user@host/db") from None
+        check_database_url(url)  # (a URL it lets through parses)
+        sa_url = sa.engine.make_url(url)
         kwargs: dict = {"echo": echo, "future": True}
         if sa_url.get_backend_name() == "sqlite":
             kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}

@@ -6,7 +6,19 @@ import uuid
 
 import pytest
 
+from services.renderer.adapters.pdf import PdfRenderer
 from shared.natsserver import free_port
+
+
+@pytest.fixture
+async def pdf_engine():
+    """A started PDF renderer with one worker (closed after the test)."""
+    engine = PdfRenderer(workers=1, timeout=180)
+    engine.start()
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 @pytest.fixture(scope="module")

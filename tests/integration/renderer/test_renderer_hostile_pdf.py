@@ -19,16 +19,6 @@ from tests.unit.renderer.test_renderer_links import BASE, hostile_summary
 from .test_renderer_pdf import _run, need
 
 
-@pytest.fixture
-async def pdf_engine():
-    engine = PdfRenderer(workers=1, timeout=180)
-    engine.start()
-    try:
-        yield engine
-    finally:
-        engine.close()
-
-
 async def test_pdf_links_only_the_forge(pdf_engine, tmp_path) -> None:
     path = tmp_path / "report.pdf"
     path.write_bytes(await pdf_engine.render(render_html(hostile_summary(), "en")))

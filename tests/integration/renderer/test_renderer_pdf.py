@@ -27,16 +27,6 @@ def need(tool: str) -> str:
     return path
 
 
-@pytest.fixture
-async def pdf_engine():
-    engine = PdfRenderer(workers=1, timeout=180)
-    engine.start()
-    try:
-        yield engine
-    finally:
-        engine.close()
-
-
 def _run(*args: str) -> str:
     return subprocess.run(args, check=True, capture_output=True, text=True, timeout=60).stdout
 

@@ -8,11 +8,17 @@ input lays out in bounded time. The JSON artifact keeps the summary as it is (it
 
 from __future__ import annotations
 
+import functools
+import re
+import typing
+
 from pydantic import BaseModel
 
 from .links import forge_url
 from .text import TITLE_MAX, bounded_title, cut_words
 
+# a path below the repository's URL with nothing to decode or normalise (no ".", "%", "@", ...)
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9/_~-]*(?:#[A-Za-z0-9_-]*)?")
 # free text beyond this is cut too (a body excerpt is at most 4,000 characters by contract)
 TEXT_MAX = 4000
 # single strings shown whole (titles, names, logins, reasons) and the items of string tuples
@@ -27,9 +33,27 @@ def bounded(model: BaseModel, repo_url: str) -> BaseModel:
     return _walk(model, repo_url)
 
 
+def _holds_text(annotation) -> bool:
+    """Whether a field of this type can hold a string or a model (a Literal's values are ours)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return False
+    if origin is not None:
+        return any(_holds_text(a) for a in typing.get_args(annotation))
+    if annotation is str or annotation is typing.Any:
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+@functools.lru_cache(maxsize=None)
+def _text_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of a model class worth walking (not its numbers, flags and times)."""
+    return tuple(name for name, field in cls.model_fields.items() if _holds_text(field.annotation))
+
+
 def _walk(model: BaseModel, repo_url: str) -> BaseModel:
     update = {}
-    for name in type(model).model_fields:
+    for name in _text_fields(type(model)):
         value = getattr(model, name)
         new = _value(name, value, repo_url)
         if new is not value:
@@ -40,6 +64,8 @@ def _walk(model: BaseModel, repo_url: str) -> BaseModel:
 def _value(name: str, value, repo_url: str):
     if isinstance(value, str):
         if name == "url":
+            if value.startswith(repo_url) and _PLAIN_PATH.fullmatch(value, len(repo_url)):
+                return value  # the common case, /pull/123 on the forge: nothing to parse
             safe = forge_url(value, repo_url)
             return value if safe == value else safe
         limit = TITLE_MAX if name in _SHORT_FIELDS else TEXT_MAX

@@ -448,6 +448,7 @@ def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story")
         if _author_bot(snap, tags) or number in story.reverts or number in story.reverted:
             continue
         score, signals = score_pr(snap, tags, policy, storyline_lead=number in story.leads)
+        story.scores[number] = score
         scored.append((score, number, snap, tags, signals))
     scored.sort(key=lambda s: (-s[0], s[1]))
     quota = key_pr_quota(len(scored), policy)
@@ -596,6 +597,7 @@ class _Story:
     leads: set[int] = field(default_factory=set)
     reverts: set[int] = field(default_factory=set)  # reverts merged in the window
     reverted: set[int] = field(default_factory=set)  # what those reverts undid
+    scores: dict[int, float] = field(default_factory=dict)  # merged PR -> score (computed once)
 
 
 def _story_items(t: _Tally, inp: WindowInput | None) -> dict[int, StoryItem]:
@@ -1258,8 +1260,8 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     key_prs = _key_prs(t, inp, policy, story)
     scores = {}
     for number, row in t.merged_prs.items():
-        scores[number] = score_pr(row.fact.item, row.tags, policy,
-                                  storyline_lead=number in story.leads)[0]
+        scores[number] = story.scores[number] if number in story.scores else score_pr(
+            row.fact.item, row.tags, policy, storyline_lead=number in story.leads)[0]
     first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     can = provided(meta)

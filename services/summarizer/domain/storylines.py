@@ -3,6 +3,7 @@ against the repository's history, reference chains, shared files); pure."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -89,7 +90,10 @@ def _segment_terms(segment: str, out: list[_Term]) -> None:
                 out.append(_Term(w + w2, segment[s:e2], (w, w2)))
 
 
-def _title_terms(title: str) -> list[_Term]:
+@functools.lru_cache(maxsize=8192)
+def _title_terms(title: str) -> tuple[_Term, ...]:
+    """A title's terms (cached: a report reads each title several times, and the history's
+    titles come back for every report of the repository)."""
     out: list[_Term] = []
     text = _DATE.sub(" | ", _NUMBER_REF.sub(" ", title))
     # a [Tag]'s words are terms of their own ("[DSV4]", "[PrefixCache]"); generic tags such as
@@ -101,7 +105,7 @@ def _title_terms(title: str) -> list[_Term]:
     for segment in _BREAK.split(text):
         if segment.strip():
             _segment_terms(segment, out)
-    return out
+    return tuple(out)
 
 
 def normalise_term(text: str) -> str:
@@ -153,6 +157,7 @@ _DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|
 _CI_FILE = re.compile(r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$")
 
 
+@functools.lru_cache(maxsize=16384)
 def file_kind(path: str) -> Role | None:
     """docs, test or ci for a file that is only that; None for code (or anything else)."""
     if _DOC_FILE.search(path):

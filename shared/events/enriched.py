@@ -5,6 +5,8 @@ Producer: classifier. Consumers: summarizer.
 
 from __future__ import annotations
 
+import re
+
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal, Union
 
@@ -42,6 +44,14 @@ class Claim(Frozen):
     kind: Literal["performance", "accuracy"]
     sentence: Text  # a span of the body (markup stripped), at most ~240 characters
     figures: tuple[Text, ...] = ()  # the numbers it states, as written ("1.2x", "9-16%", "3.6x")
+
+
+# words that make a sentence a reason ("break CI:", "It breaks the test …", "image build failed"):
+# the classifier picks a title revert's `context` by them, the summarizer quotes a revert's
+# what-sentence as its reason only when it has one
+REASON_WORDS = re.compile(
+    r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*|because|due to"
+    r"|caus\w+|bugs?|wrong|incorrect|accuracy|precision|problems?|conflict\w*|for ci)\b")
 
 
 class Reference(Frozen):

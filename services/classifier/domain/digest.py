@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from shared.events.enriched import Claim, Digest, Reference
+from shared.events.enriched import REASON_WORDS, Claim, Digest, Reference
 
 MAX_TEXT = 240  # characters of a text field, before the "…" of a cut
 MAX_CLAIMS = 6
@@ -652,7 +652,28 @@ _INTRODUCED = re.compile(r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\
 _REGRESSED = re.compile(r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
                         r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
                         r"|errors?|hangs?|degradation|drops?)\b", re.I)
-_TOLD = ("reverts", "fix_up")  # references whose sentence a report quotes (why it was undone)
+_TOLD = ("reverts", "fix_up")
+
+
+def _why_line(text: str) -> str:
+    """The first sentence of a revert's description that says why (for a revert named by its
+    title): "break CI", "It breaks the test", "The new version … lead to the image build failure"."""
+    pos = 0
+    for line in text.split("\n"):
+        t = line.strip()
+        m = REASON_WORDS.search(line)
+        if (m and not _REVERTS_SHA.search(t) and not t.startswith(("#", "|"))
+                and not re.match(r"(?i)[-*>\s]*revert\b", t)):
+            found = _context(text, pos + m.start(), pos + m.end())
+            # up to a pointer ("… failure. see <url>") or inline HTML (an <img> pasted after it)
+            found = re.split(r"(?i)(?<=[.!?])\s+(?=(?:see|refer to|cf)\b|https?://)|\s*<[a-z/!]", found, maxsplit=1)[0]
+            found = re.sub(r"[:：]\s*$", "", found).strip()
+            if "](" in found or found.count("[") != found.count("]") or not is_span(found, text):
+                return ""  # (a Markdown link cut in two is no span of the body)
+            return found
+
+        pos += len(line) + 1
+    return ""
 
 
 def _context(text: str, start: int, end: int) -> str:
@@ -693,7 +714,7 @@ def _context(text: str, start: int, end: int) -> str:
 
 
 CONTEXT_MAX = 240
-_STRUCTURAL = re.compile(r"\s*(?:#|[-*+>|]\s|\d{1,3}[.)]\s|```|~~~|$)")
+_STRUCTURAL = re.compile(r"\s*(?:#|[-*+>|]\s|\d{1,3}[.)]\s|```|~~~|-{3,}|\*{3,}|_{3,}|$)")
 _ENDS = re.compile(r"[.!?。！？:：]\s*$")
 
 
@@ -712,7 +733,7 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
 
     reverted = _revert_of_title(title) if title else None
     if reverted is not None:
-        add("reverts", reverted[1], title_=reverted[0])
+        add("reverts", reverted[1], title_=reverted[0], context=_why_line(text))
     shas = _REVERTS_SHA.findall(text) if "everts commit" in text else []
     if shas:
         open_ = [k for k, r in refs.items() if r.kind == "reverts" and r.sha is None]

@@ -22,7 +22,7 @@ from shared.events import (
     ALL_PROVIDED, Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
     EcosystemGroup, EcosystemSection, FactData, FollowUp, HourlyActivity, Incident, ItemRef,
     ItemSnapshot, KeyPR, ModuleTrend, RiskObservation, ScoreSignal, SourceInfo, Storyline,
-    SummaryData, Tags, Theme,
+    REASON_WORDS, SummaryData, Tags, Theme,
 )
 from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
@@ -770,7 +770,8 @@ def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
             # "Reverts #12515" or "Manually reverts #11899 from main" says no why
             return ref.context if _says_why(ref.context) else ""
     what = revert.digest.what.strip()
-    if not what or revert.digest.template_only or not _says_why(what):
+    # the what-sentence only when it gives a reason (a revert's "- fix lint" list item does not)
+    if not what or revert.digest.template_only or not _says_why(what) or not REASON_WORDS.search(what):
         return ""
     if plain_title(what) == plain_title(revert.title):
         return ""
@@ -782,8 +783,10 @@ _NOT_WHY = re.compile(r"(?i)https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|\b(?:this|that
 
 
 def _says_why(sentence: str) -> bool:
-    """More than "Reverts #N (from main)": a few words of its own remain."""
-    return len(_NOT_WHY.sub(" ", sentence).split()) >= 3
+    """More than "Reverts #N (from main)": a few words of its own remain (two, "break CI", when
+    one of them is a reason)."""
+    words = _NOT_WHY.sub(" ", sentence).split()
+    return len(words) >= 3 or (len(words) == 2 and bool(REASON_WORDS.search(sentence)))
 
 
 def _names_reverted(item: StoryItem) -> bool:

@@ -32,7 +32,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from pydantic import ValidationError
 
 from shared.events import DeadLetter
-from shared.events.envelope import CloudEvent
+from shared.events.envelope import CONTENT_TYPE, CloudEvent
 from shared import telemetry
 from shared.tasks import cancel_and_wait
 
@@ -252,6 +252,14 @@ def stream_of(subject: str) -> str:
             "report": STREAM_REPORTS, "dead": STREAM_DEAD}[prefix]
 
 
+def event_headers(event: CloudEvent) -> dict[str, str]:
+    """The NATS headers of a published event: its id for JetStream de-duplication, its type and
+    id for filtering without parsing, and the content type of CloudEvents' structured mode (the
+    body is the whole event; without it FastStream sends an empty `content-type`)."""
+    return {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id,
+            "content-type": CONTENT_TYPE}
+
+
 class Bus:
     """Publishing and dead-lettering for one service, over a FastStream NATS broker."""
 
@@ -270,9 +278,7 @@ class Bus:
         A missing ack (a busy server, a reconnect) is retried: the deterministic id travels as
         Nats-Msg-Id, so a retry of a publish that did land is de-duplicated, never doubled.
         """
-        return await self.publish_raw(
-            event.to_bytes(), subject,
-            {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id})
+        return await self.publish_raw(event.to_bytes(), subject, event_headers(event))
 
     async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> Any:
         import nats.errors
@@ -309,7 +315,7 @@ class Bus:
         tracing = telemetry.tracing_enabled()
         out: list[tuple[bytes, str, str, dict[str, str], Any]] = []
         for event, subject, ctx in batch:
-            headers = {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id}
+            headers = event_headers(event)
             span = None
             if tracing:
                 span = _tracer.start_span(
@@ -406,6 +412,7 @@ class Bus:
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
         """Park a message in RD_DEAD with the reason in headers and the original bytes intact."""
         headers = letter.to_headers()
+        headers["content-type"] = "application/octet-stream"  # the original bytes, whatever they are
         if letter.stream and letter.sequence is not None:
             # one dead letter per stream message, even if parking it had to be retried
             headers["Nats-Msg-Id"] = f"dead:{letter.stream}:{letter.sequence}"

@@ -23,7 +23,7 @@ import nats.errors
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import ValidationError
 
-from shared.bus import STREAM_GITHUB, Poison, Subjects, repo_tokens
+from shared.bus import STREAM_GITHUB, Poison, Subjects, event_headers, repo_tokens
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent, deterministic_id
 
@@ -63,7 +63,7 @@ class JetStreamPublisher:
         self.js = js
 
     async def publish(self, event: CloudEvent, subject: str) -> Any:
-        headers = {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id}
+        headers = event_headers(event)
         for attempt in range(1, 5):
             try:
                 return await self.js.publish(subject, event.to_bytes(), headers=headers,

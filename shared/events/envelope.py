@@ -9,6 +9,20 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 SPECVERSION = "1.0"
+# The NATS binding's structured content mode: the message is the whole event as JSON
+CONTENT_TYPE = "application/cloudevents+json"
+# where each type's committed JSON Schema (shared/events/schemas/<type>.json) is published: its `$id`
+SCHEMA_BASE = "https://repodigest.dev/schemas/"
+
+
+def schema_uri(event_type: str) -> str:
+    """The `$id` of the committed JSON Schema of `event_type` (the event's `dataschema`)."""
+    return f"{SCHEMA_BASE}{event_type}.json"
+
+
+def _dataschema(data: dict[str, Any]) -> str | None:
+    event_type = data.get("type")
+    return schema_uri(event_type) if isinstance(event_type, str) and event_type else None
 
 # What the projections (SQLite, PostgreSQL) can hold, checked where a fact enters: one fact that
 # storage refuses must be refused at the edge, not fail a whole fold batch downstream.
@@ -83,6 +97,9 @@ class CloudEvent(Frozen):
     subject: Text | None = None
     time: datetime
     datacontenttype: Text = "application/json"
+    # the committed schema of the type (events logged before it was set get it on reading);
+    # that schema describes the whole event, its `data` property the data
+    dataschema: Text | None = Field(default_factory=_dataschema)
     data: Any
 
     TYPE: ClassVar[str] = ""

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from . import ALL_EVENT_TYPES
+from .envelope import schema_uri
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 
@@ -18,7 +19,7 @@ SCHEMA_DIR = Path(__file__).with_name("schemas")
 def schema_of(cls: type) -> dict:
     schema = cls.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://repodigest.dev/schemas/{cls.TYPE}.json"
+    schema["$id"] = schema_uri(cls.TYPE)
     return schema
 
 

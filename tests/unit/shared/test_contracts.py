@@ -171,3 +171,31 @@ def test_the_bounds_keep_what_github_really_sends():
     comment = ev.CommentInfo(id=2**63 - 1, author=ev.Actor(login="b"),
                              created_at=datetime(2026, 1, 1))  # naive: taken to be UTC
     assert comment.created_at.tzinfo is timezone.utc
+
+
+# ---------------------------------------------------------------- dataschema (issue 17)
+
+
+@pytest.mark.parametrize("cls", ev.ALL_EVENT_TYPES, ids=lambda c: c.TYPE)
+def test_every_type_names_its_committed_schema_as_dataschema(cls):
+    """`dataschema` of every type is the `$id` of its committed file in shared/events/schemas/."""
+    committed = json.loads((SCHEMA_DIR / f"{cls.TYPE}.json").read_text(encoding="utf-8"))
+    assert committed["properties"]["dataschema"]  # the contract declares the attribute
+    field = cls.model_fields["dataschema"]
+    assert field.default_factory({"type": cls.TYPE}) == committed["$id"]
+
+
+def test_events_carry_dataschema_and_older_events_get_it_on_reading():
+    fact = ev.make_fact(ev.FactData(repo="a/b", kind="pull_request", action="merged",
+                                    item=snapshot(repo="a/b")))
+    committed = json.loads((SCHEMA_DIR / f"{fact.type}.json").read_text(encoding="utf-8"))
+    raw = json.loads(fact.to_bytes())
+    assert raw["dataschema"] == committed["$id"] == f"https://repodigest.dev/schemas/{fact.type}.json"
+    del raw["dataschema"]  # logged before the attribute existed
+    assert ev.GITHUB_EVENT_ADAPTER.validate_python(raw).dataschema == committed["$id"]
+    report = ev.ReportReady.create(ev.ReportReadyData.model_validate({
+        "repo": "a/b", "window": {"kind": "week", "label": "2026-W24", "tz": "UTC",
+                                  "start": "2026-06-08T00:00:00Z", "end": "2026-06-15T00:00:00Z"},
+        "revision": 1, "languages": ["en"], "rendered_at": T0, "artifacts": [],
+        "summary_id": "s1"}))
+    assert report.dataschema == "https://repodigest.dev/schemas/dev.repodigest.report.ready.v1.json"

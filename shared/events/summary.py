@@ -394,6 +394,9 @@ class SummaryData(Frozen):
     median_hours_to_merge: float | None = None
     median_hours_to_first_response: float | None = None
     appendix: Appendix = Appendix()
+    # items the summary names that none of its lists holds (a change merged before the window
+    # that a revert or an instability line points at): their titles and links
+    referenced: tuple[ItemRef, ...] = ()
     changed_figures: tuple[ChangedFigure, ...] = ()
     # ids of the facts the figures count (bounded sample), for span links and audits
     fact_ids_sample: tuple[str, ...] = ()

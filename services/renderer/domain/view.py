@@ -266,6 +266,8 @@ def _item_index(s: SummaryData) -> dict[int, ItemRef]:
         index.setdefault(d.item.number, d.item)
     for f in s.follow_ups:
         index.setdefault(f.item.number, f.item)
+    for item in s.referenced:
+        index.setdefault(item.number, item)
     for e in s.ecosystems:
         for item in e.issues:
             index.setdefault(item.number, item)
@@ -895,6 +897,8 @@ class _Writer:
             parts = self.inline("incidents.revert" + ("_subject" if subj else ""),
                                 {"revert": [self.ref(inc.items[0])],
                                  "reverted": [self.ref(inc.items[1])]}, subject=subj)
+            if inc.across_windows:  # (said of the reverted change, before what brought it back)
+                parts += (m.t("incidents.across_revert"),)
             back = [n for n, r in zip(inc.items, inc.roles) if r == "relanded"]
             if back:
                 parts += self.inline("incidents.relanded", {"items": [self.ref(n) for n in back]})
@@ -932,9 +936,8 @@ class _Writer:
             head = m.t("incidents.instability_head", subject=subject) if subject else m.t(
                 "incidents.instability_anon")
             parts = (head,) + tuple(joined)
-        if inc.across_windows:
-            parts = parts + (m.t("incidents.across_revert" if inc.kind == "revert"
-                                 else "incidents.across"),)
+        if inc.across_windows and inc.kind != "revert":
+            parts = parts + (m.t("incidents.across"),)
         if inc.reason.strip():
             parts = parts + (m.t("incidents.reason", reason=self.quote(
                 _span(inc.reason, EXCERPT_WHAT).rstrip(" .。"))),)
@@ -1106,7 +1109,8 @@ SECTION_NEEDS: dict[str, tuple[str, ...]] = {
     "discussions": ("comments", "reviews"),
     "attention": ("issues",),
 }
-INCIDENT_ROLES = ("added", "bump", "fixed", "follow_up", "reverted", "reverted_change", "other")
+INCIDENT_ROLES = ("added", "bump", "fixed", "follow_up", "reverted", "reverted_change", "relanded",
+                  "other")
 NULLABLE_COUNTS = ("new_issues", "closed_issues", "new_prs", "closed_unmerged_prs", "reviewers",
                    "comments", "reviews")
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")

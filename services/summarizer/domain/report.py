@@ -692,7 +692,9 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
             n = queue.pop()
             for src, role in followers.get(n, ()):
                 if src not in roles:
-                    roles[src] = role
+                    # "Reapply …" that also fixes it: the change coming back, not one more fix
+                    back = role == "fixed" and src in items and _RELAND.search(items[src].title)
+                    roles[src] = "relanded" if back else role
                     queue.append(src)
         # three or more steps; or a change of this window that already needed a fix in it (a
         # regression answered within days: "#11266 added, #12605 fixed")
@@ -1098,7 +1100,7 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
         first = ref(inc.items[0])
         if first is None:
             continue
-        if inc.kind == "instability" and len(inc.items) >= 3:
+        if inc.kind == "instability" and len(inc.items) >= 3 and inc.roles[-1:] != ("relanded",):
             out.append(FollowUp(kind="instability", item=first, items=inc.items,
                                 reason=f"{inc.subject}: added, fixed and reverted within days; "
                                        "settle the design before building on it"))
@@ -1292,11 +1294,29 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
         median_hours_to_first_response=(_hours_to_first_response(t)
                                         if {"comments", "reviews"} & can and "opened_prs" in can else None),
         appendix=_appendix(t, inp, story),
+        referenced=_referenced(incidents, t, prev, inp),
         changed_figures=tuple(changed_figures),
         fact_ids_sample=tuple(sample),
         facts_counted=len(t.facts),
         request_id=meta.request_id,
     )
+
+
+def _referenced(incidents: Sequence[Incident], t: _Tally, prev: _Tally,
+                inp: WindowInput) -> tuple[ItemRef, ...]:
+    """The items incidents name that the window's lists do not hold (earlier changes), with
+    their titles and links, so that a report never shows a bare number for them."""
+    listed = set(t.merged_prs) | set(t.new_prs) | set(t.closed_prs) | set(t.new_issues) | set(t.closed_issues)
+    wanted = sorted({n for inc in incidents for n in inc.items} - listed)
+    earlier = {n: r for rows in (prev.merged_prs, prev.new_prs, prev.closed_prs) for n, r in rows.items()}
+    out = []
+    for n in wanted:
+        row = inp.items.get(n) or inp.referenced.get(n)
+        if row is not None:
+            out.append(item_ref(row.snapshot, row.tags))
+        elif n in earlier:
+            out.append(item_ref(earlier[n].fact.item, earlier[n].tags))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- size

@@ -281,3 +281,23 @@ def test_a_large_removal_is_a_key_pr_and_says_so():
     keys = {k.item.number: k for k in s.key_prs}
     assert 300 in keys and "removal" in keys[300].reasons
     assert 301 not in keys or "removal" not in keys[301].reasons
+
+
+def test_a_reapply_that_also_fixes_is_the_change_coming_back_and_earlier_items_keep_their_titles():
+    """2025-W43: #3365 (merged the week before) reverted by #3483, then "Reapply …" #3512 that also
+    fixes a bug #3365 introduced: told "added, reverted, brought back", no "settle it" follow-up;
+    the earlier change is named with its title (it is in no list of this window)."""
+    items = [
+        pr(3365, "[MoE] [Refactor] Remove manual memory cleanup", at(-3), files=("moe/a.py",)),
+        pr(3483, 'Revert "[MoE] [Refactor] Remove manual memory cleanup (#3365)"', at(0), files=("moe/a.py",),
+           digest=revert_digest("[MoE] [Refactor] Remove manual memory cleanup", 3365)),
+        pr(3512, '[MoE] [Refactor] Reapply "Remove manual memory cleanup" and fix the MC2 bug', at(2),
+           files=("moe/a.py",), categories=("bugfix",),
+           digest=Digest(refs=(Reference(kind="fix_up", number=3365),))),
+    ]
+    s = summarize(items)
+    (line,) = [i for i in s.incidents if i.kind == "instability"]
+    assert (line.items, line.roles) == ((3365, 3483, 3512), ("added", "reverted", "relanded"))
+    assert not [f for f in s.follow_ups if f.kind == "instability"]
+    assert [(r.number, r.title) for r in s.referenced] == [
+        (3365, "[MoE] [Refactor] Remove manual memory cleanup")]

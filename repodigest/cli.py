@@ -79,6 +79,7 @@ def report(
     appendix: Annotated[str, typer.Option(help="the item lists at the end: full | compact (collapsed in HTML, a dense table in the PDF) | none")] = "compact",
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
+    force: Annotated[bool, typer.Option("--force", help="make the next revision even when the window is unchanged (else the revision already reported is returned)")] = False,
 ) -> None:
     """Build one report for REPO and WINDOW end to end, and print where the artifacts are."""
     _logging(log_level)
@@ -107,7 +108,7 @@ def report(
     # the report names its source by kind and file name (the summary's SourceInfo), never a path
     _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
                 database_url, artifacts, timeout, not quiet, None, source == "demo", token,
-                profile, run_services, appendix)
+                profile, run_services, appendix, force)
 
 
 APPENDIX_MODES = ("full", "compact", "none")
@@ -115,7 +116,7 @@ APPENDIX_MODES = ("full", "compact", "none")
 
 def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, database_url,
                 artifacts, timeout, progress, note, synthetic, token, profile,
-                run_services=None, appendix="compact") -> None:
+                run_services=None, appendix="compact", force=False) -> None:
     from repodigest.pipeline import (
         Interrupted, PipelineError, ReportJob, run_interruptible, run_report,
     )
@@ -128,7 +129,7 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
                     out_dir=out_dir, nats_url=nats_url, data_dir=data_dir,
                     database_url=database_url, artifacts_url=artifacts, timeout=timeout,
                     progress=progress, data_note=note, synthetic=synthetic, github_token=token,
-                    profile=profile, run_services=run_services, appendix=appendix)
+                    profile=profile, run_services=run_services, appendix=appendix, force=force)
     try:
         outcome = run_interruptible(run_report(job))
     except (PipelineError, NatsUnreachable, NatsServerError) as exc:

@@ -61,6 +61,13 @@ class ReportJob:
     # run the classifier, summarizer and renderer in this process; by default only when the
     # CLI started its own nats-server (against a deployment's NATS, its services do the work)
     run_services: bool | None = None
+    # a new revision even when the window is unchanged (else the revision already reported)
+    force: bool = False
+
+
+class _Answer(bytes):
+    """The report-ready that already announced an unchanged window's revision (the renderer's
+    direct answer to this run's request; no second report-ready is published)."""
 
 
 @dataclass
@@ -256,6 +263,7 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_ready = await nc.subscribe(Subjects.report_ready(job.repo), cb=on_ready)
     sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
     # an embedded server's dead letters are all this data directory's; a deployment's, this run's
+    sub_answer = None
     dead_from = 1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
     try:
         result = await _ingest(runtime, job)
@@ -265,10 +273,15 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
                 repo=job.repo, window=window_ref(job.window), languages=job.languages,
                 formats=job.formats, as_of=result.watermark, data_note=job.data_note,
                 synthetic=job.synthetic, requested_by="cli", source=result.source,
-                appendix=job.appendix,
+                appendix=job.appendix, force=job.force,
             ),
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc),
         )
+
+        async def on_answer(msg) -> None:
+            await ready_q.put(_Answer(msg.data))
+
+        sub_answer = await nc.subscribe(Subjects.report_answer(request.id), cb=on_answer)
         await runtime.bus("cli").publish(request, Subjects.report_requested(job.repo))
         with _status(job.progress, f"waiting for the {job.window.kind} {job.window.label} report "
                                    "(classify, fold, summarize, render)"):
@@ -293,6 +306,8 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         with contextlib.suppress(Exception):
             await sub_ready.unsubscribe()
             await sub_dead.unsubscribe()
+            if sub_answer is not None:
+                await sub_answer.unsubscribe()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -399,6 +414,7 @@ async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id:
             # a fact: the report goes on without it, and the run then fails naming what it lacks
             log.warning("a fact was dead-lettered by the %s: %s", letter.service, letter.reason)
         if get_ready in done:
-            ready = ReportReady.model_validate_json(get_ready.result())
-            if ready.data.request_id == request_id:
+            raw = get_ready.result()
+            ready = ReportReady.model_validate_json(raw)
+            if isinstance(raw, _Answer) or ready.data.request_id == request_id:
                 return ready

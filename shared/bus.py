@@ -127,6 +127,12 @@ class Subjects:
         return f"rd.report.ready.{repo_tokens(repo)}" if repo else "rd.report.ready.>"
 
     @staticmethod
+    def report_answer(request_id: str) -> str:
+        """Core NATS (no stream keeps it): the existing revision that answers a request for an
+        unchanged window, sent to the requester instead of a second report-ready."""
+        return f"rd.answer.report.{token(request_id)}"
+
+    @staticmethod
     def dead(service: str) -> str:
         return f"rd.dead.{token(service)}"
 

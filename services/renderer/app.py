@@ -74,8 +74,17 @@ class RendererService:
         await self.bus.publish(event, Subjects.report_ready(event.data.repo))
 
     async def on_summary(self, event: WindowSummarized) -> None:
+        # the summary's own request is answered, not the earlier report-ready's
+        request_id = event.data.request_id
+
+        async def reply(ready: ReportReady, raw: bytes) -> None:
+            if request_id is not None:
+                conn = self.bus.broker.config.connection_state.connection
+                await conn.publish(Subjects.report_answer(request_id), raw)
+                await conn.flush()
+
         await render_report(event, self.store, self._publish, self.pdf,
-                            lambda: datetime.now(timezone.utc), self.narrator)
+                            lambda: datetime.now(timezone.utc), self.narrator, reply=reply)
 
     def register(self, router: "NatsRouter") -> None:
         self.consumer.register(router)

@@ -81,12 +81,44 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     return out
 
 
+READY_NAME = "report-ready.json"
+
+
+async def announced_artifacts(store: ObjectStore, event: WindowSummarized,
+                              lang: str) -> tuple[list[Artifact], bytes | None]:
+    """The artifacts of this revision and language that a report-ready already announced (from
+    another summary than this one), and that report-ready's bytes; ([], None) when none did.
+
+    A redelivery of the very summary that wrote them is not an announcement: the retry renders
+    and writes again (the same bytes under the same keys) and publishes the same report-ready."""
+    data = event.data
+    try:
+        entry = json.loads(await store.get(entry_key(data.repo, data.window.label, data.revision,
+                                                     lang)))
+    except (ObjectNotFound, ValueError):
+        return [], None
+    if entry.get("summary_id") == event.id:
+        return [], None
+    try:
+        ready = await store.get(artifact_key(data.repo, data.window.label, data.revision, lang,
+                                             READY_NAME))
+    except ObjectNotFound:
+        ready = None
+    return [Artifact.model_validate(a) for a in entry.get("artifacts", [])], ready
+
+
 async def render_report(event: WindowSummarized, store: ObjectStore,
                         publish: Callable[[ReportReady], Awaitable[object]],
                         pdf: PdfEngine | None, now: Callable[[], datetime],
-                        narrator: Narrator | None = None) -> ReportReady:
+                        narrator: Narrator | None = None,
+                        reply: Callable[[ReportReady, bytes], Awaitable[object]] | None = None,
+                        ) -> ReportReady:
     """Render every language x format of a summary, put each artifact, update the repository's
-    index, then publish one ReportReady that lists them all."""
+    index, then publish one ReportReady that lists them all.
+
+    A revision is immutable once announced: artifacts a report-ready of this revision already
+    listed are never rendered or written again. When every artifact asked for exists, nothing is
+    published; `reply` gets the report-ready that announced them (the requester's answer)."""
     data = event.data
     languages = tuple(dict.fromkeys(data.languages))
     formats = tuple(f for f in documents.FILE_NAMES if f in data.formats)
@@ -94,21 +126,45 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
         raise Poison(f"summary {event.id} asks for no language; expected some of {SUPPORTED}")
     if not formats:
         raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
+    existing: dict[str, dict[str, Artifact]] = {}
+    earlier: dict[str, bytes | None] = {}
+    for lang in languages:
+        arts, earlier[lang] = await announced_artifacts(store, event, lang)
+        existing[lang] = {a.format: a for a in arts if a.language == lang}
+    todo = {lang: tuple(f for f in formats if f not in existing[lang]) for lang in languages}
+    if not any(todo.values()):
+        ready, raw = _earlier_ready(event, existing, earlier, formats)
+        log.info("%s %s r%d was already reported: nothing rendered or published", data.repo,
+                 data.window.label, data.revision,
+                 extra={"repo": data.repo, "window": data.window.label, "revision": data.revision})
+        if reply is not None:
+            await reply(ready, raw)
+        return ready
     artifacts: list[Artifact] = []
     # languages render concurrently (PDFs on as many worker processes as configured)
-    rendered = await asyncio.gather(*(render_documents(data, lang, formats, pdf, narrator)
-                                      for lang in languages))
+    rendered = await asyncio.gather(*(render_documents(data, lang, todo[lang], pdf, narrator)
+                                      for lang in languages if todo[lang]))
+    rendered_by = dict(zip([lang for lang in languages if todo[lang]], rendered))
     # every put uses a deterministic key: a failed attempt leaves objects that the retry simply
     # overwrites, and no ReportReady is published until every artifact and the index are written
-    for lang, docs in zip(languages, rendered):
+    for lang in languages:
+        docs = rendered_by.get(lang, {})
+        if not todo[lang]:
+            artifacts += [existing[lang][f] for f in formats]
+            continue
         schema_uri = None
-        if "json" in formats:
+        if "json" in formats and "json" not in todo[lang]:
+            schema_uri = existing[lang]["json"].schema_uri
+        elif "json" in formats:
             key = artifact_key(data.repo, data.window.label, data.revision, lang,
                                documents.SCHEMA_NAME)
             schema = await store.put(key, documents.summary_schema().encode(),
                                      documents.CONTENT_TYPES["schema"])
             schema_uri = schema.uri
         for fmt in formats:
+            if fmt not in todo[lang]:
+                artifacts.append(existing[lang][fmt])
+                continue
             key = artifact_key(data.repo, data.window.label, data.revision, lang,
                                documents.FILE_NAMES[fmt])
             stored = await store.put(key, docs[fmt], documents.CONTENT_TYPES[fmt])
@@ -118,12 +174,39 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
         repo=data.repo, window=data.window, revision=data.revision, languages=languages,
         artifacts=tuple(artifacts), summary_id=event.id, changed_figures=data.changed_figures,
         rendered_at=now(), synthetic=data.synthetic, request_id=data.request_id))
+    # kept beside the artifacts: a later request for this revision is answered with it
+    for lang in languages:
+        if todo[lang]:
+            await store.put(artifact_key(data.repo, data.window.label, data.revision, lang,
+                                         READY_NAME), ready.to_bytes(), "application/json")
     await update_index(store, ready)
     await publish(ready)
     log.info("rendered %s %s r%d: %d artifacts", data.repo, data.window.label, data.revision,
              len(artifacts), extra={"repo": data.repo, "window": data.window.label,
                                     "revision": data.revision})
     return ready
+
+
+def _earlier_ready(event: WindowSummarized, existing: dict[str, dict[str, Artifact]],
+                   earlier: dict[str, bytes | None],
+                   formats: tuple[str, ...]) -> tuple[ReportReady, bytes]:
+    """The report-ready that announced every artifact asked for; when the languages were
+    announced by different report-readies, one that lists them (not published: a reply)."""
+    kept = {raw for raw in earlier.values() if raw is not None}
+    if len(kept) == 1 and None not in earlier.values():
+        raw = kept.pop()
+        ready = ReportReady.model_validate_json(raw)
+        wanted = {(f, lang) for lang in existing for f in formats}
+        if wanted <= {(a.format, a.language) for a in ready.data.artifacts}:
+            return ready, raw  # as published, byte for byte
+    data = event.data
+    artifacts = tuple(existing[lang][f] for lang in existing for f in formats)
+    ready = ReportReady.create(ReportReadyData(
+        repo=data.repo, window=data.window, revision=data.revision,
+        languages=tuple(existing), artifacts=artifacts, summary_id=event.id,
+        changed_figures=data.changed_figures, rendered_at=data.generated_at,
+        synthetic=data.synthetic, request_id=data.request_id))
+    return ready, ready.to_bytes()
 
 
 def _artifact(stored: StoredObject, fmt: str, lang: str, schema_uri: str | None) -> Artifact:

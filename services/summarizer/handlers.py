@@ -211,7 +211,8 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
                                appendix=request.data.appendix)
             try:
                 published.append(await summarize_window(
-                    deps, request.data.repo, window_from_ref(request.data.window), meta))
+                    deps, request.data.repo, window_from_ref(request.data.window), meta,
+                    force=request.data.force))
             except Exception as exc:
                 failures = deps._failures[request.id] = deps._failures.get(request.id, 0) + 1
                 if deps.give_up is None or failures < deps.max_request_failures:
@@ -236,12 +237,13 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
 
 
 async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestMeta, *,
-                           only_if_changed: bool = False) -> WindowSummarized | None:
+                           only_if_changed: bool = False,
+                           force: bool = False) -> WindowSummarized | None:
     """Compute the window's report model, decide its revision, publish it, remember it."""
     with _tracer.start_as_current_span("summarizer.summarize") as span:
         span.set_attributes({"repodigest.repo": repo, "repodigest.window": window.label,
                              "repodigest.request_id": meta.request_id or ""})
-        event = await _summarize(deps, repo, window, meta, only_if_changed)
+        event = await _summarize(deps, repo, window, meta, only_if_changed, force)
         if event is not None:
             span.set_attributes({"repodigest.revision": event.data.revision,
                                  "repodigest.facts_counted": event.data.facts_counted})
@@ -251,7 +253,7 @@ async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestM
 
 
 async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
-                     only_if_changed: bool) -> WindowSummarized | None:
+                     only_if_changed: bool, force: bool = False) -> WindowSummarized | None:
     previous = previous_window(window)
     since = window.end - timedelta(days=deps.policy.awaiting_review_max_days)
     inp = await asyncio.to_thread(deps.store.load_window, repo, window, previous, open_prs_since=since)
@@ -261,6 +263,10 @@ async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
     values = figures(draft)
     current = state.revision if state else 0
     revision, changes = next_revision(current, state.figures if state else None, values)
+    if force and revision == current:
+        # asked for explicitly: a new revision although no figure changed (the renderer never
+        # re-renders a revision it has announced)
+        revision, changes = current + 1, ()
     event: WindowSummarized | None = None
     if not (only_if_changed and revision == current):
         if revision == current:

@@ -80,6 +80,9 @@ class ReportRequestData(Frozen):
     requested_by: str = "cli"
     source: SourceInfo | None = None
     appendix: AppendixMode = "compact"
+    # make the next revision even when no figure changed (`repodigest report --force`); without
+    # it an unchanged window is answered with the revision already reported
+    force: bool = False
 
 
 class ReportRequested(CloudEvent):

@@ -23,6 +23,7 @@ from services.renderer.adapters.stores import S3ObjectStore, S3Options, fetch_ur
 from services.renderer.app import build_service
 from services.renderer.config import RendererSettings
 from services.renderer.domain.keys import index_key
+from services.renderer.ports import ObjectNotFound
 from tests.unit.renderer.samples import daily_summary
 
 pytestmark = pytest.mark.timeout(240)
@@ -61,6 +62,8 @@ class TornStore:
     async def _watch(self, call):
         try:
             return await call
+        except ObjectNotFound:
+            raise  # an answer, not an outage (is this revision already announced? no)
         except Exception as exc:
             self.failures.put_nowait(exc)
             raise

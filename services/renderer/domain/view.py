@@ -625,7 +625,11 @@ class _Writer:
         if humans:
             top = humans[0]
             if c.reviews is None:  # the source cannot tell reviews: say only what it can
-                paras.append(m.tn("activity.top_merged", top.prs_merged, login=top.login,
+                # a tie names everyone tied (up to three), not whoever sorts first
+                tied = [x.login for x in humans if x.prs_merged == top.prs_merged][:3]
+                paras.append(m.tn("activity.top_merged", top.prs_merged, login=m.join(tied),
+                                  merged=num(top.prs_merged)) if len(tied) == 1 else
+                             m.tn("activity.top_merged_tied", top.prs_merged, logins=m.join(tied),
                                   merged=num(top.prs_merged)))
             else:
                 paras.append(m.t("activity.top", login=top.login, merged=num(top.prs_merged),

@@ -152,10 +152,25 @@ def test_unavailable_counts_are_said_never_zero_or_none() -> None:
     table = next(ln for ln in section(en, "Module and topic trends").splitlines()
                  if ln.startswith("| Module"))
     assert "Opened" not in table and "Issues" not in table and "Merged" in table
+    assert "Total" not in table  # (it would repeat Merged)
     people = section(en, "Activity observations")
     header = next(ln for ln in people.splitlines() if ln.startswith("| Contributor"))
     assert "Reviews" not in header and "Comments" not in header and "Issues opened" not in header
     assert "1 person was active" in people and "reviews" not in people.split("|", 1)[0]
+
+
+def test_a_tie_for_most_active_names_everyone_tied() -> None:
+    from shared.events import Contributor
+    s = explained_summary()
+    tied = s.model_copy(update={"contributors": (
+        Contributor(login="yiz-liu", prs_merged=8), Contributor(login="wangxiyuan", prs_merged=8),
+        Contributor(login="someone", prs_merged=2))})
+    people = section(render_markdown(tied, "en"), "Activity observations")
+    assert "The most active contributors were yiz-liu and wangxiyuan, with 8 merged PRs each." in people
+    zh = render_markdown(tied, "zh-CN")
+    assert "最活跃的贡献者是 yiz-liu 和 wangxiyuan，各合并 8 个 PR。" in zh
+    alone = section(md(), "Activity observations")
+    assert "The most active contributor was ascend-dev with 1 merged PR." in alone
 
 
 def test_a_full_source_keeps_every_column() -> None:

@@ -343,6 +343,7 @@ def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role],
 
 
 PHRASE_SHARE = 0.5  # a storyline of shared files is named by a phrase at least this share of it uses
+COMMON_LEAD_SHARE = 0.1  # ... and a pair whose first word leads this share of all titles is no name
 RARE_WORD_SHARE = 0.02  # ... a single word only when at most this share of the history uses it
 
 
@@ -355,6 +356,7 @@ def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], his
     seen: Counter[str] = Counter()
     forms: dict[str, Counter[str]] = defaultdict(Counter)
     pair: dict[str, bool] = {}
+    parts_of_key: dict[str, tuple[str, ...]] = {}
     for item in members:
         for t in {t.key: t for t in _title_terms(item.title)}.values():
             if any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS:
@@ -362,12 +364,17 @@ def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], his
             seen[t.key] += 1
             forms[t.key][t.surface] += 1
             pair[t.key] = bool(t.parts)
+            if t.parts:
+                parts_of_key[t.key] = t.parts
 
     def usable(key: str, count: int) -> bool:
         share = term_counts.get(key, 0) / history if history else 0.0
         if pair[key]:
             enough = count > PHRASE_SHARE * len(members) if strict else count >= PHRASE_SHARE * len(members)
-            return count >= 2 and enough and share <= MAX_HISTORY_SHARE
+            # "Add initial", "Fix the": a pair led by a word of every other title names nothing
+            first = parts_of_key[key][0]
+            lead_share = term_counts.get(first, 0) / history if history else 0.0
+            return count >= 2 and enough and share <= MAX_HISTORY_SHARE and lead_share <= COMMON_LEAD_SHARE
         # one word must hold more of them, and be rare: "batch" in two of four titles is chance
         return count >= 2 and count > PHRASE_SHARE * len(members) and share <= RARE_WORD_SHARE
 

@@ -835,6 +835,32 @@ class _Writer:
         more = tuple(self.ref(n) for n in order[MAX_STORY_PRS:])
         return ThemeView(st.name, text, tuple(lines), key=st.key, more=more)
 
+    def storyline_themes(self) -> tuple[ThemeView, ...]:
+        """The storylines told as themes, then the key PRs no told storyline holds, as one theme
+        of their own within the first MAX_THEMES: a week's biggest features are not always a
+        storyline's, and section 2 must not miss them."""
+        told = self.s.storylines[:MAX_STORY_THEMES]
+        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[:MAX_KEY_PRS]
+        inside = {i.number for st in told for i in st.items}
+        outside = [k for k in keys if k.item.number not in inside]
+        themes = [self.storyline_theme(st) for st in told]
+        if not outside:
+            return tuple(themes)
+        m = self.m
+        lines = []
+        for k in outside[:MAX_THEME_PRS]:
+            what = self.what(k.item)
+            lines.append(Line(link(k.item), m.t("quote.what", text=what) if what else "",
+                              "" if what else excerpt(k.item.body_excerpt, EXCERPT_THEME),
+                              notes=(self.reasons_text(k),) if k.reasons else (),
+                              quotes=self.claims(k.item)))
+        other = ThemeView(m.t("themes.other_key"), m.tn("themes.other_key_text", len(outside),
+                                                         count=num(len(outside))),
+                          tuple(lines), key="key-prs",
+                          more=tuple(link(k.item) for k in outside[MAX_THEME_PRS:]))
+        at = min(len(themes), MAX_THEMES - 1)
+        return tuple(themes[:at] + [other] + themes[at:])
+
     def storyline_lead(self) -> str:
         tops = self.s.storylines[:3]
         names = [m_name for m_name in (st.name for st in tops) if m_name]
@@ -1399,9 +1425,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         highlights=w.highlights(),
         risk_bullets=tuple(w.risk_bullet(r, detailed=False) for r in risks_sorted[:5]),
         summary=w.summary(),
-        themes=(tuple(w.storyline_theme(st) for st in s.storylines[:MAX_STORY_THEMES])
-                if s.storylines
-                else tuple(w.theme(t) for t in s.themes)),
+        themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),
         modules_text=w.modules_text(),
         key_prs=tuple(w.key_pr_explained(k) for k in sorted(

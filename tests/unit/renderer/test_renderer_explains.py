@@ -159,6 +159,18 @@ def test_unavailable_counts_are_said_never_zero_or_none() -> None:
     assert "1 person was active" in people and "reviews" not in people.split("|", 1)[0]
 
 
+def test_key_prs_outside_every_storyline_are_told_in_the_key_changes_too() -> None:
+    """A week's biggest feature is not always a storyline's: section 2 tells the key PRs no
+    storyline holds as a theme of their own (2025-W43: none of its ten key PRs was in section 2)."""
+    en = md()
+    themes = section(en, "Key changes by theme")
+    other = themes.split("Other key changes", 1)
+    assert len(other) == 2, themes
+    assert "#10600" in other[1] and "#10501" not in other[1]
+    assert "1 key change" not in other[1]  # (one: said in words)
+    assert "其他重点变化" in md("zh-CN")
+
+
 def test_a_tie_for_most_active_names_everyone_tied() -> None:
     from shared.events import Contributor
     s = explained_summary()

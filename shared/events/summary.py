@@ -178,7 +178,7 @@ class ScoreSignal(Frozen):
     points: float
 
 
-KeyReason = Literal["removal", "feature", "new_model", "new_hardware", "performance", "measured_claim",
+KeyReason = Literal["upgrade", "removal", "feature", "new_model", "new_hardware", "performance", "measured_claim",
                    "user_facing", "storyline_lead", "large", "core", "discussed", "reviewed",
                    "notable_label"]
 

@@ -335,6 +335,18 @@ _REMOVAL = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|remo
                       r"|deprecate|deprecates|clean\s*up|cleanup|sunset|retire|move\s+\S+(?:\s+\S+)?\s+out)\b")
 
 
+_UPGRADE_FILES = 10  # files an upgrade touches to be news
+
+
+def _is_broad_upgrade(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, files: int) -> bool:
+    """A bump of the upstream or a dependency (as _is_bump says) that touches many files."""
+    if files < _UPGRADE_FILES or not _BUMP.search(snap.title or ""):
+        return False
+    modules = {_fold(m.name) for m in tags.modules}
+    return bool(modules & {_fold(m) for m in policy.upgrade_modules}) or bool(
+        re.search(r"(?i)\b(?:bump|upgrade)\b", snap.title or ""))
+
+
 def _is_removal(snap: ItemSnapshot) -> bool:
     """A change that takes at least _REMOVAL_LINES net lines out and says it removes something."""
     net = (snap.deletions or 0) - (snap.additions or 0)
@@ -379,6 +391,7 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
     support = _support_kind(snap, tags)
     minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
     removal = _is_removal(snap)
+    upgrade = _is_broad_upgrade(snap, tags, policy, files)
     candidates = [
         ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
@@ -397,6 +410,9 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
         ScoreSignal(name="removal", value=1 if removal else 0, points=_SUPPORT_POINTS if removal else 0.0),
+        # following the upstream or a dependency across many files is the week's news for every
+        # downstream user (W43: the vLLM commit upgrade touched 37 files)
+        ScoreSignal(name="upgrade", value=1 if upgrade else 0, points=_SUPPORT_POINTS if upgrade else 0.0),
         ScoreSignal(name="storyline_lead", value=1 if storyline_lead else 0,
                     points=_LEAD_POINTS if storyline_lead else 0.0),
     ]
@@ -413,6 +429,8 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
     support = _support_kind(snap, tags)
     if support:
         out.append(support)
+    if "upgrade" in got:
+        out.append("upgrade")
     if "removal" in got:
         out.append("removal")
     elif "feature" in kinds and not support:

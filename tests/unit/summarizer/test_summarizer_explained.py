@@ -301,3 +301,16 @@ def test_a_reapply_that_also_fixes_is_the_change_coming_back_and_earlier_items_k
     assert not [f for f in s.follow_ups if f.kind == "instability"]
     assert [(r.number, r.title) for r in s.referenced] == [
         (3365, "[MoE] [Refactor] Remove manual memory cleanup")]
+
+
+def test_a_broad_upstream_upgrade_is_a_key_pr_and_says_so():
+    upgrade = pr(400, "Upgrade to new vllm commit", at(1), additions=300, deletions=250,
+                 files=tuple(f"vllm_ascend/m{n}.py" for n in range(37)), modules=("upstream-sync",))
+    narrow = pr(401, "[Misc] Upgrade ray to 2.48", at(1), files=("requirements.txt",),
+                modules=("dependencies",))
+    others = [pr(410 + n, f"[Core] routine change {n}", at(2), additions=150, deletions=20,
+                 files=(f"src/m{n}.py",)) for n in range(10)]
+    s = summarize([upgrade, narrow, *others])
+    keys = {k.item.number: k for k in s.key_prs}
+    assert 400 in keys and keys[400].reasons[0] == "upgrade"
+    assert 401 not in keys or "upgrade" not in keys[401].reasons

@@ -668,8 +668,9 @@ class _Writer:
         for name in APPENDIX_LISTS:
             items = getattr(a, name)
             omitted = max(0, int(a.omitted.get(name, 0)))
-            # a list the source cannot fill says so (n/a), never (0)
-            count = self.na(None) if getattr(self.s.counts, name) is None else num(len(items) + omitted)
+            if getattr(self.s.counts, name) is None:
+                continue  # a list the source cannot fill is left out (the line above names it n/a)
+            count = num(len(items) + omitted)
             out.append(AppendixList(
                 m.t(f"appendix.{name}") + m.t("appendix.count", count=count),
                 tuple(link(i) for i in items),

@@ -1007,8 +1007,23 @@ class _Writer:
             fresh = [n for n in dict.fromkeys(t.representative) if n not in used]
             used.update(fresh[:4])
             row = self.module_row(t)
-            rows.append(dataclasses.replace(row, links=tuple(self.ref(n) for n in fresh[:4])))
+            line = self.module_storyline(t.module)
+            trend = (self.m.t("modules_table.trend_with", trend=row.trend, storyline=line)
+                     if line else row.trend)
+            rows.append(dataclasses.replace(row, trend=trend,
+                                            links=tuple(self.ref(n) for n in fresh[:4])))
         return tuple(rows)
+
+    def module_storyline(self, module: str) -> str:
+        """The storyline most of whose changes are in `module` (two at least), to say in a few
+        words what moved it, as seed 000's trend column does; "" when none."""
+        best, most = "", 1
+        for st in self.s.storylines:
+            inside = sum(1 for i in st.items
+                         if (ref := self.items.get(i.number)) is not None and module in ref.modules)
+            if inside > most and inside * 2 >= len(st.items):
+                best, most = st.name, inside
+        return best
 
     def hidden_columns(self) -> frozenset[str]:
         c, hidden = self.s.counts, set()

@@ -153,6 +153,10 @@ def test_unavailable_counts_are_said_never_zero_or_none() -> None:
                  if ln.startswith("| Module"))
     assert "Opened" not in table and "Issues" not in table and "Merged" in table
     assert "Total" not in table  # (it would repeat Merged)
+    # the trend says which storyline moved a module, in a few words (seed 000's trend column)
+    rows = section(en, "Module and topic trends")
+    assert "| Models | 2 | 1 | +1 | up: DeepSeek-V4 |" in rows
+    assert "| Speculative decoding | 1 | 0 | +1 | new |" in rows
     people = section(en, "Activity observations")
     header = next(ln for ln in people.splitlines() if ln.startswith("| Contributor"))
     assert "Reviews" not in header and "Comments" not in header and "Issues opened" not in header

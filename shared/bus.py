@@ -258,6 +258,44 @@ def stream_of(subject: str) -> str:
             "report": STREAM_REPORTS, "dead": STREAM_DEAD}[prefix]
 
 
+def subject_template(subject: str) -> str:
+    """The subject with its repository tokens as `{owner}.{repo}`: what span names and metric
+    labels carry, so that their number does not grow with the repositories followed (the
+    subject itself is the span attribute `messaging.destination.name`)."""
+    tokens = subject.split(".")
+    keep = {"github": 4, "enriched": 4, "summary": 3, "report": 3}.get(
+        tokens[1] if len(tokens) > 1 else "")
+    if keep is None or len(tokens) != keep + 2:
+        return subject
+    return ".".join(tokens[:keep] + ["{owner}", "{repo}"])
+
+
+def telemetry_middleware() -> Any:
+    """FastStream's NATS telemetry, its span names and metric labels by subject template."""
+    from faststream.nats.opentelemetry.provider import telemetry_attributes_provider_factory
+    from faststream.opentelemetry.middleware import TelemetryMiddleware
+
+    class Templated:
+        def __init__(self, provider: Any) -> None:
+            self._provider = provider
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._provider, name)
+
+        def get_publish_destination_name(self, cmd: Any) -> str:
+            return subject_template(self._provider.get_publish_destination_name(cmd))
+
+        def get_consume_destination_name(self, msg: Any) -> str:
+            return subject_template(self._provider.get_consume_destination_name(msg))
+
+    def factory(msg: Any) -> Any:
+        provider = telemetry_attributes_provider_factory(msg)
+        return None if provider is None else Templated(provider)
+
+    # what NatsTelemetryMiddleware() is, with the factory wrapped
+    return TelemetryMiddleware(settings_provider_factory=factory, include_messages_counters=True)
+
+
 def event_headers(event: CloudEvent) -> dict[str, str]:
     """The NATS headers of a published event: its id for JetStream de-duplication, its type and
     id for filtering without parsing, and the content type of CloudEvents' structured mode (the
@@ -324,10 +362,13 @@ class Bus:
             headers = event_headers(event)
             span = None
             if tracing:
+                template = subject_template(subject)
                 span = _tracer.start_span(
-                    f"{subject} publish", context=ctx, kind=SpanKind.PRODUCER,
+                    f"{template} publish", context=ctx, kind=SpanKind.PRODUCER,
                     attributes={"messaging.system": "nats", "messaging.operation.type": "publish",
+                                "messaging.operation.name": "publish",
                                 "messaging.destination.name": subject,
+                                "messaging.destination.template": template,
                                 "messaging.message.id": event.id})
                 telemetry.inject_context(headers, trace.set_span_in_context(span, ctx))
             elif ctx is not None:
@@ -764,7 +805,9 @@ class _MessageSpans:
             span = _tracer.start_span(
                 name, context=telemetry.extract(msg.headers), kind=SpanKind.CONSUMER,
                 attributes={"messaging.system": "nats", "messaging.operation.type": "process",
+                            "messaging.operation.name": "process",
                             "messaging.destination.name": msg.subject,
+                            "messaging.destination.template": subject_template(msg.subject),
                             "messaging.consumer.group.name": consumer.spec.durable,
                             "messaging.message.id": (msg.headers or {}).get("Nats-Msg-Id", ""),
                             "messaging.message.body.size": len(msg.data or b"")})

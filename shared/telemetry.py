@@ -14,7 +14,12 @@ Signals (Prometheus names in brackets):
   `GitHub GET` / `GitHub GraphQL` (CLIENT, `github.ratelimit.*`), `GitHub sync`, `GitHub fact
   <kind>.<action>` (a new trace per fact, linked to the sync or delivery), `classifier.classify`,
   `summarizer.fold`, `summarizer.summarize` (links to the traces of the counted facts),
-  `renderer.render <format>`, `object-store put`; FastStream adds `<subject> create/publish`.
+  `renderer.render <format>`, `object-store put`; `<subject template> publish` (PRODUCER; ours and
+  FastStream's, which adds `create`): span names and metric labels carry the subject with
+  `{owner}.{repo}` for the repository, the subject itself is the attribute
+  `messaging.destination.name`; messaging spans carry `messaging.operation.name`.
+- histograms in seconds get second-scale buckets (SECONDS_BUCKETS, a View); the span queue holds
+  a large run's spans (SPAN_QUEUE_SIZE; OTEL_BSP_* override).
 - metrics: repodigest.events.consumed {service, consumer, outcome} [repodigest_events_consumed_total],
   repodigest.events.published {service, stream}, repodigest.events.dead_lettered {service},
   repodigest.handler.duration {service, consumer, mode} [repodigest_handler_duration_seconds],
@@ -46,6 +51,40 @@ _configured = False
 _prometheus_reader: Any = None
 T = TypeVar("T")
 
+# Bucket boundaries (seconds) for every histogram whose unit is "s": the SDK's default ones are
+# meant for milliseconds (0, 5, 10, 25, … 10000), so every handler run and every render, a 2.96 s
+# PDF included, fell in le=5 and the histograms said nothing.
+SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+                   30.0, 60.0, 120.0, 300.0)
+# The span queue: a 2,350-fact run makes tens of thousands of spans within seconds (a fact's
+# ingest, classify, fold and publish spans), more than the SDK's 2,048, and the processor dropped
+# ~10% of them ("Queue full, dropping Span"). OTEL_BSP_* variables still override these.
+SPAN_QUEUE_SIZE = 65_536
+SPAN_EXPORT_BATCH = 4_096
+SPAN_SCHEDULE_DELAY_MS = 1_000
+
+
+def metric_views() -> list[Any]:
+    """Views every meter provider of repodigest gets: second-scale buckets for seconds."""
+    from opentelemetry.sdk.metrics import Histogram
+    from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+
+    return [View(instrument_type=Histogram, instrument_unit="s",
+                 aggregation=ExplicitBucketHistogramAggregation(SECONDS_BUCKETS))]
+
+
+def span_processor(exporter: Any) -> Any:
+    """A batch span processor sized so that a large run drops no span."""
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    def env(name: str, default: int) -> int | None:
+        return None if os.environ.get(name) else default  # None: the SDK reads the variable
+
+    return BatchSpanProcessor(
+        exporter, max_queue_size=env("OTEL_BSP_MAX_QUEUE_SIZE", SPAN_QUEUE_SIZE),
+        max_export_batch_size=env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", SPAN_EXPORT_BATCH),
+        schedule_delay_millis=env("OTEL_BSP_SCHEDULE_DELAY", SPAN_SCHEDULE_DELAY_MS))
+
 
 def _truthy(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
@@ -72,14 +111,14 @@ def setup_telemetry(service: str, *, prometheus: bool = True) -> TracerProvider 
     if exporter_name == "none" and not console:
         return None
     provider = TracerProvider(resource=resource)
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
     if exporter_name == "otlp":
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        provider.add_span_processor(span_processor(OTLPSpanExporter()))
     if console or exporter_name == "console":
-        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
+        provider.add_span_processor(span_processor(ConsoleSpanExporter(out=sys.stderr)))
     trace.set_tracer_provider(provider)
     return provider
 
@@ -105,7 +144,8 @@ def _setup_metrics(resource: Resource, endpoint: str | None, prometheus: bool) -
 
         readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
     if readers:
-        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers))
+        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers,
+                                                 views=metric_views()))
 
 
 def shutdown_telemetry() -> None:

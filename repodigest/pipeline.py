@@ -138,6 +138,10 @@ async def run_report(job: ReportJob) -> ReportOutcome:
             await server.start()
             nats_url = server.url
         settings = CommonSettings().model_copy(update={"nats_url": nats_url})
+        if server is not None:
+            # the embedded server is plain and open: the deployment's TLS and logins are not its
+            settings = settings.model_copy(update=dict.fromkeys(
+                ("nats_tls_ca", "nats_tls_cert", "nats_tls_key", "nats_creds", "nats_nkey")))
         if job.run_services is None:
             job.run_services = server is not None
         runtime = build_runtime(settings, job, data_dir)

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import json
 
-from pydantic import Field, SecretStr
+from typing import TYPE_CHECKING
+
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    import ssl
 
 
 class CommonSettings(BaseSettings):
@@ -18,6 +23,15 @@ class CommonSettings(BaseSettings):
     nats_user: str | None = None
     nats_password: SecretStr | None = None
     nats_token: SecretStr | None = None
+    # TLS: a CA bundle to verify the server (else the system's), and a client certificate and key
+    # where the server asks for one; a tls:// URL alone is TLS against the system's CAs
+    nats_tls_ca: str | None = Field(None, description="PEM file of the CA that signed the server's certificate")
+    nats_tls_cert: str | None = Field(None, description="PEM client certificate (mutual TLS)")
+    nats_tls_key: str | None = Field(None, description="PEM private key of the client certificate")
+    # decentralised auth: a .creds file (user JWT + seed), or an NKey seed file; they come
+    # before a user/password or a token
+    nats_creds: str | None = Field(None, description="NATS credentials file (.creds)")
+    nats_nkey: str | None = Field(None, description="file holding an NKey user seed (SU...)")
     nats_connect_timeout: float = 5.0
     jetstream_replicas: int = Field(1, ge=1, le=5)
     log_level: str = "INFO"
@@ -27,8 +41,61 @@ class CommonSettings(BaseSettings):
         "127.0.0.1", description="interface /healthz, /readyz and /metrics bind to; 0.0.0.0 "
         "where probes or Prometheus come from outside (a Kubernetes pod)")
 
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "CommonSettings":
+        if bool(self.nats_tls_cert) != bool(self.nats_tls_key):
+            raise ValueError("REPODIGEST_NATS_TLS_CERT and REPODIGEST_NATS_TLS_KEY go together: "
+                             "set both (a client certificate and its key) or neither")
+        return self
+
     def servers(self) -> list[str]:
         return [s.strip() for s in self.nats_url.split(",") if s.strip()]
+
+    def nats_tls(self) -> bool:
+        return bool(self.nats_tls_ca or self.nats_tls_cert
+                    or any(s.lower().startswith("tls://") for s in self.servers()))
+
+    def nats_ssl_context(self) -> "ssl.SSLContext | None":
+        """The TLS context for NATS, or None for plain connections.
+
+        Raises NatsSettingsError naming the variable whose file cannot be used."""
+        import ssl
+
+        if not self.nats_tls():
+            return None
+        try:
+            ctx = ssl.create_default_context(cafile=self.nats_tls_ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise NatsSettingsError(f"REPODIGEST_NATS_TLS_CA={self.nats_tls_ca}: cannot use it "
+                                    f"as a CA bundle ({_reason(exc)})") from None
+        if self.nats_tls_cert and self.nats_tls_key:
+            try:
+                ctx.load_cert_chain(self.nats_tls_cert, self.nats_tls_key)
+            except (OSError, ssl.SSLError) as exc:
+                raise NatsSettingsError(
+                    f"REPODIGEST_NATS_TLS_CERT={self.nats_tls_cert} / REPODIGEST_NATS_TLS_KEY="
+                    f"{self.nats_tls_key}: cannot load the client certificate ({_reason(exc)})"
+                ) from None
+        return ctx
+
+    def nats_auth_files(self) -> None:
+        """Check that the credentials or NKey seed file can be read (before connecting)."""
+        for var, path in (("REPODIGEST_NATS_CREDS", self.nats_creds),
+                          ("REPODIGEST_NATS_NKEY", self.nats_nkey)):
+            if path:
+                try:
+                    with open(path, "rb"):
+                        pass
+                except OSError as exc:
+                    raise NatsSettingsError(f"{var}={path}: cannot read it ({_reason(exc)})") from None
+
+
+class NatsSettingsError(ValueError):
+    """A NATS TLS or credentials setting names a file that cannot be used."""
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc) or type(exc).__name__
 
 
 def split_list(value: object) -> object:

@@ -1,5 +1,5 @@
 """A plain nats-py connection for the CLI's short commands (subscribe, fetch): the services' NATS
-settings (the URL, REPODIGEST_NATS_USER/_PASSWORD or _TOKEN), one-line errors, and no password or
+settings (the URL, TLS, REPODIGEST_NATS_CREDS, _NKEY, _USER/_PASSWORD or _TOKEN), one-line errors, and no password or
 token in any message or log record (nats-py's default error callback logs a traceback per try)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import nats
 import nats.errors
 
 from shared.config import CommonSettings
-from shared.service import NatsUnreachable, redact_url
+from shared.service import LOGIN_HELP, NatsUnreachable, redact_url
 
 log = logging.getLogger("repodigest.nats")
 
@@ -20,6 +20,29 @@ _AUTH_WORDS = ("authorization", "authentication", "permissions violation", "user
 
 def _refused_login(errors: list[BaseException]) -> bool:
     return any(any(w in str(e).lower() for w in _AUTH_WORDS) for e in errors)
+
+
+def connect_options(settings: CommonSettings) -> dict:
+    """nats-py `connect` keywords for the NATS settings: TLS, then one way of logging in (a .creds
+    file, an NKey seed, a user and password, or a token, in that order, as the services do)."""
+    from shared.config import NatsSettingsError
+
+    try:
+        ctx = settings.nats_ssl_context()
+        settings.nats_auth_files()
+    except NatsSettingsError as exc:
+        raise NatsUnreachable(str(exc)) from None
+    kwargs: dict = {"tls": ctx} if ctx is not None else {}
+    if settings.nats_creds:
+        kwargs["user_credentials"] = settings.nats_creds
+    elif settings.nats_nkey:
+        kwargs["nkeys_seed"] = settings.nats_nkey
+    elif settings.nats_user:
+        kwargs["user"] = settings.nats_user
+        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
+    elif settings.nats_token:
+        kwargs["token"] = settings.nats_token.get_secret_value()
+    return kwargs
 
 
 async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconnects: int = 1):
@@ -33,12 +56,7 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconn
         # the type only: a nats-py error's text can carry what the server echoed
         log.debug("NATS client error at %s: %s", where, type(exc).__name__)
 
-    kwargs: dict = {}
-    if settings.nats_user:
-        kwargs["user"] = settings.nats_user
-        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
-    elif settings.nats_token:
-        kwargs["token"] = settings.nats_token.get_secret_value()
+    kwargs = connect_options(settings)
     timeout = max(1.0, settings.nats_connect_timeout)
     try:
         return await asyncio.wait_for(
@@ -49,10 +67,7 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconn
     except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
         errors.append(exc)
         if _refused_login(errors):
-            raise NatsUnreachable(
-                f"NATS at {where} refused the login: set REPODIGEST_NATS_USER and "
-                "REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, to credentials the server "
-                "accepts") from None
+            raise NatsUnreachable(f"NATS at {where} refused the login: {LOGIN_HELP}") from None
         cause = next((type(e).__name__ for e in errors if not isinstance(e, nats.errors.NoServersError)),
                      type(exc).__name__)
         raise NatsUnreachable(

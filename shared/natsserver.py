@@ -50,13 +50,18 @@ class EmbeddedNats:
 
     def __init__(self, store_dir: str | Path | None = None, port: int | None = None,
                  sync_interval: str | None = None, user: str | None = None,
-                 password: str | None = None, token: str | None = None) -> None:
+                 password: str | None = None, token: str | None = None,
+                 tls: tuple[str, str] | None = None, tls_verify_ca: str | None = None,
+                 config: str | None = None) -> None:
         self._own_dir = store_dir is None
         self.store_dir = Path(store_dir or tempfile.mkdtemp(prefix="repodigest-nats-"))
         self.port = port or free_port()
         self.sync_interval = sync_interval
         # authentication (tests of clients against a server that wants a login)
         self.user, self.password, self.token = user, password, token
+        # TLS (certificate, key), the CA that client certificates must chain to (mutual TLS), and
+        # extra configuration (e.g. an `authorization { users = [{nkey: ...}] }` block)
+        self.tls, self.tls_verify_ca, self.config = tls, tls_verify_ca, config
         self.proc: asyncio.subprocess.Process | None = None
         self._log: list[str] = []
         self._drain: asyncio.Task | None = None
@@ -64,6 +69,10 @@ class EmbeddedNats:
     @property
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def tls_url(self) -> str:
+        return f"tls://127.0.0.1:{self.port}"
 
     async def start(self, timeout: float = 20.0) -> "EmbeddedNats":
         args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
@@ -74,6 +83,15 @@ class EmbeddedNats:
             args += ["--user", self.user, "--pass", self.password or ""]
         elif self.token:
             args += ["--auth", self.token]
+        if self.tls:
+            args += ["--tls", "--tlscert", self.tls[0], "--tlskey", self.tls[1]]
+            if self.tls_verify_ca:
+                args += ["--tlsverify", "--tlscacert", self.tls_verify_ca]
+        if self.config:
+            conf = self.store_dir / "repodigest-test.conf"
+            self.store_dir.mkdir(parents=True, exist_ok=True)
+            conf.write_text(self.config)
+            args += ["-c", str(conf)]
         self.proc = await asyncio.create_subprocess_exec(
             *args, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             start_new_session=True,

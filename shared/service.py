@@ -19,8 +19,7 @@ from faststream.nats import NatsBroker, NatsRouter
 
 from opentelemetry.metrics import CallbackOptions, Observation
 
-from shared.bus import (CONSUMERS, Bus, Topology, ensure_topology, pull_consumers,
-                        telemetry_middleware)
+from shared.bus import CONSUMERS, Bus, Topology, ensure_topology, pull_consumers
 from shared.config import CommonSettings
 from shared.telemetry import meter, setup_logging, setup_telemetry
 from shared.tasks import cancel_and_wait
@@ -83,26 +82,58 @@ def redact_url(urls: str) -> str:
     return ",".join(out)
 
 
+def nats_security(settings: CommonSettings):
+    """FastStream's security for the NATS settings: TLS (REPODIGEST_NATS_TLS_CA/_CERT/_KEY or a
+    tls:// URL) with one way of logging in — a .creds file, an NKey seed, a user and password, or a
+    token, in that order; None for a plain, anonymous connection. A file that cannot be used
+    raises NatsUnreachable naming its variable."""
+    from faststream.nats.security import (
+        NatsCredentials, NatsNKey, NatsSecurity, NatsToken, NatsUserPassword,
+    )
+
+    from shared.config import NatsSettingsError
+
+    try:
+        ctx = settings.nats_ssl_context()
+        settings.nats_auth_files()
+    except NatsSettingsError as exc:
+        raise NatsUnreachable(str(exc)) from None
+    tls = {"ssl_context": ctx} if ctx is not None else {}
+    if settings.nats_creds:
+        return NatsCredentials.from_file(settings.nats_creds, **tls)
+    if settings.nats_nkey:
+        return NatsNKey.from_file(settings.nats_nkey, **tls)
+    if settings.nats_user:
+        return NatsUserPassword(
+            settings.nats_user,
+            settings.nats_password.get_secret_value() if settings.nats_password else "", **tls)
+    if settings.nats_token:
+        return NatsToken(settings.nats_token.get_secret_value(), **tls)
+    return NatsSecurity(**tls) if tls else None
+
+
+LOGIN_HELP = ("set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (an NKey seed "
+              "file), REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, "
+              "to credentials the server accepts")
+
+
 def make_broker(settings: CommonSettings, name: str,
                 closed_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected;
     `closed_cb` is called when the connection is closed for good."""
-    from faststream.nats.security import NatsToken, NatsUserPassword
+    from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
     kwargs: dict = {}
-    if settings.nats_user:
-        kwargs["security"] = NatsUserPassword(
-            settings.nats_user,
-            settings.nats_password.get_secret_value() if settings.nats_password else "")
-    elif settings.nats_token:
-        kwargs["security"] = NatsToken(settings.nats_token.get_secret_value())
+    security = nats_security(settings)
+    if security is not None:
+        kwargs["security"] = security
     broker = NatsBroker(
         settings.servers(),
         name=f"repodigest-{name}",
         connect_timeout=int(max(1, settings.nats_connect_timeout)),
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
-        middlewares=(telemetry_middleware(),),
+        middlewares=(NatsTelemetryMiddleware(),),
         # FastStream logs through our logger, so its per-message and shutdown chatter follows
         # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
         logger=logging.getLogger("repodigest.faststream"),
@@ -194,10 +225,8 @@ class Runtime:
             if "authorization" not in str(exc).lower():
                 raise
             raise NatsUnreachable(
-                f"NATS at {redact_url(self.settings.nats_url)} refused the login ({exc}): set "
-                "REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, to "
-                "credentials the server accepts"
-            ) from None
+                f"NATS at {redact_url(self.settings.nats_url)} refused the login ({exc}): "
+                + LOGIN_HELP) from None
         consumers = [c for s in self.services for c in s.consumers]
         await ensure_topology(self.broker.config.connection_state.stream,
                               Topology(replicas=self.settings.jetstream_replicas), consumers)

@@ -19,7 +19,8 @@ from faststream.nats import NatsBroker, NatsRouter
 
 from opentelemetry.metrics import CallbackOptions, Observation
 
-from shared.bus import CONSUMERS, Bus, Topology, ensure_topology, pull_consumers
+from shared.bus import (CONSUMERS, Bus, Topology, ensure_topology, pull_consumers,
+                        telemetry_middleware)
 from shared.config import CommonSettings
 from shared.telemetry import meter, setup_logging, setup_telemetry
 from shared.tasks import cancel_and_wait
@@ -121,8 +122,6 @@ def make_broker(settings: CommonSettings, name: str,
                 closed_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected;
     `closed_cb` is called when the connection is closed for good."""
-    from faststream.nats.opentelemetry import NatsTelemetryMiddleware
-
     kwargs: dict = {}
     security = nats_security(settings)
     if security is not None:
@@ -133,7 +132,7 @@ def make_broker(settings: CommonSettings, name: str,
         connect_timeout=int(max(1, settings.nats_connect_timeout)),
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
-        middlewares=(NatsTelemetryMiddleware(),),
+        middlewares=(telemetry_middleware(),),
         # FastStream logs through our logger, so its per-message and shutdown chatter follows
         # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
         logger=logging.getLogger("repodigest.faststream"),

@@ -219,6 +219,8 @@ class ReportView:
     prose: str | None = None
     # incidents (reverts, instability, upgrade fallout): one line each, before tag-based risks
     incidents: tuple[Bullet, ...] = ()
+    # the same lines, short, for the risk bullets at the top (the reasons are told in section 4)
+    incident_bullets: tuple[Bullet, ...] = ()
     # the window reaches beyond what the source covers: said at the top
     coverage: str | None = None
     # the footnote for "n/a" figures (counts the source cannot tell), when there are any
@@ -920,7 +922,7 @@ class _Writer:
                 parts.append(piece)
         return tuple(parts)
 
-    def incident(self, inc: Incident) -> Bullet:
+    def incident(self, inc: Incident, reason: bool = True) -> Bullet:
         m = self.m
         subject = _span(inc.subject, 120)
         subj = m.t("quote.subject", text=subject) if subject else ""
@@ -969,7 +971,7 @@ class _Writer:
             parts = (head,) + tuple(joined)
         if inc.across_windows and inc.kind != "revert":
             parts = parts + (m.t("incidents.across"),)
-        if inc.reason.strip():
+        if reason and inc.reason.strip():
             parts = parts + (m.t("incidents.reason", reason=self.quote(
                 _span(inc.reason, EXCERPT_WHAT).rstrip(" .。"))),)
         parts = parts + (m.t("lead.end"),)
@@ -1455,6 +1457,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         appendix=w.appendix(),
         notes=w.notes(),
         incidents=tuple(w.incident(i) for i in s.incidents),
+        incident_bullets=tuple(w.incident(i, reason=False) for i in s.incidents),
         coverage=w.coverage(),
         na_note=w.na_note(),
         hidden=w.hidden_columns(),

@@ -179,7 +179,7 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
         if todo[lang]:
             await store.put(artifact_key(data.repo, data.window.label, data.revision, lang,
                                          READY_NAME), ready.to_bytes(), "application/json")
-    await update_index(store, ready)
+    await update_index(store, ready, tuple(lang for lang in languages if todo[lang]))
     await publish(ready)
     log.info("rendered %s %s r%d: %d artifacts", data.repo, data.window.label, data.revision,
              len(artifacts), extra={"repo": data.repo, "window": data.window.label,
@@ -237,7 +237,8 @@ def _dumps(obj: dict) -> bytes:
     return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
+async def update_index(store: ObjectStore, ready: ReportReady,
+                       languages: tuple[str, ...] | None = None) -> dict:
     """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
 
     Renderer replicas may finish reports of one repository at the same instant, and no store
@@ -251,8 +252,10 @@ async def update_index(store: ObjectStore, ready: ReportReady) -> dict:
     d = ready.data
     key = index_key(d.repo)
     prefix = repo_prefix(d.repo) + "/"
+    # only the languages this report rendered: an announced language keeps its first entry
     mine = {entry_key(d.repo, d.window.label, d.revision, e["languages"][0]): e
-            for e in split_entry(index_entry(ready))}
+            for e in split_entry(index_entry(ready))
+            if languages is None or e["languages"][0] in languages}
     for ekey, entry in mine.items():
         await store.put(ekey, _dumps(entry), "application/json")
     listed = {k for k in await store.list(prefix) if is_entry_key(k)}

@@ -9,7 +9,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from shared.events import Digest
 from shared.events.summary import Role, Storyline, StorylineItem
@@ -399,6 +399,42 @@ def _title_name(members: Sequence[StoryItem], term_counts: Mapping[str, int], hi
     return name if " " in name else ""
 
 
+_SERIES_MARK = re.compile(r"(?i)(?:^|[\s\[(])(\d{1,2})\s*/\s*(n|\d{1,2})(?=[\s\])]|$)")
+
+
+def _series(window: Sequence[StoryItem], history_count: Callable[[str], int],
+            history: int) -> list[list[StoryItem]]:
+    """Items of the window marked as parts of a series ("1/N", "[2/3]"), grouped when they
+    share a [Tag] and a word that is not common in the history."""
+    marked = [i for i in sorted(window, key=_order) if _SERIES_MARK.search(i.title)]
+    if len(marked) < 2:
+        return []
+
+    def words(item: StoryItem) -> set[str]:
+        text = _SERIES_MARK.sub(" ", _BRACKET.sub(" ", item.title))
+        return {w for w in (m.group(0).lower() for m in _WORD.finditer(text))
+                if _usable(w) and not (history and history_count(w) / history > MAX_HISTORY_SHARE)}
+
+    tags = {i.number: {t.strip().lower() for t in _BRACKET.findall(i.title)
+                       if not _SERIES_MARK.fullmatch(" " + t.strip())} for i in marked}
+    own = {i.number: words(i) for i in marked}
+    parent = {i.number: i.number for i in marked}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a_i, a in enumerate(marked):
+        for b in marked[a_i + 1:]:
+            if tags[a.number] & tags[b.number] and own[a.number] & own[b.number]:
+                parent[find(b.number)] = find(a.number)
+    out: dict[int, list[StoryItem]] = defaultdict(list)
+    for i in marked:
+        out[find(i.number)].append(i)
+    return [members for members in out.values() if len(members) >= 2]
+
+
 def acronym(phrase: str) -> str:
     """The initials a long name is shortened to: "DeepSeek V4" -> "DSV4", "Model Runner V2" ->
     "MRV2" (a word with digits is kept whole; a CamelCase word gives each capital)."""
@@ -592,6 +628,24 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                              previous=sum(1 for x in members if x in previous_numbers)))
         for x in inside:
             assigned[x] = len(groups) - 1
+
+    # a series ("[1/N] …", "[Model][2/N] …"): parts of one planned line of work, told together
+    # when they share a [Tag] and a word of their own
+    for members in _series(window, history_count, history):
+        homes = Counter(assigned[m.number] for m in members if m.number in assigned)
+        if homes:  # part of it is in a storyline already: the rest of the series joins it
+            g = homes.most_common(1)[0][0]
+            for m in members:
+                if m.number not in assigned:
+                    groups[g].items.append(m.number)
+                    assigned[m.number] = g
+            continue
+        first = members[0]
+        groups.append(_Group(key=f"series:{first.number}", name=_short_name(first.title),
+                             evidence="chain", items=[m.number for m in members],
+                             score=float(len(members)), core=frozenset(m.number for m in members)))
+        for m in members:
+            assigned[m.number] = len(groups) - 1
 
     # shared files: an item that changes a file specific to a storyline joins it; files that
     # several other items share form a (weaker) storyline of their own

@@ -143,6 +143,27 @@ def test_a_revert_chain_is_grouped_and_the_lead_is_not_the_revert():
     assert chain.lead in (1, 3) and chain.lead != 2
 
 
+def test_the_parts_of_a_series_are_one_line_of_work():
+    """2025-W43: "[Model][1/N] Delete deepseek v2/v3 modeling codes." and "[Model][2/N] Remove
+    deepseek_mtp modeling." are one planned line; a [1/N] of another tag and words is not."""
+    current = FILLER + [
+        it(1, "[Model][1/N] Delete legacy modeling codes.", day=1, files=("models/a.py",)),
+        it(2, "[Model][2/N] Remove mtp modeling.", day=3, files=("models/b.py",)),
+        it(3, "[1/N][CI] Add multi node test", day=2, files=("ci/x.yaml",)),
+    ]
+    lines = find_storylines(current, [], COUNTS, len(HISTORY))
+    (series,) = [s for s in lines if {m.number for m in s.items} & {1, 2}]
+    assert {m.number for m in series.items} == {1, 2}
+    assert series.name == "Delete legacy modeling codes"
+    assert not any(3 in {m.number for m in s.items} for s in lines)
+    # a part already in a storyline (MTP, by its term) brings the other parts with it
+    mtp = [it(10 + i, f"[Spec] {w} for MTP", day=i % 5, files=(f"spec/m{i}.py",))
+           for i, w in enumerate(("faster drafts", "graph capture", "sampler fix"))]
+    lines = find_storylines(FILLER + mtp + [current[-3], current[-2]], [], COUNTS, len(HISTORY))
+    (home,) = [s for s in lines if 2 in {m.number for m in s.items}]
+    assert home.name == "MTP" and {1, 10, 11, 12} <= {m.number for m in home.items}
+
+
 def test_a_chain_reaching_before_the_window_is_its_own_storyline_named_from_the_first_item():
     before = it(1, "[Feature] Rework the token sampler for speed", day=-10, categories=("feature",))
     current = FILLER + [

@@ -57,7 +57,7 @@ def hostile_payloads(good: list[bytes], n: int) -> list[tuple[str, bytes]]:
         doc = json.loads(base)
         key = sorted(doc)[draw_value[0] % len(doc)]
         doc[key] = draw_value[1]
-        if isinstance(doc.get("data"), dict) and draw_value[0] % 2:
+        if isinstance(doc.get("data"), dict) and doc["data"] and draw_value[0] % 2:
             dkey = sorted(doc["data"])[draw_value[0] % len(doc["data"])]
             doc["data"][dkey] = draw_value[1]
         return json.dumps(doc).encode()

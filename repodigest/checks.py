@@ -41,6 +41,37 @@ def database_problem(url: str | None) -> str | None:
     return None
 
 
+def source_problem(source: str | None, repo: str) -> str | None:
+    """Why `--source` cannot be read for `repo` (an unknown kind, a path missing or given where
+    none is taken, the demo's data asked for another repository); None when it can."""
+    if source is None:
+        return None
+    from services.ingest.domain.sources import SourceError, parse_source_spec
+    from services.ingest.domain.synthetic import DEMO_REPO
+
+    try:
+        spec = parse_source_spec(source)
+    except SourceError as exc:
+        return f"--source: {exc}"
+    if spec.kind == "demo" and repo != DEMO_REPO:
+        return (f"--source demo only generates {DEMO_REPO}; pass it as the repository "
+                f"(repodigest report {DEMO_REPO} --source demo ...) or run `repodigest demo`")
+    return None
+
+
+def output_file_problem(path: Path, option: str) -> str | None:
+    """Why a file cannot be written at `path` (missing directories are created); None when it can."""
+    p = path.expanduser()
+    if p.is_dir():
+        return f"{option} {path} is a directory; name the file to write, e.g. {path / 'report.pdf'}"
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"{option} {path}: {parent} is a file, not a directory; name another path"
+            return None
+    return None
+
+
 def report_argument_problem(*, out_dir: Path, data_dir: Path | None, timeout: float,
                             database_url: str | None) -> str | None:
     """The first problem with these arguments of `report`, or None."""

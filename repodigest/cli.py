@@ -16,7 +16,8 @@ from shared.events import ALL_FORMATS, check_repo
 from shared.telemetry import setup_logging, setup_telemetry
 from shared.windows import WindowError, parse_window
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# add_completion: Typer's own --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Daily and weekly development reports for busy GitHub repositories.")
 err = Console(stderr=True)
 out = Console()
@@ -54,6 +55,26 @@ def _formats(value: str) -> tuple[str, ...]:
     return parts
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("repodigest")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown (not installed)"
+        out.print(f"repodigest {number}", highlight=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[Optional[bool], typer.Option("--version", callback=_version, is_eager=True,
+                                                    help="print the version and exit")] = None,
+) -> None:
+    """Daily and weekly development reports for busy GitHub repositories."""
+
+
 def _logging(level: str) -> None:
     setup_logging(level)
     setup_telemetry("repodigest-cli")
@@ -64,7 +85,7 @@ def report(
     repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm")],
     window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END")],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
-    cutoff: Annotated[str, typer.Option(help="daily cut-off HH:MM (e.g. 11:45)")] = "00:00",
+    cutoff: Annotated[Optional[str], typer.Option(help="day windows: the cut-off HH:MM (e.g. 11:45; default 00:00)")] = None,
     source: Annotated[Optional[str], typer.Option(help="github (default with a token) | github-graphql (faster backfill) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,
     lang: Annotated[list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")] = ["en"],
     formats: Annotated[str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")] = ",".join(ALL_FORMATS),
@@ -83,30 +104,35 @@ def report(
 ) -> None:
     """Build one report for REPO and WINDOW end to end, and print where the artifacts are."""
     _logging(log_level)
+    from repodigest.checks import report_argument_problem, source_problem
+
     try:
         check_repo(repo)
     except ValueError as exc:
         raise fail(str(exc)) from None
     try:
-        win = parse_window(window, tz, cutoff)
+        win = parse_window(window, tz, cutoff or "00:00")
     except WindowError as exc:
         raise fail(str(exc)) from None
+    if cutoff is not None and win.kind != "day":
+        raise fail(f"--cutoff applies to day windows only; a {win.kind} window starts at 00:00 "
+                   f"in --tz: drop --cutoff, or ask for --window day:YYYY-MM-DD --cutoff {cutoff}")
+    langs, fmts = _langs(lang), _formats(formats)
+    if appendix not in APPENDIX_MODES:
+        raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
+    problem = (source_problem(source, repo)
+               or report_argument_problem(out_dir=out_dir, data_dir=data_dir, timeout=timeout,
+                                          database_url=database_url))
+    if problem:
+        raise fail(problem)
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("REPODIGEST_GITHUB_TOKEN")
     if source is None:
         if not token:
             raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
                        "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH")
         source = "github"
-    if appendix not in APPENDIX_MODES:
-        raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
-    from repodigest.checks import report_argument_problem
-
-    problem = report_argument_problem(out_dir=out_dir, data_dir=data_dir, timeout=timeout,
-                                      database_url=database_url)
-    if problem:
-        raise fail(problem)
     # the report names its source by kind and file name (the summary's SourceInfo), never a path
-    _run_report(repo, win, source, _langs(lang), _formats(formats), out_dir, nats_url, data_dir,
+    _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir,
                 database_url, artifacts, timeout, not quiet, None, source == "demo", token,
                 profile, run_services, appendix, force)
 
@@ -165,6 +191,11 @@ def demo(
         win = parse_window(f"week:{week}", "UTC")
     except WindowError as exc:
         raise fail(str(exc)) from None
+    from repodigest.checks import directory_problem
+
+    problem = directory_problem(out_dir, "--out")
+    if problem:
+        raise fail(problem)
     _run_report(DEMO_REPO, win, "demo", _langs(lang), ALL_FORMATS, out_dir, None, None, None,
                 None, 900.0, True, None, True, None, None)
 
@@ -283,7 +314,7 @@ def subscribe(
     import nats.errors
     from nats.js.api import DeliverPolicy
 
-    from shared.bus import Subjects
+    from shared.bus import STREAM_REPORTS, Subjects
     from shared.service import redact_url
 
     if repo:
@@ -302,9 +333,20 @@ def subscribe(
                                      deliver_policy=policy)
         except nats.errors.Error as exc:
             await nc.close()
-            raise fail(f"cannot subscribe to report-ready events at {redact_url(nats_url)} "
-                       f"({type(exc).__name__}): is JetStream enabled, and have the services "
-                       "created their streams?", 1) from None
+            from nats.js.errors import NotFoundError, ServiceUnavailableError
+
+            where = redact_url(nats_url)
+            if isinstance(exc, ServiceUnavailableError):
+                why = ("JetStream is not enabled on that server: start nats-server with -js "
+                       "(or point --nats-url at repodigest's NATS)")
+            elif isinstance(exc, NotFoundError):
+                why = (f"it has no {STREAM_REPORTS} stream yet: start the services against it "
+                       "(`repodigest serve all`), which create the streams, or point --nats-url "
+                       "at repodigest's NATS")
+            else:
+                why = (f"{type(exc).__name__}: is JetStream enabled, and have the services "
+                       "created their streams?")
+            raise fail(f"cannot subscribe to report-ready events at {where}: {why}", 1) from None
         try:
             async for msg in sub.messages:
                 sys.stdout.write(msg.data.decode() + "\n")
@@ -328,8 +370,17 @@ def fetch(
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
 ) -> None:
     """Download one artifact."""
+    from repodigest.checks import output_file_problem
     from services.renderer.adapters.stores import fetch_uri
     from services.renderer.ports import ObjectNotFound
+
+    if uri.partition("://")[0] not in ("nats", "s3", "file") or "://" not in uri:
+        raise fail(f"{uri!r} is not an artifact URI: pass one from a report-ready event or the "
+                   "report's output, e.g. nats://RD_ARTIFACTS/OWNER__NAME/2026-W24/r1/en/report.pdf, "
+                   "s3://BUCKET/KEY or file:///PATH")
+    problem = output_file_problem(output, "--out") if output is not None else None
+    if problem:  # before the download, not after it
+        raise fail(problem)
 
     async def main() -> bytes:
         nc = await _connect(nats_url) if uri.startswith("nats://") else None
@@ -343,8 +394,9 @@ def fetch(
         data = asyncio.run(main())
     except (ObjectNotFound, FileNotFoundError) as exc:
         raise fail(f"{uri} does not exist ({exc.args[0] if exc.args else exc})", 1) from None
-    except ValueError as exc:
-        raise fail(f"cannot fetch {uri}: {exc}", 1) from None
+    except ValueError as exc:  # the store's own message names the URI
+        text = str(exc)
+        raise fail(text if text.startswith("cannot fetch") else f"cannot fetch {uri}: {text}", 1) from None
     except IsADirectoryError:
         raise fail(f"{uri} is a directory; fetch one artifact (a report.<format> file)", 1) from None
     except OSError as exc:
@@ -353,7 +405,8 @@ def fetch(
         sys.stdout.buffer.write(data)
     else:
         try:
-            output.write_bytes(data)
+            output.expanduser().parent.mkdir(parents=True, exist_ok=True)
+            output.expanduser().write_bytes(data)
         except IsADirectoryError:
             raise fail(f"--out {output} is a directory; name the file to write, e.g. "
                        f"{output / 'report.pdf'}") from None
@@ -364,7 +417,9 @@ def fetch(
 
 def main() -> None:
     logging.captureWarnings(True)
-    app()
+    # one name however it is started (`python -m repodigest` too): usage lines and the shell
+    # completion's variable (_REPODIGEST_COMPLETE) use it
+    app(prog_name="repodigest")
 
 
 if __name__ == "__main__":

@@ -43,8 +43,8 @@ def test_no_source_and_no_token_says_what_to_do():
 
 def test_unreachable_nats_exits_1():
     port = free_port()  # nothing listens there
-    result = run_cli("report", "a/b", "--window", "week:2026-W24", "--source", "demo",
-                     "--nats-url", f"nats://127.0.0.1:{port}", "--quiet")
+    result = run_cli("report", "repodigest-demo/llm-serve", "--window", "week:2026-W24",
+                     "--source", "demo", "--nats-url", f"nats://127.0.0.1:{port}", "--quiet")
     assert result.returncode == 1, result.stderr
     assert "cannot reach NATS" in result.stderr and "Traceback" not in result.stderr
 

@@ -131,8 +131,8 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
                           "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN")
     if spec.kind == "demo":
         if repo not in (None, DEMO_REPO):
-            raise SourceError(f"the demo source only generates {DEMO_REPO}; leave the repository "
-                              f"unset or pass {DEMO_REPO} (got {repo})")
+            raise SourceError(f"the demo source only generates {DEMO_REPO}, not {repo}: name "
+                              f"{DEMO_REPO} as the repository, or run `repodigest demo`")
         demo = generate_demo(demo_week, demo_seed, demo_tz)
         return LoadedSource(spec, DEMO_REPO, "demo", _sorted(list(demo.facts)),
                             watermark=demo.watermark)

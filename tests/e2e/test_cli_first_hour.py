@@ -1,0 +1,107 @@
+"""A new user's first hour with the CLI (issue #17 items 3-5): argument errors first and exit 2,
+a sentence instead of a traceback, `--version` and shell completion."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared.natsserver import free_port
+
+CLI = [sys.executable, "-m", "repodigest"]
+NO_TOKEN = {"GITHUB_TOKEN": "", "REPODIGEST_GITHUB_TOKEN": ""}
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **NO_TOKEN, **(env or {})})
+
+
+def one_line_error(result: subprocess.CompletedProcess, code: int, *needles: str) -> str:
+    assert result.returncode == code, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+# a refused port: an argument error must be found before anything tries to connect
+UNREACHABLE = ["--nats-url", f"nats://127.0.0.1:{free_port()}"]
+
+
+@pytest.mark.parametrize("args,needles", [
+    # without a token the language is still the first thing wrong
+    (["--lang", "fr"], ["unknown language 'fr'"]),
+    (["--formats", "docx"], ["format"]),
+    (["--source", "foo", *UNREACHABLE], ["--source", "unknown source 'foo'"]),
+    (["--source", "replay:", *UNREACHABLE], ["--source", "needs a file"]),
+    (["--source", "demo", *UNREACHABLE], ["repodigest-demo/llm-serve", "as the repository"]),
+    (["--source", "demo", "--cutoff", "11:45"], ["--cutoff", "day windows only"]),
+    (["--source", "demo", "--appendix", "some"], ["--appendix"]),
+])
+def test_argument_errors_come_first_and_exit_2(args, needles):
+    line = one_line_error(run_cli("report", "a/b", "--window", "week:2026-W24", "--quiet", *args),
+                          2, *needles)
+    assert "no data source" not in line and "leave the repository unset" not in line
+
+
+def test_no_data_source_is_said_only_when_the_arguments_are_right():
+    one_line_error(run_cli("report", "a/b", "--window", "day:2026-03-26", "--cutoff", "11:45",
+                           "--lang", "zh-CN", "--quiet"), 2, "no data source", "GITHUB_TOKEN")
+
+
+def test_demo_refuses_an_out_under_a_file_before_the_work(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    one_line_error(run_cli("demo", "--out", str(a_file / "reports")), 2, "--out", "is a file")
+
+
+def test_fetch_of_a_bare_key_says_it_once(tmp_path):
+    line = one_line_error(run_cli("fetch", "repodigest-demo__llm-serve/2026-W24/r1/en/report.md"),
+                          2, "is not an artifact URI", "nats://RD_ARTIFACTS/")
+    assert line.count("cannot fetch") == 0 and line.count("report.md") == 1
+
+
+def test_fetch_creates_missing_directories_and_refuses_a_file_on_the_way(tmp_path):
+    source = tmp_path / "report.md"
+    source.write_text("# report")
+    target = tmp_path / "missing" / "dir" / "x.md"
+    result = run_cli("fetch", f"file://{source}", "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == "# report"
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    # refused before the download: the URI does not even exist
+    one_line_error(run_cli("fetch", f"file://{tmp_path}/nothing.md", "-o", str(a_file / "x.md")),
+                   2, "--out", "is a file")
+
+
+async def test_subscribe_without_repodigest_streams_says_what_is_missing(nats_server):
+    result = run_cli("subscribe", "a/b", "--count", "1", "--nats-url", nats_server.url)
+    one_line_error(result, 1, "cannot subscribe", "no RD_REPORTS stream", "repodigest serve")
+
+
+def test_version():
+    from importlib.metadata import version
+
+    result = run_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"repodigest {version('repodigest')}"
+
+
+def test_shell_completion_is_enabled():
+    # Typer's completion: the script it installs calls the CLI back with these variables
+    script = Path(sys.executable).parent / "repodigest"  # the installed console script
+    result = subprocess.run([str(script)], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "_REPODIGEST_COMPLETE": "complete_bash",
+                                 "COMP_WORDS": "repodigest rep", "COMP_CWORD": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["report"]
+    shown = run_cli("--show-completion", "bash")
+    assert shown.returncode == 0 and "_REPODIGEST_COMPLETE=complete_bash" in shown.stdout

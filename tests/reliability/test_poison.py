@@ -57,9 +57,10 @@ def hostile_payloads(good: list[bytes], n: int) -> list[tuple[str, bytes]]:
         doc = json.loads(base)
         key = sorted(doc)[draw_value[0] % len(doc)]
         doc[key] = draw_value[1]
-        if isinstance(doc.get("data"), dict) and doc["data"] and draw_value[0] % 2:
+        # (not when `data` itself was replaced: setting the value inside itself makes a cycle)
+        if key != "data" and isinstance(doc.get("data"), dict) and doc["data"] and draw_value[0] % 2:
             dkey = sorted(doc["data"])[draw_value[0] % len(doc["data"])]
-            doc["data"][dkey] = draw_value[1]
+            doc["data"][dkey] = json.loads(json.dumps(draw_value[1]))
         return json.dumps(doc).encode()
 
     strategy = st.one_of(

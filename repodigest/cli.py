@@ -158,7 +158,12 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
                     profile=profile, run_services=run_services, appendix=appendix, force=force)
     try:
         outcome = run_interruptible(run_report(job))
-    except (PipelineError, NatsUnreachable, NatsServerError) as exc:
+    except NatsUnreachable as exc:
+        text = str(exc)
+        if nats_url is not None and text.startswith("cannot reach NATS"):
+            text += ", or leave both unset for `report` to start an embedded nats-server"
+        raise fail(text, 1) from None
+    except (PipelineError, NatsServerError) as exc:
         raise fail(str(exc), 1) from None
     except ProfileError as exc:  # --profile (or REPODIGEST_PROFILE_OVERRIDES) names no profile
         raise fail(f"--profile: {exc}") from None

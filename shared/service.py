@@ -119,10 +119,17 @@ LOGIN_HELP = ("set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (
 
 
 def make_broker(settings: CommonSettings, name: str,
-                closed_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
+                closed_cb: Callable[[], Awaitable[None]] | None = None,
+                error_cb: Callable[[Exception], Awaitable[None]] | None = None,
+                disconnected_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected;
-    `closed_cb` is called when the connection is closed for good."""
+    `closed_cb` is called when the connection is closed for good, `error_cb` with each error of
+    the client (a refused connection among them)."""
     kwargs: dict = {}
+    if error_cb is not None:
+        kwargs["error_cb"] = error_cb
+    if disconnected_cb is not None:
+        kwargs["disconnected_cb"] = disconnected_cb
     security = nats_security(settings)
     if security is not None:
         kwargs["security"] = security
@@ -157,10 +164,49 @@ class Runtime:
         self.connection_lost = asyncio.Event()
         self.lost_reason: str | None = None
         self._stopping = False
-        self.broker = make_broker(settings, name, closed_cb=self._closed)
+        # refused connections while start() connects: when every server refused, nothing listens
+        # there and waiting for the connect time-out (~12 s) only hides that
+        self._connecting = False
+        self._refusals = 0
+        self._all_refused = asyncio.Event()
+        self.broker = make_broker(settings, name, closed_cb=self._closed, error_cb=self._error,
+                                  disconnected_cb=self._disconnected)
         self.services: list[Service] = []
         self._lag_task: asyncio.Task | None = None
         self._lag_stop = asyncio.Event()
+
+    async def _error(self, exc: Exception) -> None:
+        if self._connecting and isinstance(exc, ConnectionRefusedError):
+            self._refusals += 1
+            if self._refusals >= len(self.settings.servers()):
+                self._all_refused.set()
+
+    async def _disconnected(self) -> None:
+        if not self._stopping and not self._connecting:
+            # FastStream logs only some of the causes (an EOF, not a reset): say it once here
+            log.warning("disconnected from NATS at %s; reconnecting",
+                        redact_url(self.settings.nats_url))
+
+    async def _connect(self) -> None:
+        """broker.connect(), ended at once when every server refused the connection."""
+        self._connecting, self._refusals = True, 0
+        self._all_refused.clear()
+        connect = asyncio.ensure_future(self.broker.connect())
+        refused = asyncio.ensure_future(self._all_refused.wait())
+        try:
+            done, _ = await asyncio.wait({connect, refused},
+                                         timeout=self.settings.nats_connect_timeout + 5,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._connecting = False
+            await cancel_and_wait(refused)
+        if connect in done:
+            connect.result()
+            return
+        await cancel_and_wait(connect)
+        if refused in done:
+            raise ConnectionRefusedError("connection refused")
+        raise asyncio.TimeoutError()
 
     async def _closed(self) -> None:
         if self._stopping:
@@ -213,12 +259,18 @@ class Runtime:
 
     async def start(self) -> None:
         try:
-            await asyncio.wait_for(self.broker.connect(), self.settings.nats_connect_timeout + 5)
+            await self._connect()
         except (OSError, asyncio.TimeoutError, nats.errors.NoServersError) as exc:
+            if isinstance(exc, ConnectionRefusedError):
+                cause = "connection refused (no server listens there)"
+            elif isinstance(exc, asyncio.TimeoutError):
+                cause = (f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
+                         "(a firewall, or not a NATS server?)")
+            else:
+                cause = str(exc) or type(exc).__name__
             raise NatsUnreachable(
-                f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {type(exc).__name__}. Start a "
-                "nats-server with JetStream (-js), fix REPODIGEST_NATS_URL / --nats-url, or leave "
-                "it unset for the CLI to start an embedded server"
+                f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {cause}. Start a "
+                "nats-server with JetStream (-js) or fix REPODIGEST_NATS_URL / --nats-url"
             ) from None
         except nats.errors.Error as exc:
             if "authorization" not in str(exc).lower():
@@ -259,6 +311,16 @@ class Runtime:
             await self.broker.stop()  # drains: in-flight handlers finish, then the connection closes
         except nats.errors.ConnectionClosedError:
             pass  # closed for good already (connection_lost): nothing left to drain
+        except nats.errors.ConnectionReconnectingError:
+            # NATS is away (a restart, a network cut): nothing can be drained or acknowledged,
+            # so close without it; unacknowledged messages are redelivered to the next process
+            log.warning("NATS at %s is unreachable while stopping: closed without draining",
+                        redact_url(self.settings.nats_url))
+            conn = self.broker.config.connection_state.connection \
+                if self.broker.config.connection_state else None
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
         log.info("stopped %s", self.name)
 
 

@@ -3,7 +3,9 @@ a sentence instead of a traceback, `--version` and shell completion."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +107,50 @@ def test_shell_completion_is_enabled():
     assert result.stdout.split() == ["report"]
     shown = run_cli("--show-completion", "bash")
     assert shown.returncode == 0 and "_REPODIGEST_COMPLETE=complete_bash" in shown.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["serve", "all"],
+    ["report", "repodigest-demo/llm-serve", "--window", "week:2026-W24", "--source", "demo",
+     "--quiet"],
+])
+def test_a_refused_nats_port_is_said_as_such(args):
+    # nats-py retries a refused port until the connect time-out; nothing will ever answer there
+    result = run_cli(*args, env={"REPODIGEST_NATS_URL": f"nats://127.0.0.1:{free_port()}",
+                                 "REPODIGEST_WEBHOOK_ENABLED": "false"})
+    line = one_line_error(result, 1, "cannot reach NATS", "connection refused")
+    assert "TimeoutError" not in line
+    # only `report` can start an embedded server: `serve` does not suggest it
+    assert ("embedded" in line) == (args[0] == "report")
+
+
+async def test_sigterm_while_nats_reconnects_stops_cleanly(nats_server, tmp_path):
+    env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_LOG_LEVEL": "INFO",
+           "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}", "REPODIGEST_HEALTH_PORT": "0"}
+    proc = await asyncio.create_subprocess_exec(
+        *CLI, "serve", "classifier", "summarizer", env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    lines: list[str] = []
+
+    async def until(word: str) -> None:
+        while True:
+            raw = await proc.stdout.readline()
+            assert raw, "serve exited early:\n" + "\n".join(lines)
+            lines.append(raw.decode(errors="replace").rstrip())
+            if word in lines[-1]:
+                return
+
+    try:
+        await asyncio.wait_for(until("started"), 60)
+        await nats_server.kill()  # the connection breaks; the client starts reconnecting
+        await asyncio.wait_for(until("disconnected from NATS"), 30)
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = await asyncio.wait_for(proc.communicate(), 60)
+    except BaseException:
+        proc.kill()
+        await proc.wait()
+        raise
+    text = "\n".join(lines) + rest.decode(errors="replace")
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "ConnectionReconnectingError" not in text, text
+    assert "closed without draining" in text and "stopped classifier+summarizer" in text

@@ -313,6 +313,17 @@ def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     root._repodigest = True  # type: ignore[attr-defined]
+    if root.getEffectiveLevel() > logging.DEBUG:
+        # Alembic announces its seven plugins and the dialect at every start; the upgrades it
+        # actually runs ("Running upgrade 0001 -> 0002") are still logged
+        logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+        migration = logging.getLogger("alembic.runtime.migration")
+        if _alembic_chatter not in migration.filters:
+            migration.addFilter(_alembic_chatter)
+
+
+def _alembic_chatter(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(("Context impl", "Will assume"))
 
 
 # LogRecord attributes that are not `extra=` fields

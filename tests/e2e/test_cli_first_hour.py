@@ -154,3 +154,29 @@ async def test_sigterm_while_nats_reconnects_stops_cleanly(nats_server, tmp_path
     assert proc.returncode == 0, text
     assert "Traceback" not in text and "ConnectionReconnectingError" not in text, text
     assert "closed without draining" in text and "stopped classifier+summarizer" in text
+
+
+async def test_a_service_start_logs_no_alembic_chatter(nats_server, tmp_path):
+    env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_LOG_LEVEL": "INFO",
+           "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}", "REPODIGEST_HEALTH_PORT": "0"}
+    logs = []
+    for _ in range(2):  # a fresh database (migrated), then one already at head
+        proc = await asyncio.create_subprocess_exec(
+            *CLI, "serve", "summarizer", env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        lines: list[str] = []
+        try:
+            while not lines or "started summarizer" not in lines[-1]:
+                raw = await asyncio.wait_for(proc.stdout.readline(), 60)
+                assert raw, "serve exited early:\n" + "\n".join(lines)
+                lines.append(raw.decode(errors="replace").rstrip())
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            rest, _ = await asyncio.wait_for(proc.communicate(), 60)
+        logs.append(lines)
+        assert proc.returncode == 0, "\n".join(lines) + rest.decode(errors="replace")
+    first, second = ("\n".join(lines) for lines in logs)
+    for text in (first, second):
+        assert "alembic.runtime.plugins" not in text and "Context impl" not in text, text
+        assert "Will assume" not in text, text
+    assert "Running upgrade  -> 0001" in first and "Running upgrade" not in second

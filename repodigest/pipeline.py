@@ -270,7 +270,13 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_answer = None
     dead_from = 1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
     try:
-        result = await _ingest(runtime, job)
+        stages = StageProgress(runtime, job)
+        await stages.watch()  # the classifier enriches while ingest still publishes
+        try:
+            result = await _ingest(runtime, job)
+        except BaseException:
+            await stages.close()
+            raise
         check_coverage(job.window, result.source)
         request = ReportRequested.create(
             ReportRequestData(
@@ -287,9 +293,9 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
 
         sub_answer = await nc.subscribe(Subjects.report_answer(request.id), cb=on_answer)
         await runtime.bus("cli").publish(request, Subjects.report_requested(job.repo))
-        with _status(job.progress, f"waiting for the {job.window.kind} {job.window.label} report "
-                                   "(classify, fold, summarize, render)"):
-            ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
+        # facts the stream already held (a re-run on --data-dir) are not classified again
+        async with stages.shown(result.facts_published - getattr(result, "duplicates", 0)):
+            ready = stages.ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
         outcome = ReportOutcome(ready=ready, facts_published=result.facts_published,
                                 duplicates=getattr(result, "duplicates", 0))
         # the same layout as in the object store, so the reports' relative links keep working
@@ -372,13 +378,141 @@ def check_coverage(window: Window, source: SourceInfo | None) -> None:
             "pick a window inside that span")
 
 
-def _status(enabled: bool, text: str):
-    """A spinner on stderr while the services work (nothing when progress is off)."""
-    if not enabled:
-        return contextlib.nullcontext()
-    from rich.console import Console
+class StageProgress:
+    """After the ingest bar, a bar per stage on stderr while the services work: classify N/N
+    (enriched facts of the repository), fold N/N (the summarizer's consumer of them), summarize,
+    then render per format and language (each artifact as the object store receives it)."""
 
-    return Console(stderr=True).status(text)
+    poll_interval = 0.25  # seconds between reads of the summarizer consumer's position
+
+    def __init__(self, runtime: Runtime, job: ReportJob) -> None:
+        self.runtime, self.job = runtime, job
+        self.enabled = job.progress
+        self.facts = 0
+        self.progress: Any = None
+        self._subs: list = []
+        self._poll: asyncio.Task | None = None
+        self.classified = 0
+        self.summarized = False
+        self.rendered: set[tuple[str, str]] = set()
+        self.ready: ReportReady | None = None  # set when report-ready came
+
+    async def watch(self) -> None:
+        """Subscribe before ingest: what the services announce is counted from the start."""
+        if not self.enabled:
+            return
+        from shared.bus import OBJECT_BUCKET
+
+        job = self.job
+        where = f"/{job.repo}/{job.window.label}/"  # object keys: [prefix/]OWNER/NAME/WINDOW/rN/LANG/report.FMT
+        nc = self.runtime.broker.connection
+
+        async def on_enriched(msg) -> None:
+            self.classified += 1
+            self._update()
+
+        async def on_summary(msg) -> None:
+            self.summarized = True
+            self._update()
+
+        async def on_object(msg) -> None:  # the object store's meta message of a stored object
+            try:
+                name = str(json.loads(msg.data).get("name") or "")
+            except (ValueError, AttributeError):
+                return
+            parts = name.split("/")
+            if where in f"/{name}" and len(parts) >= 2 and parts[-1].startswith("report."):
+                self.rendered.add((parts[-1].removeprefix("report."), parts[-2]))
+                self._update()
+
+        self._subs = [
+            await nc.subscribe(Subjects.enriched("*", "*", job.repo), cb=on_enriched),
+            await nc.subscribe(Subjects.summary_ready(job.repo), cb=on_summary),
+            await nc.subscribe(f"$O.{OBJECT_BUCKET}.M.>", cb=on_object),
+        ]
+
+    def _update(self, folded: int | None = None) -> None:
+        if self.progress is None:
+            return
+        p = self.progress
+        classified = min(self.classified, self.facts) if self.facts else self.classified
+        p.update(self.classify, completed=classified)
+        if self.summarized:
+            folded = self.facts  # the summary comes after the window's facts were folded
+        if folded is not None and folded > p.tasks[self.fold].completed:
+            p.update(self.fold, completed=folded)
+        p.update(self.summarize, completed=int(self.summarized))
+        for key, task in self.render.items():
+            p.update(task, completed=int(key in self.rendered))
+
+    @contextlib.asynccontextmanager
+    async def shown(self, facts: int):
+        """The bars, from the end of ingest until report-ready (or failure)."""
+        if not self.enabled:
+            yield self
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+        )
+
+        self.facts = max(0, facts)
+        job = self.job
+        p = self.progress = Progress(SpinnerColumn(), TextColumn("{task.description:<22}"),
+                                     BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=Console(stderr=True), transient=False)
+        self.classify = p.add_task("classify", total=self.facts or None)
+        self.fold = p.add_task("fold", total=self.facts or None)
+        self.summarize = p.add_task("summarize", total=1)
+        self.render = {(fmt, lang): p.add_task(f"render {fmt} ({lang})", total=1)
+                       for lang in job.languages for fmt in job.formats}
+        self._update()
+        p.start()
+        self._poll = asyncio.create_task(self._poll_fold())
+        try:
+            yield self
+        finally:
+            await self.close()
+
+    async def _poll_fold(self) -> None:
+        """Folded = classified - what the summarizer's consumer has still to acknowledge."""
+        from shared.bus import DURABLE_SUMMARIZER, STREAM_ENRICHED
+
+        js = self.runtime.broker.config.connection_state.stream
+        while True:
+            try:
+                info = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
+            except Exception:  # noqa: BLE001 - a progress bar that lags; the run goes on
+                pass
+            else:
+                left = int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+                classified = min(self.classified, self.facts) if self.facts else self.classified
+                self._update(max(0, classified - left))
+            await asyncio.sleep(self.poll_interval)
+
+    async def close(self) -> None:
+        from shared.tasks import cancel_and_wait
+
+        await cancel_and_wait(self._poll)
+        self._poll = None
+        with contextlib.suppress(Exception):
+            await self.runtime.broker.connection.flush()
+        for sub in self._subs:  # what arrived before report-ready is counted first
+            with contextlib.suppress(Exception):
+                await sub.drain()
+        self._subs = []
+        if self.progress is None:
+            return
+        if self.ready is not None:
+            if (self.job.artifacts_url or "nats").split(":")[0] != "nats":
+                # S3 or a directory: no object-store message to follow; report-ready lists them
+                self.rendered |= {(a.format, a.language) for a in self.ready.data.artifacts}
+            self._update()
+            for task in self.progress.tasks:  # nothing new to classify or fold: 0/0
+                if task.total is None:
+                    self.progress.update(task.id, total=task.completed)
+        self.progress.stop()
+        self.progress = None
 
 
 async def _ingest(runtime: Runtime, job: ReportJob):

@@ -180,3 +180,22 @@ async def test_a_service_start_logs_no_alembic_chatter(nats_server, tmp_path):
         assert "alembic.runtime.plugins" not in text and "Context impl" not in text, text
         assert "Will assume" not in text, text
     assert "Running upgrade  -> 0001" in first and "Running upgrade" not in second
+
+
+def test_progress_by_stage_after_the_ingest_bar(tmp_path):
+    result = run_cli("report", "repodigest-demo/llm-serve", "--window", "week:2026-W24",
+                     "--source", "demo", "--formats", "md,json", "--lang", "en,zh-CN",
+                     "--out", str(tmp_path / "out"), timeout=300)
+    assert result.returncode == 0, result.stderr
+    facts = int(result.stdout.split(" facts ingested")[0].rsplit(" ", 1)[1])
+    bars = {line.split("━")[0].strip(" ⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"): line.split()[-2]
+            for line in result.stderr.splitlines() if "━" in line}
+    # counted from what the services announced: enriched facts, the summary, each stored artifact
+    assert bars["classify"] == bars["fold"] == f"{facts}/{facts}", result.stderr
+    assert bars["summarize"] == "1/1"
+    for lang in ("en", "zh-CN"):
+        for fmt in ("md", "json"):
+            assert bars[f"render {fmt} ({lang})"] == "1/1", result.stderr
+    order = [line.split("━")[0].strip(" ⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏").split()[0]
+             for line in result.stderr.splitlines() if "━" in line]
+    assert order[:4] == ["ingest", "classify", "fold", "summarize"], order

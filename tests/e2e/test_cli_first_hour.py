@@ -199,3 +199,16 @@ def test_progress_by_stage_after_the_ingest_bar(tmp_path):
     order = [line.split("━")[0].strip(" ⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏").split()[0]
              for line in result.stderr.splitlines() if "━" in line]
     assert order[:4] == ["ingest", "classify", "fold", "summarize"], order
+
+
+def test_no_network_is_not_called_a_degraded_github(tmp_path):
+    # nothing answers at this address: the machine's network, not GitHub, is what to check
+    result = run_cli("report", "vllm-project/vllm", "--window", "week:2026-W24", "--quiet",
+                     "--source", "github", "--out", str(tmp_path / "out"),
+                     env={"GITHUB_TOKEN": "ghp_not_used_for_anything_00000000000000",
+                          "REPODIGEST_GITHUB_API_URL": f"http://127.0.0.1:{free_port()}"})
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    line = result.stderr.strip().splitlines()[-1]  # after a warning per retry
+    assert line.startswith("error: ") and "did not answer" in line, result.stderr
+    assert "network connection" in line and "HTTPS_PROXY" in line
+    assert "degraded" not in result.stderr and "ghp_" not in result.stderr

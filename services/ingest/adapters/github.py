@@ -168,11 +168,12 @@ class _Retryable(Exception):
     server's `Retry-After` when it gave one."""
 
     def __init__(self, reason: str, retry_after: float | None = None, *,
-                 secondary: bool = False) -> None:
+                 secondary: bool = False, network: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
         self.secondary = secondary
+        self.network = network  # no answer at all: this side's network, not GitHub, is suspect
 
 
 # ---------------------------------------------------------------- responses and budget
@@ -345,6 +346,11 @@ class PyGithubSource:
                 with attempt:
                     return once()
         except _Retryable as exc:
+            if exc.network:
+                raise GithubUnavailable(
+                    f"GitHub at {self.base_url} did not answer ({exc.reason}) in "
+                    f"{self.max_attempts} attempts: check this machine's network connection, "
+                    "its proxy (HTTPS_PROXY) and REPODIGEST_GITHUB_API_URL, then try again") from None
             raise GithubUnavailable(
                 f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
                 f"{self.max_attempts} attempts; it is probably degraded: try again later "
@@ -422,7 +428,8 @@ class PyGithubSource:
             status, resp_headers, body = self._client().requester.requestJson(
                 "GET", url, headers=headers)
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}") from None
+            raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}",
+                             network=isinstance(exc, requests.ConnectionError)) from None
         except GithubException as exc:  # pragma: no cover - requestJson does not check
             raise GithubError(str(exc)) from None
         with self._lock:
@@ -457,7 +464,8 @@ class PyGithubSource:
                 "POST", url, headers={"Accept": "application/json"},
                 input={"query": query, "variables": variables})
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}") from None
+            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}",
+                             network=isinstance(exc, requests.ConnectionError)) from None
         with self._lock:
             self._account(status, resp_headers, self.graphql_budget)
         if status >= 400:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -352,15 +353,28 @@ def subscribe(
                 why = (f"{type(exc).__name__}: is JetStream enabled, and have the services "
                        "created their streams?")
             raise fail(f"cannot subscribe to report-ready events at {where}: {why}", 1) from None
+        lost = fail(f"lost the connection to NATS at {redact_url(nats_url)} (the server stopped or "
+                    "the network dropped); run subscribe again, with --history to print the "
+                    "events missed meanwhile", 1)
         try:
-            async for msg in sub.messages:
+            while not (count and seen >= count):
+                try:
+                    msg = await sub.next_msg(timeout=1.0)
+                except nats.errors.TimeoutError:
+                    if nc.is_closed:  # nats-py gave up reconnecting
+                        raise lost from None
+                    continue
+                except nats.errors.ConnectionClosedError:
+                    raise lost from None
                 sys.stdout.write(msg.data.decode() + "\n")
                 sys.stdout.flush()
                 seen += 1
-                if count and seen >= count:
-                    break
         finally:
-            await nc.drain()
+            try:
+                await nc.drain()
+            except nats.errors.Error:  # closed, or reconnecting: nothing to drain
+                with contextlib.suppress(Exception):
+                    await nc.close()
 
     try:
         asyncio.run(main())

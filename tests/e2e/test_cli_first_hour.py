@@ -212,3 +212,31 @@ def test_no_network_is_not_called_a_degraded_github(tmp_path):
     assert line.startswith("error: ") and "did not answer" in line, result.stderr
     assert "network connection" in line and "HTTPS_PROXY" in line
     assert "degraded" not in result.stderr and "ghp_" not in result.stderr
+
+
+async def test_subscribe_says_when_nats_went_away(nats_server):
+    from shared.config import CommonSettings
+    from shared.natsclient import connect
+
+    nc = await connect(CommonSettings(nats_url=nats_server.url))
+    await nc.jetstream().add_stream(name="RD_REPORTS", subjects=["rd.report.>", "rd.summary.>"])
+    await nc.close()
+    proc = await asyncio.create_subprocess_exec(
+        *CLI, "subscribe", "a/b", "--nats-url", nats_server.url,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        # subscribed: the server shows the consumer it created
+        nc = await connect(CommonSettings(nats_url=nats_server.url))
+        js = nc.jetstream()
+        while not (await js.stream_info("RD_REPORTS")).state.consumer_count:
+            pass  # each look is a round trip to the server
+        await nc.close()
+        await nats_server.kill()
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    except BaseException:
+        proc.kill()
+        await proc.wait()
+        raise
+    text = err.decode()
+    assert proc.returncode == 1 and "Traceback" not in text, text
+    assert text.strip().startswith("error: lost the connection to NATS") and "--history" in text

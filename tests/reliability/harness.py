@@ -268,17 +268,18 @@ class JsPublisher:
         return list(await asyncio.gather(*(self.publish(event, subject) for event, subject, _ in batch)))
 
     async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str] | None = None,
-                          attempts: int = 20):
+                          within: float = 100.0):
+        """Publish, retrying while a broker restarts (the Nats-Msg-Id dedupes a repeat)."""
         import nats.errors
 
-        for attempt in range(attempts):
+        async def attempt():
             try:
                 return await self.js.publish(subject, data, headers=headers, timeout=5)
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError,
                     nats.errors.ConnectionReconnectingError, NoStreamResponseError):
-                if attempt == attempts - 1:
-                    raise
-                await asyncio.sleep(0.2)  # a broker restarting: retry, the Nats-Msg-Id dedupes
+                return None
+
+        return await wait_until(attempt, within, f"the broker to take a message on {subject}", 0.2)
 
 
 async def connect(url: str):

@@ -40,6 +40,7 @@ class FlakyProxy:
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
         self.down = False
+        self.up = asyncio.Event()  # set when the proxy is brought back up
         self.attempts_while_down = 0
         self.connections = 0
         self._writers: set[asyncio.StreamWriter] = set()
@@ -70,12 +71,14 @@ class FlakyProxy:
 
     def take_down(self) -> None:
         self.down = True
+        self.up.clear()
         for w in list(self._writers):
             w.transport.abort()  # the server went away under every open connection
         self._writers.clear()
 
     def bring_up(self) -> None:
         self.down = False
+        self.up.set()
 
     async def close(self) -> None:
         self.take_down()
@@ -122,8 +125,10 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
                          60, "the summarizer to meet the outage")
         loop = asyncio.get_running_loop()
         down_since = loop.time()
-        await asyncio.sleep(OUTAGE_SECONDS)  # the outage's length: a duration, not a wait for a result
-        proxy.bring_up()
+        # the outage lasts OUTAGE_SECONDS (a condition of the test, kept by the loop's timer);
+        # the test waits for the proxy to say it is back up
+        loop.call_later(OUTAGE_SECONDS, proxy.bring_up)
+        await asyncio.wait_for(proxy.up.wait(), OUTAGE_SECONDS + 30)
         retries = summarizer.fold_consumer.stats.retried - retried_before
         attempts = proxy.attempts_while_down
         await wait_until(await folded(len(inp.facts) + 2), 120, "the rest to be folded")

@@ -194,13 +194,13 @@ def test_compose_nats_and_minio_need_passwords_without_defaults():
 async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_path):
     """deploy/nats/nats.conf run by the real nats-server: a client without the password is
     refused, one with it gets JetStream."""
-    import asyncio
     import os
 
     import nats
     import nats.errors
 
     from shared.natsserver import find_binary, free_port
+    from tests.conftest import wait_until
 
     password = "compose-nats-password-of-the-test"
     port, monitor = free_port(), free_port()
@@ -213,17 +213,17 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         url = f"nats://127.0.0.1:{port}"
-        nc = None
-        deadline = asyncio.get_running_loop().time() + 20
-        while nc is None:
+
+        async def logged_in():
             if proc.poll() is not None:  # the configuration was refused
                 pytest.fail(f"nats-server refused deploy/nats/nats.conf: {proc.stderr.read().decode()}")
             try:
-                nc = await nats.connect(url, user="repodigest", password=password,
-                                        allow_reconnect=False, connect_timeout=1)
+                return await nats.connect(url, user="repodigest", password=password,
+                                          allow_reconnect=False, connect_timeout=1)
             except (OSError, nats.errors.NoServersError):
-                assert asyncio.get_running_loop().time() < deadline, "nats-server did not listen"
-                await asyncio.sleep(0.1)  # start-up, not a result
+                return None  # still starting
+
+        nc = await wait_until(logged_in, 20, "nats-server to listen with deploy/nats/nats.conf", 0.1)
         await nc.jetstream().account_info()
         await nc.close()
         for creds in ({}, {"user": "repodigest", "password": "wrong"}):

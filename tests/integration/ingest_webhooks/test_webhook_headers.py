@@ -14,12 +14,11 @@ import uuid
 import httpx
 import pytest
 
-from services.ingest.adapters.kv import KvIngestState
-from services.ingest.adapters.webhooks import signature_of, webhook_server
+from services.ingest.adapters.webhooks import signature_of
 from shared.bus import STREAM_GITHUB
-from shared.config import CommonSettings
-from shared.service import Runtime
 from tests.conftest import require_shared_data
+
+from .serving import served_webhook
 
 pytestmark = pytest.mark.shared_data
 
@@ -59,27 +58,16 @@ def encoded(hdrs: dict) -> list[tuple[bytes, bytes]]:
 @pytest.mark.parametrize("case", list(CRAFTED))
 async def test_a_crafted_header_gets_400_and_the_connection_stays_up(nats_server, case):
     body = require_shared_data("github-webhooks", "issues", "opened.payload.json").read_bytes()
-    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test-hostile-headers")
-    await runtime.start()
-    try:
-        js = runtime.broker.config.connection_state.stream
-        state = await KvIngestState.open(js)
-        server = webhook_server(runtime.bus("ingest"), state, SECRET, host="127.0.0.1", port=0)
-        await server.start()
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
-                hostile = signed(body, **CRAFTED[case])
-                r = await client.post(PATH, content=body, headers=encoded(hostile))
-                assert r.status_code == 400, r.text
-                name = "X-GitHub-Event" if case.startswith("event") else "X-GitHub-Delivery"
-                assert name in r.json()["error"]
-                # the same body with good headers: accepted and published
-                good = await client.post(PATH, content=body, headers=signed(body))
-                assert good.status_code == 202, good.text
-            conn = runtime.broker.config.connection_state.connection
-            assert conn.is_connected and not conn.is_closed
-            assert (await js.stream_info(STREAM_GITHUB)).state.messages == 1
-        finally:
-            await server.stop()
-    finally:
-        await runtime.stop()
+    async with served_webhook(nats_server.url, "test-hostile-headers", SECRET) as (runtime, js, server):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
+            hostile = signed(body, **CRAFTED[case])
+            r = await client.post(PATH, content=body, headers=encoded(hostile))
+            assert r.status_code == 400, r.text
+            name = "X-GitHub-Event" if case.startswith("event") else "X-GitHub-Delivery"
+            assert name in r.json()["error"]
+            # the same body with good headers: accepted and published
+            good = await client.post(PATH, content=body, headers=signed(body))
+            assert good.status_code == 202, good.text
+        conn = runtime.broker.config.connection_state.connection
+        assert conn.is_connected and not conn.is_closed
+        assert (await js.stream_info(STREAM_GITHUB)).state.messages == 1

@@ -11,12 +11,11 @@ import uuid
 import httpx
 import pytest
 
-from services.ingest.adapters.kv import KvIngestState
-from services.ingest.adapters.webhooks import signature_of, webhook_server
+from services.ingest.adapters.webhooks import signature_of
 from shared.bus import STREAM_GITHUB
-from shared.config import CommonSettings
-from shared.service import Runtime
 from tests.conftest import require_shared_data
+
+from .serving import served_webhook
 
 pytestmark = pytest.mark.shared_data
 
@@ -66,26 +65,15 @@ def signed(body: bytes) -> dict:
 async def test_a_payload_the_event_log_cannot_hold_gets_a_permanent_4xx(nats_server, case):
     build, status, reason = CASES[case]
     body = build()
-    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test-payload-errors")
-    await runtime.start()
-    try:
-        js = runtime.broker.config.connection_state.stream
-        state = await KvIngestState.open(js)
-        server = webhook_server(runtime.bus("ingest"), state, SECRET, host="127.0.0.1", port=0)
-        await server.start()
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}",
-                                         timeout=30) as client:
-                r = await client.post(PATH, content=body, headers=signed(body))
-                good = opened()
-                good["issue"]["number"] = 7
-                good_body = json.dumps(good).encode()
-                after = await client.post(PATH, content=good_body, headers=signed(good_body))
-            stored = (await js.stream_info(STREAM_GITHUB)).state.messages
-        finally:
-            await server.stop()
-    finally:
-        await runtime.stop()
+    async with served_webhook(nats_server.url, "test-payload-errors", SECRET) as (_runtime, js, server):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}",
+                                     timeout=30) as client:
+            r = await client.post(PATH, content=body, headers=signed(body))
+            good = opened()
+            good["issue"]["number"] = 7
+            good_body = json.dumps(good).encode()
+            after = await client.post(PATH, content=good_body, headers=signed(good_body))
+        stored = (await js.stream_info(STREAM_GITHUB)).state.messages
     assert r.status_code < 500, (r.status_code, r.text[:300])
     if status is None:  # either accepted or refused as the sender's error
         assert r.status_code in (202, 422), r.text[:300]

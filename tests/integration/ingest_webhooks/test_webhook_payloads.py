@@ -17,13 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.ingest.adapters.webhooks import build_webhook_app, signature_of, webhook_server
-from services.ingest.adapters.kv import KvIngestState
+from services.ingest.adapters.webhooks import build_webhook_app, signature_of
 from shared.bus import STREAM_GITHUB
-from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, fact_time, make_fact
-from shared.service import Runtime
 from tests.conftest import ROOT as REPO_ROOT, SHARED_DATA, require_shared_data
+
+from .serving import served_webhook
 
 pytestmark = pytest.mark.shared_data
 
@@ -163,33 +162,22 @@ async def test_all_payloads_through_the_served_endpoint_into_the_stream_without_
     holds exactly the accepted facts, and never a watermark (a delivery cannot say that
     everything up to some time was published, so it must not close windows)."""
     require_shared_data("github-webhooks")
-    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test-webhook-catalogue")
-    await runtime.start()
-    try:
-        js = runtime.broker.config.connection_state.stream
-        state = await KvIngestState.open(js)
-        server = webhook_server(runtime.bus("ingest"), state, SECRET, host="127.0.0.1", port=0)
-        await server.start()
-        accepted: list = []
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
-                for path in PAYLOADS:
-                    body = path.read_bytes()
-                    r = await client.post("/webhooks/github", content=body, headers={
-                        "X-GitHub-Event": path.parent.name,
-                        "X-GitHub-Delivery": str(uuid.uuid4()),
-                        "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
-                        "Content-Type": "application/json"})
-                    assert r.status_code in (200, 202), (path, r.text)
-                    _, facts = await deliver(path)
-                    accepted.extend(make_fact(f).id for f in facts)
-        finally:
-            await server.stop()
+    accepted: list = []
+    async with served_webhook(nats_server.url, "test-webhook-catalogue", SECRET) as (_runtime, js, server):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
+            for path in PAYLOADS:
+                body = path.read_bytes()
+                r = await client.post("/webhooks/github", content=body, headers={
+                    "X-GitHub-Event": path.parent.name,
+                    "X-GitHub-Delivery": str(uuid.uuid4()),
+                    "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
+                    "Content-Type": "application/json"})
+                assert r.status_code in (200, 202), (path, r.text)
+                _, facts = await deliver(path)
+                accepted.extend(make_fact(f).id for f in facts)
         info = await js.stream_info(STREAM_GITHUB)
         events = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
                   for s in range(info.state.first_seq, info.state.last_seq + 1)]
-    finally:
-        await runtime.stop()
     assert not any(isinstance(e, SyncWatermark) for e in events)
     # payload examples repeat some facts (same item, same time): JetStream keeps one of each
     assert sorted(e.id for e in events) == sorted(set(accepted))

@@ -11,7 +11,7 @@ import nats
 import nats.errors
 
 from shared.config import CommonSettings
-from shared.service import LOGIN_HELP, NatsUnreachable, redact_url
+from shared.service import LOGIN_HELP, NatsUnreachable, connect_options, redact_url
 
 log = logging.getLogger("repodigest.nats")
 
@@ -20,29 +20,6 @@ _AUTH_WORDS = ("authorization", "authentication", "permissions violation", "user
 
 def _refused_login(errors: list[BaseException]) -> bool:
     return any(any(w in str(e).lower() for w in _AUTH_WORDS) for e in errors)
-
-
-def connect_options(settings: CommonSettings) -> dict:
-    """nats-py `connect` keywords for the NATS settings: TLS, then one way of logging in (a .creds
-    file, an NKey seed, a user and password, or a token, in that order, as the services do)."""
-    from shared.config import NatsSettingsError
-
-    try:
-        ctx = settings.nats_ssl_context()
-        settings.nats_auth_files()
-    except NatsSettingsError as exc:
-        raise NatsUnreachable(str(exc)) from None
-    kwargs: dict = {"tls": ctx} if ctx is not None else {}
-    if settings.nats_creds:
-        kwargs["user_credentials"] = settings.nats_creds
-    elif settings.nats_nkey:
-        kwargs["nkeys_seed"] = settings.nats_nkey
-    elif settings.nats_user:
-        kwargs["user"] = settings.nats_user
-        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
-    elif settings.nats_token:
-        kwargs["token"] = settings.nats_token.get_secret_value()
-    return kwargs
 
 
 async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconnects: int = 1):

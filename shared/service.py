@@ -83,15 +83,12 @@ def redact_url(urls: str) -> str:
     return ",".join(out)
 
 
-def nats_security(settings: CommonSettings):
-    """FastStream's security for the NATS settings: TLS (REPODIGEST_NATS_TLS_CA/_CERT/_KEY or a
-    tls:// URL) with one way of logging in — a .creds file, an NKey seed, a user and password, or a
-    token, in that order; None for a plain, anonymous connection. A file that cannot be used
-    raises NatsUnreachable naming its variable."""
-    from faststream.nats.security import (
-        NatsCredentials, NatsNKey, NatsSecurity, NatsToken, NatsUserPassword,
-    )
-
+def connect_options(settings: CommonSettings) -> dict:
+    """nats-py `connect` keywords for the NATS settings: TLS (REPODIGEST_NATS_TLS_CA/_CERT/_KEY or
+    a tls:// URL), then one way of logging in — a .creds file, an NKey seed, a user and password,
+    or a token, in that order; {} for a plain, anonymous connection. A file that cannot be used
+    raises NatsUnreachable naming its variable. The CLI connects with these, the services'
+    broker gets the same as FastStream security (`nats_security`)."""
     from shared.config import NatsSettingsError
 
     try:
@@ -99,17 +96,35 @@ def nats_security(settings: CommonSettings):
         settings.nats_auth_files()
     except NatsSettingsError as exc:
         raise NatsUnreachable(str(exc)) from None
-    tls = {"ssl_context": ctx} if ctx is not None else {}
+    kwargs: dict = {"tls": ctx} if ctx is not None else {}
     if settings.nats_creds:
-        return NatsCredentials.from_file(settings.nats_creds, **tls)
-    if settings.nats_nkey:
-        return NatsNKey.from_file(settings.nats_nkey, **tls)
-    if settings.nats_user:
-        return NatsUserPassword(
-            settings.nats_user,
-            settings.nats_password.get_secret_value() if settings.nats_password else "", **tls)
-    if settings.nats_token:
-        return NatsToken(settings.nats_token.get_secret_value(), **tls)
+        kwargs["user_credentials"] = settings.nats_creds
+    elif settings.nats_nkey:
+        kwargs["nkeys_seed"] = settings.nats_nkey
+    elif settings.nats_user:
+        kwargs["user"] = settings.nats_user
+        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
+    elif settings.nats_token:
+        kwargs["token"] = settings.nats_token.get_secret_value()
+    return kwargs
+
+
+def nats_security(settings: CommonSettings):
+    """FastStream's security for what `connect_options` chose (None: plain and anonymous)."""
+    from faststream.nats.security import (
+        NatsCredentials, NatsNKey, NatsSecurity, NatsToken, NatsUserPassword,
+    )
+
+    opts = connect_options(settings)
+    tls = {"ssl_context": opts["tls"]} if "tls" in opts else {}
+    if "user_credentials" in opts:
+        return NatsCredentials.from_file(opts["user_credentials"], **tls)
+    if "nkeys_seed" in opts:
+        return NatsNKey.from_file(opts["nkeys_seed"], **tls)
+    if "user" in opts:
+        return NatsUserPassword(opts["user"], opts["password"], **tls)
+    if "token" in opts:
+        return NatsToken(opts["token"], **tls)
     return NatsSecurity(**tls) if tls else None
 
 

@@ -830,13 +830,16 @@ class _Writer:
             if item is None:
                 lines.append(Line(self.ref(n), "", notes=self.digest_notes(None, role_of.get(n))))
                 continue
-            what = self.what(item)
-            lines.append(Line(link(item), self.m.t("quote.what", text=what) if what else "",
-                              "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
-                              notes=self.digest_notes(item, role_of.get(n)),
-                              quotes=self.claims(item)))
+            lines.append(self.explained_line(item, self.digest_notes(item, role_of.get(n))))
         more = tuple(self.ref(n) for n in order[MAX_STORY_PRS:])
         return ThemeView(st.name, text, tuple(lines), key=st.key, more=more)
+
+    def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
+        """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
+        what = self.what(item)
+        return Line(link(item), self.m.t("quote.what", text=what) if what else "",
+                    "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
+                    notes=notes, quotes=self.claims(item))
 
     def storyline_themes(self) -> tuple[ThemeView, ...]:
         """The storylines told as themes, then the key PRs no told storyline holds, as one theme
@@ -850,13 +853,8 @@ class _Writer:
         if not outside:
             return tuple(themes)
         m = self.m
-        lines = []
-        for k in outside[:MAX_THEME_PRS]:
-            what = self.what(k.item)
-            lines.append(Line(link(k.item), m.t("quote.what", text=what) if what else "",
-                              "" if what else excerpt(k.item.body_excerpt, EXCERPT_THEME),
-                              notes=(self.reasons_text(k),) if k.reasons else (),
-                              quotes=self.claims(k.item)))
+        lines = [self.explained_line(k.item, (self.reasons_text(k),) if k.reasons else ())
+                 for k in outside[:MAX_THEME_PRS]]
         other = ThemeView(m.t("themes.other_key"), m.tn("themes.other_key_text", len(outside),
                                                          count=num(len(outside))),
                           tuple(lines), key="key-prs",

@@ -28,6 +28,7 @@ from shared.events import (
 )
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
+from shared.tasks import stop_processes
 from shared.windows import Window
 
 log = logging.getLogger("repodigest.pipeline")
@@ -239,14 +240,7 @@ def _kill_workers(runtime: Runtime, before: set[int]) -> None:
         kill = getattr(getattr(service, "pdf", None), "kill", None)
         if kill is not None:
             kill()
-    children = [p for p in multiprocessing.active_children() if p.pid not in before]
-    for child in children:
-        child.terminate()
-    for child in children:
-        child.join(STOP_GRACE)
-        if child.is_alive():
-            child.kill()
-            child.join(STOP_GRACE)
+    stop_processes([p for p in multiprocessing.active_children() if p.pid not in before], STOP_GRACE)
 
 
 async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:

@@ -1,4 +1,4 @@
-"""Stopping background tasks without hanging on them."""
+"""Stopping background tasks and child processes without hanging on them."""
 
 from __future__ import annotations
 
@@ -27,3 +27,17 @@ async def cancel_and_wait(task: "asyncio.Task | None", timeout: float = 10.0) ->
                     timeout)
     elif not task.cancelled():
         task.exception()
+
+
+def stop_processes(processes, grace: float) -> None:
+    """End `multiprocessing` processes now: SIGTERM to all, then SIGKILL to any still alive after
+    `grace` seconds each (busy or not)."""
+    processes = list(processes)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(grace)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(grace)

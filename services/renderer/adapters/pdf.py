@@ -9,6 +9,8 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from shared.tasks import stop_processes
+
 log = logging.getLogger("repodigest.renderer.pdf")
 
 
@@ -107,13 +109,5 @@ class PdfRenderer:
 
 def _terminate(pool: ProcessPoolExecutor, grace: float = 2.0) -> None:
     """End a pool's workers now (SIGTERM, then SIGKILL after `grace` seconds), busy or not."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in processes:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in processes:
-        proc.join(grace)
-        if proc.is_alive():
-            proc.kill()
-            proc.join(grace)
+    stop_processes((getattr(pool, "_processes", None) or {}).values(), grace)
     pool.shutdown(wait=False, cancel_futures=True)

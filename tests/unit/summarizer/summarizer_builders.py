@@ -55,6 +55,7 @@ class ItemSpec:
     deletions: int = 2
     files: tuple[str, ...] = ("src/core.py",)
     comments: int = 0
+    review_comments: int = 0  # comments on the diff (GitHub counts them apart from `comments`)
     reviews: int = 0
     reactions: int = 0
     draft: bool = False
@@ -76,7 +77,8 @@ class ItemSpec:
             author=Actor(login=self.author, association=self.association, is_bot=self.bot),
             labels=self.labels, state="closed" if closed else "open", draft=self.draft,
             created_at=self.opened, updated_at=at, closed_at=closed, merged_at=merged,
-            comments=self.comments, reviews=self.reviews, reactions=self.reactions,
+            comments=self.comments, review_comments=self.review_comments if self.kind == "pull_request" else 0,
+            reviews=self.reviews, reactions=self.reactions,
             additions=self.additions if self.kind == "pull_request" else None,
             deletions=self.deletions if self.kind == "pull_request" else None,
             changed_files=len(self.files) if self.kind == "pull_request" else None,
@@ -157,6 +159,8 @@ def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, 
             categories=(rnd.choice(("performance", "bugfix", "ci", "feature")),),
             additions=rnd.randint(0, 800), deletions=rnd.randint(0, 400),
             comments=rnd.randint(0, 20), reviews=rnd.randint(0, 4), reactions=rnd.randint(0, 9),
+            # diff comments, without drawing from `rnd` (the same seed keeps giving the same items)
+            review_comments=(n * 7) % 13 if kind == "pull_request" else 0,
         )
         sc.items.append(spec)
     for _ in range(n_items):
@@ -188,6 +192,7 @@ def window_input(events, window, previous=None, **extra):
         items[n] = ItemRow(snapshot=row.fact.item, tags=row.tags, first_seen=first)
     return WindowInput(
         repo=events[0].data.fact.repo if events else REPO, window=window, previous=previous,
-        facts=[r for r in all_rows if window.contains(r.time)],
-        previous_facts=[r for r in all_rows if previous.contains(r.time)],
+        # as the store's query selects them: start <= time < end
+        facts=[r for r in all_rows if window.start <= r.time < window.end],
+        previous_facts=[r for r in all_rows if previous.start <= r.time < previous.end],
         items=items, **extra)

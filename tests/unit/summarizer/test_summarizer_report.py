@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 from datetime import date, timedelta
@@ -19,6 +18,18 @@ from tests.unit.summarizer.summarizer_builders import (
 
 DAY = day_window(date(2026, 3, 26), "Asia/Shanghai", "11:45")
 NOW = utc(2026, 3, 28, 0, 0)
+# the same windows by hand (11:45 in Shanghai is 03:45 UTC), so that expected counts do not ask
+# `Window` which instants it holds: [start, end), the end belongs to the next day
+DAY_START, DAY_END = utc(2026, 3, 26, 3, 45), utc(2026, 3, 27, 3, 45)
+PREV_START = utc(2026, 3, 25, 3, 45)
+
+
+def in_day(t) -> bool:
+    return DAY_START <= t < DAY_END
+
+
+def in_previous_day(t) -> bool:
+    return PREV_START <= t < DAY_START
 
 
 def summarize(sc: Scenario, window=DAY, policy=ReportPolicy(), **extra):
@@ -27,12 +38,24 @@ def summarize(sc: Scenario, window=DAY, policy=ReportPolicy(), **extra):
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_counts_follow_fact_times_inside_the_window(seed):
+    assert (DAY.start, DAY.end) == (DAY_START, DAY_END)
     sc = random_scenario(seed, DAY.start, 1.0, n_items=90)
+    # facts exactly on the boundaries: at the start they count, at the end (the next day's
+    # start) they do not
+    sc.items += [
+        ItemSpec(901, "pull_request", DAY_START, author="edge-a", merged=DAY_END, additions=7000),
+        ItemSpec(902, "pull_request", DAY_START - timedelta(hours=1), author="edge-b", merged=DAY_START,
+                 additions=5000, deletions=300),
+        ItemSpec(903, "issue", DAY_END, author="edge-c"),
+        ItemSpec(904, "issue", DAY_END - timedelta(microseconds=1), author="edge-d", closed=DAY_END),
+    ]
+    sc.comments += [(903, DAY_END, "edge-e"), (904, DAY_END - timedelta(seconds=1), "edge-f")]
     s = summarize(sc)
-    inside = DAY.contains
+    inside = in_day
     prs = [i for i in sc.items if i.kind == "pull_request"]
     issues = [i for i in sc.items if i.kind == "issue"]
     merged = [i for i in prs if i.merged and inside(i.merged)]
+    assert 902 in {i.number for i in merged} and 901 not in {i.number for i in merged}
     assert s.counts.new_prs == sum(inside(i.opened) for i in prs)
     assert s.counts.new_issues == sum(inside(i.opened) for i in issues)
     assert s.counts.merged_prs == len(merged)
@@ -48,14 +71,15 @@ def test_counts_follow_fact_times_inside_the_window(seed):
     actors = ({i.author for i in sc.items if inside(i.opened)} | {c[2] for c in comments}
               | {r[2] for r in reviews}
               | {i.author for i in sc.items if (i.merged and inside(i.merged)) or (i.closed and inside(i.closed))})
+    assert {"edge-a", "edge-b", "edge-d", "edge-f"} <= actors and not {"edge-c", "edge-e"} & actors
     assert s.counts.active_contributors == len(actors)
     assert [r.number for r in s.appendix.merged_prs] == sorted(i.number for i in merged)
     assert [r.number for r in s.appendix.new_issues] == sorted(i.number for i in issues if inside(i.opened))
     assert s.facts_counted == sum(1 for e in sc.events() if inside(e.time))
     assert len(s.fact_ids_sample) == min(50, s.facts_counted)
     # the previous window is the day before, with the same cut-off
-    prev = DAY.previous()
-    assert s.previous_counts.new_prs == sum(prev.contains(i.opened) for i in prs)
+    assert s.previous_counts.new_prs == sum(in_previous_day(i.opened) for i in prs)
+    assert s.previous_counts.merged_prs == sum(1 for i in prs if i.merged and in_previous_day(i.merged))
     # per-day activity adds up to the window's counts
     assert sum(a.prs_opened for a in s.activity) == s.counts.new_prs
     assert sum(a.comments for a in s.activity) == s.counts.comments
@@ -79,16 +103,19 @@ def test_median_hours_to_merge_and_first_response():
     assert s.median_hours_to_first_response == round(statistics.median([2.0, 1.0, 3.0]), 2)
 
 
-@pytest.mark.parametrize("merged", [0, 3, 5, 30, 49, 51, 120, 400])
-def test_key_pr_quota_is_top_tenth_between_five_and_twentyfive(merged):
-    expected = 0 if merged == 0 else min(merged, max(5, min(25, math.ceil(merged / 10))))
-    assert key_pr_quota(merged, ReportPolicy()) == expected
+# merged PRs -> key PRs, by hand: a tenth rounded up, at least 5 (all of them when fewer), at most 25
+@pytest.mark.parametrize("merged,quota", [
+    (0, 0), (1, 1), (3, 3), (4, 4), (5, 5), (6, 5), (30, 5), (49, 5), (50, 5), (51, 6), (60, 6),
+    (61, 7), (120, 12), (121, 13), (240, 24), (241, 25), (250, 25), (251, 25), (400, 25),
+])
+def test_key_pr_quota_is_top_tenth_between_five_and_twentyfive(merged, quota):
+    assert key_pr_quota(merged, ReportPolicy()) == quota
 
 
 def test_key_prs_are_the_best_scored_with_their_signals():
     sc = random_scenario(7, DAY.start, 1.0, n_items=200)
     s = summarize(sc)
-    merged = [i for i in sc.items if i.merged and DAY.contains(i.merged)]
+    merged = [i for i in sc.items if i.merged and in_day(i.merged)]
     assert s.counts.key_prs == len(s.key_prs) == key_pr_quota(len(merged), ReportPolicy())
     scores = [k.score for k in s.key_prs]
     assert scores == sorted(scores, reverse=True)

@@ -20,12 +20,13 @@ from datetime import datetime
 import httpx
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from services.ingest.adapters.webhooks import build_webhook_app, signature_of
+from services.ingest.adapters.webhooks import build_webhook_app
 from services.ingest.domain.mapping import facts_from_webhook
 from shared.events import make_fact
 from tests.integration.ingest_github.test_github_webhooks import (
     DELIVERIES, SECRET, headers, payload_bytes,
 )
+from tests.webhook_signing import github_signature
 
 EXAMPLES = int(os.environ.get("REPODIGEST_RELIABILITY_WEBHOOK_FUZZ", "300"))
 MAX_BODY = 64 * 1024
@@ -95,7 +96,7 @@ def deliveries(draw):
         body = b"payload=" + draw(st.binary(max_size=100))
         hdrs["Content-Type"] = "application/x-www-form-urlencoded"
     if kind not in ("unsigned", "bad-signature"):
-        hdrs["X-Hub-Signature-256"] = signature_of(SECRET.encode(), body)
+        hdrs["X-Hub-Signature-256"] = github_signature(SECRET.encode(), body)
     return kind, event, body, hdrs
 
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from services.ingest.adapters.kv import KvIngestState
-from services.ingest.adapters.webhooks import signature_of, webhook_server
+from services.ingest.adapters.webhooks import webhook_server
 from services.ingest.domain.sources import SourceError, gharchive_repos
 from services.ingest.domain.synthetic import generate_demo
 from services.ingest.handlers import ingest_source
@@ -28,6 +28,7 @@ from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.service import Runtime
 from tests.conftest import require_shared_data
+from tests.webhook_signing import github_signature
 
 pytestmark = pytest.mark.shared_data
 
@@ -50,7 +51,7 @@ class Recorder:
 
 def signed(event: str | None, body: bytes, **extra) -> dict:
     headers = {"X-GitHub-Delivery": str(uuid.uuid4()), "Content-Type": "application/json",
-               "X-Hub-Signature-256": signature_of(SECRET.encode(), body)}
+               "X-Hub-Signature-256": github_signature(SECRET.encode(), body)}
     if event is not None:
         headers["X-GitHub-Event"] = event
     headers.update(extra)

@@ -13,7 +13,7 @@ import pytest
 from services.ingest.adapters.github import publish_facts, sync_once
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import (
-    MemoryDeliveries, WebhookConfigError, build_webhook_app, signature_of, webhook_server,
+    MemoryDeliveries, WebhookConfigError, build_webhook_app, webhook_server,
 )
 from services.ingest.domain.mapping import facts_from_webhook
 from shared.bus import STREAM_GITHUB
@@ -22,6 +22,7 @@ from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
+from tests.webhook_signing import github_signature
 
 pytestmark = pytest.mark.shared_data
 
@@ -34,7 +35,7 @@ def payload_bytes(event: str, name: str) -> bytes:
 
 def headers(event: str, body: bytes, *, delivery: str | None = None, secret: str = SECRET) -> dict:
     return {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-            "X-Hub-Signature-256": signature_of(secret.encode(), body),
+            "X-Hub-Signature-256": github_signature(secret.encode(), body),
             "Content-Type": "application/json"}
 
 

@@ -14,9 +14,9 @@ import uuid
 import httpx
 import pytest
 
-from services.ingest.adapters.webhooks import signature_of
 from shared.bus import STREAM_GITHUB
 from tests.conftest import require_shared_data
+from tests.webhook_signing import github_signature
 
 from .serving import served_webhook
 
@@ -40,7 +40,7 @@ CRAFTED = {
 
 def signed(body: bytes, **override: str | None) -> dict:
     hdrs = {"X-GitHub-Event": "issues", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
+            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
             "Content-Type": "application/json"}
     for name, value in override.items():
         if value is None:

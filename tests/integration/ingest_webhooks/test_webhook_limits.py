@@ -17,9 +17,10 @@ import httpx
 import pytest
 
 from services.ingest.adapters.webhooks import (
-    QUIET, WebhookLimits, WebhookServer, build_webhook_app, signature_of,
+    QUIET, WebhookLimits, WebhookServer, build_webhook_app,
 )
 from tests.conftest import require_shared_data, wait_until
+from tests.webhook_signing import github_signature
 
 pytestmark = pytest.mark.shared_data
 
@@ -33,7 +34,7 @@ def good_body() -> bytes:
 
 def signed(body: bytes) -> dict:
     return {"X-GitHub-Event": "issues", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
+            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
             "Content-Type": "application/json"}
 
 

@@ -17,10 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.ingest.adapters.webhooks import build_webhook_app, signature_of
+from services.ingest.adapters.webhooks import build_webhook_app
 from shared.bus import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, fact_time, make_fact
 from tests.conftest import ROOT as REPO_ROOT, SHARED_DATA, require_shared_data
+from tests.webhook_signing import github_signature
 
 from .serving import served_webhook
 
@@ -83,7 +84,7 @@ async def deliver(path: Path, app=None, published: list | None = None
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://h") as c:
         response = await c.post("/webhooks/github", content=body, headers={
             "X-GitHub-Event": event, "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
+            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
             "Content-Type": "application/json"})
     return response, published
 
@@ -170,7 +171,7 @@ async def test_all_payloads_through_the_served_endpoint_into_the_stream_without_
                 r = await client.post("/webhooks/github", content=body, headers={
                     "X-GitHub-Event": path.parent.name,
                     "X-GitHub-Delivery": str(uuid.uuid4()),
-                    "X-Hub-Signature-256": signature_of(SECRET.encode(), body),
+                    "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
                     "Content-Type": "application/json"})
                 assert r.status_code in (200, 202), (path, r.text)
                 _, facts = await deliver(path)

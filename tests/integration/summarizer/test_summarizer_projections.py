@@ -18,6 +18,12 @@ from tests.unit.summarizer.summarizer_builders import (
 )
 
 WINDOW = day_window(datetime(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
+# by hand: 11:45 in Shanghai (UTC+8) is 03:45 UTC; the window is [start, end)
+START, END = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc), datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+
+
+def inside(t: datetime | None) -> bool:
+    return t is not None and START <= t < END
 
 
 class Clock:
@@ -35,7 +41,7 @@ def request(as_of: datetime | None, window=WINDOW) -> ReportRequested:
 
 
 def in_window(sc: Scenario, attr: str) -> set[int]:
-    return {i.number for i in sc.items if getattr(i, attr) and WINDOW.contains(getattr(i, attr))}
+    return {i.number for i in sc.items if inside(getattr(i, attr))}
 
 
 async def test_folding_is_idempotent_and_late_events_make_revisions(database_url):
@@ -72,7 +78,7 @@ async def test_folding_is_idempotent_and_late_events_make_revisions(database_url
         assert first_summary.request_id == req.id and first_summary.revision == 1
         assert first_summary.languages == ("en", "zh-CN")
         assert first_summary.counts.new_prs == len(
-            {i.number for i in sc.items if i.kind == "pull_request" and WINDOW.contains(i.opened)})
+            {i.number for i in sc.items if i.kind == "pull_request" and inside(i.opened)})
         assert first_summary.counts.merged_prs == len(in_window(sc, "merged"))
         assert first_summary.watermark == mark
 

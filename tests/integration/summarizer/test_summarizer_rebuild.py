@@ -24,6 +24,8 @@ from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import ItemSpec, REPO, enrich, random_scenario, watermark
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
+# by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
+WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=timezone.utc), datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
 OTHER = "acme/gadgets"
 
 
@@ -98,7 +100,7 @@ async def test_rebuild_replays_the_log_to_the_incremental_figures(nats_server, d
                                        progress=False) == 3
         assert {k: v for k, v in store.counts().items() if k in folded} == folded
     before = store.counts()  # the service has stopped: its last writes are done
-    assert first.counts.merged_prs == sum(1 for i in sc.items if i.merged and WEEK.contains(i.merged))
+    assert first.counts.merged_prs == sum(1 for i in sc.items if i.merged and WEEK_START <= i.merged < WEEK_END)
     assert figures_now(store) == figures(first)
 
     # damage the projections: the figures no longer match (so the comparison below can fail)

@@ -17,6 +17,18 @@ from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
+# by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
+WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=timezone.utc), datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
+# the scheduled day 2026-03-26 with cut-off 11:45 in Shanghai: 03:45 UTC to 03:45 UTC
+DAY_START, DAY_END = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc), datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+
+
+def in_week(t: datetime | None) -> bool:
+    return t is not None and WEEK_START <= t < WEEK_END
+
+
+def in_day(t: datetime | None) -> bool:
+    return t is not None and DAY_START <= t < DAY_END
 
 
 async def next_summary(queue: asyncio.Queue, request_id: str, timeout: float = 30.0) -> WindowSummarized:
@@ -59,14 +71,14 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
         await bus.publish(watermark(mark), Subjects.enriched_watermark(REPO))
 
         summary = (await next_summary(summaries, request.id)).data
-        opened_prs = {i.number for i in sc.items if i.kind == "pull_request" and WEEK.contains(i.opened)}
-        merged = {i.number for i in sc.items if i.merged and WEEK.contains(i.merged)}
-        new_issues = {i.number for i in sc.items if i.kind == "issue" and WEEK.contains(i.opened)}
+        opened_prs = {i.number for i in sc.items if i.kind == "pull_request" and in_week(i.opened)}
+        merged = {i.number for i in sc.items if in_week(i.merged)}
+        new_issues = {i.number for i in sc.items if i.kind == "issue" and in_week(i.opened)}
         assert summary.counts.new_prs == len(opened_prs)
         assert summary.counts.merged_prs == len(merged)
         assert summary.counts.new_issues == len(new_issues)
         assert [r.number for r in summary.appendix.merged_prs] == sorted(merged)
-        assert summary.facts_counted == sum(1 for e in events if WEEK.contains(e.data.fact_time))
+        assert summary.facts_counted == sum(1 for e in events if in_week(e.data.fact_time))
         assert summary.watermark == mark and summary.synthetic and summary.revision == 1
         assert summary.window.label == "2026-W24"
         assert service.fold_consumer.stats.dead == 0
@@ -92,7 +104,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
 
         await runtime.broker.connection.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
         day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=timezone.utc))[0]
-        assert (day.label, day.cutoff) == ("2026-03-26", "11:45")
+        assert (day.label, day.cutoff, day.start, day.end) == ("2026-03-26", "11:45", DAY_START, DAY_END)
         sc = random_scenario(2, day.start, 1.0, n_items=40)
         bus = runtime.bus("test")
         for event in sc.events():
@@ -102,7 +114,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
             summary = WindowSummarized.model_validate_json(await summaries.get()).data
         assert summary.window.label == "2026-03-26" and summary.request_id is None
         assert summary.languages == ("zh-CN", "en")
-        assert summary.counts.merged_prs == sum(1 for i in sc.items if i.merged and day.contains(i.merged))
-        assert summary.counts.new_issues == sum(1 for i in sc.items if i.kind == "issue" and day.contains(i.opened))
+        assert summary.counts.merged_prs == sum(1 for i in sc.items if in_day(i.merged))
+        assert summary.counts.new_issues == sum(1 for i in sc.items if i.kind == "issue" and in_day(i.opened))
     finally:
         await runtime.stop()

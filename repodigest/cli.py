@@ -289,9 +289,13 @@ def serve(
             runtime.add(module.build_service(cls(), runtime))
         await serve_runtime(runtime)
 
+    from services.summarizer.adapters.store import StoreError
+
     try:
         asyncio.run(main())
     except NatsUnreachable as exc:
+        raise fail(str(exc), 1) from None
+    except StoreError as exc:  # e.g. REPODIGEST_DATABASE_MIGRATE=false and the schema is behind
         raise fail(str(exc), 1) from None
 
 
@@ -432,6 +436,118 @@ def fetch(
         except OSError as exc:
             raise fail(f"cannot write {output}: {exc.strerror or exc}", 1) from None
         err.print(f"wrote {len(data):,} bytes to {output}")
+
+
+# ---------------------------------------------------------------- the projections database
+
+db_app = typer.Typer(no_args_is_help=True, help="The summarizer's projections database: its "
+                     "schema revision, migrations, and read-only audit views.")
+app.add_typer(db_app, name="db")
+
+DatabaseUrl = Annotated[str, typer.Option("--database-url", envvar="REPODIGEST_DATABASE_URL",
+                                          help="the summarizer's database")]
+DEFAULT_DATABASE_URL = "sqlite:///./repodigest.db"  # the summarizer's default
+NOT_AT_HEAD = 3  # `db current`: reachable, but not at this version's revision
+
+
+def _store(database_url: str):
+    from repodigest.checks import database_problem
+    from services.summarizer.adapters.store import SqlProjections
+
+    problem = database_problem(database_url)
+    if problem:
+        raise fail(problem)
+    return SqlProjections(database_url)
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    revision: Annotated[str, typer.Option("--revision", "-r", help="the revision to upgrade to (default: the newest)")] = "head",
+    database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
+) -> None:
+    """Run the schema migrations (Alembic), e.g. as a Job before the summarizer starts."""
+    from services.summarizer.adapters.store import StoreError, head_revision, redacted
+
+    setup_logging(log_level)  # Alembic logs each migration it runs
+    store = _store(database_url)
+    try:
+        before, after = store.migrate(revision)
+    except StoreError as exc:
+        raise fail(str(exc), 1) from None
+    finally:
+        store.close()
+    where, head = redacted(database_url), head_revision()
+    mark = " (head)" if after == head else f" (head is {head})"
+    if before == after:
+        past = f", past {revision} (upgrade never downgrades)" if revision not in ("head", after) else ""
+        out.print(f"{where}: already at revision {after}{mark}{past}", highlight=False,
+                  soft_wrap=True)
+    else:
+        out.print(f"{where}: upgraded from {before or 'an empty database'} to revision "
+                  f"{after}{mark}", highlight=False, soft_wrap=True)
+
+
+@db_app.command("current")
+def db_current(database_url: DatabaseUrl = DEFAULT_DATABASE_URL) -> None:
+    """Print the database's schema revision; exit 0 at this version's head, 3 when it is behind
+    or unmigrated (run `repodigest db upgrade`), 1 when it cannot be read. Changes nothing."""
+    from services.summarizer.adapters.store import (
+        StoreError, head_revision, known_revisions, redacted,
+    )
+
+    store = _store(database_url)
+    try:
+        current = store.current_revision()
+    except StoreError as exc:
+        raise fail(str(exc), 1) from None
+    finally:
+        store.close()
+    where, head = redacted(database_url), head_revision()
+    if current == head:
+        out.print(f"{where}: revision {current} (head)", highlight=False, soft_wrap=True)
+        return
+    if current is None:
+        state = "not migrated (no repodigest schema)"
+    elif current in known_revisions():
+        state = f"revision {current}, behind this version's {head}"
+    else:
+        state = f"revision {current}, unknown to this version (head {head}): a newer repodigest migrated it"
+    out.print(f"{where}: {state}", highlight=False, soft_wrap=True)
+    if current is None or current in known_revisions():
+        err.print("run `repodigest db upgrade` (or the migration Job) to bring it to "
+                  f"{head}", highlight=False)
+    raise typer.Exit(NOT_AT_HEAD)
+
+
+@db_app.command("revisions")
+def db_revisions(
+    repo: Annotated[str, typer.Argument(help="OWNER/NAME")],
+    window: Annotated[str, typer.Argument(help="the window's label: 2026-W24, 2026-03-26, 2026-06")],
+    database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
+) -> None:
+    """Every published revision of a window and the figures it changed (reads only)."""
+    from services.summarizer.audit import revisions_command
+
+    try:
+        check_repo(repo)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    _store(database_url).close()  # the URL's problems first, exit 2
+    raise typer.Exit(revisions_command(database_url, repo, window))
+
+
+@db_app.command("rejected")
+def db_rejected(
+    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME")] = None,
+    reason: Annotated[Optional[str], typer.Option(help="only this reason: unknown-repo, future")] = None,
+    database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
+) -> None:
+    """The events the summarizer did not count, and why (reads only)."""
+    from services.summarizer.audit import rejected_command
+
+    _store(database_url).close()
+    raise typer.Exit(rejected_command(database_url, repo, reason))
 
 
 def main() -> None:

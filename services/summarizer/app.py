@@ -104,6 +104,7 @@ def build_deps(settings: SummarizerSettings, store: SqlProjections, publish: Pub
         max_summary_bytes=settings.max_summary_bytes,
         window_debounce=settings.window_debounce_seconds, give_up=give_up,
         scheduled=settings.scheduled_meta(), admission=settings.admission(),
+        migrate=settings.database_migrate,
     )
 
 

@@ -11,13 +11,15 @@ T = TypeVar("T")
 
 
 def _read(database_url: str, query: Callable[[SqlProjections], T], err) -> tuple[T | None, bool]:
-    """Run one read against the (migrated) projections; (result, ok). Errors are printed."""
+    """Run one read against the projections; (result, ok). Errors are printed. A read never
+    migrates: a database that is not at this version's revision is refused (run `repodigest db
+    upgrade`), never upgraded, created or altered."""
     store = SqlProjections(database_url)
     try:
-        store.migrate()
+        store.check_schema()
         return query(store), True
     except StoreError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return None, False
     finally:
         store.close()

@@ -52,6 +52,10 @@ class SummarizerSettings(CommonSettings):
         "sqlite:///./repodigest.db",
         description="projections database: sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
     database_echo: bool = Field(False, description="log every SQL statement (debugging)")
+    database_migrate: bool = Field(
+        True, description="upgrade the projections schema at start (Alembic); false: only check "
+        "that it is at this version's revision and refuse to start otherwise, for deployments "
+        "that run `repodigest db upgrade` as a Job or one-shot service first")
     schedules: dict[str, list[ScheduleSetting]] = Field(
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
     scheduled_languages: list[Language] = Field(

@@ -67,6 +67,9 @@ class Deps:
     give_up: GiveUp | None = None
     max_request_failures: int = 3
     _failures: dict[str, int] = field(default_factory=dict)
+    # False: never migrate, only check that the schema is at head (REPODIGEST_DATABASE_MIGRATE
+    # off, for operators who run `repodigest db upgrade` as a Job before the summarizer)
+    migrate: bool = True
     _migrated: bool = False
     _flusher: asyncio.Task | None = None
     _flush_wanted: asyncio.Event = field(default_factory=asyncio.Event)
@@ -76,7 +79,7 @@ class Deps:
             return
         async with self.db_lock:
             if not self._migrated:
-                await asyncio.to_thread(self.store.migrate)
+                await asyncio.to_thread(self.store.migrate if self.migrate else self.store.check_schema)
                 self._migrated = True
 
     def want_window_flush(self) -> None:

@@ -190,6 +190,39 @@ def check_database_url(url: str) -> None:
             "install repodigest[postgres] and use postgresql+psycopg://") from None
 
 
+def _reason(exc: sa.exc.DBAPIError) -> str:
+    """The driver's error on one line (psycopg's spans several), without SQLAlchemy's
+    statement and parameters."""
+    text = " ".join(str(exc.orig).split())[:240].rstrip(".")
+    return f"{type(exc.orig).__name__}: {text}"
+
+
+def alembic_config():
+    """The summarizer's Alembic environment (migrations/env.py takes the connection from
+    `attributes`); no alembic.ini: `repodigest db upgrade` and the services run it."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    return cfg
+
+
+def _scripts():
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config())
+
+
+def head_revision() -> str:
+    """The newest migration this version of the code has."""
+    return _scripts().get_current_head()
+
+
+def known_revisions() -> list[str]:
+    """Every migration this version has, oldest first."""
+    return [s.revision for s in reversed(list(_scripts().walk_revisions()))]
+
+
 class SqlProjections:
     """items, activity, processed, watermarks, windows and requests behind one engine."""
 
@@ -200,8 +233,6 @@ class SqlProjections:
         kwargs: dict = {"echo": echo, "future": True}
         if sa_url.get_backend_name() == "sqlite":
             kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
-            if sa_url.database and sa_url.database != ":memory:":
-                Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         else:
             kwargs["pool_pre_ping"] = True
         try:
@@ -221,21 +252,28 @@ class SqlProjections:
 
     # ------------------------------------------------------------ lifecycle
 
-    def migrate(self) -> None:
-        """`alembic upgrade head` against this database."""
+    def migrate(self, revision: str = "head") -> tuple[str | None, str | None]:
+        """`alembic upgrade <revision>` (head: the newest) against this database; the revisions
+        before and after (None: no schema)."""
         from alembic import command
-        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.util import CommandError
 
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg = alembic_config()
+        if self._sqlite_file() is not None:  # the file is made by the first connection
+            self._sqlite_file().parent.mkdir(parents=True, exist_ok=True)
+
+        revisions: list[str | None] = []
 
         def upgrade() -> None:
             with self.engine.begin() as conn:
                 if self.dialect == "postgresql":
                     # replicas starting together migrate one after the other
                     conn.execute(sa.text("select pg_advisory_xact_lock(7240115)"))
+                revisions[:] = [MigrationContext.configure(conn).get_current_revision()]
                 cfg.attributes["connection"] = conn
-                command.upgrade(cfg, "head")
+                command.upgrade(cfg, revision)
+                revisions.append(MigrationContext.configure(conn).get_current_revision())
 
         try:
             with _MIGRATING:
@@ -248,9 +286,59 @@ class SqlProjections:
                     upgrade()
         except sa.exc.OperationalError as exc:
             raise StoreError(
-                f"cannot migrate the projections database {redacted(self.url)}: "
-                f"{type(exc.orig).__name__}: {str(exc.orig).strip()[:200]}. Check that it is "
-                "reachable and writable (REPODIGEST_DATABASE_URL)") from None
+                f"cannot migrate the projections database {redacted(self.url)}: {_reason(exc)}; "
+                "check that it is reachable and writable (REPODIGEST_DATABASE_URL)") from None
+        except CommandError as exc:  # an unknown target, or one below the database's revision
+            raise StoreError(
+                f"cannot upgrade {redacted(self.url)} to {revision!r}: {exc}. Known revisions: "
+                f"{', '.join(known_revisions())} (head {head_revision()})") from None
+        return revisions[0], revisions[-1]
+
+    def current_revision(self) -> str | None:
+        """The database's Alembic revision (None: never migrated). Reads only: creates nothing,
+        not even the version table, nor (SQLite) the file."""
+        from alembic.runtime.migration import MigrationContext
+
+        self._must_exist()
+        try:
+            with self.engine.connect() as conn:
+                return MigrationContext.configure(conn).get_current_revision()
+        except sa.exc.OperationalError as exc:
+            raise StoreError(
+                f"cannot read the projections database {redacted(self.url)}: {_reason(exc)}; "
+                "check that it is reachable (REPODIGEST_DATABASE_URL)") from None
+
+    def check_schema(self) -> str:
+        """The revision, when it is the code's head; else StoreError saying to run `repodigest
+        db upgrade`. For what must not migrate: read-only commands, and the summarizer when
+        REPODIGEST_DATABASE_MIGRATE is off."""
+        current, head = self.current_revision(), head_revision()
+        if current == head:
+            return current
+        if current is None:
+            state = "has no repodigest schema (never migrated)"
+        elif current in known_revisions():
+            state = f"is at revision {current}, older than this version's {head}"
+        else:
+            state = (f"is at revision {current}, which this version does not know (a newer "
+                     "repodigest migrated it: run that version)")
+            raise StoreError(f"the projections database {redacted(self.url)} {state}")
+        raise StoreError(f"the projections database {redacted(self.url)} {state}: run "
+                         "`repodigest db upgrade` (or the migration Job) first")
+
+    def _sqlite_file(self) -> Path | None:
+        database = self.engine.url.database
+        if self.dialect != "sqlite" or not database or database == ":memory:" or \
+                database.startswith("file:"):
+            return None
+        return Path(database)
+
+    def _must_exist(self) -> None:
+        """StoreError for a SQLite file that does not exist (connecting would create it)."""
+        path = self._sqlite_file()
+        if path is not None and not path.exists():
+            raise StoreError(f"no projections database at {path} (check REPODIGEST_DATABASE_URL "
+                             "or --database-url; `repodigest db upgrade` creates it)")
 
     def ping(self) -> None:
         with self.engine.connect() as conn:

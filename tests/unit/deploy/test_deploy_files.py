@@ -316,3 +316,53 @@ def test_the_compose_cli_writes_into_a_volume_its_user_owns():
     # the README's and the compose header's way of getting the files out name that directory
     assert "--entrypoint tar cli" in (ROOT / "docker-compose.yml").read_text()
     assert "--entrypoint tar cli" in (ROOT / "README.md").read_text()
+
+
+# ---------------------------------------------------------------- migrations as a Job (item 11)
+
+MIGRATE = ["repodigest", "db", "upgrade"]
+
+
+def test_compose_migrates_once_before_the_summarizer_which_then_only_checks():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    migrate, summarizer = services["migrate"], services["summarizer"]
+    assert [*migrate.get("entrypoint", []), *migrate.get("command", [])] == MIGRATE
+    assert migrate["restart"] == "no"
+    assert migrate["environment"]["REPODIGEST_DATABASE_URL"] == \
+        summarizer["environment"]["REPODIGEST_DATABASE_URL"]
+    assert migrate["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert summarizer["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert summarizer["environment"]["REPODIGEST_DATABASE_MIGRATE"] == "false"
+    # the setting is the summarizer's, read as a boolean
+    from services.summarizer.config import SummarizerSettings
+
+    assert SummarizerSettings(database_migrate="false").database_migrate is False
+    assert SummarizerSettings().database_migrate is True  # without the Job: migrate at start
+
+
+def test_kubernetes_runs_the_migrations_as_a_job_with_the_summarizers_database():
+    from tests.unit.deploy.test_kubernetes_policies import _ports, _selects
+
+    resources = build(K8S / "overlays/production")
+    (job,) = [r for r in resources if r["kind"] == "Job"]
+    pod = job["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["command"] == MIGRATE and pod["restartPolicy"] in {"Never", "OnFailure"}
+    assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
+    summarizer = next(r for r in resources if r["kind"] == "Deployment"
+                      and r["metadata"]["name"] == "summarizer")
+    s_env = {e["name"]: e for e in summarizer["spec"]["template"]["spec"]["containers"][0]["env"]}
+    j_env = {e["name"]: e for e in container["env"]}
+    assert j_env["REPODIGEST_DATABASE_URL"]["valueFrom"] == s_env["REPODIGEST_DATABASE_URL"]["valueFrom"]
+    assert s_env["REPODIGEST_DATABASE_MIGRATE"]["value"] == "false"
+    # the network policies let the Job's pod reach PostgreSQL
+    labels = job["spec"]["template"]["metadata"]["labels"]
+    egress = [rule for p in resources if p["kind"] == "NetworkPolicy"
+              and p["spec"]["podSelector"] != {} and _selects(p, labels)
+              for rule in p["spec"].get("egress", [])]
+    assert 5432 in set().union(*[_ports(r) for r in egress])
+    # the command exists in the CLI the image installs
+    result = subprocess.run([sys.executable, "-m", "repodigest", *MIGRATE[1:], "--help"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "--revision" in result.stdout, result.stderr

@@ -154,18 +154,33 @@ async def test_consumer_survives_a_broker_restart(nats_server):
         await h.runtime.stop()
 
 
-async def test_existing_durables_keep_what_an_operator_tuned(nats_server):
+async def test_existing_durables_keep_what_an_operator_tuned(nats_server, caplog):
     import dataclasses
+    import logging
 
     import nats
+
+    caplog.set_level(logging.INFO, logger="repodigest.bus")
+
+    def kept_settings() -> list[str]:
+        return [r.getMessage() for r in caplog.records
+                if r.name == "repodigest.bus" and "keeps its own settings" in r.getMessage()]
 
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     await ensure_topology(js)
+    await ensure_topology(js)  # the code's own settings: nothing to report
+    assert kept_settings() == []
     spec = CONSUMERS[DURABLE_CLASSIFIER]
     tuned = dataclasses.replace(spec, ack_wait=30.0, max_deliver=3)
     await js.add_consumer(spec.stream, config=tuned.config())  # the operator's update
     await ensure_topology(js)  # a service (re)starts
     info = await js.consumer_info(spec.stream, DURABLE_CLASSIFIER)
     assert info.config.ack_wait == 30.0 and info.config.max_deliver == 3
+    # the difference is logged: which consumer, each setting with the code's value beside it
+    (line,) = kept_settings()
+    assert line.startswith(f"consumer {DURABLE_CLASSIFIER} keeps its own settings: "), line
+    assert f"max_deliver=3 (code: {spec.max_deliver})" in line
+    assert f"ack_wait=30.0 (code: {spec.ack_wait})" in line
+    assert "filter_subject" not in line and "max_ack_pending" not in line  # unchanged: not listed
     await nc.close()

@@ -520,6 +520,7 @@ class GithubEmulator:
             "additions": pr.get("additions"), "deletions": pr.get("deletions"),
             "changedFiles": pr.get("changed_files", len(files)),
             "baseRefName": (pr.get("base") or {}).get("ref"),
+            "headRefName": (pr.get("head") or {}).get("ref"),
             "files": {"totalCount": len(files), "nodes": [
                 {"path": f["filename"], "additions": f.get("additions", 0),
                  "deletions": f.get("deletions", 0),

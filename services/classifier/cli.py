@@ -99,7 +99,8 @@ def parse_item(line: str) -> ItemSnapshot:
             labels=tuple(labels), state=obj.get("state") or "open", created_at=_EPOCH,
             body_excerpt=obj.get("body") or "", files=tuple(files),
             additions=obj.get("additions"), deletions=obj.get("deletions"),
-            changed_files=obj.get("changed_files"), base_branch=obj.get("base_branch"))
+            changed_files=obj.get("changed_files"), base_branch=obj.get("base_branch"),
+            head_branch=obj.get("head_branch"))
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise BadItem(problems) from None

@@ -84,6 +84,10 @@ class ItemSnapshot(Frozen):
     files: tuple[FileChange, ...] = ()
     files_truncated: bool = False
     base_branch: Text | None = None
+    # the pull request's head ref name (`feature/x`; a fork's branch without its owner), as REST,
+    # webhooks, GraphQL (headRefName) and GH Archive give it; None for issues, for the git-history
+    # replay and for facts logged before it was carried
+    head_branch: Text | None = None
     body_excerpt: Text = ""
 
     @field_validator("body_excerpt")

@@ -119,7 +119,7 @@ FIELDS: dict[str, tuple[Any, dict[tuple, str]]] = {
         ("data", "actor"): "text", ("data", "label"): "text",
         (*ITEM, "number"): "int", (*ITEM, "title"): "text", (*ITEM, "labels"): "list",
         (*ITEM, "url"): "text", (*ITEM, "body_excerpt"): "text", (*ITEM, "author", "login"): "text",
-        (*ITEM, "merged_by"): "text", (*ITEM, "base_branch"): "text",
+        (*ITEM, "merged_by"): "text", (*ITEM, "base_branch"): "text", (*ITEM, "head_branch"): "text",
         **{(*ITEM, f): "int" for f in ("comments", "review_comments", "reviews", "reactions",
                                        "additions", "deletions", "changed_files")},
         **{(*ITEM, f): "time" for f in ("created_at", "updated_at", "closed_at", "merged_at")},

@@ -582,15 +582,17 @@ class FileFacts:
         else:
             self.scoped = self.files
         self.candidates = index.file_candidates(self.files, self.scoped)
-        self.hits: dict[tuple[int, str | None], list[str] | None] = {}  # (rule, base branch) ->
-        self.risk_tags: dict[tuple[int, str | None], RiskTag] = {}  # without-tests risks that fired
+        # (rule, base branch, head branch) -> the files that fire it
+        self.hits: dict[tuple[int, str | None, str | None], list[str] | None] = {}
+        self.risk_tags: dict[tuple[int, str | None, str | None], RiskTag] = {}  # without-tests risks that fired
 
-    def files_hit(self, match: "CompiledMatch", base: str | None) -> list[str] | None:
-        key = (match.id, base)
+    def files_hit(self, match: "CompiledMatch", base: str | None,
+                  head: str | None) -> list[str] | None:
+        key = (match.id, base, head)
         try:
             return self.hits[key]
         except KeyError:
-            hit = self.hits[key] = match.files_hit(self.files, self.scoped, base)
+            hit = self.hits[key] = match.files_hit(self.files, self.scoped, base, head)
             return hit
 
 
@@ -750,11 +752,12 @@ class CompiledMatch:
         if self.labeler is not None:
             index.labeler_rules.append((self.id, self.labeler.relevant_bits))
 
-    def files_hit(self, files: FileSet, scoped: FileSet, base: str | None) -> list[str] | None:
+    def files_hit(self, files: FileSet, scoped: FileSet, base: str | None,
+                  head: str | None) -> list[str] | None:
         """The files that make the rule fire, or None."""
         if self.path_bits and scoped.any_mask & self.path_bits:
             return scoped.matching(self.path_bits)
-        if self.labeler is not None and files.paths and self.labeler.test(files, base, None):
+        if self.labeler is not None and files.paths and self.labeler.test(files, base, head):
             return files.matching(self.labeler.evidence_bits) or list(files.paths)
         return None
 
@@ -792,7 +795,7 @@ class CompiledMatch:
             if hit:
                 return Fired("module", f"module {hit[0]}")
         if self.has_files and v.files.paths:
-            matched = v.file_facts.files_hit(self, v.item.base_branch)
+            matched = v.file_facts.files_hit(self, v.item.base_branch, v.item.head_branch)
             if matched is not None:
                 return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
         if self.body_regex is not None and self.id in v.body_rx:
@@ -896,7 +899,7 @@ class CompiledRuleSet:
         a = item.author
         key = (item.kind, item.title, item.labels, item.body_excerpt, a.login, a.association,
                a.is_bot, a.email_domain, item.files, item.additions, item.deletions,
-               item.changed_files, item.base_branch, item.repo, item.number)
+               item.changed_files, item.base_branch, item.head_branch, item.repo, item.number)
         tags = self._memo.get(key)
         if tags is None:
             if len(self._memo) >= self.memo_size:
@@ -1049,7 +1052,7 @@ class CompiledRuleSet:
             if docs_only and not rule.on_docs_only:
                 continue
             tag: RiskTag | None = None
-            files_key: tuple[int, str | None] | None = None  # the tag depends on the files alone
+            files_key: tuple[int, str | None, str | None] | None = None  # the tag depends on the files alone
             if rule.kind == "match":
                 hit = match.test(v)
                 if hit is None:
@@ -1061,10 +1064,10 @@ class CompiledRuleSet:
             elif rule.kind == "without-tests":
                 if not v.files.paths or tests_present:
                     continue
-                files_key = (match.id, v.item.base_branch)
+                files_key = (match.id, v.item.base_branch, v.item.head_branch)
                 tag = v.file_facts.risk_tags.get(files_key)
                 if tag is None:
-                    matched = v.file_facts.files_hit(match, v.item.base_branch)
+                    matched = v.file_facts.files_hit(match, v.item.base_branch, v.item.head_branch)
                     if matched is None:
                         continue
                     values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)

@@ -32,7 +32,7 @@ query($owner: String!, $name: String!, $first: Int!, $after: String, $files: Int
         number title body url author { login __typename } authorAssociation
         createdAt updatedAt closedAt mergedAt mergedBy { login __typename } isDraft state
         labels(first: 20) { nodes { name } }
-        additions deletions changedFiles baseRefName
+        additions deletions changedFiles baseRefName headRefName
         files(first: $files) { totalCount nodes { path additions deletions changeType } }
         comments(first: 50) { totalCount nodes { databaseId body createdAt
           author { login __typename } authorAssociation } }
@@ -122,6 +122,7 @@ def pull_from_graphql(node: Json) -> PullNode:
         "deletions": node.get("deletions"),
         "changed_files": node.get("changedFiles"),
         "base": {"ref": node.get("baseRefName")} if node.get("baseRefName") else None,
+        "head": {"ref": node.get("headRefName")} if node.get("headRefName") else None,
         "comments": _total(node.get("comments")),
         "reactions": {"total_count": _total(node.get("reactions"))},
     }

@@ -166,7 +166,7 @@ def snapshot_from_pull(repo: str, pr: Json, *, files: Iterable[Json] | None = No
     (reactions; comments in listings)."""
     changes, truncated = file_changes(files) if files is not None else ((), False)
     merged_by = pr.get("merged_by")
-    base = pr.get("base")
+    base, head = pr.get("base"), pr.get("head")
     merged_at = parse_time(pr.get("merged_at"))
     if merged_at is None and pr.get("merged") is True:
         # some old recordings say merged without the time; closed_at is when it was merged
@@ -197,6 +197,7 @@ def snapshot_from_pull(repo: str, pr: Json, *, files: Iterable[Json] | None = No
         files=changes,
         files_truncated=files_truncated or truncated,
         base_branch=base.get("ref") if isinstance(base, Mapping) else None,
+        head_branch=head.get("ref") if isinstance(head, Mapping) else None,
         body_excerpt=pr.get("body") or "",
     )
 

@@ -377,7 +377,7 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
     labels = tuple(str(lb["name"]) for lb in obj.get("labels") or () if isinstance(lb, dict)
                    and lb.get("name"))
     reactions = obj.get("reactions")
-    base = obj.get("base")
+    base, head = obj.get("base"), obj.get("head")
     merged_by = obj.get("merged_by")
     return ItemSnapshot(
         repo=repo, number=whole_number(obj["number"], what="number"), kind=kind, title=str(obj.get("title") or ""),
@@ -397,6 +397,7 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
         additions=obj.get("additions"), deletions=obj.get("deletions"),
         changed_files=obj.get("changed_files"),
         base_branch=base.get("ref") if isinstance(base, dict) else None,
+        head_branch=head.get("ref") if isinstance(head, dict) else None,
         body_excerpt=obj.get("body") or "",
     )
 

@@ -73,9 +73,10 @@ async def test_graphql_backfill_publishes_the_rest_paths_pull_request_facts_with
         r = rest_pull_facts[e.id].data.item
         g = e.data.item
         assert (g.number, g.title, g.state, g.merged_at, g.merged_by, g.labels, g.base_branch,
-                g.author.login, g.files) == (
+                g.head_branch, g.author.login, g.files) == (
                 r.number, r.title, r.state, r.merged_at, r.merged_by, r.labels, r.base_branch,
-                r.author.login, r.files)
+                r.head_branch, r.author.login, r.files)
+        assert g.head_branch  # every recorded pull request has a head ref
     merged31 = next(e for e in published if e.data.action == "merged" and e.data.item.number == 31)
     assert len(merged31.data.item.files) == merged31.data.item.changed_files == 45
 

@@ -21,7 +21,8 @@ def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, logi
          kind: str = "pull_request", labels: tuple[str, ...] = (), body: str = "",
          association: str = "CONTRIBUTOR", email_domain: str | None = None, is_bot: bool = False,
          additions: int | None = None, deletions: int | None = None,
-         base_branch: str | None = None, repo: str = "vllm-project/vllm") -> ItemSnapshot:
+         base_branch: str | None = None, head_branch: str | None = None,
+         repo: str = "vllm-project/vllm") -> ItemSnapshot:
     changes = []
     for f in files:
         if isinstance(f, tuple):
@@ -32,7 +33,7 @@ def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, logi
         repo=repo, number=1, kind=kind, title=title,
         author=Actor(login=login, association=association, email_domain=email_domain, is_bot=is_bot),
         labels=labels, state="open", created_at=T0, body_excerpt=body, files=tuple(changes),
-        additions=additions, deletions=deletions, base_branch=base_branch)
+        additions=additions, deletions=deletions, base_branch=base_branch, head_branch=head_branch)
 
 
 @lru_cache(maxsize=None)

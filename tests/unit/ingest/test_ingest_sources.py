@@ -264,6 +264,25 @@ def test_gharchive_reviews_and_review_comments():
     assert comment.comment.body_excerpt.startswith("ok , i will make changes")
 
 
+def test_gharchive_pull_requests_carry_their_head_branch():
+    path = require_shared_data("gharchive", "2021-07-21-few-hours.json")
+    heads = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        e = json.loads(line)
+        if e["type"] == "PullRequestEvent":
+            pr = e["payload"]["pull_request"]
+            heads[(e["repo"]["name"], pr["number"])] = pr["head"]["ref"]
+    loaded = load_source(f"gharchive:{path}", "peavers/terrible-monolith")
+    pulls = [f for f in loaded.facts if f.kind == "pull_request"]
+    assert pulls
+    for f in pulls:
+        assert f.item.head_branch == heads[(f.repo, f.item.number)]
+    assert any(f.item.head_branch.startswith("dependabot/") for f in pulls)
+    # issues have no head branch
+    issues = load_source(f"gharchive:{path}", _busiest(path)[0]).facts
+    assert all(f.item.head_branch is None for f in issues if f.item.kind == "issue")
+
+
 def test_gharchive_comment_on_pull_request_is_marked_as_such():
     path = require_shared_data("gharchive", "2021-07-21-few-hours.json")
     loaded = load_source(f"gharchive:{path}", "tikv/client-java")

@@ -64,6 +64,44 @@ def test_pull_request_detail_maps_merge_and_size():
     assert snap.base_branch == detail["base"]["ref"]
 
 
+def test_head_branch_comes_from_the_recorded_pull_requests():
+    """REST detail and listing answers carry `head.ref` (a fork's branch name, without `owner:`)."""
+    seen = {}
+    for name in ("PullRequest.setUp.txt", "Issue131.testGetPullsWithOrgHeadUser.txt"):
+        for path, _, _, body in exchanges(name):
+            for pr in body if isinstance(body, list) else [body]:
+                if isinstance(pr, dict) and isinstance(pr.get("head"), dict):
+                    repo = "/".join(path.split("/")[2:4])
+                    snap = snapshot_from_pull(repo, pr)
+                    assert snap.head_branch == pr["head"]["ref"]
+                    seen[(repo, snap.number)] = snap.head_branch
+    assert seen[("FlorentClarret/PyGithub", 2)] == "feature/pr-maintainer-can-modify"
+    assert seen[("PyGithub/PyGithub", 31)] == "master"
+    assert "rebased/develop/virtualjob_extlink" in seen.values()
+    # an issue has none, and a pull request whose head repository was deleted may lack it
+    assert snapshot_from_issue("o/r", exchanges("Repository.testGetIssues.txt")[0][3][0]).head_branch is None
+    pr = dict(next(b for p, s, h, b in exchanges("PullRequest.setUp.txt")
+                   if p == "/repos/PyGithub/PyGithub/pulls/31"))
+    pr["head"] = None
+    assert snapshot_from_pull("PyGithub/PyGithub", pr).head_branch is None
+
+
+def test_events_logged_before_head_branch_still_read():
+    """An event file written before `head_branch` existed validates; the field reads as None."""
+    detail = next(b for p, s, h, b in exchanges("PullRequest.setUp.txt")
+                  if p == "/repos/FlorentClarret/PyGithub/pulls/2")
+    from services.ingest.domain.mapping import item_fact
+    from shared.events import GITHUB_EVENT_ADAPTER
+
+    event = make_fact(item_fact(snapshot_from_pull("FlorentClarret/PyGithub", detail), "opened",
+                                origin="poll"))
+    raw = json.loads(event.to_bytes())
+    assert raw["data"]["item"]["head_branch"] == "feature/pr-maintainer-can-modify"
+    del raw["data"]["item"]["head_branch"]
+    old = GITHUB_EVENT_ADAPTER.validate_python(raw)
+    assert old.id == event.id and old.data.item.head_branch is None
+
+
 def test_old_pull_listing_entry_without_modern_fields():
     _, _, _, body = exchanges("Repository.testGetPullsWithArguments.txt")[0]
     for pr in body:
@@ -118,6 +156,10 @@ def test_webhook_deliveries_map_to_one_fact(event, name, kind, action):
     assert fact.repo == payload["repository"]["full_name"] and fact.origin == "webhook"
     if action == "labeled":
         assert fact.label == payload["label"]["name"]
+    if "pull_request" in payload:  # the head ref name travels in the snapshot (labeler head-branch)
+        assert fact.item.head_branch == payload["pull_request"]["head"]["ref"] == "changes"
+    else:
+        assert fact.item.head_branch is None
     make_fact(fact)  # a valid typed event
 
 

@@ -21,6 +21,7 @@ NODE = {
     "mergedBy": {"login": "maintainer", "__typename": "User"}, "isDraft": False, "state": "MERGED",
     "labels": {"nodes": [{"name": "ready"}, {"name": "core"}]},
     "additions": 12, "deletions": 3, "changedFiles": 3, "baseRefName": "main",
+    "headRefName": "dependabot/pip/torch-2.9",
     "files": {"totalCount": 3, "nodes": [
         {"path": "a.py", "additions": 10, "deletions": 1, "changeType": "MODIFIED"},
         {"path": "b.py", "additions": 2, "deletions": 0, "changeType": "ADDED"}]},
@@ -45,6 +46,7 @@ REST_PULL = {
     "merged_by": {"login": "maintainer"}, "draft": False, "state": "closed",
     "labels": [{"name": "core"}, {"name": "ready"}], "additions": 12, "deletions": 3,
     "changed_files": 3, "base": {"ref": "main"}, "comments": 1,
+    "head": {"ref": "dependabot/pip/torch-2.9", "label": "o:dependabot/pip/torch-2.9"},
 }
 
 
@@ -58,9 +60,10 @@ def test_node_maps_to_the_rest_shapes():
     assert item.author.login == "dependabot[bot]" and item.author.is_bot
     assert node.files_truncated and not rest.files_truncated  # 2 of 3 files listed
     same = ("number", "title", "state", "merged_at", "merged_by", "labels", "base_branch",
-            "files", "created_at", "closed_at", "additions", "changed_files", "comments", "author")
+            "head_branch", "files", "created_at", "closed_at", "additions", "changed_files", "comments", "author")
     assert {k: getattr(item, k) for k in same} == {k: getattr(rest, k) for k in same}
     assert item.reactions == 4
+    assert item.head_branch == "dependabot/pip/torch-2.9"  # headRefName, as REST's head.ref
     assert [f.status for f in item.files] == ["modified", "added"]
 
 

@@ -276,7 +276,10 @@ def serve(
     unknown = [n for n in names if n not in SERVICES]
     if unknown:
         raise fail(f"unknown service(s) {', '.join(unknown)}; choose from {', '.join(SERVICES)} or all")
-    _logging(log_level)
+    setup_logging(log_level)
+    # each service's spans carry its own service.name (repodigest-<service>); the process's name
+    # (OTEL_SERVICE_NAME, else this) is that of a single service, or of what is no service's
+    setup_telemetry(f"repodigest-{names[0]}" if len(names) == 1 else "repodigest-serve")
     settings = CommonSettings()
 
     async def main() -> None:

@@ -28,6 +28,7 @@ from shared.events import (
 )
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
+from shared.telemetry import service_context
 from shared.tasks import stop_processes
 from shared.windows import Window
 
@@ -515,9 +516,11 @@ async def _ingest(runtime: Runtime, job: ReportJob):
     from services.ingest.handlers import SourceError, ingest_source
 
     try:
-        return await ingest_source(runtime.bus("ingest"), job.source, job.repo, window=job.window,
-                                   progress=job.progress, token=job.github_token,
-                                   github_api_url=IngestSettings().github_api_url)
+        with service_context("ingest"):  # its spans are ingest's (service.name repodigest-ingest)
+            return await ingest_source(runtime.bus("ingest"), job.source, job.repo,
+                                       window=job.window, progress=job.progress,
+                                       token=job.github_token,
+                                       github_api_url=IngestSettings().github_api_url)
     except SourceError as exc:
         raise PipelineError(str(exc)) from None
 

@@ -11,8 +11,9 @@ import asyncio
 import contextlib
 import logging
 import signal
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import nats.errors
 from faststream.nats import NatsBroker, NatsRouter
@@ -21,8 +22,9 @@ from opentelemetry.metrics import CallbackOptions, Observation
 
 from shared.bus import (CONSUMERS, Bus, Topology, ensure_topology, pull_consumers,
                         telemetry_middleware)
+from shared import telemetry
 from shared.config import CommonSettings
-from shared.telemetry import meter, setup_logging, setup_telemetry
+from shared.telemetry import meter, service_context, setup_logging, setup_telemetry
 from shared.tasks import cancel_and_wait
 
 log = logging.getLogger("repodigest.service")
@@ -128,6 +130,34 @@ def nats_security(settings: CommonSettings):
     return NatsSecurity(**tls) if tls else None
 
 
+# FastStream subscribers (a service's control subjects) -> the service that registered them
+_SUBSCRIBER_SERVICES: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+
+
+def service_middleware() -> Any:
+    """FastStream middleware, before its telemetry middleware: a message consumed by a service's
+    subscriber is handled in that service's `service_context`, so the consume span, the reply
+    and what the handler publishes carry the service's `service.name`."""
+    from faststream import BaseMiddleware
+
+    class ServiceContext(BaseMiddleware):
+        _token: Any = None
+
+        async def on_receive(self) -> None:
+            subscriber = self.context.get_local("handler_")  # FastStream's: the subscriber
+            service = _SUBSCRIBER_SERVICES.get(subscriber) if subscriber is not None else None
+            if service is not None:
+                self._token = telemetry.enter_service(service)
+
+        async def after_processed(self, exc_type=None, exc_val=None, exc_tb=None) -> bool | None:
+            if self._token is not None:
+                telemetry.leave_service(self._token)
+                self._token = None
+            return False
+
+    return ServiceContext
+
+
 LOGIN_HELP = ("set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (an NKey seed "
               "file), REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, "
               "to credentials the server accepts")
@@ -154,7 +184,8 @@ def make_broker(settings: CommonSettings, name: str,
         connect_timeout=int(max(1, settings.nats_connect_timeout)),
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
-        middlewares=(telemetry_middleware(),),
+        # the service context first: FastStream's spans of a service's subscriber are its own
+        middlewares=(service_middleware(), telemetry_middleware()),
         # FastStream logs through our logger, so its per-message and shutdown chatter follows
         # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
         logger=logging.getLogger("repodigest.faststream"),
@@ -268,6 +299,8 @@ class Runtime:
     def add(self, service: Service) -> Service:
         router = NatsRouter()
         service.register(router)
+        for subscriber in router.subscribers:
+            _SUBSCRIBER_SERVICES[subscriber] = service.name
         self.broker.include_router(router)
         self.services.append(service)
         return service
@@ -298,9 +331,15 @@ class Runtime:
                               Topology(replicas=self.settings.jetstream_replicas), consumers)
         await self.broker.start()
         for service in self.services:
-            await service.start()
+            # what it starts (pollers, an HTTP server, tasks) works as the service: the spans
+            # carry its service.name
+            with service_context(service.name):
+                await service.start()
         for consumer in pull_consumers(self.broker):
-            await consumer.start()
+            # the consumer's loop (a task made in start) is its service's: each message's span,
+            # the handler's, and what it publishes
+            with service_context(consumer.bus.service):
+                await consumer.start()
         if any(s.consumers for s in self.services):
             self._lag_task = asyncio.create_task(self._lag_loop(), name=f"{self.name}-lag")
         log.info("started %s", ", ".join(s.name for s in self.services) or self.name)
@@ -378,7 +417,7 @@ def run_service(name: str, settings: CommonSettings,
                 build: Callable[[Runtime], Service | Awaitable[Service]]) -> int:
     """Entry point for `python -m services.<name>`."""
     setup_logging(settings.log_level, settings.log_json)
-    setup_telemetry(f"repodigest-{name}")
+    setup_telemetry(f"repodigest-{name}")  # OTEL_SERVICE_NAME, when set, names it
 
     async def main() -> None:
         runtime = Runtime(settings, name)

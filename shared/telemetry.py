@@ -18,6 +18,11 @@ Signals (Prometheus names in brackets):
   FastStream's, which adds `create`): span names and metric labels carry the subject with
   `{owner}.{repo}` for the repository, the subject itself is the attribute
   `messaging.destination.name`; messaging spans carry `messaging.operation.name`.
+- `service.name`: a process running several services (`repodigest serve all`, `report` with its
+  services in process) gives each its own, `repodigest-<service>`: spans started while a service
+  works (`service_context`: its consumers, its background tasks, its FastStream subscribers) come
+  from a tracer provider with that service's Resource, sharing the process's span processors and
+  exporter (ServiceTracerProvider). A process of one service keeps OTEL_SERVICE_NAME for it.
 - histograms in seconds get second-scale buckets (SECONDS_BUCKETS, a View); the span queue holds
   a large run's spans (SPAN_QUEUE_SIZE; OTEL_BSP_* override).
 - metrics: repodigest.events.consumed {service, consumer, outcome} [repodigest_events_consumed_total],
@@ -37,6 +42,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Iterable, Iterator, Mapping
@@ -45,7 +51,7 @@ from typing import Any, TypeVar
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import Tracer as SdkTracer, TracerProvider
 
 _configured = False
 _prometheus_reader: Any = None
@@ -86,6 +92,118 @@ def span_processor(exporter: Any) -> Any:
         schedule_delay_millis=env("OTEL_BSP_SCHEDULE_DELAY", SPAN_SCHEDULE_DELAY_MS))
 
 
+# ---------------------------------------------------------------- one service.name per service
+
+_service: contextvars.ContextVar[str | None] = contextvars.ContextVar("repodigest_service",
+                                                                     default=None)
+
+
+def service_name(service: str) -> str:
+    """The `service.name` of a repodigest service (ingest -> repodigest-ingest)."""
+    return service if service.startswith("repodigest") else f"repodigest-{service}"
+
+
+@contextlib.contextmanager
+def service_context(service: str | None) -> Iterator[None]:
+    """Spans started in this block, and in the tasks created in it, are `service`'s: they carry
+    its `service.name` (see ServiceTracerProvider). None: the process's own."""
+    token = _service.set(service)
+    try:
+        yield
+    finally:
+        _service.reset(token)
+
+
+def current_service() -> str | None:
+    return _service.get()
+
+
+def enter_service(service: str) -> contextvars.Token:
+    """`service_context` for hooks that enter and leave in two calls (a middleware)."""
+    return _service.set(service)
+
+
+def leave_service(token: contextvars.Token) -> None:
+    _service.reset(token)
+
+
+class ServiceTracerProvider(TracerProvider):
+    """The process's tracer provider, with one SDK provider per service behind it.
+
+    A span's Resource (and so its `service.name`) is its provider's: OpenTelemetry has no
+    per-span resource. So each service gets a TracerProvider of its own whose Resource is the
+    process's with `service.name` = repodigest-<service>, all sharing this provider's span
+    processors (one queue, one exporter; OTLP groups spans by resource). Tracers handed out pick
+    the provider of the service whose work is running (`service_context`) at each span start,
+    so module-level tracers (`tracer("bus")`, FastStream's) serve every service in the process.
+    Processors added later (`add_span_processor`) serve every service too.
+    """
+
+    def __init__(self, resource: Resource, process_service: str | None = None, **kwargs: Any) -> None:
+        from opentelemetry.sdk.trace import SynchronousMultiSpanProcessor
+
+        self._shared = SynchronousMultiSpanProcessor()
+        super().__init__(resource=resource, active_span_processor=self._shared, **kwargs)
+        self._process_service = process_service
+        self._providers: dict[str, TracerProvider] = {}
+        self._providers_lock = threading.Lock()
+
+    def provider_for(self, service: str | None) -> TracerProvider:
+        """The provider whose spans carry `service`'s name (this one for the process's own)."""
+        if service is None or service_name(service) == self._process_service:
+            return self
+        provider = self._providers.get(service)
+        if provider is None:
+            with self._providers_lock:
+                provider = self._providers.get(service)
+                if provider is None:
+                    resource = self.resource.merge(Resource({"service.name": service_name(service)}))
+                    provider = TracerProvider(
+                        sampler=self.sampler, resource=resource, shutdown_on_exit=False,
+                        active_span_processor=self._shared, id_generator=self.id_generator)
+                    self._providers[service] = provider
+        return provider
+
+    def get_tracer(self, instrumenting_module_name: str, instrumenting_library_version: str | None = None,
+                   schema_url: str | None = None, attributes: Any = None) -> trace.Tracer:
+        scope = (instrumenting_module_name, instrumenting_library_version, schema_url, attributes)
+        tracer = super().get_tracer(*scope)
+        if not isinstance(tracer, SdkTracer):  # OTEL_SDK_DISABLED: a no-op tracer
+            return tracer
+        return _ServiceTracer(self, scope, tracer)
+
+
+class _ServiceTracer(trace.Tracer):
+    """A tracer that starts each span on the provider of the service at work."""
+
+    def __init__(self, provider: ServiceTracerProvider, scope: tuple, own: trace.Tracer) -> None:
+        self._provider, self._scope = provider, scope
+        self._tracers: dict[str | None, trace.Tracer] = {None: own}
+
+    def _current(self) -> trace.Tracer:
+        service = _service.get()
+        tracer = self._tracers.get(service)
+        if tracer is None:
+            provider = self._provider.provider_for(service)
+            tracer = provider.get_tracer(*self._scope) if provider is not self._provider \
+                else self._tracers[None]
+            self._tracers[service] = tracer
+        return tracer
+
+    def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
+        return self._current().start_span(*args, **kwargs)
+
+    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+        return self._current().start_as_current_span(*args, **kwargs)
+
+
+def new_tracer_provider(service: str) -> ServiceTracerProvider:
+    """The process's provider: `service.name` from OTEL_SERVICE_NAME, else `service`."""
+    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service),
+                                "service.namespace": "repodigest"})
+    return ServiceTracerProvider(resource, process_service=service)
+
+
 def _truthy(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
 
@@ -110,7 +228,7 @@ def setup_telemetry(service: str, *, prometheus: bool = True) -> TracerProvider 
     console = _truthy("REPODIGEST_OTEL_CONSOLE")
     if exporter_name == "none" and not console:
         return None
-    provider = TracerProvider(resource=resource)
+    provider = ServiceTracerProvider(resource, process_service=service)
     from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
     if exporter_name == "otlp":

@@ -104,9 +104,12 @@ def finished_spans():
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+    from shared.telemetry import new_tracer_provider
+
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
-        trace.set_tracer_provider(TracerProvider())
+        # the kind setup_telemetry installs: each service's spans carry its own service.name
+        trace.set_tracer_provider(new_tracer_provider("repodigest-test"))
         provider = trace.get_tracer_provider()
     assert isinstance(provider, TracerProvider), "another library installed a foreign provider"
     exporter = InMemorySpanExporter()

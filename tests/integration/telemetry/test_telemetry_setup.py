@@ -30,8 +30,8 @@ def run(**env: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("env,provider,console,prometheus", [
     ({}, "NoneType", False, True),
-    ({"REPODIGEST_OTEL_CONSOLE": "1"}, "TracerProvider", True, True),
-    ({"OTEL_TRACES_EXPORTER": "console"}, "TracerProvider", True, True),
+    ({"REPODIGEST_OTEL_CONSOLE": "1"}, "ServiceTracerProvider", True, True),
+    ({"OTEL_TRACES_EXPORTER": "console"}, "ServiceTracerProvider", True, True),
     ({"OTEL_SDK_DISABLED": "true", "REPODIGEST_OTEL_CONSOLE": "1"}, "NoneType", False, False),
 ])
 def test_providers_follow_the_environment(env, provider, console, prometheus):

@@ -381,3 +381,32 @@ def test_score_signals_explain_the_score():
     assert "core" in f and "core" not in d
     assert f_score > d_score
     assert d_score == pytest.approx(sum(s.points for s in d_signals))
+
+
+def test_new_york_dst_days_by_hand():
+    # fall back, Sun 1 Nov 2026: 00:00 EDT = 04:00 UTC to 00:00 EST (next day) = 05:00 UTC, 25 hours;
+    # 01:30 local happens twice, at 05:30 UTC and 06:30 UTC: the day's second and third hours
+    fall = day_window(date(2026, 11, 1), "America/New_York")
+    sc = Scenario(items=[
+        ItemSpec(1, "issue", utc(2026, 11, 1, 4, 0)),  # the first instant: inside
+        ItemSpec(2, "issue", utc(2026, 11, 1, 5, 30)),
+        ItemSpec(3, "issue", utc(2026, 11, 1, 6, 30)),
+        ItemSpec(4, "issue", utc(2026, 11, 2, 4, 59)),  # 23:59 EST: inside, the 25th hour
+        ItemSpec(5, "issue", utc(2026, 11, 2, 5, 0)),  # 00:00 EST on the 2nd: outside
+        ItemSpec(6, "issue", utc(2026, 11, 1, 3, 59)),  # 23:59 EDT on 31 Oct: outside
+    ])
+    s = summarize(sc, window=fall)
+    assert [r.number for r in s.appendix.new_issues] == [1, 2, 3, 4]
+    assert len(s.hourly) == 25
+    assert s.hourly[0].start == utc(2026, 11, 1, 4) and s.hourly[-1].start == utc(2026, 11, 2, 4)
+    assert [h.issues_opened for h in s.hourly] == [1, 1, 1] + [0] * 21 + [1]
+    assert [(a.day, a.issues_opened) for a in s.activity] == [(date(2026, 11, 1), 4)]
+    # spring forward, Sun 8 Mar 2026: 05:00 UTC to 04:00 UTC, 23 hours; 01:59 EST (06:59 UTC)
+    # and 03:00 EDT (07:00 UTC) are one minute apart, in consecutive hours
+    spring = day_window(date(2026, 3, 8), "America/New_York")
+    sc = Scenario(items=[ItemSpec(1, "issue", utc(2026, 3, 8, 6, 59)), ItemSpec(2, "issue", utc(2026, 3, 8, 7, 0)),
+                         ItemSpec(3, "issue", utc(2026, 3, 9, 4, 0))])  # 00:00 EDT on the 9th: outside
+    s = summarize(sc, window=spring)
+    assert [r.number for r in s.appendix.new_issues] == [1, 2]
+    assert len(s.hourly) == 23
+    assert [h.issues_opened for h in s.hourly][:3] == [0, 1, 1]

@@ -76,6 +76,8 @@ class ClassifierService:
         for name, ruleset in sorted(self.registry.rulesets.items()):
             log.info("classifier profile %s version %s", name, ruleset.ref.version[:12],
                      extra={"profile": name, "ruleset_version": ruleset.ref.version})
+            for warning in ruleset.warnings:  # e.g. a labeler key the action also ignores
+                log.warning("%s", warning, extra={"profile": name})
 
     async def start(self) -> None:
         self._log_profiles()

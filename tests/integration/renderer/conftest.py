@@ -7,7 +7,6 @@ import uuid
 import pytest
 
 from services.renderer.adapters.pdf import PdfRenderer
-from shared.natsserver import free_port
 
 
 @pytest.fixture
@@ -26,11 +25,12 @@ def moto_s3():
     """A real S3 API over HTTP on a free port (moto's threaded server); yields its endpoint URL."""
     from moto.server import ThreadedMotoServer
 
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    # port 0: a port of its own (one found free first could be taken before moto binds it,
+    # and moto's start() then waits for ever)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{server.get_host_and_port()[1]}"
     finally:
         server.stop()
 

@@ -17,7 +17,6 @@ import pytest
 from shared.bus import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
-from shared.natsserver import free_port
 from shared.service import Runtime
 from services.renderer.adapters.stores import S3ObjectStore, S3Options, fetch_uri
 from services.renderer.app import build_service
@@ -30,19 +29,24 @@ pytestmark = pytest.mark.timeout(240)
 
 
 class MotoServer:
-    """moto's S3 over HTTP on a fixed port, which can be stopped and started again (state kept:
-    moto's backends live in this process)."""
+    """moto's S3 over HTTP on a port of its own, kept when it is stopped and started again (state
+    kept: moto's backends live in this process)."""
 
     def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0  # the first start takes a port of its own; restarts take the same one
         self._server = None
+
+    @property
+    def url(self) -> str:
+        assert self.port, "started first"
+        return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         from moto.server import ThreadedMotoServer
 
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
+        self.port = self._server.get_host_and_port()[1]
 
     def stop(self) -> None:
         if self._server is not None:

@@ -182,3 +182,7 @@ async def test_all_payloads_through_the_served_endpoint_into_the_stream_without_
     assert not any(isinstance(e, SyncWatermark) for e in events)
     # payload examples repeat some facts (same item, same time): JetStream keeps one of each
     assert sorted(e.id for e in events) == sorted(set(accepted))
+    # the pull request's head branch arrives in the stored snapshot (labeler head-branch rules);
+    # every pull request of octokit's examples is opened from the branch `changes`
+    pulls = [e for e in events if e.data.item.kind == "pull_request" and e.data.kind != "comment"]
+    assert pulls and {e.data.item.head_branch for e in pulls} == {"changes"}

@@ -30,6 +30,9 @@ def _dataschema(data: dict[str, Any]) -> str | None:
 Text = Annotated[str, StringConstraints(pattern=r"^[^\x00]*$")]
 INT64_MAX = 2**63 - 1
 Int64 = Annotated[int, Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
+# counts (lines, files, comments, reviews, reactions): GitHub never gives a negative one, and the
+# report's arithmetic (sizes, logarithmic scores) must not meet one downstream
+Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
 # pull request and issue numbers: GitHub's GraphQL `Int` (signed 32 bits), the projections' column
 ITEM_NUMBER_MAX = 2**31 - 1
 # the years a GitHub time can have (with room ahead); outside them a time is a mistake or an attack

@@ -12,7 +12,7 @@ from typing import Annotated, ClassVar, Literal, Union
 from pydantic import AfterValidator, Field, TypeAdapter, field_validator
 
 from .envelope import (
-    ITEM_NUMBER_MAX, CloudEvent, Frozen, Int64, Text, Time, deterministic_id, utc,
+    ITEM_NUMBER_MAX, CloudEvent, Count, Frozen, Int64, Text, Time, deterministic_id, utc,
 )
 
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -52,8 +52,8 @@ class Actor(Frozen):
 
 class FileChange(Frozen):
     path: Text
-    additions: Int64 = 0
-    deletions: Int64 = 0
+    additions: Count = 0
+    deletions: Count = 0
     status: Text | None = None
 
 
@@ -74,13 +74,13 @@ class ItemSnapshot(Frozen):
     closed_at: Time | None = None
     merged_at: Time | None = None
     merged_by: Text | None = None
-    comments: Int64 = 0
-    review_comments: Int64 = 0
-    reviews: Int64 = 0
-    reactions: Int64 = 0
-    additions: Int64 | None = None
-    deletions: Int64 | None = None
-    changed_files: Int64 | None = None
+    comments: Count = 0
+    review_comments: Count = 0
+    reviews: Count = 0
+    reactions: Count = 0
+    additions: Count | None = None
+    deletions: Count | None = None
+    changed_files: Count | None = None
     files: tuple[FileChange, ...] = ()
     files_truncated: bool = False
     base_branch: Text | None = None

@@ -79,15 +79,73 @@ class CommonSettings(BaseSettings):
         return ctx
 
     def nats_auth_files(self) -> None:
-        """Check that the credentials or NKey seed file can be read (before connecting)."""
+        """Check the credentials or NKey seed file before connecting: readable, and holding what
+        nats-py needs (a .creds file: a user JWT and the user's seed, the one the JWT is about;
+        an NKey file: a user seed). nats-py fails on anything else with a TypeError, or reads a
+        .creds file without a JWT block for ever. Messages name the variable and the file, never
+        what the file holds."""
         for var, path in (("REPODIGEST_NATS_CREDS", self.nats_creds),
                           ("REPODIGEST_NATS_NKEY", self.nats_nkey)):
             if path:
                 try:
-                    with open(path, "rb"):
-                        pass
+                    with open(path, "rb") as f:
+                        content = f.read()
                 except OSError as exc:
                     raise NatsSettingsError(f"{var}={path}: cannot read it ({_reason(exc)})") from None
+                problem = (_creds_problem(content) if var == "REPODIGEST_NATS_CREDS"
+                           else _seed_problem(content.strip()))
+                if problem:
+                    raise NatsSettingsError(f"{var}={path}: {problem}")
+
+
+def _block(content: bytes, begin: bytes) -> bytes | None:
+    """The line after the `-----BEGIN ...-----` line naming `begin` (how nats-py reads a .creds
+    file), or None."""
+    lines = content.splitlines()
+    for i, line in enumerate(lines):
+        if begin in line:
+            return lines[i + 1].strip() if i + 1 < len(lines) else b""
+    return None
+
+
+def _user_key(seed: bytes) -> str | None:
+    """The public key of a user seed, or None when it is not one."""
+    import nkeys
+
+    if not seed.startswith(b"SU"):
+        return None
+    try:
+        return nkeys.from_seed(bytearray(seed)).public_key.decode()
+    except Exception:  # noqa: BLE001 - nkeys raises several kinds for a damaged seed
+        return None
+
+
+def _seed_problem(seed: bytes) -> str | None:
+    if _user_key(seed) is None:
+        return "not an NKey user seed (a file holding one line, SU...; nsc or nk -gen user make one)"
+    return None
+
+
+def _creds_problem(content: bytes) -> str | None:
+    import base64
+
+    shape = ("not a NATS credentials file (a user JWT between -----BEGIN NATS USER JWT----- "
+             "lines, then the user's NKey seed, as nsc writes it)")
+    token, seed = _block(content, b"BEGIN NATS USER JWT"), _block(content, b"BEGIN USER NKEY SEED")
+    if not token or not seed:
+        return shape
+    try:
+        payload = token.split(b".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + b"=" * (-len(payload) % 4)))
+        subject = claims["sub"]
+    except (IndexError, ValueError, KeyError, TypeError):
+        return shape + ": its JWT cannot be read"
+    public = _user_key(seed)
+    if public is None:
+        return shape + ": its seed is not an NKey user seed"
+    if public != subject:
+        return "its seed is not the key of the user its JWT is about (a JWT and a seed of different users)"
+    return None
 
 
 class NatsSettingsError(ValueError):

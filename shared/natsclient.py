@@ -11,7 +11,8 @@ import nats
 import nats.errors
 
 from shared.config import CommonSettings
-from shared.service import LOGIN_HELP, NatsUnreachable, connect_options, redact_url
+from shared.service import (LOGIN_HELP, UNREACHABLE_HINT, NatsUnreachable, connect_failure,
+                            connect_options, login_tried, redact_url)
 
 log = logging.getLogger("repodigest.nats")
 
@@ -44,9 +45,11 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconn
     except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
         errors.append(exc)
         if _refused_login(errors):
-            raise NatsUnreachable(f"NATS at {where} refused the login: {LOGIN_HELP}") from None
-        cause = next((type(e).__name__ for e in errors if not isinstance(e, nats.errors.NoServersError)),
-                     type(exc).__name__)
-        raise NatsUnreachable(
-            f"cannot reach NATS at {where}: {cause}. Start a nats-server with JetStream (-js) or "
-            "fix --nats-url / REPODIGEST_NATS_URL") from None
+            raise NatsUnreachable(f"NATS at {where} refused the login {login_tried(settings)}: "
+                                  f"{LOGIN_HELP}") from None
+        known = next((f for f in map(connect_failure, errors) if f is not None), None)
+        cause, hint = known or (
+            next((type(e).__name__ for e in errors
+                  if not isinstance(e, nats.errors.NoServersError)), type(exc).__name__),
+            UNREACHABLE_HINT)
+        raise NatsUnreachable(f"cannot reach NATS at {where}: {cause}. {hint}") from None

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import ssl
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
@@ -163,6 +164,43 @@ LOGIN_HELP = ("set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (
               "to credentials the server accepts")
 
 
+UNREACHABLE_HINT = ("Start a nats-server with JetStream (-js) or fix REPODIGEST_NATS_URL / "
+                    "--nats-url")
+
+
+def connect_failure(exc: BaseException) -> tuple[str, str] | None:
+    """(cause, what to do) for an error that ends a connection attempt for good — a refused
+    connection, a TLS failure — or None for one that may pass (a time-out, a reset)."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (f"its TLS certificate is not trusted ({exc.verify_message or exc.reason})",
+                "Set REPODIGEST_NATS_TLS_CA to the PEM file of the CA that signed the server's "
+                "certificate")
+    if isinstance(exc, ssl.SSLError):
+        return (f"the TLS handshake failed ({exc.reason or type(exc).__name__})",
+                "Check REPODIGEST_NATS_TLS_CA, _CERT and _KEY against the server's TLS settings")
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (no server listens there)", UNREACHABLE_HINT
+    return None
+
+
+def login_tried(settings: CommonSettings) -> str:
+    """Which login `connect_options` used, for a refused-login message (file names, never what
+    they hold; never a password or token)."""
+    if settings.nats_creds:
+        return f"with the credentials file REPODIGEST_NATS_CREDS={settings.nats_creds}"
+    if settings.nats_nkey:
+        return f"with the NKey seed file REPODIGEST_NATS_NKEY={settings.nats_nkey}"
+    if settings.nats_user:
+        return f"as user {settings.nats_user!r} (REPODIGEST_NATS_USER/_PASSWORD)"
+    if settings.nats_token:
+        return "with the token REPODIGEST_NATS_TOKEN"
+    from urllib.parse import urlsplit
+
+    if any("@" in urlsplit(url).netloc for url in settings.servers()):
+        return "with the user or token in the URL"
+    return "without credentials"
+
+
 def make_broker(settings: CommonSettings, name: str,
                 closed_cb: Callable[[], Awaitable[None]] | None = None,
                 error_cb: Callable[[Exception], Awaitable[None]] | None = None,
@@ -215,6 +253,7 @@ class Runtime:
         self._connecting = False
         self._refusals = 0
         self._all_refused = asyncio.Event()
+        self._refusal: BaseException | None = None  # the last refusal or TLS failure
         self.broker = make_broker(settings, name, closed_cb=self._closed, error_cb=self._error,
                                   disconnected_cb=self._disconnected)
         self.services: list[Service] = []
@@ -222,8 +261,11 @@ class Runtime:
         self._lag_stop = asyncio.Event()
 
     async def _error(self, exc: Exception) -> None:
-        if self._connecting and isinstance(exc, ConnectionRefusedError):
+        # a refused connection or a failed TLS handshake will not pass by waiting: once every
+        # server gave one, start() says so at once instead of after the connect time-out
+        if self._connecting and connect_failure(exc) is not None:
             self._refusals += 1
+            self._refusal = exc
             if self._refusals >= len(self.settings.servers()):
                 self._all_refused.set()
 
@@ -235,7 +277,7 @@ class Runtime:
 
     async def _connect(self) -> None:
         """broker.connect(), ended at once when every server refused the connection."""
-        self._connecting, self._refusals = True, 0
+        self._connecting, self._refusals, self._refusal = True, 0, None
         self._all_refused.clear()
         connect = asyncio.ensure_future(self.broker.connect())
         refused = asyncio.ensure_future(self._all_refused.wait())
@@ -250,8 +292,8 @@ class Runtime:
             connect.result()
             return
         await cancel_and_wait(connect)
-        if refused in done:
-            raise ConnectionRefusedError("connection refused")
+        if refused in done and self._refusal is not None:
+            raise self._refusal
         raise asyncio.TimeoutError()
 
     async def _closed(self) -> None:
@@ -309,23 +351,20 @@ class Runtime:
         try:
             await self._connect()
         except (OSError, asyncio.TimeoutError, nats.errors.NoServersError) as exc:
-            if isinstance(exc, ConnectionRefusedError):
-                cause = "connection refused (no server listens there)"
-            elif isinstance(exc, asyncio.TimeoutError):
-                cause = (f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
-                         "(a firewall, or not a NATS server?)")
-            else:
-                cause = str(exc) or type(exc).__name__
+            cause, hint = connect_failure(exc) or (
+                (f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
+                 "(a firewall, or not a NATS server?)", UNREACHABLE_HINT)
+                if isinstance(exc, asyncio.TimeoutError)
+                else (str(exc) or type(exc).__name__, UNREACHABLE_HINT))
             raise NatsUnreachable(
-                f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {cause}. Start a "
-                "nats-server with JetStream (-js) or fix REPODIGEST_NATS_URL / --nats-url"
+                f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {cause}. {hint}"
             ) from None
         except nats.errors.Error as exc:
             if "authorization" not in str(exc).lower():
                 raise
             raise NatsUnreachable(
-                f"NATS at {redact_url(self.settings.nats_url)} refused the login ({exc}): "
-                + LOGIN_HELP) from None
+                f"NATS at {redact_url(self.settings.nats_url)} refused the login "
+                f"{login_tried(self.settings)} ({exc}): " + LOGIN_HELP) from None
         consumers = [c for s in self.services for c in s.consumers]
         await ensure_topology(self.broker.config.connection_state.stream,
                               Topology(replicas=self.settings.jetstream_replicas), consumers)

@@ -12,7 +12,7 @@ import pytest
 
 from shared.config import CommonSettings
 from shared.natsclient import connect
-from shared.natsserver import EmbeddedNats
+from shared.natsserver import EmbeddedNats, free_port
 from shared.service import NatsUnreachable, Runtime
 
 pytestmark = pytest.mark.timeout(120)
@@ -110,10 +110,23 @@ async def test_tls_with_a_ca_for_the_cli_and_the_services(pki, tmp_path):
         # a certificate no configured CA signed is refused, with the cause in the message
         wrong = CommonSettings(nats_url=server.tls_url, nats_tls_ca=pki["other_ca"],
                                nats_connect_timeout=2)
-        with pytest.raises(NatsUnreachable, match="SSLCertVerificationError|certificate"):
-            await connect(wrong)
-        with pytest.raises(NatsUnreachable):  # (the services' broker says only "TimeoutError")
-            await _runtime_starts(wrong)
+        # the cause (for the services: on the handshake's failure, not "no answer" after the
+        # connect time-out), and which setting to fix
+        for attempt in (connect(wrong), _runtime_starts(wrong)):
+            with pytest.raises(NatsUnreachable) as refused:
+                await attempt
+            assert "TLS certificate is not trusted" in str(refused.value)
+            assert "REPODIGEST_NATS_TLS_CA" in str(refused.value)
+            assert "Start a nats-server" not in str(refused.value)
+
+
+async def test_a_refused_port_is_said_at_once_by_the_cli_and_the_services():
+    """Issue #17 item 4: "connection refused" at once, not "TimeoutError" after ~12 s."""
+    settings = CommonSettings(nats_url=f"nats://127.0.0.1:{free_port()}")
+    for attempt in (connect(settings), _runtime_starts(settings)):
+        with pytest.raises(NatsUnreachable, match="connection refused") as refused:
+            await attempt
+        assert "TimeoutError" not in str(refused.value) and "no answer" not in str(refused.value)
 
 
 async def test_mutual_tls_needs_the_client_certificate(pki, tmp_path):

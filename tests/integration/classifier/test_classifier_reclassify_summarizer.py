@@ -4,7 +4,6 @@ closed window, with the new module figures and the same fact counts (nothing cou
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -35,10 +34,10 @@ modules:
 """
 
 
-def merged(n: int, path: str) -> ev.GithubFact:
-    at = DAY + timedelta(hours=1, minutes=n)
+def merged(n: int, path: str, day: datetime = DAY) -> ev.GithubFact:
+    at = day + timedelta(hours=1, minutes=n)
     item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"Change {n}",
-                           author=ev.Actor(login=f"dev{n % 3}"), state="closed", created_at=DAY,
+                           author=ev.Actor(login=f"dev{n % 3}"), state="closed", created_at=day,
                            closed_at=at, merged_at=at,
                            files=(ev.FileChange(path=path, additions=5, deletions=1),))
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
@@ -86,8 +85,19 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
         assert modules_after.get("frontend") == web and "web" not in modules_after
         assert second.counts == first.counts and second.facts_counted == first.facts_counted == len(facts)
         assert second.changed_figures  # the revision says what changed
-        with pytest.raises((nats.errors.TimeoutError, asyncio.TimeoutError)):
-            await summaries.fetch(1, timeout=1.5)  # one revision for the replay, not one per batch
+        # one revision for the replay, not one per batch: the next day closed after the replay is
+        # the marker — had the replay's facts made another revision of this day, it would be
+        # summarized (debounced the same) before the next day, whose fact and watermark follow
+        # the replayed facts on the streams
+        next_day = DAY + timedelta(days=1)
+        later = merged(8, "engine/core.py", day=next_day)
+        await js.publish(Subjects.fact("pull_request", "merged", REPO), later.to_bytes(),
+                         headers={"Nats-Msg-Id": later.id})
+        mark = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=next_day + timedelta(days=1, hours=1)))
+        await js.publish(Subjects.watermark(REPO), mark.to_bytes())
+        marker = (await next_summary(summaries)).data
+        assert (marker.window.start, marker.revision) == (next_day, 1)
+        assert marker.facts_counted == 1
     finally:
         await nc.close()
         await runtime.stop()

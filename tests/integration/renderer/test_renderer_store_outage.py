@@ -142,7 +142,14 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server
         index = json.loads(await store.inner.get(index_key(summary.repo)))
         assert [(r["window"]["label"], r["languages"]) for r in index["reports"]] == [
             (summary.window.label, ["en", "zh-CN"])]
-        assert ready.empty()
+        # one ReportReady for the report, not one per attempt: a later summary (the window's next
+        # revision) is the marker; its ReportReady must be the next one, with nothing between
+        marker = daily_summary(languages=("en",), formats=("json",), revision=summary.revision + 1)
+        await runtime.bus("test").publish(WindowSummarized.create(marker),
+                                          Subjects.summary_ready(marker.repo))
+        after: ReportReady = await asyncio.wait_for(ready.get(), 120)
+        assert (after.data.window.label, after.data.revision) == (
+            summary.window.label, summary.revision + 1), after.data
     finally:
         await nc.close()
         await runtime.stop()

@@ -95,12 +95,12 @@ async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
 
 
 @pytest.mark.parametrize("client", ["silent", "trickling"])
-async def test_headers_that_do_not_arrive_in_time_are_cut_off(client):
+async def test_headers_that_do_not_arrive_in_time_are_cut_off(client, caplog, monkeypatch):
     timeout = 1.0
+    monkeypatch.setattr(QUIET, "_seen", {})  # earlier tests' refusals must not mute its log line
+    caplog.set_level(logging.INFO, logger="repodigest.ingest.webhooks")
     async with served(header_timeout=timeout) as (server, _app, published):
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         answer = b""
         if client == "trickling":
             # a byte of a long header every 50 ms (20 s in all): never a complete request
@@ -117,10 +117,13 @@ async def test_headers_that_do_not_arrive_in_time_are_cut_off(client):
                 raise AssertionError("the server kept reading trickled headers for 20 s without closing")
         else:
             answer = await closed_within(reader, timeout + 10)
-        took = loop.time() - started
         writer.close()
+        # cut off by the header deadline (its own answer and log line, naming the configured
+        # timeout), not by uvicorn's keep-alive timer or an error, which close without this 408
         assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
-        assert timeout * 0.9 <= took < timeout + 5, took
+        assert answer.endswith(b"\r\n\r\nrequest headers not received in time\r\n"), answer
+        assert [r.getMessage() for r in caplog.records if "headers not received" in r.getMessage()] \
+            == ["webhook request headers not received within 1 s: connection closed"]
         await still_accepts(server, published)
 
 
@@ -143,8 +146,6 @@ async def test_an_answered_request_cannot_hold_its_connection_by_trickling_its_b
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(head(100_000))
         answer = b""
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         for _ in range(400):  # 20 s of trickling at most
             writer.write(b"x")
             try:
@@ -159,8 +160,8 @@ async def test_an_answered_request_cannot_hold_its_connection_by_trickling_its_b
         else:
             raise AssertionError("the connection was held open by a trickled body for 20 s")
         writer.close()
+        # the server closed it while the client was still sending (the loop broke on the close)
         assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
-        assert loop.time() - started < 6
         await still_accepts(server, published)
 
 

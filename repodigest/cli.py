@@ -26,7 +26,7 @@ out = Console()
 DEMO_REPO = "repodigest-demo/llm-serve"
 DEMO_WEEK = "2026-W24"
 LANGS = ("en", "zh-CN")
-SERVICES = ("ingest", "classifier", "summarizer", "renderer")
+SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -265,10 +265,12 @@ def rebuild(
 
 @app.command()
 def serve(
-    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer, or all")] = ["all"],
+    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer notifier, or all")] = ["all"],
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
 ) -> None:
     """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
+    from pydantic import ValidationError
+
     from shared.config import CommonSettings
     from shared.service import NatsUnreachable, Runtime, serve as serve_runtime
 
@@ -289,7 +291,17 @@ def serve(
             config = __import__(f"services.{name}.config", fromlist=["x"])
             cls = next(getattr(config, a) for a in dir(config)
                        if a.endswith("Settings") and a != "CommonSettings")
-            runtime.add(module.build_service(cls(), runtime))
+            try:
+                service_settings = cls()
+            except ValidationError as exc:
+                # by field, without the input values (the notifier's hold webhook URLs)
+                raise fail(f"{name} settings are invalid: " + "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                    for e in exc.errors(include_input=False, include_url=False)), 1) from None
+            try:
+                runtime.add(module.build_service(service_settings, runtime))
+            except ValueError as exc:  # e.g. a notifier routes file that is not a route list
+                raise fail(f"{name} cannot start: {exc}", 1) from None
         await serve_runtime(runtime)
 
     from services.summarizer.adapters.store import StoreError

@@ -66,12 +66,15 @@ STREAM_ENRICHED = "RD_ENRICHED"
 STREAM_REPORTS = "RD_REPORTS"
 STREAM_DEAD = "RD_DEAD"
 KV_INGEST_STATE = "RD_INGEST_STATE"
+# the notifier's delivery record: one key per route x report revision (sending / sent / dead)
+KV_NOTIFIER_STATE = "RD_NOTIFIER"
 OBJECT_BUCKET = "RD_ARTIFACTS"
 
 DURABLE_CLASSIFIER = "classifier-enrich"
 DURABLE_SUMMARIZER = "summarizer-fold"
 DURABLE_SUMMARIZER_REQUESTS = "summarizer-requests"
 DURABLE_RENDERER = "renderer-render"
+DURABLE_NOTIFIER = "notifier-deliver"
 
 _ENCODE = {".": "%2E", "*": "%2A", ">": "%3E", " ": "%20", "%": "%25", "\t": "%09"}
 
@@ -176,6 +179,11 @@ CONSUMERS: dict[str, ConsumerSpec] = {
         DURABLE_SUMMARIZER_REQUESTS, STREAM_REPORTS, "rd.summary.requested.>", batch_size=16),
     DURABLE_RENDERER: ConsumerSpec(
         DURABLE_RENDERER, STREAM_REPORTS, "rd.summary.ready.>", batch_size=1, ahead=1,
+        ack_wait=600.0),
+    # one report at a time: its routes are posted (with retries bounded by the notifier's
+    # deadline, well inside ack_wait) before the next report is taken
+    DURABLE_NOTIFIER: ConsumerSpec(
+        DURABLE_NOTIFIER, STREAM_REPORTS, "rd.report.ready.>", batch_size=1, ahead=1,
         ack_wait=600.0),
 }
 

@@ -119,6 +119,9 @@ class GithubEmulator:
         self.graphql_limit = 5000
         self.graphql_remaining = self.graphql_limit
         self.graphql_points = 0
+        # what clients wrote: (repo, "issue" | "discussion", number, body), in order
+        self.comments: list[tuple[str, str, int, str]] = []
+        self.discussions: dict[tuple[str, int], str] = {}  # (repo, number) -> node id
         self._released = threading.Event()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -305,6 +308,7 @@ class GithubEmulator:
                 status, out_headers, payload = (
                     self._graphql(body, lower) if method == "POST" and path == "/graphql"
                     else self._answer(path, query, lower) if method == "GET"
+                    else self._create_comment(path, lower, body) if method == "POST"
                     else self._json(404, {"message": "Not Found"}))
                 self.seen.append(Seen(method, path, query, status, "if-none-match" in lower))
         if held:
@@ -441,6 +445,8 @@ class GithubEmulator:
             query, variables = request["query"], request.get("variables") or {}
         except (ValueError, KeyError, TypeError):
             return reply(400, {"message": "Problems parsing JSON"})
+        if "addDiscussionComment" in query or "discussion(number" in query:
+            return reply(200, self._discussion(query, variables))
         if "pullRequests" not in query:
             return reply(200, {"errors": [{"message": "the emulator answers only the backfill "
                                                       "query (repository.pullRequests)"}]})
@@ -481,6 +487,63 @@ class GithubEmulator:
                          "endCursor": base64.b64encode(f"cursor:{end}".encode()).decode()
                          if chunk else None}}}}
         return reply(200, {"data": data})
+
+    def add_discussion(self, repo: str, number: int) -> None:
+        """A Discussion that comments can be added to (GraphQL addDiscussionComment)."""
+        self.repos.add(repo)
+        self.discussions[(repo, number)] = base64.b64encode(
+            f"D_{repo}#{number}".encode()).decode()
+
+    def _create_comment(self, path: str, headers: dict[str, str], body: bytes
+                        ) -> tuple[int, dict[str, str], bytes]:
+        """`POST /repos/{owner}/{repo}/issues/{number}/comments` on a known repository (201)."""
+        if not self._authorized(headers):
+            return self._json(401, {"message": "Bad credentials"})
+        failed = self._fault(path)
+        if failed is not None:
+            return failed
+        m = re.match(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$", path)
+        if not m or f"{m.group(1)}/{m.group(2)}" not in self.repos:
+            return self._json(404, {"message": "Not Found",
+                                    "documentation_url": "https://docs.github.com/rest"})
+        try:
+            text = json.loads(body)["body"]
+        except (ValueError, KeyError, TypeError):
+            return self._json(422, {"message": "Invalid request.\n\n\"body\" wasn't supplied."})
+        repo, number = f"{m.group(1)}/{m.group(2)}", int(m.group(3))
+        self.comments.append((repo, "issue", number, text))
+        cid = len(self.comments)
+        self.remaining -= 1
+        return self._json(201, {
+            "id": cid, "node_id": f"IC_{cid}", "body": text,
+            "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
+            "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
+            "created_at": _iso(datetime.now(timezone.utc)),
+            "updated_at": _iso(datetime.now(timezone.utc))})
+
+    def _discussion(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """The discussion query (`repository.discussion(number:)`) and `addDiscussionComment`."""
+        if "addDiscussionComment" in query:
+            data = variables.get("input") or {}
+            found = [k for k, v in self.discussions.items() if v == data.get("discussionId")]
+            if not found or not data.get("body"):
+                return {"data": {"addDiscussionComment": None}, "errors": [
+                    {"type": "NOT_FOUND", "path": ["addDiscussionComment"],
+                     "message": "Could not resolve to a node with the global id."}]}
+            repo, number = found[0]
+            self.comments.append((repo, "discussion", number, data["body"]))
+            return {"data": {"addDiscussionComment": {"comment": {
+                "id": f"DC_{len(self.comments)}"}}}}
+        repo = f"{variables.get('owner')}/{variables.get('repo')}"
+        node = self.discussions.get((repo, int(variables.get("number") or 0)))
+        if node is None:
+            return {"data": {"repository": {"discussion": None}}, "errors": [
+                {"type": "NOT_FOUND", "path": ["repository", "discussion"],
+                 "message": f"Could not resolve to a Discussion with the number of "
+                            f"{variables.get('number')}."}]}
+        return {"data": {"repository": {"discussion": {"id": node,
+                                                       "number": variables["number"]}}}}
 
     def _sub(self, path: str) -> list:
         found = self._resolve(path, {"per_page": "100"})

@@ -36,7 +36,9 @@ class CommonSettings(BaseSettings):
     jetstream_replicas: int = Field(1, ge=1, le=5)
     log_level: str = "INFO"
     log_json: bool = False
-    health_port: int | None = Field(None, description="serve /healthz and /readyz on this port")
+    health_port: int | None = Field(
+        None, ge=0, le=65535, description="serve /healthz, /readyz and /metrics on this port (0: "
+        "one the system picks, logged as 'health endpoints on http://HOST:PORT'); unset: none")
     health_host: str = Field(
         "127.0.0.1", description="interface /healthz, /readyz and /metrics bind to; 0.0.0.0 "
         "where probes or Prometheus come from outside (a Kubernetes pod)")

@@ -425,12 +425,15 @@ async def serve(runtime: Runtime) -> None:
         loop.add_signal_handler(sig, stop.set)
     await runtime.start()
     health = None
-    if runtime.settings.health_port:
+    if runtime.settings.health_port is not None:
         from shared.health import HealthServer
 
         health = HealthServer(runtime, runtime.settings.health_port,
                               host=runtime.settings.health_host)
         await health.start()
+        # the port it got (REPODIGEST_HEALTH_PORT=0: one the system picked), for whoever started it
+        log.info("health endpoints on http://%s:%d (/healthz, /readyz, /metrics)",
+                 runtime.settings.health_host, health.port)
     waits = [asyncio.create_task(stop.wait()), asyncio.create_task(runtime.connection_lost.wait())]
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import sys
 import threading
@@ -26,7 +27,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 import shared.events as ev
 from tests.conftest import wait_until
 from shared.bus import Subjects
-from shared.natsserver import free_port
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.timeout(120)
@@ -118,13 +118,12 @@ def merged_fact() -> ev.GithubFact:
 
 async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
     loop = asyncio.get_running_loop()
-    health_port = free_port()
     trace_id, parent_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
     with OtlpReceiver(loop) as receiver:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
         env.update({
             "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_NATS_TOKEN": TOKEN,
-            "REPODIGEST_HEALTH_PORT": str(health_port), "REPODIGEST_LOG_LEVEL": "DEBUG",
+            "REPODIGEST_HEALTH_PORT": "0", "REPODIGEST_LOG_LEVEL": "DEBUG",
             "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100",
             "OTEL_METRIC_EXPORT_INTERVAL": "500",
         })
@@ -140,6 +139,17 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
         drainer = asyncio.create_task(drain())
         nc = await nats.connect(nats_server.url)
         try:
+            # the service binds a port of its own (0) and logs it: no port found free beforehand,
+            # which another process could take before the service bound it
+            announced = re.compile(rb"health endpoints on http://127\.0\.0\.1:(\d+) ")
+
+            async def announced_or_dead() -> bool:
+                assert proc.returncode is None, f"the service exited:\n{stderr.decode()}"
+                return announced.search(stderr) is not None
+
+            await wait_until(announced_or_dead, 60, "the service to log its health port",
+                             interval=0.1)
+            health_port = int(announced.search(stderr).group(1))
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{health_port}", timeout=5) as client:
                 async def ready() -> bool:
                     try:

@@ -161,6 +161,12 @@ def signature_of(secret: bytes, body: bytes) -> str:
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
+def signature_matches(key: bytes, body: bytes, given: str) -> bool:
+    """Whether `given` (the delivery's `X-Hub-Signature-256`) is `body` signed with `key`,
+    compared in constant time; an absent or empty header never matches."""
+    return bool(given) and hmac.compare_digest(given.encode(), signature_of(key, body).encode())
+
+
 MIN_SECRET = 16  # characters of a webhook secret, white space not counted
 
 
@@ -297,7 +303,7 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
         finally:
             stats["reading"] -= 1
         given = request.headers.get("x-hub-signature-256", "")
-        if not given or not hmac.compare_digest(given.encode(), signature_of(key, body).encode()):
+        if not signature_matches(key, body, given):
             log.warning("webhook delivery with a missing or wrong signature refused",
                         extra={"delivery": request.headers.get("x-github-delivery")})
             return refuse(401, "missing or invalid X-Hub-Signature-256; check that the webhook "

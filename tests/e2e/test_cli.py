@@ -56,7 +56,8 @@ def test_missing_replay_file_exits_1(tmp_path):
     assert "missing.jsonl" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("service", ["ingest", "classifier", "summarizer", "renderer"])
+@pytest.mark.parametrize("service", ["ingest", "classifier", "summarizer", "renderer",
+                                     "notifier"])
 async def test_each_service_starts_alone_and_drains_on_sigterm(service, nats_server, tmp_path):
     env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_LOG_LEVEL": "INFO",
            "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}",

@@ -73,7 +73,7 @@ def run_service(name: str, env: dict[str, str]) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("service", ["classifier", "summarizer", "ingest", "renderer"])
+@pytest.mark.parametrize("service", ["classifier", "summarizer", "ingest", "renderer", "notifier"])
 def test_credentials_never_reach_the_logs_of_a_failing_start(service):
     """DEBUG logs of a service that cannot start (NATS refuses, the database is unreachable)
     name what is wrong without the password, the token or the webhook secret."""
@@ -84,13 +84,31 @@ def test_credentials_never_reach_the_logs_of_a_failing_start(service):
            "REPODIGEST_NATS_CONNECT_TIMEOUT": "1",
            "REPODIGEST_DATABASE_URL": f"postgresql+psycopg://svc:{secrets['db']}@127.0.0.1:{port}/x",
            "REPODIGEST_GITHUB_TOKEN": secrets["token"], "REPODIGEST_WEBHOOK_SECRET": secrets["hook"],
-           "REPODIGEST_NARRATOR_API_KEY": secrets["token"]}
+           "REPODIGEST_NARRATOR_API_KEY": secrets["token"],
+           # the notifier's routes: a webhook URL carries its secret, like an SMTP password
+           "REPODIGEST_NOTIFIER_ROUTES": (
+               '[{"name": "hook", "kind": "slack", "url": "https://hooks.example/%s"}, '
+               '{"name": "mail", "kind": "email", "smtp_host": "127.0.0.1", "mail_from": "a@b", '
+               '"mail_to": ["c@d"], "smtp_user": "u", "smtp_password": "%s"}]'
+               % (secrets["hook"], secrets["db"]))}
     code, logs = run_service(service, env)
     TRIED["log-checks"] += 1
     assert code != 0 and logs.strip(), "the start should fail, and say why"
     assert "127.0.0.1" in logs  # it did name the server it could not reach
     for what, secret in secrets.items():
         assert secret not in logs, f"{service} logged the {what} secret"
+
+
+def test_invalid_notifier_routes_are_refused_without_their_secrets():
+    """A route that is wrong (here: a name with capitals) stops the notifier with the field and
+    what is wrong, not pydantic's usual echo of the input, which holds the webhook URL."""
+    secret = "hook-secret-Vb93"
+    env = {"REPODIGEST_NOTIFIER_ROUTES":
+           '[{"name": "Hook", "kind": "slack", "url": "https://hooks.example/%s"}]' % secret}
+    code, logs = run_service("notifier", env)
+    TRIED["log-checks"] += 1
+    assert code == 1 and "notifier_routes.0.slack.name" in logs, logs
+    assert secret not in logs
 
 
 async def test_summarizer_database_password_is_redacted_when_the_database_refuses(nats_server):

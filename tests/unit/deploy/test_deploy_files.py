@@ -22,7 +22,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 K8S = ROOT / "deploy" / "kubernetes"
-SERVICES = ("ingest", "classifier", "summarizer", "renderer")
+SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
 
 
 def settings_fields() -> set[str]:

@@ -125,7 +125,7 @@ def pod_template(resource: dict) -> dict:
 def test_every_pod_passes_the_restricted_pod_security_level(overlay):
     found = workloads(overlay)
     assert {r["metadata"]["name"] for r in found} >= {"ingest", "classifier", "summarizer",
-                                                      "renderer"}
+                                                      "renderer", "notifier"}
     for resource in found:
         template = pod_template(resource)
         problems = restricted_violations(template["spec"],
@@ -200,10 +200,13 @@ def test_autoscaled_deployments_have_disruption_budgets_that_allow_a_drain():
 # ---------------------------------------------------------------- network policies
 
 DNS, NATS, POSTGRES, HTTPS, OTLP, WEBHOOK, HEALTH = 53, 4222, 5432, 443, 4318, 8000, 8080
+SMTP = {587, 465}  # submission with STARTTLS, and implicit TLS
 # what each service talks to: DNS, NATS and the collector all; GitHub (ingest), PostgreSQL
-# (summarizer), S3 and the narrator's endpoint (renderer) over HTTPS
+# (summarizer), S3 and the narrator's endpoint (renderer) over HTTPS; webhooks, GitHub and S3
+# over HTTPS and mail servers (notifier)
 EGRESS = {"ingest": {DNS, NATS, OTLP, HTTPS}, "classifier": {DNS, NATS, OTLP},
-          "summarizer": {DNS, NATS, OTLP, POSTGRES}, "renderer": {DNS, NATS, OTLP, HTTPS}}
+          "summarizer": {DNS, NATS, OTLP, POSTGRES}, "renderer": {DNS, NATS, OTLP, HTTPS},
+          "notifier": {DNS, NATS, OTLP, HTTPS, *SMTP}}
 
 
 def _selects(policy: dict, labels: dict) -> bool:
@@ -245,7 +248,7 @@ def test_network_policies_deny_by_default_and_open_only_what_each_service_uses(o
         for rule in egress:  # in-cluster peers are named, only HTTPS leaves the cluster
             if _ports(rule) & {NATS, OTLP}:
                 assert all("namespaceSelector" in peer for peer in rule["to"]), (name, rule)
-            if HTTPS in _ports(rule):
+            if (_ports(rule) & ({HTTPS} | SMTP)):
                 blocks = [peer["ipBlock"] for peer in rule["to"]]
                 assert blocks and all({"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}
                                       <= set(b.get("except", [])) for b in blocks), (name, rule)

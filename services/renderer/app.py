@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from shared import answers
 from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
 from shared.events import ReportReady, WindowSummarized
 from shared.tasks import cancel_and_wait
@@ -20,7 +22,7 @@ from .adapters.pdf import PdfRenderer
 from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
 from .domain.narrator import Narrator
-from .handlers import render_report
+from .handlers import answer_unchanged, render_report
 from .ports import ObjectNotFound, ObjectStore
 
 if TYPE_CHECKING:
@@ -58,6 +60,7 @@ class RendererService:
         self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
                                settings.pdf_max_tasks_per_child)
         self._warming: asyncio.Task | None = None
+        self._unchanged_sub = None  # core subscription to shared.answers.SUBJECT
         self.narrator = build_narrator(settings, lambda: self.store)
         self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_RENDERER],
                                  WindowSummarized.model_validate_json, handle=self.on_summary)
@@ -86,10 +89,35 @@ class RendererService:
         await render_report(event, self.store, self._publish, self.pdf,
                             lambda: datetime.now(timezone.utc), self.narrator, reply=reply)
 
+    async def on_unchanged(self, msg) -> None:
+        """A repeated request for an unchanged revision (shared/answers.py): send the requester
+        the report-ready that announced it and say so, or say `render`."""
+        raw = None
+        try:
+            ask = answers.UnchangedRequest.model_validate_json(msg.data)
+            raw = await answer_unchanged(self.store, ask)
+            if raw is not None:
+                conn = self.bus.broker.config.connection_state.connection
+                await conn.publish(Subjects.report_answer(ask.request_id), raw)
+                await conn.flush()
+                log.info("%s %s r%d was already reported: request %s answered with it",
+                         ask.repo, ask.window_label, ask.revision, ask.request_id,
+                         extra={"repo": ask.repo, "window": ask.window_label,
+                                "revision": ask.revision})
+        except Exception as exc:  # noqa: BLE001 - the summarizer publishes the summary instead
+            log.warning("could not answer an unchanged-window request (%s); the summary will be "
+                        "rendered instead", type(exc).__name__)
+            raw = None
+        if msg.reply:
+            await msg.respond(answers.ANSWERED if raw is not None else answers.RENDER)
+
     def register(self, router: "NatsRouter") -> None:
         self.consumer.register(router)
 
     async def start(self) -> None:
+        conn = self.bus.broker.config.connection_state.connection
+        self._unchanged_sub = await conn.subscribe(answers.SUBJECT, queue=answers.QUEUE,
+                                                   cb=self.on_unchanged)
         self.pdf.start()
         # warm the PDF workers in the background: the first report does not pay for spawning,
         # imports and font loading, and start-up is not delayed by it
@@ -108,6 +136,10 @@ class RendererService:
             log.warning("warming the PDF worker failed (%s); PDFs will be tried per report", exc)
 
     async def stop(self) -> None:
+        sub, self._unchanged_sub = self._unchanged_sub, None
+        if sub is not None:
+            with contextlib.suppress(Exception):  # the connection may be gone already
+                await sub.unsubscribe()
         warming, self._warming = self._warming, None
         await cancel_and_wait(warming)
         self.pdf.close()

@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from shared.answers import UnchangedRequest
 from shared.bus import Poison
 from shared.telemetry import meter, tracer
 from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
@@ -207,6 +208,43 @@ def _earlier_ready(event: WindowSummarized, existing: dict[str, dict[str, Artifa
         changed_figures=data.changed_figures, rendered_at=data.generated_at,
         synthetic=data.synthetic, request_id=data.request_id))
     return ready, ready.to_bytes()
+
+
+async def answer_unchanged(store: ObjectStore, ask: UnchangedRequest) -> bytes | None:
+    """The report-ready that answers a repeated request for an unchanged revision, as announced
+    (byte for byte when one report-ready announced every language and format asked for), or None
+    when something asked for was not announced yet: then the summary is published and rendered
+    as usual (shared/answers.py)."""
+    formats = tuple(f for f in documents.FILE_NAMES if f in ask.formats)
+    languages = tuple(dict.fromkeys(ask.languages))
+    if not formats or not languages:
+        return None
+    readies: dict[str, bytes] = {}
+    artifacts: list[Artifact] = []
+    for lang in languages:
+        try:
+            entry = json.loads(await store.get(entry_key(ask.repo, ask.window_label,
+                                                         ask.revision, lang)))
+            raw = await store.get(artifact_key(ask.repo, ask.window_label, ask.revision, lang,
+                                               READY_NAME))
+        except (ObjectNotFound, ValueError):
+            return None
+        have = {a["format"]: Artifact.model_validate(a) for a in entry.get("artifacts", [])
+                if a.get("language") == lang}
+        if any(f not in have for f in formats):
+            return None
+        readies[lang] = raw
+        artifacts += [have[f] for f in formats]
+    wanted = {(f, lang) for lang in languages for f in formats}
+    for raw in dict.fromkeys(readies.values()):
+        ready = ReportReady.model_validate_json(raw)
+        if wanted <= {(a.format, a.language) for a in ready.data.artifacts}:
+            return raw  # one report-ready announced them all: as published
+    # the languages were announced by different report-readies: one that lists them (a reply)
+    first = ReportReady.model_validate_json(readies[languages[0]])
+    return ReportReady.create(first.data.model_copy(update={
+        "languages": languages, "artifacts": tuple(artifacts),
+        "request_id": ask.request_id})).to_bytes()
 
 
 def _artifact(stored: StoredObject, fmt: str, lang: str, schema_uri: str | None) -> Artifact:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from shared.bus import (
     CONSUMERS, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, Consumer, Subjects,
 )
+from shared import answers
 from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
 from shared.tasks import cancel_and_wait
 
@@ -39,6 +40,7 @@ class SummarizerService:
         self.bus = runtime.bus(NAME)
         self.store = SqlProjections(settings.database_url, echo=settings.database_echo)
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
+        self.deps.answer_unchanged = self._answer_unchanged
         self._releaser: asyncio.Task | None = None
         self.fold_consumer = Consumer(
             self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
@@ -49,6 +51,21 @@ class SummarizerService:
 
     async def _publish(self, event: WindowSummarized) -> None:
         await self.bus.publish(event, Subjects.summary_ready(event.data.repo))
+
+    async def _answer_unchanged(self, ask: answers.UnchangedRequest) -> bool:
+        """A renderer answers the requester with the announced revision (core NATS request, no
+        event); False when none does (no renderer, not everything announced, no reply in time)."""
+        import nats.errors
+
+        conn = self.bus.broker.config.connection_state.connection
+        try:
+            reply = await conn.request(answers.SUBJECT, ask.model_dump_json().encode(),
+                                       timeout=self.settings.answer_timeout_seconds)
+        except (nats.errors.NoRespondersError, nats.errors.TimeoutError) as exc:
+            log.debug("no renderer answered request %s from r%d (%s): publishing the summary",
+                      ask.request_id, ask.revision, type(exc).__name__)
+            return False
+        return reply.data == answers.ANSWERED
 
     async def _give_up(self, request: ReportRequested, reason: str) -> None:
         await self.bus.dead_letter(request.to_bytes(), DeadLetter(

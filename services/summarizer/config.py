@@ -67,6 +67,9 @@ class SummarizerSettings(CommonSettings):
     window_debounce_seconds: float = Field(
         2.0, ge=0, description="re-summarize closed windows once folding was quiet this long "
         "(one revision per replay, not one per batch)")
+    answer_timeout_seconds: float = Field(
+        10.0, gt=0, description="how long a renderer has to answer a repeated request for an "
+        "unchanged window with its announced revision, before the summary is published again")
     max_windows_per_watermark: int = Field(
         31, ge=1, description="at most this many overdue windows close on one watermark")
     max_summary_bytes: int = Field(

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from shared.answers import UnchangedRequest
 from shared.bus import Poison
 from shared.telemetry import link_traces, meter, remember_traces, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
@@ -32,6 +33,7 @@ _summaries = _meter.create_counter("repodigest.summarizer.summaries", unit="{sum
                                    description="window summaries published, by trigger")
 
 Publish = Callable[[WindowSummarized], Awaitable[None]]
+AnswerUnchanged = Callable[[UnchangedRequest], Awaitable[bool]]
 # (request, reason): tell the requester its report cannot be made (a dead letter it watches for)
 GiveUp = Callable[[ReportRequested, str], Awaitable[None]]
 
@@ -65,6 +67,10 @@ class Deps:
     # accepted repositories and the future-time tolerance (what is folded, what is rejected/held)
     admission: Admission = field(default_factory=Admission)
     give_up: GiveUp | None = None
+    # a request for a window whose revision exists and did not change: asks the renderer to
+    # answer the requester with that revision (True: answered, nothing is published); None, or
+    # False back, publishes the summary again (shared/answers.py)
+    answer_unchanged: "AnswerUnchanged | None" = None
     max_request_failures: int = 3
     _failures: dict[str, int] = field(default_factory=dict)
     # False: never migrate, only check that the schema is at head (REPODIGEST_DATABASE_MIGRATE
@@ -213,9 +219,11 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
                                request_id=request.id, source=request.data.source,
                                appendix=request.data.appendix)
             try:
-                published.append(await summarize_window(
+                event = await summarize_window(
                     deps, request.data.repo, window_from_ref(request.data.window), meta,
-                    force=request.data.force))
+                    force=request.data.force)
+                if event is not None:  # None: the existing revision answered it
+                    published.append(event)
             except Exception as exc:
                 failures = deps._failures[request.id] = deps._failures.get(request.id, 0) + 1
                 if deps.give_up is None or failures < deps.max_request_failures:
@@ -271,6 +279,19 @@ async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
         # re-renders a revision it has announced)
         revision, changes = current + 1, ()
     event: WindowSummarized | None = None
+    if (meta.request_id is not None and revision == current and current >= 1
+            and deps.answer_unchanged is not None):
+        # asked again, nothing changed: the announced revision answers, no event is published
+        ask = UnchangedRequest(request_id=meta.request_id, repo=repo, window_label=window.label,
+                               revision=current, languages=tuple(draft.languages),
+                               formats=tuple(draft.formats))
+        if await deps.answer_unchanged(ask):
+            log.info("%s %s r%d unchanged: request %s answered with it, nothing published",
+                     repo, window.label, current, meta.request_id,
+                     extra={"repo": repo, "window": window.label, "revision": current})
+            async with deps.db_lock:
+                await asyncio.to_thread(deps.store.mark_answered, meta.request_id, now)
+            return None
     if not (only_if_changed and revision == current):
         if revision == current:
             # the same revision again (another request): it says what it changed, as it did first

@@ -76,3 +76,36 @@ async def test_a_redelivered_summary_renders_again_and_publishes_the_same_event(
     first = await render_report(event, store, rec.publish, None, lambda: T0)
     retry = await render_report(event, store, rec.publish, None, lambda: T0)
     assert retry.id == first.id and len(rec.published) == 2
+
+
+def unchanged(request: str, languages=("en",), formats=("md", "json")):
+    from shared.answers import UnchangedRequest
+
+    data = daily_summary()
+    return UnchangedRequest(request_id=request, repo=data.repo, window_label=data.window.label,
+                            revision=data.revision, languages=languages, formats=formats)
+
+
+async def test_an_unchanged_request_is_answered_from_what_was_announced(tmp_path):
+    """shared/answers.py: the renderer's side of a repeated request that publishes nothing."""
+    from services.renderer.handlers import answer_unchanged
+
+    store, rec = DirectoryObjectStore(tmp_path), Recorder()
+    assert await answer_unchanged(store, unchanged("req-0")) is None  # nothing announced yet
+    first = await render_report(summary("req-1"), store, rec.publish, None, lambda: T0)
+    before = snapshot(tmp_path)
+    assert await answer_unchanged(store, unchanged("req-2")) == first.to_bytes()
+    assert await answer_unchanged(store, unchanged("req-3", formats=("md",))) == first.to_bytes()
+    # what was not announced is not answered: the summary is rendered instead
+    assert await answer_unchanged(store, unchanged("req-4", formats=("md", "pdf"))) is None
+    assert await answer_unchanged(store, unchanged("req-5", ("en", "zh-CN"))) is None
+    assert snapshot(tmp_path) == before  # answering writes nothing
+
+    # zh-CN announced by a report-ready of its own: the answer lists both, each as announced
+    zh = await render_report(summary("req-6", languages=("zh-CN",), minutes=5), store,
+                             rec.publish, None, lambda: T0)
+    answer = ReportReady.model_validate_json(
+        await answer_unchanged(store, unchanged("req-7", ("en", "zh-CN"))))
+    assert answer.data.request_id == "req-7" and answer.data.languages == ("en", "zh-CN")
+    assert {a.key: a.sha256 for a in answer.data.artifacts} == {
+        a.key: a.sha256 for a in first.data.artifacts + zh.data.artifacts}

@@ -514,13 +514,16 @@ class GithubEmulator:
         self.comments.append((repo, "issue", number, text))
         cid = len(self.comments)
         self.remaining -= 1
-        return self._json(201, {
+        comment = {
             "id": cid, "node_id": f"IC_{cid}", "body": text,
             "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
             "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
             "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
             "created_at": _iso(datetime.now(timezone.utc)),
-            "updated_at": _iso(datetime.now(timezone.utc))})
+            "updated_at": _iso(datetime.now(timezone.utc))}
+        # listed from now on at GET .../issues/N/comments, as GitHub lists it
+        self.routes.setdefault((path, 1), _Route([])).body.append(comment)
+        return self._json(201, comment)
 
     def _discussion(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """The discussion query (`repository.discussion(number:)`) and `addDiscussionComment`."""

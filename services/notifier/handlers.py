@@ -27,6 +27,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from shared.bus import Transient
 from shared.events import Artifact, ReportReady, SummaryData
+from shared.telemetry import meter, tracer
 
 from .adapters.redact import Redactor
 from .adapters.senders import Attachment, DeliveryError
@@ -35,6 +36,12 @@ from .config import EmailRoute
 from .domain.digest import Digest, build_digest, lead_of
 
 log = logging.getLogger("repodigest.notifier")
+
+_tracer = tracer("notifier")
+_posts = meter("notifier").create_counter(
+    "repodigest.notifier.posts", unit="{post}",
+    description="route deliveries of a report revision, by kind and outcome (sent, skipped, "
+                "dead, failed)")
 
 
 class DeliveryLog(Protocol):
@@ -47,7 +54,7 @@ class DeliveryLog(Protocol):
 
 class Sender(Protocol):
     async def send(self, route: Any, digest: Digest, key: str,
-                   attachment: Attachment | None = None) -> None: ...
+                   attachment: Attachment | None = None, uncertain: bool = False) -> None: ...
 
 
 class Reader(Protocol):
@@ -167,7 +174,8 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
                      current.state, d.repo, d.window.label, d.revision, extra=fields)
             outcome.skipped.append(route.name)
             return
-        if current is not None and current.state == "sending":
+        uncertain = current is not None and current.state == "sending"
+        if uncertain:
             log.warning("route %s: an earlier attempt at %s %s r%d ended without a record "
                         "(a crash or a lost answer); posting again, which may repeat it",
                         route.name, d.repo, d.window.label, d.revision, extra=fields)
@@ -198,7 +206,7 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
                                              and not e.permanent)):
                 with attempt:
                     tries += 1
-                    await sender.send(route, digest, key, pdf)
+                    await sender.send(route, digest, key, pdf, uncertain)
         except DeliveryError as exc:
             reason = redact(f"route {route.name} ({route.kind}): {exc.reason}")
             if exc.permanent:
@@ -217,7 +225,20 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
                  route.name, extra=fields)
         outcome.sent.append(route.name)
 
-    results = await asyncio.gather(*(one(r) for r in matching), return_exceptions=True)
+    async def traced(route: Any) -> None:
+        with _tracer.start_as_current_span(f"notifier.post {route.kind}", attributes={
+                "repodigest.route": route.name, "repodigest.route.kind": route.kind,
+                "repodigest.repo": d.repo, "repodigest.revision": d.revision}) as span:
+            before = {k: len(v) for k, v in outcome.__dict__.items()}
+            try:
+                await one(route)
+            finally:
+                done = next((k for k, v in outcome.__dict__.items() if len(v) > before[k]),
+                            "error")
+                span.set_attribute("repodigest.outcome", done)
+                _posts.add(1, {"kind": route.kind, "outcome": done})
+
+    results = await asyncio.gather(*(traced(r) for r in matching), return_exceptions=True)
     errors = [r for r in results if isinstance(r, BaseException)]
     if errors:
         # the store or the record failed (not a route's answer): all of it again later

@@ -92,13 +92,15 @@ class Senders:
             self._http = None
 
     async def send(self, route: Any, digest: Digest, key: str,
-                   attachment: Attachment | None = None) -> None:
+                   attachment: Attachment | None = None, uncertain: bool = False) -> None:
+        """`uncertain`: an earlier attempt may have posted (its record says `sending`); where
+        the destination can be asked (GitHub issue comments), it is asked first."""
         if isinstance(route, WebhookRoute):
             await self.post_webhook(route, digest)
         elif isinstance(route, EmailRoute):
             await asyncio.to_thread(self.send_email, route, digest, key, attachment)
         elif isinstance(route, GithubRoute):
-            await asyncio.to_thread(self.post_github, route, digest, key)
+            await asyncio.to_thread(self.post_github, route, digest, key, uncertain)
         else:  # pragma: no cover - the settings' union has no other kind
             raise DeliveryError(f"unknown route kind {type(route).__name__}", permanent=True)
 
@@ -188,7 +190,8 @@ class Senders:
 
     # ------------------------------------------------------------ GitHub
 
-    def post_github(self, route: GithubRoute, digest: Digest, key: str) -> None:
+    def post_github(self, route: GithubRoute, digest: Digest, key: str,
+                    uncertain: bool = False) -> None:
         import github
         from github import Auth, Github, GithubException
 
@@ -204,7 +207,11 @@ class Senders:
         try:
             repo = gh.get_repo(where)
             if route.target == "issue":
-                repo.get_issue(route.number).create_comment(body)
+                issue = repo.get_issue(route.number)
+                marker = body.rstrip().rsplit("\n", 1)[-1]
+                if uncertain and any(marker in (c.body or "") for c in issue.get_comments()):
+                    return  # the earlier attempt did post: its comment carries this marker
+                issue.create_comment(body)
             else:
                 # Repository.get_discussion's query, by the route's owner/name (a lazy
                 # repository does not know its name without a GET)

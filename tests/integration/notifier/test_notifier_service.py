@@ -361,3 +361,62 @@ async def test_invalid_routes_are_refused_without_repeating_secrets(tmp_path):
         settings.routes()
     assert "smtp_user and smtp_password go together" in str(info2.value)
     assert SMTP_PASSWORD not in str(info2.value)
+
+
+class LosesTheFirstSentRecord:
+    """The delivery log, except that recording the first `sent` fails: what a crash (or NATS going
+    away) between a post and its record leaves behind."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.lost = inner, set()
+
+    async def get(self, key):
+        return await self.inner.get(key)
+
+    async def claim(self, key, current, record):
+        return await self.inner.claim(key, current, record)
+
+    async def put(self, key, record):
+        if record.state == "sent" and key not in self.lost:  # once per route
+            self.lost.add(key)
+            raise ConnectionError("the record was not written")
+        await self.inner.put(key, record)
+
+
+async def test_the_documented_gap_a_post_whose_record_is_lost_is_posted_again(nats_server, caplog):
+    """README, 'the honest limit': a post the receiver took but whose `sent` record was never
+    written is posted again on the redelivery (at-least-once there), with a warning; after that
+    the record holds and copies post nothing. A GitHub issue comment is looked for first (its
+    marker), so that route does not repeat."""
+    from services.notifier.adapters.state import KvDeliveryLog
+
+    caplog.set_level(logging.INFO)
+    receiver = await WebhookReceiver().start()
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    log = LosesTheFirstSentRecord(await KvDeliveryLog.open(js))
+    gh = GithubEmulator(token=GITHUB_TOKEN).start()
+    gh.repos.add(REPO)
+    settings = NotifierSettings(nats_url=nats_server.url, notifier_backoff=0.0, notifier_routes=[
+        {"name": "slack", "kind": "slack", "url": f"{receiver.base_url}/slack/hook/{SLACK_TOKEN}"},
+        {"name": "gh", "kind": "github", "number": 9, "token": GITHUB_TOKEN,
+         "api_url": gh.base_url}])
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "notifier-test")
+    service = build_service(settings, runtime, state=log)
+    runtime.add(service)
+    await runtime.start()
+    try:
+        ready = await store_report(js, summary())
+        await deliver(runtime, ready)
+        await processed(service, 1)
+        await deliver(runtime, ready, copy=1)
+        await processed(service, 2)
+    finally:
+        await runtime.stop()
+        await receiver.stop()
+        await nc.close()
+        gh.stop()
+    assert len(log.lost) == 2 and service.consumer.stats.retried == 1
+    assert len(receiver.ok("slack")) == 2  # the repeat the README owns up to, and no third
+    assert len(gh.comments) == 1 and gh.count("/issues/9/comments") == 2  # a POST, then a GET
+    assert any("ended without a record" in t for t in messages(caplog))

@@ -98,6 +98,12 @@ class NotifierService:
             log.info("REPODIGEST_NOTIFIER_PUBLIC_BASE_URL is unset: digests link only to "
                      "artifacts whose URI is http(s)")
 
+    async def ready(self) -> None:
+        """The delivery record answers (a read of a key that is never written)."""
+        if self._state is None:
+            raise RuntimeError("the delivery record is not open yet")
+        await self._state.get("_probe_/ready")
+
     async def stop(self) -> None:
         close = getattr(self.sender, "close", None)
         if close is not None:

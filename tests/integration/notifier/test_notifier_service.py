@@ -420,3 +420,14 @@ async def test_the_documented_gap_a_post_whose_record_is_lost_is_posted_again(na
     assert len(receiver.ok("slack")) == 2  # the repeat the README owns up to, and no third
     assert len(gh.comments) == 1 and gh.count("/issues/9/comments") == 2  # a POST, then a GET
     assert any("ended without a record" in t for t in messages(caplog))
+
+
+async def test_readiness_reads_the_delivery_record(nats_server):
+    from shared.health import readiness
+
+    runtime, service = await start(nats_server.url, [])
+    try:
+        checks = await readiness(runtime)
+    finally:
+        await runtime.stop()
+    assert checks["notifier"] == "ok" and checks["consumer:notifier-deliver"] == "ok"

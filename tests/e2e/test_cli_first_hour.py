@@ -105,7 +105,10 @@ def test_shell_completion_is_enabled():
                                  "COMP_WORDS": "repodigest rep", "COMP_CWORD": "1"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["report"]
-    shown = run_cli("--show-completion", "bash")
+    # the script `--install-completion` installs for bash (`--show-completion` prints the one of
+    # the shell it detects from the parent process, none under a detached runner)
+    shown = subprocess.run([str(script)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "_REPODIGEST_COMPLETE": "source_bash"})
     assert shown.returncode == 0 and "_REPODIGEST_COMPLETE=complete_bash" in shown.stdout
 
 

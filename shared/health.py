@@ -112,8 +112,18 @@ class HealthServer:
         config = uvicorn.Config(build_health_app(runtime), host=host, port=port,
                                 log_config=None, log_level="warning", lifespan="off",
                                 access_log=False)
-        self.server = uvicorn.Server(config)
+        class Server(uvicorn.Server):
+            # the process's SIGTERM/SIGINT belong to the service (serve() drains on them):
+            # uvicorn's serve() would take them over for as long as it runs, shut the health
+            # server down first and only then pass the signal on (a SIGTERM during start-up
+            # left a server without sockets)
+            @contextlib.contextmanager
+            def capture_signals(self):
+                yield
+
+        self.server = Server(config)
         self.task: asyncio.Task | None = None
+        self._port: int | None = None
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self.server.serve())
@@ -121,11 +131,14 @@ class HealthServer:
             if self.task.done():
                 self.task.result()
             await asyncio.sleep(0.01)
+        self._port = self.server.servers[0].sockets[0].getsockname()[1]
 
     @property
     def port(self) -> int:
         """The port it listens on once started (the one the system chose for port 0)."""
-        return self.server.servers[0].sockets[0].getsockname()[1]
+        if self._port is None:
+            raise RuntimeError("the health server has no port before it is started")
+        return self._port
 
     async def stop(self) -> None:
         self.server.should_exit = True

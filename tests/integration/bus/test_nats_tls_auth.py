@@ -151,6 +151,12 @@ def test_tls_and_credential_files_that_cannot_be_used_are_named(pki, tmp_path):
         Runtime(CommonSettings(nats_nkey=missing), "tls-test")
     with pytest.raises(NatsUnreachable, match="REPODIGEST_NATS_CREDS=.*nope.pem"):
         Runtime(CommonSettings(nats_creds=missing), "tls-test")
+    # a file that is there but holds no user seed (here a public key) is named, not sent
+    public = tmp_path / "public.nk"
+    public.write_text("UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4\n")
+    with pytest.raises(NatsUnreachable, match="REPODIGEST_NATS_NKEY=.*public.nk: not an NKey user seed") as bad:
+        Runtime(CommonSettings(nats_nkey=str(public)), "tls-test")
+    assert "UDXU4" not in str(bad.value)  # what the file holds is never repeated
 
 
 def test_the_settings_come_from_the_environment(monkeypatch, pki, tmp_path):

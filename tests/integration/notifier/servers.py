@@ -122,7 +122,8 @@ async def start_smtp(handler: MailHandler, user: str, password: str):
         ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user \
             and auth_data.password.decode() == password
         logins.append("ok" if ok else "refused")
-        return AuthResult(success=ok)
+        # handled=False: aiosmtpd answers a failure with its 535 (handled=True sends nothing)
+        return AuthResult(success=ok, handled=False)
 
     loop = asyncio.get_running_loop()
     server = await loop.create_server(

@@ -431,3 +431,36 @@ async def test_readiness_reads_the_delivery_record(nats_server):
     finally:
         await runtime.stop()
     assert checks["notifier"] == "ok" and checks["consumer:notifier-deliver"] == "ok"
+
+
+async def test_smtp_451_is_retried_and_a_refused_login_is_dead_lettered(nats_server, caplog):
+    caplog.set_level(logging.DEBUG)
+    mail = MailHandler()
+    mail.refuse.append("451 4.3.0 Mail server temporarily busy")
+    smtp, port, logins = await start_smtp(mail, "digest", SMTP_PASSWORD)
+    common = {"kind": "email", "smtp_host": "127.0.0.1", "smtp_port": port,
+              "smtp_security": "none", "smtp_user": "digest", "mail_from": "rd@example.org",
+              "mail_to": ["team@example.org"]}
+    routes = [{"name": "mail", "smtp_password": SMTP_PASSWORD, **common},
+              {"name": "mail-old-password", "smtp_password": "not-" + SMTP_PASSWORD, **common}]
+    runtime, service = await start(nats_server.url, routes)
+    try:
+        nc = await nats.connect(nats_server.url)
+        js = nc.jetstream()
+        ready = await store_report(js, summary())
+        await deliver(runtime, ready)
+        await processed(service, 1)
+        sub = await js.pull_subscribe("rd.dead.notifier", stream=STREAM_DEAD)
+        [letter] = await sub.fetch(1, timeout=5)
+        await nc.close()
+    finally:
+        await runtime.stop()
+        smtp.close()
+    # the good login twice (the 451, then the retry); the old password once, not retried:
+    # smtplib tries each mechanism the server offers (PLAIN, LOGIN) before it gives up
+    assert len(mail.messages) == 1 and sorted(logins) == ["ok", "ok", "refused", "refused"]
+    reason = DeadLetter.from_headers(letter.headers).reason
+    assert reason.startswith("route mail-old-password (email): SMTP login refused (535)")
+    assert any(t.startswith("route mail: attempt 1 failed (SMTP 451 4.3.0 Mail server "
+                            "temporarily busy)") for t in messages(caplog))
+    assert_no_secret(messages(caplog) + [reason, json.dumps(letter.headers)])

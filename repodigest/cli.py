@@ -270,6 +270,7 @@ def serve(
 ) -> None:
     """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
     from pydantic import ValidationError
+    from rich.markup import escape
 
     from shared.config import CommonSettings
     from shared.service import NatsUnreachable, Runtime, serve as serve_runtime
@@ -295,13 +296,13 @@ def serve(
                 service_settings = cls()
             except ValidationError as exc:
                 # by field, without the input values (the notifier's hold webhook URLs)
-                raise fail(f"{name} settings are invalid: " + "; ".join(
+                raise fail(escape(f"{name} settings are invalid: " + "; ".join(
                     f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                    for e in exc.errors(include_input=False, include_url=False)), 1) from None
+                    for e in exc.errors(include_input=False, include_url=False))), 1) from None
             try:
                 runtime.add(module.build_service(service_settings, runtime))
             except ValueError as exc:  # e.g. a notifier routes file that is not a route list
-                raise fail(f"{name} cannot start: {exc}", 1) from None
+                raise fail(escape(f"{name} cannot start: {exc}"), 1) from None
         await serve_runtime(runtime)
 
     from services.summarizer.adapters.store import StoreError

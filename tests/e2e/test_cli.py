@@ -98,3 +98,20 @@ def test_a_window_outside_the_file_says_what_the_file_covers(tmp_path):
     assert "2025-01-01 12:00 to 2025-01-03 12:00 UTC" in result.stderr
     assert str(tmp_path) not in result.stderr  # the file by name, not by path
     assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("routes,needle", [
+    # pydantic's own message would repeat the input, webhook URL and all
+    ('[{"name": "Hook", "kind": "slack", "url": "https://hooks.example/%s"}]',
+     "notifier_routes.0.slack.name: String should match pattern '^[a-z0-9][a-z0-9_-]{0,62}$'"),
+    ('[{"name": "a", "kind": "slack", "url": "https://hooks.example/%s"}, '
+     '{"name": "a", "kind": "teams", "url": "https://hooks.example/%s"}]',
+     "two notifier routes are named 'a'"),
+])
+def test_serve_notifier_refuses_bad_routes_saying_why_without_their_secrets(routes, needle):
+    secret = "hook-secret-Tz61"
+    result = run_cli("serve", "notifier", env={
+        "REPODIGEST_NOTIFIER_ROUTES": routes.replace("%s", secret)}, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert needle in " ".join(result.stderr.split()) and "Traceback" not in result.stderr
+    assert secret not in result.stdout + result.stderr

@@ -9,6 +9,7 @@ import contextlib
 import email
 import email.policy
 import json
+import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,9 +126,13 @@ async def start_smtp(handler: MailHandler, user: str, password: str):
         # handled=False: aiosmtpd answers a failure with its 535 (handled=True sends nothing)
         return AuthResult(success=ok, handled=False)
 
+    def protocol() -> SMTP:
+        with warnings.catch_warnings():
+            # "AUTH without TLS": deliberate here, on loopback
+            warnings.simplefilter("ignore", UserWarning)
+            return SMTP(handler, hostname="mail.test", authenticator=authenticator,
+                        auth_required=True, auth_require_tls=False)
+
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(
-        lambda: SMTP(handler, hostname="mail.test", authenticator=authenticator,
-                     auth_required=True, auth_require_tls=False),
-        "127.0.0.1", 0)
+    server = await loop.create_server(protocol, "127.0.0.1", 0)
     return server, server.sockets[0].getsockname()[1], logins

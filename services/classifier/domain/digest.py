@@ -525,6 +525,10 @@ _FIG_GATE = re.compile(r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµ]s\b|
                        r"|QPS|[GMKT]i?B\b|pp\b)")
 _ACC_GATE = ("acc", "score", "gsm8k", "mmlu", "eval", "aime", "精度")
 _DEC_GATE = re.compile(r"\d\.\d")
+# a pasted log line is output, not a claim someone makes: "(APIServer pid=774401) INFO 06-11
+# 11:07:59 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 tokens/s, …"
+_LOG_LINE = re.compile(r"\bpid=\d|\[[\w./-]+\.py:\d+\]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b.{0,40}"
+                       r"\b\d{1,2}:\d{2}:\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b.{0,40}\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b")
 
 
 _ACC_LOW = re.compile(r"(?:accuracy|gsm8k|mmlu|c-?eval|aime\d*|humaneval|lm[_-]eval|acc|exact[_ ]match|score)\b")
@@ -559,6 +563,8 @@ def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
             for s in sentences(t):
                 acc = _is_acc(s)
                 if not acc and not _is_perf(s):
+                    continue
+                if _LOG_LINE.search(s):
                     continue
                 s = clip(s)
                 figs = [m.group(0).strip() for m in _FIGURE.finditer(s)]

@@ -30,7 +30,9 @@ from .globs import LABELER_OPTIONS, FileSet, GlobError, GlobTable, labeler_optio
 from .prefilter import RegexGate
 
 # bump when the engine's semantics change, so the rule-set version changes with them
-ENGINE_VERSION = "2"  # 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
+# 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
+# 3: the digest takes no claim from a pasted log line
+ENGINE_VERSION = "3"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

@@ -943,8 +943,12 @@ class _Writer:
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
             fixes = [n for n in inc.items if n not in bumps]
             key = "incidents.upgrade" + ("_subject" if subject else "") + ("_fixes" if fixes else "")
+            # the summary names what the upgrade moves to ("vLLM v0.21.0"); without it, the
+            # upgrade's own title says what it was
+            title = "" if subject else m.t("quote.subject", text=_span(self.ref(bumps[0]).title, 120))
             parts = self.inline(key, {"bump": [self.ref(n) for n in bumps],
-                                      "fixes": [self.ref(n) for n in fixes]}, subject=subject)
+                                      "fixes": [self.ref(n) for n in fixes]}, subject=subject,
+                                title=title)
         else:
             roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
             # told in the order it happened (the items are in merge order): "added in #1, fixed

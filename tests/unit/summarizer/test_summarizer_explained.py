@@ -8,7 +8,9 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from services.summarizer.domain.report import ReportPolicy, RequestMeta, build_summary, score_pr
+from services.summarizer.domain.report import (
+    ReportPolicy, RequestMeta, build_summary, score_pr, upgrade_target,
+)
 from shared.events import Claim, Digest, Reference, RiskTag, SourceInfo, Tag, Tags
 from shared.windows import day_window, week_window
 
@@ -83,6 +85,29 @@ def test_a_bump_followed_by_fixes_in_its_area_is_upgrade_fallout():
     s = summarize(items)
     fallout = [i for i in s.incidents if i.kind == "upgrade_fallout"]
     assert [(i.items, i.roles) for i in fallout] == [((40, 41, 42), ("bump", "fixed", "fixed"))]
+    assert fallout[0].subject == "vLLM v0.21.0"
+
+
+# real titles of the vllm-ascend history and what each says it upgrades to, read by hand
+UPGRADE_TITLES = [
+    ("[Misc] Main2main Upgrade vLLM to v0.21.0", "vLLM v0.21.0"),
+    ("Bump actions/checkout from 4 to 5", "actions/checkout 5"),
+    ("[Bugfix] [kimi] upgrade transformers from 5.5.3 to 5.5.4", "transformers 5.5.4"),
+    ("Bump vLLM version to v0.10.2rc2", "vLLM v0.10.2rc2"),
+    ("[Misc] Upgrade vllm commit hash to 1215", "vllm 1215"),
+    ("[CI] upgrade to vllm 0.9.0", "vllm 0.9.0"),
+    ("[Misc] upgrade to vllm main", "vllm main"),
+    ("[CI]Upgrade Mooncake to 0.3.9 and Image Misc", "Mooncake 0.3.9"),
+    ("[Misc][Upgrade] Upgrade CANN to 9.0.0 and triton-ascend to 3.2.1", "CANN 9.0.0"),
+    ("[CI] upgrade to newest pta", None),
+    ("Bump v0.9.1rc1 release", None),
+    ("[Doc] Upgrade to multi-node tutorial model to deepseek-v3.1-w8a8", None),
+]
+
+
+@pytest.mark.parametrize("title,target", UPGRADE_TITLES)
+def test_an_upgrade_is_named_by_what_its_title_moves_to(title, target):
+    assert upgrade_target(title) == target
 
 
 def test_what_a_change_is_outranks_how_big_it_is():

@@ -372,10 +372,20 @@ def _lead(text: str, limit: int = MAX_TEXT) -> str:
     return clip(first, limit)
 
 
+# a token that is a path or a file name ("vllm_ascend/ops/x.py", "config.yaml"), or table markup
+_PATH_TOKEN = re.compile(r"[|`*:\-]*(?:[\w.\-]*/[\w./\-]*|[\w\-]+\.(?:py|pyi|cpp|cc|c|h|hpp|cu|yaml|yml|json|toml"
+                         r"|md|rst|txt|sh|cfg|ini))[|`*:,;.]*|[|:\-]+")
+
+
 def _usable(text: str) -> bool:
     t = text.strip()
     if len(t) < 3 or _PLACEHOLDER.match(t) or _HELP.match(t) or _REF_ONLY.match(t):
         return False
+    if all(_PATH_TOKEN.fullmatch(w) for w in t.split()):
+        return False  # a list or table of files ("| `vllm_ascend/…/connector.py` |") says no what
+    rest = re.sub(r"\(?https?://\S+", " ", t) if "://" in t else ""
+    if rest and len(rest.split()) <= 2 and len(_CJK.findall(rest)) < 4:
+        return False  # a link alone ("[Workflow\nrun](https://…/actions/runs/…)") says no what
     return any(c.isalnum() for c in t)
 
 

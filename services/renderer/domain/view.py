@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.events import (
@@ -1425,6 +1426,19 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
                                        else m.t("attention.none"))
 
 
+TOP_RISKS = 3
+
+
+def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData) -> list[RiskObservation]:
+    """The tag-based risks worth the top of the report, beside the evidence-based incidents: the
+    high-severity ones; without those, the two biggest when nothing else is told there (a long
+    list of medium path and tag risks buries the reverts and instability; section 4 has them all)."""
+    high = [r for r in risks_sorted if r.severity == "high"][:TOP_RISKS]
+    if high:
+        return high
+    return [] if s.incidents else list(risks_sorted[:2])
+
+
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
     """The report for one summary in one language (every figure taken from `s`)."""
     s = bounded(s, f"https://github.com/{s.repo}")  # links on the forge only, titles cut
@@ -1443,7 +1457,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         changed=w.changed(),
         lead=w.lead(),
         highlights=w.highlights(),
-        risk_bullets=tuple(w.risk_bullet(r, detailed=False) for r in risks_sorted[:5]),
+        risk_bullets=tuple(w.risk_bullet(r, detailed=False) for r in _top_risks(risks_sorted, s)),
         summary=w.summary(),
         themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),

@@ -28,7 +28,7 @@ from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
 from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
-                         resolve_links, role_of)
+                         resolve_links, role_of, upgrade_target)
 from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -852,33 +852,7 @@ def _plain_words(title: str) -> frozenset[str]:
     return frozenset(w for w in re.findall(r"[a-z0-9_.]+", plain_title(title))
                      if len(w) > 2 and not _RELAND.fullmatch(w)
                      and w not in ("the", "and", "for", "with", "fix", "fixes", "bugfix"))
-_TAGS_TITLE = re.compile(r"\[[^\[\]]{0,60}\]")
-_NUMBER_REF_TITLE = re.compile(r"\(\s*#\d+\s*\)")
 _BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
-
-
-_UPGRADE_TARGET = re.compile(
-    r"(?i)\b(?:bump|upgrade|update|sync|align)(?:s|d|ed|ing)?\s+(?P<what>[^\s].*?)??\s*"
-    r"(?:\bfrom\s+\S+\s+)?\bto\s+(?P<to>\S+)(?:\s+(?P<next>\S+))?")
-_UPGRADE_NOISE = {"version", "versions", "commit", "hash", "the", "tag", "pin"}
-
-
-def upgrade_target(title: str) -> str | None:
-    """What an upgrade's title says it moves to, as written: "vLLM v0.21.0" from "[Misc] Main2main
-    Upgrade vLLM to v0.21.0", "actions/checkout 5" from "Bump actions/checkout from 4 to 5";
-    None when the title names no version (a digit), "main" or "latest" after "to"."""
-    text = " ".join(_NUMBER_REF_TITLE.sub(" ", _TAGS_TITLE.sub(" ", title)).split())
-    m = _UPGRADE_TARGET.search(text)
-    if m is None:
-        return None
-    what = [w for w in (m.group("what") or "").split() if w.lower() not in _UPGRADE_NOISE]
-    to = m.group("to").strip(".,;:")
-    if not what and m.group("next") and (re.search(r"\d", m.group("next"))
-                                         or m.group("next").lower() in ("main", "latest")):
-        what, to = [to], m.group("next").strip(".,;:")  # "upgrade to vllm 0.9.0"
-    if not (re.search(r"\d", to) or to.lower() in ("main", "latest")) or len(what) > 4:
-        return None
-    return " ".join([*what, to])
 
 
 def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:

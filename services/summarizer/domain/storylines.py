@@ -305,10 +305,13 @@ def _order(item: StoryItem) -> tuple:
 
 
 def _short_name(title: str, words: int = 6) -> str:
+    """A title's first words as a name, without [Tags] and (#N), its first letter capital ("Add
+    trion ops log" from '[Misc][Ops]Revert "add trion ops log (#10069)"')."""
     quoted, _ = quoted_revert(title)
     text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", quoted or title))
     parts = text.split()
     name = " ".join(parts[:words]).strip(" .:-")
+    name = name[:1].upper() + name[1:]
     return name + ("…" if len(parts) > words else "")
 
 
@@ -386,6 +389,46 @@ def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], his
 
 
 _FILE_NAME = re.compile(r"(?i)\.(?:ya?ml|json|toml|py|sh|md|txt|cfg|ini|cpp|h)$")
+
+
+_VERSION = re.compile(r"(?i)^v?\d+(?:\.\d+)+(?:[.-]?(?:rc|post|dev)\d*)?$")
+_UPGRADE_TARGET = re.compile(
+    r"(?i)\b(?:bump|upgrade|update|sync|align)(?:s|d|ed|ing)?\s+(?P<what>[^\s].*?)??\s*"
+    r"(?:\bfrom\s+\S+\s+)?\bto\s+(?P<to>\S+)(?:\s+(?P<next>\S+))?")
+_UPGRADE_NOISE = {"version", "versions", "commit", "hash", "the", "tag", "pin"}
+_NUMBER_IN_PARENS = re.compile(r"\(\s*#\d+\s*\)")
+
+
+def upgrade_target(title: str) -> str | None:
+    """What an upgrade's title says it moves to, as written: "vLLM v0.21.0" from "[Misc] Main2main
+    Upgrade vLLM to v0.21.0", "actions/checkout 5" from "Bump actions/checkout from 4 to 5";
+    None when the title names no version (a digit), "main" or "latest" after "to"."""
+    text = " ".join(_NUMBER_IN_PARENS.sub(" ", _BRACKET.sub(" ", title)).split())
+    m = _UPGRADE_TARGET.search(text)
+    if m is None:
+        return None
+    what = [w for w in (m.group("what") or "").split() if w.lower() not in _UPGRADE_NOISE]
+    to = m.group("to").strip(".,;:")
+    if not what and m.group("next") and (re.search(r"\d", m.group("next"))
+                                         or m.group("next").lower() in ("main", "latest")):
+        what, to = [to], m.group("next").strip(".,;:")  # "upgrade to vllm 0.9.0"
+    if not (re.search(r"\d", to) or to.lower() in ("main", "latest")) or len(what) > 4:
+        return None
+    return " ".join([*what, to])
+
+
+_IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
+_HEADLINE = re.compile(r"^([^:]{3,60}?):\s+\S")
+
+
+def _headline(members: Sequence[StoryItem]) -> str:
+    """The head of the largest change's "head: details" title ("Refactor test selection" from
+    "[CI] Refactor test selection: config-driven routing, partition, estimated_times"), when that
+    head is two to five words; "" otherwise."""
+    changes = [m for m in members if _stated_role(m) != "revert"] or list(members)
+    biggest = max(changes, key=lambda m: (m.additions + m.deletions, -m.number))
+    m = _HEADLINE.match(" ".join(_NUMBER_REF.sub(" ", _BRACKET.sub(" ", biggest.title)).split()))
+    return m.group(1).strip() if m and 2 <= len(m.group(1).split()) <= 5 else ""
 
 
 def _title_name(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int) -> str:
@@ -578,12 +621,23 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             continue
         top = keys[0]
         name = surfaces[top].most_common(1)[0][0]
-        if not named_term(top) or _FILE_NAME.search(name):
-            # a plain word ("initial", "Lint") or a file name ("config.yaml") is a poor name
-            # when a word pair of the line or the titles themselves say more
+        if not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name):
+            # a plain word ("initial", "Lint"), a file name ("config.yaml") or a code identifier
+            # ("estimated_times") is a poor name when a word pair of the line, the titles
+            # themselves or the largest change's headline ("Refactor test selection: …") say more
             pairs = [surfaces[k].most_common(1)[0][0] for k in keys if k in parts_of]
-            name = (pairs[0] if pairs and not _FILE_NAME.search(pairs[0]) else
-                    _title_name([by_number[x] for x in free], term_counts, history) or name)
+            pairs = [p for p in pairs if not _IDENTIFIER.match(p)]
+            members = [by_number[x] for x in free]
+            better = (pairs[0] if pairs and not _FILE_NAME.search(pairs[0]) else
+                      _title_name(members, term_counts, history))
+            if not better and _IDENTIFIER.match(name):
+                better = _headline(members) or name.replace("_", " ")
+            name = better or name
+        if _VERSION.match(name):
+            # a version alone ("v0.21.0") is the upgrade's: "vLLM v0.21.0", as its title says
+            targets = [t for t in (upgrade_target(by_number[x].title) for x in free)
+                       if t and t.lower().endswith(name.lower()) and t.lower() != name.lower()]
+            name = targets[0] if targets else name
         terms = tuple(dict.fromkeys(surfaces[k].most_common(1)[0][0] for k in keys))
         groups.append(_Group(key=top, name=name, evidence="term", items=free, score=scores[top],
                              terms=terms, term_keys=frozenset(keys), core=frozenset(free)))

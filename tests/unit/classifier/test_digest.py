@@ -327,6 +327,15 @@ def test_versions_pr_numbers_and_dates_are_no_claims():
     assert digest_of("x", body).claims == ()
 
 
+def test_a_table_of_files_is_no_what():
+    # #6200's description (vllm-ascend history): its only "what" is a table of file paths
+    body = ("### What this PR does / why we need it?\n**Scope of Changes**:\n| File Path |\n"
+            "| :--- |\n| `vllm_ascend/distributed/kv_transfer/__init__.py` |\n"
+            "| `vllm_ascend/distributed/kv_transfer/kv_p2p/mooncake_connector.py` |\n\n"
+            "### Does this PR introduce _any_ user-facing change?\n\n")
+    assert "vllm_ascend/" not in digest_of("[Lint]Style: Convert to ruff format", body).what
+
+
 def test_a_pasted_log_line_is_no_claim():
     # the log line is #10317's (vllm-ascend history), the sentence after it is a claim
     body = ("## How was this patch tested?\n(APIServer pid=774401) INFO 06-11 11:07:59 "

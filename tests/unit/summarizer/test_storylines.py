@@ -4,6 +4,7 @@ real vllm-ascend history (a week of DeepSeek-V4 and MTP work)."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -128,6 +129,26 @@ def test_a_bigram_is_named_as_written_and_absorbs_its_words():
     # a plain phrase (no capitals, digits or '_') must also hold its items together by their files
     scattered = [StoryItem(**{**i.__dict__, "files": (f"x/{i.number}.py",)}) for i in current]
     assert find_storylines(scattered, [], COUNTS, len(HISTORY)) == []
+
+
+def test_an_identifier_or_a_bare_version_is_named_as_a_reader_would():
+    # a code identifier as the stand-out term: the largest change's headline names the line
+    selection = FILLER + [
+        it(1, "[CI] Refactor test selection: config-driven routing, estimated_times", lines=900,
+           files=(".github/workflows/a.yaml",)),
+        it(2, "[CI] Fix schedule_update_estimated_times bug", files=(".github/workflows/b.yaml",)),
+        it(3, "[CI] Fix estimated_times permission", files=(".github/workflows/c.yaml",)),
+    ]
+    lines = find_storylines(selection, [], COUNTS, len(HISTORY))
+    assert [(s.name, len(s.items)) for s in lines] == [("Refactor test selection", 3)]
+    # a version alone is the upgrade's target, as the upgrade's title writes it
+    upgrade = FILLER + [
+        it(1, "[Misc] Main2main Upgrade vLLM to v0.21.0", lines=300, files=("requirements.txt",)),
+        it(2, "[BugFix] fix GLM load weight error on v0.21.0", files=("m/glm.py",)),
+        it(3, "[Test] update upstream cases to v0.21.0", files=("tests/e2e/x.py",)),
+    ]
+    lines = find_storylines(upgrade, [], COUNTS, len(HISTORY))
+    assert [(s.name, len(s.items)) for s in lines] == [("vLLM v0.21.0", 3)]
 
 
 def test_a_revert_chain_is_grouped_and_the_lead_is_not_the_revert():
@@ -287,6 +308,10 @@ def test_real_week_24_has_deepseek_v4_and_mtp_storylines(vllm_ascend):
         assert s.lead is None or dict((m.number, m.role) for m in s.items)[s.lead] != "revert"
     numbers = [m.number for s in lines for m in s.items]
     assert len(numbers) == len(set(numbers))
+    # no storyline is named by a code identifier or a bare version (W24 had "estimated_times"
+    # and "v0.21.0"; the reports now say "Refactor test selection" and "vLLM v0.21.0")
+    assert "vLLM v0.21.0" in [s.name for s in lines]
+    assert all(not re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+|v?\d+(?:\.\d+)+", s.name) for s in lines), names
     # the profile's synonym joins DSV4 to DeepSeek-V4: then it leads the week
     _, aliased = week_lines(vllm_ascend, 2026, 24, aliases={"DSV4": "DeepSeek-V4"})
     top = [s.name for s in aliased[:3]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -467,11 +468,30 @@ class _Writer:
         elif r.reason:
             # classifier reasons are English evidence ("changed ci.yaml"): not printed in zh-CN
             detail = m.t("risks.generic_help")
+        text += self.risk_where(r)
         links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT])
         if detailed:
             lines = tuple(Line(lk, lk.title) for lk in links)
             return Bullet(text, head=head, detail=detail, lines=lines, key=r.risk)
         return Bullet(text, head=head, detail=detail, links=links, key=r.risk)
+
+    def risk_where(self, r: RiskObservation) -> str:
+        """Where a tag risk's items are, in words, as the seeds say it ("core paths (scheduler,
+        attention backend, model runner) changed without tests"): the lines of work holding a
+        fifth of them or more, else the modules a quarter or more touch; "" for one item or when
+        nothing stands out."""
+        if len(r.items) < 2:
+            return ""
+        in_story: dict[int, str] = {it.number: st.name for st in self.s.storylines for it in st.items}
+        stories = Counter(in_story[n] for n in r.items if n in in_story)
+        names = [name for name, c in stories.most_common(RISK_AREAS) if c >= 2 and c * 5 >= len(r.items)]
+        if names:
+            return self.m.t("risks.where_lines", areas=self.m.join(names))
+        modules = Counter(mod for n in r.items if (item := self.items.get(n)) is not None
+                          for mod in item.modules)
+        top = [mod for mod, c in modules.most_common(RISK_AREAS) if c >= 2 and c * 4 >= len(r.items)]
+        return (self.m.t("risks.where", areas=self.m.join([self.module(mod) for mod in top]))
+                if top else "")
 
     def summary(self) -> tuple[str, ...]:
         s, m, c = self.s, self.m, self.s.counts
@@ -1426,17 +1446,16 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
                                        else m.t("attention.none"))
 
 
-TOP_RISKS = 3
+TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
+RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 
 
 def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData) -> list[RiskObservation]:
-    """The tag-based risks worth the top of the report, beside the evidence-based incidents: the
-    high-severity ones; without those, the two biggest when nothing else is told there (a long
+    """The tag-based risks for the top of the report, beside the evidence-based incidents (told
+    first): together at most the seeds' five bullets, at least the two gravest tag risks (a long
     list of medium path and tag risks buries the reverts and instability; section 4 has them all)."""
-    high = [r for r in risks_sorted if r.severity == "high"][:TOP_RISKS]
-    if high:
-        return high
-    return [] if s.incidents else list(risks_sorted[:2])
+    room = max(2, TOP_RISK_BULLETS - len(s.incidents))
+    return list(risks_sorted[:room])
 
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:

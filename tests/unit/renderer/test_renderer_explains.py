@@ -273,3 +273,18 @@ def test_every_number_of_the_explained_report_comes_from_the_summary(lang: str) 
     problems = check(render_markdown(s, lang), lang, expected_from_summary(s), names,
                      lists_from_summary(s, lang), table)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang,where", [("en", "(medium, 3 items, mostly in V1 engine)"),
+                                        ("zh-CN", "（风险中，3 项，集中在 V1 引擎）")])
+def test_a_tag_risk_says_where_its_items_are(lang: str, where: str) -> None:
+    # two of three items in one module: the module is named; one item alone names nowhere
+    s = explained_summary()
+    core = s.risks[0].model_copy(update={"count": 3, "items": (10700, 10701, 10600)})
+    s = s.model_copy(update={"risks": (core,), "appendix": s.appendix.model_copy(update={
+        "merged_prs": tuple(i.model_copy(update={"modules": ("v1-engine",)})
+                            if i.number in (10701,) else i for i in s.appendix.merged_prs)})})
+    text = render_markdown(s, lang)
+    assert where in text, text
+    single = s.model_copy(update={"risks": (core.model_copy(update={"count": 1, "items": (10700,)}),)})
+    assert "mostly in" not in render_markdown(single, "en")

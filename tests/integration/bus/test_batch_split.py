@@ -10,7 +10,8 @@ import nats
 
 import shared.events as ev
 from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, STREAM_DEAD, Consumer, Poison, Subjects, ensure_topology,
+    CONSUMERS, DURABLE_CLASSIFIER, STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Poison,
+    Subjects, ensure_topology,
 )
 from shared.config import CommonSettings
 from shared.service import Runtime
@@ -76,6 +77,116 @@ async def test_poison_is_isolated_and_a_transient_failure_holds_back_what_follow
         letter = await js.get_msg(STREAM_DEAD, info.state.last_seq)
         assert letter.headers["Rd-Dead-Reason"] == "number 7 cannot be stored"
         assert ev.GITHUB_EVENT_ADAPTER.validate_json(letter.data).data.item.number == 7
+    finally:
+        await runtime.stop()
+        await nc.close()
+
+
+async def _consume(url: str, spec, handle_batch, n: int):
+    """Publish facts 1..n, then start a runtime whose one consumer on `spec` handles batches."""
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    await ensure_topology(js)
+    if spec.durable not in CONSUMERS:
+        await js.add_consumer(spec.stream, config=spec.config())
+    for number in range(1, n + 1):
+        f = fact(number)
+        await js.publish(Subjects.fact("pull_request", "opened", REPO), f.to_bytes(),
+                         headers={"Nats-Msg-Id": f.id})
+    runtime = Runtime(CommonSettings(nats_url=url), "test")
+    consumer = Consumer(runtime.bus("test"), spec, ev.GITHUB_EVENT_ADAPTER.validate_json,
+                        handle_batch=handle_batch)
+
+    class _Svc:
+        name = "test"
+        consumers = (spec.durable,) if spec.durable in CONSUMERS else ()
+        register = consumer.register
+
+        async def start(self) -> None: ...
+
+        async def stop(self) -> None: ...
+
+    runtime.add(_Svc())
+    await runtime.start()
+    return nc, js, runtime, consumer
+
+
+async def test_poison_alone_costs_the_good_events_no_redelivery(nats_server):
+    """Isolating a poison message handles every good event on its first delivery: none is sent
+    back (held or retried), each is counted processed once."""
+    handled: list[int] = []
+    done = asyncio.Event()
+
+    async def handle_batch(events) -> None:
+        numbers = [e.data.item.number for e in events]
+        if 5 in numbers:
+            raise Poison("number 5 cannot be stored")
+        handled.extend(numbers)
+        if 8 in numbers:
+            done.set()
+
+    nc, js, runtime, consumer = await _consume(nats_server.url, CONSUMERS[DURABLE_CLASSIFIER],
+                                               handle_batch, 8)
+    try:
+        await asyncio.wait_for(done.wait(), 30)
+        assert handled == [1, 2, 3, 4, 6, 7, 8]
+        assert (consumer.stats.processed, consumer.stats.dead, consumer.stats.retried) == (7, 1, 0)
+    finally:
+        await runtime.stop()
+        await nc.close()
+
+
+async def test_a_transient_failure_beside_poison_holds_back_everything_after_it(nats_server):
+    """1 fails once (transiently) in the same half as the poison 2: 1 and everything after it
+    comes back, so 3 and 4 (which the split reaches next) are not handled ahead of 1; the events
+    held back say why."""
+    handled: list[int] = []
+    failed = asyncio.Event()
+    done = asyncio.Event()
+    last_error: list[str | None] = []
+
+    async def handle_batch(events) -> None:
+        numbers = [e.data.item.number for e in events]
+        if 2 in numbers:
+            raise Poison("number 2 cannot be stored")
+        if numbers == [1] and not failed.is_set():
+            failed.set()
+            raise ConnectionError("the database went away")
+        if numbers[0] == 1 and failed.is_set() and not last_error:
+            last_error.append(consumer.stats.last_error)  # what the held-back events were told
+        handled.extend(numbers)
+        if 8 in numbers:
+            done.set()
+
+    nc, js, runtime, consumer = await _consume(nats_server.url, CONSUMERS[DURABLE_CLASSIFIER],
+                                               handle_batch, 8)
+    try:
+        await asyncio.wait_for(done.wait(), 30)
+        assert handled == [1, 3, 4, 5, 6, 7, 8]  # stream order, each once
+        assert len(last_error) == 1 and last_error[0].endswith(
+            "held back behind an earlier event that is being retried"), last_error
+    finally:
+        await runtime.stop()
+        await nc.close()
+
+
+async def test_a_batch_that_keeps_failing_is_given_up_with_its_reason(nats_server):
+    spec = ConsumerSpec("test-batch-give-up", STREAM_GITHUB, "rd.github.>", max_deliver=2)
+    calls = 0
+
+    async def handle_batch(events) -> None:
+        nonlocal calls
+        calls += 1
+        raise ConnectionError("the database went away")
+
+    nc, js, runtime, consumer = await _consume(nats_server.url, spec, handle_batch, 1)
+    try:
+        letters = await js.pull_subscribe(Subjects.dead("test"), stream=STREAM_DEAD)
+        letter = (await letters.fetch(1, timeout=30))[0]
+        reason = letter.headers["Rd-Dead-Reason"]
+        assert reason.startswith("gave up after 2 deliveries: ") and reason.endswith(
+            "the database went away"), reason
+        assert calls == 2
     finally:
         await runtime.stop()
         await nc.close()

@@ -129,6 +129,9 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
     assert (h["Rd-Dead-Subject"], h["Rd-Dead-Stream"], h["Rd-Dead-Sequence"]) == (
         SUBJECT, STREAM_GITHUB, str(seq))
     assert h["Rd-Dead-Deliveries"] == str(spec.max_deliver)
+    # the bytes as they came, and one letter per stream message (JetStream's de-duplication id)
+    assert h["content-type"] == "application/octet-stream"
+    assert h["Nats-Msg-Id"] == f"dead:{STREAM_GITHUB}:{seq}"
     assert letter.metadata.stream == STREAM_DEAD
 
     # not one more: a marker published after it is handled, and then nothing is outstanding
@@ -233,3 +236,30 @@ async def test_replicas_share_one_durable_consumer(nats_server, plain, replicas)
     assert together == list(range(1, total + 1))  # all of it, each once
     # and the server delivered each once (a redelivery would count here too)
     assert (await js.consumer_info(spec.stream, spec.durable)).delivered.consumer_seq == total
+
+
+async def test_a_message_is_parked_once_however_often_parking_is_retried(nats_server, plain,
+                                                                         replicas):
+    """Parking is retried when its publish is not acknowledged (or a crash redelivers the
+    message): a message with a stream position makes one dead letter; letters without one (a
+    message that never was in a stream) are each kept."""
+    spec = ConsumerSpec("test-park", STREAM_GITHUB, "rd.github.>")
+    nc, js = await plain(nats_server.url, spec)
+
+    async def handle(event) -> None: ...
+
+    replica = await replicas(Replica(nats_server.url, spec, handle, "park"))
+    bus = replica.runtime.bus("test")
+    at = fact(1).time
+    placed = ev.DeadLetter(service="test", reason="poison", subject=SUBJECT, stream=STREAM_GITHUB,
+                           sequence=7, deliveries=1, failed_at=at)
+    unplaced = ev.DeadLetter(service="test", reason="poison", subject=SUBJECT, failed_at=at)
+    for letter in (placed, placed, unplaced, unplaced):
+        await bus.dead_letter(b"raw bytes", letter)
+    stored = []
+    for seq in range(1, (await js.stream_info(STREAM_DEAD)).state.last_seq + 1):
+        msg = await js.get_msg(STREAM_DEAD, seq)
+        stored.append((msg.data, (msg.headers or {}).get("Rd-Dead-Sequence"),
+                       (msg.headers or {}).get("Nats-Msg-Id")))
+    assert stored == [(b"raw bytes", "7", f"dead:{STREAM_GITHUB}:7"), (b"raw bytes", None, None),
+                      (b"raw bytes", None, None)]

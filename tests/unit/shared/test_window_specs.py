@@ -60,6 +60,32 @@ def test_bounds_are_utc_whatever_the_process_local_zone(monkeypatch):
     assert w.label == "2026-06-01T1330_2026-06-01T2200"
 
 
+def test_day_and_month_windows_ignore_the_process_local_zone(monkeypatch):
+    """New York (UTC-4 in June) as the process's zone, UTC as the windows': nothing of the
+    process's zone shows in the instants, the days covered or the previous month."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time_module.tzset()
+    try:
+        day = parse_window("day:2026-06-01", "UTC")
+        june = parse_window("month:2026-06", "UTC")
+        may = june.previous()
+    finally:
+        monkeypatch.undo()
+        time_module.tzset()
+    assert (day.start, day.end) == (utc(2026, 6, 1), utc(2026, 6, 2))
+    assert day.start.utcoffset() == day.end.utcoffset() == timedelta(0)
+    assert [d.isoformat() for d in day.local_days()] == ["2026-06-01"]
+    assert (may.label, may.start, may.end) == ("2026-05", utc(2026, 5, 1), utc(2026, 6, 1))
+
+
+def test_a_window_ending_just_after_midnight_covers_that_day():
+    # [2026-06-01 00:00, 2026-06-02 00:00:00.000001) holds the instant 2026-06-02 00:00:00
+    w = parse_window("custom:2026-06-01/2026-06-02T00:00:00.000001")
+    assert [d.isoformat() for d in w.local_days()] == ["2026-06-01", "2026-06-02"]
+    w = parse_window("custom:2026-06-01/2026-06-02")
+    assert [d.isoformat() for d in w.local_days()] == ["2026-06-01"]
+
+
 def test_the_kind_is_inferred_for_every_spec_form():
     assert (lambda w: (w.kind, w.label, w.start, w.end))(parse_window("2026-06")) == (
         "month", "2026-06", utc(2026, 6, 1), utc(2026, 7, 1))

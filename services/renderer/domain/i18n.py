@@ -17,6 +17,9 @@ from typing import Any
 # the seeds write "合并 256 个 PR". Inside a field's value (a title, a login) nothing changes.
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # ideographs, not punctuation
 _LATIN = re.compile(r"[A-Za-z0-9#+]")
+# Latin text may end in a closing bracket ("mergify[bot]") or begin with an opening one
+_LATIN_END = re.compile(r"[A-Za-z0-9#+\])%]")
+_LATIN_START = re.compile(r"[A-Za-z0-9#+\[(]")
 _FORMATTER = Formatter()
 
 
@@ -24,7 +27,7 @@ def _needs_space(left: str, right: str) -> bool:
     if not left or not right:
         return False
     a, b = left[-1], right[0]
-    return bool((_CJK.match(a) and _LATIN.match(b)) or (_LATIN.match(a) and _CJK.match(b)))
+    return bool((_CJK.match(a) and _LATIN_START.match(b)) or (_LATIN_END.match(a) and _CJK.match(b)))
 
 
 def spaced_format(template: str, fields: Mapping[str, Any]) -> str:

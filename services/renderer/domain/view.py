@@ -34,6 +34,7 @@ MAX_MODULE_ROWS = 8
 MAX_KEY_PRS = 10
 MAX_DISCUSSIONS = 5
 MAX_CONTRIBUTORS = 5
+MAX_BOTS_NAMED = 3
 MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed names 1-2 (low: links)
 MAX_RISK_LINKS_SHORT = 3
 MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
@@ -655,17 +656,22 @@ class _Writer:
                              m.tn("activity.top_merged_tied", top.prs_merged, logins=m.join(tied),
                                   merged=num(top.prs_merged)))
             else:
-                paras.append(m.t("activity.top", login=top.login, merged=num(top.prs_merged),
-                                 reviews=num(top.reviews)))
+                paras.append(m.tn("activity.top", top.prs_merged, login=top.login,
+                                  merged=num(top.prs_merged),
+                                  reviews_n=m.tn("activity.reviews_n", top.reviews,
+                                                 reviews=num(top.reviews))))
         bots = [x for x in s.contributors if x.bot]
         if bots:
-            paras.append(m.tn("activity.bots", len(bots), count=num(len(bots))))
+            # named: "listed separately" promised a list no section held
+            names = m.join([b.login for b in bots[:MAX_BOTS_NAMED]])
+            paras.append(m.tn("activity.bots", len(bots), count=num(len(bots)),
+                              logins=names + ("…" if len(bots) > MAX_BOTS_NAMED else "")))
         return tuple(paras)
 
     def contributor_rows(self) -> tuple[ContributorRow, ...]:
         m = self.m
         rows = []
-        for x in self.s.contributors[:MAX_CONTRIBUTORS]:
+        for x in self.s.contributors[:_cap(len(self.s.contributors), MAX_CONTRIBUTORS)]:
             notes = []
             if x.first_time:
                 notes.append(m.t("contributors.first_time"))
@@ -735,7 +741,9 @@ class _Writer:
 
     def labels(self) -> dict[str, str]:
         raw = self.m.raw("labels")
-        return {k: self.m.t(f"labels.{k}") for k in raw}
+        out = {k: self.m.t(f"labels.{k}") for k in raw}
+        out["ref_sep"] = self.m.t("list.ref_sep")  # between linked references ("、" in Chinese)
+        return out
 
     # ------------------------------------------------------------ what changes do and why
     # (storylines, digests, incidents, and figures the source cannot tell; issue #15)
@@ -867,7 +875,7 @@ class _Writer:
         of their own within the first MAX_THEMES: a week's biggest features are not always a
         storyline's, and section 2 must not miss them."""
         told = self.s.storylines[:MAX_STORY_THEMES]
-        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[:MAX_KEY_PRS]
+        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[:_cap(len(self.s.key_prs), MAX_KEY_PRS)]
         inside = {i.number for st in told for i in st.items}
         outside = [k for k in keys if k.item.number not in inside]
         themes = [self.storyline_theme(st) for st in told]
@@ -1242,8 +1250,14 @@ MAX_DAILY_KEY_PRS = 5
 ATTENTION_KINDS = ("popular_bug", "open_rfc")
 
 
-def _more(m: Messages, n: int) -> str:
-    return m.tn("list.more", n, count=num(n)) if n > 0 else ""
+def _more(m: Messages, n: int, key: str = "list.more") -> str:
+    return m.tn(key, n, count=num(n)) if n > 0 else ""
+
+
+def _cap(n: int, cap: int) -> int:
+    """How many of `n` rows a capped list shows: all of them when only one would be left out
+    ("… and 1 more" costs a line and hides the one)."""
+    return n if n <= cap + 1 else cap
 
 
 def _appendix_line(s: SummaryData, m: Messages) -> str:
@@ -1364,7 +1378,7 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
             for lk in a.links)) for a in view.appendix)
     # capped tables: say how many rows are left out
     view.modules_more = _more(m, len(s.modules) - len(view.modules))
-    view.contributors_more = _more(m, len(s.contributors) - len(view.contributors))
+    view.contributors_more = _more(m, len(s.contributors) - len(view.contributors), "list.more_people")
     if s.window.kind == "day":
         view.key_prs = view.key_prs[:MAX_DAILY_KEY_PRS]
     view.key_prs_more = _more(m, len(s.key_prs) - len(view.key_prs))
@@ -1482,7 +1496,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         modules=w.module_rows(),
         modules_text=w.modules_text(),
         key_prs=tuple(w.key_pr_explained(k) for k in sorted(
-            s.key_prs, key=lambda k: (-k.score, k.item.number))[:MAX_KEY_PRS]),
+            s.key_prs, key=lambda k: (-k.score, k.item.number))[:_cap(len(s.key_prs), MAX_KEY_PRS)]),
         discussions=tuple(w.discussion(d) for d in s.discussions[:MAX_DISCUSSIONS]),
         ecosystems=tuple(w.ecosystem(e) for e in s.ecosystems),
         activity=w.activity(),

@@ -331,6 +331,7 @@ _MINOR_POINTS = -2.5
 _LEAD_POINTS = 1.0
 _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
+_REMOVAL_POINTS = 2.0  # ... worth a feature's kind and more (W50: "Drop torchair", -16,881 lines)
 _REMOVAL = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete|deletes"
                       r"|deprecate|deprecates|clean\s*up|cleanup|sunset|retire|move\s+\S+(?:\s+\S+)?\s+out)\b")
 
@@ -392,6 +393,7 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
     minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
     removal = _is_removal(snap)
     upgrade = _is_broad_upgrade(snap, tags, policy, files)
+    kind_points = sum(policy.category_points.get(k, 0.0) for k in kinds)
     candidates = [
         ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
@@ -401,7 +403,9 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
         ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
         ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
         ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
-        ScoreSignal(name="kind", value=len(kinds), points=sum(policy.category_points.get(k, 0.0) for k in kinds)),
+        # a large removal is its own kind: the CI or docs files it deletes do not make it a tweak
+        ScoreSignal(name="kind", value=len(kinds), points=(
+            max(0.0, kind_points) if removal else kind_points)),
         ScoreSignal(name="claims", value=len(claims), points=_CLAIM_POINTS if claims else 0.0),
         ScoreSignal(name="user_facing", value=1 if user_facing else 0,
                     points=_USER_FACING_POINTS if user_facing else 0.0),
@@ -409,7 +413,7 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
         ScoreSignal(name="minor", value=1 if minor else 0, points=_MINOR_POINTS if minor else 0.0),
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
-        ScoreSignal(name="removal", value=1 if removal else 0, points=_SUPPORT_POINTS if removal else 0.0),
+        ScoreSignal(name="removal", value=1 if removal else 0, points=_REMOVAL_POINTS if removal else 0.0),
         # following the upstream or a dependency across many files is the week's news for every
         # downstream user (W43: the vLLM commit upgrade touched 37 files)
         ScoreSignal(name="upgrade", value=1 if upgrade else 0, points=_SUPPORT_POINTS if upgrade else 0.0),
@@ -844,7 +848,22 @@ def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: s
             # "restore <most of its title>" or the very same title again; "Restore FIA decode
             # mask handling" does not bring back "Remove paged attention" for sharing a file
             out.append(n)
+        elif code & set(it.files) and _same_what(old, it):
+            # re-opened under another title with the same description (W50: #4194 "add custom
+            # moe ops for prefill", reverted by #4806, came back as #4810 "Add moe normal ops")
+            out.append(n)
     return _merged_order(out, items)
+
+
+_SAME_WHAT_MIN = 40  # characters a what-sentence needs to tell one change from another
+
+
+def _same_what(a: StoryItem, b: StoryItem) -> bool:
+    """Both digests say the change does the very same thing, in a sentence long enough to be its
+    own (not "Fix a bug.")."""
+    wa = " ".join((a.digest.what if a.digest else "").split())
+    wb = " ".join((b.digest.what if b.digest else "").split())
+    return len(wa) >= _SAME_WHAT_MIN and wa == wb
 
 
 def _plain_words(title: str) -> frozenset[str]:

@@ -159,7 +159,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"最活跃的贡献者是 (?P<login>[^，\s]+)，合并 (?P<a>@) 个 PR。", {"a": "contributor.{login}.prs_merged"}),
         (r"另有 (?P<a>@) 个机器人账号活跃", {"a": "bots"}),
         (r"(?:已等待(?:决策|评审)|已) (?P<a>@) 天", {"a": "followup.{item}.days"}),
-        (r"……另有 (?P<a>@) 项", {"a": "more"}),
+        (r"……另有 (?P<a>@) (?:项|位)", {"a": "more"}),  # items, people
     ]],
 }
 HEADLINE = {

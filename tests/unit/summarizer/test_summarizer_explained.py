@@ -260,6 +260,29 @@ def test_a_revert_says_why_and_which_change_brought_it_back():
     assert not [f for f in s.follow_ups if f.kind == "revert"]
 
 
+def test_a_change_back_under_another_title_with_the_same_description_is_its_re_land():
+    """2025-W50: #4194 "add custom moe ops for prefill" was reverted by #4806 ("as it broke CI")
+    and came back two days later as #4810 "Add moe normal ops", the same description word for
+    word; a change that only shares a file and says something else is no re-land."""
+    what = ("1.Add the implementation of normal Aclnn operators: MoeCombineNormal, "
+            "MoeDispatchNormal, NotifyDispatch，and DispatchLayout.")
+    ops = ("csrc/moe_dispatch_normal/op_host/moe_dispatch_normal.cpp",)
+    items = [
+        pr(4194, "[Kernel] add custom moe ops for prefill", at(0), files=ops, additions=5563,
+           digest=Digest(what=what)),
+        pr(4806, 'Revert "[Kernel] add custom moe ops for prefill"', at(1), files=ops, deletions=5563,
+           digest=revert_digest("[Kernel] add custom moe ops for prefill", 4194)),
+        pr(4810, "[Kernel] Add moe normal ops", at(2), files=ops, additions=5366,
+           digest=Digest(what=" ".join(what.split()))),
+        pr(4811, "[Kernel] tune the dispatch layout", at(3), files=ops,
+           digest=Digest(what="Tunes the dispatch layout of the normal MoE operators for A3.")),
+    ]
+    s = summarize(items)
+    (inc,) = [i for i in s.incidents if i.kind == "revert"]
+    assert (inc.items, inc.roles) == ((4806, 4194, 4810), ("revert", "reverted_change", "relanded"))
+    assert not [f for f in s.follow_ups if f.kind == "revert"]
+
+
 def test_a_revert_of_a_named_change_known_by_reference_makes_no_storyline_instability():
     """The revert names what it undid: fixes that only share the storyline's topic and a file
     are not told as that change's instability (2026-W30 told "#11899 added, #11266 fixed,

@@ -10,7 +10,8 @@ The rules (services/summarizer/domain/report.py `score_pr`), as a reader applies
 - discussion: log2(1 + comments + review comments) / 3, at most 2 — 7 in all give 1.0, 63 give
   2.0, 3 give 0.667: comments on the diff count as much as conversation comments
 - reviews: 0.5 each, at most 2; notable labels 0.75 each; reactions / 5, at most 1;
-  categories: feature +1.5, performance +1, docs -2
+  categories: feature +1.5, performance +1, docs -2 (a removal's categories count at least 0)
+- removal: 2 when the title says it removes/drops/deletes/deprecates and 1,000+ net lines go
 A signal worth 0 points is not listed; the score is the sum of the listed points.
 """
 
@@ -64,6 +65,14 @@ TABLE = [
       "reactions": (10, 1.0), "kind": (1, 1.5)}, 6.85),
     ("docs sink", {"categories": ("docs",), "review_comments": 1},
      {"size": (9, 1.0), "files": (2, 0.1), "discussion": (1, 0.333), "kind": (1, -2.0)}, -0.567),
+    # W50's "Drop torchair" (+77/-16,881): a removal of 1,000+ net lines whose title says so is
+    # worth 2, and the docs files it deletes do not sink it (its kind counts at least 0)
+    ("a large removal, docs files and all", {"title": "Drop torchair", "additions": 77,
+                                             "deletions": 16881, "categories": ("docs",)},
+     {"size": (16958, 3.0), "files": (2, 0.1), "removal": (1, 2.0)}, 5.1),
+    ("a large deletion that does not say it removes anything", {
+        "title": "Refactor the runner", "additions": 0, "deletions": 1500},
+     {"size": (1500, 3.0), "files": (2, 0.1)}, 3.1),
 ]
 
 

@@ -1,7 +1,8 @@
 """Closing windows in the fold (SQLite and PostgreSQL), from the survivors of mutation testing
 the summarizer's store (issue #20 item 4): a window closed by a watermark is stored as it is
-(its cut-off, when it was closed, revision 0 and dirty, waiting for its first summary), and a
-watermark that closes nothing says so."""
+(its cut-off, when it was closed, revision 0 and dirty, waiting for its first summary), a
+watermark that closes nothing says so, windows closed for several repositories in one batch are
+all counted; and the activity row names who did it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from datetime import date, datetime, timezone
 import sqlalchemy as sa
 
 from services.summarizer.adapters.store import SqlProjections
-from services.summarizer.adapters.tables import windows
+from services.summarizer.adapters.tables import activity, windows
 from shared.windows import day_window
-from tests.unit.summarizer.summarizer_builders import REPO, watermark
+from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, watermark
 
 NOW = datetime(2026, 6, 9, 5, 0, tzinfo=timezone.utc)
 
@@ -43,6 +44,32 @@ def test_a_closed_window_is_stored_with_its_cutoff_and_closing_time(database_url
         closed_at = conn.execute(sa.select(windows.c.closed_at).where(
             windows.c.repo == REPO, windows.c.label == day.label)).scalar_one()
     assert closed_at == NOW
-    assert [c[2] for c in closed_by] == [datetime(2026, 6, 9, 1, 0, tzinfo=timezone.utc),
-                                         datetime(2026, 6, 9, 4, 0, tzinfo=timezone.utc)]
+    # the closer is told the repository, the watermark before (none at first) and the new one
+    first_mark, second_mark = (datetime(2026, 6, 9, h, 0, tzinfo=timezone.utc) for h in (1, 4))
+    assert closed_by == [(REPO, None, first_mark), (REPO, first_mark, second_mark)]
+    store.close()
+
+
+def test_windows_closed_for_several_repositories_in_one_batch_are_all_counted(database_url):
+    store = SqlProjections(database_url)
+    store.migrate()
+    day = day_window(date(2026, 6, 8), "UTC")
+    mark = datetime(2026, 6, 9, 1, 0, tzinfo=timezone.utc)
+    other = "acme/other"
+    result = store.fold([watermark(mark), watermark(mark, repo=other)], now=NOW,
+                        closer=lambda repo, old, new: [day])
+    assert (result.watermarks, result.closed_windows) == (2, 2)
+    assert {store.window_state(r, day.label).window for r in (REPO, other)} == {day}
+    store.close()
+
+
+def test_the_activity_row_names_who_did_it(database_url):
+    store = SqlProjections(database_url)
+    store.migrate()
+    opened = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+    spec = ItemSpec(7, "pull_request", opened, author="carol")
+    store.fold([enrich(spec, "opened", opened)], now=NOW)
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(activity.c.number, activity.c.action, activity.c.actor)).all()
+    assert [tuple(r) for r in rows] == [(7, "opened", "carol")]
     store.close()

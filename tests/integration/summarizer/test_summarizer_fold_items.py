@@ -2,19 +2,20 @@
 mutation testing the summarizer's fold (issue #20 item 4): within one batch the newest snapshot
 of an item wins whatever the delivery order and its first-seen time is the earliest fact's; a
 re-classification later in the batch replaces the tags; the snapshot's own updated_at is kept;
-a fact nobody is named for is stored without an actor; nothing is flagged late when no window
-was summarized. Every expected value is written out by hand."""
+a fact nobody is named for is stored without an actor; late facts flag exactly the summarized
+windows they land in (end exclusive, per repository), and nothing when none was summarized. Every expected value is written out by hand."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.adapters.tables import activity, items
 from shared.events import Actor, EnrichedFact, FactData, ItemSnapshot, RuleSetRef, make_fact
+from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, tags
 
 NOW = datetime(2026, 6, 9, 5, 0, tzinfo=timezone.utc)
@@ -83,4 +84,28 @@ def test_a_fact_nobody_is_named_for_is_stored_without_an_actor(database_url):
     with store.engine.connect() as conn:
         rows = conn.execute(sa.select(activity.c.number, activity.c.action, activity.c.actor)).all()
     assert [tuple(r) for r in rows] == [(10, "closed", None)]
+    store.close()
+
+
+def test_late_facts_flag_exactly_the_summarized_windows_they_land_in(database_url):
+    """Summarized days: acme/widgets 06-08, 06-09, 06-10; acme/other 06-08, 06-10. A batch of
+    acme/widgets 06-08 10:00 and 06-10 00:00 (the first instant of 06-10, not of 06-09) and
+    acme/other 06-08 12:00 flags three windows, each in its own repository."""
+    store = store_for(database_url)
+    other = "acme/other"
+    days = {d: day_window(date(2026, 6, d), "UTC") for d in (8, 9, 10)}
+    for repo, ds in ((REPO, (8, 9, 10)), (other, (8, 10))):
+        for d in ds:
+            store.record_summary(repo, days[d], revision=1, figures={}, figures_hash="h",
+                                 summary_id=f"s-{repo}-{d}", now=NOW)
+    late = [enrich(ItemSpec(20, "issue", at(10)), "opened", at(10)),
+            enrich(ItemSpec(21, "issue", at(0) + timedelta(days=2)), "opened",
+                   at(0) + timedelta(days=2)),
+            enrich(ItemSpec(22, "issue", at(12)), "opened", at(12), repo=other)]
+    result = store.fold(late, now=NOW)
+    assert result.late_windows == 3
+    dirty = {(r, d): store.window_state(r, days[d].label).dirty
+             for r, ds in ((REPO, (8, 9, 10)), (other, (8, 10))) for d in ds}
+    assert dirty == {(REPO, 8): True, (REPO, 9): False, (REPO, 10): True,
+                     (other, 8): True, (other, 10): False}
     store.close()

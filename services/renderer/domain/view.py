@@ -1460,6 +1460,16 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
                                        else m.t("attention.none"))
 
 
+def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
+    """Storylines the summarizer names by kind rather than from the data ("removals") are named
+    in the report's language; the others keep the name their titles gave them."""
+    if not any(m.has(f"storyline_names.{st.key}") for st in s.storylines):
+        return s
+    return s.model_copy(update={"storylines": tuple(
+        st.model_copy(update={"name": m.t(f"storyline_names.{st.key}")})
+        if m.has(f"storyline_names.{st.key}") else st for st in s.storylines)})
+
+
 TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 
@@ -1475,6 +1485,7 @@ def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData) -> list[
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
     """The report for one summary in one language (every figure taken from `s`)."""
     s = bounded(s, f"https://github.com/{s.repo}")  # links on the forge only, titles cut
+    s = _named_storylines(s, messages)
     w = _Writer(s, messages)
     risks_sorted = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))
     view = ReportView(

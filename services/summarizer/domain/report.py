@@ -28,7 +28,7 @@ from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
 from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
-                         resolve_links, role_of, upgrade_target)
+                         resolve_links, role_of, upgrade_target, REMOVAL_TITLE)
 from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -332,8 +332,7 @@ _LEAD_POINTS = 1.0
 _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
 _REMOVAL_POINTS = 2.0  # ... worth a feature's kind and more (W50: "Drop torchair", -16,881 lines)
-_REMOVAL = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete|deletes"
-                      r"|deprecate|deprecates|clean\s*up|cleanup|sunset|retire|move\s+\S+(?:\s+\S+)?\s+out)\b")
+_REMOVAL = REMOVAL_TITLE
 
 
 _UPGRADE_FILES = 10  # files an upgrade touches to be news

@@ -49,6 +49,14 @@ up out off over under after before about between within without we our you your 
 their them he she his her there here what which who whom whose how why where new use using used
 """.split())
 
+# words that say what kind of change it is, in any repository, never which line of work: "e2e"
+# in seven titles of a week was a fusion rename, a test skip and a script deletion (2025-W50)
+KIND_WORDS = frozenset("""
+e2e ut uts unittest unittests test tests testing ci cd doc docs documentation readme lint linting
+typo typos refactor refactoring cleanup misc chore style format formatting bugfix bugfixes hotfix
+perf performance feature features enhancement improvement changelog
+""".split())
+
 _BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
 _NUMBER_REF = re.compile(r"\(\s*#\d+\s*\)|#\d+")
 # dates say when, not what ("Translated Doc files 2026-06-10", "Main2Main 0605" stays a word)
@@ -181,6 +189,9 @@ def role_of(item: StoryItem) -> Role:
     kinds = {file_kind(f) for f in item.files}
     if role != "fix" and len(kinds) == 1 and None not in kinds:
         return next(iter(kinds))  # type: ignore[return-value]
+    if role in ("ci", "perf", "feature", "other") and REMOVAL_TITLE.search(item.title):
+        # "Drop torchair" is clean-up, whatever CI files or optimisation flags it takes out
+        return "refactor"
     return role
 
 
@@ -310,9 +321,19 @@ def _short_name(title: str, words: int = 6) -> str:
     quoted, _ = quoted_revert(title)
     text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", quoted or title))
     parts = text.split()
-    name = " ".join(parts[:words]).strip(" .:-")
+    cut = len(parts) > words
+    if cut:
+        # end before a preposition or conjunction within reach ("Support mtp kv transfer and pp
+        # partition" from "… partition by hand in kv transfer"), without an ellipsis
+        stops = [i for i in range(3, min(len(parts), words + 2)) if parts[i].lower() in _PHRASE_STOPS]
+        if stops:
+            parts, cut = parts[:stops[-1]], False
+    name = " ".join(parts[:words + 2] if not cut else parts[:words]).strip(" .:-,;")
     name = name[:1].upper() + name[1:]
-    return name + ("…" if len(parts) > words else "")
+    return name + ("…" if cut else "")
+
+
+_PHRASE_STOPS = frozenset("by in for with to when on via from and or at after before into".split())
 
 
 @dataclass
@@ -415,6 +436,16 @@ def upgrade_target(title: str) -> str | None:
     if not (re.search(r"\d", to) or to.lower() in ("main", "latest")) or len(what) > 4:
         return None
     return " ".join([*what, to])
+
+
+# a title that says the change takes something out (the key-PR removal rule reads it too)
+REMOVAL_TITLE = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete"
+                           r"|deletes|deprecate|deprecates|clean\s*up|cleanup|sunset|retire"
+                           r"|move\s+\S+(?:\s+\S+)?\s+out)\b")
+REMOVALS_KEY = "removals"
+REMOVALS_NAME = "Removals and clean-up"  # the renderer says it in the report's language
+MIN_REMOVALS = 3
+REMOVAL_STORY_LINES = 500  # net lines the removals of a window take out together
 
 
 _IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
@@ -575,6 +606,8 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         k = len(members)
         if k < MIN_ITEMS or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
             continue
+        if key in KIND_WORDS or any(p in KIND_WORDS for p in parts_of.get(key, ())):
+            continue
         # a pair with a word found everywhere ("Support Hybrid", "Fix e2e") is that word plus
         # the other one, which stands on its own
         if common(key) or any(common(p) for p in parts_of.get(key, ())):
@@ -701,6 +734,20 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         for m in members:
             assigned[m.number] = len(groups) - 1
 
+    # removals and clean-up: changes whose titles say they take something out, together a line
+    # of work of their own when there are enough of them and they take a body of code out
+    # (2025-W50: "Drop torchair" -16,881 lines, "cleanup useless torchair logic", "Remove
+    # FusedMoEState", env variables removed)
+    removals = [i for i in sorted(window, key=_order)
+                if i.number not in assigned and REMOVAL_TITLE.search(i.title) and role_of(i) != "revert"]
+    taken_out = sum(i.deletions - i.additions for i in removals)
+    if len(removals) >= MIN_REMOVALS and taken_out >= REMOVAL_STORY_LINES:
+        groups.append(_Group(key=REMOVALS_KEY, name=REMOVALS_NAME, evidence="term",
+                             items=[i.number for i in removals], score=float(len(removals)),
+                             core=frozenset(i.number for i in removals)))
+        for i in removals:
+            assigned[i.number] = len(groups) - 1
+
     # shared files: an item that changes a file specific to a storyline joins it; files that
     # several other items share form a (weaker) storyline of their own
     for item in sorted(window, key=_order):
@@ -760,7 +807,8 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
-        lead = _lead(members, roles, g.core)
+        lead = (max(members, key=lambda m: (m.deletions - m.additions, -m.number)).number
+                if g.key == REMOVALS_KEY else _lead(members, roles, g.core))  # the biggest removal
         lead_item = by_number[lead] if lead is not None else None
         summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
         story = Storyline(

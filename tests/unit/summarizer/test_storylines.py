@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from services.summarizer.domain.storylines import (
-    ItemLink, StoryItem, find_storylines, resolve_links, role_of, term_counts_of, terms_of,
+    ItemLink, StoryItem, _short_name, find_storylines, resolve_links, role_of, term_counts_of, terms_of,
 )
 from shared.events import Digest, Reference
 from tests.conftest import require_shared_data
@@ -149,6 +149,49 @@ def test_an_identifier_or_a_bare_version_is_named_as_a_reader_would():
     ]
     lines = find_storylines(upgrade, [], COUNTS, len(HISTORY))
     assert [(s.name, len(s.items)) for s in lines] == [("vLLM v0.21.0", 3)]
+
+
+def test_a_word_for_a_kind_of_change_names_no_line_of_work():
+    # 2025-W50: "e2e" in seven titles was a fusion rename, a test skip and a script deletion
+    current = FILLER + [
+        it(1, "[Fusion] normalize fusion naming and enable e2e test", files=("a/fusion.py",)),
+        it(2, "[Fix] skip xlite e2e test", files=("tests/e2e/test_xlite.py",)),
+        it(3, "[CI] split the e2e jobs", files=(".github/workflows/e2e.yaml",)),
+        it(4, "[Test] e2e for the scheduler", files=("tests/e2e/test_sched.py",)),
+    ]
+    assert find_storylines(current, [], COUNTS, len(HISTORY)) == []
+
+
+def test_removals_that_take_a_body_of_code_out_are_one_line_led_by_the_biggest():
+    # 2025-W50: "Drop torchair" (+77/-16,881), its clean-ups and removed environment variables
+    current = FILLER + [
+        it(1, "Drop torchair", day=1, files=(".github/workflows/torchair.yaml", "a/torchair/x.py"),
+           lines=0, categories=("platform-ci",)),
+        it(2, "cleanup useless torchair logic", day=2, files=("a/runner.py",)),
+        it(3, "[MoE][TorchAir] Remove FusedMoEState", day=3, files=("a/moe.py",)),
+        it(4, "Remove VLLM_ASCEND_ENABLE_TOPK_TOPP_OPTIMIZATION", day=4, files=("a/envs.py",),
+           categories=("performance",)),
+    ]
+    removed = {1: 16881, 2: 307, 3: 9, 4: 40}
+    current = [StoryItem(**{**i.__dict__, "deletions": removed[i.number], "additions": 5})
+               if i.number in removed else i for i in current]
+    (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
+    assert line.key == "removals" and [m.number for m in line.items] == [1, 2, 3, 4]
+    assert line.lead == 1 and {m.role for m in line.items} == {"refactor"}
+    # three small removals are no line of work
+    small = [StoryItem(**{**i.__dict__, "deletions": 20}) if i.number in removed else i for i in current]
+    assert find_storylines(small, [], COUNTS, len(HISTORY)) == []
+
+
+@pytest.mark.parametrize("title,name", [
+    ("[Bugfix] support mtp kv transfer and pp partition by hand in kv transfer",
+     "Support mtp kv transfer and pp partition"),
+    ("[Kernel] add custom moe ops for prefill", "Add custom moe ops for prefill"),
+    ("Refactor the attention metadata builder dispatch table layout entirely",
+     "Refactor the attention metadata builder dispatch…"),
+])
+def test_a_name_from_a_title_ends_at_a_phrase_boundary(title, name):
+    assert _short_name(title) == name
 
 
 def test_a_revert_chain_is_grouped_and_the_lead_is_not_the_revert():

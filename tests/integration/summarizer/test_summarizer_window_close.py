@@ -2,7 +2,8 @@
 the summarizer's store (issue #20 item 4): a window closed by a watermark is stored as it is
 (its cut-off, when it was closed, revision 0 and dirty, waiting for its first summary), a
 watermark that closes nothing says so, windows closed for several repositories in one batch are
-all counted; and the activity row names who did it."""
+all counted, a watermark moves only forward and each repository's on its own; and the activity
+row names who did it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sqlalchemy as sa
 
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.adapters.tables import activity, windows
+from services.summarizer.adapters.tables import watermarks as wm
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, watermark
 
@@ -72,4 +74,28 @@ def test_the_activity_row_names_who_did_it(database_url):
     with store.engine.connect() as conn:
         rows = conn.execute(sa.select(activity.c.number, activity.c.action, activity.c.actor)).all()
     assert [tuple(r) for r in rows] == [(7, "opened", "carol")]
+    store.close()
+
+
+def test_a_watermark_moves_only_forward_and_each_repository_on_its_own(database_url):
+    store = SqlProjections(database_url)
+    store.migrate()
+    calls: list[tuple] = []
+
+    def closer(repo, old, new):
+        calls.append((repo, old, new))
+        return []
+
+    t1, t2 = (datetime(2026, 6, 9, h, 0, tzinfo=timezone.utc) for h in (1, 2))
+    later = datetime(2026, 6, 9, 6, 0, tzinfo=timezone.utc)
+    store.fold([watermark(t1, repo="acme/a"), watermark(t1, repo="acme/b")], now=NOW, closer=closer)
+    # acme/a: the same watermark again (another event, e.g. another classifier replica's) does
+    # not move it; acme/b, after it in the batch, moves all the same
+    same = watermark(t1, repo="acme/a").model_copy(update={"id": "another-replica"})
+    store.fold([same, watermark(t2, repo="acme/b")], now=later, closer=closer)
+    assert calls == [("acme/a", None, t1), ("acme/b", None, t1), ("acme/b", t1, t2)]
+    assert store.watermarks() == {"acme/a": t1, "acme/b": t2}
+    with store.engine.connect() as conn:
+        updated = dict(conn.execute(sa.select(wm.c.repo, wm.c.updated_at)).all())
+    assert updated == {"acme/a": NOW, "acme/b": later}
     store.close()

@@ -518,7 +518,7 @@ class _Writer:
             paras[0] += m.t("lead.end")
         tops = self.top_modules()
         if s.storylines:
-            lines = [m.tn("summary.storyline", len(st.items), name=st.name,
+            lines = [m.tn("summary.storyline" + _all_merged(st), len(st.items), name=st.name,
                           total=num(len(st.items)), merged=num(st.merged))
                      for st in s.storylines[:3]]
             paras.append(m.tn("summary.mainlines", len(lines), count=num(len(lines)),
@@ -826,7 +826,7 @@ class _Writer:
 
     def storyline_highlight(self, st: Storyline) -> Bullet:
         m = self.m
-        detail = m.tn("story.count", len(st.items), count=num(len(st.items)),
+        detail = m.tn("story.count" + _all_merged(st), len(st.items), count=num(len(st.items)),
                       merged=num(st.merged))
         summary = _span(st.summary, EXCERPT_WHAT).rstrip("。.！!") if st.summary else ""
         text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
@@ -843,7 +843,7 @@ class _Writer:
 
     def storyline_theme(self, st: Storyline) -> ThemeView:
         m = self.m
-        sentences = [m.tn("story.text", len(st.items), count=num(len(st.items)),
+        sentences = [m.tn("story.text" + _all_merged(st), len(st.items), count=num(len(st.items)),
                           merged=num(st.merged), added=num(st.lines_added),
                           removed=num(st.lines_removed))]
         roles = self.roles_text(st)
@@ -1458,6 +1458,12 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
             lacking = w.not_provided(SECTION_NEEDS["attention"])
             view.notes["attention"] = (m.t("na.section", what=lacking) if lacking
                                        else m.t("attention.none"))
+
+
+def _all_merged(st: Storyline) -> str:
+    """The catalog key's suffix for a line whose every PR is merged ("3 merged PRs", not "3 PRs,
+    3 merged")."""
+    return "_merged" if st.merged == len(st.items) else ""
 
 
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:

@@ -70,6 +70,10 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"(?P<module>[^():;,.]+?) \((?P<a>@) items?, (?P<b>@) merged", {"a": "module.{module}.total", "b": "module.{module}.merged"}),
         (r"merged (?P<a>@) pull requests?\.", {"a": "counts.merged_prs"}),
         (r"(?P<story>[^():;,.]+?) \((?P<a>@) PRs?, (?P<b>@) merged\)", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
+        # every PR of the line merged: one number, both its PRs and its merged ones
+        (r"(?P<story>[^():;,.]+?) \((?P<a>@) merged PRs?\)", {"a": "story.{story}.all_merged"}),
+        (r"(?P<a>@) merged PRs? in this line of work \(\+(?P<c>@) / -(?P<d>@) lines\)",
+         {"a": "story.{story}.all_merged", "c": "story.{story}.added", "d": "story.{story}.removed"}),
         (r"(?P<story>[^():;,.]+?) \((?P<a>@) items? \((?P<b>@) merged\)", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
         (r"(?P<a>@) PRs? in this line of work, (?P<b>@) merged \(\+(?P<c>@) / -(?P<d>@) lines\)",
          {"a": "story.{story}.prs", "b": "story.{story}.merged", "c": "story.{story}.added", "d": "story.{story}.removed"}),
@@ -126,6 +130,9 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
          {"a": "theme.{module}.merged", "b": "theme.{module}.shown", "c": "theme.{module}.added", "d": "theme.{module}.removed"}),
         (r"(?P<module>[^（）：；，、。]+?)（(?P<a>@) 项，合并 (?P<b>@) 个", {"a": "module.{module}.total", "b": "module.{module}.merged"}),
         (r"(?P<story>[^（）：；，、。]+?)（(?P<a>@) 个 PR，(?:已)?合并 (?P<b>@) 个）", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
+        (r"(?P<story>[^（）：；，、。]+?)（(?:已)?合并 (?P<a>@) 个 PR）", {"a": "story.{story}.all_merged"}),
+        (r"这条主线的 (?P<a>@) 个 PR 均已合并（\+(?P<c>@) / -(?P<d>@) 行）",
+         {"a": "story.{story}.all_merged", "c": "story.{story}.added", "d": "story.{story}.removed"}),
         (r"(?P<story>[^（）：；，、。]+?)（?(?P<a>@) 项（已合并 (?P<b>@) 个）", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
         (r"这条主线共 (?P<a>@) 个 PR，已合并 (?P<b>@) 个（\+(?P<c>@) / -(?P<d>@) 行）",
          {"a": "story.{story}.prs", "b": "story.{story}.merged", "c": "story.{story}.added", "d": "story.{story}.removed"}),
@@ -524,7 +531,9 @@ def expected_from_summary(s: SummaryData) -> dict[str, object]:
     for st in s.storylines:
         out.update({f"story.{st.key}.prs": len(st.items), f"story.{st.key}.merged": st.merged,
                     f"story.{st.key}.added": st.lines_added, f"story.{st.key}.removed": st.lines_removed,
-                    f"story.{st.key}.previous": st.previous_items})
+                    f"story.{st.key}.previous": st.previous_items,
+                    # "3 merged PRs": only a line whose every PR is merged may say so
+                    f"story.{st.key}.all_merged": st.merged if st.merged == len(st.items) else None})
         for role, n in Counter(i.role for i in st.items).items():
             out[f"story.{st.key}.role.{role}"] = n
     told = {i.number for st in s.storylines for i in st.items}

@@ -46,7 +46,7 @@ def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     assert "  > “Decode throughput improves by 1.6x on 910B.”" in themes
     assert "user-facing: “new --model deepseek-v4 support”" in themes
     # the storyline's subsection says how big it is, what kinds of change and whether it is new
-    assert "3 PRs in this line of work, 3 merged" in themes
+    assert "3 merged PRs in this line of work" in themes
     assert "By kind: 2 features and 1 fix." in themes and "New in this window." in themes
     assert "Continues from the previous window (1 PR then)." in themes
     assert "By kind: 1 feature, 2 fixes and 1 revert." in themes
@@ -55,11 +55,11 @@ def test_each_pr_stands_beside_its_own_what_sentence() -> None:
 def test_highlights_are_storylines_with_their_summary_and_short_what_sentences() -> None:
     highlights = section(md(), "Highlights")
     bullets = [ln for ln in highlights.splitlines() if ln.startswith("- ")]
-    assert bullets[0].startswith("- **DeepSeek-V4** (3 PRs, 3 merged): Adds DeepSeek-V4 inference")
+    assert bullets[0].startswith("- **DeepSeek-V4** (3 merged PRs): Adds DeepSeek-V4 inference")
     assert "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token " \
            "prediction (MTP) for DeepSeek-V4 to cut decode latency;" in bullets[0]
     # a storyline without a summary says what kinds of change it holds
-    assert bullets[1].startswith("- **build cache** (4 PRs, 4 merged): 1 feature, 2 fixes and 1 revert:")
+    assert bullets[1].startswith("- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert:")
 
 
 def test_the_lead_names_the_storylines() -> None:

@@ -207,7 +207,9 @@ class Storyline(Frozen):
 
     key: str  # stable id: the normalised term or "chain:<first number>"
     name: str
-    evidence: Literal["term", "chain", "files"] = "term"
+    # term: stands out against the history; chain: references; files: shared files with a shared
+    # phrase; module: a busy module's changes no other storyline took
+    evidence: Literal["term", "chain", "files", "module"] = "term"
     items: tuple[StorylineItem, ...]  # merge order
     lead: int | None = None
     merged: int = 0

@@ -1469,11 +1469,18 @@ def _all_merged(st: Storyline) -> str:
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
-    if not any(m.has(f"storyline_names.{st.key}") for st in s.storylines):
+    def name(st: Storyline) -> str | None:
+        if m.has(f"storyline_names.{st.key}"):
+            return m.t(f"storyline_names.{st.key}")
+        if st.evidence == "module":  # a module's line: the module's name in this language
+            return m.name("module_names", st.name)
+        return None
+
+    named = [(st, name(st)) for st in s.storylines]
+    if not any(n for _, n in named):
         return s
     return s.model_copy(update={"storylines": tuple(
-        st.model_copy(update={"name": m.t(f"storyline_names.{st.key}")})
-        if m.has(f"storyline_names.{st.key}") else st for st in s.storylines)})
+        st.model_copy(update={"name": n}) if n else st for st, n in named)})
 
 
 TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top

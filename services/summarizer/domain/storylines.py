@@ -281,6 +281,11 @@ MERGE = 0.6  # terms merge when the overlap is this share of the larger item set
 FILE_SHARE = 0.2  # a file touched by more of the window's items than this is not specific
 FILE_STORY_SHARE = 0.06  # ... and to name a storyline of its own, by no more than this
 FILE_STORY_ITEMS = 4
+MIN_MODULE_ITEMS = 4  # changes of one module no other storyline took, to be a line of their own
+MODULE_WEIGHT = 0.5  # ... ranked as half a named storyline of the same size
+MODULE_WINDOW_MIN = 30  # ... in a window of at least this many changes
+MAX_MODULE_STORIES = 3
+MODULE_KEY_PREFIX = "module:"  # the renderer names these after the module, in its language
 
 
 # written as a name: a capital inside a word (MTP, DeepSeek), a digit, '_' or '.' (Qwen3.5, v0.21.0)
@@ -798,6 +803,28 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         for x in free:
             assigned[x] = len(groups) - 1
 
+    # what is left of a busy area of the code: a module (the classifier's first, its main one)
+    # holding several changes no storyline took is a line of work too, named after the module
+    # — the seeds' themes are modules ("推测解码", "MoE") — as long as it is work on the code,
+    # not mostly tests, CI or docs (2026-W02: speculative decoding, 14 changes, had no theme)
+    by_module: dict[str, list[StoryItem]] = defaultdict(list)
+    for item in sorted(window, key=_order):
+        if item.number not in assigned and item.modules and role_of(item) != "revert":
+            by_module[item.modules[0]].append(item)
+    for module, members in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if n < MODULE_WINDOW_MIN:
+            break  # a quiet window is told by its modules already (the report's module themes)
+        roles_here = Counter(role_of(m) for m in members)
+        if (len(members) < MIN_MODULE_ITEMS
+                or (roles_here["test"] + roles_here["ci"] + roles_here["docs"]) * 2 >= len(members)):
+            continue
+        groups.append(_Group(key=f"{MODULE_KEY_PREFIX}{module}", name=module, evidence="module",
+                             items=[m.number for m in members], score=float(len(members)) * MODULE_WEIGHT,
+                             core=frozenset(m.number for m in members),
+                             previous=sum(1 for i in previous if not i.bot and i.modules[:1] == (module,))))
+        for m in members:
+            assigned[m.number] = len(groups) - 1
+
     result: list[tuple[tuple, Storyline]] = []
     previous_terms: list[set[str]] | None = None
     for g in groups:
@@ -819,6 +846,13 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             lines_removed=sum(m.deletions for m in members),
             status="continuing" if g.previous else "new", previous_items=g.previous,
             summary=summary, terms=g.terms)
-        result.append(((g.evidence == "files", -len(members), -g.score, g.key), story))
+        # a module's leftovers weigh half a named line of work of the same size
+        size = len(members) * (MODULE_WEIGHT if g.evidence == "module" else 1.0)
+        result.append(((g.evidence == "files", -size, -g.score, g.key), story))
     result.sort(key=lambda r: r[0])
-    return [s for _k, s in result[:limit]]
+    # a module's leftovers never push a named line of work out of the list: `limit` named ones,
+    # and at most MAX_MODULE_STORIES modules beside them
+    named = [st for _k, st in result if st.evidence != "module"][:limit]
+    modules = [st for _k, st in result if st.evidence == "module"][:MAX_MODULE_STORIES]
+    keep = {id(st) for st in (*named, *modules)}
+    return [st for _k, st in result if id(st) in keep]

@@ -151,6 +151,26 @@ def test_an_identifier_or_a_bare_version_is_named_as_a_reader_would():
     assert [(s.name, len(s.items)) for s in lines] == [("vLLM v0.21.0", 3)]
 
 
+def _with_modules(item: StoryItem, *modules: str) -> StoryItem:
+    return StoryItem(**{**item.__dict__, "modules": modules})
+
+
+def test_a_busy_module_no_storyline_took_is_a_line_of_its_own_after_the_named_ones():
+    # 2026-W02: fourteen speculative-decoding changes, no term standing out, had no theme
+    spec = [_with_modules(it(100 + i, title, day=i % 6, files=(f"spec/p{i}.py",)), "speculative-decoding")
+            for i, title in enumerate(("Refactor the eagle proposer", "[BugFix] wrong draft ids",
+                                       "Tune the acceptance threshold", "Cache drafted tokens",
+                                       "Guard the rejection sampler"))]
+    tests_only = [_with_modules(it(200 + i, f"[Test] cover the worker case {i}",
+                                   files=(f"tests/ut/test_w{i}.py",)), "worker") for i in range(5)]
+    current = FILLER + spec + tests_only
+    lines = find_storylines(current, [], COUNTS, len(HISTORY))
+    assert [(s.key, s.name, s.evidence, len(s.items)) for s in lines] == [
+        ("module:speculative-decoding", "speculative-decoding", "module", 5)]
+    # a quiet window is told by its modules already: no module storyline there
+    assert find_storylines(spec + FILLER[:20], [], COUNTS, len(HISTORY)) == []
+
+
 def test_a_word_for_a_kind_of_change_names_no_line_of_work():
     # 2025-W50: "e2e" in seven titles was a fusion rename, a test skip and a script deletion
     current = FILLER + [

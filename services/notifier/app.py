@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import uuid
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -45,6 +48,8 @@ class NotifierService:
             settings.github_token.get_secret_value() if settings.github_token else None,
             settings.github_api_url)
         self._state = state
+        # names this instance in the records it writes (whose `sending` claim it is)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.reader: ArtifactReader | None = None
         self.policy = RetryPolicy(settings.notifier_attempts, settings.notifier_backoff,
                                   settings.notifier_backoff_max, settings.notifier_deadline)
@@ -64,7 +69,7 @@ class NotifierService:
                             self.settings.notifier_attach_max_bytes)
         await notify_report(delivery, self.routes, state=self._state, sender=self.sender,
                             material=material, dead_letter=self.dead_letter, policy=self.policy,
-                            redact=self.redact)
+                            redact=self.redact, owner=self.owner)
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """The report-ready, byte for byte, in RD_DEAD with the route and why it was refused."""

@@ -15,7 +15,6 @@ posts again: at-least-once there, never a lost digest (README: delivery guarante
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
@@ -155,16 +154,22 @@ class Material:
 async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: DeliveryLog,
                         sender: Sender, material: Material,
                         dead_letter: Callable[[Delivery, str], Awaitable[None]],
-                        policy: RetryPolicy, redact: Redactor) -> Outcome:
+                        policy: RetryPolicy, redact: Redactor, owner: str = "") -> Outcome:
     """Post to every route this report matches, concurrently; raises Transient when a route
-    must be tried again (the report-ready is nacked, its `sent` routes are skipped next time)."""
+    must be tried again (the report-ready is nacked, its `sent` routes are skipped next time).
+
+    `owner` names this notifier instance in the records it writes: another instance's fresh
+    `sending` claim (younger than the deadline and a minute) means it is posting that route now
+    (a copy of the event on another replica), so this one waits for its record; an older one,
+    or this instance's own, is an attempt that ended without a record, and is posted again."""
+    lease = policy.deadline + 60.0
     d = delivery.event.data
     matching = [r for r in routes if r.matches(d.repo, d.window.kind, d.synthetic)]
     outcome = Outcome()
     if not matching:
         return outcome
 
-    async def one(route: Any) -> None:
+    async def one(route: Any) -> str:
         key = delivery_key(route.name, d.repo, d.window.label, d.revision)
         fields = {"route": route.name, "repo": d.repo, "window": d.window.label,
                   "revision": d.revision}
@@ -173,7 +178,13 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
             log.info("route %s already %s %s %s r%d; not posted again", route.name,
                      current.state, d.repo, d.window.label, d.revision, extra=fields)
             outcome.skipped.append(route.name)
-            return
+            return "skipped"
+        if current is not None and current.state == "sending" and current.owner != owner \
+                and current.age() < lease:
+            log.info("route %s: another notifier is posting %s %s r%d now; its record is "
+                     "awaited", route.name, d.repo, d.window.label, d.revision, extra=fields)
+            outcome.failed.append(route.name)
+            return "busy"
         uncertain = current is not None and current.state == "sending"
         if uncertain:
             log.warning("route %s: an earlier attempt at %s %s r%d ended without a record "
@@ -186,10 +197,11 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
         pdf = await material.pdf(lang) if isinstance(route, EmailRoute) and route.attach_pdf \
             else None
         try:
-            await state.claim(key, current, Record("sending", now_text(), attempts))
+            await state.claim(key, current, Record("sending", now_text(), attempts,
+                                                   owner=owner))
         except AlreadyClaimed:
             outcome.failed.append(route.name)  # another replica is at it; look again later
-            return
+            return "busy"
         tries = 0
 
         def before_sleep(rs: RetryCallState) -> None:
@@ -214,27 +226,26 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
                 await state.put(key, Record("dead", now_text(), attempts + tries, reason))
                 log.error("%s; dead-lettered", reason, extra=fields)
                 outcome.dead.append(route.name)
-            else:
-                await state.put(key, Record("failed", now_text(), attempts + tries, reason))
-                log.warning("%s after %d attempts; the report comes back later", reason, tries,
-                            extra=fields)
-                outcome.failed.append(route.name)
-            return
-        await state.put(key, Record("sent", now_text(), attempts + tries))
+                return "dead"
+            await state.put(key, Record("failed", now_text(), attempts + tries, reason))
+            log.warning("%s after %d attempts; the report comes back later", reason, tries,
+                        extra=fields)
+            outcome.failed.append(route.name)
+            return "failed"
+        await state.put(key, Record("sent", now_text(), attempts + tries, owner=owner))
         log.info("posted %s %s r%d to route %s", d.repo, d.window.label, d.revision,
                  route.name, extra=fields)
         outcome.sent.append(route.name)
+        return "sent"
 
     async def traced(route: Any) -> None:
         with _tracer.start_as_current_span(f"notifier.post {route.kind}", attributes={
                 "repodigest.route": route.name, "repodigest.route.kind": route.kind,
                 "repodigest.repo": d.repo, "repodigest.revision": d.revision}) as span:
-            before = {k: len(v) for k, v in outcome.__dict__.items()}
+            done = "error"  # the record or an artifact could not be read or written
             try:
-                await one(route)
+                done = await one(route)
             finally:
-                done = next((k for k, v in outcome.__dict__.items() if len(v) > before[k]),
-                            "error")
                 span.set_attribute("repodigest.outcome", done)
                 _posts.add(1, {"kind": route.kind, "outcome": done})
 
@@ -248,5 +259,3 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
     return outcome
 
 
-def outcome_json(outcome: Outcome) -> str:
-    return json.dumps(outcome.__dict__, sort_keys=True)

@@ -43,11 +43,19 @@ class Record:
     at: str
     attempts: int = 0
     reason: str = ""
+    owner: str = ""  # the notifier instance that wrote it (a `sending` claim's holder)
     revision: int = 0  # the KV entry's revision (for compare-and-set), not stored
 
     def to_json(self) -> bytes:
         return json.dumps({"state": self.state, "at": self.at, "attempts": self.attempts,
-                           "reason": self.reason}).encode()
+                           "reason": self.reason, "owner": self.owner}).encode()
+
+    def age(self) -> float:
+        """Seconds since it was written (a record without a readable time is old)."""
+        try:
+            return (datetime.now(timezone.utc) - datetime.fromisoformat(self.at)).total_seconds()
+        except (TypeError, ValueError):
+            return float("inf")
 
 
 class AlreadyClaimed(Exception):
@@ -77,7 +85,7 @@ class KvDeliveryLog:
         data = json.loads(entry.value or b"{}")
         return Record(state=data.get("state", "failed"), at=data.get("at", ""),
                       attempts=int(data.get("attempts", 0)), reason=data.get("reason", ""),
-                      revision=int(entry.revision or 0))
+                      owner=data.get("owner", ""), revision=int(entry.revision or 0))
 
     async def claim(self, key: str, current: Record | None, record: Record) -> int:
         """Write `record` if the key is still as read (`current`); its new revision."""

@@ -464,3 +464,43 @@ async def test_smtp_451_is_retried_and_a_refused_login_is_dead_lettered(nats_ser
     assert any(t.startswith("route mail: attempt 1 failed (SMTP 451 4.3.0 Mail server "
                             "temporarily busy)") for t in messages(caplog))
     assert_no_secret(messages(caplog) + [reason, json.dumps(letter.headers)])
+
+
+async def test_another_notifiers_fresh_claim_is_awaited_and_a_stale_one_taken_over(nats_server):
+    """Two replicas with copies of one report-ready: the route another notifier is posting
+    right now (a fresh `sending` claim of another owner) is not posted here; its `sent` record
+    ends the wait. A claim left by a notifier that died long ago is taken over (posted once)."""
+    from datetime import timedelta
+
+    from services.notifier.adapters.state import KvDeliveryLog, Record
+
+    receiver = await WebhookReceiver().start()
+    base = receiver.base_url
+    routes = [{"name": "busy", "kind": "slack", "url": f"{base}/busy/hook/{SLACK_TOKEN}"},
+              {"name": "stale", "kind": "slack", "url": f"{base}/stale/hook/{SLACK_TOKEN}"}]
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    runtime, service = await start(nats_server.url, routes)
+    try:
+        records = await KvDeliveryLog.open(js)
+        busy = delivery_key("busy", REPO, "2026-03-26", 2)
+        now = datetime.now(timezone.utc)
+        await records.put(busy, Record("sending", now.isoformat(), 1, owner="replica-2"))
+        await records.put(delivery_key("stale", REPO, "2026-03-26", 2), Record(
+            "sending", (now - timedelta(hours=1)).isoformat(), 1, owner="replica-gone"))
+        ready = await store_report(js, summary())
+        await deliver(runtime, ready)
+
+        async def waited():
+            return service.consumer.stats.retried >= 1
+        await wait_until(waited, 30, "the report-ready to be nacked while replica-2 posts")
+        await receiver.wait_for(lambda: receiver.ok("stale"))
+        # replica-2 finishes its post
+        await records.put(busy, Record("sent", now.isoformat(), 1, owner="replica-2"))
+        await processed(service, 1)
+    finally:
+        await runtime.stop()
+        await receiver.stop()
+        await nc.close()
+    assert not receiver.tries("busy")
+    assert len(receiver.ok("stale")) == 1

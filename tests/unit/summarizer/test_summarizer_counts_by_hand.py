@@ -15,9 +15,13 @@ import pytest
 from services.summarizer.domain.report import (
     ReportPolicy, _status_at, _trend, build_summary, fact_actor,
 )
-from shared.events import Actor, CommentInfo, FactData, ItemSnapshot, ReviewInfo
+from shared.events import (
+    Actor, CommentInfo, EnrichedFact, FactData, ItemSnapshot, ReviewInfo, RuleSetRef, make_fact,
+)
 from shared.windows import day_window
-from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, rows, window_input
+from tests.unit.summarizer.summarizer_builders import (
+    REPO, ItemSpec, enrich, rows, tags, window_input,
+)
 
 DAY = day_window(date(2026, 6, 8), "UTC")  # 2026-06-08 00:00Z .. 2026-06-09 00:00Z
 NOW = datetime(2026, 6, 10, tzinfo=timezone.utc)
@@ -199,3 +203,51 @@ def test_status_at_the_end_of_the_window(merged_at, closed_at, status):
 ])
 def test_module_trend_thresholds(total, previous, trend):
     assert _trend(total, previous) == trend
+
+
+# --------------------------------------------------------------------------- contributors, activity
+
+
+def test_contributors_are_ordered_by_everything_they_did():
+    # ddd: 3 pull requests opened, 2 of them merged (5); ccc: 4 reviews; bbb: 3 comments;
+    # aaa: 2 issues opened
+    prs = [ItemSpec(n, "pull_request", at(8, 8), author="ddd", merged=at(8, 12) if n < 3 else None)
+           for n in (1, 2, 3)]
+    issues = [ItemSpec(n, "issue", at(8, 9), author="aaa") for n in (4, 5)]
+    events = [enrich(p, "opened", at(8, 8)) for p in prs] + [
+        enrich(p, "merged", at(8, 12)) for p in prs[:2]] + [
+        enrich(i, "opened", at(8, 9)) for i in issues] + [
+        comment(prs[2], at(8, 13, n), "bbb", 100 + n) for n in range(3)] + [
+        review(prs[2], at(8, 14, n), "ccc", 200 + n) for n in range(4)]
+    contributors = summarize(events).contributors
+    assert [(c.login, c.prs_opened, c.prs_merged, c.issues_opened, c.comments, c.reviews)
+            for c in contributors] == [("ddd", 3, 2, 0, 0, 0), ("ccc", 0, 0, 0, 0, 4),
+                                       ("bbb", 0, 0, 0, 3, 0), ("aaa", 0, 0, 2, 0, 0)]
+
+
+def test_a_login_marked_a_bot_once_stays_a_bot():
+    """The classifier marked the first pull request of 'release-helper' as a bot's (a rule, not
+    the [bot] suffix); its second pull request and its comment do not make it a person again."""
+    first = ItemSpec(1, "pull_request", at(8, 8), author="release-helper")
+    second = ItemSpec(2, "pull_request", at(8, 9), author="release-helper")
+    marked = EnrichedFact.create(
+        make_fact(FactData(repo=REPO, kind="pull_request", action="opened",
+                           item=first.snapshot(at(8, 8)), actor="release-helper")),
+        tags(bot=True), RuleSetRef(profile="p", version="v1"))
+    events = [marked, enrich(second, "opened", at(8, 9)),
+              comment(second, at(8, 10), "release-helper", 1), comment(second, at(8, 11), "bob", 2)]
+    bots = {c.login: c.bot for c in summarize(events).contributors}
+    assert bots == {"release-helper": True, "bob": False}
+
+
+def test_daily_activity_counts_each_kind_on_its_day():
+    merged = ItemSpec(1, "pull_request", at(7, 8), merged=at(8, 10))
+    closed = ItemSpec(2, "pull_request", at(7, 8), closed=at(8, 11))
+    issue = ItemSpec(3, "issue", at(7, 8), closed=at(8, 12))
+    opened = ItemSpec(4, "issue", at(8, 13))
+    events = [enrich(merged, "merged", at(8, 10)), enrich(closed, "closed", at(8, 11)),
+              enrich(issue, "closed", at(8, 12)), enrich(opened, "opened", at(8, 13)),
+              comment(opened, at(8, 14), "bob", 1)]
+    (day,) = summarize(events).activity
+    assert (day.day, day.prs_opened, day.prs_merged, day.prs_closed_unmerged, day.issues_opened,
+            day.issues_closed, day.comments) == (date(2026, 6, 8), 0, 1, 1, 1, 1, 1)

@@ -247,11 +247,16 @@ def _sections(body: str) -> tuple[list[_Section], bool, list[str]]:
             htext = m.group("htext") if g == "heading" else m.group("btext")
             kind = _heading_kind(htext)
             rest = "" if g == "heading" else m.group("brest").strip()
-            if g == "boldhead" and kind == "other" and rest:
-                # "**Note** that ..." is prose with emphasis, not a heading
+            if g == "boldhead" and kind == "other" and (rest or unit is not None):
+                # "**Note** that ..." is prose with emphasis, not a heading; so is a bold name
+                # on the next line of a sentence that goes on ("… accuracy issue for\n
+                # **Qwen3-Next-80B-A3B-Instruct-W8A8**.")
                 cur.raw.append(line)
-                unit = _Unit("p", line, gap)
-                cur.units.append(unit)
+                if unit is not None:
+                    unit.raw.append(line)
+                else:
+                    unit = _Unit("p", line, gap)
+                    cur.units.append(unit)
                 gap = False
                 continue
             template = template or kind in ("what", "uf", "test")
@@ -671,6 +676,12 @@ _REGRESSED = re.compile(r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|le
 _TOLD = ("reverts", "fix_up")
 
 
+# "Revert PR 5253 to fix the smoking problem" says why; "Revert #12" alone does not
+_REVERT_BECAUSE = re.compile(r"(?i)\b(?:to fix|to avoid|because|as it|as this|since|due to|which|that)\b")
+# how it was tested is no reason: "It was tested in the failure case."
+_TEST_NOTE = re.compile(r"(?i)[-*>\s]*(?:it\s+(?:was|is|has been)\s+|was\s+|been\s+)?tested\b")
+
+
 def _why_line(text: str) -> str:
     """The first sentence of a revert's description that says why (for a revert named by its
     title): "break CI", "It breaks the test", "The new version … lead to the image build failure"."""
@@ -679,7 +690,8 @@ def _why_line(text: str) -> str:
         t = line.strip()
         m = REASON_WORDS.search(line)
         if (m and not _REVERTS_SHA.search(t) and not t.startswith(("#", "|"))
-                and not re.match(r"(?i)[-*>\s]*revert\b", t)):
+                and not (re.match(r"(?i)[-*>\s]*revert\b", t) and not _REVERT_BECAUSE.search(t))
+                and not _TEST_NOTE.match(t)):
             found = _context(text, pos + m.start(), pos + m.end())
             # up to a pointer ("… failure. see <url>") or inline HTML (an <img> pasted after it)
             found = re.split(r"(?i)(?<=[.!?])\s+(?=(?:see|refer to|cf)\b|https?://)|\s*<[a-z/!]", found, maxsplit=1)[0]

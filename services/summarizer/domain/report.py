@@ -361,7 +361,10 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     if kinds & {"test", "docs", "ci", "platform-ci", "refactor"}:
         return None  # a test, a doc or a CI job for a model is not support for it
     modules = [_fold(m) for m in tags.module_names()]
-    if any("model" in m and "load" not in m for m in modules[:2]):
+    modelish = [("model" in m and "load" not in m) for m in modules[:3]]
+    # the model area is the change's main one, or the title says it is about a model: mxfp8
+    # quantization "(qwen dense)" is quantization work that happens to name a model (2026-W02)
+    if modelish[:1] == [True] or (any(modelish) and re.search(r"(?i)\bmodels?\b", snap.title or "")):
         return "new_model"
     # an ecosystem tag alone is not enough: in a hardware plugin every change touches its chip
     if any(m.startswith(("platform", "hardware")) for m in modules[:2]):
@@ -440,8 +443,8 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("feature")
     if "claims" in got:
         out.append("measured_claim")
-    elif "performance" in kinds:
-        out.append("performance")
+    elif "performance" in kinds and not _is_bugfix(tags):
+        out.append("performance")  # (a fix in a performance area is a fix, not performance work)
     if "storyline_lead" in got:
         out.append("storyline_lead")
     if "user_facing" in got:

@@ -327,6 +327,26 @@ def test_versions_pr_numbers_and_dates_are_no_claims():
     assert digest_of("x", body).claims == ()
 
 
+def test_a_revert_says_why_in_its_own_revert_line_not_in_its_test_note():
+    # #5667 (vllm-ascend history): the reason is on the "Revert PR 5253 …" line; "It was tested
+    # in the failure case." only says how it was tested
+    body = ("### What this PR does / why we need it?\n\nRevert PR 5253 to fix the smoking problem\n\n"
+            "### Does this PR introduce _any_ user-facing change?\n\nDoes not.\n\n"
+            "### How was this patch tested?\n\nIt was tested in the failure case.\n")
+    d = digest_of('Revert "[BugFix][Fusion] Fix graph fusion failure problem (#5253)"', body)
+    (ref,) = [r for r in d.refs if r.kind == "reverts"]
+    assert ref.number == 5253 and ref.context == "Revert PR 5253 to fix the smoking problem"
+
+
+def test_a_bold_name_on_the_next_line_of_a_sentence_stays_in_it():
+    # #5746 (vllm-ascend history)
+    body = ("### What this PR does / why we need it?\nClose the **Full Graph** mode to temporarily "
+            "avoid accuracy issue for\n**Qwen3-Next-80B-A3B-Instruct-W8A8**.\n"
+            "### Does this PR introduce _any_ user-facing change?\nN/A\n")
+    assert digest_of("[CI] nightly fix", body).what == (
+        "Close the Full Graph mode to temporarily avoid accuracy issue for Qwen3-Next-80B-A3B-Instruct-W8A8.")
+
+
 def test_a_table_of_files_is_no_what():
     # #6200's description (vllm-ascend history): its only "what" is a table of file paths
     body = ("### What this PR does / why we need it?\n**Scope of Changes**:\n| File Path |\n"

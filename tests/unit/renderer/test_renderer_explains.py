@@ -59,7 +59,7 @@ def test_highlights_are_storylines_with_their_summary_and_short_what_sentences()
     assert "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token " \
            "prediction (MTP) for DeepSeek-V4 to cut decode latency;" in bullets[0]
     # a storyline without a summary says what kinds of change it holds
-    assert bullets[1].startswith("- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert:")
+    assert bullets[1].startswith("- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert — ")
 
 
 def test_the_lead_names_the_storylines() -> None:
@@ -71,7 +71,7 @@ def test_without_storylines_the_module_themes_stay() -> None:
     from .samples import weekly_summary
     text = render_markdown(weekly_summary(), "en")
     assert "line of work" not in text and "### " in section(text, "Key changes by theme")
-    assert "- **MoE**: 9 merged PRs:" in section(text, "Highlights")
+    assert "- **MoE**: 9 merged PRs — " in section(text, "Highlights")
 
 
 def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:

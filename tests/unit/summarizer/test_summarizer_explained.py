@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, RequestMeta, build_summary, score_pr, upgrade_target,
+    ReportPolicy, RequestMeta, build_summary, key_reasons, score_pr, upgrade_target,
 )
 from shared.events import Claim, Digest, Reference, RiskTag, SourceInfo, Tag, Tags
 from shared.windows import day_window, week_window
@@ -108,6 +108,25 @@ UPGRADE_TITLES = [
 @pytest.mark.parametrize("title,target", UPGRADE_TITLES)
 def test_an_upgrade_is_named_by_what_its_title_moves_to(title, target):
     assert upgrade_target(title) == target
+
+
+def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
+    """2026-W02: "support mxfp8 quantization (qwen dense)" is quantization work, not new model
+    support; "[BugFix][Fusion] Fix graph fusion failure problem" is a fix, not performance work."""
+    policy = ReportPolicy()
+    quant = pr(5723, "support mxfp8 quantization (qwen dense)", at(1), modules=("quantization", "models"),
+               categories=("feature",))
+    model = pr(5724, "[Model] Support the Whisper model", at(1), modules=("attention", "models"),
+               categories=("feature",))
+    fix = pr(5676, "[BugFix][Fusion] Fix graph fusion failure problem", at(1), modules=("compilation",),
+             categories=("bugfix", "performance"))
+    reasons = {}
+    for spec in (quant, model, fix):
+        snap, tags = spec.snapshot(spec.merged), spec.tags()
+        reasons[spec.number] = key_reasons(snap, tags, score_pr(snap, tags, policy)[1])
+    assert "new_model" not in reasons[5723] and "feature" in reasons[5723]
+    assert "new_model" in reasons[5724]
+    assert "performance" not in reasons[5676]
 
 
 def test_what_a_change_is_outranks_how_big_it_is():

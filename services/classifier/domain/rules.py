@@ -32,7 +32,9 @@ from .prefilter import RegexGate
 # bump when the engine's semantics change, so the rule-set version changes with them
 # 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
 # 3: the digest takes no claim from a pasted log line
-ENGINE_VERSION = "3"
+# 4: the digest's what is never a list of files or a link alone, keeps a bold name that goes on
+#    a sentence, and a revert's reason is never its test note
+ENGINE_VERSION = "4"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

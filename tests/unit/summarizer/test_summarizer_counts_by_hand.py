@@ -251,3 +251,15 @@ def test_daily_activity_counts_each_kind_on_its_day():
     (day,) = summarize(events).activity
     assert (day.day, day.prs_opened, day.prs_merged, day.prs_closed_unmerged, day.issues_opened,
             day.issues_closed, day.comments) == (date(2026, 6, 8), 0, 1, 1, 1, 1, 1)
+
+
+def test_hourly_activity_counts_each_kind_in_its_hour():
+    pr = ItemSpec(1, "pull_request", at(8, 9, 15), merged=at(8, 10, 59))
+    issue = ItemSpec(2, "issue", at(8, 23, 30))
+    events = [enrich(pr, "opened", at(8, 9, 15)), enrich(pr, "merged", at(8, 10, 59)),
+              enrich(issue, "opened", at(8, 23, 30)), comment(issue, at(8, 23, 59), "bob", 1)]
+    hours = {h.start.hour: (h.prs_opened, h.prs_merged, h.issues_opened, h.comments)
+             for h in summarize(events).hourly if (h.prs_opened, h.prs_merged, h.issues_opened,
+                                                   h.comments) != (0, 0, 0, 0)}
+    assert hours == {9: (1, 0, 0, 0), 10: (0, 1, 0, 0), 23: (0, 0, 1, 1)}
+    assert len(summarize(events).hourly) == 24

@@ -19,7 +19,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # ideographs, n
 _LATIN = re.compile(r"[A-Za-z0-9#+]")
 # Latin text may end in a closing bracket ("mergify[bot]") or begin with an opening one
 _LATIN_END = re.compile(r"[A-Za-z0-9#+\])%]")
-_LATIN_START = re.compile(r"[A-Za-z0-9#+\[(]")
+_LATIN_START = re.compile(r"[A-Za-z0-9#+\-\[(]")
 _FORMATTER = Formatter()
 
 

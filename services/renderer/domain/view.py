@@ -286,6 +286,8 @@ class _Writer:
     def __init__(self, s: SummaryData, m: Messages) -> None:
         self.s, self.m = s, m
         self.items = _item_index(s)
+        self.reverts = frozenset(i.number for st in s.storylines for i in st.items if i.role == "revert") | \
+            frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
         self.repo_url = f"https://github.com/{s.repo}"
 
     # ------------------------------------------------------------ helpers
@@ -590,7 +592,7 @@ class _Writer:
             m.t("key_prs.signal", name=m.name("signal_names", g.name), points=one_decimal(g.points))
             for g in signals)
         return KeyPRRow(link(k.item), k.item.author,
-                        m.t("list.comma").join(self.module(x) for x in k.item.modules),
+                        m.t("list.sep").join(self.module(x) for x in k.item.modules),
                         one_decimal(k.score), sig, self.size(k.item))
 
     def discussion(self, d: Discussion) -> DiscussionView:
@@ -703,7 +705,7 @@ class _Writer:
             out.append(AppendixList(
                 m.t(f"appendix.{name}") + m.t("appendix.count", count=count),
                 tuple(link(i) for i in items),
-                tuple(m.t("list.comma").join(self.module(x) for x in i.modules) for i in items),
+                tuple(m.t("list.sep").join(self.module(x) for x in i.modules) for i in items),
                 m.tn("appendix.more", omitted, count=num(omitted)) if omitted else ""))
         return tuple(out)
 
@@ -765,7 +767,9 @@ class _Writer:
     def short_what(self, number: int) -> str:
         """One short sentence about an item: its digest's first sentence, else its title."""
         item = self.items.get(number)
-        text = self.what(item, EXCERPT_WHAT)
+        # a revert is told by its title ('Revert "x"'): its description often pastes the
+        # reverted change's own, which says the opposite of what the revert does
+        text = "" if number in self.reverts else self.what(item, EXCERPT_WHAT)
         if text:
             first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
             return self.m.t("quote.what", text=_span(first, EXCERPT_WHAT_SHORT).rstrip("。."))
@@ -792,7 +796,7 @@ class _Writer:
                 notes.append(m.t("digest.internal"))
             kinds = [k for k in d.tested if k != "none"]
             if kinds:
-                notes.append(m.t("digest.tested", kinds=m.t("list.comma").join(
+                notes.append(m.t("digest.tested", kinds=m.t("list.sep").join(
                     m.name("test_kinds", k) for k in kinds)))
             elif "none" in d.tested:
                 notes.append(m.t("digest.untested"))
@@ -1052,6 +1056,8 @@ class _Writer:
         words what moved it, as seed 000's trend column does; "" when none."""
         best, most = "", 1
         for st in self.s.storylines:
+            if st.evidence == "module":
+                continue  # a module's own line says nothing the row does not ("up: Speculative decoding")
             inside = sum(1 for i in st.items
                          if (ref := self.items.get(i.number)) is not None and module in ref.modules)
             if inside > most and inside * 2 >= len(st.items):
@@ -1373,7 +1379,7 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
     if view.appendix_mode == "compact":  # a dense table: at most MAX_ROW_MODULES modules a row
         mods_of = {i.number: i.modules for n in APPENDIX_LISTS for i in getattr(s.appendix, n)}
         view.appendix = tuple(dataclasses.replace(a, modules=tuple(
-            m.t("list.comma").join(w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES])
+            m.t("list.sep").join(w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES])
             + ("…" if len(mods_of.get(lk.number, ())) > MAX_ROW_MODULES else "")
             for lk in a.links)) for a in view.appendix)
     # capped tables: say how many rows are left out
@@ -1384,7 +1390,7 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
     view.key_prs_more = _more(m, len(s.key_prs) - len(view.key_prs))
     mods = {k.item.number: k.item.modules for k in s.key_prs}
     view.key_prs = tuple(
-        dataclasses.replace(r, modules=m.t("list.comma").join(
+        dataclasses.replace(r, modules=m.t("list.sep").join(
             [w.module(x) for x in mods.get(r.link.number, ())[:MAX_ROW_MODULES]])
             + ("…" if len(mods.get(r.link.number, ())) > MAX_ROW_MODULES else ""))
         if r.link.number in mods else r for r in view.key_prs)

@@ -333,6 +333,7 @@ _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
 _REMOVAL_POINTS = 2.0  # ... worth a feature's kind and more (W50: "Drop torchair", -16,881 lines)
 _REMOVAL = REMOVAL_TITLE
+_TOOLING_KINDS = frozenset({"ci", "platform-ci", "test", "docs"})
 
 
 _UPGRADE_FILES = 10  # files an upgrade touches to be news
@@ -439,11 +440,11 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("upgrade")
     if "removal" in got:
         out.append("removal")
-    elif "feature" in kinds and not support:
-        out.append("feature")
+    elif "feature" in kinds and not support and not kinds & _TOOLING_KINDS:
+        out.append("feature")  # (a new CI workflow or test is no product feature)
     if "claims" in got:
         out.append("measured_claim")
-    elif "performance" in kinds and not _is_bugfix(tags):
+    elif "performance" in kinds and not _is_bugfix(tags) and not _REMOVAL.search(snap.title or ""):
         out.append("performance")  # (a fix in a performance area is a fix, not performance work)
     if "storyline_lead" in got:
         out.append("storyline_lead")
@@ -696,7 +697,8 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                             roles=("revert", "reverted_change", *("relanded",) * len(back)),
                             subject=target.title if target is not None else "",
                             across_windows=before_window(link.target),
-                            reason=_revert_reason(items.get(link.source), link.target)))
+                            reason=_not_its_description(
+                                _revert_reason(items.get(link.source), link.target), target)))
     # a revert that names nothing it undid is a risk of its own only when it takes code out
     # ("[Fix] Revert temporary skip on … tests" turns tests back on)
     unlinked = sorted(n for n in story.reverts - linked
@@ -802,6 +804,17 @@ def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
     if plain_title(what) == plain_title(revert.title):
         return ""
     return what
+
+
+def _not_its_description(reason: str, reverted: StoryItem | None) -> str:
+    """A revert's reason, unless it is the reverted change's own description pasted into the
+    revert's body (2026-W29: #11994 embedded #10824's "This PR unifies FIA …"; it says why the
+    change was made, not why it was undone)."""
+    theirs = " ".join((reverted.digest.what if reverted is not None and reverted.digest else "").split())
+    ours = " ".join(reason.split())
+    if ours and theirs and (ours[:60] in theirs or theirs[:60] in ours):
+        return ""
+    return reason
 
 
 _NOT_WHY = re.compile(r"(?i)https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|\b(?:this|that|the|pr|commit|manually|partially"

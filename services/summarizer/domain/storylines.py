@@ -390,6 +390,8 @@ def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], his
         for t in {t.key: t for t in _title_terms(item.title)}.values():
             if any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS:
                 continue
+            if t.key in KIND_WORDS or any(p in KIND_WORDS for p in t.parts):
+                continue  # "documentation" names a kind of change, not a line of work
             seen[t.key] += 1
             forms[t.key][t.surface] += 1
             pair[t.key] = bool(t.parts)
@@ -451,6 +453,8 @@ REMOVALS_KEY = "removals"
 REMOVALS_NAME = "Removals and clean-up"  # the renderer says it in the report's language
 MIN_REMOVALS = 3
 REMOVAL_STORY_LINES = 500  # net lines the removals of a window take out together
+BIG_REMOVAL_LINES = 1000  # a change taking this many net lines out is a removal when its title
+_REMOVAL_WORD = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat|clean\s*up|cleanup)\w*")  # ... says so anywhere
 
 
 _IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
@@ -694,8 +698,11 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             x = parent[x]
         return x
 
+    reverted: set[int] = set()
     for link in resolve_links(known):
         parent[find(link.source)] = find(link.target)
+        if link.kind == "reverts":
+            reverted.add(link.target)
     components: dict[int, list[int]] = defaultdict(list)
     for x in list(parent):
         components[find(x)].append(x)
@@ -713,6 +720,10 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                     assigned[x] = g
             continue
         if len(inside) < 2:
+            continue
+        if all(x in reverted or role_of(known[x]) == "revert" for x in inside):
+            # a change and its revert, nothing else: it changed nothing, and the risks tell it
+            # (2026-W29: "ViT encoder ACL graph" was a fix and the revert of that fix)
             continue
         first = min(members, key=lambda x: _order(known[x]))
         groups.append(_Group(key=f"chain:{first}", name=_short_name(known[first].title),
@@ -743,14 +754,24 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     # of work of their own when there are enough of them and they take a body of code out
     # (2025-W50: "Drop torchair" -16,881 lines, "cleanup useless torchair logic", "Remove
     # FusedMoEState", env variables removed)
-    removals = [i for i in sorted(window, key=_order)
-                if i.number not in assigned and REMOVAL_TITLE.search(i.title) and role_of(i) != "revert"]
+    def takes_out(i: StoryItem) -> bool:
+        net = i.deletions - i.additions
+        return net > 0 and role_of(i) != "revert" and bool(
+            REMOVAL_TITLE.search(i.title) or (net >= BIG_REMOVAL_LINES and _REMOVAL_WORD.search(i.title)))
+
+    def free_for_removals(i: StoryItem) -> bool:
+        # unassigned, or in a storyline it only joined (not one of the items carrying its name)
+        return i.number not in assigned or i.number not in groups[assigned[i.number]].core
+
+    removals = [i for i in sorted(window, key=_order) if takes_out(i) and free_for_removals(i)]
     taken_out = sum(i.deletions - i.additions for i in removals)
     if len(removals) >= MIN_REMOVALS and taken_out >= REMOVAL_STORY_LINES:
         groups.append(_Group(key=REMOVALS_KEY, name=REMOVALS_NAME, evidence="term",
                              items=[i.number for i in removals], score=float(len(removals)),
                              core=frozenset(i.number for i in removals)))
         for i in removals:
+            if i.number in assigned:
+                groups[assigned[i.number]].items.remove(i.number)
             assigned[i.number] = len(groups) - 1
 
     # shared files: an item that changes a file specific to a storyline joins it; files that
@@ -765,6 +786,8 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             xs = specific[path]
             homes = Counter(assigned[x] for x in xs if x in assigned)
             for g, count in homes.items():
+                if groups[g].key == REMOVALS_KEY:
+                    continue  # touching what a removal took out does not make a change a removal
                 if count >= 2 and count * 2 >= len(xs) - 1:
                     votes[g] += 1
         if votes and votes.most_common(1)[0][1] * 2 >= len(files_of[item.number]):

@@ -171,6 +171,18 @@ def test_a_busy_module_no_storyline_took_is_a_line_of_its_own_after_the_named_on
     assert find_storylines(spec + FILLER[:20], [], COUNTS, len(HISTORY)) == []
 
 
+def test_a_change_and_its_revert_alone_are_no_storyline():
+    # 2026-W29: "ViT encoder ACL graph" was a fix (#10824, fixing an earlier #10549) and its revert
+    earlier = it(10549, "[BugFix] ViT encoder ACL graph pads the sequence", day=-20)
+    fix = it(10824, "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph",
+             day=1, digest=Digest(refs=(Reference(kind="fix_up", number=10549),)))
+    revert = it(11994, 'Revert "[BugFix][Worker] Fix padded sequence length handling for ViT encoder '
+                'ACL graph (#10824)"', day=3)
+    lines = find_storylines(FILLER + [fix, revert], [], COUNTS, len(HISTORY),
+                            referenced={10549: earlier})
+    assert not [s for s in lines if {m.number for m in s.items} & {10824, 11994}]
+
+
 def test_a_word_for_a_kind_of_change_names_no_line_of_work():
     # 2025-W50: "e2e" in seven titles was a fusion rename, a test skip and a script deletion
     current = FILLER + [
@@ -198,6 +210,11 @@ def test_removals_that_take_a_body_of_code_out_are_one_line_led_by_the_biggest()
     (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
     assert line.key == "removals" and [m.number for m in line.items] == [1, 2, 3, 4]
     assert line.lead == 1 and {m.role for m in line.items} == {"refactor"}
+    # a change that only touches what a removal took out, or adds more than it removes, is no removal
+    joiner = it(5, "[Feature] Support batch job aware scheduler", day=5, files=("a/runner.py", "a/moe.py"))
+    joiner = StoryItem(**{**joiner.__dict__, "additions": 1899, "deletions": 0})
+    (line,) = find_storylines(current + [joiner], [], COUNTS, len(HISTORY))
+    assert 5 not in {m.number for m in line.items}
     # three small removals are no line of work
     small = [StoryItem(**{**i.__dict__, "deletions": 20}) if i.number in removed else i for i in current]
     assert find_storylines(small, [], COUNTS, len(HISTORY)) == []

@@ -127,6 +127,31 @@ def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
     assert "new_model" not in reasons[5723] and "feature" in reasons[5723]
     assert "new_model" in reasons[5724]
     assert "performance" not in reasons[5676]
+    # 2026-W29: a new CI workflow is no product feature; removing an optimisation is no
+    # performance work
+    ci = pr(12270, "[CI] add nightly test workflow and config for A3 560T clusters", at(1),
+            modules=("ci",), categories=("feature", "ci"), additions=1376)
+    removal = pr(12119, "[Refactor] Remove matmulallreduce and pass optimization techniques", at(1),
+                 modules=("kernels",), categories=("refactor", "performance"), deletions=3185)
+    for spec in (ci, removal):
+        snap, tags = spec.snapshot(spec.merged), spec.tags()
+        reasons[spec.number] = key_reasons(snap, tags, score_pr(snap, tags, policy)[1])
+    assert "feature" not in reasons[12270]
+    assert "performance" not in reasons[12119] and "removal" in reasons[12119]
+
+
+def test_a_revert_that_pastes_the_reverted_description_gives_no_reason():
+    """2026-W29: #11994's body embedded #10824's "This PR unifies FIA …": why the change was
+    made, not why it was undone."""
+    theirs = "This PR unifies FIA actual_seq_lengths handling for ViT encoder ACL graph across eager and graph modes."
+    items = [
+        pr(10824, "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph", at(0),
+           digest=Digest(what=theirs)),
+        pr(11994, 'Revert "[BugFix][Worker] Fix padded sequence length handling (#10824)"', at(2),
+           digest=Digest(what=theirs, refs=(Reference(kind="reverts", number=10824, context=theirs),))),
+    ]
+    (inc,) = [i for i in summarize(items).incidents if i.kind == "revert"]
+    assert inc.items[:2] == (11994, 10824) and inc.reason == ""
 
 
 def test_what_a_change_is_outranks_how_big_it_is():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, timedelta, timezone
 
+import pytest
 import sqlalchemy as sa
 
 from services.summarizer.adapters.store import SqlProjections
@@ -37,11 +38,13 @@ def item_row(store: SqlProjections, number: int):
                                                    items.c.number == number)).one()
 
 
-def test_the_newest_snapshot_wins_whatever_the_order_and_first_seen_is_the_earliest(database_url):
+@pytest.mark.parametrize("newest_first", [True, False])
+def test_the_newest_snapshot_wins_whatever_the_order_and_first_seen_is_the_earliest(
+        database_url, newest_first):
     store = store_for(database_url)
     spec = ItemSpec(7, "pull_request", at(9), merged=at(12))
     opened, merged = enrich(spec, "opened", at(9)), enrich(spec, "merged", at(12))
-    result = store.fold([merged, opened], now=NOW)  # delivered newest first
+    result = store.fold([merged, opened] if newest_first else [opened, merged], now=NOW)
     assert (result.facts, result.late_windows) == (2, 0)
     row = item_row(store, 7)
     assert (row.state, row.merged_at, row.snapshot_time, row.first_seen) == (

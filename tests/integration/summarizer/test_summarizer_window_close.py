@@ -7,7 +7,7 @@ row names who did it."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
@@ -88,7 +88,9 @@ def test_a_watermark_moves_only_forward_and_each_repository_on_its_own(database_
 
     t1, t2 = (datetime(2026, 6, 9, h, 0, tzinfo=timezone.utc) for h in (1, 2))
     later = datetime(2026, 6, 9, 6, 0, tzinfo=timezone.utc)
-    store.fold([watermark(t1, repo="acme/a"), watermark(t1, repo="acme/b")], now=NOW, closer=closer)
+    # acme/b's two watermarks in one batch, the later one first: the later one is where it is
+    store.fold([watermark(t1, repo="acme/a"), watermark(t1, repo="acme/b"),
+                watermark(t1 - timedelta(hours=1), repo="acme/b")], now=NOW, closer=closer)
     # acme/a: the same watermark again (another event, e.g. another classifier replica's) does
     # not move it; acme/b, after it in the batch, moves all the same
     same = watermark(t1, repo="acme/a").model_copy(update={"id": "another-replica"})

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, _status_at, _trend, build_summary, fact_actor,
+    _open_at, _status_at, _trend, build_summary, fact_actor,
 )
 from shared.events import (
     Actor, CommentInfo, EnrichedFact, FactData, ItemSnapshot, ReviewInfo, RuleSetRef, make_fact,
@@ -49,21 +49,36 @@ def review(spec: ItemSpec, when: datetime, login: str, n: int):
 # --------------------------------------------------------------------------- reopen, close
 
 
-def test_a_reopen_in_the_window_takes_back_a_close_and_other_facts_do_not():
+def test_a_reopen_in_the_window_takes_back_a_close():
     issue_reopened = ItemSpec(1, "issue", at(7, 9), closed=at(8, 10))
     issue_closed = ItemSpec(2, "issue", at(7, 9), closed=at(8, 11))
     issue_closed_before = ItemSpec(3, "issue", at(7, 9), closed=at(7, 10))
     pr_reopened = ItemSpec(4, "pull_request", at(7, 9), closed=at(8, 10))
     pr_closed = ItemSpec(5, "pull_request", at(7, 9), closed=at(8, 11))
+    pr_closed_before = ItemSpec(6, "pull_request", at(7, 9), closed=at(7, 10))
     events = [
         enrich(issue_reopened, "closed", at(8, 10)), enrich(issue_reopened, "reopened", at(8, 12)),
-        enrich(issue_closed, "closed", at(8, 11)), enrich(issue_closed, "labeled", at(8, 13)),
+        enrich(issue_closed, "closed", at(8, 11)),
         enrich(issue_closed_before, "reopened", at(8, 14)),   # its close was yesterday
         enrich(pr_reopened, "closed", at(8, 10)), enrich(pr_reopened, "reopened", at(8, 12)),
-        enrich(pr_closed, "closed", at(8, 11)), enrich(pr_closed, "labeled", at(8, 13)),
+        enrich(pr_closed, "closed", at(8, 11)),
+        enrich(pr_closed_before, "reopened", at(8, 14)),
     ]
-    counts = summarize(events).counts
+    s = summarize(events)
     # closed and still closed at the end of the day: issue 2 and pull request 5
+    assert (s.counts.closed_issues, s.counts.closed_unmerged_prs) == (1, 1)
+    assert [r.number for r in s.appendix.closed_issues] == [2]
+    assert [r.number for r in s.appendix.closed_unmerged_prs] == [5]
+
+
+def test_a_label_or_an_edit_after_a_close_leaves_it_closed():
+    issue = ItemSpec(1, "issue", at(7, 9), closed=at(8, 10))
+    pr = ItemSpec(2, "pull_request", at(7, 9), closed=at(8, 10))
+    events = [enrich(issue, "closed", at(8, 10)), enrich(issue, "labeled", at(8, 11)),
+              enrich(issue, "edited", at(8, 12)),
+              enrich(pr, "closed", at(8, 10)), enrich(pr, "labeled", at(8, 11)),
+              enrich(pr, "edited", at(8, 12))]
+    counts = summarize(events).counts
     assert (counts.closed_issues, counts.closed_unmerged_prs) == (1, 1)
 
 
@@ -192,6 +207,11 @@ def test_status_at_the_end_of_the_window(merged_at, closed_at, status):
     assert _status_at(snapshot(merged_at=merged_at, closed_at=closed_at), END) == status
 
 
+@pytest.mark.parametrize("created_at,is_open", [(at(8, 23, 59), True), (END, False)])
+def test_open_at_the_end_needs_to_have_been_created_before_it(created_at, is_open):
+    assert _open_at(snapshot(created_at=created_at), END) is is_open
+
+
 @pytest.mark.parametrize("total,previous,trend", [
     (0, 0, "flat"), (3, 0, "new"), (0, 4, "gone"),
     # 10 before: a change of more than 1 (10 %) is a trend
@@ -210,7 +230,8 @@ def test_module_trend_thresholds(total, previous, trend):
 
 def test_contributors_are_ordered_by_everything_they_did():
     # ddd: 3 pull requests opened, 2 of them merged (5); ccc: 4 reviews; bbb: 3 comments;
-    # aaa: 2 issues opened
+    # aaa: 2 issues opened; eee: 1 comment (each kind, counted the other way, would move its
+    # contributor below one that did less)
     prs = [ItemSpec(n, "pull_request", at(8, 8), author="ddd", merged=at(8, 12) if n < 3 else None)
            for n in (1, 2, 3)]
     issues = [ItemSpec(n, "issue", at(8, 9), author="aaa") for n in (4, 5)]
@@ -218,11 +239,13 @@ def test_contributors_are_ordered_by_everything_they_did():
         enrich(p, "merged", at(8, 12)) for p in prs[:2]] + [
         enrich(i, "opened", at(8, 9)) for i in issues] + [
         comment(prs[2], at(8, 13, n), "bbb", 100 + n) for n in range(3)] + [
-        review(prs[2], at(8, 14, n), "ccc", 200 + n) for n in range(4)]
+        review(prs[2], at(8, 14, n), "ccc", 200 + n) for n in range(4)] + [
+        comment(prs[2], at(8, 15), "eee", 300)]
     contributors = summarize(events).contributors
     assert [(c.login, c.prs_opened, c.prs_merged, c.issues_opened, c.comments, c.reviews)
             for c in contributors] == [("ddd", 3, 2, 0, 0, 0), ("ccc", 0, 0, 0, 0, 4),
-                                       ("bbb", 0, 0, 0, 3, 0), ("aaa", 0, 0, 2, 0, 0)]
+                                       ("bbb", 0, 0, 0, 3, 0), ("aaa", 0, 0, 2, 0, 0),
+                                       ("eee", 0, 0, 0, 1, 0)]
 
 
 def test_a_login_marked_a_bot_once_stays_a_bot():

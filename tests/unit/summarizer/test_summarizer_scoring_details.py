@@ -21,7 +21,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from services.summarizer.domain.report import ReportPolicy, build_summary, key_reasons, score_pr
+from services.summarizer.domain.report import (
+    ReportPolicy, _has_tests, build_summary, key_reasons, score_pr,
+)
 from shared.events import Claim, Digest
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import ItemSpec, Scenario, enrich, utc, window_input
@@ -49,6 +51,7 @@ def scored(spec: ItemSpec, lead: bool = False):
 @pytest.mark.parametrize("title,modules,categories,reason", [
     ("Add Qwen3 support", ("models",), (), "new_model"),
     ("Add Qwen3 support", ("Models",), (), "new_model"),              # module names fold case
+    ("Add Qwen3 support", ("models", "engine"), (), "new_model"),     # the main module
     ("Enable the TPU backend", ("platform/tpu",), (), "new_hardware"),
     ("Introduce Gaudi3", ("hardware-gaudi",), (), "new_hardware"),
     ("Add Qwen3 support", ("engine", "models"), (), None),            # not the main module...
@@ -181,3 +184,37 @@ def test_a_key_pr_shows_its_latest_title():
     s = build_summary(window_input(sorted(events, key=lambda e: (e.time, e.id)), DAY), now=DAY.end)
     titles = {k.item.number: k.item.title for k in s.key_prs}
     assert titles[1] == "area1 change, renamed"
+
+
+# --------------------------------------------------------------------------- minor, files, tests
+
+
+@pytest.mark.parametrize("title,categories,minor", [
+    ("Fix typo in logging", (), True),
+    ("Fix typo in logging", ("feature",), False),       # a feature is never a tweak
+    ("Tidy the scheduler", (), False),
+])
+def test_a_minor_change_sinks(title, categories, minor):
+    signals, _ = scored(pr(title=title, categories=categories))
+    assert signals.get("minor") == ((1, -2.5) if minor else None)
+
+
+def test_files_are_the_changed_file_count_capped_at_one_and_a_half():
+    signals, _ = scored(pr(files=files(40)))
+    assert signals["files"] == (40, 1.5)
+    # GitHub's changed-file count, when the snapshot lists fewer files than changed
+    spec = pr()
+    snap = spec.snapshot(spec.merged).model_copy(update={"changed_files": 30})
+    _, got = score_pr(snap, spec.tags(), ReportPolicy())
+    assert {s.name: (s.value, s.points) for s in got}["files"] == (30, 1.5)
+
+
+@pytest.mark.parametrize("paths,has", [
+    (("src/a.py", "tests/test_a.py"), True),
+    (("src/a.py", "src/Tests/Helpers.java"), True),     # any case
+    (("src/a.py", "docs/guide.md"), False),
+])
+def test_a_change_has_tests_when_a_path_says_test(paths, has):
+    spec = pr(files=paths)
+    assert _has_tests(spec.snapshot(spec.merged)) is has
+

@@ -2,7 +2,8 @@
 (issue #20 item 4): a brace glob matches every alternative (one regex per alternative, each
 tried alone), a glob that expands past wcmatch's limit is refused naming itself, and what a
 condition says when it has nothing to judge (no files; no branch for a branch rule inside
-`all`) — never a match."""
+`all`; nothing the labeler knows) — never a match; the messages for empty globs; and what a file
+rule says it fired on (a branch, every file for a negated glob, the labeler's file)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from services.classifier.domain.globs import (
     FileSet, GlobError, GlobTable, compile_glob, glob_alternatives, parse_labeler,
 )
+
+from .factory import compile_yaml, item
 
 
 @pytest.mark.parametrize("path,matches", [
@@ -69,3 +72,75 @@ def test_inside_all_a_changed_files_option_that_fails_fails_the_group():
         {"any-glob-to-any-file": ["**/*.py"]}, {"all-globs-to-all-files": ["src/**"]}]}]}])
     assert config.test(FileSet.build(table, ["src/a.py", "src/b.txt"])) is True
     assert config.test(FileSet.build(table, ["src/a.py", "docs/b.txt"])) is False
+
+
+def test_the_inside_any_rule_with_a_branch_alternative_and_no_files_is_no_match():
+    # a branch alternative makes the files shortcut unsafe: the option itself must say no
+    for op in ("any-glob-to-any-file", "any-glob-to-all-files", "all-globs-to-any-file",
+               "all-globs-to-all-files"):
+        config, table = labeler([{"any": [{"head-branch": ["^release/"]},
+                                          {"changed-files": [{op: ["**"]}]}]}])
+        assert config.test(FileSet.build(table, []), head="main") is False, op
+        assert config.test(FileSet.build(table, ["a.py"]), head="main") is True, op
+
+
+def test_inside_all_a_base_branch_that_does_not_match_fails_the_group():
+    config, table = labeler([{"all": [{"base-branch": ["^main$"]},
+                                      {"changed-files": [{"any-glob-to-any-file": ["**"]}]}]}])
+    files = FileSet.build(table, ["a.py"])
+    assert config.test(files, base="main") is True
+    assert config.test(files, base="dev") is False
+
+
+def test_a_label_with_nothing_the_labeler_knows_never_matches():
+    config, table = labeler([{"any": [{"head-branhc": ["^x"]}]}])   # a misspelt key
+    assert config.test(FileSet.build(table, ["a.py"]), head="x") is False
+
+
+@pytest.mark.parametrize("glob,message", [
+    ("", "a glob must be a non-empty string, got ''"),
+    ("   ", "a glob must be a non-empty string, got '   '"),
+    (5, "a glob must be a non-empty string, got 5"),
+    ("!", "invalid glob '!': nothing after '!'"),
+])
+def test_an_empty_glob_is_refused_naming_it(glob, message):
+    with pytest.raises(GlobError) as info:
+        GlobTable().bit(glob)
+    assert str(info.value) == message
+
+
+LABELS = """
+profile: evidence
+labeler:
+  release:
+    - base-branch: '^main$'
+  not-docs:
+    - changed-files:
+      - any-glob-to-any-file: ['!**/*.md']
+  either:
+    - any:
+      - head-branch: ['^release']
+      - changed-files:
+        - any-glob-to-any-file: ['!**/*.md']
+modules:
+  - name: engine-or-web
+    paths: ['src/engine/**']
+    files:
+      - changed-files:
+        - any-glob-to-any-file: ['web/**']
+"""
+
+
+def test_what_a_file_rule_says_it_fired_on():
+    """A base branch alone: the branch, not the files; a negated glob (no file is evidence by
+    itself): every file; a branch alternative that did not match: the files all the same; a
+    `paths` rule that does not match, beside a labeler that does: the labeler's file."""
+    trace: dict[str, str] = {}
+    compile_yaml(LABELS).classify(item("x", ["web/a.ts", "b.py"], base_branch="main",
+                                       head_branch="dev"), trace)
+    assert {k: v for k, v in trace.items() if k.startswith("module:")} == {
+        "module:release/files": "base branch main",
+        "module:not-docs/files": "changed web/a.ts, b.py",
+        "module:either/files": "changed web/a.ts, b.py",
+        "module:engine-or-web/files": "changed web/a.ts",
+    }

@@ -144,3 +144,11 @@ def test_what_a_file_rule_says_it_fired_on():
         "module:either/files": "changed web/a.ts, b.py",
         "module:engine-or-web/files": "changed web/a.ts",
     }
+
+
+def test_an_escaped_magic_character_is_matched_literally():
+    # `docs/\*.md` is the file named `*.md` in docs/, not every Markdown file there
+    table = GlobTable()
+    bit = table.bit("docs/\\*.md")
+    assert table.mask("docs/*.md") >> bit & 1 == 1
+    assert table.mask("docs/guide.md") >> bit & 1 == 0

@@ -226,9 +226,10 @@ class Incident(Frozen):
 
     revert: items = (the revert, what it reverted); instability: a change added, fixed and/or
     reverted (roles say which, chronological); upgrade_fallout: a dependency or upstream bump,
-    then the fixes that followed it."""
+    then the fixes that followed it; removal: a change that takes out something its description
+    says users see (reason: how, in its words)."""
 
-    kind: Literal["revert", "instability", "upgrade_fallout"]
+    kind: Literal["revert", "instability", "upgrade_fallout", "removal"]
     items: tuple[int, ...]
     # per item: added | fixed | reverted | reverted_change | relanded | bump | follow_up | revert
     roles: tuple[str, ...] = ()

@@ -472,11 +472,15 @@ class _Writer:
             # classifier reasons are English evidence ("changed ci.yaml"): not printed in zh-CN
             detail = m.t("risks.generic_help")
         text += self.risk_where(r)
-        links = tuple(self.ref(n) for n in r.items[:MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT])
+        total = max(r.count, len(r.items))
+        cap = _cap(total, MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT)
+        links = tuple(self.ref(n) for n in r.items[:cap])
         if detailed:
             lines = tuple(Line(lk, lk.title) for lk in links)
             return Bullet(text, head=head, detail=detail, lines=lines, key=r.risk)
-        return Bullet(text, head=head, detail=detail, links=links, key=r.risk)
+        # the short bullet at the top names the risk and where; its advice is in section 4 (told
+        # twice, the same sentence made the top as long as the details)
+        return Bullet(text, head=head, links=links, key=r.risk)
 
     def risk_where(self, r: RiskObservation) -> str:
         """Where a tag risk's items are, in words, as the seeds say it ("core paths (scheduler,
@@ -953,6 +957,21 @@ class _Writer:
                 parts.append(piece)
         return tuple(parts)
 
+    def short_incidents(self) -> tuple[Bullet, ...]:
+        """The incidents for the top of the report, short: removals users see in one line (a
+        week that retires features has many; each is told in section 4)."""
+        removals = [inc.items[0] for inc in self.s.incidents if inc.kind == "removal" and inc.items]
+        out = [self.incident(i, reason=False) for i in self.s.incidents if i.kind != "removal"]
+        if len(removals) == 1:
+            out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
+        elif removals:
+            shown = removals[:MAX_RISK_LINKS_SHORT]
+            parts = self.inline("incidents.removals", {"items": [self.ref(n) for n in shown]},
+                                count=num(len(removals)))
+            out.append(Bullet("", parts=parts, key="removals",
+                              more=_more(self.m, len(removals) - len(shown))))
+        return tuple(out)
+
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
         m = self.m
         subject = _span(inc.subject, 120)
@@ -971,6 +990,13 @@ class _Writer:
             parts = self.inline("incidents.revert_named" if subj else "incidents.revert_alone",
                                 {"revert": [ref]}, subject=subj,
                                 title=m.t("quote.subject", text=_span(ref.title, 120)))
+        elif inc.kind == "removal" and inc.items:
+            parts = self.inline("incidents.removal", {"item": [self.ref(inc.items[0])]},
+                                subject=subj)
+            if reason and inc.reason.strip():
+                parts = parts + (m.t("incidents.removal_how", how=self.quote(
+                    _span(inc.reason, EXCERPT_WHAT))),)
+            reason = False  # (said above, as how users see it)
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
@@ -1536,7 +1562,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         appendix=w.appendix(),
         notes=w.notes(),
         incidents=tuple(w.incident(i) for i in s.incidents),
-        incident_bullets=tuple(w.incident(i, reason=False) for i in s.incidents),
+        incident_bullets=w.short_incidents(),
         coverage=w.coverage(),
         na_note=w.na_note(),
         hidden=w.hidden_columns(),

@@ -781,6 +781,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                                 subject=(quoted_revert(it.title)[0] or "") if it is not None else "",
                                 reason=_revert_reason(it, None)))
     out.extend(_upgrade_fallout(t, story, policy))
+    out.extend(_user_facing_removals(t, story))
     return out
 
 
@@ -896,6 +897,25 @@ def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
     upgrade_area = bool(modules & {_fold(m) for m in policy.upgrade_modules})
     return bool(_BUMP.search(item.title)) and (upgrade_area or "depend" in " ".join(modules)
                                                 or bool(re.search(r"(?i)\b(?:bump|upgrade)\b", item.title)))
+
+
+def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
+    """Removals whose descriptions say users see them (an option, a flag, a feature gone): a risk
+    for everyone who relied on it, told with the description's own words (2026-W29: #12049
+    removed the sparse action, "Yes" to a user-facing change)."""
+    out = []
+    for number in sorted(t.merged_prs):
+        it = story.items.get(number)
+        if it is None or it.digest is None or it.digest.user_facing != "yes" or role_of(it) == "revert":
+            continue
+        net = it.deletions - it.additions
+        if net > 0 and (_REMOVAL.search(it.title) or _REMOVAL_ANYWHERE.search(it.title)):
+            out.append(Incident(kind="removal", items=(number,), roles=("removal",),
+                                subject=it.title, reason=it.digest.user_facing_text))
+    return out
+
+
+_REMOVAL_ANYWHERE = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat)\w*")
 
 
 def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Incident]:

@@ -102,7 +102,7 @@ def test_an_incident_is_one_line_naming_both_prs(lang: str, reverts: str) -> Non
     for title in (("Risk observations", "风险观察"), ("Risk observations in detail", "风险观察详情")):
         risks = section(md(lang), title[0] if lang == "en" else title[1])
         lines = [plain(ln) for ln in risks.splitlines() if "#10414" in ln]
-        assert len(lines) == 1 and "#10069" in lines[0] and reverts in lines[0]
+        assert len(lines) == 1 and f"#10414 {reverts} #10069" in lines[0], lines
         # incidents come before the tag-based risks
         bullets = [ln for ln in risks.splitlines() if ln.startswith("- ")]
         assert "#10414" in bullets[0]

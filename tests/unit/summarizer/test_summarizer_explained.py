@@ -140,6 +140,22 @@ def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
     assert "performance" not in reasons[12119] and "removal" in reasons[12119]
 
 
+def test_a_removal_its_description_says_users_see_is_a_risk_in_its_own_words():
+    """2026-W29: #12031 removed dispatch_gmm_combine_decode, "Yes" to a user-facing change; a
+    removal nobody sees and an addition that says user-facing are no such risk."""
+    how = "dispatch_gmm_combine_decode is removed, and VLLM_ASCEND_ENABLE_FUSED_MC2 no longer selects mode 2."
+    items = [
+        pr(12031, "[Refactor] Remove dispatch_gmm_combine_decode ops", at(1), additions=36, deletions=11956,
+           digest=Digest(what="Remove the fused operator.", user_facing="yes", user_facing_text=how)),
+        pr(12032, "[Refactor] Remove dead helpers", at(1), deletions=300,
+           digest=Digest(what="Remove unused helpers.", user_facing="no")),
+        pr(12033, "[Feature] Add a knob", at(1), additions=300,
+           digest=Digest(what="Adds a knob.", user_facing="yes", user_facing_text="New --knob flag.")),
+    ]
+    removals = [i for i in summarize(items).incidents if i.kind == "removal"]
+    assert [(i.items, i.reason) for i in removals] == [((12031,), how)]
+
+
 def test_a_revert_that_pastes_the_reverted_description_gives_no_reason():
     """2026-W29: #11994's body embedded #10824's "This PR unifies FIA …": why the change was
     made, not why it was undone."""

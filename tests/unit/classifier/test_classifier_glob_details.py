@@ -152,3 +152,35 @@ def test_an_escaped_magic_character_is_matched_literally():
     bit = table.bit("docs/\\*.md")
     assert table.mask("docs/*.md") >> bit & 1 == 1
     assert table.mask("docs/guide.md") >> bit & 1 == 0
+
+
+def test_a_path_with_the_literal_but_not_the_glob_is_not_matched():
+    table = GlobTable()
+    star, py, md = table.bit("*"), table.bit("*.py"), table.bit("docs/**/*.md")
+    assert table.mask("a.py") == 1 << star | 1 << py            # both, whichever index comes first
+    assert table.mask("src/a.py") == 0                           # `*` and `*.py` stop at a slash
+    assert table.mask("docs/notes.md.bak") == 0                  # contains ".md", is not *.md
+    assert table.mask("docs/x/notes.md") == 1 << md
+
+
+def test_glob_alternatives_refuses_a_glob_expanding_past_the_limit():
+    with pytest.raises(GlobError):
+        glob_alternatives("{1..1000000}")
+
+
+RULES = """
+profile: reasons
+modules:
+  - name: by-label
+    labels: [needs-rocm]
+  - name: by-title
+    title_regex: ['^.*crash']
+"""
+
+
+def test_what_a_label_or_a_title_rule_says():
+    trace: dict[str, str] = {}
+    compile_yaml(RULES).classify(item("[Bugfix] fix the crash", labels=("needs-rocm",)), trace)
+    assert trace["module:by-label/label"] == 'label "needs-rocm"'
+    # a regex anchored at the start does not quote the title's [prefix] blocks
+    assert trace["module:by-title/title-regex"] == 'title says "fix the crash"'

@@ -39,7 +39,7 @@ MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed na
 MAX_RISK_LINKS_SHORT = 3
 MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
 MAX_FOLLOW_UPS = 6
-MAX_FOLLOW_UP_LINES = 3  # items listed under one grouped follow-up
+MAX_FOLLOW_UP_LINKS = 5  # items named (as references) by one grouped follow-up
 MAX_ECOSYSTEM_LINES = 3  # per group (and issues)
 MAX_ECOSYSTEM_LINKS = 6  # weekly: a group is one line of links
 MAX_ROW_MODULES = 3  # modules named in a key-PR row
@@ -1053,13 +1053,12 @@ class _Writer:
             if b.text in where:
                 prev = out[where[b.text]]
                 links = tuple(dict.fromkeys(prev.links + links))
-                out[where[b.text]] = dataclasses.replace(
-                    prev, links=links, lines=tuple(Line(lk, lk.title) for lk in links))
+                out[where[b.text]] = dataclasses.replace(prev, links=links)
                 continue
             where[b.text] = len(out)
-            out.append(dataclasses.replace(
-                b, links=links, lines=tuple(Line(lk, lk.title) for lk in links) if len(links) > 1
-                else ()))
+            # the items as references: their titles are told in the sections above, a follow-up
+            # says what to do about them
+            out.append(dataclasses.replace(b, links=links, lines=()))
         return tuple(out)
 
     def module_rows(self) -> tuple[ModuleRow, ...]:
@@ -1460,9 +1459,9 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
         view.themes_more = m.t("themes_more", themes=m.join([t.title for t in rest]))
     follow_ups = view.follow_ups
     view.follow_ups = tuple(
-        dataclasses.replace(b, lines=b.lines[:MAX_FOLLOW_UP_LINES],
-                            more=_more(m, len(b.lines) - MAX_FOLLOW_UP_LINES))
-        if len(b.lines) > MAX_FOLLOW_UP_LINES else b for b in follow_ups[:MAX_FOLLOW_UPS])
+        dataclasses.replace(b, links=b.links[:_cap(len(b.links), MAX_FOLLOW_UP_LINKS)],
+                            more=_more(m, len(b.links) - _cap(len(b.links), MAX_FOLLOW_UP_LINKS)))
+        for b in follow_ups[:MAX_FOLLOW_UPS])
     view.follow_ups_more = _more(m, len(follow_ups) - len(view.follow_ups))
     # ecosystems: each group (and the issues) capped
     ecos = []

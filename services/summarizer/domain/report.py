@@ -915,6 +915,7 @@ def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
     return out
 
 
+_STOPGAP = re.compile(r"(?i)\b(?:temporar(?:y|ily)|workaround|work around|for now|stopgap|hack)\b")
 _REMOVAL_ANYWHERE = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat)\w*")
 
 
@@ -1140,6 +1141,24 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
                             if on_core else "merged code changes without test files",
                             items=tuple(x[1] for x in ordered)))
     out.extend(_incident_follow_ups(incidents, inp, story))
+    # a stopgap the change itself calls temporary is a follow-up its own words promise (2026-W02:
+    # #5746 "Close the Full Graph mode to temporarily avoid accuracy issue for …")
+    stopgaps = sorted(n for n, frow in t.merged_prs.items()
+                      if n not in reverts and not _author_bot(frow.fact.item, frow.tags)
+                      and frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))
+    if stopgaps:
+        frow = t.merged_prs[stopgaps[0]]
+        out.append(FollowUp(kind="temporary", item=_ref_for(stopgaps[0], inp, frow.fact.item, frow.tags),
+                            reason="the change calls itself temporary: lift it when the cause is fixed",
+                            items=tuple(stopgaps)))
+    # removals users see: the release notes owe them a line (2026-W29 retired seven features)
+    removed = [n for i in incidents if i.kind == "removal" for n in i.items]
+    if removed:
+        frow = t.merged_prs.get(removed[0])
+        first = (_ref_for(removed[0], inp, frow.fact.item, frow.tags) if frow is not None else None)
+        if first is not None:
+            out.append(FollowUp(kind="removal", item=first, items=tuple(removed),
+                                reason="removed what users see: say so in the release notes"))
     seen: set[tuple[str, tuple[int, ...], str]] = set()
     unique = []
     for f in out:

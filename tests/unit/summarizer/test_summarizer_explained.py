@@ -156,6 +156,19 @@ def test_a_removal_its_description_says_users_see_is_a_risk_in_its_own_words():
     assert [(i.items, i.reason) for i in removals] == [((12031,), how)]
 
 
+def test_a_change_that_calls_itself_temporary_and_removals_users_see_are_follow_ups():
+    items = [
+        pr(5746, "[CI] Accuracy issue of qwen3-next-w8a8 nightly test fix.", at(1), digest=Digest(
+            what="Close the Full Graph mode to temporarily avoid accuracy issue for Qwen3-Next-80B-A3B-Instruct-W8A8.")),
+        pr(5747, "[Feature] Add the knob", at(1), digest=Digest(what="Adds a knob to the scheduler.")),
+        pr(12031, "[Refactor] Remove dispatch_gmm_combine_decode ops", at(2), additions=36, deletions=11956,
+           digest=Digest(what="Remove the fused operator.", user_facing="yes",
+                         user_facing_text="VLLM_ASCEND_ENABLE_FUSED_MC2 no longer selects mode 2.")),
+    ]
+    follow = {f.kind: f.items for f in summarize(items).follow_ups}
+    assert follow["temporary"] == (5746,) and follow["removal"] == (12031,)
+
+
 def test_a_revert_that_pastes_the_reverted_description_gives_no_reason():
     """2026-W29: #11994's body embedded #10824's "This PR unifies FIA …": why the change was
     made, not why it was undone."""

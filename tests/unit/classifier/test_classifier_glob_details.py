@@ -184,3 +184,24 @@ def test_what_a_label_or_a_title_rule_says():
     assert trace["module:by-label/label"] == 'label "needs-rocm"'
     # a regex anchored at the start does not quote the title's [prefix] blocks
     assert trace["module:by-title/title-regex"] == 'title says "fix the crash"'
+
+
+BY_MODULE = """
+profile: by-module
+modules:
+  - name: engine
+    paths: ['src/engine/**']
+categories:
+  - name: core-work
+    modules: [engine]
+  - name: newcomers
+    associations: [first_time_contributor]
+"""
+
+
+def test_what_a_module_and_an_association_rule_say():
+    trace: dict[str, str] = {}
+    compile_yaml(BY_MODULE).classify(item("Tweak", ["src/engine/a.py"], login="bob",
+                                          association="FIRST_TIME_CONTRIBUTOR"), trace)
+    assert trace["category:core-work/module"] == "module engine"
+    assert trace["category:newcomers/association"] == "author bob is first time contributor"

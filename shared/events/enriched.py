@@ -51,7 +51,9 @@ class Claim(Frozen):
 # what-sentence as its reason only when it has one
 REASON_WORDS = re.compile(
     r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*|because|due to"
-    r"|caus\w+|bugs?|wrong|incorrect|accuracy|precision|problems?|conflict\w*|for ci)\b")
+    r"|caus\w+|bugs?|wrong|incorrect|accuracy|precision|problems?|conflict\w*|for ci"
+    # ... or that it is undone on purpose, for a while ("the main branch is freeze")
+    r"|freez\w*|frozen|postpon\w*|redo)\b")
 
 
 class Reference(Frozen):

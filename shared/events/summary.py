@@ -286,7 +286,8 @@ class FollowUp(Frozen):
     """One concern, once: its first item, and every item it covers in `items`."""
 
     kind: Literal["open_rfc", "awaiting_review", "popular_bug", "core_without_tests",
-                  "instability", "revert", "upgrade_fallout", "temporary", "removal", "other"]
+                  "instability", "revert", "reland", "upgrade_fallout", "temporary", "removal",
+                  "other"]
     item: ItemRef
     reason: str
     days: float | None = None

@@ -286,6 +286,9 @@ class _Writer:
     def __init__(self, s: SummaryData, m: Messages) -> None:
         self.s, self.m = s, m
         self.items = _item_index(s)
+        # changes reverted in the window and not brought back: reverted -> its revert
+        self.undone = {inc.items[1]: inc.items[0] for inc in s.incidents
+                       if inc.kind == "revert" and len(inc.items) >= 2 and "relanded" not in inc.roles}
         self.reverts = frozenset(i.number for st in s.storylines for i in st.items if i.role == "revert") | \
             frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
         self.repo_url = f"https://github.com/{s.repo}"
@@ -776,9 +779,13 @@ class _Writer:
         text = "" if number in self.reverts else self.what(item, EXCERPT_WHAT)
         if text:
             first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
-            return self.m.t("quote.what", text=_span(first, EXCERPT_WHAT_SHORT).rstrip("。."))
-        title = item.title if item is not None else ""
-        return self.m.t("quote.title", text=title) if title else ""
+            out = self.m.t("quote.what", text=_span(first, EXCERPT_WHAT_SHORT).rstrip("。."))
+        else:
+            title = item.title if item is not None else ""
+            out = self.m.t("quote.title", text=title) if title else ""
+        if number in self.undone:  # a highlight must not sell what did not stay (2025-W52)
+            out = self.m.t("story.reverted_line", text=out, by=f"#{self.undone[number]}")
+        return out
 
     def claims(self, item: ItemRef | None) -> tuple[str, ...]:
         d = item.digest if item is not None else None
@@ -874,6 +881,8 @@ class _Writer:
     def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
         what = self.what(item)
+        if item.number in self.undone:  # said first: the change did not stay
+            notes = (self.m.t("story.reverted_by", by=f"#{self.undone[item.number]}"),) + tuple(notes)
         return Line(link(item), self.m.t("quote.what", text=what) if what else "",
                     "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
                     notes=notes, quotes=self.claims(item))
@@ -1007,7 +1016,7 @@ class _Writer:
             title = "" if subject else m.t("quote.subject", text=_span(self.ref(bumps[0]).title, 120))
             parts = self.inline(key, {"bump": [self.ref(n) for n in bumps],
                                       "fixes": [self.ref(n) for n in fixes]}, subject=subject,
-                                title=title)
+                                title=title, fix_word=m.tn("incidents.fix_word", len(fixes)))
         else:
             roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
             # told in the order it happened (the items are in merge order): "added in #1, fixed

@@ -440,7 +440,7 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("upgrade")
     if "removal" in got:
         out.append("removal")
-    elif "feature" in kinds and not support and not kinds & _TOOLING_KINDS:
+    elif "feature" in kinds and not support and not kinds & _TOOLING_KINDS and not _is_bugfix(tags):
         out.append("feature")  # (a new CI workflow or test is no product feature)
     if "claims" in got:
         out.append("measured_claim")
@@ -915,8 +915,19 @@ def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
     return out
 
 
-_STOPGAP = re.compile(r"(?i)\b(?:temporar(?:y|ily)|workaround|work around|for now|stopgap|hack)\b")
+# "temporarily", not "temporary": a temporary tensor is no stopgap (2025-W52)
+_STOPGAP = re.compile(r"(?i)\b(?:temporarily|workaround|work around|for now|stopgap|hack|until\b.{0,40}"
+                      r"\b(?:fixed|resolved|released|lands?|merged))\b")
+_PLANNED_REVERT = re.compile(r"(?i)\b(?:freez\w*|frozen|redo|re-?land|re-?apply|postpon\w*|until|once\b.{0,40}"
+                             r"\breleased|after the release|for now|temporarily)\b")
+_BROKE = re.compile(r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*"
+                    r"|accuracy|precision|wrong|incorrect|bug)\b")
 _REMOVAL_ANYWHERE = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat)\w*")
+
+
+def _tooling_only(item: StoryItem) -> bool:
+    kinds = {file_kind(f) for f in item.files}
+    return bool(kinds) and kinds <= {"ci"}
 
 
 def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Incident]:
@@ -942,7 +953,11 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
         if not earlier:
             continue
         pointed = [b for b in earlier if b.number in refers[item.number]]
-        same_area = [b for b in earlier if {_fold(m) for m in item.modules} & upgrade]
+        # a bump of CI tooling only (a GitHub action) is followed by fixes that name it, never by
+        # whatever fix lands in the upgrade area next (2025-W52: actions/checkout 6 "followed by"
+        # a transformers pin for Qwen3-VL)
+        same_area = [b for b in earlier if {_fold(m) for m in item.modules} & upgrade
+                     and not _tooling_only(b)]
         chosen = (pointed or same_area)
         if chosen:
             fixes[chosen[-1].number].append(item.number)
@@ -1186,8 +1201,13 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
                        merged=it.merged_at is not None, merged_at=it.merged_at)
 
     in_chain = {n for i in incidents if i.kind == "instability" for n in i.items}
-    reverted = [i.items[1] for i in incidents if i.kind == "revert" and len(i.items) > 1
-                and i.items[1] not in in_chain and "relanded" not in i.roles]
+    undone = [i for i in incidents if i.kind == "revert" and len(i.items) > 1
+              and i.items[1] not in in_chain and "relanded" not in i.roles]
+    # reverted on purpose, to come back ("the main branch is frozen … redo it once 0.13.0 is
+    # released"): nothing broke, so nothing is to be found out (2025-W52)
+    planned = [i.items[1] for i in undone if _PLANNED_REVERT.search(i.reason)
+               and not _BROKE.search(i.reason)]
+    reverted = [i.items[1] for i in undone if i.items[1] not in planned]
     for inc in incidents:
         first = ref(inc.items[0])
         if first is None:
@@ -1205,6 +1225,11 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
         if first is not None:
             out.append(FollowUp(kind="revert", item=first, items=tuple(reverted),
                                 reason="reverted in the window: re-land with the fix, or drop"))
+    if planned:
+        first = ref(planned[0])
+        if first is not None:
+            out.append(FollowUp(kind="reland", item=first, items=tuple(planned),
+                                reason="reverted for now, as planned: re-land when its revert says"))
     return out
 
 

@@ -9,7 +9,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import AbstractSet as Set, Callable, Iterable, Mapping, Sequence
 
 from shared.events import Digest
 from shared.events.summary import Role, Storyline, StorylineItem
@@ -355,8 +355,10 @@ class _Group:
 
 
 def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role],
-          core: frozenset[int] = frozenset()) -> int | None:
+          core: frozenset[int] = frozenset(), undone: Set[int] = frozenset()) -> int | None:
     candidates = [m for m in members if roles[m.number] != "revert"]
+    # a change a revert undid does not speak for the line, while another can
+    candidates = [m for m in candidates if m.number not in undone] or candidates
     # the lead carries the storyline's name when any member does (a change that joined by a
     # shared file does not speak for "Qwen3")
     candidates = [m for m in candidates if m.number in core] or candidates
@@ -858,7 +860,7 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
         lead = (max(members, key=lambda m: (m.deletions - m.additions, -m.number)).number
-                if g.key == REMOVALS_KEY else _lead(members, roles, g.core))  # the biggest removal
+                if g.key == REMOVALS_KEY else _lead(members, roles, g.core, reverted))  # the biggest removal
         lead_item = by_number[lead] if lead is not None else None
         summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
         story = Storyline(

@@ -169,6 +169,34 @@ def test_a_change_that_calls_itself_temporary_and_removals_users_see_are_follow_
     assert follow["temporary"] == (5746,) and follow["removal"] == (12031,)
 
 
+def test_a_revert_made_on_purpose_for_a_while_asks_to_re_land_not_to_find_what_broke():
+    """2025-W52: #5410 and #5434 reverted #5275 and #5300 because "The main branch is freeze …
+    redo it once 0.13.0 is released"; #5317 reverted #4138 because it hangs."""
+    frozen = "We'll release 0.13.0 soon. The main branch is freeze. Let's redo it once 0.13.0 is released."
+    items = [
+        pr(5275, "MLA prefill performance optimization", at(0), files=("a/mla.py",)),
+        pr(5410, 'Revert "MLA prefill performance optimization (#5275)"', at(2), files=("a/mla.py",),
+           digest=Digest(what=frozen, refs=(Reference(kind="reverts", number=5275, context="The main branch is freeze"),))),
+        pr(4138, "[KV-Sharing] Support KV-Sharing feature in CLA models", at(0), files=("a/kv.py",)),
+        pr(5317, 'Revert "[KV-Sharing] Support KV-Sharing (#4138)"', at(1), files=("a/kv.py",),
+           digest=Digest(refs=(Reference(kind="reverts", number=4138, context="It makes DeepSeek V3.2 hang"),))),
+    ]
+    follow = {f.kind: f.items for f in summarize(items).follow_ups}
+    assert follow["reland"] == (5275,) and follow["revert"] == (4138,)
+
+
+def test_a_bump_of_ci_tooling_alone_is_followed_only_by_fixes_that_name_it():
+    """2025-W52: "Bump actions/checkout from 4 to 6" was said to be followed by a transformers
+    pin for Qwen3-VL, for sharing the upgrade area."""
+    items = [
+        pr(5234, "[CI] Bump actions/checkout from 4 to 6", at(0), modules=("upstream-sync",),
+           files=(".github/workflows/lint.yaml",)),
+        pr(5250, "[BugFix] pin transformers to 4.57.3 for Qwen3-VL", at(1), modules=("upstream-sync",),
+           categories=("bugfix",), files=("requirements.txt",)),
+    ]
+    assert not [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
+
+
 def test_a_revert_that_pastes_the_reverted_description_gives_no_reason():
     """2026-W29: #11994's body embedded #10824's "This PR unifies FIA …": why the change was
     made, not why it was undone."""

@@ -873,7 +873,9 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             summary=summary, terms=g.terms)
         # a module's leftovers weigh half a named line of work of the same size
         size = len(members) * (MODULE_WEIGHT if g.evidence == "module" else 1.0)
-        result.append(((g.evidence == "files", -size, -g.score, g.key), story))
+        # a line of documentation alone ("R1", "235b": tutorials) is told after the code's lines
+        docs_only = all(roles[m.number] == "docs" for m in members)
+        result.append(((g.evidence == "files", docs_only, -size, -g.score, g.key), story))
     result.sort(key=lambda r: r[0])
     # a module's leftovers never push a named line of work out of the list: `limit` named ones,
     # and at most MAX_MODULE_STORIES modules beside them

@@ -183,6 +183,16 @@ def test_a_change_and_its_revert_alone_are_no_storyline():
     assert not [s for s in lines if {m.number for m in s.items} & {10824, 11994}]
 
 
+def test_a_line_of_documentation_alone_is_told_after_the_lines_of_code():
+    # 2025-W52: "R1" (four tutorials) was one of the week's three main lines
+    docs = [it(300 + i, f"[Doc] R1 tutorial part {w}", files=(f"docs/source/tutorials/r1_{i}.md",))
+            for i, w in enumerate(("alpha", "bravo", "charlie", "delta"))]
+    code = [it(400 + i, f"[Model] Qwen3-Next gating {w}", files=(f"m/qwen3_next_{i}.py",))
+            for i, w in enumerate(("alpha", "bravo", "charlie"))]
+    lines = find_storylines(FILLER + docs + code, [], COUNTS, len(HISTORY))
+    assert [len(s.items) for s in lines] == [3, 4] and lines[1].items[0].role == "docs"
+
+
 def test_a_word_for_a_kind_of_change_names_no_line_of_work():
     # 2025-W50: "e2e" in seven titles was a fusion rename, a test skip and a script deletion
     current = FILLER + [

@@ -191,6 +191,12 @@ profile: by-module
 modules:
   - name: engine
     paths: ['src/engine/**']
+  - name: alpha
+    paths: ['src/alpha/**']
+risks:
+  - name: engine-touched
+    paths: ['src/engine/**']
+    reason: 'touches {files}'
 categories:
   - name: core-work
     modules: [engine]
@@ -201,7 +207,17 @@ categories:
 
 def test_what_a_module_and_an_association_rule_say():
     trace: dict[str, str] = {}
-    compile_yaml(BY_MODULE).classify(item("Tweak", ["src/engine/a.py"], login="bob",
-                                          association="FIRST_TIME_CONTRIBUTOR"), trace)
+    tags = compile_yaml(BY_MODULE).classify(item("Tweak", ["src/engine/a.py", "src/alpha/b.py"],
+                                                 login="bob", association="FIRST_TIME_CONTRIBUTOR"),
+                                            trace)
+    # the rule's module among the item's (alpha is the item's too, not the rule's)
     assert trace["category:core-work/module"] == "module engine"
+    # a risk's reason template names the files the rule fired on
+    assert [r.reason for r in tags.risks if r.name == "engine-touched"] == ["touches src/engine/a.py"]
     assert trace["category:newcomers/association"] == "author bob is first time contributor"
+
+
+def test_a_group_of_unknown_options_keeps_a_label_off_even_beside_a_files_group():
+    config, table = labeler([{"all": [{"head-branhc": ["^x"]}]},
+                             {"changed-files": [{"any-glob-to-any-file": ["**"]}]}])
+    assert config.test(FileSet.build(table, ["a.py"]), head="x") is False

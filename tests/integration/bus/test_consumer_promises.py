@@ -129,6 +129,7 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
     assert (h["Rd-Dead-Subject"], h["Rd-Dead-Stream"], h["Rd-Dead-Sequence"]) == (
         SUBJECT, STREAM_GITHUB, str(seq))
     assert h["Rd-Dead-Deliveries"] == str(spec.max_deliver)
+    assert h["Rd-Dead-Event-Id"] == failing.id  # the message's own Nats-Msg-Id
     # the bytes as they came, and one letter per stream message (JetStream's de-duplication id)
     assert h["content-type"] == "application/octet-stream"
     assert h["Nats-Msg-Id"] == f"dead:{STREAM_GITHUB}:{seq}"

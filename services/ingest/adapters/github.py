@@ -46,6 +46,7 @@ from opentelemetry import context as otel_context, trace
 from opentelemetry.trace import Link, SpanKind
 
 from shared.bus import Subjects
+from shared.http import retry_after_seconds
 from shared.telemetry import meter, tracer
 from shared.events import (
     CommentInfo, FactData, ItemSnapshot, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
@@ -213,20 +214,7 @@ def _header(headers: dict[str, Any], name: str) -> str | None:
 
 def _retry_after(headers: dict[str, Any], now: float | None = None) -> float | None:
     """`Retry-After` in seconds (GitHub sends seconds; an HTTP date is understood too)."""
-    value = _header(headers, "retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        from email.utils import parsedate_to_datetime
-
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return retry_after_seconds(_header(headers, "retry-after"), now)
 
 
 def _next_link(headers: dict[str, Any]) -> str | None:

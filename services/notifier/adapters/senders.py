@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from shared.http import retry_after_seconds
 from services.notifier.config import EmailRoute, GithubRoute, WebhookRoute
 from services.notifier.domain.digest import (
     Digest, discord_payload, email_html, email_text, github_markdown, slack_payload,
@@ -29,23 +30,6 @@ class DeliveryError(Exception):
         self.reason = reason
         self.permanent = permanent
         self.retry_after = retry_after
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """A Retry-After header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    from datetime import datetime, timezone
-
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def classify_status(status: int, phrase: str, retry_after: float | None,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.notifier.adapters.senders import classify_status, retry_after_seconds
+from services.notifier.adapters.senders import classify_status
+from shared.http import retry_after_seconds
 from services.notifier.adapters.state import delivery_key
 from services.notifier.domain.digest import (
     build_digest, discord_payload, email_html, email_text, github_markdown, lead_of,

@@ -197,6 +197,8 @@ class Summaries:
         self.seen: dict[str, WindowSummarized] = {}
         self.reports: asyncio.Queue = asyncio.Queue()
         self.ready: dict[str, ReportReady] = {}
+        self.answers: asyncio.Queue = asyncio.Queue()
+        self.answered: dict[str, ReportReady] = {}
         self.sub = None
 
     async def subscribe(self, nc) -> "Summaries":
@@ -206,9 +208,23 @@ class Summaries:
         async def on_report(msg) -> None:
             await self.reports.put(msg.data)
 
+        async def on_answer(msg) -> None:
+            await self.answers.put((msg.subject, msg.data))
+
         self.sub = await nc.subscribe("rd.summary.ready.>", cb=on_summary)
         await nc.subscribe("rd.report.ready.>", cb=on_report)
+        await nc.subscribe(Subjects.report_answer("x").rsplit(".", 1)[0] + ".*", cb=on_answer)
         return self
+
+    async def answer(self, request_id: str, timeout: float = 120.0) -> ReportReady:
+        """The report that answered a request for an unchanged window (the one announced before,
+        sent to the requester on core NATS, shared/answers.py)."""
+        subject = Subjects.report_answer(request_id)
+        async with asyncio.timeout(timeout):
+            while subject not in self.answered:
+                got, data = await self.answers.get()
+                self.answered[got] = ReportReady.model_validate_json(data)
+        return self.answered[subject]
 
     async def report(self, request_id: str, timeout: float = 120.0) -> ReportReady:
         async with asyncio.timeout(timeout):

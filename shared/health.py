@@ -126,12 +126,11 @@ class HealthServer:
         self._port: int | None = None
 
     async def start(self) -> None:
-        self.task = asyncio.create_task(self.server.serve())
-        while not self.server.started:
-            if self.task.done():
-                self.task.result()
-            await asyncio.sleep(0.01)
-        self._port = self.server.servers[0].sockets[0].getsockname()[1]
+        from shared.http import listening_socket
+
+        sock = listening_socket(self.server.config.host, self.server.config.port)
+        self._port = sock.getsockname()[1]
+        self.task = asyncio.create_task(self.server.serve(sockets=[sock]))
 
     @property
     def port(self) -> int:

@@ -51,6 +51,7 @@ from services.ingest.domain.mapping import (
     SUPPORTED_EVENTS, facts_from_webhook, ignore_reason, webhook_repo,
 )
 from shared.events import FactData, make_fact
+from shared.http import listening_socket
 from shared.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -504,18 +505,12 @@ class WebhookServer:
             await asyncio.sleep(self._housekeeping_every)
 
     async def start(self) -> None:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind((self.host, self.requested_port))
+            sock = listening_socket(self.host, self.requested_port, self.limits.backlog)
         except OSError as exc:
-            sock.close()
             raise WebhookConfigError(
                 f"cannot listen on {self.host}:{self.requested_port} for webhooks ({exc.strerror}); "
                 "choose another REPODIGEST_WEBHOOK_PORT") from None
-        sock.listen(self.limits.backlog)
-        sock.setblocking(False)
         self._sock = sock
         self.port = sock.getsockname()[1]
         self._server = _Server(self.app, self.host, self.port, self.limits)

@@ -20,6 +20,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from shared.http import listening_socket
+
 
 @dataclass
 class Received:
@@ -37,6 +39,7 @@ class WebhookReceiver:
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     server: uvicorn.Server | None = None
     task: asyncio.Task | None = None
+    port: int | None = None
 
     def answer(self, prefix: str, *answers: tuple[int, dict[str, str]]) -> None:
         self.script.setdefault(prefix, deque()).extend(answers)
@@ -75,18 +78,15 @@ class WebhookReceiver:
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0,
                                                     log_level="warning", lifespan="off",
                                                     log_config=None, access_log=False))
-        self.task = asyncio.create_task(self.server.serve())
-        while not self.server.started:
-            if self.task.done():
-                self.task.result()
-            await asyncio.sleep(0.01)
+        sock = listening_socket("127.0.0.1", 0)  # listening now: no waiting for serve() to start
+        self.port = sock.getsockname()[1]
+        self.task = asyncio.create_task(self.server.serve(sockets=[sock]))
         return self
 
     @property
     def base_url(self) -> str:
-        assert self.server is not None
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
+        assert self.port is not None
+        return f"http://127.0.0.1:{self.port}"
 
     async def stop(self) -> None:
         if self.server is not None and self.task is not None:

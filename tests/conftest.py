@@ -130,3 +130,18 @@ async def wait_until(check: Callable[[], Awaitable[object]], timeout: float, wha
             raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
         await asyncio.sleep(interval)
     return value
+
+
+@pytest.fixture(scope="module")
+def moto_s3():
+    """A real S3 API over HTTP on a free port (moto's threaded server); yields its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    # port 0: a port of its own (one found free first could be taken before moto binds it,
+    # and moto's start() then waits for ever)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{server.get_host_and_port()[1]}"
+    finally:
+        server.stop()

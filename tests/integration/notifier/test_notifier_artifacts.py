@@ -16,18 +16,6 @@ def artifact(uri: str, key: str, data: bytes) -> Artifact:
                     sha256=hashlib.sha256(data).hexdigest(), content_type="application/json")
 
 
-@pytest.fixture(scope="module")
-def moto_s3():
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server.get_host_and_port()[1]}"
-    finally:
-        server.stop()
-
-
 async def test_s3_and_file_artifacts_are_read_and_checked(moto_s3, tmp_path, monkeypatch):
     import boto3
 

@@ -20,21 +20,6 @@ async def pdf_engine():
         engine.close()
 
 
-@pytest.fixture(scope="module")
-def moto_s3():
-    """A real S3 API over HTTP on a free port (moto's threaded server); yields its endpoint URL."""
-    from moto.server import ThreadedMotoServer
-
-    # port 0: a port of its own (one found free first could be taken before moto binds it,
-    # and moto's start() then waits for ever)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server.get_host_and_port()[1]}"
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def s3_bucket(moto_s3, monkeypatch):
     """A fresh bucket on the moto server, with throwaway credentials; yields (endpoint, bucket)."""

@@ -28,7 +28,7 @@ from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
 from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
-                         resolve_links, role_of, upgrade_target, REMOVAL_TITLE)
+                         resolve_links, role_of, takes_out, upgrade_target, REMOVAL_TITLE)
 from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -332,7 +332,6 @@ _LEAD_POINTS = 1.0
 _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
 _REMOVAL_POINTS = 2.0  # ... worth a feature's kind and more (W50: "Drop torchair", -16,881 lines)
-_REMOVAL = REMOVAL_TITLE
 _TOOLING_KINDS = frozenset({"ci", "platform-ci", "test", "docs"})
 
 
@@ -351,7 +350,7 @@ def _is_broad_upgrade(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, file
 def _is_removal(snap: ItemSnapshot) -> bool:
     """A change that takes at least _REMOVAL_LINES net lines out and says it removes something."""
     net = (snap.deletions or 0) - (snap.additions or 0)
-    return net >= _REMOVAL_LINES and bool(_REMOVAL.search(snap.title or ""))
+    return net >= _REMOVAL_LINES and bool(REMOVAL_TITLE.search(snap.title or ""))
 
 
 def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
@@ -444,7 +443,7 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("feature")  # (a new CI workflow or test is no product feature)
     if "claims" in got:
         out.append("measured_claim")
-    elif "performance" in kinds and not _is_bugfix(tags) and not _REMOVAL.search(snap.title or ""):
+    elif "performance" in kinds and not _is_bugfix(tags) and not REMOVAL_TITLE.search(snap.title or ""):
         out.append("performance")  # (a fix in a performance area is a fix, not performance work)
     if "storyline_lead" in got:
         out.append("storyline_lead")
@@ -906,10 +905,9 @@ def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
     out = []
     for number in sorted(t.merged_prs):
         it = story.items.get(number)
-        if it is None or it.digest is None or it.digest.user_facing != "yes" or role_of(it) == "revert":
+        if it is None or it.digest is None or it.digest.user_facing != "yes":
             continue
-        net = it.deletions - it.additions
-        if net > 0 and (_REMOVAL.search(it.title) or _REMOVAL_ANYWHERE.search(it.title)):
+        if takes_out(it):
             out.append(Incident(kind="removal", items=(number,), roles=("removal",),
                                 subject=it.title, reason=it.digest.user_facing_text))
     return out
@@ -922,7 +920,6 @@ _PLANNED_REVERT = re.compile(r"(?i)\b(?:freez\w*|frozen|redo|re-?land|re-?apply|
                              r"\breleased|after the release|for now|temporarily)\b")
 _BROKE = re.compile(r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*"
                     r"|accuracy|precision|wrong|incorrect|bug)\b")
-_REMOVAL_ANYWHERE = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat)\w*")
 
 
 def _tooling_only(item: StoryItem) -> bool:

@@ -459,6 +459,16 @@ BIG_REMOVAL_LINES = 1000  # a change taking this many net lines out is a removal
 _REMOVAL_WORD = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat|clean\s*up|cleanup)\w*")  # ... says so anywhere
 
 
+def takes_out(item: StoryItem) -> bool:
+    """A removal: it takes more out than it adds, is no revert, and its title says it removes
+    (at its start; anywhere, for 1,000+ net lines: "refact hamming ops and call，remove sparse
+    action")."""
+    net = item.deletions - item.additions
+    return net > 0 and role_of(item) != "revert" and bool(
+        REMOVAL_TITLE.search(item.title)
+        or (net >= BIG_REMOVAL_LINES and _REMOVAL_WORD.search(item.title)))
+
+
 _IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
 _HEADLINE = re.compile(r"^([^:]{3,60}?):\s+\S")
 
@@ -756,11 +766,6 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     # of work of their own when there are enough of them and they take a body of code out
     # (2025-W50: "Drop torchair" -16,881 lines, "cleanup useless torchair logic", "Remove
     # FusedMoEState", env variables removed)
-    def takes_out(i: StoryItem) -> bool:
-        net = i.deletions - i.additions
-        return net > 0 and role_of(i) != "revert" and bool(
-            REMOVAL_TITLE.search(i.title) or (net >= BIG_REMOVAL_LINES and _REMOVAL_WORD.search(i.title)))
-
     def free_for_removals(i: StoryItem) -> bool:
         # unassigned, or in a storyline it only joined (not one of the items carrying its name)
         return i.number not in assigned or i.number not in groups[assigned[i.number]].core

@@ -84,7 +84,7 @@ def _logging(level: str) -> None:
 @app.command()
 def report(
     repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm")],
-    window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END")],
+    window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END | day:last, week:last, month:last (the last complete one)")],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
     cutoff: Annotated[Optional[str], typer.Option(help="day windows: the cut-off HH:MM (e.g. 11:45; default 00:00)")] = None,
     source: Annotated[Optional[str], typer.Option(help="github (default with a token) | github-graphql (faster backfill) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,

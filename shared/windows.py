@@ -8,6 +8,8 @@ Spec grammar (the time zone and daily cut-off come from separate options or sett
     month:2026-06           a calendar month in the time zone
     custom:2026-06-01/2026-06-10      [start, end) from local dates or ISO datetimes
     2026-03-26 | 2026-W24 | 2026-06   the kind is inferred
+    day:last | week:last | month:last the last complete window of that kind at the time of the
+                            call (in the time zone, after the cut-off): what a schedule asks for
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 WINDOW_KINDS = ("day", "week", "month", "custom")
+RECURRING = ("day", "week", "month")
+LAST = "last"  # `week:last`: the last complete week when the spec is read
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
@@ -148,11 +152,21 @@ def _point(text: str, tz: str) -> datetime:
     return value.replace(tzinfo=zone(tz)) if value.tzinfo is None else value
 
 
-def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00") -> Window:
-    """Parse a window spec (see the module docstring); raises WindowError with a fix-it message."""
+def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00",
+                 now: datetime | None = None) -> Window:
+    """Parse a window spec (see the module docstring); raises WindowError with a fix-it message.
+    `now` (aware; default the clock) is the instant `day:last`, `week:last` and `month:last`
+    are counted back from; no other spec reads it."""
     zone(tz)
     text = spec.strip()
     kind, _, value = text.partition(":") if text.split(":", 1)[0] in WINDOW_KINDS else ("", "", text)
+    if value == LAST:
+        if kind not in RECURRING:
+            raise WindowError(f"window {spec!r}: 'last' names a recurring window; use day:last, "
+                              "week:last or month:last")
+        parse_cutoff(cutoff)
+        instant = now if now is not None else datetime.now(timezone.utc)
+        return window_of(kind, instant, tz, cutoff).previous()
     try:
         if kind in ("day", "") and _DAY.match(value):
             _check_year(int(value[:4]), value)
@@ -175,8 +189,8 @@ def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00") -> Window:
             raise
         raise WindowError(f"window {spec!r}: {exc}") from None
     raise WindowError(
-        f"window {spec!r} is not understood; use day:2026-03-26, week:2026-W24, month:2026-06 "
-        "or custom:2026-06-01/2026-06-10"
+        f"window {spec!r} is not understood; use day:2026-03-26, week:2026-W24, month:2026-06, "
+        "custom:2026-06-01/2026-06-10, or day:last, week:last, month:last (the last complete one)"
     )
 
 

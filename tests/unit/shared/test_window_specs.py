@@ -161,7 +161,8 @@ def test_a_date_that_does_not_exist_is_named_with_pythons_reason():
 def test_a_spec_that_is_not_understood_says_every_form():
     assert refused("fortnight:2026-06") == (
         "window 'fortnight:2026-06' is not understood; use day:2026-03-26, week:2026-W24, "
-        "month:2026-06 or custom:2026-06-01/2026-06-10")
+        "month:2026-06, custom:2026-06-01/2026-06-10, or day:last, week:last, month:last (the "
+        "last complete one)")
 
 
 def test_window_of_uses_midnight_by_default_and_names_an_unknown_kind():

@@ -80,11 +80,6 @@ class ReportOutcome:
     duplicates: int = 0
 
 
-def window_ref(window: Window) -> WindowRef:
-    return WindowRef(kind=window.kind, label=window.label, start=window.start, end=window.end,
-                     tz=window.tz, cutoff=window.cutoff)
-
-
 def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> Runtime:
     """All four services on one broker, each built by its own factory from its own settings."""
     from services.classifier.app import build_service as build_classifier
@@ -275,7 +270,7 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         check_coverage(job.window, result.source)
         request = ReportRequested.create(
             ReportRequestData(
-                repo=job.repo, window=window_ref(job.window), languages=job.languages,
+                repo=job.repo, window=WindowRef.of(job.window), languages=job.languages,
                 formats=job.formats, as_of=result.watermark, data_note=job.data_note,
                 synthetic=job.synthetic, requested_by="cli", source=result.source,
                 appendix=job.appendix, force=job.force,

@@ -52,14 +52,19 @@ TARGETS: dict[str, Module] = {
          "tests/unit/summarizer/test_summarizer_windows.py"),
         ("shared.windows.*",)),
     "summarizer fold": Module(
-        ("services/summarizer/adapters/store.py",),
-        (_FOLD_PROPERTY, "tests/integration/summarizer/test_summarizer_fold_storage.py",
+        ("services/summarizer/adapters/store.py", "services/summarizer/domain/projection.py"),
+        ("tests/unit/summarizer/test_summarizer_fold_rules.py",
+         _FOLD_PROPERTY, "tests/integration/summarizer/test_summarizer_fold_storage.py",
          "tests/integration/summarizer/test_summarizer_projections.py",
          "tests/integration/summarizer/test_summarizer_bad_input.py",
          "tests/integration/summarizer/test_summarizer_window_close.py",
          "tests/integration/summarizer/test_summarizer_fold_items.py"),
-        tuple(f"{_S}.adapters.store.xǁSqlProjectionsǁ{f}__mutmut_*" for f in (
-            "fold", "_mark_processed", "_fold_facts", "_mark_late", "_advance", "_close"))),
+        (*(f"{_S}.adapters.store.xǁSqlProjectionsǁ{f}__mutmut_*" for f in (
+            "fold", "_mark_processed", "_fold_facts", "_mark_late", "_advance", "_close")),
+         *(f"{_S}.domain.projection.x_{f}__mutmut_*" for f in (
+             "repo_of", "time_of", "order_of", "first_of_each_id", "admit", "latest_facts",
+             "latest_items", "fact_times_by_repo", "late_labels", "highest_watermarks", "advances",
+             "closing_windows")))),
     "report model": Module(
         ("services/summarizer/domain/report.py",),
         (_SUMMARIZER_UNIT, _FOLD_PROPERTY),

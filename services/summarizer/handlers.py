@@ -15,12 +15,13 @@ from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, Win
 from shared.windows import Window, WindowError, zone
 from shared.tasks import cancel_and_wait
 
-from .adapters.store import FoldResult, SqlProjections, refused_data
 from .domain.admission import Admission
 from .domain.report import (
     ReportPolicy, RequestMeta, build_summary, figures, figures_hash, fit_size, next_revision,
 )
-from .domain.windows import Schedule, due_windows, previous_window, schedules_for, window_from_ref
+from .domain.projection import FoldResult
+from .domain.windows import Schedule, due_windows, previous_window, schedules_for
+from .ports import Projections
 
 log = logging.getLogger("repodigest.summarizer")
 _tracer = tracer("summarizer")
@@ -46,7 +47,7 @@ def _utcnow() -> datetime:
 class Deps:
     """What the use cases need: the projections, a publisher, the clock and the policy."""
 
-    store: SqlProjections
+    store: Projections
     publish: Publish
     clock: Callable[[], datetime] = _utcnow
     policy: ReportPolicy = field(default_factory=ReportPolicy)
@@ -130,7 +131,7 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
     try:
         result = await fold_batch(deps, events)
     except Exception as exc:
-        if not refused_data(exc):
+        if not deps.store.refused_data(exc):
             raise  # an outage: the batch comes back (nak with backoff)
         what = f"{len(events)} events" if len(events) != 1 else _describe(events[0])
         raise Poison(f"the projections refuse {what}: {_first_line(exc)}") from exc
@@ -220,7 +221,7 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
                                appendix=request.data.appendix)
             try:
                 event = await summarize_window(
-                    deps, request.data.repo, window_from_ref(request.data.window), meta,
+                    deps, request.data.repo, request.data.window.to_window(), meta,
                     force=request.data.force)
                 if event is not None:  # None: the existing revision answered it
                     published.append(event)

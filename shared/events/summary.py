@@ -12,6 +12,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
+from shared.windows import Window
+
 from .enriched import Digest
 from .envelope import CloudEvent, Frozen, deterministic_id, utc
 from .github import ItemKind, RepoName
@@ -62,6 +64,16 @@ class WindowRef(Frozen):
     @classmethod
     def _utc(cls, v: datetime) -> datetime:
         return utc(v)
+
+    @classmethod
+    def of(cls, window: Window) -> WindowRef:
+        """The reference to a `shared.windows.Window` (kind, label, instants, zone, cut-off)."""
+        return cls(kind=window.kind, label=window.label, start=window.start, end=window.end,
+                   tz=window.tz, cutoff=window.cutoff)
+
+    def to_window(self) -> Window:
+        """The `shared.windows.Window` this reference names (the inverse of `of`)."""
+        return Window(self.kind, self.label, self.start, self.end, self.tz, self.cutoff)
 
 
 # ---------------------------------------------------------------- requests

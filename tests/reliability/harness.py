@@ -177,14 +177,9 @@ class ServiceProcess:
                          for p in sorted(self.log_dir.glob(f"{self.name}.*.log")))
 
 
-def window_ref(window) -> WindowRef:
-    return WindowRef(kind=window.kind, label=window.label, start=window.start, end=window.end,
-                     tz=window.tz, cutoff=window.cutoff)
-
-
 def report_request(inp: RepoInput) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=inp.repo, window=window_ref(inp.window), as_of=inp.watermark,
+        ReportRequestData(repo=inp.repo, window=WindowRef.of(inp.window), as_of=inp.watermark,
                           synthetic=True, data_note="reliability test", formats=FORMATS),
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 

@@ -31,11 +31,11 @@ from shared.bus import (
 )
 from shared.config import CommonSettings
 from shared.events import (
-    ENRICHED_EVENT_ADAPTER, GITHUB_EVENT_ADAPTER, ReportReady, ReportRequestData, ReportRequested, WindowSummarized, make_fact,
+    ENRICHED_EVENT_ADAPTER, GITHUB_EVENT_ADAPTER, ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized, make_fact,
 )
 from shared.service import Runtime
 
-from .harness import JsPublisher, connect, dead_letters, drained, wait_until, window_ref
+from .harness import JsPublisher, connect, dead_letters, drained, wait_until
 
 FUZZ = int(os.environ.get("REPODIGEST_RELIABILITY_FUZZ", "100"))
 REPO = "fuzz-owner/fuzz-repo"
@@ -156,7 +156,7 @@ async def test_hostile_input_on_every_consumer(nats_server, tmp_path):
         await pub.publish(SyncWatermark.create(WatermarkData(repo=REPO, watermark=window.end)),
                           Subjects.watermark(REPO))
         request = ReportRequested.create(ReportRequestData(
-            repo=REPO, window=window_ref(window), as_of=window.end, formats=("md", "json"),
+            repo=REPO, window=WindowRef.of(window), as_of=window.end, formats=("md", "json"),
             synthetic=True), nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
         await hostile(Subjects.report_requested(REPO), [request.to_bytes()])
         await hostile(Subjects.summary_ready(REPO), [request.to_bytes()])

@@ -25,8 +25,6 @@ from ..domain.sources import (
 )
 from ..domain.synthetic import DEMO_REPO, generate_demo
 
-TEXT_SUFFIXES = {".json", ".jsonl", ".ndjson", ".txt", ""}
-
 
 @dataclass
 class LoadedSource:

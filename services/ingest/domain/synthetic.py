@@ -399,10 +399,6 @@ class DemoData:
             labeled=sum(inside(at) for i in self.items for _, at in i.label_events),
         )
 
-    @property
-    def expected_by_week(self) -> dict[str, DemoCounts]:
-        return {w.label: self.expected(w.start, w.end) for w in self.windows}
-
 
 def parse_week(week: str) -> tuple[int, int]:
     m = _WEEK.match(week.strip())

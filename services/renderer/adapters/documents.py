@@ -6,7 +6,6 @@ Everything here is CPU-bound but quick; callers run it in a thread to keep the e
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from functools import lru_cache
@@ -118,8 +117,3 @@ def summary_schema() -> str:
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
               "$id": "https://repodigest.dev/schemas/summary-data.v1.json", **schema}
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def view_as_dict(view: ReportView) -> dict:
-    """The view as plain data (for a narrator or debugging)."""
-    return dataclasses.asdict(view)

@@ -3,6 +3,10 @@
 Synchronous by design: every method is one short transaction and the handlers call it through
 `asyncio.to_thread`. A fold batch (processed ids + activity + items + watermarks + window flags)
 commits in ONE transaction, so a crash can never leave an event half-applied.
+
+The fold's rules (once per id, admission, last writer wins, late windows, watermark advance,
+window closing) are `domain.projection`'s pure functions; this store reads what they need and
+writes what they decide. It implements `ports.Projections`, which is what the handlers know.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,7 +30,12 @@ from shared.events import (
 )
 from shared.windows import Window
 
-from ..domain.admission import FUTURE, Admission, snapshot_order
+from ..domain.admission import FUTURE, Admission
+from ..domain.projection import (
+    Closer, FoldResult, RejectedEvent, Revision, WindowState, admit, advances, closing_windows,
+    fact_times_by_repo, first_of_each_id, highest_watermarks, late_labels, latest_facts,
+    latest_items, order_of, repo_of, time_of,
+)
 from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
 from ..domain.storylines import plain_title, quoted_revert, terms_of
 from .tables import (
@@ -65,52 +74,6 @@ def redacted(url: str) -> str:
 def _chunks(seq: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
     for i in range(0, len(seq), size):
         yield seq[i:i + size]
-
-
-@dataclass
-class FoldResult:
-    facts: int = 0
-    watermarks: int = 0
-    duplicates: int = 0
-    repos: set[str] = field(default_factory=set)
-    late_windows: int = 0
-    closed_windows: int = 0
-    # not counted (see domain.admission): by reason; and held future events folded now
-    rejected: dict[str, int] = field(default_factory=dict)
-    released: int = 0
-
-
-@dataclass(frozen=True)
-class RejectedEvent:
-    event_id: str
-    repo: str
-    reason: str
-    detail: str
-    event_time: datetime
-    received_at: datetime
-    released_at: datetime | None
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One published revision of a window and what it changed against the one before."""
-
-    revision: int
-    figures_hash: str
-    changed: tuple[ChangedFigure, ...]
-    summary_id: str
-    request_id: str | None
-    computed_at: datetime
-
-
-@dataclass(frozen=True)
-class WindowState:
-    repo: str
-    window: Window
-    revision: int
-    figures: dict | None
-    dirty: bool
-    summary_id: str | None = None
 
 
 class _TitleHistory:
@@ -159,10 +122,6 @@ class _TitleHistory:
                 index.setdefault(self.plain[number], number)
             self._by_title = index
         return self._by_title.get(plain_title(title))
-
-
-# Called inside the fold transaction: (repo, previous watermark, new watermark) -> windows to close
-Closer = Callable[[str, datetime | None, datetime], list[Window]]
 
 
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")  # the migrations and bulk statements know these
@@ -224,7 +183,10 @@ def known_revisions() -> list[str]:
 
 
 class SqlProjections:
-    """items, activity, processed, watermarks, windows and requests behind one engine."""
+    """items, activity, processed, watermarks, windows and requests behind one engine
+    (`ports.Projections`)."""
+
+    refused_data = staticmethod(refused_data)
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
@@ -371,20 +333,18 @@ class SqlProjections:
                         now: datetime) -> list[EnrichedFact | WatermarkForwarded]:
         """Record the batch's event ids as processed; the events (first of each id, in order)
         that were not processed before."""
-        first: dict[str, EnrichedFact | WatermarkForwarded] = {}
-        for e in events:
-            first.setdefault(e.id, e)
+        first = first_of_each_id(events)
         stamp = self._stored(now)
         if conn.dialect.name == "postgresql":
             # insert all, skip the known ones; the inserted ids are the new events (one round
             # trip, through the primary key index)
-            new = set(self._bulk(conn, "processed_new", [(i, stamp, _repo_of(e)) for i, e in first.items()]))
+            new = set(self._bulk(conn, "processed_new", [(i, stamp, repo_of(e)) for i, e in first.items()]))
             return [e for i, e in first.items() if i in new]
         seen: set[str] = set()
         for part in _chunks(list(first)):
             seen.update(conn.exec_driver_sql(_seen_sqlite(len(part)), tuple(part)).scalars())
         fresh = [e for i, e in first.items() if i not in seen]
-        self._bulk(conn, "processed", [(e.id, stamp, _repo_of(e)) for e in fresh])
+        self._bulk(conn, "processed", [(e.id, stamp, repo_of(e)) for e in fresh])
         return fresh
 
     def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
@@ -418,15 +378,12 @@ class SqlProjections:
 
     def _admit(self, conn: Connection, fresh: list[EnrichedFact | WatermarkForwarded], now: datetime,
                admission: Admission, result: FoldResult) -> list[EnrichedFact | WatermarkForwarded]:
-        admitted, refused = [], []
-        for e in fresh:
-            verdict = admission.verdict(_repo_of(e), _time_of(e), now)
-            if verdict is None:
-                admitted.append(e)
-                continue
+        admitted, refusals = admit(fresh, now, admission)
+        refused = []
+        for e, verdict in refusals:
             result.rejected[verdict.reason] = result.rejected.get(verdict.reason, 0) + 1
-            refused.append({"event_id": e.id, "repo": _repo_of(e), "reason": verdict.reason,
-                            "detail": verdict.detail, "event_time": _time_of(e), "received_at": now,
+            refused.append({"event_id": e.id, "repo": repo_of(e), "reason": verdict.reason,
+                            "detail": verdict.detail, "event_time": time_of(e), "received_at": now,
                             "event": e.model_dump_json()})
         for part in _chunks(refused):
             stmt = self._insert(rejected).on_conflict_do_nothing(index_elements=[rejected.c.event_id])
@@ -470,46 +427,39 @@ class SqlProjections:
                 text = memo[value] = convert(value)
             return text
 
-        by_fact: dict[str, tuple] = {}
-        latest: dict[tuple[str, int], tuple[EnrichedFact, datetime, str]] = {}
-        for e in facts:
+        tags_of: dict[int, str] = {}  # by id(event): each event's tags serialized once
+        activity_rows = []
+        for e in latest_facts(facts).values():
             data = e.data
             fact, item = data.fact, data.fact.item
             actor = fact_actor(fact)
-            tags = _json(data.tags)
-            # a re-classification (same fact, new rule set) replaces the tags; last one wins
-            by_fact[data.fact_id] = (
+            tags = tags_of[id(e)] = _json(data.tags)
+            activity_rows.append((
                 data.fact_id, e.id, fact.repo, item.number, item.kind, fact.kind, fact.action,
                 stored(data.fact_time), actor.login if actor else None, data.ruleset.version, tags,
-                _json(fact))
-            key = (fact.repo, item.number)
-            prev = latest.get(key)
-            first = min(data.fact_time, prev[1]) if prev else data.fact_time
-            if prev is None or _order(e) >= _order(prev[0]):
-                latest[key] = (e, first, tags)
-            else:
-                latest[key] = (prev[0], first, prev[2])
-        self._bulk(conn, "activity", list(by_fact.values()))
+                _json(fact)))
+        self._bulk(conn, "activity", activity_rows)
         item_rows = []
-        for (repo, number), (e, first, tags) in latest.items():
+        for (repo, number), latest in latest_items(facts).items():
+            e = latest.event
             snap = e.data.fact.item
+            tags = tags_of.get(id(e))
+            if tags is None:
+                tags = tags_of[id(e)] = _json(e.data.tags)
             item_rows.append((
                 repo, number, snap.kind, snap.title, snap.author.login, snap.state,
                 stored(snap.created_at), stored(snap.closed_at), stored(snap.merged_at),
-                stored(e.data.fact_time), stored(_order(e)[0]), e.data.fact_id,
-                _json(snap), tags, stored(first)))
+                stored(e.data.fact_time), stored(order_of(e)[0]), e.data.fact_id,
+                _json(snap), tags, stored(latest.first_seen)))
         self._bulk(conn, "items", item_rows)
 
     def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
         """Flag summarized windows a fact lands in: they get a new revision if figures change."""
-        times: dict[str, list[datetime]] = {}
-        for e in facts:
-            times.setdefault(e.data.fact.repo, []).append(e.data.fact_time)
         flagged = 0
-        for repo, stamps in times.items():
+        for repo, stamps in fact_times_by_repo(facts).items():
             rows = conn.execute(_SUMMARIZED, {"repo": repo, "last": max(stamps),
                                               "first": min(stamps)}).all()
-            labels = [r.label for r in rows if any(r.start <= t < r.end for t in stamps)]
+            labels = late_labels(((r.label, r.start, r.end) for r in rows), stamps)
             if labels:
                 conn.execute(windows.update().where(windows.c.repo == repo, windows.c.label.in_(labels))
                              .values(dirty=True))
@@ -518,19 +468,16 @@ class SqlProjections:
 
     def _advance(self, conn: Connection, marks: list[WatermarkForwarded],
                  now: datetime) -> list[tuple[str, datetime | None, datetime]]:
-        best: dict[str, datetime] = {}
-        for m in marks:
-            best[m.data.repo] = max(best.get(m.data.repo, m.data.watermark), m.data.watermark)
         moved = []
-        for repo, mark in sorted(best.items()):
+        for repo, mark in highest_watermarks(marks).items():
             old = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            if not advances(old, mark):
+                continue
             if old is None:
                 conn.execute(watermarks.insert().values(repo=repo, watermark=mark, updated_at=now))
-            elif mark > old:
+            else:
                 conn.execute(watermarks.update().where(watermarks.c.repo == repo)
                              .values(watermark=mark, updated_at=now))
-            else:
-                continue
             moved.append((repo, old, mark))
         return moved
 
@@ -538,10 +485,7 @@ class SqlProjections:
         if not due:
             return 0
         stmt = self._insert(windows).on_conflict_do_nothing(index_elements=[windows.c.repo, windows.c.label])
-        conn.execute(stmt, [{
-            "repo": repo, "label": w.label, "kind": w.kind, "start": w.start, "end": w.end,
-            "tz": w.tz, "cutoff": w.cutoff, "revision": 0, "closed_at": now, "dirty": True,
-        } for w in due])
+        conn.execute(stmt, closing_windows(repo, due, now))
         return len(due)
 
     # ------------------------------------------------------------ requests
@@ -990,18 +934,6 @@ def _sqlite_datetime(value: datetime | None) -> str | None:
     if offset:
         value = value.astimezone(timezone.utc)
     return value.isoformat(" ", "microseconds")[:26]  # without the "+00:00"
-
-
-def _repo_of(event: EnrichedFact | WatermarkForwarded) -> str:
-    return event.data.fact.repo if isinstance(event, EnrichedFact) else event.data.repo
-
-
-def _time_of(event: EnrichedFact | WatermarkForwarded) -> datetime:
-    return event.data.fact_time if isinstance(event, EnrichedFact) else event.data.watermark
-
-
-def _order(event: EnrichedFact) -> tuple:
-    return snapshot_order(event.data.fact.item.updated_at, event.data.fact_time, event.data.fact_id)
 
 
 def _aware(value):

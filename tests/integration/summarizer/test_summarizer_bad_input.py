@@ -13,10 +13,9 @@ from services.summarizer.adapters.tables import items
 from services.summarizer.domain.admission import FUTURE, UNKNOWN_REPO, Admission
 from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
-from services.summarizer.domain.windows import ref_from_window
 from services.summarizer.handlers import Deps, accept_request, fold_events
 from shared.bus import Poison
-from shared.events import Actor, CommentInfo, ReportRequestData, ReportRequested, WindowSummarized
+from shared.events import Actor, CommentInfo, ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
     REPO, ItemSpec, enrich, random_scenario, utc, watermark,
@@ -74,7 +73,7 @@ async def test_events_of_unknown_repositories_are_recorded_not_counted(database_
         # waiting for a watermark that will never be folded
         with pytest.raises(Poison, match="REPODIGEST_ACCEPT_REPOS"):
             await accept_request(deps, ReportRequested.create(
-                ReportRequestData(repo=OTHER, window=ref_from_window(DAY), as_of=DAY.end),
+                ReportRequestData(repo=OTHER, window=WindowRef.of(DAY), as_of=DAY.end),
                 nonce="n1", at=DAY.end))
         assert store.pending_requests() == []
         from services.summarizer.audit import rejected_command

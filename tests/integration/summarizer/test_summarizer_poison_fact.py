@@ -18,10 +18,9 @@ from pydantic import ValidationError
 
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from services.summarizer.domain.windows import ref_from_window
 from shared.bus import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
 from shared.config import CommonSettings
-from shared.events import ENRICHED_EVENT_ADAPTER, EnrichedFact, ReportRequestData, ReportRequested
+from shared.events import ENRICHED_EVENT_ADAPTER, EnrichedFact, ReportRequestData, ReportRequested, WindowRef
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.conftest import wait_until
@@ -71,7 +70,7 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
         ENRICHED_EVENT_ADAPTER.validate_json(poison_raw)
     mark = WEEK.end + timedelta(hours=1)
     request = ReportRequested.create(
-        ReportRequestData(repo=REPO, window=ref_from_window(WEEK), as_of=mark),
+        ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark),
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 
     # everything is in the stream before the summarizer starts: the poison arrives in one batch

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from services.summarizer.adapters.store import SqlProjections
-from services.summarizer.domain.windows import Schedule, ref_from_window
+from services.summarizer.domain.windows import Schedule
 from services.summarizer.handlers import Deps, accept_request, fold_events
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized
+from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
     REPO, ItemSpec, RuleSetRef, Scenario, enrich, random_scenario, watermark,
@@ -36,7 +36,7 @@ class Clock:
 
 def request(as_of: datetime | None, window=WINDOW) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=REPO, window=ref_from_window(window), as_of=as_of, languages=("en", "zh-CN")),
+        ReportRequestData(repo=REPO, window=WindowRef.of(window), as_of=as_of, languages=("en", "zh-CN")),
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 
 

@@ -14,11 +14,11 @@ from services.summarizer.adapters.tables import activity
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
 from services.summarizer.domain.report import build_summary, figures
-from services.summarizer.domain.windows import previous_window, ref_from_window
+from services.summarizer.domain.windows import previous_window
 from services.summarizer.rebuild import rebuild_command
 from shared.bus import Subjects
 from shared.config import CommonSettings
-from shared.events import ReportRequestData, ReportRequested, RuleSetRef, WindowSummarized
+from shared.events import ReportRequestData, ReportRequested, RuleSetRef, WindowSummarized, WindowRef
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import ItemSpec, REPO, enrich, random_scenario, watermark
@@ -63,7 +63,7 @@ class Running:
 
     async def request(self, repo: str = REPO) -> WindowSummarized:
         request = ReportRequested.create(
-            ReportRequestData(repo=repo, window=ref_from_window(WEEK), as_of=WEEK.end),
+            ReportRequestData(repo=repo, window=WindowRef.of(WEEK), as_of=WEEK.end),
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
         await self.runtime.bus("test").publish(request, Subjects.report_requested(repo))
         async with asyncio.timeout(30):

@@ -12,9 +12,8 @@ import sqlalchemy as sa
 from services.summarizer.adapters.store import MIGRATIONS, SqlProjections
 from services.summarizer.adapters.tables import items
 from services.summarizer.domain.report import figures, figures_hash
-from services.summarizer.domain.windows import ref_from_window
 from services.summarizer.handlers import Deps, accept_request, fold_events
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized
+from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
     REPO, ItemSpec, enrich, random_scenario, utc, watermark,
@@ -25,7 +24,7 @@ WINDOW = day_window(utc(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
 
 def request(as_of: datetime | None) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=REPO, window=ref_from_window(WINDOW), as_of=as_of),
+        ReportRequestData(repo=REPO, window=WindowRef.of(WINDOW), as_of=as_of),
         nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
 
 

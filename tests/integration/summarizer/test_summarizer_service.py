@@ -8,10 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from services.summarizer.domain.windows import ref_from_window
 from shared.bus import Subjects
 from shared.config import CommonSettings
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized
+from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
@@ -63,7 +62,7 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
             await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
         mark = WEEK.end + timedelta(hours=1)
         request = ReportRequested.create(
-            ReportRequestData(repo=REPO, window=ref_from_window(WEEK), as_of=mark, synthetic=True,
+            ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark, synthetic=True,
                               data_note="generated test data"),
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
         # the request arrives before the watermark: it must wait for it

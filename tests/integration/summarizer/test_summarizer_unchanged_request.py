@@ -17,10 +17,9 @@ from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from services.summarizer.domain.windows import ref_from_window
 from shared.bus import STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
-from shared.events import ReportReady, ReportRequestData, ReportRequested
+from shared.events import ReportReady, ReportRequestData, ReportRequested, WindowRef
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.conftest import wait_until
@@ -49,7 +48,7 @@ class Requester:
 
     async def ask(self, languages=("en",), timeout: float = 120) -> tuple[str, bytes]:
         request = ReportRequested.create(
-            ReportRequestData(repo=REPO, window=ref_from_window(WEEK), as_of=MARK, synthetic=True,
+            ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=MARK, synthetic=True,
                               languages=languages, formats=("md", "json"),
                               data_note="generated test data"),
             nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))

@@ -8,9 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from services.summarizer.config import SummarizerSettings
-from services.summarizer.domain.windows import (
-    Schedule, due_windows, previous_window, ref_from_window, schedules_for, window_from_ref,
-)
+from services.summarizer.domain.windows import Schedule, due_windows, previous_window, schedules_for
+from shared.events import WindowRef
 from shared.windows import WindowError, custom_window, day_window, month_window
 
 SHANGHAI = Schedule("day", "Asia/Shanghai", "11:45")
@@ -104,4 +103,4 @@ def test_previous_window_and_refs_round_trip():
     custom = custom_window(datetime(2026, 6, 1, tzinfo=timezone.utc), datetime(2026, 6, 4, tzinfo=timezone.utc), "UTC")
     prev = previous_window(custom)
     assert (prev.start, prev.end) == (custom.start - timedelta(days=3), custom.start)
-    assert window_from_ref(ref_from_window(day)) == day
+    assert WindowRef.of(day).to_window() == day

@@ -101,7 +101,10 @@ def build(directory: Path) -> list[dict]:
             resources[idx] = _merge(resources[idx], doc)
     for image in kust.get("images", []):
         for r in resources:
-            for c in r.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+            spec = r.get("spec", {})
+            if r["kind"] == "CronJob":  # kustomize's image transformer reaches its job template
+                spec = spec["jobTemplate"]["spec"]
+            for c in spec.get("template", {}).get("spec", {}).get("containers", []):
                 if c["image"].split(":")[0] == image["name"]:
                     c["image"] = f"{image['newName']}:{image['newTag']}"
     return resources
@@ -379,3 +382,68 @@ def test_kubernetes_runs_the_migrations_as_a_job_with_the_summarizers_database()
     result = subprocess.run([sys.executable, "-m", "repodigest", *MIGRATE[1:], "--help"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "--revision" in result.stdout, result.stderr
+
+
+# ---------------------------------------------------------------- the report CronJob (issue 19 item 3)
+
+
+def test_the_report_cronjob_asks_the_deployment_for_the_last_week_one_run_at_a_time():
+    """deploy/kubernetes/base/report-cronjob.yaml: the CLI's real command and options (parsed by
+    Click from the Typer app, as the image's `repodigest` will), against the deployment's NATS
+    with the services' login, secrets by reference, bounded, and let out only to what it uses."""
+    import typer.main
+
+    from repodigest.cli import app
+    from shared.windows import parse_window
+    from tests.unit.deploy.test_kubernetes_policies import _ports, _selects
+
+    resources = build(K8S / "overlays/production")
+    (cron,) = [r for r in resources if r["kind"] == "CronJob"]
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    assert cron["spec"]["timeZone"] and cron["spec"]["startingDeadlineSeconds"] > 0
+    job = cron["spec"]["jobTemplate"]["spec"]
+    pod = job["template"]["spec"]
+    (container,) = pod["containers"]
+    assert pod["restartPolicy"] in {"Never", "OnFailure"}
+    assert container["image"].startswith("ghcr.io/repodigest/repodigest:")  # the overlay's image
+
+    # the command line, as the CLI parses it
+    assert container["command"] == ["repodigest", "report"]
+    command = typer.main.get_command(app).commands["report"]
+    params = command.make_context("report", list(container["args"])).params
+    assert params["source"] == "github"
+    assert "--nats-url" not in container["args"]  # REPODIGEST_NATS_URL, the ConfigMap's
+    parse_window(params["window"], params["tz"])
+    assert params["window"] == "week:last"
+    assert params["out_dir"].is_relative_to("/tmp")  # the one writable mount
+    assert {m["mountPath"] for m in container["volumeMounts"]} == {"/tmp"}
+    # it waits less than the Job may run, so a stuck report fails with the CLI's message
+    assert params["timeout"] < job["activeDeadlineSeconds"]
+
+    # the deployment's NATS (the ConfigMap) with the services' login; the rest from Secrets
+    config = next(r for r in resources if r["metadata"]["name"] == "repodigest-config")
+    assert {"configMapRef": {"name": "repodigest-config"}} in container["envFrom"]
+    assert config["data"]["REPODIGEST_NATS_URL"].startswith("nats://")
+    env = {e["name"]: e for e in container["env"]}
+    for name, secret in (("REPODIGEST_NATS_USER", "repodigest-nats"),
+                         ("REPODIGEST_NATS_PASSWORD", "repodigest-nats"),
+                         ("REPODIGEST_GITHUB_TOKEN", "repodigest-github"),
+                         ("AWS_SECRET_ACCESS_KEY", "repodigest-s3")):
+        assert env[name]["valueFrom"]["secretKeyRef"]["name"] == secret, name
+    for name, entry in env.items():
+        if re.search(r"TOKEN|SECRET|PASSWORD|KEY", name):
+            assert "value" not in entry and "secretKeyRef" in entry["valueFrom"], name
+    # the variables it sets are read by the CLI's settings (or are the OpenTelemetry SDK's)
+    known = settings_fields() | {"REPODIGEST_GITHUB_TOKEN", "REPODIGEST_LOG_LEVEL"}
+    unknown = [n for n in env if n.startswith("REPODIGEST_") and n not in known]
+    assert not unknown, unknown
+
+    limits, requests = container["resources"]["limits"], container["resources"]["requests"]
+    assert limits["memory"] and limits["cpu"] and requests["memory"] and requests["cpu"]
+
+    # the network policies let it reach NATS, DNS and HTTPS outside the cluster, nothing else
+    labels = job["template"]["metadata"]["labels"]
+    egress = [rule for p in resources if p["kind"] == "NetworkPolicy"
+              and p["spec"]["podSelector"] != {} and _selects(p, labels)
+              for rule in p["spec"].get("egress", [])]
+    assert set().union(*[_ports(r) for r in egress]) == {53, 4222, 4318, 443}

@@ -268,5 +268,5 @@ def test_the_production_image_is_the_one_the_documented_build_tags():
     assert "newTag" in doc and "pyproject.toml" in doc, "how the tag follows the version"
     for resource in build(K8S / "overlays/production"):
         for c in pod_template(resource)["spec"]["containers"] if resource["kind"] in {
-                "Deployment", "Job"} else []:
+                "Deployment", "Job", "CronJob"} else []:
             assert c["image"] == reference, (resource["metadata"]["name"], c["image"])

@@ -30,10 +30,12 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from bench.pipeline import fresh_postgres_schema, payloads, until_folded
 from bench.procs import ServiceProcess
-from shared.bus import (
+from shared.messaging import (
     DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Topology,
     ensure_topology,
 )
+from services.classifier.messaging import CONSUMER as CLASSIFIER
+from services.summarizer.messaging import FOLD
 from shared.natsserver import EmbeddedNats
 
 CHUNK = 10_000
@@ -133,7 +135,7 @@ async def run(n: int, db: str, postgres_url: str) -> list[tuple[str, str, str]]:
             js = nc.jetstream(publish_async_max_pending=4000)
             try:
                 # the durables exist before the services do, so their progress can be read
-                await ensure_topology(js, Topology(), consumers=(DURABLE_CLASSIFIER, DURABLE_SUMMARIZER))
+                await ensure_topology(js, Topology(), consumers=(CLASSIFIER, FOLD))
                 published = await publish_facts(js, n)
                 rows.append(("publish to RD_GITHUB", f"{published:,.1f} s", f"{n / published:,.0f} ev/s"))
                 print("  baseline read ...", file=sys.stderr)

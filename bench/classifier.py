@@ -158,7 +158,8 @@ async def replay(profile: str) -> int:
     from services.classifier.adapters.profiles import load_registry
     from services.classifier.reclassify import reclassify
     from services.ingest.domain.synthetic import generate_demo
-    from shared.bus import Subjects, ensure_topology
+    from services.registry import consumers
+    from shared.messaging import Subjects, ensure_topology
     from shared.events import make_fact
     from shared.natsserver import EmbeddedNats
 
@@ -168,7 +169,7 @@ async def replay(profile: str) -> int:
         try:
             nc = await nats.connect(server.url)
             js = nc.jetstream()
-            await ensure_topology(js)
+            await ensure_topology(js, consumers=consumers())
             facts = [make_fact(f) for f in demo.facts]
             for start in range(0, len(facts), 500):
                 await asyncio.gather(*(js.publish(Subjects.fact(f.data.kind, f.data.action, f.data.repo),

@@ -54,7 +54,7 @@ class Broker:
         self.runtime = Runtime(CommonSettings(nats_url=self.server.url), "bench-github")
         await self.runtime.start()
         self.bus = self.runtime.bus("ingest")
-        self.state = await KvIngestState.open(self.runtime.broker.config.connection_state.stream)
+        self.state = await KvIngestState.open(self.runtime.js)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -4,7 +4,7 @@
 
 The same N realistic (~1.5 KB) PR and issue facts go through four set-ups on one nats-server:
 1. the baseline: raw nats-py `publish_async` plus a pull consumer fetching 500 at a time with ack;
-2. the same publishing, consumed the way the services consume (`shared.pull.StreamingPull`), so
+2. the same publishing, consumed the way the services consume (`shared.messaging.pull.StreamingPull`), so
    the ratio is not flattered by nats-py's slower fetch;
 3. both stages with no work in them (pull, republish to RD_ENRICHED with the services' headers,
    ack; pull, ack): the most this topology carries on this machine;
@@ -31,8 +31,9 @@ from pathlib import Path
 
 import nats
 
-from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
+from services.classifier.messaging import CONSUMER as CLASSIFIER
+from shared.messaging import (
+    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
     ensure_topology,
 )
 from shared.config import CommonSettings
@@ -41,7 +42,7 @@ from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
 
 REPO = "bench-org/llm-serve"
-SERVICE_BATCH = CONSUMERS[DURABLE_CLASSIFIER].batch_size  # the baselines pull as the services do
+SERVICE_BATCH = CLASSIFIER.batch_size  # the baselines pull as the services do
 
 PREFIXES = ["[Bugfix]", "[Perf]", "[ROCm]", "[Spec Decode]", "[MoE]", "[Kernel]", "[CI]", "[Doc]"]
 PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.py",
@@ -132,11 +133,11 @@ async def baseline(url: str, items) -> float:
 
 
 async def baseline_streaming(url: str, items) -> float:
-    """The same, consumed the way the services consume (`shared.pull.StreamingPull`, batches of
+    """The same, consumed the way the services consume (`shared.messaging.pull.StreamingPull`, batches of
     the services' size requested two ahead) instead of nats-py's fetch."""
     from nats.js.api import AckPolicy, ConsumerConfig
 
-    from shared.pull import StreamingPull
+    from shared.messaging.pull import StreamingPull
 
     nc = await nats.connect(url)
     js = nc.jetstream(publish_async_max_pending=4000)
@@ -176,7 +177,7 @@ async def baseline_transport(url: str, items) -> float:
     database: the most this bus topology carries on this machine (all in this process)."""
     from nats.js.api import AckPolicy, ConsumerConfig
 
-    from shared.pull import StreamingPull
+    from shared.messaging.pull import StreamingPull
 
     pad = b" " * ENRICHED_OVERHEAD
     conns = [await nats.connect(url) for _ in range(3)]

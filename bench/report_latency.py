@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nats
 
-from shared.bus import DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects
+from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects
 from shared.config import CommonSettings
 from shared.events import (
     ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized,

@@ -30,13 +30,13 @@ import sqlalchemy as sa
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.domain.report import RequestMeta
 from services.summarizer.handlers import Deps, fold_events, summarize_window
-from shared.bus import CONSUMERS, DURABLE_SUMMARIZER
+from services.summarizer.messaging import FOLD
 from shared.windows import week_window
 from bench.pipeline import REPO as PIPELINE_REPO
 from tests.conftest import POSTGRES_URL
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
-BATCH = CONSUMERS[DURABLE_SUMMARIZER].batch_size  # what the service folds at once
+BATCH = FOLD.batch_size  # what the service folds at once
 
 
 def database(kind: str, tmp: str) -> tuple[str, callable]:

@@ -24,7 +24,7 @@ from bench.summarizer_fold import database
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.handlers import Deps
 from services.summarizer.rebuild import rebuild
-from shared.bus import STREAM_ENRICHED, Subjects, Topology, ensure_topology
+from shared.messaging import STREAM_ENRICHED, Subjects, Topology, ensure_topology
 from shared.natsserver import EmbeddedNats
 from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark

@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from shared.bus import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS, pull_consumers
+from shared.messaging import STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS
 
 if TYPE_CHECKING:
     from shared.service import Runtime
@@ -28,17 +28,16 @@ log = logging.getLogger("repodigest.health")
 
 async def readiness(runtime: "Runtime") -> dict[str, str]:
     checks: dict[str, str] = {}
-    conn = runtime.broker.config.connection_state.connection if runtime.broker.config.connection_state else None
-    checks["nats"] = "ok" if conn is not None and conn.is_connected else "disconnected"
+    checks["nats"] = "ok" if runtime.connected else "disconnected"
     if checks["nats"] == "ok":
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         for stream in (STREAM_GITHUB, STREAM_ENRICHED, STREAM_REPORTS, STREAM_DEAD):
             try:
                 await asyncio.wait_for(js.stream_info(stream), 2)
                 checks[f"stream:{stream}"] = "ok"
             except Exception as exc:  # noqa: BLE001 - reported, not raised
                 checks[f"stream:{stream}"] = type(exc).__name__
-    for consumer in pull_consumers(runtime.broker):
+    for consumer in runtime.pull_consumers:
         # a consuming loop that died, or pull requests the server refuses (consumer deleted)
         checks[f"consumer:{consumer.spec.durable}"] = consumer.pull_state()
     for service in runtime.services:
@@ -56,9 +55,7 @@ def connection_closed(runtime: "Runtime") -> bool:
     """The runtime's NATS connection is closed for good (not merely reconnecting)."""
     if runtime.connection_lost.is_set():
         return True
-    state = runtime.broker.config.connection_state
-    conn = state.connection if state else None
-    return conn is not None and conn.is_closed and not runtime._stopping
+    return runtime.closed and not runtime._stopping
 
 
 def build_health_app(runtime: "Runtime") -> Starlette:

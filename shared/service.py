@@ -1,8 +1,14 @@
 """Running services: one or several on one FastStream NATS broker, with topology, health and drain.
 
-A service is an object with a `name`, `register(router)` for its subscribers, and optional
-`start()`/`stop()` for background work (pollers, an HTTP server). Each service's `app.py` has a
-`build_service(settings, bus, ...)` factory; `__main__.py` and the CLI are the composition roots.
+A service is an object with a `name`, the durable consumers it declares (`consumers`, each a
+`ConsumerSpec`), optionally its `contract` (what it consumes and publishes, for FastStream and
+the AsyncAPI document), `register(router)` for its subscribers and pull consumers, and
+`start()`/`stop()` for background work (pollers, an HTTP server). Each service's
+`bootstrap.build(settings, runtime, ...)` builds it; `services.registry` lists them for
+`python -m services.X`, `repodigest serve` and the CLI's in-process run.
+
+The runtime owns the NATS connection: `runtime.nc` and `runtime.js` once started (what a `Bus`
+publishes and pulls through); nothing reaches into FastStream's connection state.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from faststream.nats import NatsBroker, NatsRouter
 
 from opentelemetry.metrics import CallbackOptions, Observation
 
-from shared.bus import (CONSUMERS, Bus, Topology, ensure_topology, pull_consumers,
-                        telemetry_middleware)
+from shared.messaging import (Bus, Consumer, ConsumerSpec, ServiceRouter, Topology,
+                              ensure_topology, telemetry_middleware)
 from shared import telemetry
 from shared.config import CommonSettings
 from shared.telemetry import meter, service_context, setup_logging, setup_telemetry
@@ -49,7 +55,7 @@ meter("service").create_observable_gauge(
 
 class Service(Protocol):
     name: str
-    consumers: Sequence[str]
+    consumers: Sequence[ConsumerSpec]
 
     def register(self, router: NatsRouter) -> None: ...
 
@@ -257,6 +263,10 @@ class Runtime:
         self.broker = make_broker(settings, name, closed_cb=self._closed, error_cb=self._error,
                                   disconnected_cb=self._disconnected)
         self.services: list[Service] = []
+        # the durable pull consumers the services registered, with the service each works for
+        self._pull: list[tuple[Consumer[Any], str]] = []
+        self._nc: Any = None
+        self._js: Any = None
         self._lag_task: asyncio.Task | None = None
         self._lag_stop = asyncio.Event()
 
@@ -289,7 +299,8 @@ class Runtime:
             self._connecting = False
             await cancel_and_wait(refused)
         if connect in done:
-            connect.result()
+            self._nc = connect.result()
+            self._js = self._nc.jetstream()
             return
         await cancel_and_wait(connect)
         if refused in done and self._refusal is not None:
@@ -299,9 +310,7 @@ class Runtime:
     async def _closed(self) -> None:
         if self._stopping:
             return
-        conn = self.broker.config.connection_state.connection \
-            if self.broker.config.connection_state else None
-        error = getattr(conn, "last_error", None)
+        error = getattr(self._nc, "last_error", None)
         self.lost_reason = ((str(error) or type(error).__name__)[:200] if error is not None
                             else "closed by the client library")
         log.error("the connection to NATS at %s was closed for good (%s); the service cannot "
@@ -311,10 +320,10 @@ class Runtime:
 
     async def poll_lag(self) -> dict[str, int]:
         """Read each durable consumer's pending count from JetStream; return {durable: pending}."""
-        js = self.broker.config.connection_state.stream
+        js = self.js
         out: dict[str, int] = {}
-        for durable in [c for s in self.services for c in s.consumers]:
-            spec = CONSUMERS[durable]
+        for spec in self.consumer_specs():
+            durable = spec.durable
             try:
                 info = await asyncio.wait_for(js.consumer_info(spec.stream, durable), 5)
             except Exception as exc:  # noqa: BLE001 - a gauge goes stale, the service goes on
@@ -335,14 +344,48 @@ class Runtime:
             except asyncio.TimeoutError:
                 pass
 
+    @property
+    def nc(self) -> Any:
+        """The NATS connection (nats-py `Client`), once `start()` connected."""
+        if self._nc is None:
+            raise RuntimeError(f"{self.name}: not connected to NATS yet (start() first)")
+        return self._nc
+
+    @property
+    def js(self) -> Any:
+        """The JetStream context of the connection, once `start()` connected."""
+        if self._js is None:
+            raise RuntimeError(f"{self.name}: not connected to NATS yet (start() first)")
+        return self._js
+
+    @property
+    def connected(self) -> bool:
+        return self._nc is not None and self._nc.is_connected
+
+    @property
+    def closed(self) -> bool:
+        return self._nc is not None and self._nc.is_closed
+
+    @property
+    def pull_consumers(self) -> "list[Consumer[Any]]":
+        """The durable consumers the services registered (started and stopped here)."""
+        return [c for c, _ in self._pull]
+
+    def consumer_specs(self) -> list[ConsumerSpec]:
+        return [spec for s in self.services for spec in s.consumers]
+
     def bus(self, service: str) -> Bus:
-        return Bus(self.broker, service)
+        return Bus(self, service)
 
     def add(self, service: Service) -> Service:
-        router = NatsRouter()
+        router = ServiceRouter()
+        contract = getattr(service, "contract", None)
+        if contract is not None:
+            router.declare(contract)
         service.register(router)
         for subscriber in router.subscribers:
             _SUBSCRIBER_SERVICES[subscriber] = service.name
+        self._pull.extend((c, service.name) for c in router.pull_consumers)
         self.broker.include_router(router)
         self.services.append(service)
         return service
@@ -365,19 +408,18 @@ class Runtime:
             raise NatsUnreachable(
                 f"NATS at {redact_url(self.settings.nats_url)} refused the login "
                 f"{login_tried(self.settings)} ({exc}): " + LOGIN_HELP) from None
-        consumers = [c for s in self.services for c in s.consumers]
-        await ensure_topology(self.broker.config.connection_state.stream,
-                              Topology(replicas=self.settings.jetstream_replicas), consumers)
+        await ensure_topology(self.js, Topology(replicas=self.settings.jetstream_replicas),
+                              self.consumer_specs())
         await self.broker.start()
         for service in self.services:
             # what it starts (pollers, an HTTP server, tasks) works as the service: the spans
             # carry its service.name
             with service_context(service.name):
                 await service.start()
-        for consumer in pull_consumers(self.broker):
+        for consumer, service_name in self._pull:
             # the consumer's loop (a task made in start) is its service's: each message's span,
             # the handler's, and what it publishes
-            with service_context(consumer.bus.service):
+            with service_context(service_name):
                 await consumer.start()
         if any(s.consumers for s in self.services):
             self._lag_task = asyncio.create_task(self._lag_loop(), name=f"{self.name}-lag")
@@ -391,11 +433,11 @@ class Runtime:
             # awaiting the task then hung shutdown (seen when SIGTERM came right after start)
             self._lag_stop.set()
             await cancel_and_wait(self._lag_task)
-            for durable in (c for s in self.services for c in s.consumers):
-                _LAG.pop(durable, None)  # no stale gauge once this runtime stopped consuming
+            for spec in self.consumer_specs():
+                _LAG.pop(spec.durable, None)  # no stale gauge once this runtime stopped consuming
         # the batches in hand finish and are acknowledged before the services and the
         # connection go away
-        for consumer in pull_consumers(self.broker):
+        for consumer, _ in self._pull:
             await consumer.stop()
         for service in reversed(self.services):
             with contextlib.suppress(Exception):
@@ -409,11 +451,9 @@ class Runtime:
             # so close without it; unacknowledged messages are redelivered to the next process
             log.warning("NATS at %s is unreachable while stopping: closed without draining",
                         redact_url(self.settings.nats_url))
-            conn = self.broker.config.connection_state.connection \
-                if self.broker.config.connection_state else None
-            if conn is not None:
+            if self._nc is not None:
                 with contextlib.suppress(Exception):
-                    await conn.close()
+                    await self._nc.close()
         log.info("stopped %s", self.name)
 
 

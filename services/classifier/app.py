@@ -10,18 +10,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from faststream import Context
 
-from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, Consumer
+from shared.messaging import Consumer
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark
 
 from .adapters.profiles import load_registry
 from .config import ClassifierSettings
 from .domain.rules import ProfileRegistry
 from .handlers import RELOAD_SUBJECT, ReloadReply, enrich_batch, reload_rules
+from .messaging import CONSUMER, CONTRACT
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
 
-    from shared.bus import Bus
+    from shared.messaging import ConsumerSpec
+
+    from shared.messaging import Bus
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.classifier")
@@ -34,7 +37,8 @@ class ClassifierService:
     stay in use."""
 
     name = "classifier"
-    consumers: Sequence[str] = (DURABLE_CLASSIFIER,)
+    consumers: Sequence[ConsumerSpec] = (CONSUMER,)
+    contract = CONTRACT
 
     def __init__(self, registry: ProfileRegistry, bus: "Bus",
                  loader: Callable[[], ProfileRegistry] | None = None) -> None:
@@ -43,7 +47,7 @@ class ClassifierService:
         self.loader = loader
         self._reloading = asyncio.Lock()
         self.consumer: Consumer = Consumer(
-            bus, CONSUMERS[DURABLE_CLASSIFIER], decode=GITHUB_EVENT_ADAPTER.validate_json,
+            bus, CONSUMER, decode=GITHUB_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_github_events)
 
     async def on_github_events(self, events: list[GithubFact | SyncWatermark]) -> None:

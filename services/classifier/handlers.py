@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.bus import Poison, Subjects
+from shared.messaging import Poison, Subjects
 from shared.telemetry import consumed_context, continuing, tracer, tracing_enabled
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent

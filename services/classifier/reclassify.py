@@ -23,7 +23,7 @@ import nats.errors
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import ValidationError
 
-from shared.bus import STREAM_GITHUB, Poison, Subjects, event_headers, repo_tokens
+from shared.messaging import STREAM_GITHUB, Poison, Subjects, event_headers, repo_tokens
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent, deterministic_id
 
@@ -91,8 +91,8 @@ async def reclassify(js: "JetStreamContext | Runtime", repo: str | None, *, sinc
     `since` keeps facts that happened before it (by the fact's time) as they are. `registry`
     defaults to the built-in profiles; `publish` to JetStream over `js`.
     """
-    if hasattr(js, "broker"):  # a Runtime
-        js = js.broker.config.connection_state.stream
+    if hasattr(js, "js"):  # a Runtime
+        js = js.js
     if registry is None:
         from .adapters.profiles import load_registry
 

@@ -14,11 +14,12 @@ from shared.tasks import cancel_and_wait
 from .config import IngestSettings
 from .domain.sources import SourceError
 from .handlers import IngestResult, ingest_source
+from .messaging import CONTRACT
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
 
-    from shared.bus import Bus
+    from shared.messaging import Bus, ConsumerSpec
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.ingest")
@@ -74,7 +75,8 @@ class IngestService:
     """
 
     name = "ingest"
-    consumers: Sequence[str] = ()
+    consumers: Sequence[ConsumerSpec] = ()
+    contract = CONTRACT
 
     def __init__(self, settings: IngestSettings, bus: "Bus") -> None:
         self.settings = settings
@@ -168,11 +170,8 @@ async def github_pollers(service: IngestService) -> list[Poller]:
 def settings_problems(settings: IngestSettings) -> list[str]:
     """What stops these settings from working, each said so that a person can fix it."""
     problems = []
-    if settings.webhook_enabled and settings.webhook_secret is None:
-        problems.append("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET is not: "
-                        "set it to the secret configured on the GitHub webhook")
-    elif settings.webhook_enabled:
-        from .adapters.webhooks import secret_problem
+    if settings.webhook_enabled:
+        from .adapters.webhooks import secret_problem  # the one rule for a webhook secret
 
         problem = secret_problem(settings.webhook_secret)
         if problem is not None:
@@ -194,12 +193,11 @@ def settings_problems(settings: IngestSettings) -> list[str]:
 async def webhook_receivers(service: IngestService) -> list[Poller]:
     """The GitHub webhook endpoint (HMAC-verified; deliveries remembered in the KV bucket)."""
     from .adapters.kv import KvIngestState
-    from .adapters.webhooks import WebhookConfigError, WebhookLimits, webhook_server
+    from .adapters.webhooks import WebhookLimits, webhook_server
 
     s = service.settings
-    if s.webhook_secret is None:
-        raise WebhookConfigError("REPODIGEST_WEBHOOK_ENABLED is set but REPODIGEST_WEBHOOK_SECRET "
-                                 "is not: set it to the secret configured on the GitHub webhook")
+    # the secret is checked once, by `secret_problem`: in `settings_problems` before start-up,
+    # and by webhook_server (WebhookConfigError) for a service built without that check
     state = await KvIngestState.open(service.bus.js)
     # with configured repositories, an organisation-wide hook's other repositories are ignored
     limits = WebhookLimits(

@@ -12,7 +12,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.events import (
     ALL_PROVIDED, FactData, GithubFact, SourceInfo, SyncWatermark, WatermarkData, check_repo,
     fact_time, make_fact, utc,
@@ -30,7 +30,7 @@ PUBLISH_WINDOW = 256  # publish futures in flight at once
 
 
 class Publisher(Protocol):
-    """The port ingest publishes through (`shared.bus.Bus`)."""
+    """The port ingest publishes through (`shared.messaging.Bus`)."""
 
     async def publish(self, event: CloudEvent, subject: str) -> Any: ...
 
@@ -186,8 +186,10 @@ FUTURE_TOLERANCE = timedelta(minutes=10)
 
 def max_payload(bus: Any) -> int:
     """The largest message the connected server takes (its INFO), or NATS's default."""
-    state = getattr(getattr(getattr(bus, "broker", None), "config", None), "connection_state", None)
-    value = getattr(getattr(state, "connection", None), "max_payload", None)
+    try:
+        value = bus.nc.max_payload  # a `Bus` on a connected runtime
+    except Exception:  # noqa: BLE001 - no connection (yet), or a bus without one: the default
+        value = None
     return value if isinstance(value, int) and value > 0 else DEFAULT_MAX_PAYLOAD
 
 
@@ -250,7 +252,7 @@ async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
                         progress: bool = False, graphql: bool = False) -> IngestResult:
     """One sync of `repo` from GitHub (the poller's use case, state in the KV bucket), then its
     watermark; with `graphql`, its pull requests come through the GraphQL batch path first.
-    `bus` must be a `shared.bus.Bus` (the sync keeps its cursors in JetStream KV)."""
+    `bus` must be a `shared.messaging.Bus` (the sync keeps its cursors in JetStream KV)."""
     from .adapters.github import GithubError, sync_once
     from .adapters.github_graphql import backfill_once
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from shared.bus import CONSUMERS, DURABLE_NOTIFIER, Consumer, Subjects
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.events import Artifact, DeadLetter
 
 from .adapters import redact as redaction
@@ -18,6 +18,7 @@ from .adapters.artifacts import ArtifactReader
 from .adapters.senders import Senders
 from .adapters.state import KvDeliveryLog
 from .config import NotifierSettings
+from .messaging import CONSUMER, CONTRACT
 from .handlers import Delivery, DeliveryLog, Material, RetryPolicy, Sender, decode, notify_report
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ class NotifierService:
     """Consumes ReportReady from RD_REPORTS; posts each route's digest once per revision."""
 
     name = NAME
-    consumers: Sequence[str] = (DURABLE_NOTIFIER,)
+    consumers: Sequence[ConsumerSpec] = (CONSUMER,)
+    contract = CONTRACT
 
     def __init__(self, settings: NotifierSettings, runtime: "Runtime",
                  sender: Sender | None = None, state: DeliveryLog | None = None) -> None:
@@ -53,7 +55,7 @@ class NotifierService:
         self.reader: ArtifactReader | None = None
         self.policy = RetryPolicy(settings.notifier_attempts, settings.notifier_backoff,
                                   settings.notifier_backoff_max, settings.notifier_deadline)
-        self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_NOTIFIER], decode,
+        self.consumer = Consumer(self.bus, CONSUMER, decode,
                                  handle=self.on_report_ready)
 
     def link(self, artifact: Artifact) -> str | None:

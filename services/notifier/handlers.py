@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, \
     stop_before_delay
 
-from shared.bus import Transient
+from shared.messaging import Transient
 from shared.events import Artifact, ReportReady, SummaryData
 from shared.telemetry import meter, tracer
 

@@ -1,9 +1,5 @@
-"""`python -m services.renderer`: the renderer as its own process."""
+"""`python -m services.renderer`: the renderer on its own (its bootstrap: services/renderer/bootstrap.py)."""
 
-from shared.service import run_service
+from .bootstrap import BOOTSTRAP
 
-from .app import build_service
-from .config import RendererSettings
-
-settings = RendererSettings()
-raise SystemExit(run_service("renderer", settings, lambda rt: build_service(settings, rt)))
+raise SystemExit(BOOTSTRAP.main())

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from shared import answers
-from shared.bus import CONSUMERS, DURABLE_RENDERER, Consumer, Subjects
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.events import ReportReady, WindowSummarized
 from shared.tasks import cancel_and_wait
 
@@ -23,6 +23,7 @@ from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
 from .domain.narrator import Narrator
 from .handlers import answer_unchanged, render_report
+from .messaging import CONSUMER, CONTRACT
 from .ports import ObjectNotFound, ObjectStore
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ class RendererService:
     """Consumes WindowSummarized from RD_REPORTS; renders, stores, and publishes ReportReady."""
 
     name = NAME
-    consumers: Sequence[str] = (DURABLE_RENDERER,)
+    consumers: Sequence[ConsumerSpec] = (CONSUMER,)
+    contract = CONTRACT
 
     def __init__(self, settings: RendererSettings, runtime: "Runtime",
                  store: ObjectStore | None = None) -> None:
@@ -62,7 +64,7 @@ class RendererService:
         self._warming: asyncio.Task | None = None
         self._unchanged_sub = None  # core subscription to shared.answers.SUBJECT
         self.narrator = build_narrator(settings, lambda: self.store)
-        self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_RENDERER],
+        self.consumer = Consumer(self.bus, CONSUMER,
                                  WindowSummarized.model_validate_json, handle=self.on_summary)
 
     @property
@@ -82,7 +84,7 @@ class RendererService:
 
         async def reply(ready: ReportReady, raw: bytes) -> None:
             if request_id is not None:
-                conn = self.bus.broker.config.connection_state.connection
+                conn = self.bus.nc
                 await conn.publish(Subjects.report_answer(request_id), raw)
                 await conn.flush()
 
@@ -97,7 +99,7 @@ class RendererService:
             ask = answers.UnchangedRequest.model_validate_json(msg.data)
             raw = await answer_unchanged(self.store, ask)
             if raw is not None:
-                conn = self.bus.broker.config.connection_state.connection
+                conn = self.bus.nc
                 await conn.publish(Subjects.report_answer(ask.request_id), raw)
                 await conn.flush()
                 log.info("%s %s r%d was already reported: request %s answered with it",
@@ -115,7 +117,7 @@ class RendererService:
         self.consumer.register(router)
 
     async def start(self) -> None:
-        conn = self.bus.broker.config.connection_state.connection
+        conn = self.bus.nc
         self._unchanged_sub = await conn.subscribe(answers.SUBJECT, queue=answers.QUEUE,
                                                    cb=self.on_unchanged)
         self.pdf.start()

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from shared.answers import UnchangedRequest
-from shared.bus import Poison
+from shared.messaging import Poison
 from shared.telemetry import meter, tracer
 from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
 from services.renderer.adapters import documents

@@ -1,9 +1,5 @@
-"""`python -m services.summarizer`: the summarizer on its own (composition root)."""
+"""`python -m services.summarizer`: the summarizer on its own (its bootstrap: services/summarizer/bootstrap.py)."""
 
-from shared.service import run_service
+from .bootstrap import BOOTSTRAP
 
-from .app import build_service
-from .config import SummarizerSettings
-
-settings = SummarizerSettings()
-raise SystemExit(run_service("summarizer", settings, lambda rt: build_service(settings, rt)))
+raise SystemExit(BOOTSTRAP.main())

@@ -8,15 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from shared.bus import (
-    CONSUMERS, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, Consumer, Subjects,
-)
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared import answers
 from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
 from shared.tasks import cancel_and_wait
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
+from .messaging import CONTRACT, FOLD, REQUESTS
 from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publish_due
 
 if TYPE_CHECKING:
@@ -33,7 +32,8 @@ class SummarizerService:
     """Folds RD_ENRICHED into SQL projections and answers report requests from RD_REPORTS."""
 
     name = NAME
-    consumers: Sequence[str] = (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS)
+    consumers: Sequence[ConsumerSpec] = (FOLD, REQUESTS)
+    contract = CONTRACT
 
     def __init__(self, settings: SummarizerSettings, runtime: "Runtime") -> None:
         self.settings = settings
@@ -43,10 +43,10 @@ class SummarizerService:
         self.deps.answer_unchanged = self._answer_unchanged
         self._releaser: asyncio.Task | None = None
         self.fold_consumer = Consumer(
-            self.bus, CONSUMERS[DURABLE_SUMMARIZER], ENRICHED_EVENT_ADAPTER.validate_json,
+            self.bus, FOLD, ENRICHED_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_enriched_batch)
         self.request_consumer = Consumer(
-            self.bus, CONSUMERS[DURABLE_SUMMARIZER_REQUESTS], ReportRequested.model_validate_json,
+            self.bus, REQUESTS, ReportRequested.model_validate_json,
             handle=self.on_report_requested)
 
     async def _publish(self, event: WindowSummarized) -> None:
@@ -57,7 +57,7 @@ class SummarizerService:
         event); False when none does (no renderer, not everything announced, no reply in time)."""
         import nats.errors
 
-        conn = self.bus.broker.config.connection_state.connection
+        conn = self.bus.nc
         try:
             reply = await conn.request(answers.SUBJECT, ask.model_dump_json().encode(),
                                        timeout=self.settings.answer_timeout_seconds)

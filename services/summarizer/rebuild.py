@@ -34,9 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from shared.bus import (
-    CONSUMERS, DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects, collector_paused, repo_tokens,
-)
+from shared.messaging import STREAM_ENRICHED, Subjects, collector_paused, repo_tokens
 from shared.events import ENRICHED_EVENT_ADAPTER, WindowSummarized
 
 from .handlers import Deps, fold_batch, publish_due
@@ -76,12 +74,12 @@ async def check_no_running_summarizer(js, *, samples: int = 5, interval: float =
     """Raise RebuildRefused while the durable fold consumer is in use.
 
     A running summarizer keeps pull requests outstanding (renewed as they expire, every couple of
-    seconds: `shared.pull.StreamingPull`), so a waiting pull request shows up in the samples;
+    seconds: `shared.messaging.pull.StreamingPull`), so a waiting pull request shows up in the samples;
     while it handles a long batch its delivered messages are pending acknowledgement instead.
     """
     import nats.js.errors
 
-    spec = CONSUMERS[DURABLE_SUMMARIZER]
+    from .messaging import FOLD as spec
     for i in range(samples):
         try:
             info = await js.consumer_info(spec.stream, spec.durable)
@@ -265,7 +263,7 @@ async def _rebuild_with(settings, repo: str | None, show_progress: bool, console
         # connects (an actionable error when NATS is unreachable) and ensures the streams exist
         await runtime.start()
         started = True
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         if not show_progress:
             return await rebuild(js, deps, repo=repo)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn

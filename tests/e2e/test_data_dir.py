@@ -11,7 +11,7 @@ import json
 
 import nats
 
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
 from shared.natsserver import EmbeddedNats
 from tests.e2e.test_cli import run_cli

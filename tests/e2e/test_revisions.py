@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from repodigest.pipeline import ReportJob, run_report
-from shared.bus import STREAM_REPORTS, Subjects
+from shared.messaging import STREAM_REPORTS, Subjects
 from shared.natsserver import EmbeddedNats
 from shared.windows import parse_window
 

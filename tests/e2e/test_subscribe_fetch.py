@@ -13,7 +13,7 @@ import nats
 
 import shared.events as ev
 from services.renderer.adapters.stores import open_store
-from shared.bus import Bus, Subjects, ensure_topology
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.service import Runtime
 
@@ -51,7 +51,7 @@ async def test_subscribe_prints_report_ready_events_as_json_lines(nats_server):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test")
     await runtime.start()
     try:
-        bus = Bus(runtime.broker, "renderer")
+        bus = Bus(runtime, "renderer")
         window = ev.WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=timezone.utc),
                               end=datetime(2026, 6, 15, tzinfo=timezone.utc))
         sent = []

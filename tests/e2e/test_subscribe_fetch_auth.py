@@ -15,7 +15,7 @@ import pytest
 
 import shared.events as ev
 from services.renderer.adapters.stores import open_store
-from shared.bus import Bus, Subjects, ensure_topology
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.natsserver import EmbeddedNats, free_port
 from shared.service import Runtime
@@ -62,7 +62,7 @@ async def _publish(settings: CommonSettings) -> tuple[ev.ReportReady, object, by
     runtime = Runtime(settings, "test")
     await runtime.start()
     try:
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         await ensure_topology(js, consumers=())
         data = "# report\n\n合并 PR 103\n".encode() * 200
         stored = await open_store("nats", js).put(
@@ -73,7 +73,7 @@ async def _publish(settings: CommonSettings) -> tuple[ev.ReportReady, object, by
         ready = ev.ReportReady.create(ev.ReportReadyData(
             repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
             summary_id="s1", rendered_at=datetime.now(timezone.utc)))
-        await Bus(runtime.broker, "renderer").publish(ready, Subjects.report_ready(REPO))
+        await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()
     return ready, stored, data

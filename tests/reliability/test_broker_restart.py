@@ -5,7 +5,7 @@ Input size as in test_crash (REPODIGEST_RELIABILITY_EVENTS)."""
 
 from __future__ import annotations
 
-from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER
+from shared.messaging import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER
 
 from .harness import EVENTS, Run, baseline, consumer_state, demo_inputs, run_pipeline, wait_until
 

@@ -25,8 +25,9 @@ import asyncio
 import os
 import random
 
-from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, STREAM_ENRICHED,
+from services.registry import consumers
+from shared.messaging import (
+    DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, STREAM_ENRICHED,
 )
 
 from .harness import (
@@ -53,7 +54,7 @@ async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> No
 
         async def in_flight() -> bool:
             try:
-                info = await js.consumer_info(CONSUMERS[durable].stream, durable)
+                info = await js.consumer_info({c.durable: c for c in consumers()}[durable].stream, durable)
             except Exception:  # noqa: BLE001 - a busy server answers the next poll
                 return False
             delivered, pending = int(info.delivered.stream_seq), int(info.num_pending)
@@ -101,7 +102,7 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
         state: dict = {}
 
         async def rendering() -> bool:
-            info = await run.js.consumer_info(CONSUMERS[DURABLE_RENDERER].stream, DURABLE_RENDERER)
+            info = await run.js.consumer_info({c.durable: c for c in consumers()}[DURABLE_RENDERER].stream, DURABLE_RENDERER)
             state.update(delivered=int(info.delivered.stream_seq),
                          ack_pending=int(info.num_ack_pending))
             return state["ack_pending"] > 0

@@ -21,7 +21,7 @@ from services.classifier.config import ClassifierSettings
 from services.ingest.handlers import ingest_facts
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_DEAD, STREAM_ENRICHED, Subjects
+from shared.messaging import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_DEAD, STREAM_ENRICHED, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
 from tests.conftest import POSTGRES_URL

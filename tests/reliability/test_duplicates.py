@@ -13,7 +13,7 @@ test_label_seen_by_webhook_is_not_published_again_by_a_later_poll).
 from __future__ import annotations
 
 from services.ingest.handlers import ingest_facts
-from shared.bus import (
+from shared.messaging import (
     DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
 )
 from shared.events import SyncWatermark, WatermarkData, make_fact

@@ -14,7 +14,7 @@ import random
 from collections import Counter
 
 from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
-from shared.bus import STREAM_DEAD, STREAM_GITHUB
+from shared.messaging import STREAM_DEAD, STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 
 from .harness import ServiceProcess, connect, prepare_topology, stream_count, wait_until

@@ -303,7 +303,7 @@ class ServedEndpoint:
         await self.nats.start()
         self.runtime = Runtime(CommonSettings(nats_url=self.nats.url), "webhook-wire-fuzz")
         await self.runtime.start()
-        state = await KvIngestState.open(self.runtime.broker.config.connection_state.stream)
+        state = await KvIngestState.open(self.runtime.js)
         self.server = webhook_server(self.runtime.bus("ingest"), state, SECRET, host="127.0.0.1",
                                      port=0, max_body=WIRE_MAX_BODY)
         await self.server.start()
@@ -314,10 +314,10 @@ class ServedEndpoint:
         await self.nats.stop()
 
     async def _stored_ids(self) -> list[str]:
-        from shared.bus import STREAM_GITHUB
+        from shared.messaging import STREAM_GITHUB
         from shared.events import GITHUB_EVENT_ADAPTER
 
-        js = self.runtime.broker.config.connection_state.stream
+        js = self.runtime.js
         info = await js.stream_info(STREAM_GITHUB)
         if not info.state.messages:
             return []
@@ -328,7 +328,7 @@ class ServedEndpoint:
         return self.call(self._stored_ids())
 
     def connected(self) -> bool:
-        conn = self.runtime.broker.config.connection_state.connection
+        conn = self.runtime.nc
         return bool(conn.is_connected and not conn.is_closed
                     and not self.runtime.connection_lost.is_set())
 

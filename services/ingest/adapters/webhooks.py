@@ -567,8 +567,10 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
 
     def max_payload() -> int | None:
         # what the connected server accepts per message (its INFO), 1 MB unless configured
-        conn = getattr(getattr(bus.broker.config, "connection_state", None), "connection", None)
-        return getattr(conn, "max_payload", None) if conn is not None else None
+        try:
+            return bus.nc.max_payload
+        except Exception:  # noqa: BLE001 - not connected (yet): the default applies
+            return None
 
     app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
                             max_body=max_body, repos=repos, limits=limits,

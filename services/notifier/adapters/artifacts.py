@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 from nats.js.errors import NotFoundError, ObjectNotFoundError
 
-from shared.bus import OBJECT_BUCKET
+from shared.messaging import OBJECT_BUCKET
 from shared.events import Artifact
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from nats.js.errors import (
     BadRequestError, KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError,
 )
 
-from shared.bus import KV_NOTIFIER_STATE
+from shared.messaging import KV_NOTIFIER_STATE
 
 if TYPE_CHECKING:
     from nats.js.client import JetStreamContext

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from shared.bus import OBJECT_BUCKET
+from shared.messaging import OBJECT_BUCKET
 from shared.telemetry import tracer
 from services.renderer.domain.keys import check_key
 from services.renderer.ports import ObjectNotFound, ObjectStore, StoredObject

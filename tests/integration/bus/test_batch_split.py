@@ -9,8 +9,10 @@ import asyncio
 import nats
 
 import shared.events as ev
-from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Poison,
+from services.classifier.messaging import CONSUMER as CLASSIFIER
+from services.registry import consumers as all_consumers
+from shared.messaging import (
+    DURABLE_CLASSIFIER, STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Poison,
     Subjects, ensure_topology,
 )
 from shared.config import CommonSettings
@@ -38,18 +40,18 @@ async def test_poison_is_isolated_and_a_transient_failure_holds_back_what_follow
 
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
-    await ensure_topology(js)
+    await ensure_topology(js, consumers=all_consumers())
     for n in range(1, 11):  # all in the stream before consuming starts: one batch
         f = fact(n)
         await js.publish(Subjects.fact("pull_request", "opened", REPO), f.to_bytes(),
                          headers={"Nats-Msg-Id": f.id})
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test")
-    consumer = Consumer(runtime.bus("test"), CONSUMERS[DURABLE_CLASSIFIER],
+    consumer = Consumer(runtime.bus("test"), CLASSIFIER,
                         ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=handle_batch)
 
     class _Svc:
         name = "test"
-        consumers = (DURABLE_CLASSIFIER,)
+        consumers = (CLASSIFIER,)
         register = consumer.register
 
         async def start(self) -> None: ...
@@ -86,8 +88,8 @@ async def _consume(url: str, spec, handle_batch, n: int):
     """Publish facts 1..n, then start a runtime whose one consumer on `spec` handles batches."""
     nc = await nats.connect(url)
     js = nc.jetstream()
-    await ensure_topology(js)
-    if spec.durable not in CONSUMERS:
+    await ensure_topology(js, consumers=all_consumers())
+    if spec.durable not in {c.durable for c in all_consumers()}:
         await js.add_consumer(spec.stream, config=spec.config())
     for number in range(1, n + 1):
         f = fact(number)
@@ -99,7 +101,7 @@ async def _consume(url: str, spec, handle_batch, n: int):
 
     class _Svc:
         name = "test"
-        consumers = (spec.durable,) if spec.durable in CONSUMERS else ()
+        consumers = (spec,) if spec.durable in {c.durable for c in all_consumers()} else ()
         register = consumer.register
 
         async def start(self) -> None: ...
@@ -125,7 +127,7 @@ async def test_poison_alone_costs_the_good_events_no_redelivery(nats_server):
         if 8 in numbers:
             done.set()
 
-    nc, js, runtime, consumer = await _consume(nats_server.url, CONSUMERS[DURABLE_CLASSIFIER],
+    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER,
                                                handle_batch, 8)
     try:
         await asyncio.wait_for(done.wait(), 30)
@@ -158,7 +160,7 @@ async def test_a_transient_failure_beside_poison_holds_back_everything_after_it(
         if 8 in numbers:
             done.set()
 
-    nc, js, runtime, consumer = await _consume(nats_server.url, CONSUMERS[DURABLE_CLASSIFIER],
+    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER,
                                                handle_batch, 8)
     try:
         await asyncio.wait_for(done.wait(), 30)

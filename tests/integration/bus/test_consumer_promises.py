@@ -19,7 +19,7 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Subjects, ensure_topology
+from shared.messaging import STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.service import Runtime
 from tests.conftest import wait_until
@@ -171,7 +171,7 @@ async def test_stop_hands_back_what_was_delivered_but_not_handled(nats_server, p
         return (await js.consumer_info(spec.stream, spec.durable)).delivered.consumer_seq == 3
 
     await wait_until(three_delivered, 30, "messages 2 and 3 to be delivered to the first replica")
-    await a.runtime.broker.config.connection_state.connection.flush()  # ... and to have reached it
+    await a.runtime.nc.flush()  # ... and to have reached it
 
     stopping = asyncio.create_task(a.consumer.stop())
     release.set()  # the batch in hand finishes (and is acknowledged) during the stop

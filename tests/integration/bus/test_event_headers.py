@@ -11,7 +11,7 @@ import nats
 from nats.js.api import DeliverPolicy
 
 import shared.events as ev
-from shared.bus import STREAM_DEAD, STREAM_GITHUB, STREAM_REPORTS, Subjects
+from shared.messaging import STREAM_DEAD, STREAM_GITHUB, STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
 from shared.events.schema import SCHEMA_DIR
 from shared.service import Runtime

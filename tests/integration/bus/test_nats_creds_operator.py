@@ -18,7 +18,7 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import Bus, Subjects, ensure_topology
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.natsclient import connect
 from shared.natsserver import EmbeddedNats
@@ -114,11 +114,11 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
     runtime = Runtime(settings, "creds-test")
     await runtime.start()
     try:
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         await ensure_topology(js, consumers=())
         assert (await js.stream_info("RD_GITHUB")).config.name == "RD_GITHUB"
         fact = _fact()
-        await Bus(runtime.broker, "ingest").publish(
+        await Bus(runtime, "ingest").publish(
             fact, Subjects.fact("pull_request", "merged", REPO))
         window = ev.WindowRef(kind="week", label="2026-W24",
                               start=datetime(2026, 6, 8, tzinfo=timezone.utc),
@@ -126,7 +126,7 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
         ready = ev.ReportReady.create(ev.ReportReadyData(
             repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
             summary_id="s1", rendered_at=datetime.now(timezone.utc)))
-        await Bus(runtime.broker, "renderer").publish(ready, Subjects.report_ready(REPO))
+        await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()
 

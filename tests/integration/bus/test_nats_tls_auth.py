@@ -95,7 +95,7 @@ async def _runtime_starts(settings: CommonSettings) -> None:
     runtime = Runtime(settings, "tls-test")
     await runtime.start()
     try:
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         assert (await js.stream_info("RD_REPORTS")).config.name == "RD_REPORTS"
     finally:
         await runtime.stop()

@@ -12,7 +12,7 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 import shared.events as ev
-from shared.bus import STREAM_GITHUB, Subjects
+from shared.messaging import STREAM_GITHUB, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
 

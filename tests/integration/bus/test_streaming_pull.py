@@ -11,7 +11,7 @@ import nats
 import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
-from shared.pull import StreamingPull
+from shared.messaging.pull import StreamingPull
 from tests.conftest import wait_until
 
 STREAM = "PULLTEST"

@@ -10,8 +10,10 @@ import pytest
 from faststream.nats import NatsRouter
 
 import shared.events as ev
-from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, KV_INGEST_STATE, OBJECT_BUCKET, STREAM_DEAD, STREAM_GITHUB,
+from services.classifier.messaging import CONSUMER as CLASSIFIER
+from services.registry import consumers as all_consumers
+from shared.messaging import (
+    DURABLE_CLASSIFIER, KV_INGEST_STATE, OBJECT_BUCKET, STREAM_DEAD, STREAM_GITHUB,
     Consumer, Poison, Subjects, Topology, ensure_topology, repo_from_subject, token,
 )
 from shared.config import CommonSettings
@@ -31,12 +33,12 @@ class Harness:
     def __init__(self, url: str, handle) -> None:
         self.runtime = Runtime(CommonSettings(nats_url=url), "test")
         self.bus = self.runtime.bus("test")
-        self.consumer = Consumer(self.bus, CONSUMERS[DURABLE_CLASSIFIER],
+        self.consumer = Consumer(self.bus, CLASSIFIER,
                                  ev.GITHUB_EVENT_ADAPTER.validate_json, handle)
 
         class _Svc:
             name = "test"
-            consumers = (DURABLE_CLASSIFIER,)
+            consumers = (CLASSIFIER,)
             register = self.consumer.register
 
             async def start(self) -> None: ...
@@ -47,7 +49,7 @@ class Harness:
 
     @property
     def js(self):
-        return self.runtime.broker.config.connection_state.stream
+        return self.runtime.js
 
 
 def test_subject_tokens_round_trip_dotted_names():
@@ -62,8 +64,8 @@ async def test_topology_is_idempotent(nats_server):
 
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
-    await ensure_topology(js)
-    await ensure_topology(js, Topology(duplicate_window=300))
+    await ensure_topology(js, consumers=all_consumers())
+    await ensure_topology(js, Topology(duplicate_window=300), all_consumers())
     names = {s.config.name for s in await js.streams_info()}
     assert {"RD_GITHUB", "RD_ENRICHED", "RD_REPORTS", "RD_DEAD"} <= names
     assert (await js.stream_info(STREAM_GITHUB)).config.duplicate_window == 300
@@ -168,13 +170,13 @@ async def test_existing_durables_keep_what_an_operator_tuned(nats_server, caplog
 
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
-    await ensure_topology(js)
-    await ensure_topology(js)  # the code's own settings: nothing to report
+    await ensure_topology(js, consumers=all_consumers())
+    await ensure_topology(js, consumers=all_consumers())  # the code's own settings: nothing to report
     assert kept_settings() == []
-    spec = CONSUMERS[DURABLE_CLASSIFIER]
+    spec = CLASSIFIER
     tuned = dataclasses.replace(spec, ack_wait=30.0, max_deliver=3)
     await js.add_consumer(spec.stream, config=tuned.config())  # the operator's update
-    await ensure_topology(js)  # a service (re)starts
+    await ensure_topology(js, consumers=all_consumers())  # a service (re)starts
     info = await js.consumer_info(spec.stream, DURABLE_CLASSIFIER)
     assert info.config.ack_wait == 30.0 and info.config.max_deliver == 3
     # the difference is logged: which consumer, each setting with the code's value beside it

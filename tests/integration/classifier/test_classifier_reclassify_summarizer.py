@@ -11,7 +11,7 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import STREAM_REPORTS, Subjects
+from shared.messaging import STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
 from services.classifier.adapters.profiles import load_registry

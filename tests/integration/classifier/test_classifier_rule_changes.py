@@ -12,7 +12,8 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import Subjects, ensure_topology
+from services.registry import consumers
+from shared.messaging import Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.service import Runtime
 from services.classifier.adapters.profiles import load_registry
@@ -215,7 +216,7 @@ async def test_reclassify_with_nothing_to_replay_returns(nats_server):
     nc = await nats.connect(nats_server.url)
     try:
         js = nc.jetstream()
-        await ensure_topology(js)
+        await ensure_topology(js, consumers=consumers())
         await publish_facts(js, [fact(1, "x", [], repo=OTHER)])
         result = await reclassify(js, REPO)
         assert (result.facts, result.read, result.watermarks) == (0, 0, {})

@@ -11,7 +11,7 @@ import nats
 import pytest
 
 import shared.events as ev
-from shared.bus import STREAM_DEAD, Subjects
+from shared.messaging import STREAM_DEAD, Subjects
 from shared.config import CommonSettings
 from shared.service import Runtime
 from services.classifier.app import build_service
@@ -124,9 +124,10 @@ async def test_poison_in_a_batch_does_not_lose_the_other_facts(nats_server):
     js = nc.jetstream()
     try:
         # published before the service starts, so that they are fetched together as one batch
-        from shared.bus import ensure_topology
+        from services.registry import consumers
+        from shared.messaging import ensure_topology
 
-        await ensure_topology(js)
+        await ensure_topology(js, consumers=consumers())
         for n in (1, 2, 3):
             await js.publish(Subjects.fact("pull_request", "merged", REPO),
                              merged(n, f"[Doc] page {n}", [f"docs/p{n}.md"]).to_bytes())

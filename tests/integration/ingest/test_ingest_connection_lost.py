@@ -25,7 +25,7 @@ SECRET = "connection-lost-webhook-secret"
 
 
 async def break_connection(runtime: Runtime) -> None:
-    nc = runtime.broker.config.connection_state.connection
+    nc = runtime.nc
     await nc.publish("x" * 5000, b"")  # nats-server: -ERR 'Maximum Control Line Exceeded'
 
 
@@ -74,7 +74,7 @@ async def test_a_service_exits_non_zero_when_its_connection_is_closed_for_good(n
                 pass
 
             async def start(self):
-                nc = self.runtime.broker.config.connection_state.connection
+                nc = self.runtime.nc
                 await nc.publish("x" * 5000, b"")
 
             async def stop(self):

@@ -13,7 +13,7 @@ import pytest
 
 from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
 from shared.health import readiness
 from shared.service import Runtime
@@ -56,7 +56,7 @@ async def test_org_wide_hook_ingests_only_configured_repositories(nats_server):
             assert r.status_code == 202
             assert "Codertocat/Hello-World is not configured" in r.json()["ignored"]
             assert await service.ready() is True
-            js = runtime.broker.config.connection_state.stream
+            js = runtime.js
             info = await js.stream_info(STREAM_GITHUB)
             stored = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
                       for s in range(info.state.first_seq, info.state.last_seq + 1)]

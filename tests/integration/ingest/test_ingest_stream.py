@@ -11,7 +11,7 @@ from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
 from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
 from services.ingest.handlers import ingest_source
-from shared.bus import STREAM_GITHUB, Subjects
+from shared.messaging import STREAM_GITHUB, Subjects
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.service import Runtime
 from tests.conftest import require_shared_data
@@ -27,7 +27,7 @@ async def _started(url: str, **settings) -> tuple[Runtime, object]:
 
 async def _stream(runtime: Runtime) -> list:
     """Every event in RD_GITHUB, decoded, in stream order."""
-    js = runtime.broker.config.connection_state.stream
+    js = runtime.js
     info = await js.stream_info(STREAM_GITHUB)
     out = []
     for seq in range(info.state.first_seq, info.state.last_seq + 1):
@@ -56,7 +56,7 @@ async def test_demo_published_once_with_a_watermark_and_deduplicated(nats_server
 
         again = await ingest_source(bus, "demo", None, demo_week="2026-W24")
         assert again.duplicates == again.facts_published == len(expected.facts)
-        info = await runtime.broker.config.connection_state.stream.stream_info(STREAM_GITHUB)
+        info = await runtime.js.stream_info(STREAM_GITHUB)
         assert info.state.messages == len(expected.facts) + 1
     finally:
         await runtime.stop()
@@ -87,7 +87,7 @@ async def test_failed_backfill_makes_the_service_unready(nats_server, tmp_path):
         with pytest.raises(IngestNotReady, match="backfill from replay:.*does not exist"):
             await service.ready()
         assert "does not exist" in service.backfill_error
-        info = await runtime.broker.config.connection_state.stream.stream_info(STREAM_GITHUB)
+        info = await runtime.js.stream_info(STREAM_GITHUB)
         assert info.state.messages == 0
     finally:
         await runtime.stop()

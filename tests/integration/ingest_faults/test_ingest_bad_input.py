@@ -23,7 +23,7 @@ from services.ingest.adapters.webhooks import webhook_server
 from services.ingest.domain.sources import SourceError, gharchive_repos
 from services.ingest.domain.synthetic import generate_demo
 from services.ingest.handlers import ingest_source
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.service import Runtime
@@ -81,7 +81,7 @@ async def test_bad_deliveries_between_good_ones(nats_server):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test-bad-input")
     await runtime.start()
     try:
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         server = webhook_server(runtime.bus("ingest"), await KvIngestState.open(js), SECRET,
                                 host="127.0.0.1", port=0, max_body=100_000)
         await server.start()

@@ -12,7 +12,7 @@ import pytest
 from services.ingest.adapters.github import GithubPoller
 from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
 from shared.service import Runtime
 from tests.conftest import require_shared_data
@@ -41,7 +41,7 @@ async def test_service_polls_configured_repository(nats_server):
             assert len(pollers) == 1
             await asyncio.wait_for(pollers[0].polled.wait(), 30)
             assert pollers[0].errors == {}
-            js = runtime.broker.config.connection_state.stream
+            js = runtime.js
             info = await js.stream_info(STREAM_GITHUB)
             events = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
                       for s in range(info.state.first_seq, info.state.last_seq + 1)]

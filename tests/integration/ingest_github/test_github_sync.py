@@ -15,7 +15,7 @@ from services.ingest.adapters.github import (
     sync_repository,
 )
 from services.ingest.adapters.kv import KvIngestState
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
 from shared.service import Runtime
@@ -74,7 +74,7 @@ class Harness:
 
     @property
     def js(self):
-        return self.runtime.broker.config.connection_state.stream
+        return self.runtime.js
 
     async def __aenter__(self) -> "Harness":
         await self.runtime.start()

@@ -16,7 +16,7 @@ from services.ingest.adapters.webhooks import (
     MemoryDeliveries, WebhookConfigError, build_webhook_app, webhook_server,
 )
 from services.ingest.domain.mapping import facts_from_webhook
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.service import Runtime
@@ -48,7 +48,7 @@ class Harness:
 
     async def __aenter__(self) -> "Harness":
         await self.runtime.start()
-        self.state = await KvIngestState.open(self.runtime.broker.config.connection_state.stream)
+        self.state = await KvIngestState.open(self.runtime.js)
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -67,7 +67,7 @@ class Harness:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://hook")
 
     async def published(self) -> list:
-        js = self.runtime.broker.config.connection_state.stream
+        js = self.runtime.js
         info = await js.stream_info(STREAM_GITHUB)
         out = []
         for seq in range(info.state.first_seq, info.state.last_seq + 1):

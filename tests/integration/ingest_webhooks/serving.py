@@ -18,7 +18,7 @@ async def served_webhook(nats_url: str, name: str, secret: str) -> AsyncIterator
     runtime = Runtime(CommonSettings(nats_url=nats_url), name)
     await runtime.start()
     try:
-        js = runtime.broker.config.connection_state.stream
+        js = runtime.js
         state = await KvIngestState.open(js)
         server = webhook_server(runtime.bus("ingest"), state, secret, host="127.0.0.1", port=0)
         await server.start()

@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from tests.conftest import require_shared_data
 from tests.webhook_signing import github_signature
 
@@ -68,6 +68,6 @@ async def test_a_crafted_header_gets_400_and_the_connection_stays_up(nats_server
             # the same body with good headers: accepted and published
             good = await client.post(PATH, content=body, headers=signed(body))
             assert good.status_code == 202, good.text
-        conn = runtime.broker.config.connection_state.connection
+        conn = runtime.nc
         assert conn.is_connected and not conn.is_closed
         assert (await js.stream_info(STREAM_GITHUB)).state.messages == 1

@@ -11,7 +11,7 @@ import uuid
 import httpx
 import pytest
 
-from shared.bus import STREAM_GITHUB
+from shared.messaging import STREAM_GITHUB
 from tests.conftest import require_shared_data
 from tests.webhook_signing import github_signature
 

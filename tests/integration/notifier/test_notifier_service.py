@@ -22,7 +22,7 @@ from services.notifier.adapters.state import delivery_key
 from services.notifier.app import build_service
 from services.notifier.config import NotifierSettings
 from services.renderer.adapters.documents import render_html, render_json
-from shared.bus import KV_NOTIFIER_STATE, OBJECT_BUCKET, STREAM_DEAD, Subjects, event_headers
+from shared.messaging import KV_NOTIFIER_STATE, OBJECT_BUCKET, STREAM_DEAD, Subjects, event_headers
 from shared.config import CommonSettings
 from shared.events import Artifact, ReportReady, ReportReadyData, Storyline, StorylineItem
 from shared.events.dead import DeadLetter

@@ -12,7 +12,7 @@ import logging
 import nats
 import pytest
 
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
 from shared.service import Runtime

@@ -11,7 +11,7 @@ import json
 import nats
 import pytest
 
-from shared.bus import STREAM_DEAD, Subjects
+from shared.messaging import STREAM_DEAD, Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
 from shared.events.dead import DeadLetter

@@ -14,7 +14,7 @@ import nats
 from botocore.exceptions import BotoCoreError
 import pytest
 
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
 from shared.service import Runtime

@@ -42,7 +42,7 @@ async def test_runtime_uses_nats_credentials(tmp_path, auth, good, bad):
         runtime = Runtime(CommonSettings(nats_url=url, **good), "auth")
         await runtime.start()
         try:
-            info = await runtime.broker.config.connection_state.stream.stream_info("RD_GITHUB")
+            info = await runtime.js.stream_info("RD_GITHUB")
             assert info.config.name == "RD_GITHUB"
         finally:
             await runtime.stop()

@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 import shared.events as ev
-from shared.bus import Subjects, subject_template
+from shared.messaging import Subjects, subject_template
 from shared.config import CommonSettings
 from shared.service import Runtime
 from shared.telemetry import SECONDS_BUCKETS, metric_views, span_processor

@@ -22,6 +22,7 @@ from tests.conftest import wait_until
 from shared.bus import DURABLE_CLASSIFIER, Subjects
 from shared.config import CommonSettings
 from shared.health import HealthServer
+from services.classifier.messaging import CONSUMER as CLASSIFIER
 from shared.service import Runtime
 from shared.telemetry import prometheus_text, setup_telemetry
 
@@ -36,7 +37,7 @@ class Probe:
 
     name = "probe"
 
-    def __init__(self, consumers: tuple[str, ...] = ()) -> None:
+    def __init__(self, consumers: tuple = ()) -> None:
         self.consumers = consumers
         self.problem: str | None = None
 
@@ -145,7 +146,7 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
 
     # 1. the durable exists, nothing consumes it: the lag gauge reads JetStream's pending count
     idle = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
-    idle.add(Probe((DURABLE_CLASSIFIER,)))
+    idle.add(Probe((CLASSIFIER,)))
     await idle.start()
     health = HealthServer(idle, 0, host="127.0.0.1")  # a port of its own
     await health.start()
@@ -198,24 +199,24 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
 
 
 async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_server):
-    from shared.bus import CONSUMERS, DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
+    from shared.messaging import DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
     from shared.health import readiness
 
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
-    consumer = Consumer(runtime.bus("probe"), CONSUMERS[DURABLE_CLASSIFIER],
+    consumer = Consumer(runtime.bus("probe"), CLASSIFIER,
                         ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=lambda events: None)
 
     class Consuming(Probe):
         def register(self, router) -> None:
             consumer.register(router)
 
-    runtime.add(Consuming((DURABLE_CLASSIFIER,)))
+    runtime.add(Consuming((CLASSIFIER,)))
     await runtime.start()
     try:
         checks = await readiness(runtime)
         assert checks[f"consumer:{DURABLE_CLASSIFIER}"] == "ok"
         # an operator deletes the durable under a running service: it says so, it does not spin
-        await runtime.broker.config.connection_state.stream.delete_consumer(STREAM_GITHUB,
+        await runtime.js.delete_consumer(STREAM_GITHUB,
                                                                              DURABLE_CLASSIFIER)
 
         async def refused():

@@ -26,7 +26,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 import shared.events as ev
 from tests.conftest import wait_until
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.timeout(120)

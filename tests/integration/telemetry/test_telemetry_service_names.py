@@ -137,7 +137,7 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
 
     import nats
 
-    from shared.bus import Subjects
+    from shared.messaging import Subjects
     from tests.conftest import ROOT
     from tests.integration.telemetry.test_telemetry_otlp import (
         REPO, OtlpReceiver, merged_fact, wait_for,

@@ -9,7 +9,7 @@ import pytest
 from services.classifier.app import build_service
 from services.classifier.config import ClassifierSettings
 from services.classifier.domain.rules import ProfileError
-from shared.bus import DURABLE_CLASSIFIER
+from shared.messaging import DURABLE_CLASSIFIER
 from shared.service import Runtime
 
 
@@ -23,7 +23,7 @@ def test_settings_from_environment(monkeypatch, tmp_path):
     assert settings.profile_overrides == {"acme/widgets": "llm-serving"}
     assert settings.codeowners_files() == {"*": owners}
     service = build_service(settings, Runtime(settings, "t"))
-    assert service.name == "classifier" and tuple(service.consumers) == (DURABLE_CLASSIFIER,)
+    assert service.name == "classifier" and tuple(c.durable for c in service.consumers) == (DURABLE_CLASSIFIER,)
     assert service.registry.for_repo("acme/widgets").name == "llm-serving"
     # the CODEOWNERS text is part of every profile's version
     monkeypatch.delenv("REPODIGEST_CODEOWNERS_PATH")

@@ -43,7 +43,7 @@ def test_defaults(monkeypatch):
 
 
 @pytest.mark.parametrize("values, fragment", [
-    ({"webhook_enabled": True}, "REPODIGEST_WEBHOOK_SECRET is not"),
+    ({"webhook_enabled": True}, "needs a secret: set REPODIGEST_WEBHOOK_SECRET"),
     ({"backfill_source": "kafka:x"}, "REPODIGEST_BACKFILL_SOURCE: unknown source"),
     ({"backfill_source": "github"}, "needs REPODIGEST_BACKFILL_REPO"),
     ({"backfill_source": "github-graphql"}, "github-graphql needs REPODIGEST_BACKFILL_REPO"),

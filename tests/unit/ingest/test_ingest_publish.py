@@ -10,7 +10,7 @@ import pytest
 from services.ingest.domain.sources import SourceError
 from services.ingest.domain.synthetic import generate_demo
 from services.ingest.handlers import demo_week_of, ingest_facts, ingest_source
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.events import GithubFact, SyncWatermark, fact_time, make_fact
 from shared.windows import parse_window
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.bus import backoff_seconds
+from shared.messaging import backoff_seconds
 
 
 @pytest.mark.parametrize("deliveries,seconds", [

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from shared.bus import collector_paused
+from shared.messaging import collector_paused
 
 
 @pytest.fixture

@@ -1,35 +1,28 @@
-"""GitHub REST polling through PyGithub: conditional requests, rate limits, incremental sync.
+"""GitHub REST through PyGithub: conditional requests, rate limits, retries, errors a person can
+act on.
 
 `PyGithubSource` is the blocking HTTP side (PyGithub's `Requester`: auth, base URL, GitHub
-Enterprise prefixes, rate-limit bookkeeping), run in a thread. `sync_repository` is the async use
-case: list what changed since the cursor, fetch details of changed pull requests, derive facts
-from the last known state (`domain.transitions`), publish them, and only then move the cursor.
+Enterprise prefixes, rate-limit bookkeeping), run in a thread. The sync use case that reads
+through it (list what changed, fetch details, derive and publish facts, move the cursor) and the
+poller are `services.ingest.sync`.
 
 Why PyGithub's `Requester.requestJson` instead of `repo.get_issues()`: `PaginatedList` cannot send
 `If-None-Match` / `If-Modified-Since` nor report a 304, and conditional requests are what make an
 unchanged repository cost nothing (GitHub does not count a 304 against the primary rate limit).
 Raw JSON also lets the webhook path and the poll path share one mapping (`domain.mapping`).
-
-Listings (pull requests, issues, issue comments, review comments of the whole repository) are
-read newest-updated first with a URL that never changes between polls (`sort=updated&
-direction=desc`), so page 1 answers 304 until something changes and reading stops at the cursor.
-A `since=` parameter would change the URL after every change and cost one full request per poll.
-Comments come from the repository-wide listings: one request per hundred new comments instead of
-one per commented item.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
+import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
-import re
+from datetime import datetime, timezone
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import requests
@@ -37,24 +30,13 @@ from tenacity import (
     RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential,
 )
 
-from services.ingest.adapters.kv import KvIngestState, Validators
-from services.ingest.domain.mapping import (
-    comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
-)
-from services.ingest.domain.transitions import ItemState, derive, merge_observed
-from opentelemetry import context as otel_context, trace
-from opentelemetry.trace import Link, SpanKind
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 
-from shared.bus import Subjects
+from services.ingest.adapters.kv import Validators
+from shared.events.github import FILES_CAP
 from shared.http import retry_after_seconds
 from shared.telemetry import meter, tracer
-from shared.events import (
-    CommentInfo, FactData, ItemSnapshot, ReviewInfo, SyncWatermark, WatermarkData, make_fact, utc,
-)
-from shared.events.github import FILES_CAP
-
-if TYPE_CHECKING:
-    from shared.bus import Bus
 
 log = logging.getLogger("repodigest.ingest.github")
 
@@ -85,32 +67,6 @@ def _traced_graphql(fn):
                             "url.full": self._client().requester.graphql_url}):
             return fn(self, query, variables)
     return call
-
-
-def _traced_sync(sync):
-    """A span per repository sync: the GitHub requests it makes are its children."""
-    async def call(bus: "Bus", state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
-        with _tracer.start_as_current_span("GitHub sync", attributes={"repodigest.repo": repo}) as span:
-            result = await sync(bus, state, source, repo, *args, **kwargs)
-            span.set_attributes({"repodigest.facts_published": result.facts_published,
-                                 "repodigest.items_changed": result.items_changed,
-                                 "github.requests": result.requests,
-                                 "github.not_modified": result.not_modified})
-            return result
-    call.__doc__, call.__name__ = sync.__doc__, sync.__name__
-    return call
-
-
-@contextlib.contextmanager
-def _fact_trace(data: FactData):
-    """Each fact begins its own trace (followed to the reports that count it), linked to the sync
-    or webhook delivery that observed it: one poll can publish thousands of facts."""
-    observed = trace.get_current_span().get_span_context()
-    with _tracer.start_as_current_span(
-            f"GitHub fact {data.kind}.{data.action}", context=otel_context.Context(),
-            links=[Link(observed)] if observed.is_valid else None,
-            attributes={"repodigest.repo": data.repo, "repodigest.number": data.item.number}):
-        yield
 
 
 def _observe_response(status: int, headers: dict[str, Any]) -> None:
@@ -556,386 +512,12 @@ def _repo_of(url: str) -> str | None:
     return "/".join(rest[:2]) if len(rest) >= 2 else None
 
 
-# ---------------------------------------------------------------- the sync use case
+def __getattr__(name: str):
+    # moved to services.ingest.sync (issue #18); resolved on use (no import cycle), for the
+    # modules still importing them from here until they import from there
+    if name in ("GithubPoller", "LISTINGS", "SyncResult", "publish_facts", "sync_once",
+                "sync_repository"):
+        from services.ingest import sync
 
-
-@dataclass
-class SyncResult:
-    repo: str
-    facts_published: int = 0
-    items_changed: int = 0
-    listings_unchanged: int = 0
-    watermark: datetime | None = None
-    requests: int = 0
-    not_modified: int = 0
-    rate_remaining: int | None = None
-    facts: list[str] = field(default_factory=list)  # ids, in publication order
-    duplicates: int = 0  # of facts_published, already in the stream (JetStream de-duplicated)
-
-
-    def summary(self) -> str:
-        mark = self.watermark.isoformat() if self.watermark else "none"
-        return (f"{self.repo}: {self.facts_published} facts from {self.items_changed} changed "
-                f"items; {self.requests} requests ({self.not_modified} answered 304, free); "
-                f"rate limit left {self.rate_remaining if self.rate_remaining is not None else '?'}"
-                f"; watermark {mark}")
-
-
-# repository-wide listings read newest-updated first; comments come from the repository-wide
-# comment listings (one request per 100 new comments instead of one per commented item)
-LISTINGS = ("pulls", "issues", "issues/comments", "pulls/comments")
-_NUMBER = re.compile(r"/(?:issues|pulls)/(\d+)$")
-
-
-async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
-    """Publish facts as typed events on their subjects; returns their ids."""
-    return (await _publish(bus, facts))[0]
-
-
-async def _publish(bus: "Bus", facts: Sequence[FactData]) -> tuple[list[str], int]:
-    ids, duplicates = [], 0
-    for data in facts:
-        event = make_fact(data)
-        with _fact_trace(data):
-            ack = await bus.publish(event, Subjects.fact(data.kind, data.action, data.repo))
-        duplicates += bool(getattr(ack, "duplicate", False))
-        ids.append(event.id)
-    return ids, duplicates
-
-
-@dataclass
-class _Listing:
-    name: str
-    url: str
-    modified: bool
-    validators: Validators
-    objects: list[dict]
-    floor: datetime | None
-
-    @property
-    def newest(self) -> datetime | None:
-        times = [utc(t) for t in (parse_time(o.get("updated_at")) for o in self.objects) if t]
-        return max(times, default=None)
-
-
-async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str, name: str, *,
-                        since: datetime | None) -> _Listing:
-    """What changed in one listing since its cursor: page 1 conditional, newest first, stopping
-    at the first object older than the cursor (or than `since` on a first sync)."""
-    path = f"/repos/{repo}/{name}"
-    params: dict[str, Any] = {"sort": "updated", "direction": "desc", "per_page": source.per_page}
-    if name in ("pulls", "issues"):
-        params = {"state": "all", **params}
-    url = source.url_for(path, params)
-    cursor = await state.get_cursor(repo, name)
-    floor = cursor or (utc(since) if since else None)
-    validators = await state.get_validators(url)
-
-    def read() -> _Listing:
-        changed: list[dict] = []
-        first: Validators | None = None
-        for page in source.pages(path, params, validators):
-            if page.not_modified:
-                return _Listing(name, url, False, validators, [], floor)
-            if first is None:
-                first = page.validators
-            if not isinstance(page.data, list):
-                raise GithubError(f"{page.url} did not return a list")
-            for obj in page.data:
-                updated = parse_time(obj.get("updated_at"))
-                if floor is not None and updated is not None and utc(updated) < floor:
-                    return _Listing(name, url, True, first, changed, floor)
-                changed.append(obj)
-        return _Listing(name, url, True, first or Validators(), changed, floor)
-
-    return await asyncio.to_thread(read)
-
-
-@_traced_sync
-async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
-                          now: datetime, since: datetime | None = None,
-                          on_item: Callable[[int], None] | None = None) -> SyncResult:
-    """Poll `repo` once: publish the facts of everything changed since the stored cursors (or
-    since `since` on the first sync; None: the whole history), then a `SyncWatermark` at `now`.
-
-    Four conditional listings (pull requests, issues, issue comments, review comments); an
-    unchanged repository answers 304 to all four and costs nothing. Each changed pull request
-    costs its detail, files and reviews (the last two conditional as well).
-
-    Each item's state is stored right after its facts were published, and the cursors and
-    listing validators only after every item was handled, so an interrupted sync resumes without
-    loss (JetStream and the consumers de-duplicate what is published twice).
-    """
-    result = SyncResult(repo=repo)
-    start_requests, start_304 = source.budget.requests, source.budget.not_modified
-    listings = {name: await _read_listing(state, source, repo, name, since=since)
-                for name in LISTINGS}
-    result.listings_unchanged = sum(1 for x in listings.values() if not x.modified)
-
-    comments: dict[int, list[CommentInfo]] = {}
-    for name, on_review, link in (("issues/comments", False, "issue_url"),
-                                  ("pulls/comments", True, "pull_request_url")):
-        for obj in listings[name].objects:
-            m = _NUMBER.search(str(obj.get(link) or ""))
-            if m:
-                comments.setdefault(int(m.group(1)), []).append(
-                    comment_info(obj, on_review=on_review))
-
-    # pull requests from /pulls (with their merge state); /issues lists them too, skipped there
-    listed: dict[int, tuple[str, dict]] = {}
-    for obj in listings["issues"].objects:
-        if not is_pull_request(obj):
-            listed[int(obj["number"])] = ("issue", obj)
-    for obj in listings["pulls"].objects:
-        listed[int(obj["number"])] = ("pull", obj)
-
-    def order(number: int) -> tuple[str, int]:
-        entry = listed.get(number)
-        return ((entry[1].get("updated_at") or "") if entry else "~", number)
-
-    # what to look at, oldest first: facts go out roughly in GitHub order
-    work: list[tuple[int, tuple[str, dict] | None, ItemState | None]] = []
-    for number in sorted(set(listed) | set(comments), key=order):
-        prev = await state.get_item(repo, number)
-        fresh = prev is None or prev.has_new_comments(comments.get(number, ()))
-        entry = listed.get(number)
-        if entry is not None and prev is not None and not fresh and prev.unchanged(
-                parse_time(entry[1].get("updated_at"))):
-            continue
-        if entry is None and not fresh:
-            continue
-        work.append((number, entry, prev))
-
-    # fetch up to `source.workers` items at once; publish strictly in order
-    gate = asyncio.Semaphore(source.workers)
-
-    async def fetch(number: int, entry: tuple[str, dict] | None, prev: ItemState | None):
-        async with gate:
-            if entry is None:
-                # a comment newer than the item listing we read: fetch the item itself
-                entry = await _fetch_item(source, repo, number)
-                if entry is None:
-                    return None
-            kind, obj = entry
-            if kind == "pull":
-                return await _pull_fetch(state, source, repo, obj, prev)
-            return snapshot_from_issue(repo, obj), [], []
-
-    tasks = [asyncio.create_task(fetch(*w)) for w in work]
-    try:
-        for (number, _, prev), task in zip(work, tasks):
-            fetched = await task
-            if fetched is None:
-                continue
-            item, reviews, pending = fetched
-            facts, new_state = derive(prev, item, comments=comments.get(number, ()),
-                                      reviews=reviews, origin="poll")
-            ids, duplicates = await _publish(bus, facts)
-            result.facts.extend(ids)
-            result.facts_published += len(facts)
-            result.duplicates += duplicates
-            result.items_changed += 1
-            # after publishing: a crash before this re-derives (and re-publishes) the same facts
-            await state.update_item(
-                repo, number, lambda stored, polled=new_state: merge_observed(polled, stored))
-            for item_validators, item_url in pending:
-                await state.put_validators(item_url, item_validators)
-            if on_item is not None:
-                on_item(number)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    for listing in listings.values():
-        if not listing.modified:
-            continue
-        newest = listing.newest
-        if newest is not None and (listing.floor is None or newest > listing.floor):
-            await state.put_cursor(repo, listing.name, newest)
-        await state.put_validators(listing.url, listing.validators)
-
-    watermark = SyncWatermark.create(WatermarkData(
-        repo=repo, watermark=now, origin="poll", facts_published=result.facts_published))
-    await bus.publish(watermark, Subjects.watermark(repo))
-    result.watermark = utc(now)
-    result.requests = source.budget.requests - start_requests
-    result.not_modified = source.budget.not_modified - start_304
-    result.rate_remaining = source.budget.remaining
-    log.info("polled %s", result.summary(),
-             extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
-                    "not_modified": result.not_modified, "rate_remaining": result.rate_remaining})
-    return result
-
-
-async def _fetch_item(source: PyGithubSource, repo: str, number: int
-                      ) -> tuple[str, dict] | None:
-    def read() -> tuple[str, dict] | None:
-        try:
-            issue = source.get(f"/repos/{repo}/issues/{number}").data
-            if not is_pull_request(issue):
-                return "issue", issue
-            return "pull", source.get(f"/repos/{repo}/pulls/{number}").data
-        except GithubNotFound as exc:
-            log.warning("%s", exc)
-            return None
-
-    return await asyncio.to_thread(read)
-
-
-async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
-                      prev: ItemState | None
-                      ) -> tuple[ItemSnapshot, list[ReviewInfo], list[tuple[Validators, str]]]:
-    """A pull request's detail, files and reviews (each conditional), as a snapshot, its reviews
-    and the validators to store once its facts are published."""
-    number = int(listed["number"])
-    base = f"/repos/{repo}/pulls/{number}"
-
-    async def conditional(path: str, **kw) -> tuple[list[Any] | dict | None, Any]:
-        """GET a resource or all pages of a listing, conditionally on its first page."""
-        url = source.url_for(path, kw.get("params"))
-        validators = await state.get_validators(url)
-
-        def read():
-            try:
-                pages = list(source.pages(path, kw.get("params"), validators,
-                                          limit=kw.get("limit")))
-            except GithubNotFound as exc:
-                # the item went away between the listing and now; keep what we know of it
-                log.warning("%s", exc)
-                return None, None
-            if pages[0].not_modified:
-                return None, None
-            if isinstance(pages[0].data, list):
-                data: list[Any] = []
-                for p in pages:
-                    data.extend(p.data or ())
-                return data, pages[0].validators
-            return pages[0].data, pages[0].validators
-
-        data, new = await asyncio.to_thread(read)
-        return data, ((new, url) if new is not None else None)
-
-    detail, detail_v = await conditional(base)
-    pr = detail if isinstance(detail, dict) else listed  # a 304 leaves the listing's view
-
-    files_data, files_v = await conditional(f"{base}/files", params={"per_page": source.per_page},
-                                            limit=source.files_cap)
-    reviews_data, reviews_v = await conditional(f"{base}/reviews",
-                                                params={"per_page": source.per_page})
-
-    reviews: list[ReviewInfo] = []
-    if reviews_data is not None:
-        reviews = [r for r in (review_info(x) for x in reviews_data) if r is not None]
-    review_count = len(reviews) if reviews_data is not None else (prev.reviews if prev else 0)
-
-    if files_data is not None:
-        item = snapshot_from_pull(repo, pr, files=files_data, reviews=review_count)
-    else:
-        item = snapshot_from_pull(repo, pr, reviews=review_count)
-        if prev is not None and prev.files:
-            item = item.model_copy(update={"files": prev.file_changes(),
-                                           "files_truncated": prev.files_truncated})
-    pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
-    return item, reviews, pending
-
-
-async def sync_once(bus: "Bus", repo: str, *, token: str | None,
-                    api_url: str = "https://api.github.com", since: datetime | None = None,
-                    now: datetime | None = None, per_page: int = 100,
-                    on_item: Callable[[int], None] | None = None,
-                    seconds_between_requests: float | None = None,
-                    workers: int = 4) -> SyncResult:
-    """One sync of `repo` for a one-shot report: state in the bus's KV bucket (created by the
-    runtime's topology), facts updated since `since` on a first sync. Raises `GithubError`
-    subclasses with messages a person can act on."""
-    state = await KvIngestState.open(bus.js)
-    # serial GETs need no spacing (GitHub asks it of writes); `workers` requests at once stay
-    # far below the secondary limits (100 concurrent, 900 points a minute)
-    source = PyGithubSource(token, api_url, per_page=per_page,
-                            seconds_between_requests=seconds_between_requests, workers=workers)
-    try:
-        return await sync_repository(bus, state, source, repo,
-                                     now=now or datetime.now(timezone.utc), since=since,
-                                     on_item=on_item)
-    finally:
-        await asyncio.to_thread(source.close)
-
-
-# ---------------------------------------------------------------- the poller
-
-
-class GithubPoller:
-    """Polls each repository every `interval` seconds until stopped (one task, repositories in
-    turn: ingest owns a repository in one replica at a time)."""
-
-    def __init__(self, bus: "Bus", state: KvIngestState, source: PyGithubSource,
-                 repos: Sequence[str], *, interval: float, since: datetime | None = None,
-                 backfill: timedelta | None = timedelta(days=14), graphql_backfill: bool = False,
-                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
-        self.bus, self.state, self.source = bus, state, source
-        # the first sync of a repository reads its pull requests through GraphQL (50 with their
-        # files per request instead of 3 REST requests each); needs a token
-        self.graphql_backfill = graphql_backfill and source.has_token
-        self.repos = list(repos)
-        self.interval = interval
-        self.since = since
-        self.backfill = backfill
-        self.clock = clock
-        self.results: dict[str, SyncResult] = {}
-        self.errors: dict[str, str] = {}  # repo -> why its last poll failed
-        self.failures: dict[str, GithubError] = {}
-        self.polled = asyncio.Event()  # set after each full round (tests wait on it)
-        self._task: asyncio.Task | None = None
-        self._stop = asyncio.Event()
-
-    async def poll_once(self) -> dict[str, SyncResult]:
-        for repo in self.repos:
-            now = self.clock()
-            since = self.since or (now - self.backfill if self.backfill else None)
-            try:
-                if self.graphql_backfill and await self.state.get_cursor(repo, "pulls") is None:
-                    from services.ingest.adapters.github_graphql import graphql_backfill
-
-                    await graphql_backfill(self.bus, self.state, self.source, repo, since=since)
-                self.results[repo] = await sync_repository(self.bus, self.state, self.source,
-                                                           repo, now=now, since=since)
-                self.errors.pop(repo, None)
-                self.failures.pop(repo, None)
-            except GithubError as exc:
-                self.errors[repo] = str(exc)
-                self.failures[repo] = exc
-                level = logging.WARNING if exc.transient else logging.ERROR
-                log.log(level, "polling %s failed: %s", repo, exc, extra={"repo": repo})
-        self.polled.set()
-        return dict(self.results)
-
-    def problems(self) -> list[str]:
-        """What keeps repositories from being polled and needs a person (a rejected token, a
-        repository not found, a permission): the service's readiness reports them. Transient
-        failures (GitHub unavailable, a rate limit) are retried by the next round and not listed."""
-        return [f"polling {repo}: {self.errors[repo]}" for repo, exc in self.failures.items()
-                if not exc.transient]
-
-    async def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                await self.poll_once()
-            except Exception:  # noqa: BLE001 - a poll loop must survive; the next round retries
-                log.exception("poll round failed; retrying in %.0fs", self.interval)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), self.interval)
-
-    async def start(self) -> None:
-        self._stop.clear()
-        self._task = asyncio.create_task(self._run(), name="github-poller")
-
-    async def stop(self) -> None:
-        self._stop.set()
-        self.source._closed.set()  # ends a backoff or rate-limit wait in the worker thread
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
-        await asyncio.to_thread(self.source.close)
+        return getattr(sync, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,142 +1,40 @@
-"""Backfill through GitHub GraphQL: fifty pull requests with their files, labels, reviews and
-comments per request, where REST needs three requests per pull request (detail, files, reviews).
+"""GitHub GraphQL, read: pages of a repository's pull requests with their files, labels, reviews
+and comments (fifty per request, where REST needs three requests per pull request: detail, files,
+reviews), and the REST file listing of a pull request with more files than a page holds.
 
-Each GraphQL node is turned into REST JSON (`domain.graphql`) and goes through the same mapping and
-transitions as a poll (`domain.mapping`, `domain.transitions`): the same facts with the same ids,
-and item states in the same KV bucket. A REST sync that follows (`graphql_then_rest`) finds those
-pull requests unchanged and fetches nothing more for them; it adds the issues, the comments the
-GraphQL pages did not hold (diff comments, comments past the first fifty), the cursors and the
-watermark. The GraphQL path itself never publishes a watermark: it has not seen the issues.
+Each GraphQL node is turned into REST JSON (`domain.graphql`), so the backfill use case
+(`services.ingest.sync.graphql`) sends it through the same mapping and transitions as a poll.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
-
-from services.ingest.adapters.github import (
-    GithubError, GithubNotFound, PyGithubSource, SyncResult, _publish, sync_repository,
-)
-from services.ingest.adapters.kv import KvIngestState
+from services.ingest.adapters.github import GithubError, GithubNotFound, PyGithubSource
 from services.ingest.domain.graphql import (
-    PAGE_SIZE, PULLS_QUERY, GraphqlShapeError, pull_from_graphql, pull_page, variables,
+    PULLS_QUERY, GraphqlShapeError, PullNode, PullPage, pull_from_graphql, pull_page, variables,
 )
-from services.ingest.domain.mapping import comment_info, parse_time, review_info, snapshot_from_pull
-from services.ingest.domain.transitions import derive, merge_observed
-from shared.events import utc
-
-if TYPE_CHECKING:
-    from shared.bus import Bus
-
-log = logging.getLogger("repodigest.ingest.github.graphql")
 
 
-@dataclass
-class GraphqlBackfillResult:
-    repo: str
-    pulls: int = 0  # pull requests read
-    items_changed: int = 0  # of which new or changed since the stored state
-    facts_published: int = 0
-    duplicates: int = 0
-    requests: int = 0  # GraphQL requests (pages)
-    points: int = 0  # GraphQL rate-limit points, as GitHub reported each query's cost
-    rest_requests: int = 0  # file listings of pull requests with more than 100 files
-    rate_remaining: int | None = None
-    facts: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        return (f"{self.repo}: {self.pulls} pull requests in {self.requests} GraphQL requests "
-                f"({self.points} points, {self.rate_remaining if self.rate_remaining is not None else '?'}"
-                f" left); {self.facts_published} facts from {self.items_changed} changed items")
-
-
-async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
-                           since: datetime | None = None, page_size: int = PAGE_SIZE,
-                           limit: int | None = None, files_first: int = 100,
-                           on_item: Callable[[int], None] | None = None) -> GraphqlBackfillResult:
-    """Publish the facts of `repo`'s pull requests updated since `since` (None: all of them, or
-    the first `limit`), newest-updated pages first, oldest first within a page. Pull requests
-    with more files than a page holds (`files_first`, GraphQL's maximum is 100) get the rest
-    through REST, so both paths store the same file list.
-
-    Item states are stored after their facts were published; pull requests whose stored state is
-    as new as the page's are skipped. No watermark (see the module docstring). Raises
-    `GithubError` subclasses with messages a person can act on.
-    """
-    result = GraphqlBackfillResult(repo=repo)
-    floor = utc(since) if since is not None else None
-    after: str | None = None
-    while True:
-        query_vars = variables(repo, first=page_size, after=after,
-                               files=min(files_first, source.files_cap))
-        data = await asyncio.to_thread(source.graphql, PULLS_QUERY, query_vars)
-        if isinstance(data, dict) and data.get("repository") is None:
-            raise GithubNotFound(f"repository {repo} not found or the token cannot see it: check "
-                                 "the spelling OWNER/NAME and, for a private repository, that "
-                                 "the token has access to it")
-        try:
-            page = pull_page(data)
-            nodes = [pull_from_graphql(n) for n in page.nodes]
-        except GraphqlShapeError as exc:
-            raise GithubError(f"GitHub GraphQL answered for {repo} without what was asked "
-                              f"({exc}); GitHub Enterprise older than 3.0? use --source github") from None
-        result.requests += 1
-        result.points += page.cost or 0
-        result.rate_remaining = page.remaining if page.remaining is not None else result.rate_remaining
-        stop = False
-        batch = []
-        for node in nodes:
-            updated = parse_time(node.pull.get("updated_at"))
-            if floor is not None and updated is not None and utc(updated) < floor:
-                stop = True
-                break
-            if limit is not None and result.pulls + len(batch) >= limit:
-                stop = True
-                break
-            batch.append((node, updated))
-        result.pulls += len(batch)
-        for node, updated in reversed(batch):
-            number = int(node.pull["number"])
-            prev = await state.get_item(repo, number)
-            if prev is not None and prev.unchanged(updated):
-                continue
-            files, truncated = node.files, node.files_truncated
-            if truncated and len(files) < source.files_cap:
-                # GraphQL gives at most 100 files a connection: the rest through REST, capped
-                # like the poll, so both paths store the same file list
-                files, pages = await asyncio.to_thread(_rest_files, source, repo, number)
-                truncated = False  # as the poll: the mapping caps and flags what it leaves out
-                result.rest_requests += pages
-            reviews = [r for r in (review_info(x) for x in node.reviews) if r is not None]
-            comments = [comment_info(c) for c in node.comments]
-            item = snapshot_from_pull(repo, node.pull, files=files, files_truncated=truncated,
-                                      reviews=len(reviews))
-            facts, new_state = derive(prev, item, comments=comments, reviews=reviews,
-                                      origin="poll")
-            ids, duplicates = await _publish(bus, facts)
-            result.facts.extend(ids)
-            result.facts_published += len(facts)
-            result.duplicates += duplicates
-            result.items_changed += 1
-            await state.update_item(
-                repo, number, lambda stored, polled=new_state: merge_observed(polled, stored))
-            if on_item is not None:
-                on_item(number)
-        if stop or not page.has_next or not page.end_cursor:
-            break
-        after = page.end_cursor
-    log.info("GraphQL backfill %s", result.summary(),
-             extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
-                    "points": result.points})
-    return result
+def read_pulls_page(source: PyGithubSource, repo: str, *, first: int, after: str | None,
+                    files: int) -> tuple[PullPage, list[PullNode]]:
+    """One page of `repo`'s pull requests, newest-updated first, after the cursor `after`, each
+    with up to `files` files (blocking: run it in a thread). Raises `GithubNotFound` for a
+    repository the token cannot see, `GithubError` for an answer without what was asked."""
+    data = source.graphql(PULLS_QUERY, variables(repo, first=first, after=after, files=files))
+    if isinstance(data, dict) and data.get("repository") is None:
+        raise GithubNotFound(f"repository {repo} not found or the token cannot see it: check "
+                             "the spelling OWNER/NAME and, for a private repository, that "
+                             "the token has access to it")
+    try:
+        page = pull_page(data)
+        return page, [pull_from_graphql(n) for n in page.nodes]
+    except GraphqlShapeError as exc:
+        raise GithubError(f"GitHub GraphQL answered for {repo} without what was asked "
+                          f"({exc}); GitHub Enterprise older than 3.0? use --source github") from None
 
 
-def _rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dict], int]:
-    """A pull request's files read as the poll reads them (pages up to the cap), and the pages."""
+def rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dict], int]:
+    """A pull request's files read as the poll reads them (pages up to the cap), and the pages
+    (blocking: run it in a thread)."""
     files: list[dict] = []
     pages = 0
     for page in source.pages(f"/repos/{repo}/pulls/{number}/files",
@@ -146,59 +44,12 @@ def _rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[di
     return files, pages
 
 
-@dataclass
-class BackfillResult:
-    """A GraphQL backfill of the pull requests followed by the REST sync of everything else."""
+def __getattr__(name: str):
+    # moved to services.ingest.sync.graphql (issue #18); resolved on use (no import cycle), for
+    # the modules still importing them from here until they import from there
+    if name in ("BackfillResult", "GraphqlBackfillResult", "backfill_once", "graphql_backfill",
+                "graphql_then_rest"):
+        from services.ingest.sync import graphql
 
-    graphql: GraphqlBackfillResult
-    rest: SyncResult
-
-    @property
-    def facts_published(self) -> int:
-        return self.graphql.facts_published + self.rest.facts_published
-
-    @property
-    def duplicates(self) -> int:
-        return self.graphql.duplicates + self.rest.duplicates
-
-    @property
-    def facts(self) -> list[str]:
-        return self.graphql.facts + self.rest.facts
-
-    @property
-    def watermark(self) -> datetime | None:
-        return self.rest.watermark
-
-    def summary(self) -> str:
-        return f"{self.graphql.summary()}; then REST {self.rest.summary()}"
-
-
-async def graphql_then_rest(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str,
-                            *, now: datetime, since: datetime | None = None,
-                            page_size: int = PAGE_SIZE,
-                            on_item: Callable[[int], None] | None = None) -> BackfillResult:
-    """The `github-graphql` source: pull requests through GraphQL, then one REST sync (issues,
-    comment listings, cursors, validators) that publishes the watermark at `now`."""
-    first = await graphql_backfill(bus, state, source, repo, since=since, page_size=page_size,
-                                   on_item=on_item)
-    rest = await sync_repository(bus, state, source, repo, now=now, since=since, on_item=on_item)
-    return BackfillResult(first, rest)
-
-
-async def backfill_once(bus: "Bus", repo: str, *, token: str | None,
-                        api_url: str = "https://api.github.com", since: datetime | None = None,
-                        now: datetime | None = None, page_size: int = PAGE_SIZE,
-                        on_item: Callable[[int], None] | None = None,
-                        workers: int = 4) -> BackfillResult:
-    """`graphql_then_rest` for a one-shot run: state in the bus's KV bucket, its own source."""
-    if not token:
-        raise GithubError("the GitHub GraphQL API needs a token: set GITHUB_TOKEN (or "
-                          "REPODIGEST_GITHUB_TOKEN), or use --source github (REST) instead")
-    state = await KvIngestState.open(bus.js)
-    source = PyGithubSource(token, api_url, seconds_between_requests=None, workers=workers)
-    try:
-        return await graphql_then_rest(bus, state, source, repo,
-                                       now=now or datetime.now(timezone.utc), since=since,
-                                       page_size=page_size, on_item=on_item)
-    finally:
-        await asyncio.to_thread(source.close)
+        return getattr(graphql, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ Keys (valid KV keys; repository names are encoded so that `.` in a name cannot a
   delivery.<X-GitHub-Delivery>           seen webhook delivery (create() makes the check atomic)
 
 A restart resumes where it stopped: the cursor only moves after the facts before it were
-published (see `adapters.github.sync_repository`).
+published (see `services.ingest.sync.rest.sync_repository`).
 """
 
 from __future__ import annotations
@@ -106,9 +106,6 @@ class KvIngestState:
     async def get_item(self, repo: str, number: int) -> ItemState | None:
         raw = await self._get(f"item.{repo_key(repo)}.{int(number)}")
         return None if raw is None else ItemState.from_json(raw)
-
-    async def put_item(self, repo: str, number: int, state: ItemState) -> None:
-        await self.kv.put(f"item.{repo_key(repo)}.{int(number)}", state.to_json())
 
     async def update_item(self, repo: str, number: int,
                           change: Callable[[ItemState | None], ItemState | None],

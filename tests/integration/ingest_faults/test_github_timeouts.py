@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from services.ingest.adapters.github import GithubUnavailable, sync_repository
-from services.ingest.adapters.github_graphql import graphql_backfill
+from services.ingest.adapters.github import GithubUnavailable
+from services.ingest.sync import graphql_backfill, sync_repository
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
 from tests.integration.ingest_github.test_github_sync import (

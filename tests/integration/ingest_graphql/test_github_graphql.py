@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from services.ingest.adapters.github import GithubAuthError, GithubNotFound, sync_repository
-from services.ingest.adapters.github_graphql import graphql_backfill, graphql_then_rest
+from services.ingest.adapters.github import GithubAuthError, GithubNotFound
+from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from services.ingest.handlers import ingest_source
 from shared.events import SyncWatermark
 from shared.natsserver import EmbeddedNats
@@ -163,7 +163,7 @@ async def test_pull_requests_with_more_files_than_a_page_get_the_rest_through_re
 
 
 async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emulator, tmp_path):
-    from services.ingest.adapters.github import GithubPoller
+    from services.ingest.sync import GithubPoller
 
     async def poll_twice(url: str, graphql: bool) -> tuple[list, int]:
         async with Harness(url) as h:

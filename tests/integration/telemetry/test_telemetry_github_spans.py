@@ -57,7 +57,7 @@ async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, 
     from datetime import datetime, timezone
 
     import shared.events as ev
-    from services.ingest.adapters.github import publish_facts, sync_repository
+    from services.ingest.sync import publish_facts, sync_repository
     from services.ingest.adapters.kv import KvIngestState
     from shared.config import CommonSettings
     from shared.service import Runtime

@@ -47,7 +47,7 @@ def source_problem(source: str | None, repo: str) -> str | None:
     if source is None:
         return None
     from services.ingest.domain.sources import SourceError, parse_source_spec
-    from services.ingest.domain.synthetic import DEMO_REPO
+    from services.ingest.adapters.demo import DEMO_REPO
 
     try:
         spec = parse_source_spec(source)

@@ -38,7 +38,7 @@ def load_report(outcome, fmt: str, lang: str = "en") -> bytes:
 
 
 async def test_demo_week_end_to_end(nats_server, tmp_path):
-    from services.ingest.domain.synthetic import generate_demo
+    from services.ingest.adapters.demo import generate_demo
 
     window = parse_window("week:2026-W24", "UTC")
     demo = generate_demo(week="2026-W24")

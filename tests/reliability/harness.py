@@ -49,7 +49,7 @@ class RepoInput:
 
 def demo_inputs(events: int = EVENTS) -> list[RepoInput]:
     """At least `events` facts: one synthetic fortnight (generate_demo) per repository."""
-    from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
+    from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 
     out = []
     for i in range(max(1, math.ceil(events / DEMO_FACTS_PER_REPO))):
@@ -255,10 +255,10 @@ def assert_matches_plan(summary: WindowSummarized, inp: RepoInput) -> None:
     """The figures against the synthetic plan (independent of the pipeline)."""
     c, e = summary.data.counts, inp.expected
     got = (c.new_prs, c.merged_prs, c.closed_unmerged_prs, c.new_issues, c.closed_issues)
-    want = (e.prs_opened, e.prs_merged, e.prs_closed_unmerged, e.issues_opened, e.issues_closed)
+    want = (e.new_prs, e.merged_prs, e.closed_unmerged_prs, e.new_issues, e.closed_issues)
     assert got == want, f"{inp.repo}: counts {got} != plan {want}"
     assert len(summary.data.appendix.merged_prs) + summary.data.appendix.omitted.get(
-        "merged_prs", 0) == e.prs_merged
+        "merged_prs", 0) == e.merged_prs
 
 
 def publish_subject(fact) -> str:

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from services.classifier.app import build_service as build_classifier
 from services.classifier.config import ClassifierSettings
-from services.ingest.domain.synthetic import generate_demo
+from services.ingest.adapters.demo import generate_demo
 from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer

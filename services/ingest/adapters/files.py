@@ -23,7 +23,7 @@ from ..domain.sources import (
     gharchive_repos, git_facts, github_repo_of_remote, missing_repo_error, parse_source_spec,
     recorded_events, replay_facts,
 )
-from ..domain.synthetic import DEMO_REPO, generate_demo
+from .demo import DEMO_REPO, generate_demo
 
 
 @dataclass

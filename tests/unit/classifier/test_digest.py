@@ -374,7 +374,7 @@ def test_is_span():
 
 
 def test_the_demo_exercises_the_digest():
-    from services.ingest.domain.synthetic import STORY_MODEL, generate_demo
+    from services.ingest.adapters.demo import STORY_MODEL, generate_demo
 
     demo = generate_demo("2026-W24", seed=7)
     prs = [i for i in demo.items if i.kind == "pull_request"]

@@ -163,7 +163,7 @@ def test_missing_file_and_parquet_are_explained(tmp_path):
 
 
 def _demo_facts(n: int = 40):
-    from services.ingest.domain.synthetic import generate_demo
+    from services.ingest.adapters.demo import generate_demo
 
     return generate_demo("2026-W24", seed=3).facts[:n]
 

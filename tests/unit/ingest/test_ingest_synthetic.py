@@ -7,9 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from services.ingest.domain.synthetic import (
-    AMD_CONTRIBUTORS, DEMO_REPO, PREFIXES, generate_demo,
-)
+from services.ingest.adapters.demo import DEMO_REPO, generate_demo
+from services.ingest.adapters.demo.vocabulary import AMD_CONTRIBUTORS, PREFIXES
 from shared.events import fact_time, make_fact
 from shared.windows import day_window, parse_window
 
@@ -51,8 +50,8 @@ def test_two_weeks_of_a_busy_repository(demo):
     assert 250 <= len(prs) <= 450 and 80 <= len(issues) <= 130
     for window in demo.windows:
         c = demo.expected(window.start, window.end)
-        assert c.prs_opened > 100 and c.prs_merged > 50 and c.prs_closed_unmerged > 5
-        assert c.issues_opened > 30 and c.issues_closed > 3 and c.comments > 150 and c.reviews > 50
+        assert c.new_prs > 100 and c.merged_prs > 50 and c.closed_unmerged_prs > 5
+        assert c.new_issues > 30 and c.closed_issues > 3 and c.comments > 150 and c.reviews > 50
 
 
 @pytest.mark.parametrize("tz", ["UTC", "Asia/Shanghai"])
@@ -70,7 +69,7 @@ def test_expected_counts_match_for_a_daily_window_with_cutoff(demo):
     day = day_window(demo.window.start.date() + timedelta(days=2), "Asia/Shanghai", "11:45")
     expected = demo.expected(day.start, day.end)
     got = _fact_counts(demo.facts, day.start, day.end)
-    assert expected.prs_opened > 0
+    assert expected.new_prs > 0
     assert {k: got.get(k, 0) for k in expected.by_fact()} == expected.by_fact()
 
 

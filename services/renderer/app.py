@@ -19,6 +19,7 @@ from .adapters.llm import (
     ChatOptions, OpenAIChatNarrator, StoreNarrationCache, TemplateNarrator, load_prompt,
 )
 from .adapters.pdf import PdfRenderer
+from .adapters.site import SiteBuilder
 from .adapters.stores import S3Options, open_store
 from .config import RendererSettings
 from .domain.narrator import Narrator
@@ -59,6 +60,7 @@ class RendererService:
         self.settings = settings
         self.bus = runtime.bus(NAME)
         self._store = store
+        self._site: SiteBuilder | None = None  # the archive's pages (adapters/site.py)
         self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
                                settings.pdf_max_tasks_per_child)
         self._warming: asyncio.Task | None = None
@@ -76,6 +78,11 @@ class RendererService:
         return self._store
 
     async def _publish(self, event: ReportReady) -> None:
+        if self.settings.site_enabled:
+            # the archive's pages show this report before anyone hears of it; a failure here is
+            # a store failure like the artifacts': the summary is retried, the pages rewritten
+            self._site = self._site or SiteBuilder(self.store)
+            await self._site.publish(event.data.repo, event.data.window.label)
         await self.bus.publish(event, Subjects.report_ready(event.data.repo))
 
     async def on_summary(self, event: WindowSummarized) -> None:

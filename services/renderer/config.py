@@ -26,6 +26,9 @@ class RendererSettings(CommonSettings):
     s3_max_attempts: int = Field(
         5, ge=1, le=20, description="attempts per S3 call (boto3 retries) before the report "
         "is nacked and redelivered with backoff")
+    site_enabled: bool = Field(
+        True, description="regenerate the archive's pages (index.html, reports/<owner>/<repo>/"
+        "index.html, .../<window>/index.html) in the artifact store before each report-ready")
     pdf_workers: int = Field(1, ge=1, le=16, description="WeasyPrint worker processes")
     pdf_timeout: float = Field(300.0, gt=0, description="seconds one PDF may take")
     pdf_max_tasks_per_child: int = Field(

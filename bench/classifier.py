@@ -72,7 +72,7 @@ def pipeline_items(n: int) -> list[ItemSnapshot]:
 
 
 def demo_items() -> list[ItemSnapshot]:
-    from services.ingest.domain.synthetic import generate_demo
+    from services.ingest.adapters.demo import generate_demo
 
     return [f.item for f in generate_demo(week="2026-W24").facts]
 
@@ -157,7 +157,7 @@ async def replay(profile: str) -> int:
 
     from services.classifier.adapters.profiles import load_registry
     from services.classifier.reclassify import reclassify
-    from services.ingest.domain.synthetic import generate_demo
+    from services.ingest.adapters.demo import generate_demo
     from services.registry import consumers
     from shared.messaging import Subjects, ensure_topology
     from shared.events import make_fact

@@ -27,8 +27,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from services.ingest.adapters.github import PyGithubSource, sync_repository
-from services.ingest.adapters.github_graphql import graphql_backfill, graphql_then_rest
+from services.ingest.adapters.github import PyGithubSource
+from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from services.ingest.adapters.kv import KvIngestState
 from shared.config import CommonSettings
 from shared.natsserver import EmbeddedNats

@@ -151,8 +151,9 @@ class IngestService:
 
 async def github_pollers(service: IngestService) -> list[Poller]:
     """The PyGithub poller for `settings.repos` (one task, repositories in turn)."""
-    from .adapters.github import GithubPoller, PyGithubSource
+    from .adapters.github import PyGithubSource
     from .adapters.kv import KvIngestState
+    from .sync import GithubPoller
 
     s = service.settings
     js = service.bus.js

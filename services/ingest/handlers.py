@@ -253,8 +253,8 @@ async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
     """One sync of `repo` from GitHub (the poller's use case, state in the KV bucket), then its
     watermark; with `graphql`, its pull requests come through the GraphQL batch path first.
     `bus` must be a `shared.messaging.Bus` (the sync keeps its cursors in JetStream KV)."""
-    from .adapters.github import GithubError, sync_once
-    from .adapters.github_graphql import backfill_once
+    from .adapters.github import GithubError
+    from .sync import backfill_once, sync_once
 
     if repo is None:
         raise SourceError("the GitHub source needs the repository: OWNER/NAME, e.g. vllm-project/vllm")

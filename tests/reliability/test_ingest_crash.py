@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
+from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 from shared.messaging import STREAM_DEAD, STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 

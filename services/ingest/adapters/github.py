@@ -510,14 +510,3 @@ def _repo_of(url: str) -> str | None:
         return None
     rest = url.split(marker, 1)[1].split("?", 1)[0].split("/")
     return "/".join(rest[:2]) if len(rest) >= 2 else None
-
-
-def __getattr__(name: str):
-    # moved to services.ingest.sync (issue #18); resolved on use (no import cycle), for the
-    # modules still importing them from here until they import from there
-    if name in ("GithubPoller", "LISTINGS", "SyncResult", "publish_facts", "sync_once",
-                "sync_repository"):
-        from services.ingest import sync
-
-        return getattr(sync, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -42,14 +42,3 @@ def rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dic
         files.extend(page.data or ())
         pages += 1
     return files, pages
-
-
-def __getattr__(name: str):
-    # moved to services.ingest.sync.graphql (issue #18); resolved on use (no import cycle), for
-    # the modules still importing them from here until they import from there
-    if name in ("BackfillResult", "GraphqlBackfillResult", "backfill_once", "graphql_backfill",
-                "graphql_then_rest"):
-        from services.ingest.sync import graphql
-
-        return getattr(graphql, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -556,7 +556,7 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
     delivery says nothing about what else happened), deliveries remembered in the KV bucket.
     Not started; `start()` / `stop()` fit the ingest service's poller hooks. Raises
     `WebhookConfigError` without a secret."""
-    from services.ingest.adapters.github import publish_facts
+    from services.ingest.sync import publish_facts
 
     limits = limits or WebhookLimits()
 

@@ -9,7 +9,7 @@ import pytest
 
 from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
-from services.ingest.domain.synthetic import DEMO_REPO, generate_demo
+from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 from services.ingest.handlers import ingest_source
 from shared.messaging import STREAM_GITHUB, Subjects
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact

@@ -21,7 +21,7 @@ import pytest
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import webhook_server
 from services.ingest.domain.sources import SourceError, gharchive_repos
-from services.ingest.domain.synthetic import generate_demo
+from services.ingest.adapters.demo import generate_demo
 from services.ingest.handlers import ingest_source
 from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings

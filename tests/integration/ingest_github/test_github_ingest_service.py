@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from services.ingest.adapters.github import GithubPoller
+from services.ingest.sync import GithubPoller
 from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
 from shared.messaging import STREAM_GITHUB

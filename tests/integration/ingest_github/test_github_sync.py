@@ -10,11 +10,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from services.ingest.adapters.github import (
-    GithubAuthError, GithubNotFound, GithubPoller, GithubUnavailable, PyGithubSource,
-    RateLimitExhausted,
-    sync_repository,
+    GithubAuthError, GithubNotFound, GithubUnavailable, PyGithubSource, RateLimitExhausted,
 )
 from services.ingest.adapters.kv import KvIngestState
+from services.ingest.sync import GithubPoller, sync_repository
 from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark

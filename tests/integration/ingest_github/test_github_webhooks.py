@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import httpx
 import pytest
 
-from services.ingest.adapters.github import publish_facts, sync_once
+from services.ingest.sync import publish_facts, sync_once
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import (
     MemoryDeliveries, WebhookConfigError, build_webhook_app, webhook_server,

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from services.ingest.domain.sources import SourceError
-from services.ingest.domain.synthetic import generate_demo
+from services.ingest.adapters.demo import generate_demo
 from services.ingest.handlers import demo_week_of, ingest_facts, ingest_source
 from shared.messaging import Subjects
 from shared.events import GithubFact, SyncWatermark, fact_time, make_fact

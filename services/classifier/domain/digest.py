@@ -669,6 +669,8 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
     return inner or None, n
 
 
+_UNDO_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)*(?:restore|roll\s*back|rollback|undo|back\s*out)\b", re.I)
+_REVERT_WORD = re.compile(r"\brevert(?:s|ed|ing)?\b", re.I)
 _INTRODUCED = re.compile(r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\s+(?:pr\s*)?$", re.I)
 _REGRESSED = re.compile(r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
                         r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
@@ -818,6 +820,16 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 kind = "upstream"  # adapting to an upstream change is a sync, whatever the wording
             add(kind, n, other, sha,
                 context=_context(src, start, m.end()) if src is text and kind in _TOLD else "")
+    # "Restore FIA decode mask handling" whose body says the change #11266 made caused a
+    # regression and "the revert showed a clear accuracy improvement": a revert of that change
+    # under another title (2026-W30)
+    if (title and not any(r.kind == "reverts" for r in refs.values()) and _UNDO_TITLE.match(title)
+            and _REVERT_WORD.search(text)):
+        undone = [k for k, r in refs.items() if r.kind in ("fix_up", "related") and r.repo is None
+                  and r.number is not None]
+        if len(undone) == 1:
+            r = refs.pop(undone[0])
+            add("reverts", r.number, context=r.context or _why_line(text))
     # a revert named by its title only, and by "reverts #N" in the body: one reference
     reverts = [k for k, r in refs.items() if r.kind == "reverts"]
     if len(reverts) == 2:

@@ -35,7 +35,7 @@ from .prefilter import RegexGate
 # 4: the digest's what is never a list of files or a link alone, keeps a bold name that goes on
 #    a sentence, and a revert's reason is never its test note
 # 5: a revert's reason may be that it is undone on purpose for a while ("the main branch is freeze")
-ENGINE_VERSION = "5"
+ENGINE_VERSION = "6"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

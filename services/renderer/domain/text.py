@@ -112,3 +112,79 @@ _DIGEST = re.compile(r"[0-9a-f]{16,}")
 def short_version(version: str) -> str:
     """A rule-set version as people read it: long hex digests cut to 12 characters (like git)."""
     return _DIGEST.sub(lambda m: m.group(0)[:12], version)
+
+
+# "This PR adds …", "In this PR, we add …": the description's lead-in says nothing a report line
+# needs; the verb after it opens the sentence ("Adds …"). Not before "is"/"has"/"does" and the
+# like ("This PR is a follow-up of #1" keeps its subject).
+_LEAD_IN = re.compile(
+    r"^(?:in\s+)?this\s+(?:pr|pull\s+request|patch|change|commit)\b,?\s+(?:we\s+)?"
+    r"(?:(?:mainly|primarily|simply|also|aims?\s+to|tries\s+to|intends?\s+to|wants?\s+to|"
+    r"is\s+(?:used\s+)?to|will|would|is\s+going\s+to)\s+)*"
+    r"(?!(?:is|was|has|had|does|did|doesn'?t|didn'?t|can|could|should|only|just|the|a|an|and|"
+    r"not|no|also|still|must|may|might|will|would|pr|itself|on|in|for|from|to|of|by)\b)(?=[a-z])",
+    re.I)
+
+
+def without_lead_in(sentence: str) -> str:
+    """`sentence` without a "This PR …" lead-in, its verb capitalised ("This PR optimizes the
+    kernel" -> "Optimizes the kernel"); unchanged when there is none."""
+    m = _LEAD_IN.match(sentence)
+    if not m or m.end() >= len(sentence):
+        return sentence
+    rest = sentence[m.end():]
+    return rest[:1].upper() + rest[1:]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(\"'\u4e00-\u9fff])|(?<=[。！？])\s*")
+_CLAUSE_END = re.compile(r"\s*[,;，；]\s+|\s+[-–—]\s+|，|；")
+# a sentence opening with one of these says its point after the comma: its head is no clause
+_SUBORDINATE = re.compile(
+    r"(?i)^(?:to|when|if|as|since|because|during|while|although|though|after|before|in\s+order|"
+    r"for|with|without|by|once|unless|until|whereas|currently|previously|now\s+that|given|"
+    r"in\s+the\s+case|in\s+case|due\s+to|based\s+on|according\s+to|under|on|in|at|"
+    r"当|如果|由于|因为|为了|在)\b")
+# a parenthesised example, reference or link: what the sentence says stands without it
+_ASIDE = re.compile(r"\s*[(（](?:e\.\s?g\.|i\.\s?e\.|such as|see|like|ref|refer|cf\.|#\d|https?://)[^()（）]*[)）]",
+                    re.I)
+_PAIRS = ("()", "[]", "“”", "「」", "（）")
+
+
+def _balanced(text: str) -> bool:
+    if text.count('"') % 2 or text.count("`") % 2:
+        return False
+    return all(text.count(a) == text.count(b) for a, b in _PAIRS)
+
+
+def fit_sentence(text: str, limit: int) -> str:
+    """The opening of `text` told within `limit` characters without cutting into a clause: its
+    first sentences that fit; else, when the first sentence is too long, its head up to a comma,
+    semicolon or dash when that head is a main clause of some length ("Adds C8 KV cache
+    quantization, which …"); else "" — the caller says it another way (a title) rather than
+    print half a clause. A sentence that ends with a colon announces a list the line cannot show
+    and ends the opening."""
+    plain = " ".join(text.split())
+    if len(plain) > limit:  # an aside ("(e.g., Qwen3-32B W8A8C8)", "(see #12)") goes first
+        plain = " ".join(_ASIDE.sub("", plain).split())
+    sentences = [s for s in _SENTENCE_END.split(plain) if s.strip()]
+    out = ""
+    for s in sentences:
+        if s.rstrip().endswith((":", "：")):
+            break
+        joined = f"{out} {s}".strip() if out else s
+        if len(joined) > limit:
+            break
+        out = joined
+    if out or not sentences:
+        return out
+    first = sentences[0]
+    if _SUBORDINATE.match(first):
+        return ""
+    best = ""
+    for m in _CLAUSE_END.finditer(first):
+        head = first[:m.start()].rstrip()
+        if len(head) > limit:
+            break
+        if _balanced(head):
+            best = head
+    return best if len(best) >= max(24, limit * 0.4) else ""

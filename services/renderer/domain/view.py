@@ -22,7 +22,7 @@ from shared.events import ALL_PROVIDED, Incident, Storyline
 
 from .bounds import bounded
 from .i18n import Messages
-from .text import cut_words, days_text, excerpt, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
+from .text import cut_words, days_text, excerpt, fit_sentence, without_lead_in, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
 
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
 # every list in it is capped ("… and N more") and the long lists live in the appendix
@@ -769,7 +769,13 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None or d.template_only or not d.what.strip():
             return ""
-        return _span(d.what, limit or EXCERPT_WHAT)
+        return _span(without_lead_in(" ".join(d.what.split())), limit or EXCERPT_WHAT)
+
+    def fitted_what(self, item: ItemRef | None, limit: int) -> str:
+        """The what-sentence told within `limit` characters: whole sentences or a main clause
+        (`fit_sentence`), else cut on a word — a key PR or a theme line must say what it does."""
+        what = self.what(item)
+        return (fit_sentence(what, limit) or _span(what, limit)) if what else ""
 
     def short_what(self, number: int) -> str:
         """One short sentence about an item: its digest's first sentence, else its title."""
@@ -777,9 +783,10 @@ class _Writer:
         # a revert is told by its title ('Revert "x"'): its description often pastes the
         # reverted change's own, which says the opposite of what the revert does
         text = "" if number in self.reverts else self.what(item, EXCERPT_WHAT)
-        if text:
-            first = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
-            out = self.m.t("quote.what", text=_span(first, EXCERPT_WHAT_SHORT).rstrip("。."))
+        # a sentence that does not fit the line is not cut into: the title says it instead
+        first = fit_sentence(text, CLIP_LINE) if text else ""
+        if first:
+            out = self.m.t("quote.what", text=first.rstrip("。."))
         else:
             title = item.title if item is not None else ""
             out = self.m.t("quote.title", text=title) if title else ""
@@ -843,7 +850,9 @@ class _Writer:
         m = self.m
         detail = m.tn("story.count" + _all_merged(st), len(st.items), count=num(len(st.items)),
                       merged=num(st.merged))
-        summary = _span(st.summary, EXCERPT_WHAT).rstrip("。.！!") if st.summary else ""
+        # the lead's sentence when it fits whole (or as its main clause), else the roles say it
+        summary = (fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT)
+                   .rstrip("。.！!") if st.summary else "")
         text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
         numbers = self.story_order(st)[:MAX_THEME_PRS]
         lines = []
@@ -880,7 +889,7 @@ class _Writer:
 
     def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
-        what = self.what(item)
+        what = self.fitted_what(item, CLIP_WHAT)
         if item.number in self.undone:  # said first: the change did not stay
             notes = (self.m.t("story.reverted_by", by=f"#{self.undone[item.number]}"),) + tuple(notes)
         return Line(link(item), self.m.t("quote.what", text=what) if what else "",
@@ -933,7 +942,7 @@ class _Writer:
     def key_pr_explained(self, k: KeyPR) -> KeyPRRow:
         row = self.key_pr(k)
         st = self.storyline_by_key().get(k.storyline or "")
-        what = self.what(k.item)
+        what = self.fitted_what(k.item, CLIP_WHAT)
         if not what and not (k.item.digest is not None and k.item.digest.template_only):
             # no digest (an older summary): the description's opening says what it does
             what = excerpt(k.item.body_excerpt, EXCERPT_THEME)
@@ -1360,7 +1369,7 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
 
 # the seeds' shape: quoted what-sentences in the main body are cut to a budget (the seed's
 # highlight and quick-view lines are 60-120 characters); the whole description stays on GitHub
-CLIP_HIGHLIGHT = 90  # a highlight's summary sentence
+CLIP_HIGHLIGHT = 120  # a highlight's summary sentence (the seed's highlight bullets: 60-120 characters)
 CLIP_LINE = 80  # a PR's sentence in a highlight
 CLIP_WHAT = 100  # a key PR's or a theme line's what-sentence
 CLIP_NOTE = 50  # a note under a PR (user-facing change quoted, tests)
@@ -1510,8 +1519,8 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
     def name(st: Storyline) -> str | None:
-        if m.has(f"storyline_names.{st.key}"):
-            return m.t(f"storyline_names.{st.key}")
+        if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
+            return m.t(f"storyline_names.{st.key}", name=st.name)
         if st.evidence == "module":  # a module's line: the module's name in this language
             return m.name("module_names", st.name)
         return None

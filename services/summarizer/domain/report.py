@@ -22,14 +22,13 @@ from shared.events import (
     ALL_PROVIDED, Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
     EcosystemGroup, EcosystemSection, FactData, FollowUp, HourlyActivity, Incident, ItemRef,
     ItemSnapshot, KeyPR, ModuleTrend, RiskObservation, ScoreSignal, SourceInfo, Storyline,
-    REASON_WORDS, SummaryData, Tags, Theme,
+    REASON_WORDS, SummaryData, Tags, Theme, WindowRef,
 )
 from shared.events.summary import AppendixMode, Format, Language
 from shared.windows import Window
 
 from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
                          resolve_links, role_of, takes_out, upgrade_target, REMOVAL_TITLE)
-from .windows import ref_from_window
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
 SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
@@ -229,7 +228,6 @@ class _Tally:
     comments: list[FactRow] = field(default_factory=list)
     reviews: list[FactRow] = field(default_factory=list)
     actors: dict[str, Actor] = field(default_factory=dict)
-    latest: dict[int, FactRow] = field(default_factory=dict)
 
     @property
     def closed_unmerged(self) -> dict[int, FactRow]:
@@ -243,7 +241,6 @@ def _tally(window: Window, facts: Iterable[FactRow]) -> _Tally:
     for row in inside:
         data = row.fact
         number = data.item.number
-        t.latest[number] = row
         key = (data.kind, data.action, data.item.kind)
         if key == ("issue", "opened", "issue"):
             t.new_issues.setdefault(number, row)
@@ -645,7 +642,8 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
     storylines = find_storylines(
         [i for i in current.values() if not i.bot], [i for i in previous.values() if not i.bot],
         inp.term_counts, inp.history_items, referenced=referenced,
-        aliases=policy.storyline_aliases, limit=policy.storylines)
+        aliases=policy.storyline_aliases, upgrade_modules=policy.upgrade_modules,
+        limit=policy.storylines)
     story = _Story(storylines=storylines, links=links, items=known)
     for line in storylines:
         for member in line.items:
@@ -955,9 +953,14 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
         # a transformers pin for Qwen3-VL)
         same_area = [b for b in earlier if {_fold(m) for m in item.modules} & upgrade
                      and not _tooling_only(b)]
-        chosen = (pointed or same_area)
-        if chosen:
-            fixes[chosen[-1].number].append(item.number)
+        if pointed:
+            fixes[pointed[-1].number].append(item.number)
+        elif same_area:
+            # the largest upgrade before it, not the latest: a version tag bumped in CI files
+            # after the code's upgrade (2026-W30: v0.25.1's 30-line tag bump after v0.25.0's
+            # 54-file adaptation) did not bring the fixes
+            biggest = max(same_area, key=lambda b: (b.additions + b.deletions, b.merged_at))
+            fixes[biggest.number].append(item.number)
     return [Incident(kind="upgrade_fallout", items=(b, *numbers),
                      roles=("bump", *("fixed",) * len(numbers)),
                      subject=upgrade_target(items[b].title))
@@ -1385,7 +1388,7 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     can = provided(meta)
     return SummaryData(
-        repo=inp.repo, window=ref_from_window(inp.window), revision=revision, generated_at=now,
+        repo=inp.repo, window=WindowRef.of(inp.window), revision=revision, generated_at=now,
         ruleset_versions=tuple(sorted({r.ruleset for r in t.facts if r.ruleset})),
         languages=meta.languages, formats=meta.formats, synthetic=meta.synthetic,
         data_note=meta.data_note, source=meta.source, coverage=_coverage(inp.window, meta.source),  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import AbstractSet as Set, Callable, Iterable, Mapping, Sequence
+from typing import AbstractSet as Set, Callable, Collection, Iterable, Mapping, Sequence
 
 from shared.events import Digest
 from shared.events.summary import Role, Storyline, StorylineItem
@@ -276,6 +276,7 @@ MIN_LIFT = 2.0  # window rate / history rate
 MIN_SURPRISE_NAMED = 1.5  # -log10 of the chance of so many items at the history's rate
 MIN_SURPRISE_WORD = 4.0
 MIN_COHERENCE = 0.5
+MIN_SURPRISE_CONTINUING = 0.5  # the score of a name that continues a busy previous window
 ABSORB = 0.6  # a bigram absorbs a word when it holds this share of the word's items
 MERGE = 0.6  # terms merge when the overlap is this share of the larger item set
 FILE_SHARE = 0.2  # a file touched by more of the window's items than this is not specific
@@ -451,12 +452,39 @@ def upgrade_target(title: str) -> str | None:
 REMOVAL_TITLE = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete"
                            r"|deletes|deprecate|deprecates|clean\s*up|cleanup|sunset|retire"
                            r"|move\s+\S+(?:\s+\S+)?\s+out)\b")
+UPGRADES_KEY = "upgrades"  # the renderer says "Keeping up with {name}" in the report's language
+_RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+)?")
 REMOVALS_KEY = "removals"
 REMOVALS_NAME = "Removals and clean-up"  # the renderer says it in the report's language
 MIN_REMOVALS = 3
 REMOVAL_STORY_LINES = 500  # net lines the removals of a window take out together
 BIG_REMOVAL_LINES = 1000  # a change taking this many net lines out is a removal when its title
 _REMOVAL_WORD = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat|clean\s*up|cleanup)\w*")  # ... says so anywhere
+
+
+def _ci_only(item: StoryItem) -> bool:
+    kinds = {file_kind(f) for f in item.files}
+    return bool(kinds) and kinds <= {"ci"}
+
+
+def _upgrade_name(bumps: Sequence[StoryItem]) -> str:
+    """What a window's upgrades keep up with: the most upgraded project, spelled with the
+    capitals any title gives it ("vLLM" over "vllm"), and its newest release when a title names
+    one ("vLLM v0.25.1"); commits and dates ("0619", "a30addc") are not named."""
+    targets = [t.split() for i in bumps if (t := upgrade_target(i.title))]
+    projects = Counter(t[0].casefold() for t in targets)
+    main = projects.most_common(1)[0][0]
+    mine = [t for t in targets if t[0].casefold() == main]
+    spellings = Counter(t[0] for t in mine)
+    capital = [(c, f) for f, c in spellings.items() if f[1:] != f[1:].lower()]
+    project = max(capital)[1] if capital else spellings.most_common(1)[0][0]
+
+    def release(t: list[str]) -> tuple[tuple[int, ...], str]:
+        m = _RELEASE.fullmatch(t[-1])
+        return (tuple(int(x) for x in re.findall(r"\d+", m.group(0))), t[-1]) if m and len(t) > 1 else ((), "")
+
+    newest = max((release(t) for t in mine), default=((), ""))
+    return f"{project} {newest[1]}" if newest[0] else project
 
 
 def takes_out(item: StoryItem) -> bool:
@@ -546,12 +574,13 @@ def acronym(phrase: str) -> str:
 def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                     term_counts: Mapping[str, int], history_items: int, *,
                     referenced: Mapping[int, StoryItem] = {}, aliases: Mapping[str, str] = {},
-                    limit: int = 8) -> list[Storyline]:
+                    upgrade_modules: Collection[str] = (), limit: int = 8) -> list[Storyline]:
     """The window's storylines, largest and most distinctive first (each item in at most one).
 
     `term_counts`/`history_items`: the history's document frequency of `terms_of` (see
     `term_counts_of`); `referenced`: earlier items the window's items refer to; `aliases`: a
-    profile's synonyms, phrase -> phrase ("DSV4" -> "DeepSeek-V4")."""
+    profile's synonyms, phrase -> phrase ("DSV4" -> "DeepSeek-V4"); `upgrade_modules`: the module
+    tags that mean keeping up with an upstream or a dependency ("upstream-sync")."""
     alias = {normalise_term(a): normalise_term(b) for a, b in aliases.items()
              if normalise_term(a) and normalise_term(b)}
     alias_name = {normalise_term(b): b for b in aliases.values()}
@@ -623,6 +652,13 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     def named_term(key: str) -> bool:
         return key in named_keys
 
+    # how many of the previous window's items use each term: a name worked on for weeks
+    # ("DSV4", three PRs a week for months) is no surprise against the history, yet a line of work
+    prev_term_items: Counter[str] = Counter()
+    for i in previous:
+        if not i.bot:
+            prev_term_items.update({t.key for t in item_terms(i)})
+
     for key, members in term_items.items():
         k = len(members)
         if k < MIN_ITEMS or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
@@ -635,11 +671,19 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             continue
         seen = history_count(key)
         rate = (seen + 1) / (history + 2)
-        if (k / n) / rate < MIN_LIFT:
-            continue
-        surprise = _surprise(k, n, rate)
         forms = surfaces[key]
         named = sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values())
+        lift = (k / n) / rate
+        if (named and lift >= 1.0 and prev_term_items[key] >= MIN_ITEMS - 1
+                and seen <= RARE_WORD_SHARE * history and not _VERSION.match(key)):
+            # continuing: a name rare in the history (not an area such as "MoE" or "KV"), as busy
+            # as usual at least, and busy in the previous window too
+            named_keys.add(key)
+            scores[key] = max(_surprise(k, n, rate), MIN_SURPRISE_CONTINUING)
+            continue
+        if lift < MIN_LIFT:
+            continue
+        surprise = _surprise(k, n, rate)
         # a name as written (MTP, DeepSeek-V4, Qwen3.5, estimated_times) needs less evidence than
         # a plain word ("cache", "error", "preserve"), which must also hold its items together
         if named:
@@ -667,19 +711,51 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         else:
             clusters.append(([key], set(members)))
 
+    def written(key: str) -> str:
+        # a name as its titles write it, capitals where any title writes them: "Qwen3.5" over
+        # "qwen3.5", "DSpark" over "dspark" (2026-W27, W30: lowercase names read as identifiers)
+        # (a plain phrase keeps its most common form: "build cache", not "Build cache")
+        forms = surfaces[key]
+        capital = [(count, form) for form, count in forms.items()
+                   if form != form.lower() and (any(ch.isdigit() for ch in form) or form[1:] != form[1:].lower())]
+        return max(capital)[1] if capital else forms.most_common(1)[0][0]
+
     assigned: dict[int, int] = {}  # item -> group index
     groups: list[_Group] = []
+    # keeping up with upstream: the window's moves to a new version of an upstream project or a
+    # dependency ("Upgrade vllm to 0.25.0", "main2main: upgrade vLLM commit to 0717") and the
+    # changes in the upgrade area beside them are a line of work in any downstream project
+    # (2026-W27: nine PRs syncing with vLLM up to v0.24.0 were told nowhere). CI tooling bumps
+    # alone (a GitHub action) are not. Found first: an upgrade and the fixes in its area are one
+    # story, which the words of their titles ("main2main eplb") would cut in pieces.
+    def free_for_upgrades(i: StoryItem) -> bool:
+        return role_of(i) != "revert"
+
+    upgrade_area = {m.casefold() for m in upgrade_modules}
+    bumps = [i for i in sorted(window, key=_order) if upgrade_target(i.title) is not None
+             and role_of(i) != "fix" and not _ci_only(i) and free_for_upgrades(i)]
+    if bumps:
+        beside = [i for i in sorted(window, key=_order) if i not in bumps and free_for_upgrades(i)
+                  and any(m.casefold() in upgrade_area for m in i.modules[:1])]
+        members = sorted([*bumps, *beside], key=_order)
+        if len(members) >= MIN_ITEMS:
+            groups.append(_Group(key=UPGRADES_KEY, name=_upgrade_name(bumps), evidence="term",
+                                 items=[i.number for i in members], score=float(len(members)),
+                                 core=frozenset(i.number for i in bumps)))
+            for i in members:
+                assigned[i.number] = len(groups) - 1
+
     for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
         if len(free) < MIN_ITEMS:
             continue
         top = keys[0]
-        name = surfaces[top].most_common(1)[0][0]
+        name = written(top)
         if not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name):
             # a plain word ("initial", "Lint"), a file name ("config.yaml") or a code identifier
             # ("estimated_times") is a poor name when a word pair of the line, the titles
             # themselves or the largest change's headline ("Refactor test selection: …") say more
-            pairs = [surfaces[k].most_common(1)[0][0] for k in keys if k in parts_of]
+            pairs = [written(k) for k in keys if k in parts_of]
             pairs = [p for p in pairs if not _IDENTIFIER.match(p)]
             members = [by_number[x] for x in free]
             better = (pairs[0] if pairs and not _FILE_NAME.search(pairs[0]) else
@@ -692,7 +768,7 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             targets = [t for t in (upgrade_target(by_number[x].title) for x in free)
                        if t and t.lower().endswith(name.lower()) and t.lower() != name.lower()]
             name = targets[0] if targets else name
-        terms = tuple(dict.fromkeys(surfaces[k].most_common(1)[0][0] for k in keys))
+        terms = tuple(dict.fromkeys(written(k) for k in keys))
         groups.append(_Group(key=top, name=name, evidence="term", items=free, score=scores[top],
                              terms=terms, term_keys=frozenset(keys), core=frozenset(free)))
         for x in free:
@@ -738,7 +814,13 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             # (2026-W29: "ViT encoder ACL graph" was a fix and the revert of that fix)
             continue
         first = min(members, key=lambda x: _order(known[x]))
-        groups.append(_Group(key=f"chain:{first}", name=_short_name(known[first].title),
+        # named after its first change that stayed in this window: not one merged and reverted
+        # here, nor a revert (2026-W30: "Fix FIA decode mask handling", undone two days later,
+        # named a line); an earlier change reverted now is what the line is about and names it
+        stayed = [x for x in members if role_of(known[x]) != "revert"
+                  and not (x in reverted and x in by_number)]
+        namer = min(stayed, key=lambda x: _order(known[x])) if stayed else first
+        groups.append(_Group(key=f"chain:{first}", name=_short_name(known[namer].title),
                              evidence="chain", items=inside, score=float(len(members)),
                              previous=sum(1 for x in members if x in previous_numbers)))
         for x in inside:
@@ -864,8 +946,13 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
-        lead = (max(members, key=lambda m: (m.deletions - m.additions, -m.number)).number
-                if g.key == REMOVALS_KEY else _lead(members, roles, g.core, reverted))  # the biggest removal
+        if g.key == REMOVALS_KEY:  # the biggest removal
+            lead: int | None = max(members, key=lambda m: (m.deletions - m.additions, -m.number)).number
+        elif g.key == UPGRADES_KEY:  # the biggest upgrade
+            lead = max((m for m in members if m.number in g.core),
+                       key=lambda m: (m.additions + m.deletions, m.number)).number
+        else:
+            lead = _lead(members, roles, g.core, reverted)
         lead_item = by_number[lead] if lead is not None else None
         summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
         story = Storyline(
@@ -878,9 +965,11 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             summary=summary, terms=g.terms)
         # a module's leftovers weigh half a named line of work of the same size
         size = len(members) * (MODULE_WEIGHT if g.evidence == "module" else 1.0)
-        # a line of documentation alone ("R1", "235b": tutorials) is told after the code's lines
-        docs_only = all(roles[m.number] == "docs" for m in members)
-        result.append(((g.evidence == "files", docs_only, -size, -g.score, g.key), story))
+        # a line of documentation, CI or tests alone ("R1", "235b": tutorials; "a3 560t": nightly
+        # jobs for a cluster) is told after the lines of work on the code (2026-07-17: a CI
+        # line was the day's only main line beside a new scheduler)
+        aside = all(roles[m.number] in ("docs", "ci", "test") for m in members)
+        result.append(((g.evidence == "files", aside, -size, -g.score, g.key), story))
     result.sort(key=lambda r: r[0])
     # a module's leftovers never push a named line of work out of the list: `limit` named ones,
     # and at most MAX_MODULE_STORIES modules beside them

@@ -416,3 +416,23 @@ def test_a_change_that_answers_a_regression_another_introduced_is_its_fix_up():
     assert is_span(ref.context, body)
     # a feature introduced by another change, without a regression, is only mentioned
     assert digest_of("x", "This builds on the cache introduced by #7 and extends it.").refs == ()
+
+
+def test_a_restore_whose_body_calls_itself_the_revert_reverts_the_change_it_names():
+    """Real #12605 (2026-W30): "Restore FIA decode mask handling", whose body says the change #11266
+    made regressed and "The revert showed a clear accuracy improvement": a revert under another
+    title, so #11266 is told as undone and never names a line of work."""
+    body = ("### What this PR does / why we need it?\nThis PR restores the causal attention mask.\n"
+            "The decode mask optimization introduced by #11266\ncauses a Gemma4 MoE graph-mode accuracy "
+            "regression on Atlas A2. The revert showed a clear accuracy improvement.\n")
+    d = digest_of("[BugFix] Restore FIA decode mask handling", body, repo="acme/serve", number=12605)
+    (ref,) = d.refs
+    assert (ref.kind, ref.number) == ("reverts", 11266)
+    assert ref.context.startswith("The decode mask optimization introduced by #11266 causes")
+    # "restore" alone is no revert: a title that restores a behaviour two changes name
+    two = body.replace("by #11266", "by #11266 and #11300 (regression caused by #11300)")
+    assert not any(r.kind == "reverts" for r in digest_of(
+        "[BugFix] Restore FIA decode mask handling", two, repo="acme/serve", number=12605).refs)
+    # a title that does not undo ("Improve …") keeps the fix-up even where the body says revert
+    assert [r.kind for r in digest_of("[BugFix] Improve FIA decode mask handling", body,
+                                      repo="acme/serve", number=12605).refs] == ["fix_up"]

@@ -1,0 +1,113 @@
+"""Lines of work the words of titles miss or misname: keeping up with an upstream project (its
+upgrades and the fixes in its area), a name worked on for weeks, a chain whose first change was
+undone, names spelled with their capitals (readings of 2026-W27 and W30 beside seed 000)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from services.summarizer.domain.storylines import StoryItem, _upgrade_name, find_storylines, term_counts_of
+from shared.events import Digest, Reference
+from tests.unit.summarizer.test_summarizer_explained import at, pr, summarize
+
+T0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+HISTORY = ([f"[BugFix] fix crash in worker {i}" for i in range(400)]
+           + [f"[Feature] support model family {i}" for i in range(300)]
+           + [f"[Doc] update guide section {i}" for i in range(280)]
+           + [f"[Model] DSV4 bring-up part {i}" for i in range(12)]
+           + ["[Feature] DSpark draft head", "[Perf] qwen3.5 kernel"] * 4)
+COUNTS = term_counts_of(HISTORY)
+FILLER = [f"[Misc] tidy component{i} internals" for i in range(100)]
+
+
+def item(number: int, title: str, *, day: float = 1.0, files=(), modules=(),
+         lines: int = 20, digest: Digest | None = None, categories=()) -> StoryItem:
+    return StoryItem(number=number, title=title, merged_at=T0 + timedelta(days=day), digest=digest,
+                     files=tuple(files) or (f"vllm_ascend/f{number}.py",), categories=tuple(categories), modules=tuple(modules),
+                     additions=lines, deletions=lines // 2)
+
+
+def filler(start: int = 500, count: int = 30) -> list[StoryItem]:
+    return [item(start + i, t, day=i % 7, files=(f"src/c{i}.py",)) for i, t in enumerate(FILLER[:count])]
+
+
+def test_upgrades_and_the_changes_in_the_upgrade_area_are_one_line_named_after_the_release():
+    current = filler() + [
+        item(1, "[Misc] Upgrade vllm to 0.25.0", day=0, lines=3000, modules=("dependencies",)),
+        item(2, "[CI] Main2main: upgrade vLLM commit to 0717", day=2, modules=("ci/build", "upstream-sync")),
+        item(3, "[Bugfix] Fix main2main eplb", day=3, modules=("upstream-sync", "moe"), categories=("bugfix",)),
+        item(4, '[Revert] "[Bugfix] Fix main2main eplb"', day=4, modules=("upstream-sync",)),
+        item(5, "[Bugfix] fix main2main eplb", day=5, modules=("upstream-sync", "moe"), categories=("bugfix",)),
+        item(6, "[CI] Upgrade vllm to v0.25.1", day=5, lines=30, modules=("ci/build",)),
+        # a GitHub action's bump is CI tooling, not keeping up with upstream
+        item(7, "Bump actions/checkout from 4 to 5", day=1, files=(".github/workflows/ci.yaml",)),
+        # a fix elsewhere that merely mentions eplb stays out
+        item(8, "[Bugfix] eplb metric typo", day=2, modules=("moe",), categories=("bugfix",)),
+    ]
+    lines = find_storylines(current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync", "dependencies"))
+    up = next(s for s in lines if s.key == "upgrades")
+    assert {m.number for m in up.items} >= {1, 2, 3, 5, 6}
+    assert not {7, 8} & {m.number for m in up.items}
+    assert up.name == "vLLM v0.25.1"  # the newest release, with the capitals a title gives it
+    assert up.lead == 1  # the biggest upgrade speaks for the line
+    # without upgrade modules only the upgrades themselves form it
+    bare = find_storylines(current, [], COUNTS, len(HISTORY))
+    assert {m.number for m in next(s for s in bare if s.key == "upgrades").items} == {1, 2, 6}
+
+
+def test_an_upgrade_is_named_by_commit_only_as_its_project():
+    bumps = [item(1, "[CI] upgrade vllm to 0619"), item(2, "[Misc] upgrade vLLM to a30addc7548a9a8b9b3323a7bc3eb7d7c4895d1c"),
+             item(3, "Bump mooncake to v0.3.11.post1")]
+    assert _upgrade_name(bumps) == "vLLM"
+    assert _upgrade_name([bumps[2]]) == "mooncake v0.3.11.post1"
+
+
+def test_fewer_than_three_upgrade_changes_are_no_line():
+    current = filler() + [item(1, "[Misc] Upgrade vllm to 0.25.0", modules=("dependencies",)),
+                          item(2, "[BugFix] adapt to upstream", modules=("upstream-sync",))]
+    assert not any(s.key == "upgrades" for s in find_storylines(
+        current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync",)))
+
+
+def test_a_rare_name_busy_in_the_previous_window_continues_without_standing_out():
+    previous = filler(700, 100) + [item(90, "[Feature] DSV4 sparse attention"), item(91, "[BugFix] dsv4 weights")]
+    current = filler(count=100) + [item(1, "[Feature] Support dsv4 mtp graph", files=("a.py",)),
+                          item(2, "[Performance] DSV4 prefix cache hit rate optimize", files=("b.py",)),
+                          item(3, "[BugFix][Model] fix act fn in dsv4", files=("c.py",))]
+    # 3 of 103 items against 12 of 1,000 titles: too little surprise to stand out on its own
+    assert not any(s.key == "dsv4" for s in find_storylines(current, [], COUNTS, len(HISTORY)))
+    lines = find_storylines(current, previous, COUNTS, len(HISTORY))
+    dsv4 = next(s for s in lines if s.key == "dsv4")
+    assert dsv4.name == "DSV4" and dsv4.status == "continuing" and dsv4.previous_items == 2
+
+
+def test_a_name_is_spelled_with_the_capitals_a_title_gives_it():
+    current = filler() + [item(1, "[Feature] dspark for dsv4", files=("a.py", "s.py")),
+                          item(2, "[BugFix] dspark acceptance rate", files=("s.py",)),
+                          item(3, "[BugFix] DSpark multi-DP", files=("s.py",)),
+                          item(4, "fix dspark sp", files=("s.py",))]
+    names = {s.key: s.name for s in find_storylines(current, [], COUNTS, len(HISTORY))}
+    assert names.get("dspark") == "DSpark"
+
+
+def test_a_chain_is_not_named_after_a_change_undone_in_the_window():
+    current = filler() + [
+        item(1, "[BugFix] Fix decode mask handling", day=0, files=("attn.py",)),
+        item(2, "[Perf] Split mixed chunked prefill into two calls", day=1, files=("attn.py",),
+             digest=Digest(refs=(Reference(kind="follow_up", number=1),))),
+        item(3, "[BugFix] Restore decode mask handling", day=2, files=("attn.py",),
+             digest=Digest(refs=(Reference(kind="reverts", number=1),))),
+    ]
+    chain = next(s for s in find_storylines(current, [], COUNTS, len(HISTORY)) if s.key == "chain:1")
+    assert chain.name.startswith("Split mixed chunked prefill") and chain.lead == 2
+
+
+def test_upgrade_fallout_goes_to_the_biggest_upgrade_before_the_fix():
+    items = [
+        pr(40, "[Misc] Upgrade vllm to 0.25.0", at(0), additions=2000, deletions=3000, modules=("upstream-sync",)),
+        pr(41, "[CI] Upgrade vllm to v0.25.1", at(1), additions=30, deletions=30, modules=("upstream-sync",)),
+        pr(42, "[BugFix] fix eplb after upstream change", at(2), modules=("upstream-sync",),
+           categories=("bugfix",)),
+    ]
+    fallout = [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
+    assert [i.items for i in fallout] == [(40, 42)]

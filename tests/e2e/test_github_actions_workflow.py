@@ -105,6 +105,11 @@ def test_each_cron_gets_its_window_and_a_dispatch_its_input(tmp_path):
                     variables={"REPODIGEST_PUBLISH": "artifact"})
     assert runner.run("report", "choose").returncode == 0
     assert runner.context["steps"]["choose"]["outputs"] == {"window": WINDOW, "publish": "both"}
+    # the dispatch form's default leaves it to the variable
+    runner = Runner(tmp_path / "configured", inputs={"window": "", "publish": "configured"},
+                    variables={"REPODIGEST_PUBLISH": "commit"})
+    assert runner.run("report", "choose").returncode == 0
+    assert runner.context["steps"]["choose"]["outputs"] == {"window": "week:last", "publish": "commit"}
 
 
 def test_an_unknown_publish_variable_stops_the_run_saying_what_to_set(tmp_path):

@@ -155,7 +155,9 @@ def test_the_windows_a_schedule_asks_for_parse_and_each_cron_has_its_window():
         parse_window(spec, "UTC")
     dispatch = workflow["on"]["workflow_dispatch"]["inputs"]
     parse_window(dispatch["window"]["default"], "UTC")
-    assert set(dispatch["publish"]["options"]) == {"", "artifact", "commit", "both"}
+    publish = dispatch["publish"]
+    assert set(publish["options"]) == {"configured", "artifact", "commit", "both"}
+    assert publish["default"] == "configured"
 
 
 # ---------------------------------------------------------------- the token, the cache, the install

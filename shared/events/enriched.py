@@ -83,6 +83,9 @@ class Digest(Frozen):
     claims: tuple[Claim, ...] = ()
     refs: tuple[Reference, ...] = ()
     template_only: bool = False  # the description is the template with nothing filled in
+    # the sentence that says what went wrong, when it names a hang, deadlock, crash, running out
+    # of memory, a leak or wrong output ("the two operators will be deadlocked"); a span of the body
+    symptom: Text = ""
 
 
 class Tags(Frozen):

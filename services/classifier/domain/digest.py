@@ -595,6 +595,33 @@ def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
     return tuple(out)
 
 
+# what went wrong, when it is grave: a hang or deadlock, a crash, memory run out or leaking,
+# wrong output — what an operator must hear of even on a day without issues (2026-07-17: "the two
+# operators will be deadlocked … the system is suspended", "wait indefinitely")
+SEVERE_PROBLEM = re.compile(
+    r"\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez(?:e|es|ing)"
+    r"|crash\w*|segfault\w*|segmentation fault|core ?dump\w*|oom|out of memory|memory leak\w*|leak(?:s|ed|ing)"
+    r"|garbled|wrong (?:output|result|answer)s?|accuracy (?:drop|loss|regression|issue|problem|error)s?"
+    r"|precision (?:issue|problem|error|loss)s?|nan values?)\b", re.I)
+_SEVERE_GATE = re.compile(r"(?i)dead|hang|hung|stuck|indefinite|forever|freez|crash|segf|segmentation|core ?dump"
+                          r"|oom|out of memory|leak|garbled|wrong|accuracy|precision|nan")
+
+
+def _symptom(sections: list[_Section]) -> str:
+    """The first sentence outside the test sections that names a grave problem (not a log line)."""
+    for sec in sections:
+        if sec.kind in ("test", "uf"):
+            continue
+        for u in sec.units:
+            t = u.text
+            if not SEVERE_PROBLEM.search(t):
+                continue
+            for s in sentences(t):
+                if SEVERE_PROBLEM.search(s) and not _LOG_LINE.search(s):
+                    return clip(s)
+    return ""
+
+
 # ---------------------------------------------------------------- references
 
 _GH = r"https?://(?:www\.)?github\.com/"
@@ -855,6 +882,10 @@ def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | 
     of `Tags.digest`."""
     title = title or ""
     body = (body or "").replace("\r\n", "\n")
+    if "\\n\\n" in body or ("\\n" in body and body.count("\\n") > body.count("\n")):
+        # a description whose line breaks were escaped on the way ("…mode.\\n\\nThe decode …",
+        # real #12605): its lines, as written
+        body = body.replace("\\r\\n", "\n").replace("\\n", "\n")
     if "<!--" in body:
         body = _COMMENT.sub("", body)
     if not body.strip():
@@ -893,5 +924,7 @@ def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | 
         refs = _refs(title, "\n".join(prose), repo, number)
     template_only = (template and not what and user_facing == "unknown" and not tested
                      and not claims)
+    symptom = _symptom(sections) if _SEVERE_GATE.search(body) else ""
     return Digest(what=what, user_facing=user_facing, user_facing_text=uf_text, tested=tested,
-                  tested_text=tested_text, claims=claims, refs=refs, template_only=template_only)
+                  tested_text=tested_text, claims=claims, refs=refs, template_only=template_only,
+                  symptom=symptom)

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from shared.events import (
     Discussion, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, RiskObservation,
@@ -1364,7 +1365,73 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
                               participants=m.tn("units.participant", len(d.participants),
                                                 count=num(len(d.participants)))),
                           links=(link(d.item),), key=str(d.item.number)))
+    # what else an operator must know of the day, from the merged changes themselves (a source of
+    # merged PRs has no issues; 2026-07-17 had a deadlock and a PD hang fixed and said neither):
+    # fixes of a hang, crash or memory running out, removals users see, reverts, fixes of wrong
+    # output, then reverts of CI or test changes
+    ranked: list[tuple[int, int, Bullet]] = []
+    for number, kind in _severe_fixes(s, w):
+        item = w.items.get(number)
+        said = item.digest.symptom if item is not None and item.digest is not None else ""
+        said = (fit_sentence(said, CLIP_WHAT * 2) or _span(said, CLIP_WHAT * 2)) if said else ""
+        problem = m.name("problem_names", kind)
+        text = (m.t("attention.fixed_said", problem=problem, text=m.t("quote.what", text=said.rstrip("。.")))
+                if said else m.t("attention.fixed", problem=problem))
+        ranked.append((3 if kind == "accuracy" else 0, len(ranked),
+                       Bullet(text, links=(w.ref(number),), key=str(number))))
+    for inc in s.incidents:
+        first = inc.items[0] if inc.items else None
+        if first is None or inc.kind not in ("revert", "removal"):
+            continue
+        if inc.kind == "revert" and len(inc.items) >= 2:
+            text = m.t("attention.revert", reverted=f"#{inc.items[1]}")
+            undone = w.items.get(inc.items[1]) or w.items.get(first)
+            tooling = undone is not None and bool({"ci", "test", "tests", "docs"} & set(undone.categories)) \
+                or any(_TOOLING_TAG.search(x.title) for x in (undone, w.items.get(first)) if x is not None)
+            rank = 4 if tooling else 2
+        else:
+            said = _span(inc.reason, CLIP_NOTE * 2) if inc.reason else ""
+            text = (m.t("attention.removal_text", text=m.t("quote.what", text=said)) if said
+                    else m.t("attention.removal"))
+            rank = 1
+        ranked.append((rank, len(ranked), Bullet(text, links=(w.ref(first),), key=str(first))))
+    for _rank, _order, bullet in sorted(ranked, key=lambda r: r[:2]):
+        if len(out) >= MAX_ATTENTION:
+            break
+        if bullet.key in {str(n) for n in seen}:
+            continue
+        seen.add(int(bullet.key))
+        out.append(bullet)
     return tuple(out[:MAX_ATTENTION])
+
+
+_TOOLING_TAG = re.compile(r"(?i)\[(?:ci|tests?|docs?|e2e|ut)\]")
+# a fix of one of these is worth an operator's attention, in this order (title or what-sentence)
+_SEVERE = (
+    ("hang", re.compile(r"(?i)\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez\w*)\b")),
+    ("crash", re.compile(r"(?i)\b(?:crash\w*|segfault\w*|segmentation fault|core ?dump\w*)\b")),
+    ("oom", re.compile(r"(?i)\b(?:oom|out of memory|memory leak\w*|leak(?:s|ed|ing)?)\b")),
+    ("accuracy", re.compile(r"(?i)\b(?:accuracy|precision|garbled|wrong (?:output|result|answer)s?|nan)\b")),
+)
+_FIX_TITLE = re.compile(r"(?i)\bfix\w*|\bbug\w*|\bhotfix")
+
+
+def _severe_fixes(s: SummaryData, w: "_Writer") -> list[tuple[int, str]]:
+    """Merged fixes of the window whose title or what-sentence names a severe problem, gravest
+    kind first, then in merge order."""
+    found = []
+    for ref in s.appendix.merged_prs:
+        item = w.items.get(ref.number, ref)
+        if not (_FIX_TITLE.search(item.title) or "bugfix" in item.categories) or item.bot:
+            continue
+        symptom = item.digest.symptom if item.digest is not None else ""
+        text = f"{item.title} {symptom}"
+        for rank, (kind, pattern) in enumerate(_SEVERE):
+            if pattern.search(text):
+                found.append((rank, item.merged_at or datetime.max.replace(tzinfo=timezone.utc),
+                              item.number, kind))
+                break
+    return [(number, kind) for _r, _t, number, kind in sorted(found)]
 
 
 # the seeds' shape: quoted what-sentences in the main body are cut to a budget (the seed's
@@ -1505,7 +1572,8 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
             view.notes["topics"] = m.t("labels.none")
         if not view.attention:
             lacking = w.not_provided(SECTION_NEEDS["attention"])
-            view.notes["attention"] = (m.t("na.section", what=lacking) if lacking
+            # (the merged changes were read: the source's missing issues are said beside that)
+            view.notes["attention"] = (m.t("attention.none_merged", what=lacking) if lacking
                                        else m.t("attention.none"))
 
 

@@ -1356,7 +1356,9 @@ def _appendix(t: _Tally, inp: WindowInput, story: "_Story | None" = None) -> App
     told = set(story.storyline_of) if story is not None else set()
 
     def refs(rows: Mapping[int, FactRow]) -> tuple[ItemRef, ...]:
-        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags, digest=n in told)
+        # (and so do changes whose description names a grave problem: a day's "worth attention")
+        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags,
+                              digest=n in told or bool(rows[n].tags.digest and rows[n].tags.digest.symptom))
                      for n in sorted(rows))
 
     return Appendix(new_issues=refs(t.new_issues), closed_issues=refs(t.closed_issues),

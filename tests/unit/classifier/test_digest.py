@@ -436,3 +436,37 @@ def test_a_restore_whose_body_calls_itself_the_revert_reverts_the_change_it_name
     # a title that does not undo ("Improve …") keeps the fix-up even where the body says revert
     assert [r.kind for r in digest_of("[BugFix] Improve FIA decode mask handling", body,
                                       repo="acme/serve", number=12605).refs] == ["fix_up"]
+
+
+@pytest.mark.parametrize("number,start", [
+    # real bodies: what went wrong, in the description's words (2026-07-17)
+    (12237, "If one card enters the MOE large fusion operator and the other card enters the TP "
+            "communication, the two operators will be deadlocked."),
+    (11917, "With a layerwise KV connector, this can leave the GDN/Mamba cache group unsubmitted"),
+    (12126, "This prevents Mooncake PD-disaggregated decode workers from leaking an extra NPU context"),
+])
+def test_a_grave_problem_is_the_symptom_in_the_descriptions_words(number, start):
+    row, d = real(number)
+    assert d.symptom.startswith(start)
+    assert is_span(d.symptom, row["body"])
+
+
+def test_no_symptom_without_a_grave_problem_nor_from_a_test_section_or_a_log_line():
+    assert digest_of("[Perf] faster kernel", "### What this PR does / why we need it?\n"
+                     "Speeds the decode kernel up by 10%.\n").symptom == ""
+    tested = ("### What this PR does / why we need it?\nAdds a new option.\n"
+              "### How was this patch tested?\nRan the stress test for 8 hours: no hang, no OOM.\n")
+    assert digest_of("[Feature] new option", tested).symptom == ""
+    log = "Fixes the scheduler.\n\n(EngineCore pid=123) ERROR 06-10 12:00:01 [core.py:88] EngineCore crashed\n"
+    assert digest_of("[BugFix] scheduler", log).symptom == ""
+
+
+def test_a_description_with_escaped_line_breaks_is_read_line_by_line():
+    """Real #12605 came with "\\n" written out instead of line breaks: its sentences and its
+    revert reason are read as if the lines were there."""
+    row, d = real(12605)
+    assert "\\n" in row["body"]
+    assert d.symptom.startswith("The decode mask optimization introduced by #11266 causes a Gemma4 MoE")
+    assert "\\n" not in d.symptom and "\\n" not in d.what
+    (rev,) = [r for r in d.refs if r.kind == "reverts"]
+    assert rev.number == 11266

@@ -87,7 +87,7 @@ TARGETS: dict[str, Module] = {
             "x_signature_of", "x_signature_matches", "x_secret_problem", "x__secret_bytes",
             "x__header_problem"))),
     "classifier rule matching": Module(
-        ("services/classifier/domain/globs.py", "services/classifier/domain/rules.py"),
+        ("services/classifier/domain/globs.py", "services/classifier/domain/indexes.py"),
         tuple(f"{_CLASSIFIER}{t}.py" for t in ("globs", "glob_details", "labeler_upstream", "rules",
                                                 "head_branch")),
         (*(f"services.classifier.domain.globs.{f}__mutmut_*" for f in (
@@ -95,14 +95,14 @@ TARGETS: dict[str, Module] = {
             "xǁGlobTableǁmask", "x__required_literal", "xǁFileSetǁbuild", "xǁFileSetǁmatching",
             "xǁFilesConditionǁtest", "x__branch_any", "x__branch_all", "xǁBaseConditionǁtest_any",
             "xǁBaseConditionǁtest_all", "xǁMatchGroupǁtest", "xǁLabelerConfigǁtest")),
-         *(f"services.classifier.domain.rules.{f}__mutmut_*" for f in (
+         *(f"services.classifier.domain.indexes.{f}__mutmut_*" for f in (
              "xǁFileFactsǁfiles_hit", "xǁCompiledMatchǁfiles_hit", "xǁCompiledMatchǁtest")))),
     "CODEOWNERS": Module(
-        ("services/classifier/domain/codeowners.py", "services/classifier/domain/rules.py"),
+        ("services/classifier/domain/codeowners.py", "services/classifier/domain/ruleset.py"),
         tuple(f"{_CLASSIFIER}{t}.py" for t in ("codeowners", "codeowners_github",
                                                 "codeowners_details")),
         ("services.classifier.domain.codeowners.*",
-         *(f"services.classifier.domain.rules.xǁCompiledRuleSetǁ{f}__mutmut_*" for f in (
+         *(f"services.classifier.domain.ruleset.xǁCompiledRuleSetǁ{f}__mutmut_*" for f in (
              "_owner_areas", "path_area")))),
     "bus ack/retry/give-up": Module(
         ("shared/bus.py",),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from shared.events import WindowRef
 from shared.windows import Window, WindowError, custom_window, parse_cutoff, window_of, zone
 
 SCHEDULE_KINDS = ("day", "week", "month")
@@ -61,11 +60,6 @@ def due_windows(schedule: Schedule, previous: datetime | None, watermark: dateti
             break
         candidate = candidate.previous()
     return sorted(found, key=lambda w: w.start)
-
-
-# the name report.py still imports: the one converter is `WindowRef.of` (issue #18); this alias
-# goes once report.py calls `WindowRef.of` itself
-ref_from_window = WindowRef.of
 
 
 def previous_window(window: Window) -> Window:

@@ -29,7 +29,7 @@ from .publish import publish_item
 from .rest import SyncResult, sync_repository
 
 if TYPE_CHECKING:
-    from shared.bus import Bus
+    from shared.messaging import Bus
 
 log = logging.getLogger("repodigest.ingest.github.graphql")
 

@@ -486,6 +486,39 @@ class _Writer:
         # twice, the same sentence made the top as long as the details)
         return Bullet(text, head=head, links=links, key=r.risk)
 
+    def core_tests_bullet(self, risks: Sequence[RiskObservation]) -> Bullet:
+        """Core paths changed and changes without tests, in one bullet: how many changed core
+        paths and where, how many came without tests and how many of those are core; the
+        untested core changes named first."""
+        m = self.m
+        by = {r.risk: r for r in risks}
+        gravest = min(risks, key=lambda r: _SEVERITY[r.severity])
+        parts = []
+        core = by.get("core-change")
+        if core is not None:
+            parts.append(m.tn("risks.core_changed", core.count, count=num(core.count))
+                         + self.risk_where(core))
+        core_untested = by.get("core-without-tests")
+        untested = (core_untested.count if core_untested else 0) + (
+            by["code-without-tests"].count if "code-without-tests" in by else 0)
+        if untested:
+            text = m.tn("risks.untested", untested, count=num(untested))
+            if core_untested is not None and core_untested.count and "code-without-tests" in by:
+                text += m.tn("risks.untested_core", core_untested.count, count=num(core_untested.count))
+            parts.append(text)
+        numbers = list(dict.fromkeys(
+            n for key in ("core-without-tests", "code-without-tests", "core-change") if key in by
+            for n in by[key].items))
+        # at least as many as the largest of them (their item lists may be samples)
+        total = max(len(numbers), *(r.count for r in risks))
+        cap = _cap(len(numbers), MAX_RISK_LINKS_SHORT)
+        return Bullet(m.tn("risks.bullet", total, count=num(total),
+                           severity=m.t(f"severity.{gravest.severity}")),
+                      head=m.name("risk_names", CORE_TESTS),
+                      links=tuple(self.ref(n) for n in numbers[:cap]),
+                      more=_more(m, total - min(cap, len(numbers))),
+                      detail=m.t("list.semicolon").join(parts), key=CORE_TESTS)
+
     def risk_where(self, r: RiskObservation) -> str:
         """Where a tag risk's items are, in words, as the seeds say it ("core paths (scheduler,
         attention backend, model runner) changed without tests"): the lines of work holding a
@@ -1607,9 +1640,44 @@ RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items ar
 def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData) -> list[RiskObservation]:
     """The tag-based risks for the top of the report, beside the evidence-based incidents (told
     first): together at most the seeds' five bullets, at least the two gravest tag risks (a long
-    list of medium path and tag risks buries the reverts and instability; section 4 has them all)."""
+    list of medium path and tag risks buries the reverts and instability; section 4 has them all).
+    The core-path and test-coverage risks count as one (they are told as one bullet)."""
     room = max(2, TOP_RISK_BULLETS - len(s.incidents))
-    return list(risks_sorted[:room])
+    together = _core_tests_told_together(s)
+    out: list[RiskObservation] = []
+    bullets = 0
+    for r in risks_sorted:
+        if together and r.risk in CORE_TEST_RISKS and any(x.risk in CORE_TEST_RISKS for x in out):
+            continue  # told with the first of them
+        if bullets >= room:
+            break
+        bullets += 1
+        out += [x for x in risks_sorted if x.risk in CORE_TEST_RISKS] if (
+            together and r.risk in CORE_TEST_RISKS) else [r]
+    return out
+
+
+# core paths changed, and changes without tests: one bullet at the top, as seed 000 says it ("32
+# PRs changed core paths, 36 lack test coverage"), instead of three that share their items
+CORE_TEST_RISKS = ("core-without-tests", "core-change", "code-without-tests")
+CORE_TESTS = "core-tests"  # the bullet's name (risk_names.core-tests)
+
+
+def _core_tests_told_together(s: SummaryData) -> bool:
+    return sum(1 for r in s.risks if r.risk in CORE_TEST_RISKS) >= 2
+
+
+def _risk_bullets(w: "_Writer", tops: Sequence[RiskObservation]) -> tuple[Bullet, ...]:
+    """The top's risk bullets; the core-path and test-coverage risks as one."""
+    together = [r for r in tops if r.risk in CORE_TEST_RISKS] if _core_tests_told_together(w.s) else []
+    out: list[Bullet] = []
+    for r in tops:
+        if r in together:
+            if r is together[0]:
+                out.append(w.core_tests_bullet(together))
+            continue
+        out.append(w.risk_bullet(r, detailed=False))
+    return tuple(out)
 
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
@@ -1631,7 +1699,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         changed=w.changed(),
         lead=w.lead(),
         highlights=w.highlights(),
-        risk_bullets=tuple(w.risk_bullet(r, detailed=False) for r in _top_risks(risks_sorted, s)),
+        risk_bullets=_risk_bullets(w, _top_risks(risks_sorted, s)),
         summary=w.summary(),
         themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),

@@ -107,6 +107,9 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"most active contributor was (?P<login>\S+) with (?P<a>@) merged PRs?\.", {"a": "contributor.{login}.prs_merged"}),
         (r"(?P<a>@) bot accounts? (?:was|were) active", {"a": "bots"}),
         (r" for (?P<a>@) days", {"a": "followup.{item}.days"}),
+        (r"(?P<a>@) PRs? changed core paths", {"a": "risk.core-change.count"}),
+        (r"(?P<a>@) code changes? came without tests", {"a": "risks.untested"}),
+        (r", (?P<a>@) of them in core paths", {"a": "risk.core-without-tests.count"}),
         (r"… and (?P<a>@) more", {"a": "more"}),
     ]],
     "zh-CN": [(_rx(p), keys) for p, keys in [
@@ -166,6 +169,9 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"最活跃的贡献者是 (?P<login>[^，\s]+)，合并 (?P<a>@) 个 PR。", {"a": "contributor.{login}.prs_merged"}),
         (r"另有 (?P<a>@) 个机器人账号活跃", {"a": "bots"}),
         (r"(?:已等待(?:决策|评审)|已) (?P<a>@) 天", {"a": "followup.{item}.days"}),
+        (r"(?P<a>@) 个 PR 改动了核心路径", {"a": "risk.core-change.count"}),
+        (r"(?P<a>@) 项代码变更缺少测试", {"a": "risks.untested"}),
+        (r"其中 (?P<a>@) 项位于核心路径", {"a": "risk.core-without-tests.count"}),
         (r"……另有 (?P<a>@) (?:项|位)", {"a": "more"}),  # items, people
     ]],
 }
@@ -246,7 +252,7 @@ def names_for(lang: str, modules: set[str], risks: set[str], texts: list[str],
              "upgrade_fallout", "other")
     return Names(
         modules={m.name("module_names", t): t for t in modules},
-        risks={m.name("risk_names", r): r for r in risks},
+        risks={m.name("risk_names", r): r for r in (*risks, "core-tests")},  # (the core paths and tests bullet)
         lists={m.t(f"appendix.{name}"): name for name in APPENDIX_LISTS},
         counts={m.t(f"counts.{name}"): name for name in COUNT_NAMES},
         sections={**{m.t(k): "key_prs" for k in ("sections.key_prs", "sections_day.key_prs") if m.has(k)},
@@ -554,6 +560,12 @@ def expected_from_summary(s: SummaryData) -> dict[str, object]:
                     f"theme.{t.module}.added": t.lines_added, f"theme.{t.module}.removed": t.lines_removed})
     for r in s.risks:
         out[f"risk.{r.risk}.count"] = max(r.count, len(r.items))
+    # core paths and test coverage, told as one bullet at the top (their items, once each)
+    core_tests = [r for r in s.risks if r.risk in ("core-change", "core-without-tests", "code-without-tests")]
+    if len(core_tests) >= 2:
+        out["risk.core-tests.count"] = max(len({n for r in core_tests for n in r.items}),
+                                           *(r.count for r in core_tests))
+        out["risks.untested"] = sum(r.count for r in core_tests if r.risk != "core-change")
     for e in s.ecosystems:
         prs = [i for g in e.pr_groups for i in g.items]
         out.update({f"eco.{e.name}.prs": len(prs), f"eco.{e.name}.merged": sum(i.merged for i in prs),

@@ -126,9 +126,19 @@ _LEAD_IN = re.compile(
     re.I)
 
 
+# a description's label before its first sentence ("Symptom: …", "Feature Integration: Added …",
+# "Root cause: …"): plain capitalised words, not a name ("MTP: …", "DeepSeek-V4: …" stay)
+_LABEL = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Za-z][a-z]+){0,2}\s*:\s+(?=\S)")
+
+
 def without_lead_in(sentence: str) -> str:
     """`sentence` without a "This PR …" lead-in, its verb capitalised ("This PR optimizes the
-    kernel" -> "Optimizes the kernel"); unchanged when there is none."""
+    kernel" -> "Optimizes the kernel"), and without a label before it ("Symptom: With pcp=2 …"
+    -> "With pcp=2 …"); unchanged when there is none."""
+    label = _LABEL.match(sentence)
+    if label and label.end() < len(sentence):
+        sentence = sentence[label.end():]
+        sentence = sentence[:1].upper() + sentence[1:]
     m = _LEAD_IN.match(sentence)
     if not m or m.end() >= len(sentence):
         return sentence

@@ -1622,8 +1622,10 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     def name(st: Storyline) -> str | None:
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
             return m.t(f"storyline_names.{st.key}", name=st.name)
-        if st.evidence == "module":  # a module's line: the module's name in this language
-            return m.name("module_names", st.name)
+        if st.evidence == "module":
+            # a module's line holds what no named line took: "Other work in Models", so that
+            # its count does not read against the module's own ("Models: 32 items", 2026-W27)
+            return m.t("story.module_line", module=m.name("module_names", st.name))
         return None
 
     named = [(st, name(st)) for st in s.storylines]

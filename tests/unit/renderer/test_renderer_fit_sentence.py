@@ -20,6 +20,13 @@ from services.renderer.domain.text import fit_sentence, without_lead_in
     ("This PR has been tested on A3.", "This PR has been tested on A3."),
     ("This PR's scope is small.", "This PR's scope is small."),
     ("Adds MTP support.", "Adds MTP support."),
+    # a label before the sentence goes; a name before a colon stays
+    ("Symptom: With pcp=2 + MTP the accuracy drops.", "With pcp=2 + MTP the accuracy drops."),
+    ("Feature Integration: Added support for approximate flash attention.",
+     "Added support for approximate flash attention."),
+    ("Root cause: this PR fixes the race.", "Fixes the race."),
+    ("MTP: support the draft head.", "MTP: support the draft head."),
+    ("DeepSeek-V4: add the loader.", "DeepSeek-V4: add the loader."),
 ])
 def test_the_lead_in_gives_way_to_the_verb(sentence, expected):
     assert without_lead_in(sentence) == expected

@@ -197,7 +197,9 @@ class Profile(_Model):
     paths_ignore: tuple[str, ...] = Field(
         (), description="files the `paths:` shorthand never looks at (documentation)")
     docs_paths: tuple[str, ...] = Field(
-        ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.adoc", "**/*.po"),
+        ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.adoc", "**/*.po",
+         # a docs site's own configuration (a tutorial that adds itself to the navigation)
+         "mkdocs.yml", "mkdocs.yaml", ".readthedocs.yml", ".readthedocs.yaml"),
         description="documentation: a pull request changing only these carries no risk")
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(

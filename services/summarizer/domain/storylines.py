@@ -161,7 +161,8 @@ _VERB_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
 )
 
 
-_DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|pot)$")
+_DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|pot)$"
+                       r"|^(?:mkdocs|\.readthedocs)\.ya?ml$")
 _CI_FILE = re.compile(r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$")
 
 

@@ -119,6 +119,16 @@ RISK_CASES = [
     ("tests-only change", dict(title="Add tests", files=["tests/v1/test_a.py", "tests/v1/test_b.py"]),
      "code-without-tests", False, None, None),
     ("docs-only change", dict(title="Docs", files=["docs/a.md"]), "code-without-tests", False, None, None),
+    # a tutorial on 310P that adds itself to the docs site's navigation (real #10703, 2026-W30):
+    # documentation, neither a very large change nor a hardware-specific one
+    ("docs site change", dict(title="[Doc] add qwen3_vl_embedding user guide on 310P",
+                              files=[("docs/source/tutorials/models/Qwen3-Reranker.md", 900, 300),
+                                     "docs/hooks/nav_titles.py", "mkdocs.yml"]), "large-change", False, None, None),
+    ("docs site change on 310P", dict(title="[Doc] add qwen3_vl_embedding user guide on 310P",
+                                      files=["docs/source/tutorials/a.md", "mkdocs.yml"]),
+     "hardware-specific", False, None, None),
+    ("mkdocs beside code", dict(title="x", files=[("vllm/a.py", 900, 300), "mkdocs.yml"]), "large-change",
+     True, "in 2 files", "risk:large-change/lines"),
     ("large by lines", dict(title="x", files=[("vllm/a.py", 900, 300)]), "large-change", True,
      "+900/-300 lines in 1 files", "risk:large-change/lines"),
     ("large by files", dict(title="x", files=[f"vllm/m{i}.py" for i in range(45)]), "large-change", True,

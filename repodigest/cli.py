@@ -26,7 +26,6 @@ out = Console()
 DEMO_REPO = "repodigest-demo/llm-serve"
 DEMO_WEEK = "2026-W24"
 LANGS = ("en", "zh-CN")
-SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -132,33 +131,34 @@ def report(
             raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
                        "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH")
         source = "github"
+    from repodigest.pipeline import ReportJob
+
     # the report names its source by kind and file name (the summary's SourceInfo), never a path
-    _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir,
-                database_url, artifacts, timeout, not quiet, None, source == "demo", token,
-                profile, run_services, appendix, force)
+    _run_report(ReportJob(
+        repo=repo, window=win, source=source, languages=langs, formats=fmts, out_dir=out_dir,
+        nats_url=nats_url, data_dir=data_dir, database_url=database_url, artifacts_url=artifacts,
+        timeout=timeout, progress=not quiet, synthetic=source == "demo", github_token=token,
+        profile=profile, run_services=run_services, appendix=appendix, force=force))
 
 
 APPENDIX_MODES = ("full", "compact", "none")
 
 
-def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, database_url,
-                artifacts, timeout, progress, note, synthetic, token, profile,
-                run_services=None, appendix="compact", force=False) -> None:
-    from repodigest.pipeline import (
-        Interrupted, PipelineError, ReportJob, run_interruptible, run_report,
-    )
+def _run_report(job: "ReportJob") -> None:
+    """Run one report (the options: `job`) and print where its artifacts are; what a person must
+    fix ends the command with a one-line message."""
+    from repodigest.pipeline import Interrupted, PipelineError, run_interruptible, run_report
     from services.classifier.domain.rules import ProfileError
     from services.summarizer.adapters.store import StoreError
+    from shared.bootstrap import SettingsProblem
     from shared.natsserver import NatsServerError
     from shared.service import NatsUnreachable
 
-    job = ReportJob(repo=repo, window=win, source=source, languages=langs, formats=fmts,
-                    out_dir=out_dir, nats_url=nats_url, data_dir=data_dir,
-                    database_url=database_url, artifacts_url=artifacts, timeout=timeout,
-                    progress=progress, data_note=note, synthetic=synthetic, github_token=token,
-                    profile=profile, run_services=run_services, appendix=appendix, force=force)
+    repo, nats_url = job.repo, job.nats_url
     try:
         outcome = run_interruptible(run_report(job))
+    except SettingsProblem as exc:  # REPODIGEST_* settings a service cannot work with
+        raise fail(str(exc), 1) from None
     except NatsUnreachable as exc:
         text = str(exc)
         if nats_url is not None and text.startswith("cannot reach NATS"):
@@ -178,7 +178,7 @@ def _run_report(repo, win, source, langs, fmts, out_dir, nats_url, data_dir, dat
               f"revision {data.revision}: {outcome.facts_published} facts ingested", highlight=False)
     for name, path, size in outcome.files:
         out.print(f"  {name:<13} {size:>10,} B  {path}", highlight=False, soft_wrap=True)
-    if nats_url is not None or data_dir is not None or artifacts is not None:
+    if nats_url is not None or job.data_dir is not None or job.artifacts_url is not None:
         out.print("in the object store:", highlight=False)
         for art in data.artifacts:
             out.print(f"  {art.uri}  sha256:{art.sha256}", highlight=False, soft_wrap=True)
@@ -202,8 +202,11 @@ def demo(
     problem = directory_problem(out_dir, "--out")
     if problem:
         raise fail(problem)
-    _run_report(DEMO_REPO, win, "demo", _langs(lang), ALL_FORMATS, out_dir, None, None, None,
-                None, 900.0, True, None, True, None, None)
+    from repodigest.pipeline import ReportJob
+
+    _run_report(ReportJob(repo=DEMO_REPO, window=win, source="demo", languages=_langs(lang),
+                          formats=ALL_FORMATS, out_dir=out_dir, timeout=900.0, progress=True,
+                          synthetic=True))
 
 
 @app.command()
@@ -269,50 +272,26 @@ def serve(
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
 ) -> None:
     """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
-    from pydantic import ValidationError
     from rich.markup import escape
 
-    from shared.config import CommonSettings
-    from shared.service import NatsUnreachable, Runtime, serve as serve_runtime
-
-    names = list(SERVICES) if services == ["all"] else services
-    unknown = [n for n in names if n not in SERVICES]
-    if unknown:
-        raise fail(f"unknown service(s) {', '.join(unknown)}; choose from {', '.join(SERVICES)} or all")
-    setup_logging(log_level)
-    # each service's spans carry its own service.name (repodigest-<service>); the process's name
-    # (OTEL_SERVICE_NAME, else this) is that of a single service, or of what is no service's
-    setup_telemetry(f"repodigest-{names[0]}" if len(names) == 1 else "repodigest-serve")
-    settings = CommonSettings()
-
-    async def main() -> None:
-        runtime = Runtime(settings, "+".join(names))
-        for name in names:
-            module = __import__(f"services.{name}.app", fromlist=["build_service"])
-            config = __import__(f"services.{name}.config", fromlist=["x"])
-            cls = next(getattr(config, a) for a in dir(config)
-                       if a.endswith("Settings") and a != "CommonSettings")
-            try:
-                service_settings = cls()
-            except ValidationError as exc:
-                # by field, without the input values (the notifier's hold webhook URLs)
-                raise fail(escape(f"{name} settings are invalid: " + "; ".join(
-                    f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                    for e in exc.errors(include_input=False, include_url=False))), 1) from None
-            try:
-                runtime.add(module.build_service(service_settings, runtime))
-            except ValueError as exc:  # e.g. a notifier routes file that is not a route list
-                raise fail(escape(f"{name} cannot start: {exc}"), 1) from None
-        await serve_runtime(runtime)
-
-    from services.summarizer.adapters.store import StoreError
+    from repodigest.serving import ServeError, serve_services
 
     try:
-        asyncio.run(main())
-    except NatsUnreachable as exc:
-        raise fail(str(exc), 1) from None
-    except StoreError as exc:  # e.g. REPODIGEST_DATABASE_MIGRATE=false and the schema is behind
-        raise fail(str(exc), 1) from None
+        serve_services(services, log_level)
+    except ServeError as exc:
+        raise fail(escape(str(exc)), exc.code) from None
+
+
+@app.command()
+def asyncapi(
+    write: Annotated[bool, typer.Option("--write", help="regenerate docs/asyncapi.json")] = False,
+    check: Annotated[bool, typer.Option("--check", help="exit 1 when docs/asyncapi.json is out of date")] = False,
+) -> None:
+    """Print the AsyncAPI document of every service (subjects, durables, payloads), from the
+    contracts the services declare to FastStream."""
+    from services.asyncapi import main
+
+    raise typer.Exit(main((["--write"] if write else []) + (["--check"] if check else [])))
 
 
 async def _connect(nats_url: str):
@@ -340,7 +319,7 @@ def subscribe(
     import nats.errors
     from nats.js.api import DeliverPolicy
 
-    from shared.bus import STREAM_REPORTS, Subjects
+    from shared.messaging import STREAM_REPORTS, Subjects
     from shared.service import redact_url
 
     if repo:

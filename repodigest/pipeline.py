@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
-from shared.bus import STREAM_DEAD, Subjects, repo_from_subject
+from shared.messaging import STREAM_DEAD, Subjects, repo_from_subject
 from shared.config import CommonSettings
 from shared.events import (
     DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, WindowRef,
@@ -81,15 +81,10 @@ class ReportOutcome:
 
 
 def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> Runtime:
-    """All four services on one broker, each built by its own factory from its own settings."""
-    from services.classifier.app import build_service as build_classifier
-    from services.classifier.config import ClassifierSettings
-    from services.ingest.app import build_service as build_ingest
-    from services.ingest.config import IngestSettings
-    from services.renderer.app import build_service as build_renderer
-    from services.renderer.config import RendererSettings
-    from services.summarizer.app import build_service as build_summarizer
-    from services.summarizer.config import SummarizerSettings
+    """All four services on one broker, each built by its own bootstrap (services/X/bootstrap.py,
+    as `repodigest serve` builds them) from its own settings: the environment (REPODIGEST_*) and
+    the deployment's common settings, then what this run decided."""
+    from services.registry import bootstrap
 
     common = settings.model_dump(exclude_none=True)
     runtime = Runtime(settings, "repodigest")
@@ -102,20 +97,15 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
         classifier_over["profile_overrides"] = {job.repo: job.profile}
     # a one-shot report ingests its own source: no pollers, webhooks or backfills from the env
     ingest_over = {"repos": [], "webhook_enabled": False, "backfill_source": None}
-    runtime.add(build_ingest(_settings(IngestSettings, common, ingest_over), runtime))
-    if not job.run_services:
-        return runtime
-    runtime.add(build_classifier(_settings(ClassifierSettings, common, classifier_over), runtime))
-    runtime.add(build_summarizer(_settings(SummarizerSettings, common, summarizer_over), runtime))
-    runtime.add(build_renderer(_settings(RendererSettings, common, renderer_over), runtime))
+    overrides = {"ingest": ingest_over, "classifier": classifier_over,
+                 "summarizer": summarizer_over, "renderer": renderer_over}
+    for name in ("ingest", "classifier", "summarizer", "renderer") if job.run_services \
+            else ("ingest",):
+        boot = bootstrap(name)
+        fields = set(boot.settings_class.model_fields)
+        values = {k: v for k, v in {**common, **overrides[name]}.items() if k in fields}
+        boot.add(runtime, boot.settings(**values))
     return runtime
-
-
-def _settings(cls, common: dict, over: dict):
-    fields = set(cls.model_fields)
-    values = {k: v for k, v in {**common, **over}.items() if k in fields}
-    # environment first (REPODIGEST_*), then what this run decided
-    return cls().model_copy(update=values)
 
 
 async def run_report(job: ReportJob) -> ReportOutcome:
@@ -243,8 +233,8 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     from services.ingest.handlers import ingest_source
     from services.renderer.adapters.stores import fetch_uri
 
-    nc = runtime.broker.connection
-    js = runtime.broker.config.connection_state.stream
+    nc = runtime.nc
+    js = runtime.js
     ready_q: asyncio.Queue = asyncio.Queue()
     dead_q: asyncio.Queue = asyncio.Queue()
 
@@ -391,11 +381,11 @@ class StageProgress:
         """Subscribe before ingest: what the services announce is counted from the start."""
         if not self.enabled:
             return
-        from shared.bus import OBJECT_BUCKET
+        from shared.messaging import OBJECT_BUCKET
 
         job = self.job
         where = f"/{job.repo}/{job.window.label}/"  # object keys: [prefix/]OWNER/NAME/WINDOW/rN/LANG/report.FMT
-        nc = self.runtime.broker.connection
+        nc = self.runtime.nc
 
         async def on_enriched(msg) -> None:
             self.classified += 1
@@ -466,9 +456,9 @@ class StageProgress:
 
     async def _poll_fold(self) -> None:
         """Folded = classified - what the summarizer's consumer has still to acknowledge."""
-        from shared.bus import DURABLE_SUMMARIZER, STREAM_ENRICHED
+        from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED
 
-        js = self.runtime.broker.config.connection_state.stream
+        js = self.runtime.js
         while True:
             try:
                 info = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
@@ -486,7 +476,7 @@ class StageProgress:
         await cancel_and_wait(self._poll)
         self._poll = None
         with contextlib.suppress(Exception):
-            await self.runtime.broker.connection.flush()
+            await self.runtime.nc.flush()
         for sub in self._subs:  # what arrived before report-ready is counted first
             with contextlib.suppress(Exception):
                 await sub.drain()

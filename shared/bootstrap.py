@@ -65,16 +65,19 @@ class Bootstrap(Generic[S]):
             raise SettingsProblem(self.name, problems)
         return settings
 
-    async def add_to(self, runtime: "Runtime", settings: S, **deps: Any) -> "Service":
-        """Build the service on `runtime` and add it there."""
+    def add(self, runtime: "Runtime", settings: S, **deps: Any) -> "Service":
+        """Build the service on `runtime` (its dependencies `deps`, each injectable) and add it
+        there."""
         service = self.build(settings, runtime, **deps)
         if asyncio.iscoroutine(service):
-            service = await service
-        return runtime.add(service)  # type: ignore[arg-type]
+            service.close()
+            raise TypeError(f"{self.name}: build is a coroutine; build services synchronously")
+        return runtime.add(service)
 
     def main(self) -> int:
-        """`python -m services.<name>`: the service alone until SIGTERM; 2 for settings a person
-        must fix, 1 for a start-up failure, 0 after draining."""
+        """`python -m services.<name>`: the service alone until SIGTERM; 1 for settings a person
+        must fix (each problem on a line of its own) or a failed start, 2 when NATS cannot be
+        reached, 0 after draining."""
         from shared.service import run_service
 
         try:
@@ -82,6 +85,6 @@ class Bootstrap(Generic[S]):
         except SettingsProblem as exc:
             for problem in exc.problems:
                 print(f"{self.name}: {problem}", file=sys.stderr)
-            return 2
+            return 1
         # what `build` refuses (a broken rule profile, a bad routes file) is said by run_service
         return run_service(self.name, settings, lambda runtime: self.build(settings, runtime))

@@ -728,7 +728,15 @@ class _Writer:
     def follow_up(self, f: FollowUp) -> Bullet:
         m = self.m
         days = days_text(f.days) if f.days is not None else None
-        key = f"follow_ups.{f.kind}" + ("_days" if days is not None else "")
+        kind = f.kind
+        if kind == "revert":
+            # every revert says why (a failed build, tests it broke): the cause is known, the
+            # work left is to fix it and land the change again (2026-W27: #11366, #11415)
+            why = {i.items[1]: i.reason for i in self.s.incidents if i.kind == "revert" and len(i.items) > 1}
+            undone = [n for n in dict.fromkeys((f.item.number, *f.items)) if n in why]
+            if undone and all(why[n].strip() for n in undone):
+                kind = "revert_known"
+        key = f"follow_ups.{kind}" + ("_days" if days is not None else "")
         text = m.t(key, days=days, title=f.item.title)
         if f.kind == "other" or (f.reason and m.lang == "en" and not m.has(f"follow_ups.{f.kind}")):
             text += m.t("list.sentence") + f.reason

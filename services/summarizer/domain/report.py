@@ -838,6 +838,16 @@ def _touches_code(item: StoryItem) -> bool:
     return any(file_kind(f) is None for f in item.files) if item.files else True
 
 
+def _upgrade_key(title: str) -> tuple[str, str] | None:
+    """What an upgrade moves to, as a comparable key: ("mooncake", "0.3.11.post1") for both "Bump
+    Mooncake to v0.3.11.post1" and "Upgrade mooncake from 0.3.9 to 0.3.11.post1"."""
+    target = upgrade_target(title)
+    parts = target.split() if target else []
+    if len(parts) < 2 or not re.search(r"\d", parts[-1]):
+        return None
+    return parts[0].casefold(), parts[-1].casefold().removeprefix("v")
+
+
 def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: set[int]) -> list[int]:
     """Changes of the window that bring a reverted change back: merged after the revert, saying
     so ("restore", "reapply", "re-land") and touching its code, or naming it."""
@@ -860,6 +870,11 @@ def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: s
                 or (_RELAND.search(it.title) and len(words & _plain_words(it.title)) * 2 >= len(words))):
             # "restore <most of its title>" or the very same title again; "Restore FIA decode
             # mask handling" does not bring back "Remove paged attention" for sharing a file
+            out.append(n)
+        elif _upgrade_key(old.title) is not None and _upgrade_key(old.title) == _upgrade_key(it.title):
+            # the same upgrade landed again another way (2026-W27: "Bump Mooncake to v0.3.11.post1
+            # in Dockerfiles" reverted for a failed image build, then "Upgrade mooncake from 0.3.9
+            # to 0.3.11.post1" with the official wheel)
             out.append(n)
         elif code & set(it.files) and _same_what(old, it):
             # re-opened under another title with the same description (W50: #4194 "add custom
@@ -1160,7 +1175,8 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
     # #5746 "Close the Full Graph mode to temporarily avoid accuracy issue for …")
     stopgaps = sorted(n for n, frow in t.merged_prs.items()
                       if n not in reverts and not _author_bot(frow.fact.item, frow.tags)
-                      and frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))
+                      and (_STOPGAP.search(frow.fact.item.title or "")  # ("… temporarily skipped", 2026-W27)
+                           or (frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))))
     if stopgaps:
         frow = t.merged_prs[stopgaps[0]]
         out.append(FollowUp(kind="temporary", item=_ref_for(stopgaps[0], inp, frow.fact.item, frow.tags),

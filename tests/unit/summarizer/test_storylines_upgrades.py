@@ -111,3 +111,29 @@ def test_upgrade_fallout_goes_to_the_biggest_upgrade_before_the_fix():
     ]
     fallout = [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
     assert [i.items for i in fallout] == [(40, 42)]
+
+
+def test_an_upgrade_landed_again_another_way_relands_the_reverted_one():
+    """2026-W27: "Bump Mooncake to v0.3.11.post1 in Dockerfiles" (#10891) was reverted for a
+    failed image build (#11366) and came back as "Upgrade mooncake from 0.3.9 to 0.3.11.post1"
+    (#10871) with the official wheel: re-landed, so no follow-up asks to find what broke."""
+    items = [
+        pr(10891, "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles", at(0), files=("Dockerfile",)),
+        pr(11366, '[BugFix] Revert "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles (#10891)"', at(1),
+           files=("Dockerfile",)),
+        pr(10871, "[CI] Upgrade mooncake from 0.3.9 to 0.3.11.post1", at(2), files=("Dockerfile.a3",)),
+        pr(10872, "[CI] Upgrade mooncake from 0.3.9 to 0.3.12", at(3), files=("Dockerfile.a5",)),
+    ]
+    s = summarize(items)
+    (rev,) = [i for i in s.incidents if i.kind == "revert"]
+    assert rev.items == (11366, 10891, 10871) and rev.roles[-1] == "relanded"
+    assert not [f for f in s.follow_ups if f.kind == "revert"]
+
+
+def test_a_title_that_calls_the_change_temporary_is_a_follow_up_to_lift_it():
+    """2026-W27: #11437 "UT use case issue temporarily blocked and skipped execution" (its body
+    says only that the case will be revised later)."""
+    items = [pr(11437, "[BugFix]UT use case issue temporarily blocked and skipped execution", at(1)),
+             pr(11438, "[BugFix] Fix the temporary buffer size of the sampler", at(2))]
+    (f,) = [f for f in summarize(items).follow_ups if f.kind == "temporary"]
+    assert (f.item.number, f.items) == (11437, (11437,))

@@ -105,14 +105,18 @@ TARGETS: dict[str, Module] = {
          *(f"services.classifier.domain.ruleset.xǁCompiledRuleSetǁ{f}__mutmut_*" for f in (
              "_owner_areas", "path_area")))),
     "bus ack/retry/give-up": Module(
-        ("shared/bus.py",),
-        ("tests/unit/shared/test_bus_backoff.py", "tests/integration/bus/test_consumer_promises.py",
+        ("shared/messaging/outcomes.py", "shared/messaging/consumer.py",
+         "shared/messaging/publisher.py"),
+        ("tests/unit/shared/test_bus_backoff.py", "tests/unit/shared/test_memory_bus.py",
+         "tests/integration/bus/test_consumer_promises.py",
          "tests/integration/bus/test_batch_split.py",
          "tests/integration/bus/test_topology_and_consumer.py"),
-        tuple(f"shared.bus.{f}__mutmut_*" for f in (
-            "x_backoff_seconds", "x__deliveries", "x__meta", "xǁConsumerǁstop",
-            "xǁConsumerǁ_process", "xǁConsumerǁ_split", "xǁConsumerǁ_retry_in_trace",
-            "xǁConsumerǁ_dead_in_trace", "xǁBusǁdead_letter"))),
+        (*(f"shared.messaging.outcomes.{f}__mutmut_*" for f in (
+            "x_backoff_seconds", "x_deliveries", "x_meta", "x_dead_letter_message",
+            "xǁOutcomesǁ_process", "xǁOutcomesǁ_split", "xǁOutcomesǁ_retry_in_trace",
+            "xǁOutcomesǁ_dead_in_trace")),
+         "shared.messaging.consumer.xǁConsumerǁstop__mutmut_*",
+         "shared.messaging.publisher.xǁBusǁdead_letter__mutmut_*")),
 }
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",

@@ -18,7 +18,6 @@ import contextlib
 import logging
 import signal
 import ssl
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
@@ -137,14 +136,11 @@ def nats_security(settings: CommonSettings):
     return NatsSecurity(**tls) if tls else None
 
 
-# FastStream subscribers (a service's control subjects) -> the service that registered them
-_SUBSCRIBER_SERVICES: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
-
-
-def service_middleware() -> Any:
+def service_middleware(owners: "dict[int, str]") -> Any:
     """FastStream middleware, before its telemetry middleware: a message consumed by a service's
     subscriber is handled in that service's `service_context`, so the consume span, the reply
-    and what the handler publishes carry the service's `service.name`."""
+    and what the handler publishes carry the service's `service.name`. `owners`: the runtime's
+    subscribers (by id) and the service that registered each."""
     from faststream import BaseMiddleware
 
     class ServiceContext(BaseMiddleware):
@@ -152,7 +148,7 @@ def service_middleware() -> Any:
 
         async def on_receive(self) -> None:
             subscriber = self.context.get_local("handler_")  # FastStream's: the subscriber
-            service = _SUBSCRIBER_SERVICES.get(subscriber) if subscriber is not None else None
+            service = owners.get(id(subscriber)) if subscriber is not None else None
             if service is not None:
                 self._token = telemetry.enter_service(service)
 
@@ -208,6 +204,7 @@ def login_tried(settings: CommonSettings) -> str:
 
 
 def make_broker(settings: CommonSettings, name: str,
+                owners: "dict[int, str] | None" = None,
                 closed_cb: Callable[[], Awaitable[None]] | None = None,
                 error_cb: Callable[[Exception], Awaitable[None]] | None = None,
                 disconnected_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
@@ -229,7 +226,8 @@ def make_broker(settings: CommonSettings, name: str,
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
         # the service context first: FastStream's spans of a service's subscriber are its own
-        middlewares=(service_middleware(), telemetry_middleware()),
+        middlewares=(service_middleware({} if owners is None else owners),
+                     telemetry_middleware()),
         # FastStream logs through our logger, so its per-message and shutdown chatter follows
         # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
         logger=logging.getLogger("repodigest.faststream"),
@@ -260,7 +258,11 @@ class Runtime:
         self._refusals = 0
         self._all_refused = asyncio.Event()
         self._refusal: BaseException | None = None  # the last refusal or TLS failure
-        self.broker = make_broker(settings, name, closed_cb=self._closed, error_cb=self._error,
+        # FastStream subscribers (a service's control subjects, by id) -> the service that
+        # registered them; the subscribers live as long as the broker that holds them
+        self._owners: dict[int, str] = {}
+        self.broker = make_broker(settings, name, self._owners, closed_cb=self._closed,
+                                  error_cb=self._error,
                                   disconnected_cb=self._disconnected)
         self.services: list[Service] = []
         # the durable pull consumers the services registered, with the service each works for
@@ -384,7 +386,7 @@ class Runtime:
             router.declare(contract)
         service.register(router)
         for subscriber in router.subscribers:
-            _SUBSCRIBER_SERVICES[subscriber] = service.name
+            self._owners[id(subscriber)] = service.name
         self._pull.extend((c, service.name) for c in router.pull_consumers)
         self.broker.include_router(router)
         self.services.append(service)

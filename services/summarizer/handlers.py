@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from shared.answers import UnchangedRequest
-from shared.bus import Poison
+from shared.messaging import Poison
 from shared.telemetry import link_traces, meter, remember_traces, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.windows import Window, WindowError, zone

@@ -19,8 +19,9 @@ from typing import Any
 from nats.js.errors import NoStreamResponseError, NotFoundError
 
 from tests.conftest import wait_until  # noqa: F401 - the reliability tests import it from here
-from shared.bus import (
-    CONSUMERS, DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER,
+from services.registry import consumers
+from shared.messaging import (
+    DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER,
     DURABLE_SUMMARIZER_REQUESTS, STREAM_DEAD, Subjects, Topology, ensure_topology,
 )
 from shared.events import (
@@ -87,7 +88,7 @@ async def shorten_ack_wait(js, service: str, timeout: float = 60.0) -> None:
 async def keep_short(js, durables=tuple(d for ds in DURABLES.values() for d in ds)) -> None:
     """TEST_ACK_WAIT on these durables (again, if a late start-up re-applied the default)."""
     for durable in durables:
-        spec = dataclasses.replace(CONSUMERS[durable], ack_wait=TEST_ACK_WAIT)
+        spec = dataclasses.replace(_spec(durable), ack_wait=TEST_ACK_WAIT)
         try:
             info = await js.consumer_info(spec.stream, durable)
         except NotFoundError:
@@ -96,9 +97,14 @@ async def keep_short(js, durables=tuple(d for ds in DURABLES.values() for d in d
             await js.add_consumer(spec.stream, config=spec.config())  # create = update
 
 
+def _spec(durable: str):
+    """The durable's declaration, by the service that owns it."""
+    return {c.durable: c for c in consumers()}[durable]
+
+
 async def consumer_state(js, durable: str) -> tuple[int, int, int]:
     """(last delivered stream sequence, pending, ack pending) of a durable."""
-    spec = CONSUMERS[durable]
+    spec = _spec(durable)
     info = await js.consumer_info(spec.stream, durable)
     return (int(info.delivered.stream_seq or 0), int(info.num_pending or 0),
             int(info.num_ack_pending or 0))
@@ -344,7 +350,7 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
     and return {repo: comparable summary} after checking the plan's figures and RD_DEAD."""
     import random
 
-    from shared.bus import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED
+    from shared.messaging import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED
     from shared.natsserver import EmbeddedNats
 
     tmp.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.bus import (
+from shared.messaging import (
     DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS,
     STREAM_DEAD, Subjects,
 )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
 
 from services.ingest.domain.transitions import ItemState
-from shared.bus import KV_INGEST_STATE
+from shared.messaging import KV_INGEST_STATE
 from shared.events import utc
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""`shared.pull.StreamingPull` on a real nats-server: stream order across many batches, a lone
+"""`shared.messaging.pull.StreamingPull` on a real nats-server: stream order across many batches, a lone
 message handed over without waiting for a batch to fill, requests renewed after they expire,
 consumption resuming after a server restart, unhandled messages handed back at stop, and a
 deleted consumer reported instead of asked for in a tight loop."""

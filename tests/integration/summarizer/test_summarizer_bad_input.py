@@ -14,7 +14,7 @@ from services.summarizer.domain.admission import FUTURE, UNKNOWN_REPO, Admission
 from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.handlers import Deps, accept_request, fold_events
-from shared.bus import Poison
+from shared.messaging import Poison
 from shared.events import Actor, CommentInfo, ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from shared.bus import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
+from services.registry import consumers
+from shared.messaging import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
 from shared.config import CommonSettings
 from shared.events import ENRICHED_EVENT_ADAPTER, EnrichedFact, ReportRequestData, ReportRequested, WindowRef
 from shared.service import Runtime
@@ -77,7 +78,7 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
     # with the good facts and the watermark that closes the window
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
-    await ensure_topology(js)
+    await ensure_topology(js, consumers=consumers())
     half = len(events) // 2
     order = [*events[:half], None, *events[half:]]
     for e in order:

@@ -140,7 +140,7 @@ async def test_watermark_closes_scheduled_windows(database_url):
 
 @pytest.mark.parametrize("bad", ["Mars/Olympus"])
 async def test_request_with_unknown_zone_is_poison(tmp_path, bad):
-    from shared.bus import Poison
+    from shared.messaging import Poison
     from shared.events import WindowRef
 
     store = SqlProjections(f"sqlite:///{tmp_path / 'p.db'}")

@@ -16,7 +16,7 @@ from services.summarizer.config import SummarizerSettings
 from services.summarizer.domain.report import build_summary, figures
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.rebuild import rebuild_command
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportRequestData, ReportRequested, RuleSetRef, WindowSummarized, WindowRef
 from shared.service import Runtime
@@ -48,7 +48,7 @@ class Running:
         async def on_summary(msg) -> None:
             await self.summaries.put(WindowSummarized.model_validate_json(msg.data))
 
-        await self.runtime.broker.connection.subscribe("rd.summary.ready.>", cb=on_summary)
+        await self.runtime.nc.subscribe("rd.summary.ready.>", cb=on_summary)
         return self
 
     async def __aexit__(self, *exc) -> None:

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from shared.bus import Subjects
+from shared.messaging import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.service import Runtime
@@ -45,7 +45,7 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
     service = runtime.add(build_service(settings, runtime))
     await runtime.start()
     try:
-        nc = runtime.broker.connection
+        nc = runtime.nc
         summaries: asyncio.Queue = asyncio.Queue()
 
         async def on_summary(msg) -> None:
@@ -101,7 +101,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
         async def on_summary(msg) -> None:
             await summaries.put(msg.data)
 
-        await runtime.broker.connection.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
+        await runtime.nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
         day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=timezone.utc))[0]
         assert (day.label, day.cutoff, day.start, day.end) == ("2026-03-26", "11:45", DAY_START, DAY_END)
         sc = random_scenario(2, day.start, 1.0, n_items=40)

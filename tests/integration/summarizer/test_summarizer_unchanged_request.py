@@ -17,7 +17,7 @@ from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.bus import STREAM_REPORTS, Subjects
+from shared.messaging import STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, ReportRequestData, ReportRequested, WindowRef
 from shared.service import Runtime
@@ -36,7 +36,7 @@ class Requester:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.nc = runtime.broker.connection
+        self.nc = runtime.nc
         self.ready: asyncio.Queue = asyncio.Queue()
 
     async def start(self) -> "Requester":
@@ -78,7 +78,7 @@ class Requester:
 
 
 async def subjects_in_reports(runtime: Runtime) -> list[str]:
-    js = runtime.broker.config.connection_state.stream
+    js = runtime.js
     info = await js.stream_info(STREAM_REPORTS)
     out = []
     for seq in range(info.state.first_seq, info.state.last_seq + 1):

@@ -19,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import shared.events as ev
 from tests.conftest import wait_until
-from shared.bus import DURABLE_CLASSIFIER, Subjects
+from shared.messaging import DURABLE_CLASSIFIER, Subjects
 from shared.config import CommonSettings
 from shared.health import HealthServer
 from services.classifier.messaging import CONSUMER as CLASSIFIER

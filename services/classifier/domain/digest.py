@@ -401,6 +401,13 @@ _INTRO_ONLY = re.compile(r"^(?:this|the)?\s*(?:pr|patch|change|commit|it)?\s*(?:
                          r"(?: the following)?(?: changes)?\s*:$", re.I)
 
 
+_COUNTED_INTRO = re.compile(
+    r"^(?:(?:this|the)\s+(?:pr|patch|change|commit)\s+|it\s+|we\s+)?(?:\w+\s+)?"
+    r"(?:does|do|accomplish(?:es)?|make[s]?|contain[s]?|include[s]?|has|have|bring[s]?)\s+"
+    r"(?:two|three|four|five|several|\d+|a few|the following)\s+(?:things|changes|parts|fixes|items|points|modifications)"
+    r"\W*$", re.I)
+
+
 def _what_of(units: list[_Unit]) -> str:
     for i, u in enumerate(units):
         if not _usable(u.text):
@@ -414,12 +421,15 @@ def _what_of(units: list[_Unit]) -> str:
             if v.kind != "li" or v.after_gap or not _usable(v.text):
                 break
             items.append(v.text)
-        if text.endswith((":", "：")) and u.kind == "p":
+        # "this pr accomplish two things" over a numbered list, no colon (real #13532): the list
+        # says what
+        intro = u.kind == "p" and bool(items) and bool(_COUNTED_INTRO.match(text))
+        if intro or (text.endswith((":", "：")) and u.kind == "p"):
             if not items:
                 if len(text.split()) <= 3:
                     continue  # "Reason:" before a code block says nothing alone
                 return _lead(text)
-            if len(text.split()) <= 4 or _INTRO_ONLY.match(text):
+            if intro or len(text.split()) <= 4 or _INTRO_ONLY.match(text):
                 out = items[0]
                 if (len(items) > 1 and out.endswith((".", "!", "?", "。"))
                         and len(out) + 1 + len(items[1]) <= MAX_TEXT):

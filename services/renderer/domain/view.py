@@ -895,6 +895,9 @@ class _Writer:
         # the lead's sentence when it fits whole (or as its main clause), else the roles say it
         summary = (fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT)
                    .rstrip("。.！!") if st.summary else "")
+        lead = self.items.get(st.lead) if st.lead is not None else None
+        if summary and lead is not None and _bare(summary) in (_bare(lead.title), ""):
+            summary = ""  # a description that repeats its title (real #13350) says nothing more
         text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
         numbers = self.story_order(st)[:MAX_THEME_PRS]
         lines = []
@@ -1295,6 +1298,11 @@ def _span(text: str, limit: int) -> str:
     cut = plain[:limit]
     space = cut.rfind(" ")
     return (cut[:space] if space > limit * 0.6 else cut).rstrip(" ,.;:") + "…"
+
+
+def _bare(text: str) -> str:
+    """Words only, [Tags] left out: to tell a sentence that only repeats a title."""
+    return " ".join(re.findall(r"[0-9a-z]+", re.sub(r"\[[^\]]*\]", " ", text.lower())))
 
 
 def _basename(name: str) -> str:

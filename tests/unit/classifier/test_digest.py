@@ -470,3 +470,12 @@ def test_a_description_with_escaped_line_breaks_is_read_line_by_line():
     assert "\\n" not in d.symptom and "\\n" not in d.what
     (rev,) = [r for r in d.refs if r.kind == "reverts"]
     assert rev.number == 11266
+
+
+def test_a_counted_intro_without_a_colon_gives_way_to_its_list():
+    """Real #13532: "this pr accomplish two things" over a numbered list — the list says what."""
+    row, d = real(13532)
+    assert d.what.startswith("change some description of input parameter to avoid re-compilation")
+    assert is_span(d.what, row["body"])
+    plain = "This PR does two things to the cache.\n\n1. first\n2. second\n"
+    assert digest_of("x", "### What this PR does / why we need it?\n" + plain).what.startswith("This PR does two")

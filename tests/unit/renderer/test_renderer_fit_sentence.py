@@ -63,3 +63,18 @@ def test_a_sentence_is_told_whole_as_a_main_clause_or_not_at_all(text, limit, ex
     out = fit_sentence(text, limit)
     assert out == expected
     assert len(out) <= limit and not out.endswith("…")
+
+
+def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
+    """Real #13350: its description is its title again ("[Misc][MRV2] support mamba to mrv2")."""
+    from .explain_samples import explained_summary
+    from .test_renderer_explains import section
+    from services.renderer.adapters.documents import render_markdown
+
+    s = explained_summary()
+    lead = next(i for i in s.appendix.merged_prs if i.number == 10501)
+    st = s.storylines[0].model_copy(update={"summary": "[Model] Support DeepSeek-V4 on Ascend"})
+    s = s.model_copy(update={"storylines": (st, *s.storylines[1:])})
+    assert lead.title == "[Model] Support DeepSeek-V4 on Ascend"
+    first = [ln for ln in section(render_markdown(s, "en"), "Highlights").splitlines() if ln.startswith("- ")][0]
+    assert first.startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")

@@ -1300,6 +1300,9 @@ def _span(text: str, limit: int) -> str:
     return (cut[:space] if space > limit * 0.6 else cut).rstrip(" ,.;:") + "…"
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
 def _bare(text: str) -> str:
     """Words only, [Tags] left out: to tell a sentence that only repeats a title."""
     return " ".join(re.findall(r"[0-9a-z]+", re.sub(r"\[[^\]]*\]", " ", text.lower())))
@@ -1644,7 +1647,14 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
             return m.t("story.module_line", module=m.name("module_names", st.name))
         return None
 
-    named = [(st, name(st)) for st in s.storylines]
+    def quoted(st: Storyline) -> str | None:
+        # a name that is a phrase of an English title ("Rewrite Qwen3-30B-A3B and … tutorials")
+        # is quoted in a report in another language, as titles are (2026-W27: "持平（Rewrite …）")
+        if m.lang == "en" or len(st.name.split()) < 3 or _CJK.search(st.name):
+            return None
+        return m.t("quote.title", text=st.name)
+
+    named = [(st, name(st) or quoted(st)) for st in s.storylines]
     if not any(n for _, n in named):
         return s
     return s.model_copy(update={"storylines": tuple(

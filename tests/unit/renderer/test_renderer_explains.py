@@ -155,7 +155,7 @@ def test_unavailable_counts_are_said_never_zero_or_none() -> None:
     assert "Total" not in table  # (it would repeat Merged)
     # the trend says which storyline moved a module, in a few words (seed 000's trend column)
     rows = section(en, "Module and topic trends")
-    assert "| Models | 2 | 1 | +1 | up: DeepSeek-V4 |" in rows
+    assert "| Models | 2 | 1 | +1 | up; main line: DeepSeek-V4 |" in rows
     assert "| Speculative decoding | 1 | 0 | +1 | new |" in rows
     people = section(en, "Activity observations")
     header = next(ln for ln in people.splitlines() if ln.startswith("| Contributor"))

@@ -78,3 +78,18 @@ def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
     assert lead.title == "[Model] Support DeepSeek-V4 on Ascend"
     first = [ln for ln in section(render_markdown(s, "en"), "Highlights").splitlines() if ln.startswith("- ")][0]
     assert first.startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")
+
+
+def test_a_line_named_by_an_english_phrase_is_quoted_in_chinese():
+    """2026-W27: "持平（Rewrite Qwen3-30B-A3B and Qwen3-Coder-30B-A3B tutorials）" read as English
+    prose inside Chinese; a name (DeepSeek-V4, MTP) stays as it is."""
+    from .explain_samples import explained_summary
+    from .test_renderer_explains import section
+    from services.renderer.adapters.documents import render_markdown
+
+    s = explained_summary()
+    st = s.storylines[1].model_copy(update={"name": "Rewrite the build cache"})
+    s = s.model_copy(update={"storylines": (s.storylines[0], st)})
+    zh = section(render_markdown(s, "zh-CN"), "亮点")
+    assert "**「Rewrite the build cache」**" in zh and "**DeepSeek-V4**" in zh
+    assert "**Rewrite the build cache**" in section(render_markdown(s, "en"), "Highlights")

@@ -93,8 +93,11 @@ class ClassifierService:
         return True
 
 
-def build_service(settings: ClassifierSettings, runtime: "Runtime") -> ClassifierService:
-    """Load and compile every profile now, so a bad profile stops start-up with its message."""
-    loader = functools.partial(load_registry, settings.profiles_dir, settings.codeowners_files(),
-                               settings.profile_overrides)
+def build_service(settings: ClassifierSettings, runtime: "Runtime",
+                  loader: Callable[[], ProfileRegistry] | None = None) -> ClassifierService:
+    """Load and compile every profile now, so a bad profile stops start-up with its message.
+    `loader` (by default the profiles of `settings`) is also what a reload request runs."""
+    if loader is None:
+        loader = functools.partial(load_registry, settings.profiles_dir,
+                                   settings.codeowners_files(), settings.profile_overrides)
     return ClassifierService(loader(), runtime.bus("classifier"), loader)

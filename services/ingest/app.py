@@ -210,8 +210,12 @@ async def webhook_receivers(service: IngestService) -> list[Poller]:
                            limits=limits)]
 
 
-def build_service(settings: IngestSettings, runtime: "Runtime") -> IngestService:
+def build_service(settings: IngestSettings, runtime: "Runtime",
+                  pollers: Sequence[Poller] = ()) -> IngestService:
+    """Ingest on `runtime` (its bus); `pollers` run beside what the settings configure (the
+    GitHub poller for `repos`, the webhook endpoint)."""
     service = IngestService(settings, runtime.bus("ingest"))
+    service.pollers.extend(pollers)
     if settings.repos:
         service.poller_factories.append(github_pollers)
     if settings.webhook_enabled:

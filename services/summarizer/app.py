@@ -35,10 +35,12 @@ class SummarizerService:
     consumers: Sequence[ConsumerSpec] = (FOLD, REQUESTS)
     contract = CONTRACT
 
-    def __init__(self, settings: SummarizerSettings, runtime: "Runtime") -> None:
+    def __init__(self, settings: SummarizerSettings, runtime: "Runtime",
+                 store: SqlProjections | None = None) -> None:
         self.settings = settings
         self.bus = runtime.bus(NAME)
-        self.store = SqlProjections(settings.database_url, echo=settings.database_echo)
+        self.store = store if store is not None else SqlProjections(
+            settings.database_url, echo=settings.database_echo)
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
         self.deps.answer_unchanged = self._answer_unchanged
         self._releaser: asyncio.Task | None = None
@@ -125,5 +127,8 @@ def build_deps(settings: SummarizerSettings, store: SqlProjections, publish: Pub
     )
 
 
-def build_service(settings: SummarizerSettings, runtime: "Runtime") -> SummarizerService:
-    return SummarizerService(settings, runtime)
+def build_service(settings: SummarizerSettings, runtime: "Runtime",
+                  store: SqlProjections | None = None) -> SummarizerService:
+    """The summarizer on `runtime` (its bus), its projections `store` (by default the database
+    of `settings.database_url`)."""
+    return SummarizerService(settings, runtime, store)

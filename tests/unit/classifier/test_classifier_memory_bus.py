@@ -8,8 +8,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import shared.events as ev
-from services.classifier.app import build_service
-from services.classifier.config import ClassifierSettings
+from services.registry import bootstrap
 from shared.messaging import Subjects
 from shared.messaging.testing import MemoryBroker
 
@@ -28,7 +27,8 @@ def merged(n: int, title: str, files: list[str], login: str = "dev") -> ev.Githu
 
 async def test_facts_tagged_in_order_a_bad_one_dead_the_watermark_last():
     broker = MemoryBroker()
-    service = build_service(ClassifierSettings(), broker)  # the bootstrap's own build
+    boot = bootstrap("classifier")
+    service = boot.build(boot.settings(), broker)  # the memory broker as its runtime
     ingest = broker.bus("ingest")
     rocm = merged(1, "[ROCm] Enable AITER MLA decode on MI300X", ["csrc/rocm/attention.cu"],
                   "jtan-amd")
@@ -66,7 +66,8 @@ async def test_facts_tagged_in_order_a_bad_one_dead_the_watermark_last():
 
 async def test_a_fact_the_rules_cannot_classify_is_dead_the_batch_goes_on():
     broker = MemoryBroker()
-    service = build_service(ClassifierSettings(), broker)
+    boot = bootstrap("classifier")
+    service = boot.build(boot.settings(), broker)
     ruleset = service.registry.for_repo(REPO)
     original = ruleset.classify
 

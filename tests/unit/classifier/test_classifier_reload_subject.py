@@ -11,7 +11,7 @@ from pathlib import Path
 from faststream.nats import TestNatsBroker
 
 from services.classifier.adapters.profiles import load_registry
-from services.classifier.app import ClassifierService
+from services.registry import bootstrap
 from services.classifier.handlers import RELOAD_SUBJECT
 from shared.config import CommonSettings
 from shared.service import Runtime
@@ -20,9 +20,8 @@ from shared.service import Runtime
 async def test_a_reload_request_is_answered_with_the_new_versions(tmp_path: Path):
     (tmp_path / "acme.yaml").write_text("profile: acme\nmodules:\n  - {name: a, keywords: [a]}\n")
     runtime = Runtime(CommonSettings(), "classifier-test")
-    service = ClassifierService(load_registry(tmp_path), runtime.bus("classifier"),
-                                lambda: load_registry(tmp_path))
-    runtime.add(service)
+    boot = bootstrap("classifier")  # as `serve` builds it, the rule loader injected
+    service = boot.add(runtime, boot.settings(), loader=lambda: load_registry(tmp_path))
     before = service.registry.get("acme").ref.version
     (tmp_path / "acme.yaml").write_text("profile: acme\nmodules:\n  - {name: a, keywords: [b]}\n")
     async with TestNatsBroker(runtime.broker) as broker:
@@ -34,9 +33,8 @@ async def test_a_reload_request_is_answered_with_the_new_versions(tmp_path: Path
 async def test_a_broken_profile_is_refused_and_the_rules_stay(tmp_path: Path):
     (tmp_path / "acme.yaml").write_text("profile: acme\n")
     runtime = Runtime(CommonSettings(), "classifier-test")
-    service = ClassifierService(load_registry(tmp_path), runtime.bus("classifier"),
-                                lambda: load_registry(tmp_path))
-    runtime.add(service)
+    boot = bootstrap("classifier")
+    service = boot.add(runtime, boot.settings(), loader=lambda: load_registry(tmp_path))
     current = service.registry
     (tmp_path / "acme.yaml").write_text("profile: acme\nmodules:\n  - {name: x, nonsense: 1}\n")
     async with TestNatsBroker(runtime.broker) as broker:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from services.summarizer.app import build_service
-from services.summarizer.config import SummarizerSettings
+from services.registry import bootstrap
 from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
 from shared.messaging import Subjects
 from shared.messaging.testing import MemoryBroker
@@ -35,8 +34,9 @@ def request_for(repo: str, mark: datetime) -> ReportRequested:
 
 async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):
     broker = MemoryBroker()
-    settings = SummarizerSettings(database_url=f"sqlite:///{tmp_path / 'projections.db'}")
-    service = build_service(settings, broker)
+    boot = bootstrap("summarizer")  # as `serve` builds it, the memory broker as its runtime
+    service = boot.build(boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}"),
+                         broker)
     await service.start()
     try:
         bus = broker.bus("test")
@@ -66,9 +66,9 @@ async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):
 
 async def test_a_request_for_a_repository_not_accepted_is_dead(tmp_path):
     broker = MemoryBroker()
-    settings = SummarizerSettings(database_url=f"sqlite:///{tmp_path / 'projections.db'}",
-                                  accept_repos=[REPO])
-    service = build_service(settings, broker)
+    boot = bootstrap("summarizer")
+    service = boot.build(boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}",
+                                       accept_repos=[REPO]), broker)
     await service.start()
     try:
         await broker.bus("test").publish(request_for("other/repo", WEEK.end),

@@ -98,6 +98,8 @@ def build_service(settings: ClassifierSettings, runtime: "Runtime",
     """Load and compile every profile now, so a bad profile stops start-up with its message.
     `loader` (by default the profiles of `settings`) is also what a reload request runs."""
     if loader is None:
+        # the identities file is read again on a reload, like the profiles
         loader = functools.partial(load_registry, settings.profiles_dir,
-                                   settings.codeowners_files(), settings.profile_overrides)
+                                   settings.codeowners_files(), settings.profile_overrides,
+                                   identities=settings.identities)
     return ClassifierService(loader(), runtime.bus("classifier"), loader)

@@ -252,8 +252,8 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
     """`repodigest reclassify`: replay RD_GITHUB through the current rules into RD_ENRICHED.
 
     Rules: the classifier settings (`REPODIGEST_PROFILES_DIR`, `REPODIGEST_PROFILE_OVERRIDES`,
-    CODEOWNERS), or `profile` (a name or a profile YAML path) for every repository. Exit codes:
-    0 done; 1 some messages could not be re-classified (listed); 2 bad arguments, rules that do
+    CODEOWNERS, `REPODIGEST_IDENTITIES`), or `profile` (a name or a profile YAML path) for every
+    repository. Exit codes: 0 done; 1 some messages could not be re-classified (listed); 2 bad arguments, rules that do
     not load, or NATS unreachable.
     """
     import asyncio
@@ -271,7 +271,8 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
         since_at = parse_since(since)
         settings = ClassifierSettings(nats_url=nats_url)
         registry = load_registry(settings.profiles_dir, settings.codeowners_files(),
-                                 settings.profile_overrides, pinned=profile)
+                                 settings.profile_overrides, pinned=profile,
+                                 identities=settings.identities)
     except (ValueError, ProfileError) as exc:
         print(f"error: {exc}", file=err)
         return 2

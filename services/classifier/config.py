@@ -25,6 +25,9 @@ class ClassifierSettings(CommonSettings):
         None, description="a CODEOWNERS file whose areas every profile may use as modules")
     codeowners: dict[str, Path] = Field(
         default_factory=dict, description="profile name -> CODEOWNERS file (wins over codeowners_path)")
+    identities: Path | None = Field(
+        None, description="identities file (YAML): logins, commit names and e-mails of one person, "
+                          "and their affiliations by date (README, Identities)")
 
     def codeowners_files(self) -> dict[str, Path]:
         files = dict(self.codeowners)

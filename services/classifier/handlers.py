@@ -13,6 +13,7 @@ from shared.telemetry import consumed_context, continuing, tracer, tracing_enabl
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent
 
+from .domain.identities import identify
 from .domain.rules import ProfileError, ProfileRegistry
 
 
@@ -28,6 +29,8 @@ def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
     ruleset = registry.for_repo(fact.data.repo)
     try:
         tags = ruleset.classify_cached(fact.data.item)
+        if registry.identities is not None:
+            tags = identify(fact.data, tags, registry.identities)
     except Exception as exc:  # noqa: BLE001 - deterministic: retrying the same fact cannot help
         raise Poison(f"classification failed under profile {ruleset.name!r} "
                      f"({type(exc).__name__}: {exc})") from exc

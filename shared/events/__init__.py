@@ -3,7 +3,7 @@
 from .dead import DeadLetter
 from .enriched import (
     ENRICHED_EVENT_ADAPTER, REASON_WORDS, Claim, Digest, EnrichedData, Reference, EnrichedFact, RiskTag,
-    RuleSetRef, Tag, Tags,
+    PersonLink, RuleSetRef, Tag, Tags,
     WatermarkForwarded,
 )
 from .envelope import CloudEvent, Frozen, deterministic_id, utc

@@ -88,6 +88,14 @@ class Digest(Frozen):
     symptom: Text = ""
 
 
+class PersonLink(Frozen):
+    """An actor of the fact (its login as the fact carries it: a GitHub login, or a commit's
+    author name) and the person the identities file or a GitHub noreply address makes it."""
+
+    login: Text
+    person: Text
+
+
 class Tags(Frozen):
     modules: tuple[Tag, ...] = ()
     risks: tuple[RiskTag, ...] = ()
@@ -101,6 +109,16 @@ class Tags(Frozen):
     bot_rule: Text | None = None
     # what the item's description says it does, why, how it was tested, what it claims and refers to
     digest: Digest | None = None
+    # the fact's actors (author, merger, commenter, reviewer) that are another person's alias;
+    # an actor not listed is the person its login names
+    people: tuple[PersonLink, ...] = ()
+
+    def person(self, login: str) -> str:
+        """The person `login` is (itself unless the identities merged it into someone)."""
+        for link in self.people:
+            if link.login == login:
+                return link.person
+        return login
 
     def module_names(self) -> list[str]:
         return [t.name for t in self.modules]

@@ -48,6 +48,22 @@ class Actor(Frozen):
     association: Association | Text = "NONE"
     is_bot: bool = False
     email_domain: Text | None = None
+    # a commit's author as git has it (the git-history replay); None for GitHub's own facts.
+    # Identities (services/classifier/domain/identities.py) merge them with logins
+    name: Text | None = None
+    email: Text | None = None
+
+
+NOREPLY_DOMAIN = "users.noreply.github.com"
+
+
+def noreply_login(email: str | None) -> str | None:
+    """The GitHub login a noreply address carries (`12345+login@users.noreply.github.com`, the
+    older `login@users.noreply.github.com`), else None."""
+    local, _, domain = (email or "").strip().rpartition("@")
+    if domain.lower() != NOREPLY_DOMAIN or not local:
+        return None
+    return (local.split("+", 1)[1] if "+" in local else local) or None
 
 
 class FileChange(Frozen):

@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from services.classifier.domain.identities import IdentityBook, IdentityError
 from services.classifier.domain.rules import (
     LocatedMapping, ProfileError, ProfileRegistry, build_registry, error_line,
 )
@@ -86,15 +87,32 @@ def read_codeowners(path: Path) -> str:
         raise ProfileError(f"{path}: cannot read the CODEOWNERS file: {exc.strerror or exc}") from None
 
 
+def read_identities(path: Path) -> IdentityBook:
+    """The identities file (YAML: `people:`), compiled; IdentityError naming the file and the
+    entry for anything unusable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise IdentityError(f"{path}: cannot read the identities file: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise IdentityError(f"{path}{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    return IdentityBook.from_data(data, str(path))
+
+
 def load_registry(profiles_dir: Path | None = None,
                   codeowners: Mapping[str, Path] | None = None,
                   overrides: Mapping[str, str] | None = None,
-                  pinned: str | None = None) -> ProfileRegistry:
+                  pinned: str | None = None,
+                  identities: Path | None = None) -> ProfileRegistry:
     """Every profile compiled, ready for `registry.for_repo(repo).classify(item)`.
 
     `codeowners` maps a profile name (or `*` for every profile) to a CODEOWNERS file. `pinned`
     makes every repository use one profile: a name, or the path of a profile YAML file (added to
-    the others, so it may `extends:` them).
+    the others, so it may `extends:` them). `identities`: the identities file (README, Identities).
     """
     raws = read_profiles(profiles_dir)
     if pinned is not None:
@@ -103,4 +121,5 @@ def load_registry(profiles_dir: Path | None = None,
             raws[path.stem] = (str(path), read_profile_file(path))
             pinned = path.stem
     texts = {name: read_codeowners(path) for name, path in (codeowners or {}).items()}
-    return build_registry(raws, texts, overrides, pinned=pinned)
+    book = read_identities(identities) if identities is not None else None
+    return build_registry(raws, texts, overrides, pinned=pinned, identities=book)

@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.events import RuleSetRef
+
+from .identities import IdentityBook, combined_version
 from .profile import DEFAULT_PROFILE, canonical_profile, resolve_profile
 from .profile_errors import ProfileError
 from .ruleset import CompiledRuleSet, compile_profile
@@ -24,8 +27,14 @@ class ProfileRegistry:
     default: str = DEFAULT_PROFILE
     # every repository uses this profile (re-classifying history with a chosen rule set)
     pinned: str | None = None
+    # who is whom and worked where when (the identities file); part of every rule set's version
+    identities: IdentityBook | None = None
 
     def __post_init__(self) -> None:
+        if self.identities is not None:
+            for ruleset in self.rulesets.values():
+                ruleset.ref = RuleSetRef(profile=ruleset.ref.profile,
+                                         version=combined_version(ruleset.ref.version, self.identities))
         self.overrides = {repo: canonical_profile(name, self.rulesets)
                           for repo, name in self.overrides.items()}
         self.default = canonical_profile(self.default, self.rulesets)
@@ -80,12 +89,14 @@ _MAGIC_REPO = re.compile(r"[*?\[]")
 def build_registry(raws: Mapping[str, tuple[str, Mapping[str, Any]]],
                    codeowners: Mapping[str, str] | None = None,
                    overrides: Mapping[str, str] | None = None,
-                   pinned: str | None = None) -> ProfileRegistry:
+                   pinned: str | None = None,
+                   identities: IdentityBook | None = None) -> ProfileRegistry:
     """Resolve, validate and compile every profile. `raws`: name -> (source file, parsed YAML);
-    `codeowners`: profile name (or `*` for all) -> CODEOWNERS text; `overrides`: repo -> profile."""
+    `codeowners`: profile name (or `*` for all) -> CODEOWNERS text; `overrides`: repo -> profile;
+    `identities`: the identities file, compiled."""
     codeowners = dict(codeowners or {})
     rulesets: dict[str, CompiledRuleSet] = {}
     for name in raws:
         profile, _ = resolve_profile(name, raws)
         rulesets[name] = compile_profile(profile, codeowners.get(name, codeowners.get("*")))
-    return ProfileRegistry(rulesets, dict(overrides or {}), pinned=pinned)
+    return ProfileRegistry(rulesets, dict(overrides or {}), pinned=pinned, identities=identities)

@@ -167,6 +167,7 @@ class CompiledRuleSet:
             # what the description says of the change (pure; once per item, through the memo)
             digest=digest_of(item.title, item.body_excerpt, item.kind, repo=item.repo,
                              number=item.number),
+            people=(),  # the identities file's (handlers.classify_fact), not the profile's
         )
 
     # -- modules

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from shared.events.envelope import bounded_utc
-from shared.events.github import FILES_CAP
+from shared.events.github import FILES_CAP, noreply_login
 from shared.events import (
     FACT_BY_KEY, GITHUB_EVENT_ADAPTER, Actor, CommentInfo, FactData, FileChange,
     GithubFact, ItemSnapshot, ReviewInfo, SyncWatermark, check_repo, utc,
@@ -24,7 +24,6 @@ from shared.events import (
 
 REPLAY_REPO = "vllm-project/vllm-ascend"
 SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github", "github-graphql")
-NOREPLY_DOMAIN = "users.noreply.github.com"
 
 Lines = Iterable[tuple[int, str]]
 
@@ -108,16 +107,20 @@ def login_from_commit_author(name: str | None, email: str | None) -> Actor:
 
     GitHub noreply addresses (`12345+login@users.noreply.github.com`, `login@users.noreply...`)
     carry the login; otherwise the commit's author name stands in for it, and the e-mail domain is
-    kept for affiliation (a noreply domain says nothing about affiliation, so it is dropped).
+    kept for affiliation (a noreply domain says nothing about affiliation, so it is dropped). The
+    commit's name and e-mail travel as they are, for the identities file to merge (one person
+    committing as "XuChi <x@163.com>" and as "XuChi <1+xuchi-0808@users.noreply.github.com>").
     """
     email = (email or "").strip()
+    name = (name or "").strip()
+    git = {"name": name or None, "email": email or None}
+    login = noreply_login(email)
+    if login is not None:
+        return Actor(login=login, is_bot=login.endswith("[bot]"), **git)
     local, _, domain = email.rpartition("@")
     domain = domain.lower()
-    if domain == NOREPLY_DOMAIN and local:
-        login = local.split("+", 1)[1] if "+" in local else local
-        return Actor(login=login, is_bot=login.endswith("[bot]"))
-    login = (name or "").strip() or local or "unknown"
-    return Actor(login=login, is_bot=login.endswith("[bot]"), email_domain=domain or None)
+    login = name or local or "unknown"
+    return Actor(login=login, is_bot=login.endswith("[bot]"), email_domain=domain or None, **git)
 
 
 _BRACE_RENAME = re.compile(r"\{([^{}]*) => ([^{}]*)\}")

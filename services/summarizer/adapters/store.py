@@ -436,7 +436,9 @@ class SqlProjections:
             tags = tags_of[id(e)] = _json(data.tags)
             activity_rows.append((
                 data.fact_id, e.id, fact.repo, item.number, item.kind, fact.kind, fact.action,
-                stored(data.fact_time), actor.login if actor else None, data.ruleset.version, tags,
+                # the person (the identities merge aliases), so first-seen is per person
+                stored(data.fact_time), data.tags.person(actor.login) if actor else None,
+                data.ruleset.version, tags,
                 _json(fact)))
         self._bulk(conn, "activity", activity_rows)
         item_rows = []

@@ -197,7 +197,7 @@ def _open_at(snap: ItemSnapshot, end: datetime) -> bool:
 def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0, digest: bool = False) -> ItemRef:
     return ItemRef(
         number=snap.number, kind=snap.kind, title=snap.title, url=snap.html_url,
-        author=snap.author.login, author_association=str(snap.author.association),
+        author=tags.person(snap.author.login), author_association=str(snap.author.association),
         bot=_author_bot(snap, tags), labels=snap.labels, modules=_names(tags.modules),
         risks=_names(tags.risks), categories=_names(tags.categories),
         affiliations=_names(tags.affiliations), ecosystems=_names(tags.ecosystems),
@@ -262,7 +262,8 @@ def _tally(window: Window, facts: Iterable[FactRow]) -> _Tally:
             t.reviews.append(row)
         actor = fact_actor(data)
         if actor is not None:
-            t.actors.setdefault(actor.login, actor)
+            # one person, one key: the identities' person for an alias login (Tags.people)
+            t.actors.setdefault(row.tags.person(actor.login), actor)
     return t
 
 
@@ -279,7 +280,7 @@ def _first_timers(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> set[str]
     for row in (*t.new_prs.values(), *t.new_issues.values()):
         author = row.fact.item.author
         if str(author.association) in FIRST_TIME_ASSOCIATIONS and not is_bot(author):
-            logins.add(author.login)
+            logins.add(row.tags.person(author.login))
     # "first seen here" only means something when our history reaches well before the window
     lookback = timedelta(days=policy.first_seen_history_days)
     if inp.history_start is not None and inp.history_start <= t.window.start - lookback:
@@ -292,7 +293,7 @@ def _first_timers(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> set[str]
 
 def _counts(t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | None = None) -> Counts:
     humans = {login for login, actor in t.actors.items() if not is_bot(actor)}
-    reviewers = {r.fact.review.author.login for r in t.reviews
+    reviewers = {r.tags.person(r.fact.review.author.login) for r in t.reviews
                  if r.fact.review is not None and not is_bot(r.fact.review.author)}
     merged = t.merged_prs.values()
     if key_prs is None:
@@ -995,7 +996,7 @@ def _discussions(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Disc
         (comments if row.fact.kind == "comment" else reviews)[number] += 1
         actor = fact_actor(row.fact)
         if actor is not None and not is_bot(actor):
-            people[number].add(actor.login)
+            people[number].add(row.tags.person(actor.login))
         snaps[number] = row
     out = []
     for number, row in snaps.items():
@@ -1095,7 +1096,7 @@ def _ecosystems(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Ecosy
             if not (affiliated or tagged):
                 continue
             if affiliated:
-                contributors.add(row.fact.item.author.login)
+                contributors.add(tags.person(row.fact.item.author.login))
             ref = _ref_for(number, inp, row.fact.item, tags)
             if row.fact.item.kind == "issue":
                 issues.append(ref)
@@ -1256,14 +1257,16 @@ def _contributors(t: _Tally, first_timers: set[str]) -> list[Contributor]:
                       ("issues_opened", t.new_issues.values())):
         for row in rows:
             author = row.fact.item.author
-            stats[author.login][key] += 1
-            bots[author.login] = bots.get(author.login, False) or is_bot(author) or row.tags.bot
+            who = row.tags.person(author.login)
+            stats[who][key] += 1
+            bots[who] = bots.get(who, False) or is_bot(author) or row.tags.bot
     for key, rows in (("comments", t.comments), ("reviews", t.reviews)):
         for row in rows:
             actor = fact_actor(row.fact)
             if actor is not None:
-                stats[actor.login][key] += 1
-                bots[actor.login] = bots.get(actor.login, False) or is_bot(actor)
+                who = row.tags.person(actor.login)
+                stats[who][key] += 1
+                bots[who] = bots.get(who, False) or is_bot(actor)
     out = [Contributor(login=login, first_time=login in first_timers, bot=bots.get(login, False), **counts)
            for login, counts in stats.items()]
     out.sort(key=lambda c: (-(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews), c.login))
@@ -1360,7 +1363,7 @@ def _hours_to_first_response(t: _Tally) -> float | None:
         actor = fact_actor(row.fact)
         if number not in opened or number in first or actor is None or is_bot(actor):
             continue
-        if actor.login == opened[number].fact.item.author.login:
+        if row.tags.person(actor.login) == opened[number].tags.person(opened[number].fact.item.author.login):
             continue
         first[number] = row.time
     return _median_hours([(first[n] - opened[n].fact.item.created_at) / timedelta(hours=1) for n in first])

@@ -268,12 +268,20 @@ def rebuild(
 
 @app.command()
 def serve(
-    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer notifier, or all")] = ["all"],
+    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer notifier, or all; or web (the report archive, read-only)")] = ["all"],
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
 ) -> None:
     """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
     from rich.markup import escape
 
+    if "web" in services:
+        if services != ["web"]:
+            raise fail("serve web runs alone (it is no service on the bus): start it in a "
+                       "process of its own, e.g. `repodigest serve web`")
+        from repodigest.site import web_command
+
+        setup_logging(log_level)
+        raise typer.Exit(web_command())
     from repodigest.serving import ServeError, serve_services
 
     try:
@@ -305,6 +313,27 @@ async def _connect(nats_url: str):
         return await connect(CommonSettings(nats_url=nats_url))
     except NatsUnreachable as exc:
         raise fail(str(exc), 1) from None
+
+
+@app.command()
+def site(
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="directory to write the archive into (publishable as is, e.g. on GitHub Pages)")],
+    artifacts: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_ARTIFACTS_URL", help="the renderer's store: nats | s3://bucket/prefix | file:///dir")] = None,
+    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="NATS of the nats store")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option(help="the --data-dir of `repodigest report` runs (their embedded store)")] = None,
+    log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
+) -> None:
+    """Export the report archive (pages in English and Chinese, every revision's artifacts) to a
+    directory with relative links only."""
+    from repodigest.checks import directory_problem
+    from repodigest.site import site_command
+
+    problem = directory_problem(out_dir, "--out") or (
+        directory_problem(data_dir, "--data-dir") if data_dir is not None else None)
+    if problem:
+        raise fail(problem)
+    _logging(log_level)
+    raise typer.Exit(site_command(out_dir, artifacts, nats_url, data_dir))
 
 
 @app.command()

@@ -101,6 +101,7 @@ def report(
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
     force: Annotated[bool, typer.Option("--force", help="make the next revision even when the window is unchanged (else the revision already reported is returned)")] = False,
+    identities: Annotated[Optional[Path], typer.Option(envvar="REPODIGEST_IDENTITIES", help="identities file (YAML): one person's logins, commit names and e-mails, and their affiliations by date")] = None,
 ) -> None:
     """Build one report for REPO and WINDOW end to end, and print where the artifacts are."""
     _logging(log_level)
@@ -125,6 +126,14 @@ def report(
                                           database_url=database_url))
     if problem:
         raise fail(problem)
+    if identities is not None:  # read now: a bad file is named before anything runs
+        from services.classifier.adapters.profiles import read_identities
+        from services.classifier.domain.identities import IdentityError
+
+        try:
+            read_identities(identities)
+        except IdentityError as exc:
+            raise fail(f"--identities: {exc}") from None
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("REPODIGEST_GITHUB_TOKEN")
     if source is None:
         if not token:
@@ -138,7 +147,8 @@ def report(
         repo=repo, window=win, source=source, languages=langs, formats=fmts, out_dir=out_dir,
         nats_url=nats_url, data_dir=data_dir, database_url=database_url, artifacts_url=artifacts,
         timeout=timeout, progress=not quiet, synthetic=source == "demo", github_token=token,
-        profile=profile, run_services=run_services, appendix=appendix, force=force))
+        profile=profile, run_services=run_services, appendix=appendix, force=force,
+        identities=identities))
 
 
 APPENDIX_MODES = ("full", "compact", "none")
@@ -237,6 +247,24 @@ def reclassify(
     from services.classifier.cli import reclassify_command
 
     raise typer.Exit(reclassify_command(nats_url, repo, since, profile, progress=not quiet))
+
+
+@app.command()
+def identities(
+    repo: Annotated[Optional[str], typer.Argument(help="OWNER/NAME (default: the source's repository, or every repository in the log)")] = None,
+    source: Annotated[Optional[str], typer.Option(help="read the facts of a source: replay:PATH | events:PATH | gharchive:PATH | git:PATH | demo")] = None,
+    identities_file: Annotated[Optional[Path], typer.Option("--identities", envvar="REPODIGEST_IDENTITIES", help="the identities file in use: what it merges is not listed again, and --starter keeps its people")] = None,
+    starter: Annotated[bool, typer.Option("--starter", help="print a starter identities file (YAML): the data's links as people, the look-alikes commented out")] = False,
+    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="read the event log (RD_GITHUB) of this NATS")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option(help="read the event log a `repodigest report --data-dir DIR` kept")] = None,
+) -> None:
+    """List who may be one person: commit names the data links to a login (a noreply address),
+    and look-alikes (the same name or e-mail local part under different logins or names) to
+    confirm in the identities file."""
+    from repodigest.identities import identities_command
+
+    raise typer.Exit(identities_command(repo, source=source, identities=identities_file,
+                                        starter=starter, nats_url=nats_url, data_dir=data_dir))
 
 
 @app.command("classifier-reload")

@@ -65,6 +65,8 @@ class ReportJob:
     run_services: bool | None = None
     # a new revision even when the window is unchanged (else the revision already reported)
     force: bool = False
+    # the identities file (REPODIGEST_IDENTITIES otherwise): the classifier's people and affiliations
+    identities: Path | None = None
 
 
 class _Answer(bytes):
@@ -95,6 +97,8 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
     classifier_over = {}
     if job.profile:
         classifier_over["profile_overrides"] = {job.repo: job.profile}
+    if job.identities is not None:
+        classifier_over["identities"] = job.identities
     # a one-shot report ingests its own source: no pollers, webhooks or backfills from the env
     ingest_over = {"repos": [], "webhook_enabled": False, "backfill_source": None}
     overrides = {"ingest": ingest_over, "classifier": classifier_over,

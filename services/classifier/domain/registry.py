@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shared.events import RuleSetRef
@@ -31,10 +31,10 @@ class ProfileRegistry:
     identities: IdentityBook | None = None
 
     def __post_init__(self) -> None:
-        if self.identities is not None:
-            for ruleset in self.rulesets.values():
-                ruleset.ref = RuleSetRef(profile=ruleset.ref.profile,
-                                         version=combined_version(ruleset.ref.version, self.identities))
+        if self.identities is not None:  # copies: a compiled rule set may serve other registries
+            self.rulesets = {name: replace(rs, ref=RuleSetRef(
+                profile=rs.ref.profile, version=combined_version(rs.ref.version, self.identities)))
+                for name, rs in self.rulesets.items()}
         self.overrides = {repo: canonical_profile(name, self.rulesets)
                           for repo, name in self.overrides.items()}
         self.default = canonical_profile(self.default, self.rulesets)

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 import nats.errors
-from faststream.nats import NatsBroker, NatsRouter
+from faststream.nats import NatsBroker
 
 from opentelemetry.metrics import CallbackOptions, Observation
 
@@ -56,7 +56,7 @@ class Service(Protocol):
     name: str
     consumers: Sequence[ConsumerSpec]
 
-    def register(self, router: NatsRouter) -> None: ...
+    def register(self, router: ServiceRouter) -> None: ...
 
     async def start(self) -> None: ...
 

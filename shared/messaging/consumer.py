@@ -54,8 +54,12 @@ class Consumer(Outcomes[E]):
         """Join `router`'s pull consumers: the runtime that includes the router creates the
         durable, starts the consumer once connected and stops it (finishing the batch in hand)
         before it drains the connection."""
+        add = getattr(router, "add_pull_consumer", None)
+        if add is None:
+            raise TypeError(f"{self.spec.durable}: register on a shared.messaging.ServiceRouter "
+                            f"(the runtime's), not a {type(router).__name__}")
         batch_friendly_gc()
-        router.add_pull_consumer(self)
+        add(self)
 
     async def start(self) -> None:
         if self._task is not None and not self._task.done():

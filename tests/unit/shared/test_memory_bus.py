@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+from faststream.nats import NatsRouter
+
 import shared.events as ev
-from shared.messaging import STREAM_GITHUB, Consumer, ConsumerSpec, Poison, Subjects, backoff_seconds
+from shared.messaging import (
+    STREAM_GITHUB, Consumer, ConsumerSpec, Poison, ServiceRouter, Subjects, backoff_seconds,
+)
 from shared.messaging.testing import MemoryBroker
 
 REPO = "acme/memory"
@@ -116,3 +121,14 @@ async def test_a_repeated_event_id_is_stored_once():
     await publish(broker, [3])
     await broker.run(consumer)
     assert seen == [1, 2, 3]
+
+
+def test_a_consumer_registers_on_the_router_it_is_given():
+    broker = MemoryBroker()
+    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
+                        handle=lambda event: None)
+    mine, other = ServiceRouter(), ServiceRouter()
+    consumer.register(mine)
+    assert mine.pull_consumers == [consumer] and other.pull_consumers == []
+    with pytest.raises(TypeError, match="register on a shared.messaging.ServiceRouter"):
+        consumer.register(NatsRouter())

@@ -88,7 +88,7 @@ def web_command() -> int:
     from pydantic import ValidationError
 
     from services.renderer.adapters.stores import StoreConfigError
-    from services.renderer.web import WebSettings, serve_web
+    from services.renderer.web import ListenError, WebSettings, serve_web
     from shared.service import NatsUnreachable
 
     try:
@@ -100,12 +100,8 @@ def web_command() -> int:
         return 1
     try:
         asyncio.run(serve_web(settings))
-    except (StoreConfigError, NatsUnreachable) as exc:
+    except (StoreConfigError, NatsUnreachable, ListenError) as exc:
         err.print(f"error: {exc}")
-        return 1
-    except OSError as exc:  # the port taken, the address unknown
-        err.print(f"error: cannot listen on {settings.web_host}:{settings.web_port}: "
-                  f"{exc.strerror or exc}; set REPODIGEST_WEB_PORT / REPODIGEST_WEB_HOST")
         return 1
     except KeyboardInterrupt:
         pass

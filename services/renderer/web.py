@@ -11,6 +11,7 @@ pages change with every report (`no-cache`: revalidated with their ETag, 304 whe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import mimetypes
@@ -97,7 +98,7 @@ def build_app(store: ObjectStore) -> "Starlette":
             if folder is not None and is_page_key(folder):
                 try:
                     await store.get(folder)
-                except ObjectNotFound:
+                except Exception:  # noqa: BLE001 - absent or unreadable: nothing to point at
                     return refused(404, "not found")
                 return RedirectResponse(path.rsplit("/", 1)[-1] + "/", 301)
             return refused(404, "not found")
@@ -105,6 +106,11 @@ def build_app(store: ObjectStore) -> "Starlette":
             data = await store.get(key)
         except ObjectNotFound:
             return refused(404, "not found")
+        except Exception as exc:  # noqa: BLE001 - the store's outage, whatever its client raises
+            # the type only: a client's message can name the store's address or credentials
+            log.warning("the archive's store did not answer for %s (%s)", key, type(exc).__name__)
+            return refused(503, "the archive's store is unavailable; try again shortly",
+                           **{"Retry-After": "5"})
         etag = _etag(data)
         ext = "." + key.rsplit(".", 1)[-1]
         headers = {
@@ -152,7 +158,12 @@ async def serve_web(settings: WebSettings) -> None:
 
     store, nc = await open_archive(settings)
     try:
-        sock = listening_socket(settings.web_host, settings.web_port)
+        try:
+            sock = listening_socket(settings.web_host, settings.web_port)
+        except OSError as exc:  # the port taken, the address unknown
+            raise ListenError(f"cannot listen on {settings.web_host}:{settings.web_port}: "
+                              f"{exc.strerror or exc}; set REPODIGEST_WEB_PORT / "
+                              "REPODIGEST_WEB_HOST") from None
         host, port = sock.getsockname()[:2]
         server = uvicorn.Server(uvicorn.Config(build_app(store), log_level="warning",
                                                access_log=False, server_header=False,
@@ -169,4 +180,9 @@ async def serve_web(settings: WebSettings) -> None:
         log.info("archive no longer served")
     finally:
         if nc is not None:
-            await nc.close()
+            with contextlib.suppress(Exception):  # NATS may be gone already: nothing to flush
+                await nc.close()
+
+
+class ListenError(Exception):
+    """The archive cannot be served on the address its settings name."""

@@ -215,6 +215,24 @@ def test_site_refuses_what_it_cannot_use(tmp_path):
     assert "No reports yet." in (tmp_path / "empty" / "index.html").read_text("utf-8")
 
 
+def test_serve_web_refuses_what_it_cannot_use(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = cli("serve", "web", env={"REPODIGEST_WEB_PORT": port,
+                                        "REPODIGEST_ARTIFACTS_URL": f"file://{tmp_path}"})
+    assert done.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    done = cli("serve", "web", env={"REPODIGEST_ARTIFACTS_URL": "ftp://x/y"})
+    assert done.returncode == 1 and "is not understood" in done.stderr
+    done = cli("serve", "web", env={"REPODIGEST_WEB_PORT": "99999"})
+    assert done.returncode == 1 and "web_port" in done.stderr and "99999" not in done.stderr
+    done = cli("serve", "web", "renderer")
+    assert done.returncode == 2 and "serve web runs alone" in done.stderr
+
+
 # ---------------------------------------------------------------- served
 
 
@@ -254,8 +272,10 @@ def serve_web(env: dict[str, str]) -> Served:
 
 def stop(served: Served) -> None:
     served.proc.send_signal(signal.SIGTERM)
-    assert served.proc.wait(60) == 0
+    code = served.proc.wait(60)
+    rest = served.proc.stderr.read()
     served.proc.stderr.close()
+    assert code == 0, rest[-3000:]
 
 
 async def test_serve_web_from_the_nats_store(archive: Archive):
@@ -264,6 +284,12 @@ async def test_serve_web_from_the_nats_store(archive: Archive):
                                                      "REPODIGEST_ARTIFACTS_URL": "nats"})
         try:
             await asyncio.to_thread(check_served, served, archive)
+            # the store gone: 503 with a Retry-After, never a traceback or a 404 for a page
+            await server.stop()
+            with httpx.Client(base_url=served.url, timeout=60) as client:
+                gone = await asyncio.to_thread(client.get, "/index.html")
+            assert gone.status_code == 503 and gone.headers["retry-after"] == "5"
+            assert "unavailable" in gone.text and "Traceback" not in gone.text
         finally:
             await asyncio.to_thread(stop, served)
 

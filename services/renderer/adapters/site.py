@@ -44,6 +44,7 @@ from services.renderer.ports import ObjectNotFound, ObjectStore
 log = logging.getLogger("repodigest.renderer.site")
 
 HTML = "text/html; charset=utf-8"
+FIGURES_KEPT = 20_000  # revisions whose figures a process keeps (a few KB each)
 ROUNDS = 8  # regenerations while another renderer changes the same inputs (see `publish`)
 
 
@@ -97,6 +98,8 @@ class SiteBuilder:
     async def figures(self, art: dict) -> Figures | None:
         cache = (str(art.get("key")), str(art.get("sha256")))
         if cache not in self._figures:
+            if len(self._figures) >= FIGURES_KEPT:  # a long-running renderer: the oldest go
+                del self._figures[next(iter(self._figures))]
             self._figures[cache] = await self._read_figures(cache[0])
         return self._figures[cache]
 

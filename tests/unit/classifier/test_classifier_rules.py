@@ -241,6 +241,11 @@ BOT_CASES = [
     ("some-app[bot]", False, True, "bot:login-suffix"),
     ("app-with-flag", True, True, "bot:actor-flag"),
     ("human", False, False, None),
+    # a CI account named after its project (real: "vllm-ascend-ci", 56 merges of vllm-ascend)
+    ("vllm-ascend-ci", False, True, "bot:login-regex"),
+    ("release_bot", False, True, "bot:login-regex"),
+    ("cici", False, False, None),
+    ("ci-lover", False, False, None),
 ]
 
 

@@ -78,7 +78,7 @@ def test_trusted_construction_is_model_construct():
         (Tag, dict(name="rocm", rule="module:rocm/files", fallback=False)),
         (RiskTag, dict(name="revert", severity="medium", reason="r", rule="risk:revert/x")),
         (Tags, dict(modules=(tag,), risks=(risk,), affiliations=(), ecosystems=(tag,), categories=(),
-                    bot=True, bot_rule="bot:known-login", digest=None)),
+                    bot=True, bot_rule="bot:known-login", digest=None, people=())),
     ]
     for cls, values in cases:
         fast, slow = trusted(cls)(**values), cls.model_construct(**values)

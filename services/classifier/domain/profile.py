@@ -201,6 +201,14 @@ class Profile(_Model):
          # a docs site's own configuration (a tutorial that adds itself to the navigation)
          "mkdocs.yml", "mkdocs.yaml", ".readthedocs.yml", ".readthedocs.yaml"),
         description="documentation: a pull request changing only these carries no risk")
+    style_titles: tuple[str, ...] = Field(
+        (r"^\W*(?:\[[^\]]*\]\W*)*\[(?:style|lint|format|formatting)\]",
+         r"^\W*(?:\[[^\]]*\]\W*)*(?:style\s*:|(?:apply|run|convert|migrate|switch)\b.{0,60}?\b(?:ruff|black|isort|yapf|autopep8|clang-format)\b)",
+         r"^\W*(?:\[[^\]]*\]\W*)*(?:fix(?:es|ed)?\s+(?:for\s+|the\s+)?)?(?:lint|linting|format|formatting)(?:\s+(?:ci|errors?|issues?|checks?))?\W*$"),
+        description="titles of formatting-only changes (a code-style batch, a lint fix): like "
+                    "documentation, they carry no engineering risk (2026-W04: six ruff batches "
+                    "were 'very large changes' and 'core changes without tests')")
+    _v_style = field_validator("style_titles")(lambda cls, v: _check_regexes(v))
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(
         default_factory=dict, description="a labeler.yml (v5, v6) pasted as is: label -> match "

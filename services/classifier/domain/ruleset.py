@@ -71,6 +71,7 @@ class CompiledRuleSet:
     ignore_bits: int
     docs_bits: int
     index: SignalIndex
+    style_regex: re.Pattern[str] | None
     # CODEOWNERS: which line owns a path (the last matching one) and the area of each line (None:
     # a line without owners, or none derivable; such a line still wins and leaves no area)
     owners: OwnersMatcher | None
@@ -302,8 +303,10 @@ class CompiledRuleSet:
         out: list[RiskTag] = []
         tests_present = bool(v.files.any_mask & self.tests_bits)
         fired_names: set[str] = set()
-        # a pull request that only changes documentation carries no engineering risk
-        docs_only = bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0
+        # a pull request that only changes documentation, or only the code's formatting, carries
+        # no engineering risk
+        docs_only = (bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0) or (
+            self.style_regex is not None and v.kind == "pull_request" and bool(self.style_regex.search(v.title)))
         candidates = v.candidates
         risks = self._risks_of_kind.get(v.kind)
         if risks is None:
@@ -486,7 +489,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         bot_suffixes=tuple(s.lower() for s in bots.login_suffixes),
         bot_regex=_any_regex(bots.login_regex), tests_bits=tests_bits,
         ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
-        docs_bits=docs_bits,
+        docs_bits=docs_bits, style_regex=_any_regex(profile.style_titles),
         owners=owners,
         owner_line_areas=owner_line_areas,
         labeler_file_labels=frozenset(file_labels),

@@ -127,6 +127,15 @@ RISK_CASES = [
     ("docs site change on 310P", dict(title="[Doc] add qwen3_vl_embedding user guide on 310P",
                                       files=["docs/source/tutorials/a.md", "mkdocs.yml"]),
      "hardware-specific", False, None, None),
+    # a formatting batch (real: "[Style] Convert `vllm-ascend/` to ruff format (Batch 3)", 2026-W04)
+    # carries no engineering risk, however large; a title that only mentions lint keeps them
+    ("ruff batch", dict(title="[Style] Convert `vllm-ascend/` to ruff format(Batch 3)",
+                        files=[(SCHED, 900, 900)]), "large-change", False, None, None),
+    ("ruff batch on core", dict(title="[Style] Convert `vllm-ascend/` to ruff format(Batch 3)", files=[SCHED]),
+     "core-without-tests", False, None, None),
+    ("lint fix", dict(title="[CI]fix for lint CI", files=[SCHED]), "core-change", False, None, None),
+    ("lint beside a feature", dict(title="Fix lint and add a scheduler", files=[SCHED]), "core-change", True,
+     f"changed {SCHED} (core)", "risk:core-change/files"),
     ("mkdocs beside code", dict(title="x", files=[("vllm/a.py", 900, 300), "mkdocs.yml"]), "large-change",
      True, "in 2 files", "risk:large-change/lines"),
     ("large by lines", dict(title="x", files=[("vllm/a.py", 900, 300)]), "large-change", True,

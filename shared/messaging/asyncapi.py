@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from .router import Contract, ServiceRouter
 
@@ -24,8 +25,10 @@ DESCRIPTION = (
     "with the reason in headers.")
 
 
-def document(contracts: Iterable[Contract], version: str = "1") -> dict:
-    """The AsyncAPI 3.0 document (a JSON-able dict) of `contracts`."""
+def application(contracts: Iterable[Contract], version: str = "1") -> Any:
+    """A FastStream application holding `contracts` on a broker that is never started: what
+    `faststream docs gen` reads (`faststream docs gen services.asyncapi:app --factory`)."""
+    from faststream import FastStream
     from faststream.nats import NatsBroker
     from faststream.specification import AsyncAPI
 
@@ -34,9 +37,13 @@ def document(contracts: Iterable[Contract], version: str = "1") -> dict:
         router = ServiceRouter(document=True)
         router.declare(contract)
         broker.include_router(router)
-    spec = AsyncAPI(broker, title=TITLE, version=version, description=DESCRIPTION,
-                    schema_version="3.0.0")
-    return json.loads(spec.to_specification().to_json())
+    return FastStream(broker, specification=AsyncAPI(
+        broker, title=TITLE, version=version, description=DESCRIPTION, schema_version="3.0.0"))
+
+
+def document(contracts: Iterable[Contract], version: str = "1") -> dict:
+    """The AsyncAPI 3.0 document (a JSON-able dict) of `contracts`."""
+    return json.loads(application(contracts, version).schema.to_specification().to_json())
 
 
 def render(contracts: Iterable[Contract], version: str = "1") -> str:

@@ -10,7 +10,6 @@ found and said the same way everywhere.
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
     from shared.service import Runtime, Service
 
 S = TypeVar("S", bound=CommonSettings)
-
-log = logging.getLogger("repodigest.service")
 
 
 class SettingsProblem(ValueError):

@@ -157,5 +157,6 @@ def load_routes_file(path: str) -> list[WebhookRoute | EmailRoute | GithubRoute]
 def describe(exc: "ValidationError") -> str:
     """What is wrong, by field, WITHOUT the input values: pydantic's own message repeats the
     input (a route's webhook URL and password with it), which must not reach a log."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-                     for e in exc.errors(include_input=False, include_url=False))
+    from shared.bootstrap import validation_problems  # the services' one way of saying it
+
+    return "; ".join(validation_problems(exc))

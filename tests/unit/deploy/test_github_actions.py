@@ -232,3 +232,14 @@ def test_the_defaults_are_those_the_readme_states():
         assert row, f"the README's table has no row for {name}"
         assert default in row.group(1).replace("`", ""), (name, default, row.group(1))
     assert resolve(workflow["env"]["REPODIGEST_PUBLISH"], {}) == "artifact"
+
+
+def test_the_workflows_variables_are_no_setting_of_the_services():
+    """The workflow's env reaches `repodigest` (pydantic-settings reads every REPODIGEST_*): a
+    variable of the workflow that a settings class also read would change the run unseen."""
+    from tests.unit.deploy.test_deploy_files import settings_fields
+
+    names = set(load()["env"]) | {n for job in load()["jobs"].values() for s in job["steps"]
+                                  for n in s.get("env", {})}
+    assert not names & settings_fields(), sorted(names & settings_fields())
+    assert "REPODIGEST_REPOSITORY" in names  # the check reads the right names

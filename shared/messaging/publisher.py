@@ -103,12 +103,18 @@ class Bus:
             out.append((event.to_bytes(), subject, stream_of(subject), headers, span))
         return await self._send(out)
 
+    async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> Any:
+        """Publish bytes as they are (a dead letter, a copy of a stored message) with `headers`
+        (Nats-Msg-Id among them), on the same path, and wait for JetStream's ack."""
+        headers = dict(headers)
+        span = trace_headers(headers, subject, headers.get("Nats-Msg-Id"), None,
+                             telemetry.tracing_enabled())
+        return (await self._send([(data, subject, stream_of(subject), headers, span)]))[0]
+
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
         """Park a message in RD_DEAD with the reason in headers and the original bytes intact."""
         subject, headers = dead_letter_message(self.service, letter)
-        span = trace_headers(headers, subject, headers.get("Nats-Msg-Id"), None,
-                             telemetry.tracing_enabled())
-        await self._send([(raw, subject, stream_of(subject), headers, span)])
+        await self.publish_raw(raw, subject, headers)
         dead_lettered.add(1, {"service": self.service})
         log.warning("dead-lettered message from %s: %s", letter.subject, letter.reason,
                     extra={"service": self.service, "subject": letter.subject})

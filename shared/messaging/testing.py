@@ -127,9 +127,12 @@ class MemoryBus:
         return [self.broker.append(subject, event.to_bytes(), event_headers(event))
                 for event, subject, _ in batch]
 
+    async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> PubAck:
+        return self.broker.append(subject, data, headers)
+
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
         subject, headers = dead_letter_message(self.service, letter)
-        self.broker.append(subject, raw, headers)
+        await self.publish_raw(raw, subject, headers)
 
 
 class MemoryBroker:

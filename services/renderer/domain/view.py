@@ -435,7 +435,7 @@ class _Writer:
             merged=num(c.merged_prs), new_prs=num(c.new_prs), new_issues=num(c.new_issues),
             closed_issues=num(c.closed_issues))]
         tops = self.top_modules()
-        if self.s.storylines:
+        if self.main_storylines():
             parts.append(self.storyline_lead())
         elif tops:
             parts.append(m.t("lead.focus", modules=m.join([self.module(t.module) for t in tops])))
@@ -526,7 +526,8 @@ class _Writer:
         nothing stands out."""
         if len(r.items) < 2:
             return ""
-        in_story: dict[int, str] = {it.number: st.name for st in self.s.storylines for it in st.items}
+        in_story: dict[int, str] = {it.number: st.name for st in self.s.storylines[:MAX_HIGHLIGHTS]
+                                    if st.evidence != "module" for it in st.items}
         stories = Counter(in_story[n] for n in r.items if n in in_story)
         names = [name for name, c in stories.most_common(RISK_AREAS) if c >= 2 and c * 5 >= len(r.items)]
         if names:
@@ -560,10 +561,10 @@ class _Writer:
         else:
             paras[0] += m.t("lead.end")
         tops = self.top_modules()
-        if s.storylines:
+        if self.main_storylines():
             lines = [m.tn("summary.storyline" + _all_merged(st), len(st.items), name=st.name,
                           total=num(len(st.items)), merged=num(st.merged))
-                     for st in s.storylines[:3]]
+                     for st in self.main_storylines()]
             paras.append(m.tn("summary.mainlines", len(lines), count=num(len(lines)),
                               lines=m.join(lines)))
         elif tops:
@@ -962,8 +963,22 @@ class _Writer:
         at = min(len(themes), MAX_THEMES - 1)
         return tuple(themes[:at] + [other] + themes[at:])
 
+    def main_storylines(self) -> list[Storyline]:
+        """The main lines of work for the lead and the executive summary: named lines only — a
+        module's leftovers ("Other work in KV transfer") are no line a reader can name (2026-W04:
+        two of the three "main lines" were such buckets)."""
+        return [st for st in self.s.storylines if st.evidence != "module"][:3]
+
+    def told_storyline(self, key: str | None) -> Storyline | None:
+        """The storyline of `key` when the report tells it by name (a highlight), else None: a
+        reason or a trend cell never points at a line the reader cannot find (2026-W04)."""
+        for st in self.s.storylines[:MAX_HIGHLIGHTS]:
+            if st.key == key and st.evidence != "module":
+                return st
+        return None
+
     def storyline_lead(self) -> str:
-        tops = self.s.storylines[:3]
+        tops = self.main_storylines()
         names = [m_name for m_name in (st.name for st in tops) if m_name]
         if not names:
             return ""
@@ -971,8 +986,8 @@ class _Writer:
                          names=self.m.join(names))
 
     def reasons_text(self, k: KeyPR) -> str:
-        m, stories = self.m, self.storyline_by_key()
-        st = stories.get(k.storyline) if k.storyline else None
+        m = self.m
+        st = self.told_storyline(k.storyline) if k.storyline else None
         words = []
         for r in k.reasons:
             if r == "storyline_lead":
@@ -986,7 +1001,7 @@ class _Writer:
 
     def key_pr_explained(self, k: KeyPR) -> KeyPRRow:
         row = self.key_pr(k)
-        st = self.storyline_by_key().get(k.storyline or "")
+        st = self.told_storyline(k.storyline)
         what = self.fitted_what(k.item, CLIP_WHAT)
         if not what and not (k.item.digest is not None and k.item.digest.template_only):
             # no digest (an older summary): the description's opening says what it does
@@ -1143,7 +1158,7 @@ class _Writer:
         """The storyline most of whose changes are in `module` (two at least), to say in a few
         words what moved it, as seed 000's trend column does; "" when none."""
         best, most = "", 1
-        for st in self.s.storylines:
+        for st in self.s.storylines[:MAX_HIGHLIGHTS]:  # (only a line the report tells by name)
             if st.evidence == "module":
                 continue  # a module's own line says nothing the row does not ("up: Speculative decoding")
             inside = sum(1 for i in st.items

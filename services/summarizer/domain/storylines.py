@@ -285,6 +285,7 @@ FILE_STORY_SHARE = 0.06  # ... and to name a storyline of its own, by no more th
 FILE_STORY_ITEMS = 4
 MIN_MODULE_ITEMS = 4  # changes of one module no other storyline took, to be a line of their own
 MODULE_WEIGHT = 0.5  # ... ranked as half a named storyline of the same size
+FILES_WEIGHT = 0.75
 MODULE_WINDOW_MIN = 30  # ... in a window of at least this many changes
 MAX_MODULE_STORIES = 3
 MODULE_KEY_PREFIX = "module:"  # the renderer names these after the module, in its language
@@ -322,11 +323,16 @@ def _order(item: StoryItem) -> tuple:
     return (item.merged_at is None, item.merged_at or datetime.max, item.number)
 
 
+_SERIES_PLACE = re.compile(r"(?i)\(\s*(?:batch|part|step|phase|round|no\.?)?\s*#?\s*\d*\s*(?:/\s*(?:\d+|n))?\s*\)")
+
+
 def _short_name(title: str, words: int = 6) -> str:
     """A title's first words as a name, without [Tags] and (#N), its first letter capital ("Add
     trion ops log" from '[Misc][Ops]Revert "add trion ops log (#10069)"')."""
     quoted, _ = quoted_revert(title)
     text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", quoted or title))
+    # a place in a series says which part, not what ("… to ruff format(Batch #3)", 2026-W04)
+    text = _SERIES_PLACE.sub(" ", text)
     parts = text.split()
     cut = len(parts) > words
     if cut:
@@ -964,13 +970,14 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             lines_removed=sum(m.deletions for m in members),
             status="continuing" if g.previous else "new", previous_items=g.previous,
             summary=summary, terms=g.terms)
-        # a module's leftovers weigh half a named line of work of the same size
-        size = len(members) * (MODULE_WEIGHT if g.evidence == "module" else 1.0)
+        # a module's leftovers weigh half a named line of work of the same size, a line found by
+        # its shared files three quarters (2026-W04: "fusion", seven passes, was never told)
+        size = len(members) * {"module": MODULE_WEIGHT, "files": FILES_WEIGHT}.get(g.evidence, 1.0)
         # a line of documentation, CI or tests alone ("R1", "235b": tutorials; "a3 560t": nightly
         # jobs for a cluster) is told after the lines of work on the code (2026-07-17: a CI
         # line was the day's only main line beside a new scheduler)
         aside = all(roles[m.number] in ("docs", "ci", "test") for m in members)
-        result.append(((g.evidence == "files", aside, -size, -g.score, g.key), story))
+        result.append(((aside, -size, g.evidence == "files", -g.score, g.key), story))
     result.sort(key=lambda r: r[0])
     # a module's leftovers never push a named line of work out of the list: `limit` named ones,
     # and at most MAX_MODULE_STORIES modules beside them

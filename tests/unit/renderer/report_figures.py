@@ -134,7 +134,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"(?P<module>[^（）：；，、。]+?)（(?P<a>@) 项，合并 (?P<b>@) 个", {"a": "module.{module}.total", "b": "module.{module}.merged"}),
         (r"(?P<story>[^（）：；，、。]+?)（(?P<a>@) 个 PR，(?:已)?合并 (?P<b>@) 个）", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
         (r"(?P<story>[^（）：；，、。]+?)（(?:已)?合并 (?P<a>@) 个 PR）", {"a": "story.{story}.all_merged"}),
-        (r"这条主线的 (?P<a>@) 个 PR 均已合并（\+(?P<c>@) / -(?P<d>@) 行）",
+        (r"这条主线合并了 (?P<a>@) 个 PR（\+(?P<c>@) / -(?P<d>@) 行）",
          {"a": "story.{story}.all_merged", "c": "story.{story}.added", "d": "story.{story}.removed"}),
         (r"(?P<story>[^（）：；，、。]+?)（?(?P<a>@) 项（已合并 (?P<b>@) 个）", {"a": "story.{story}.prs", "b": "story.{story}.merged"}),
         (r"这条主线共 (?P<a>@) 个 PR，已合并 (?P<b>@) 个（\+(?P<c>@) / -(?P<d>@) 行）",
@@ -532,7 +532,8 @@ def expected_from_summary(s: SummaryData) -> dict[str, object]:
     out["lines.net"] = abs(added - removed)
     out["lines.direction"] = "reduction" if removed > added else "growth"
     out["risks.high"] = sum(1 for r in s.risks if r.severity == "high")
-    out["main_lines"] = (min(3, len(s.storylines)) if s.storylines
+    named = [st for st in s.storylines if st.evidence != "module"]  # a module's leftovers are no main line
+    out["main_lines"] = (min(3, len(named)) if named
                          else min(3, len([m for m in s.modules if not m.fallback and m.total])))
     for st in s.storylines:
         out.update({f"story.{st.key}.prs": len(st.items), f"story.{st.key}.merged": st.merged,

@@ -137,3 +137,23 @@ def test_a_title_that_calls_the_change_temporary_is_a_follow_up_to_lift_it():
              pr(11438, "[BugFix] Fix the temporary buffer size of the sampler", at(2))]
     (f,) = [f for f in summarize(items).follow_ups if f.kind == "temporary"]
     assert (f.item.number, f.items) == (11437, (11437,))
+
+
+def test_a_series_is_named_without_its_place_in_the_series():
+    from services.summarizer.domain.storylines import _short_name
+    assert _short_name("[Style] Convert `vllm-ascend/` to ruff format(Batch #3)") == "Convert `vllm-ascend/` to ruff format"
+    assert _short_name("Refactor the cache (part 2/5)") == "Refactor the cache"
+    assert _short_name("Add MoE (DeepSeek) support") == "Add MoE (DeepSeek) support"
+
+
+def test_a_line_of_shared_files_ranks_by_its_size_not_after_every_named_one():
+    """Real 2026-W04: "fusion" (five graph-fusion passes sharing their files) ranked after every
+    three-item named line and was never told; a files line weighs three quarters of a named one."""
+    from tests.unit.summarizer.test_storylines import real_items, week_lines
+
+    _current, lines = week_lines(real_items(), 2026, 4)
+    names = [(s.name, s.evidence, len(s.items)) for s in lines]
+    fusion = next(i for i, (name, evidence, _n) in enumerate(names) if name == "fusion" and evidence == "files")
+    assert names[fusion][2] == 5
+    smaller = [i for i, (_name, evidence, n) in enumerate(names) if evidence == "term" and n <= 3]
+    assert smaller and fusion < min(smaller), names

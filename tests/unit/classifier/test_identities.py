@@ -149,3 +149,29 @@ def test_the_profile_decides_outside_the_file_and_the_file_changes_the_version()
     assert [t.name for t in again.data.tags.affiliations] == ["amd"]
     assert again.data.ruleset.version not in (with_file.data.ruleset.version, plain.data.ruleset.version)
     assert classify_fact(fact, _registry(book())).data.ruleset == with_file.data.ruleset
+
+
+async def test_a_reload_reads_the_file_again_and_keeps_the_rules_when_it_is_broken(tmp_path, monkeypatch):
+    import functools
+
+    from services.classifier.adapters.profiles import load_registry
+    from services.classifier.config import ClassifierSettings
+    from services.classifier.handlers import reload_rules
+
+    path = tmp_path / "identities.yaml"
+    path.write_text(FILE, encoding="utf-8")
+    monkeypatch.setenv("REPODIGEST_IDENTITIES", str(path))
+    settings = ClassifierSettings()
+    assert settings.identities == path
+    # what the service's loader is (app.build_service)
+    loader = functools.partial(load_registry, settings.profiles_dir, settings.codeowners_files(),
+                               settings.profile_overrides, identities=settings.identities)
+    first = loader()
+    assert first.identities.resolve("XuChi").key == "xuchi-0808"
+    path.write_text(FILE.replace("names: [XuChi]", "names: [XuChi, Chi Xu]"), encoding="utf-8")
+    second, reply = await reload_rules(loader, first)
+    assert reply.ok and set(reply.changed) == set(first.versions())  # every rule set re-versioned
+    assert second.identities.resolve("Chi Xu").key == "xuchi-0808"
+    path.write_text("people:\n  - {names: [nobody]}\n", encoding="utf-8")
+    kept, reply = await reload_rules(loader, second)
+    assert kept is second and not reply.ok and str(path) in reply.error and "needs `login`" in reply.error

@@ -49,3 +49,15 @@ def test_a_report_with_an_identities_file_counts_a_person_once(tmp_path):
     assert amd["contributors"] == ["xuchi-0808"]
     assert sorted(i["number"] for g in amd["pr_groups"] for i in g["items"]) == [3]
     assert not any(s["name"] == "AMD/ROCm" for s in plain["ecosystems"])
+
+
+def test_identities_reads_the_log_a_report_kept(tmp_path):
+    history = write_history(tmp_path)
+    data = tmp_path / "data"
+    report(tmp_path, history, "out", "--data-dir", str(data))
+    done = run_cli("identities", REPO, "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    assert "  XuChi -> xuchi-0808:" in done.stdout and "9 people keys" in done.stdout
+    # the log is the report's own: the next report over the same directory still works
+    again = report(tmp_path, history, "again", "--data-dir", str(data))
+    assert again["counts"]["merged_prs"] == 9

@@ -535,6 +535,10 @@ def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: Repor
             names = row.tags.module_names()
             if names:
                 primary.setdefault(number, names[0])
+    # a change of tests, CI or docs alone stands for no module's work (2026-W23: a test-folder move
+    # was the sampling, distributed and xlite rows' representative)
+    aside = {number for rows_ in (t.merged_prs, t.new_prs) for number, row in rows_.items()
+             if row.fact.item.files and all(file_kind(f.path) is not None for f in row.fact.item.files)}
     order = sorted(set(now_sets) | set(prev_sets),
                    key=lambda m: (-len(now_sets[m]["all"]) if m in now_sets else 0,
                                   -(len(prev_sets[m]["all"]) if m in prev_sets else 0), m))
@@ -546,7 +550,7 @@ def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: Repor
         prs = cur["merged"] | cur["opened"]
         # representative: its own PRs first (this module is their main one), merged before open,
         # then by score; a PR already shown for a bigger module gives way (one PR, one row)
-        ranked = sorted(prs, key=lambda n: (n in used, primary.get(n) != module,
+        ranked = sorted(prs, key=lambda n: (n in used, n in aside, primary.get(n) != module,
                                             n not in cur["merged"], -scores.get(n, 0.0), n))
         rep = [n for n in ranked if n not in used][: policy.representative_prs] or ranked[:1]
         used.update(rep)

@@ -157,3 +157,16 @@ def test_a_line_of_shared_files_ranks_by_its_size_not_after_every_named_one():
     assert names[fusion][2] == 5
     smaller = [i for i, (_name, evidence, n) in enumerate(names) if evidence == "term" and n <= 3]
     assert smaller and fusion < min(smaller), names
+
+
+def test_a_change_of_tests_alone_represents_no_module():
+    """2026-W23: a test-folder move (239 files) was the representative PR of sampling, distributed
+    and xlite; a module's row shows the work on its code first."""
+    items = [
+        pr(9807, "[CI] Move the e2e tests to pull_request/full and light", at(0), additions=3000, deletions=3000,
+           modules=("sampling",), files=("tests/e2e/sampling/test_a.py", "tests/e2e/sampling/test_b.py")),
+        pr(9735, "[Feature] Reduce sampling for DFlash and MTP", at(1), additions=40, deletions=5,
+           modules=("sampling",), files=("vllm_ascend/sample/sampler.py",)),
+    ]
+    (row,) = [m for m in summarize(items).modules if m.module == "sampling"]
+    assert row.representative[:2] == (9735, 9807)

@@ -233,6 +233,59 @@ def _kill_workers(runtime: Runtime, before: set[int]) -> None:
     stop_processes([p for p in multiprocessing.active_children() if p.pid not in before], STOP_GRACE)
 
 
+RULES_MARK = "classified-with.json"  # in --data-dir: repository -> the rule set of its last report
+
+
+def _read_rules_mark(job: ReportJob) -> dict[str, str]:
+    assert job.data_dir is not None
+    try:
+        data = json.loads((job.data_dir / RULES_MARK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_rules_mark(job: ReportJob, rules: str) -> None:
+    assert job.data_dir is not None
+    marks = {**_read_rules_mark(job), job.repo: rules}
+    with contextlib.suppress(OSError):  # only a later run's re-classification depends on it
+        (job.data_dir / RULES_MARK).write_text(json.dumps(marks, indent=1, sort_keys=True), encoding="utf-8")
+
+
+async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str | None:
+    """A kept `--data-dir` whose log was classified under other rules (a changed profile or
+    identities file, README "Identities"): re-classify the repository's history first and wait
+    until the summarizer has folded it, so the report is the one a fresh directory would give.
+    Returns the rules in use ("profile@version") to record after the report, None when this run
+    classifies nothing itself."""
+    from services.classifier.reclassify import reclassify
+    from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED
+
+    if not job.run_services or job.data_dir is None:
+        return None
+    classifier = next((s for s in runtime.services if getattr(s, "name", None) == "classifier"), None)
+    registry = getattr(classifier, "registry", None)
+    if registry is None:
+        return None
+    ref = registry.for_repo(job.repo).ref
+    rules = f"{ref.profile}@{ref.version}"
+    before = _read_rules_mark(job).get(job.repo)
+    if before is None or before == rules:
+        return rules
+    result = await reclassify(runtime, job.repo, registry=registry)
+    log.warning("the rules changed since the last report over %s (%s -> %s): re-classified %d facts "
+                "of %s", job.data_dir, before, rules, result.facts, job.repo)
+    deadline = asyncio.get_running_loop().time() + job.timeout
+    while True:  # the summarizer folds them before this run's facts and request
+        info = await runtime.js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
+        if int(info.num_pending or 0) + int(info.num_ack_pending or 0) == 0:
+            return rules
+        if asyncio.get_running_loop().time() > deadline:
+            raise PipelineError(f"the summarizer did not fold the re-classified history of {job.repo} "
+                                f"within {job.timeout:.0f} s; run the report again")
+        await asyncio.sleep(0.1)
+
+
 async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     from services.ingest.handlers import ingest_source
     from services.renderer.adapters.stores import fetch_uri
@@ -254,6 +307,7 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_answer = None
     dead_from = 1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
     try:
+        rules = await _reclassify_if_rules_changed(runtime, job)
         stages = StageProgress(runtime, job)
         await stages.watch()  # the classifier enriches while ingest still publishes
         try:
@@ -295,6 +349,8 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         lost = await dead_facts(js, job.repo, dead_from)
         if lost:
             raise PipelineError(lost_facts_message(job.repo, lost, target))
+        if rules is not None:
+            _write_rules_mark(job, rules)
         return outcome
     finally:
         with contextlib.suppress(Exception):

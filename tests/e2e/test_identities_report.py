@@ -61,3 +61,22 @@ def test_identities_reads_the_log_a_report_kept(tmp_path):
     # the log is the report's own: the next report over the same directory still works
     again = report(tmp_path, history, "again", "--data-dir", str(data))
     assert again["counts"]["merged_prs"] == 9
+
+
+def test_a_changed_identities_file_reclassifies_the_log_a_report_kept(tmp_path):
+    history = write_history(tmp_path)
+    data = tmp_path / "data"
+    ids = tmp_path / "identities.yaml"
+    ids.write_text(IDENTITIES, encoding="utf-8")
+    first = report(tmp_path, history, "first", "--data-dir", str(data))
+    assert {"XuChi", "Xu Chi", "xuchi-0808"} <= {c["login"] for c in first["contributors"]}
+    # the same directory, now with the file: its facts are in the log already (not ingested
+    # again), so the run re-classifies them before asking
+    second = report(tmp_path, history, "second", "--data-dir", str(data), "--identities", str(ids))
+    rows = {c["login"]: c for c in second["contributors"]}
+    assert not {"XuChi", "Xu Chi"} & set(rows) and rows["xuchi-0808"]["prs_merged"] == 3
+    assert second["revision"] == first["revision"] + 1
+    assert second["counts"]["merged_prs"] == first["counts"]["merged_prs"] == 9
+    # unchanged rules: nothing is re-classified, the revision already reported is the answer
+    third = report(tmp_path, history, "third", "--data-dir", str(data), "--identities", str(ids))
+    assert third["revision"] == second["revision"] and third["contributors"] == second["contributors"]

@@ -23,9 +23,14 @@ class IdentitiesProblem(Exception):
 
 def facts_of_source(source: str, repo: str | None) -> list[FactData]:
     from services.ingest.adapters.files import data_of, load_source
-    from services.ingest.domain.sources import SourceError
+    from services.ingest.domain.sources import SourceError, parse_source_spec
 
     try:
+        if parse_source_spec(source).kind in ("github", "github-graphql"):
+            raise IdentitiesProblem(
+                f"--source {source} is the live GitHub API: identities reads files and event logs; "
+                "run `repodigest report OWNER/NAME ... --data-dir DIR` first, then "
+                "`repodigest identities OWNER/NAME --data-dir DIR` (or --nats-url of a deployment)")
         loaded = load_source(source, repo)
     except SourceError as exc:
         raise IdentitiesProblem(f"--source: {exc}") from None

@@ -98,6 +98,7 @@ def test_bad_input_is_named_and_exits_non_zero(tmp_path):
             ((), 2, "no facts to read"),
             (("--source", "replay:/nonexistent/history.jsonl"), 2, "does not exist"),
             (("--source", "nonsense:x"), 2, "--source"),
+            (("--source", "github"), 2, "--data-dir DIR"),
             (("--source", f"replay:{history}", "--identities", str(broken)), 2,
              "name 'x' is already a's"),
             (("not-a-repo", "--source", f"replay:{history}"), 2, "OWNER/NAME"),

@@ -97,11 +97,11 @@ async def facts_of_log(nats_url: str | None, data_dir: Path | None, repo: str | 
     from shared.service import NatsUnreachable
 
     try:
-        if nats_url is not None:
-            return await _facts_of_log(nats_url, repo)
-        assert data_dir is not None
-        async with EmbeddedNats(store_dir=data_dir / "jetstream") as server:
-            return await _facts_of_log(server.url, repo)
+        if data_dir is not None:  # named on the command line: before REPODIGEST_NATS_URL
+            async with EmbeddedNats(store_dir=data_dir / "jetstream") as server:
+                return await _facts_of_log(server.url, repo)
+        assert nats_url is not None
+        return await _facts_of_log(nats_url, repo)
     except NatsUnreachable as exc:
         raise IdentitiesProblem(str(exc), 1) from None
 

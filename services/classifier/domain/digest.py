@@ -651,7 +651,9 @@ _CONTEXT = re.compile("".join((
     _PR,
     r"|fix[- ]?ups?\s+(?:of|for|to|on)\s+", _PR,
     r"|hot-?fix\s+(?:of|for|to|on)\s+", _PR,
-    r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+", _PR, ")",
+    r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+", _PR,
+    # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
+    r"|(?:caused|broken|regressed)\s+by\s+", _PR, ")",
     r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?", _PR, r":?\s*)",
     r"|(?P<reverts>revert(?:s|ed|ing)?\s+(?:of\s+)?", _PR, ")",
     r"|(?P<backport>back-?port(?:s|ed|ing)?\s*(?:of\s+|from\s+)?", _PR,
@@ -660,7 +662,7 @@ _CONTEXT = re.compile("".join((
     r"|(?P<fixes>(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)",
     r")\(?$")), re.I)
 _CONTEXT_WORDS = ("fix", "follow", "revert", "port", "pick", "close", "resolve", "regression", "bug", "issue",
-                  "breakage", "repair", "address")
+                  "breakage", "repair", "address", "caused", "broken", "regressed")
 _LIST_SEP = re.compile(r"\s*(?:,|&|and|,\s*and|/)\s*$", re.I)
 _PORT_TO = re.compile(r"\s+(?:to|into|onto)\b", re.I)
 _REVERT_TITLE = re.compile(

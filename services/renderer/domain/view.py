@@ -1035,11 +1035,18 @@ class _Writer:
                 parts.append(piece)
         return tuple(parts)
 
+    def told_incidents(self) -> list[Incident]:
+        """The incidents, without a revert that a line of instability already tells (2026-W23:
+        "#9744 added, fixed in #9869, reverted in #9898 and #9899" beside both reverts again)."""
+        chains = [set(i.items) for i in self.s.incidents if i.kind == "instability"]
+        return [i for i in self.s.incidents
+                if not (i.kind == "revert" and any(set(i.items[:2]) <= c for c in chains))]
+
     def short_incidents(self) -> tuple[Bullet, ...]:
         """The incidents for the top of the report, short: removals users see in one line (a
         week that retires features has many; each is told in section 4)."""
         removals = [inc.items[0] for inc in self.s.incidents if inc.kind == "removal" and inc.items]
-        out = [self.incident(i, reason=False) for i in self.s.incidents if i.kind != "removal"]
+        out = [self.incident(i, reason=False) for i in self.told_incidents() if i.kind != "removal"]
         if len(removals) == 1:
             out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
         elif removals:
@@ -1680,12 +1687,13 @@ TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 
 
-def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData) -> list[RiskObservation]:
+def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData,
+               incidents: int | None = None) -> list[RiskObservation]:
     """The tag-based risks for the top of the report, beside the evidence-based incidents (told
     first): together at most the seeds' five bullets, at least the two gravest tag risks (a long
     list of medium path and tag risks buries the reverts and instability; section 4 has them all).
     The core-path and test-coverage risks count as one (they are told as one bullet)."""
-    room = max(2, TOP_RISK_BULLETS - len(s.incidents))
+    room = max(2, TOP_RISK_BULLETS - (len(s.incidents) if incidents is None else incidents))
     together = _core_tests_told_together(s)
     out: list[RiskObservation] = []
     bullets = 0
@@ -1742,7 +1750,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         changed=w.changed(),
         lead=w.lead(),
         highlights=w.highlights(),
-        risk_bullets=_risk_bullets(w, _top_risks(risks_sorted, s)),
+        risk_bullets=_risk_bullets(w, _top_risks(risks_sorted, s, len(w.short_incidents()))),
         summary=w.summary(),
         themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),
@@ -1757,7 +1765,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         follow_ups=w.follow_ups_grouped(),
         appendix=w.appendix(),
         notes=w.notes(),
-        incidents=tuple(w.incident(i) for i in s.incidents),
+        incidents=tuple(w.incident(i) for i in w.told_incidents()),
         incident_bullets=w.short_incidents(),
         coverage=w.coverage(),
         na_note=w.na_note(),

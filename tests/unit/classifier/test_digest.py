@@ -479,3 +479,14 @@ def test_a_counted_intro_without_a_colon_gives_way_to_its_list():
     assert is_span(d.what, row["body"])
     plain = "This PR does two things to the cache.\n\n1. first\n2. second\n"
     assert digest_of("x", "### What this PR does / why we need it?\n" + plain).what.startswith("This PR does two")
+
+
+def test_a_change_fixing_what_another_caused_is_its_fix_up():
+    """Real #9869: "Fixes <a CI run>, caused by <the link of #9744>" — a fix-up of #9744, which
+    makes #9744 → #9869 → both reverted one line of instability (2026-W23)."""
+    _row, d = real(9869)
+    assert [(r.kind, r.number) for r in d.refs] == [("fix_up", 9744)]
+    assert [(r.kind, r.number) for r in digest_of("x", "The hang was broken by #12 and regressed by #13.").refs] == [
+        ("fix_up", 12), ("fix_up", 13)]
+    # "caused" that is not "caused by" a change says nothing of one
+    assert digest_of("x", "It caused trouble, see #7 for context.").refs == ()

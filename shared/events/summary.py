@@ -151,6 +151,9 @@ class ItemRef(Frozen):
     body_excerpt: str = ""
     # what the description says (the classifier's digest of the latest snapshot)
     digest: Digest | None = None
+    # a report across repositories: the item's repository (its number is then the combined
+    # report's number for it, see services/summarizer/domain/combined.py); None in one repository's
+    repo: RepoName | None = None
 
 
 class Counts(Frozen):
@@ -379,6 +382,25 @@ class ProseNote(Frozen):
     unavailable_code: str | None = None
 
 
+class CrossRef(Frozen):
+    """An item of the window whose description refers into another repository (its digest's
+    reference with `repo` set): what joins repositories' storylines in a report across them."""
+
+    number: int
+    repo: RepoName
+    ref_number: int
+    kind: str = "related"
+
+
+class RepoPart(Frozen):
+    """One repository of a report across repositories: its own report's revision and counts."""
+
+    repo: RepoName
+    revision: int = Field(ge=1)
+    counts: Counts
+    previous_counts: Counts | None = None
+
+
 class SummaryData(Frozen):
     """The whole report model for one repository and window (one revision)."""
 
@@ -424,6 +446,11 @@ class SummaryData(Frozen):
     request_id: str | None = None
     # the renderer's prose note in a JSON artifact (never set by the summarizer)
     prose: ProseNote | None = None
+    # a report across repositories (`repo` is then its key, e.g. vllm-project/..all): each
+    # repository's revision and counts, in the order of the combined numbering; () for one repository
+    repos: tuple[RepoPart, ...] = ()
+    # the window's items that refer into another repository (for reports across repositories)
+    cross_refs: tuple[CrossRef, ...] = ()
 
 
 class WindowSummarized(CloudEvent):

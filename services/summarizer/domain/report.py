@@ -7,6 +7,7 @@ ties are broken by item number (or login), never by input order.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -25,6 +26,7 @@ from shared.events import (
     REASON_WORDS, SummaryData, Tags, Theme, WindowRef,
 )
 from shared.events.summary import AppendixMode, Format, Language
+from shared.events.summary import CrossRef  # reports across repositories
 from shared.windows import Window
 
 from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
@@ -1437,11 +1439,27 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
                                         if {"comments", "reviews"} & can and "opened_prs" in can else None),
         appendix=_appendix(t, inp, story),
         referenced=_referenced(incidents, t, prev, inp),
+        cross_refs=_cross_refs(t, inp),
         changed_figures=tuple(changed_figures),
         fact_ids_sample=tuple(sample),
         facts_counted=len(t.facts),
         request_id=meta.request_id,
     )
+
+
+def _cross_refs(t: _Tally, inp: WindowInput) -> tuple[CrossRef, ...]:
+    """The window's items whose description (latest digest) refers into another repository."""
+    rows = {**t.new_issues, **t.closed_issues, **t.new_prs, **t.closed_prs, **t.merged_prs}
+    out = []
+    for n in sorted(rows):
+        known = inp.items.get(n)
+        digest = (known.tags if known is not None else rows[n].tags).digest
+        for ref in digest.refs if digest is not None else ():
+            if ref.repo and ref.number is not None and ref.repo.lower() != inp.repo.lower():
+                with contextlib.suppress(ValueError):  # a reference that is no repository name
+                    out.append(CrossRef(number=n, repo=ref.repo, ref_number=int(ref.number),
+                                        kind=ref.kind))
+    return tuple(dict.fromkeys(out))
 
 
 def _referenced(incidents: Sequence[Incident], t: _Tally, prev: _Tally,

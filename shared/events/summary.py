@@ -382,6 +382,26 @@ class ProseNote(Frozen):
     unavailable_code: str | None = None
 
 
+# the numbers of a report across repositories: the repository's place in `SummaryData.repos`
+# (from 1) times NUMBER_STRIDE plus the item's own number (no repository is near 10^7 items)
+NUMBER_STRIDE = 10_000_000
+
+
+def split_number(number: int) -> tuple[int | None, int]:
+    """(the repository's place in `repos`, or None for one repository's number; the own number)."""
+    if number < NUMBER_STRIDE:
+        return None, number
+    return number // NUMBER_STRIDE - 1, number % NUMBER_STRIDE
+
+
+def number_label(number: int, repos: tuple[str, ...] | list[str]) -> str:
+    """`#N` for a repository's own number, `name#N` for a number of a report across repositories."""
+    place, own = split_number(number)
+    if place is None or place >= len(repos):
+        return f"#{number}"
+    return f"{repos[place].split('/', 1)[1]}#{own}"
+
+
 class CrossRef(Frozen):
     """An item of the window whose description refers into another repository (its digest's
     reference with `repo` set): what joins repositories' storylines in a report across them."""

@@ -20,6 +20,7 @@ from shared.events import (
     SummaryData, Theme,
 )
 from shared.events import ALL_PROVIDED, Incident, Storyline
+from shared.events.summary import number_label, split_number  # reports across repositories
 
 from .bounds import bounded
 from .i18n import Messages
@@ -59,10 +60,12 @@ class Link:
     title: str
     kind: str  # "pr" | "issue"
     author: str = ""
+    # a report across repositories: "name#N" (the item's repository and own number)
+    shown: str = ""
 
     @property
     def label(self) -> str:
-        return f"#{self.number}"
+        return self.shown or f"#{self.number}"
 
 
 @dataclass(frozen=True)
@@ -252,10 +255,58 @@ class ReportView:
     themes_more: str = ""  # the themes beyond MAX_THEMES, named in one line
     # the daily window's activity chart is by hour (drawn with the activity section)
     hourly_chart: bool = False
+    # a report across repositories: the five counts of each repository, then the total
+    repo_counts: tuple["RepoCounts", ...] = ()
+
+
+@dataclass(frozen=True)
+class RepoCounts:
+    """One row of a report across repositories: a repository (or the total) and its five counts."""
+
+    repo: str
+    url: str
+    values: tuple[str, ...]
+    total: bool = False
 
 
 def link(item: ItemRef) -> Link:
-    return Link(item.number, item.url, item.title, item.kind, item.author)
+    shown = f"{item.repo.split('/', 1)[1]}#{split_number(item.number)[1]}" if item.repo else ""
+    return Link(item.number, item.url, item.title, item.kind, item.author, shown)
+
+
+def combined_repo_url(s: SummaryData) -> str:
+    """The report's page on the forge: the repository's, or the owner's for one across repositories."""
+    if s.repos:
+        return f"https://github.com/{s.repo.split('/', 1)[0]}"
+    return f"https://github.com/{s.repo}"
+
+
+def shown_repo(s: SummaryData) -> str:
+    """The repository as the report names it: "owner: a, b" for a report across repositories."""
+    if not s.repos:
+        return s.repo
+    return f"{s.repo.split('/', 1)[0]}: " + ", ".join(p.repo.split("/", 1)[1] for p in s.repos)
+
+
+def repo_counts(w: "_Writer") -> tuple[RepoCounts, ...]:
+    """Each repository's five counts (as its own report has them), then the report's total."""
+    s, m = w.s, w.m
+
+    def values(c, prev) -> tuple[str, ...]:
+        out = []
+        for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
+            value = w.na(getattr(c, name))
+            if prev is not None and getattr(c, name) is not None and getattr(prev, name) is not None:
+                value += m.t("counts.delta", delta=signed(getattr(c, name) - getattr(prev, name)))
+            out.append(value)
+        return tuple(out)
+
+    if not s.repos:
+        return ()
+    rows = [RepoCounts(p.repo.split("/", 1)[1], f"https://github.com/{p.repo}",
+                       values(p.counts, p.previous_counts)) for p in s.repos]
+    rows.append(RepoCounts(m.t("counts.total"), "", values(s.counts, s.previous_counts), total=True))
+    return tuple(rows)
 
 
 def _item_index(s: SummaryData) -> dict[int, ItemRef]:
@@ -292,7 +343,7 @@ class _Writer:
                        if inc.kind == "revert" and len(inc.items) >= 2 and "relanded" not in inc.roles}
         self.reverts = frozenset(i.number for st in s.storylines for i in st.items if i.role == "revert") | \
             frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
-        self.repo_url = f"https://github.com/{s.repo}"
+        self.repo_url = combined_repo_url(s)
 
     # ------------------------------------------------------------ helpers
 
@@ -301,6 +352,11 @@ class _Writer:
         if item is not None:
             return link(item)
         # a number the summary names without its item: still a working GitHub link
+        place, own = split_number(number)
+        if self.s.repos and place is not None and place < len(self.s.repos):
+            repo = self.s.repos[place].repo
+            return Link(number, f"https://github.com/{repo}/issues/{own}", "", "issue",
+                        shown=number_label(number, [p.repo for p in self.s.repos]))
         return Link(number, f"{self.repo_url}/issues/{number}", "", "issue")
 
     def module(self, name: str) -> str:
@@ -330,7 +386,7 @@ class _Writer:
     def title(self) -> str:
         w = self.s.window
         start, end = window_span(w)
-        return self.m.t(f"title.{w.kind}", repo=self.s.repo, label=w.label, start=start, end=end)
+        return self.m.t(f"title.{w.kind}", repo=shown_repo(self.s), label=w.label, start=start, end=end)
 
     def header(self) -> tuple[Figure, ...]:
         s, m = self.s, self.m
@@ -343,7 +399,7 @@ class _Writer:
         if s.window.cutoff:
             window += m.t("header.cutoff", cutoff=s.window.cutoff)
         rows = [
-            Figure(m.t("header.repository"), s.repo),
+            Figure(m.t("header.repository"), shown_repo(s)),
             Figure(m.t("header.window"), window),
             Figure(m.t("header.sources"), m.t("header.sources_value", merged=num(s.counts.merged_prs),
                                                key=num(s.counts.key_prs or len(s.key_prs)))),
@@ -431,7 +487,7 @@ class _Writer:
     def lead(self) -> str:
         s, m, c = self.s, self.m, self.s.counts
         parts = [self.lead_activity() or m.tn(
-            "lead.activity", c.merged_prs, repo=s.repo, period=self.period(),
+            "lead.activity", c.merged_prs, repo=shown_repo(s), period=self.period(),
             merged=num(c.merged_prs), new_prs=num(c.new_prs), new_issues=num(c.new_issues),
             closed_issues=num(c.closed_issues))]
         tops = self.top_modules()
@@ -556,7 +612,7 @@ class _Writer:
                 item, lines = biggest
                 paras[0] = paras[0].rstrip("。.") + m.t(
                     "summary.lines_mostly_removed" if net < 0 else "summary.lines_mostly_added",
-                    number=f"#{item.number}", title=m.t("quote.title", text=_span(item.title, 80)),
+                    number=link(item).label, title=m.t("quote.title", text=_span(item.title, 80)),
                     lines=num(lines))
         else:
             paras[0] += m.t("lead.end")
@@ -834,7 +890,7 @@ class _Writer:
             title = item.title if item is not None else ""
             out = self.m.t("quote.title", text=title) if title else ""
         if number in self.undone:  # a highlight must not sell what did not stay (2025-W52)
-            out = self.m.t("story.reverted_line", text=out, by=f"#{self.undone[number]}")
+            out = self.m.t("story.reverted_line", text=out, by=self.ref(self.undone[number]).label)
         return out
 
     def claims(self, item: ItemRef | None) -> tuple[str, ...]:
@@ -937,7 +993,7 @@ class _Writer:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
         what = self.fitted_what(item, CLIP_WHAT)
         if item.number in self.undone:  # said first: the change did not stay
-            notes = (self.m.t("story.reverted_by", by=f"#{self.undone[item.number]}"),) + tuple(notes)
+            notes = (self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),) + tuple(notes)
         return Line(link(item), self.m.t("quote.what", text=what) if what else "",
                     "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
                     notes=notes, quotes=self.claims(item))
@@ -1228,7 +1284,7 @@ class _Writer:
         s, m, c = self.s, self.m, self.s.counts
         if all(x is not None for x in (c.new_prs, c.new_issues, c.closed_issues)):
             return None
-        text = m.tn("lead.merged_only", c.merged_prs, repo=s.repo, period=self.period(),
+        text = m.tn("lead.merged_only", c.merged_prs, repo=shown_repo(s), period=self.period(),
                     merged=num(c.merged_prs))
         if c.new_prs is not None:
             text += m.tn("lead.and_new_prs", c.new_prs, new_prs=num(c.new_prs))
@@ -1458,7 +1514,7 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
         if first is None or inc.kind not in ("revert", "removal"):
             continue
         if inc.kind == "revert" and len(inc.items) >= 2:
-            text = m.t("attention.revert", reverted=f"#{inc.items[1]}")
+            text = m.t("attention.revert", reverted=w.ref(inc.items[1]).label)
             undone = w.items.get(inc.items[1]) or w.items.get(first)
             tooling = undone is not None and bool({"ci", "test", "tests", "docs"} & set(undone.categories)) \
                 or any(_TOOLING_TAG.search(x.title) for x in (undone, w.items.get(first)) if x is not None)
@@ -1733,14 +1789,14 @@ def _risk_bullets(w: "_Writer", tops: Sequence[RiskObservation]) -> tuple[Bullet
 
 def build_view(s: SummaryData, messages: Messages) -> ReportView:
     """The report for one summary in one language (every figure taken from `s`)."""
-    s = bounded(s, f"https://github.com/{s.repo}")  # links on the forge only, titles cut
+    s = bounded(s, combined_repo_url(s))  # links on the forge only, titles cut
     s = _named_storylines(s, messages)
     w = _Writer(s, messages)
     risks_sorted = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))
     view = ReportView(
         lang=messages.lang,
         title=w.title(),
-        repo=s.repo,
+        repo=shown_repo(s),
         repo_url=w.repo_url,
         kind=s.window.kind,
         labels=w.labels(),
@@ -1770,6 +1826,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         coverage=w.coverage(),
         na_note=w.na_note(),
         hidden=w.hidden_columns(),
+        repo_counts=repo_counts(w),
     )
     number = 0
     for sid, numbered in SECTION_ORDER:

@@ -33,10 +33,9 @@ from datetime import datetime
 from shared.events.summary import (
     Appendix, Contributor, Counts, DailyActivity, Discussion, EcosystemGroup, EcosystemSection,
     FollowUp, HourlyActivity, Incident, ItemRef, KeyPR, ModuleTrend, RepoPart, RiskObservation,
-    Storyline, StorylineItem, SummaryData, Theme,
+    NUMBER_STRIDE, Storyline, StorylineItem, SummaryData, Theme, number_label, split_number,
 )
 
-NUMBER_STRIDE = 10_000_000
 ALL_MARK = "..all"
 MAX_NAME = 100
 _SEVERITY = {"low": 0, "medium": 1, "high": 2}
@@ -77,19 +76,8 @@ def encode(place: int, number: int) -> int:
     return (place + 1) * NUMBER_STRIDE + number
 
 
-def decode(number: int) -> tuple[int | None, int]:
-    """(place of the repository or None for a one-repository number, the item's own number)."""
-    if number < NUMBER_STRIDE:
-        return None, number
-    return number // NUMBER_STRIDE - 1, number % NUMBER_STRIDE
-
-
-def item_label(number: int, repos: Sequence[str]) -> str:
-    """`#N` for a repository's own number, `name#N` for a combined one."""
-    place, own = decode(number)
-    if place is None or place >= len(repos):
-        return f"#{number}"
-    return f"{repos[place].split('/', 1)[1]}#{own}"
+decode = split_number
+item_label = number_label
 
 
 def item_url(number: int, repos: Sequence[str]) -> str | None:

@@ -185,7 +185,9 @@ def survey(facts: Iterable[FactData], book: IdentityBook | None = None) -> Surve
         root = find(next(iter(people)))
         groups[root] |= keys
         signals[root].add(signal.removeprefix("name "))
-    lookalikes = [LookAlike(tuple(sorted(keys, key=str.casefold)), tuple(sorted(signals[root])))
+    # (a name before its capitalised twin, then as written: the order never rests on a set's)
+    lookalikes = [LookAlike(tuple(sorted(keys, key=lambda k: (k.casefold(), k != k.lower(), k))),
+                            tuple(sorted(signals[root])))
                   for root, keys in groups.items()]
     lookalikes.sort(key=lambda g: (-sum(seen[k].facts for k in g.keys), g.keys))
     return Survey(seen, links, lookalikes)

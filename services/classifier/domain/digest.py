@@ -339,7 +339,9 @@ _POINTER = re.compile(
     r"^\W*(?:(?:it|this)\s+(?:is|was|has been)\s+(?:planned|tracked|discussed|described|proposed"
     r"|requested|mentioned|reported)\s+(?:in|at|by)\b|(?:see|refer to|ref|related to|part of"
     r"|follow[- ]?up (?:of|to)|as (?:discussed|mentioned|planned|described) in|thanks?\b|credits?\b"
-    r"|following (?:\w+ ){0,3}(?:from|in|of)\b|align(?:s|ing)? with\b)"
+    r"|following (?:\w+ ){0,3}(?:from|in|of)\b|align(?:s|ing)? with\b"
+    # where the change comes from, not what it does ("Extracted from PR #5513", real #5702)
+    r"|extracted from\b|split (?:out )?(?:of|from)\b|cherry[- ]?picked from\b|ported from\b)"
     r"|this (?:adapts|ports|syncs) the (?:behaviou?r|change|fix)s? (?:from|of)\b)", re.I)
 _NOT_WORDS = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+|`[^`]*`")
 
@@ -363,6 +365,12 @@ def _only_pointers(text: str) -> bool:
     return True
 
 
+_RESTS_ON = re.compile(
+    r"\s*(?:(?:this pr is |it is |this pr |it )?(?:based on|building on|built on|on top of|builds? (?:up)?on)\s+"
+    r"(?:(?:the |a )?(?:pr|rfc|issue|change|commit)s?\s*:?\s*)?(?:https?://\S+|[\w.-]*/?[\w.-]*#\d+)"
+    r"(?:\s*(?:and|,)\s*(?:https?://\S+|#\d+))*\s*(?:,|;|:|and\b)\s*)", re.I)
+
+
 def _lead(text: str, limit: int = MAX_TEXT) -> str:
     """One or two whole sentences of `text` (two when the first is short), clipped; a slice of
     `text`, so that what stood between the two sentences stays as it was. Leading sentences
@@ -371,6 +379,11 @@ def _lead(text: str, limit: int = MAX_TEXT) -> str:
     start = 0
     while len(ends) > 1 and _pointer(text[start:ends[0]].strip()):
         start, ends = ends[0], ends[1:]
+    # "Based on #7476, this PR keeps …", "Builds upon PR <link> and aims to …": what it rests on
+    # goes, what it does stays (real #9701, #5721) — still a slice of the text
+    head = _RESTS_ON.match(text, start, ends[0])
+    if head is not None and ends[0] - head.end() > 20:
+        start = head.end()
     first = text[start:ends[0]].strip()
     if len(first) < 100 and len(ends) > 1 and len(text[start:ends[1]].strip()) <= limit:
         return text[start:ends[1]].strip()
@@ -910,11 +923,14 @@ def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | 
         what = _what_of(s.units)
         if what:
             break
-    if not what:
+    if not what or _only_pointers(what):
+        # (a template section that only says where the change comes from — "Extracted from PR
+        # #5513", real #5702 — gives way to the section after it that says what it does)
         for s in sections:
             if s.kind in ("", "other"):
-                what = _what_of(s.units)
-                if what:
+                said = _what_of(s.units)
+                if said and not _only_pointers(said):
+                    what = said
                     break
     user_facing, uf_text = "unknown", ""
     tested: tuple[str, ...] = ()

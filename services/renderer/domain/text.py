@@ -131,6 +131,9 @@ _LEAD_IN = re.compile(
 _LABEL = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Za-z][a-z]+){0,2}\s*:\s+(?=\S)")
 
 
+_AIMS = re.compile(r"^(?:aims?|tries|intends?|wants?)\s+to\s+(?=[a-z])", re.I)
+
+
 def without_lead_in(sentence: str) -> str:
     """`sentence` without a "This PR …" lead-in, its verb capitalised ("This PR optimizes the
     kernel" -> "Optimizes the kernel"), and without a label before it ("Symptom: With pcp=2 …"
@@ -139,9 +142,9 @@ def without_lead_in(sentence: str) -> str:
     if label and label.end() < len(sentence):
         sentence = sentence[label.end():]
         sentence = sentence[:1].upper() + sentence[1:]
-    m = _LEAD_IN.match(sentence)
+    m = _LEAD_IN.match(sentence) or _AIMS.match(sentence)
     if not m or m.end() >= len(sentence):
-        return sentence
+        return sentence[:1].upper() + sentence[1:] if sentence[:1].islower() else sentence
     rest = sentence[m.end():]
     return rest[:1].upper() + rest[1:]
 

@@ -490,3 +490,15 @@ def test_a_change_fixing_what_another_caused_is_its_fix_up():
         ("fix_up", 12), ("fix_up", 13)]
     # "caused" that is not "caused by" a change says nothing of one
     assert digest_of("x", "It caused trouble, see #7 for context.").refs == ()
+
+
+@pytest.mark.parametrize("number,start", [
+    # where the change comes from is passed over for what it does (2026-W04, W23 readings)
+    (5702, "Extends DSA-CP to handle the FULL_DECODE_ONLY execution mode"),  # "Extracted from PR #5513"
+    (9701, "this PR keeps KV Pool load failure block-id reporting"),  # "Based on #7476, this PR keeps …"
+    (5721, "aims to further enhance the npu_graph_ex_passes module"),  # "This PR builds upon PR <link> and …"
+])
+def test_what_a_change_rests_on_gives_way_to_what_it_does(number, start):
+    row, d = real(number)
+    assert d.what.startswith(start), d.what
+    assert is_span(d.what, row["body"])

@@ -26,6 +26,9 @@ from services.renderer.domain.text import fit_sentence, without_lead_in
      "Added support for approximate flash attention."),
     ("Root cause: this PR fixes the race.", "Fixes the race."),
     ("MTP: support the draft head.", "MTP: support the draft head."),
+    # what is left once a description's "builds upon PR …" went (real #5721), capitalised
+    ("aims to further enhance the npu_graph_ex_passes module.", "Further enhance the npu_graph_ex_passes module."),
+    ("keeps the block ids.", "Keeps the block ids."),
     ("DeepSeek-V4: add the loader.", "DeepSeek-V4: add the loader."),
 ])
 def test_the_lead_in_gives_way_to_the_verb(sentence, expected):

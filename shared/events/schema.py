@@ -1,4 +1,5 @@
-"""Committed JSON Schemas, one per event type: `python -m shared.events.schema --write` regenerates.
+"""Committed JSON Schemas, one per event type: `python -m shared.events.schema --write` regenerates
+them, and the AsyncAPI document that embeds them (docs/asyncapi.json, `services.asyncapi`).
 
 The contract test compares these files with the models, so a model that changes without its
 schema file being regenerated (and reviewed in the diff) fails CI.
@@ -41,7 +42,10 @@ def main(argv: list[str]) -> int:
         for name, text in files.items():
             (SCHEMA_DIR / name).write_text(text, encoding="utf-8")
         print(f"wrote {len(files)} schemas to {SCHEMA_DIR}")
-        return 0
+        # the AsyncAPI document embeds the same models: regenerated with them
+        from services.asyncapi import main as asyncapi
+
+        return asyncapi(["--write"])
     stale = [n for n, t in files.items()
              if not (SCHEMA_DIR / n).exists() or (SCHEMA_DIR / n).read_text(encoding="utf-8") != t]
     if stale:

@@ -14,8 +14,9 @@ from shared.messaging import Subjects, subject_matches
 def test_the_committed_document_is_what_the_services_declare():
     """Fails when a contract changes without `python -m services.asyncapi --write`."""
     assert DOCUMENT.exists(), "docs/asyncapi.json is missing: python -m services.asyncapi --write"
-    assert DOCUMENT.read_text(encoding="utf-8") == current(), \
-        "docs/asyncapi.json is out of date: python -m services.asyncapi --write"
+    assert DOCUMENT.read_text(encoding="utf-8") == current(), (
+        "docs/asyncapi.json is out of date: python -m services.asyncapi --write (or "
+        "python -m shared.events.schema --write, which regenerates it with the schemas)")
 
 
 def addresses() -> list[str]:

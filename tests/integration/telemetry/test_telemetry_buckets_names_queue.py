@@ -108,7 +108,7 @@ async def test_publish_spans_name_the_subject_template_and_the_operation(nats_se
                                         item=item))
         subject = Subjects.fact("pull_request", "opened", REPO)
         await bus.publish_many([(fact, subject, None)])  # our PRODUCER span
-        await bus.publish(fact, subject)  # FastStream's create/publish spans
+        await bus.publish(fact, subject)  # the same path (a batch of one): our PRODUCER span
     finally:
         await runtime.stop()
     spans = finished_spans.get_finished_spans()

@@ -82,7 +82,7 @@ def _logging(level: str) -> None:
 
 @app.command()
 def report(
-    repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm")],
+    repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm; or one report across repositories of one owner: OWNER/A,OWNER/B or OWNER/* (the owner's repositories on GitHub, or those the source and the event log hold)")],
     window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END | day:last, week:last, month:last (the last complete one)")],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
     cutoff: Annotated[Optional[str], typer.Option(help="day windows: the cut-off HH:MM (e.g. 11:45; default 00:00)")] = None,
@@ -107,10 +107,7 @@ def report(
     _logging(log_level)
     from repodigest.checks import report_argument_problem, source_problem
 
-    try:
-        check_repo(repo)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    repo, members, wildcard = _report_repos(repo)
     try:
         win = parse_window(window, tz, cutoff or "00:00")
     except WindowError as exc:
@@ -121,7 +118,7 @@ def report(
     langs, fmts = _langs(lang), _formats(formats)
     if appendix not in APPENDIX_MODES:
         raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
-    problem = (source_problem(source, repo)
+    problem = (next(filter(None, (source_problem(source, r) for r in members or (repo,))), None)
                or report_argument_problem(out_dir=out_dir, data_dir=data_dir, timeout=timeout,
                                           database_url=database_url))
     if problem:
@@ -148,7 +145,29 @@ def report(
         nats_url=nats_url, data_dir=data_dir, database_url=database_url, artifacts_url=artifacts,
         timeout=timeout, progress=not quiet, synthetic=source == "demo", github_token=token,
         profile=profile, run_services=run_services, appendix=appendix, force=force,
-        identities=identities))
+        identities=identities, repos=members, owner_wildcard=wildcard))
+
+
+def _report_repos(arg: str) -> tuple[str, tuple[str, ...], str | None]:
+    """`report`'s REPO: (the report's repository or key, the repositories of a report across
+    them, the owner of OWNER/*); a bad name ends the command naming it."""
+    from services.summarizer.domain.combined import ALL_MARK, CombineError, combined_key
+
+    arg = arg.strip()
+    try:
+        if arg.endswith("/*"):
+            owner = arg[:-2]
+            check_repo(f"{owner}/x")  # the owner as GitHub spells owners
+            return f"{owner}/{ALL_MARK}", (), owner
+        if "," not in arg:
+            return check_repo(arg), (), None
+        members = tuple(dict.fromkeys(check_repo(p.strip()) for p in arg.split(",") if p.strip()))
+        if len(members) < 2:
+            raise ValueError(f"{arg!r} names one repository: drop the comma, or list two or more "
+                             "(OWNER/A,OWNER/B)")
+        return combined_key(members), members, None
+    except (ValueError, CombineError) as exc:
+        raise fail(str(exc)) from None
 
 
 APPENDIX_MODES = ("full", "compact", "none")

@@ -67,6 +67,14 @@ class ReportJob:
     force: bool = False
     # the identities file (REPODIGEST_IDENTITIES otherwise): the classifier's people and affiliations
     identities: Path | None = None
+    # a report across repositories (issue #19 item 4): `repo` is then its key (OWNER/_..all or
+    # OWNER/_..A..B, services/summarizer/domain/combined.py) and these are the repositories;
+    # `owner_wildcard`: OWNER/*, the repositories still to find (GitHub's list, the source's, the log's)
+    repos: tuple[str, ...] = ()
+    owner_wildcard: str | None = None
+    # False: report what the event log already holds, ingest nothing (a repository of OWNER/*
+    # found in the kept log and not in the source)
+    ingest: bool = True
 
 
 class _Answer(bytes):
@@ -96,7 +104,7 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
     renderer_over = {"artifacts_url": job.artifacts_url} if job.artifacts_url else {}
     classifier_over = {}
     if job.profile:
-        classifier_over["profile_overrides"] = {job.repo: job.profile}
+        classifier_over["profile_overrides"] = {r: job.profile for r in (job.repos or (job.repo,))}
     if job.identities is not None:
         classifier_over["identities"] = job.identities
     # a one-shot report ingests its own source: no pollers, webhooks or backfills from the env
@@ -140,6 +148,8 @@ async def run_report(job: ReportJob) -> ReportOutcome:
         try:
             await runtime.start()
             started = True
+            if job.repos or job.owner_wildcard:
+                return await _produce_combined(runtime, job)
             return await _produce(runtime, job)
         except asyncio.CancelledError:
             # interrupted (SIGINT/SIGTERM, see run_interruptible): a PDF in progress is abandoned,
@@ -360,6 +370,124 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
                 await sub_answer.unsubscribe()
 
 
+async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
+    """A report across repositories: each repository's report of the window (JSON only, in the
+    first language: the model), then their combination, published as the key's window summary
+    for the renderer, which announces it with report-ready on the key's subject like any report.
+
+    Its revision is the sum of the repositories' revisions: it grows whenever one of them does,
+    and a repeated run over unchanged repositories is answered with the report already made."""
+    import dataclasses
+
+    from services.renderer.adapters.stores import fetch_uri
+    from services.summarizer.domain.combined import CombineError, combine, combined_key
+    from services.summarizer.domain.report import fit_size
+    from shared.events import SummaryData, WindowSummarized
+
+    repos, in_source = list(job.repos), None
+    if job.owner_wildcard:
+        repos, in_source = await owner_repositories(runtime, job)
+    try:
+        key = combined_key(repos, whole_owner=job.owner_wildcard is not None)
+    except CombineError as exc:
+        raise PipelineError(str(exc)) from None
+    if len(repos) < 2:
+        raise PipelineError(f"a report across repositories needs two or more; found "
+                            f"{', '.join(repos) or 'none'}: ask for the one repository's report instead")
+    parts: list[SummaryData] = []
+    total = ReportOutcome(ready=None)  # type: ignore[arg-type] - set below
+    for repo in sorted(repos, key=str.lower):
+        single = dataclasses.replace(job, repo=repo, repos=(), owner_wildcard=None,
+                                     languages=job.languages[:1], formats=("json",),
+                                     ingest=in_source is None or repo in in_source)
+        done = await _produce(runtime, single)
+        total.facts_published += done.facts_published
+        total.duplicates += done.duplicates
+        art = next(a for a in done.ready.data.artifacts if a.format == "json")
+        parts.append(SummaryData.model_validate_json(await fetch_uri(art.uri, runtime.js)))
+    request_id = uuid.uuid4().hex
+    try:
+        data = combine(parts, key, revision=sum(p.revision for p in parts),
+                       generated_at=datetime.now(timezone.utc), request_id=request_id,
+                       languages=job.languages, formats=job.formats, appendix_mode=job.appendix)
+    except CombineError as exc:
+        raise PipelineError(str(exc)) from None
+    room = int(getattr(runtime.nc, "max_payload", 0) or 1024 * 1024) - 64 * 1024
+    data = await asyncio.to_thread(fit_size, data, room)
+    ready_q: asyncio.Queue = asyncio.Queue()
+    dead_q: asyncio.Queue = asyncio.Queue()
+
+    async def on_ready(msg) -> None:
+        await ready_q.put(msg.data)
+
+    async def on_answer(msg) -> None:
+        await ready_q.put(_Answer(msg.data))
+
+    async def on_dead(msg) -> None:
+        await dead_q.put(DeadLetter.from_headers(dict(msg.headers or {})))
+
+    subs = [await runtime.nc.subscribe(Subjects.report_ready(key), cb=on_ready),
+            await runtime.nc.subscribe(Subjects.report_answer(request_id), cb=on_answer),
+            await runtime.nc.subscribe("rd.dead.>", cb=on_dead)]
+    try:
+        await runtime.bus("cli").publish(WindowSummarized.create(data), Subjects.summary_ready(key))
+        ready = await _wait_ready(ready_q, dead_q, request_id, job.timeout)
+    finally:
+        for sub in subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+    total.ready = ready
+    target = job.out_dir / key.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
+    for art in ready.data.artifacts:
+        raw = await fetch_uri(art.uri, runtime.js)
+        path = target / art.language / f"report.{art.format}"
+        _write(path, raw)
+        total.files.append((f"{art.format} ({art.language})", path, len(raw)))
+    _write(target / "report-ready.json", json.dumps(
+        json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"))
+    return total
+
+
+async def owner_repositories(runtime: Runtime, job: ReportJob) -> tuple[list[str], set[str]]:
+    """OWNER/*: the owner's repositories — from GitHub for a GitHub source, else those the source
+    holds and those the event log already has (a kept --data-dir, a deployment's NATS); and which
+    of them the source holds (the others are reported from the log alone)."""
+    from services.ingest.handlers import SourceError, owner_repos_in_source
+
+    owner = job.owner_wildcard
+    assert owner is not None
+    try:
+        in_source = set(await owner_repos_in_source(job.source, owner, token=job.github_token))
+    except SourceError as exc:
+        raise PipelineError(str(exc)) from None
+    found = in_source | await repos_in_log(runtime, owner)
+    if not found:
+        raise PipelineError(f"{owner}/* names no repository: the source {job.source} and the event "
+                            f"log hold none of {owner}'s; check the owner's spelling or the source")
+    return sorted(found, key=str.lower), in_source
+
+
+async def repos_in_log(runtime: Runtime, owner: str) -> set[str]:
+    """The repositories of `owner` the event log (RD_GITHUB) holds facts of."""
+    from nats.js.errors import NotFoundError
+
+    from shared.messaging import STREAM_GITHUB
+    from shared.messaging.subjects import token
+
+    try:
+        info = await runtime.js.stream_info(STREAM_GITHUB, subjects_filter="rd.github.>")
+    except NotFoundError:
+        return set()
+    prefix = token(owner).lower()
+    found = set()
+    for subject in (info.state.subjects or {}):
+        tokens = subject.split(".")
+        if len(tokens) >= 4 and tokens[-2].lower() == prefix:
+            with contextlib.suppress(ValueError, IndexError):
+                found.add(repo_from_subject(subject))
+    return found
+
+
 def _write(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -558,8 +686,10 @@ class StageProgress:
 async def _ingest(runtime: Runtime, job: ReportJob):
     """Publish the job's source; source and GitHub errors become PipelineErrors."""
     from services.ingest.config import IngestSettings
-    from services.ingest.handlers import SourceError, ingest_source
+    from services.ingest.handlers import IngestResult, SourceError, ingest_source
 
+    if not job.ingest:
+        return IngestResult(repo=job.repo, origin="log")
     try:
         with service_context("ingest"):  # its spans are ingest's (service.name repodigest-ingest)
             return await ingest_source(runtime.bus("ingest"), job.source, job.repo,

@@ -278,6 +278,44 @@ async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
     return result
 
 
+async def owner_repos_in_source(source: str, owner: str, *, token: str | None = None,
+                                api_url: str | None = None) -> list[str]:
+    """`OWNER/*` for a report across repositories: the owner's repositories — on GitHub (an
+    organisation's, else a user's; archived ones left out) for `github` and `github-graphql`,
+    else those the source holds (a file names its repositories; demo, replay and git one)."""
+    spec = parse_source_spec(source)
+    want = owner.lower()
+    if spec.kind in ("github", "github-graphql"):
+        from services.ingest.config import IngestSettings
+
+        from .adapters.github import GithubError, GithubNotFound, PyGithubSource
+
+        def listing() -> list[str]:
+            gh = PyGithubSource(token, api_url or IngestSettings().github_api_url)
+            try:
+                try:
+                    pages = list(gh.pages(f"/orgs/{owner}/repos", {"type": "all"}))
+                except GithubNotFound:  # not an organisation: a user's own repositories
+                    pages = list(gh.pages(f"/users/{owner}/repos", {"type": "owner"}))
+            finally:
+                gh.close()
+            return [r["full_name"] for page in pages for r in page.data or ()
+                    if isinstance(r, dict) and r.get("full_name") and not r.get("archived")]
+
+        try:
+            names = await asyncio.to_thread(listing)
+        except GithubNotFound:
+            raise SourceError(f"GitHub knows no organisation or user {owner!r}: check the "
+                              f"spelling of {owner}/*") from None
+        except GithubError as exc:
+            raise SourceError(str(exc)) from exc
+    else:
+        from .adapters.files import repos_in_source
+
+        names = list(await asyncio.to_thread(repos_in_source, spec))
+    return sorted({n for n in names if n.split("/", 1)[0].lower() == want}, key=str.lower)
+
+
 def demo_week_of(window: "Window") -> str:
     """The ISO week (in the window's time zone) that holds the window's start."""
     from zoneinfo import ZoneInfo

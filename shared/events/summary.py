@@ -466,7 +466,7 @@ class SummaryData(Frozen):
     request_id: str | None = None
     # the renderer's prose note in a JSON artifact (never set by the summarizer)
     prose: ProseNote | None = None
-    # a report across repositories (`repo` is then its key, e.g. vllm-project/..all): each
+    # a report across repositories (`repo` is then its key, e.g. vllm-project/_..all): each
     # repository's revision and counts, in the order of the combined numbering; () for one repository
     repos: tuple[RepoPart, ...] = ()
     # the window's items that refer into another repository (for reports across repositories)

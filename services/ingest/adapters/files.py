@@ -193,6 +193,30 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
     raise SourceError(f"source kind {spec.kind!r} is not readable offline")  # pragma: no cover
 
 
+def repos_in_source(source: str | SourceSpec) -> Counter[str]:
+    """The repositories a file source holds facts of (with how many), for `OWNER/*`."""
+    spec = parse_source_spec(source) if isinstance(source, str) else source
+    if spec.kind == "demo":
+        return Counter({DEMO_REPO: 1})
+    if spec.kind == "replay":  # a merged-PR history names no repository: read as vllm-ascend's
+        return Counter({REPLAY_REPO: 1})
+    if spec.kind == "git":
+        return Counter({load_source(spec).repo: 1})
+    assert spec.path is not None
+    label = str(Path(spec.path).expanduser())
+    if spec.kind == "events":
+        scan = EventsScan(Counter())
+        for _ in recorded_events(open_lines(spec.path), None, scan, source=label):
+            pass
+        return Counter(scan.repos)
+    if spec.kind == "gharchive":
+        seen: Counter[str] = Counter()
+        for path in expand(spec.path):
+            seen.update(_in_file(path, lambda p: gharchive_repos(open_lines(p))))
+        return seen
+    raise SourceError(f"source kind {spec.kind!r} cannot list its repositories")
+
+
 def read_git_history(path: str | Path, ref: str = "HEAD") -> tuple[str, str | None]:
     """(`git log --first-parent --numstat` of `ref`, the `origin` remote URL or None)."""
     p = Path(path).expanduser()

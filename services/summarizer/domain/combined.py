@@ -3,8 +3,9 @@ single-repository report models of one window, combined (pure; issue #19 item 4)
 
 The key. A combined report is stored, indexed and announced like a repository's, under a key
 that is a valid repository name of the owner and cannot be taken for one of the listed
-repositories: `OWNER/..all` for the organisation as a whole, `OWNER/..A..B` for a list (sorted;
-past 100 characters `OWNER/..` and a hash of the list). Everything keyed by repository (subjects,
+repositories: `OWNER/_..all` for the organisation as a whole, `OWNER/_..A..B` for a list (sorted;
+past 100 characters `OWNER/_..` and a hash of the list). The mark `_..` survives the object
+store's key components (which strip leading dots) and subject tokens (dots encoded). Everything keyed by repository (subjects,
 object keys, the archive's index, report-ready) works unchanged.
 
 Numbers. Two repositories have their own #1, so every item of a combined model gets a number of
@@ -36,7 +37,8 @@ from shared.events.summary import (
     NUMBER_STRIDE, Storyline, StorylineItem, SummaryData, Theme, number_label, split_number,
 )
 
-ALL_MARK = "..all"
+MARK = "_.."  # kept by object keys (a leading dot is not) and by subjects (encoded)
+ALL_MARK = MARK + "all"
 MAX_NAME = 100
 _SEVERITY = {"low": 0, "medium": 1, "high": 2}
 
@@ -49,8 +51,8 @@ class CombineError(ValueError):
 
 
 def combined_key(repos: Sequence[str], whole_owner: bool = False) -> str:
-    """The key of a report across `repos` (all of one owner): OWNER/..all for the organisation
-    as a whole (`OWNER/*`), else OWNER/..A..B (sorted names; a hash when that is too long)."""
+    """The key of a report across `repos` (all of one owner): OWNER/_..all for the organisation
+    as a whole (`OWNER/*`), else OWNER/_..A..B (sorted names; a hash when that is too long)."""
     names = sorted({r.split("/", 1)[1] for r in repos}, key=str.lower)
     owners = {r.split("/", 1)[0].lower() for r in repos}
     if len(owners) != 1:
@@ -60,15 +62,15 @@ def combined_key(repos: Sequence[str], whole_owner: bool = False) -> str:
     owner = repos[0].split("/", 1)[0]
     if whole_owner:
         return f"{owner}/{ALL_MARK}"
-    name = ".." + "..".join(names)
+    name = MARK + "..".join(names)
     if len(name) > MAX_NAME:
         digest = hashlib.sha256("\n".join(n.lower() for n in names).encode()).hexdigest()[:16]
-        name = f"..{digest}"
+        name = f"{MARK}{digest}"
     return f"{owner}/{name}"
 
 
 def is_combined_key(repo: str) -> bool:
-    return "/" in repo and repo.split("/", 1)[1].startswith("..")
+    return "/" in repo and repo.split("/", 1)[1].startswith(MARK)
 
 
 def encode(place: int, number: int) -> int:

@@ -30,11 +30,16 @@ def summarize(sc: Scenario):
 
 
 def test_the_key_names_the_owner_and_cannot_be_one_of_its_repositories():
-    assert combined_key([UP, DOWN]) == combined_key([DOWN, UP]) == "acme/..engine..engine-npu"
-    assert combined_key([UP, DOWN], whole_owner=True) == "acme/..all"
+    assert combined_key([UP, DOWN]) == combined_key([DOWN, UP]) == "acme/_..engine..engine-npu"
+    assert combined_key([UP, DOWN], whole_owner=True) == "acme/_..all"
     long = [f"acme/{'x' * 60}{i}" for i in range(3)]
     key = combined_key(long)
-    assert key.startswith("acme/..") and len(key.split("/")[1]) <= 100
+    assert key.startswith("acme/_..") and len(key.split("/")[1]) <= 100
+    # stored, announced and listed under its own name, apart from any repository's
+    from services.renderer.domain.keys import artifact_key
+    from shared.messaging import Subjects
+    assert artifact_key("acme/_..all", "2026-W13", 1, "en", "report.md").startswith("reports/acme/_..all/")
+    assert Subjects.report_ready("acme/_..all") != Subjects.report_ready("acme/all")
     with pytest.raises(CombineError, match="one owner"):
         combined_key(["acme/a", "other/b"])
 
@@ -53,7 +58,7 @@ def test_counts_are_the_sums_of_the_repositories_reports(seeds):
     b = summarize(random_scenario(seeds[1], WEEK.start, 7.0, n_items=80, repo=DOWN))
     both = combine([b, a], combined_key([UP, DOWN]), revision=a.revision + b.revision,
                    generated_at=NOW)
-    assert both.repo == "acme/..engine..engine-npu"
+    assert both.repo == "acme/_..engine..engine-npu"
     assert [p.repo for p in both.repos] == [UP, DOWN]
     assert [p.counts for p in both.repos] == [a.counts, b.counts]
     for name in FIVE + ("comments", "reviews", "lines_added", "lines_removed", "key_prs"):

@@ -375,8 +375,9 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     first language: the model), then their combination, published as the key's window summary
     for the renderer, which announces it with report-ready on the key's subject like any report.
 
-    Its revision is the sum of the repositories' revisions: it grows whenever one of them does,
-    and a repeated run over unchanged repositories is answered with the report already made."""
+    Its revisions count like a repository's: 1, then a new one whenever the repositories or one
+    of their revisions changed; a run over unchanged repositories is answered with the report
+    already made (the summary's request id is derived from the repositories and revisions)."""
     import dataclasses
 
     from services.renderer.adapters.stores import fetch_uri
@@ -405,13 +406,23 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         total.duplicates += done.duplicates
         art = next(a for a in done.ready.data.artifacts if a.format == "json")
         parts.append(SummaryData.model_validate_json(await fetch_uri(art.uri, runtime.js)))
-    request_id = uuid.uuid4().hex
+    from shared.events.envelope import deterministic_id
+
+    label = parts[0].window.label
+    request_id = deterministic_id("combined", key, label, *[(p.repo, p.revision) for p in parts])
     try:
-        data = combine(parts, key, revision=sum(p.revision for p in parts),
-                       generated_at=datetime.now(timezone.utc), request_id=request_id,
-                       languages=job.languages, formats=job.formats, appendix_mode=job.appendix)
+        data = combine(parts, key, revision=1, generated_at=datetime.now(timezone.utc),
+                       request_id=request_id, languages=job.languages, formats=job.formats,
+                       appendix_mode=job.appendix)
     except CombineError as exc:
         raise PipelineError(str(exc)) from None
+    revision, made, same = await _combined_revision(runtime, job, data)
+    if made is not None:  # the same repositories and revisions: the report already made
+        return await _copy_combined(runtime, job, key, made, total)
+    if same:  # ... asked in more formats or languages: another summary of the revision, which
+        # the renderer completes (the same summary id again would be de-duplicated by the stream)
+        request_id = uuid.uuid4().hex
+    data = data.model_copy(update={"revision": revision, "request_id": request_id})
     room = int(getattr(runtime.nc, "max_payload", 0) or 1024 * 1024) - 64 * 1024
     data = await asyncio.to_thread(fit_size, data, room)
     ready_q: asyncio.Queue = asyncio.Queue()
@@ -436,6 +447,13 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         for sub in subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
+    return await _copy_combined(runtime, job, key, ready, total)
+
+
+async def _copy_combined(runtime: Runtime, job: ReportJob, key: str, ready: ReportReady,
+                         total: ReportOutcome) -> ReportOutcome:
+    from services.renderer.adapters.stores import fetch_uri
+
     total.ready = ready
     target = job.out_dir / key.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
     for art in ready.data.artifacts:
@@ -446,6 +464,57 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     _write(target / "report-ready.json", json.dumps(
         json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"))
     return total
+
+
+async def _combined_revision(runtime: Runtime, job: ReportJob,
+                             data: "SummaryData") -> tuple[int, ReportReady | None, bool]:
+    """The revision of a report across repositories (`data`, whose request id names its
+    repositories and their revisions): the latest stored one when it was made from the same (with
+    its report-ready when that lists every format and language asked for; True), else the next."""
+    import re
+
+    from services.renderer.domain.keys import ENTRY_NAME, artifact_key, component, repo_prefix
+    from services.renderer.handlers import READY_NAME
+    from services.renderer.ports import ObjectNotFound
+    from shared.events import WindowSummarized
+
+    store = _artifact_store(runtime, job)
+    label = data.window.label
+    prefix = f"{repo_prefix(data.repo)}/{component(label)}/"
+    entries: dict[int, list[str]] = {}
+    for k in await store.list(prefix):
+        m = re.match(r"r(\d+)/([^/]+)/" + re.escape(ENTRY_NAME) + "$", k[len(prefix):])
+        if m:
+            entries.setdefault(int(m.group(1)), []).append(k)
+    if not entries:
+        return 1, None, False
+    latest = max(entries)
+    ours = WindowSummarized.create(data.model_copy(update={"revision": latest})).id
+    same = False
+    for k in entries[latest]:
+        with contextlib.suppress(ObjectNotFound, ValueError, AttributeError):
+            same = same or json.loads(await store.get(k)).get("summary_id") == ours
+    if not same:
+        return latest + 1, None, False
+    wanted = {(f, lang) for lang in job.languages for f in job.formats}
+    for lang in job.languages:
+        with contextlib.suppress(ObjectNotFound, ValueError):
+            ready = ReportReady.model_validate_json(
+                await store.get(artifact_key(data.repo, label, latest, lang, READY_NAME)))
+            if wanted <= {(a.format, a.language) for a in ready.data.artifacts}:
+                return latest, ready, True
+    return latest, None, True  # the same report asked in more formats or languages
+
+
+def _artifact_store(runtime: Runtime, job: ReportJob):
+    """The object store reports go to: the in-process renderer's, else the configured one."""
+    from services.renderer.adapters.stores import open_store
+    from services.renderer.config import RendererSettings
+
+    renderer = next((s for s in runtime.services if getattr(s, "name", None) == "renderer"), None)
+    if getattr(renderer, "store", None) is not None:
+        return renderer.store
+    return open_store(job.artifacts_url or RendererSettings().artifacts_url, runtime.js)
 
 
 async def owner_repositories(runtime: Runtime, job: ReportJob) -> tuple[list[str], set[str]]:

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from shared.messaging import STREAM_DEAD, Subjects, repo_from_subject
 from shared.config import CommonSettings
 from shared.events import (
-    DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, WindowRef,
+    DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, SummaryData, WindowRef,
 )
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
@@ -383,7 +383,7 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     from services.renderer.adapters.stores import fetch_uri
     from services.summarizer.domain.combined import CombineError, combine, combined_key
     from services.summarizer.domain.report import fit_size
-    from shared.events import SummaryData, WindowSummarized
+    from shared.events import WindowSummarized
 
     repos, in_source = list(job.repos), None
     if job.owner_wildcard:
@@ -467,7 +467,7 @@ async def _copy_combined(runtime: Runtime, job: ReportJob, key: str, ready: Repo
 
 
 async def _combined_revision(runtime: Runtime, job: ReportJob,
-                             data: "SummaryData") -> tuple[int, ReportReady | None, bool]:
+                             data: SummaryData) -> tuple[int, ReportReady | None, bool]:
     """The revision of a report across repositories (`data`, whose request id names its
     repositories and their revisions): the latest stored one when it was made from the same (with
     its report-ready when that lists every format and language asked for; True), else the next."""

@@ -32,9 +32,25 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from shared.events.summary import (
-    Appendix, Contributor, Counts, DailyActivity, Discussion, EcosystemGroup, EcosystemSection,
-    FollowUp, HourlyActivity, Incident, ItemRef, KeyPR, ModuleTrend, RepoPart, RiskObservation,
-    NUMBER_STRIDE, Storyline, StorylineItem, SummaryData, Theme, number_label, split_number,
+    NUMBER_STRIDE,
+    Appendix,
+    Contributor,
+    Counts,
+    DailyActivity,
+    EcosystemGroup,
+    EcosystemSection,
+    HourlyActivity,
+    ItemRef,
+    KeyPR,
+    ModuleTrend,
+    RepoPart,
+    RiskObservation,
+    Storyline,
+    StorylineItem,
+    SummaryData,
+    Theme,
+    number_label,
+    split_number,
 )
 
 MARK = "_.."  # kept by object keys (a leading dot is not) and by subjects (encoded)
@@ -296,7 +312,7 @@ def _storylines(parts: Sequence[SummaryData], maps: Sequence[_Renumber],
         groups[find(k)].append(k)
     renamed: dict[str, str] = {}
     out: list[Storyline] = []
-    for root, members in groups.items():
+    for members in groups.values():
         if len(members) == 1 and members[0] in lines:
             out.append(lines[members[0]])
             continue

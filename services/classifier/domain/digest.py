@@ -341,7 +341,8 @@ _POINTER = re.compile(
     r"|follow[- ]?up (?:of|to)|as (?:discussed|mentioned|planned|described) in|thanks?\b|credits?\b"
     r"|following (?:\w+ ){0,3}(?:from|in|of)\b|align(?:s|ing)? with\b"
     # where the change comes from, not what it does ("Extracted from PR #5513", real #5702)
-    r"|extracted from\b|split (?:out )?(?:of|from)\b|cherry[- ]?picked from\b|ported from\b)"
+    r"|extracted from\b|split (?:out )?(?:of|from)\b|cherry[- ]?picked from\b|ported from\b"
+    r"|(?:the |an? )?(?:rfc|issue|design doc|doc|document)\b.{0,12}\bfor (?:more )?details\b)"
     r"|this (?:adapts|ports|syncs) the (?:behaviou?r|change|fix)s? (?:from|of)\b)", re.I)
 _NOT_WORDS = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+|`[^`]*`")
 

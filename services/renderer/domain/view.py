@@ -666,8 +666,8 @@ class _Writer:
         return ThemeView(self.module(theme.module), text, tuple(lines), key=theme.module)
 
     def trend_sentence(self, t: ModuleTrend) -> str:
-        return self.m.t(f"trend_sentence.{t.trend}", total=num(t.total),
-                        previous=num(t.previous_total), delta=num(abs(t.delta)))
+        return self.m.tn(f"trend_sentence.{t.trend}", t.previous_total if t.trend == "gone" else t.total,
+                         total=num(t.total), previous=num(t.previous_total), delta=num(abs(t.delta)))
 
     def module_row(self, t: ModuleTrend) -> ModuleRow:
         m = self.m
@@ -1301,8 +1301,11 @@ class _Writer:
             return None
         sign = -1 if net < 0 else 1
         w = self.s.window
+        # (a bot's or a documentation-only change is churn, not the week's work: 2026-W28's
+        # "Translated Doc files" by the CI account took 40,990 lines out of the docs)
         best = max((i for i in self.items.values() if i.merged and i.merged_at is not None
-                    and w.start <= i.merged_at < w.end),
+                    and w.start <= i.merged_at < w.end and not i.bot
+                    and not (i.modules and set(i.modules) <= DOCS_MODULES)),
                    key=lambda i: (sign * (i.additions - i.deletions), -i.number), default=None)
         if best is None:
             return None
@@ -1458,17 +1461,20 @@ def _topics(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
     out = []
     for st in s.storylines[:MAX_TOPICS]:
         numbers = [it.number for it in st.items]
-        text = m.tn("topics.storyline", len(numbers), count=num(len(numbers)),
+        text = m.tn("topics.storyline" + _all_merged(st), len(numbers), count=num(len(numbers)),
                     merged=num(st.merged))
         out.append(Bullet(text, head=st.name, key=st.key,
                           links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
                           more=_more(m, len(numbers) - MAX_TOPIC_LINKS)))
-    if out:
-        return tuple(out)
-    mods = sorted((t for t in s.modules if not t.fallback and t.total > 0),
+    # then the busiest modules no topic above covers, two changes at least (a day of few named
+    # lines had one topic where seed 003 has four; one PR is no topic)
+    covered = {n for st in s.storylines[:MAX_TOPICS] for n in (it.number for it in st.items)}
+    mods = sorted((t for t in s.modules if not t.fallback and t.total >= 2
+                   and not set(t.representative) <= covered),
                   key=lambda t: (-(t.delta if t.trend in ("up", "new") else 0), -t.total, t.module))
-    for t in mods[:MAX_TOPICS]:
-        text = m.tn("topics.module", t.total, total=num(t.total), merged=num(t.merged))
+    for t in mods[:MAX_TOPICS - len(out)]:
+        text = m.tn("topics.module" + ("_merged" if t.merged == t.total else ""), t.total,
+                    total=num(t.total), merged=num(t.merged))
         if t.trend != "flat" and (t.previous_total or t.trend == "new"):
             text += m.t("list.sentence") + w.trend_sentence(t).rstrip("。.")
         out.append(Bullet(text, head=w.module(t.module), key=t.module,
@@ -1739,6 +1745,7 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
         st.model_copy(update={"name": n}) if n else st for st, n in named)})
 
 
+DOCS_MODULES = frozenset({"docs", "documentation"})
 TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 

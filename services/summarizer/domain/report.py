@@ -934,7 +934,8 @@ def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
 
 
 # "temporarily", not "temporary": a temporary tensor is no stopgap (2025-W52)
-_STOPGAP = re.compile(r"(?i)\b(?:temporarily|workaround|work around|for now|stopgap|hack|until\b.{0,40}"
+# ("for now" is no promise: "(at least for now)" hedged a permanent refactor, 2025-W43)
+_STOPGAP = re.compile(r"(?i)\b(?:temporarily|workaround|work around|stopgap|hack|until\b.{0,40}"
                       r"\b(?:fixed|resolved|released|lands?|merged))\b")
 _PLANNED_REVERT = re.compile(r"(?i)\b(?:freez\w*|frozen|redo|re-?land|re-?apply|postpon\w*|until|once\b.{0,40}"
                              r"\breleased|after the release|for now|temporarily)\b")

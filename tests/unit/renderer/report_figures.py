@@ -80,10 +80,10 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
         (r"Continues from the previous window \((?P<a>@) PRs? then\)", {"a": "story.{story}.previous"}),
         (r"(?P<a>@) key changes of the window belong to none of the lines above", {"a": "other_key_prs"}),
         (r"(?P<a>@) (?P<role>ROLE)", {"a": "story.{story}.role.{role}"}),
-        (r"Activity (?:rose|fell) from (?P<a>@) to (?P<b>@) items", {"a": "module.{module}.previous", "b": "module.{module}.total"}),
-        (r"Activity held at (?P<a>@) items", {"a": "module.{module}.total"}),
+        (r"Activity (?:rose|fell) from (?P<a>@) to (?P<b>@) items?", {"a": "module.{module}.previous", "b": "module.{module}.total"}),
+        (r"Activity held at (?P<a>@) items?", {"a": "module.{module}.total"}),
         (r"quiet in the previous window and has (?P<a>@) items? now", {"a": "module.{module}.total"}),
-        (r"No activity now, after (?P<a>@) items", {"a": "module.{module}.previous"}),
+        (r"No activity now, after (?P<a>@) items?", {"a": "module.{module}.previous"}),
         (r"(?P<a>@) modules were active; (?P<b>@) grew and (?P<c>@) shrank", {"a": "modules.active", "b": "modules.up", "c": "modules.down"}),
         (r"merged PRs went from (?P<a>@) to (?P<b>@) \((?P<c>@)\)", {"a": "previous.merged_prs", "b": "counts.merged_prs", "c": "delta.merged_prs"}),
         (r"and new issues from (?P<a>@) to (?P<b>@)", {"a": "previous.new_issues", "b": "counts.new_issues"}),
@@ -333,7 +333,7 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
             risk, sub_shown = found_risk, 0
         elif line.startswith("  - ") and numbers:
             sub_shown += 1
-        for key, printed, at in _mores(line, lang, claimed):
+        for _key, printed, at in _mores(line, lang, claimed):
             refs_before = sum(1 for n in numbers if line.find(f"#{n}") < at)
             if found_risk:
                 out.more.append((f"risk.{found_risk}.count", refs_before, printed))

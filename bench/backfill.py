@@ -30,12 +30,15 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from bench.pipeline import fresh_postgres_schema, payloads, until_folded
 from bench.procs import ServiceProcess
-from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Topology,
-    ensure_topology,
-)
 from services.classifier.messaging import CONSUMER as CLASSIFIER
 from services.summarizer.messaging import FOLD
+from shared.messaging import (
+    DURABLE_SUMMARIZER,
+    STREAM_ENRICHED,
+    STREAM_GITHUB,
+    Topology,
+    ensure_topology,
+)
 from shared.natsserver import EmbeddedNats
 
 CHUNK = 10_000
@@ -119,7 +122,7 @@ async def rebuild(url: str, database_url: str, tmp: Path) -> tuple[float, int, i
             sampler.sample()
             try:
                 await asyncio.wait_for(proc.wait(), 0.5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
     return time.perf_counter() - start, proc.returncode or 0, sampler.peak_kib
 

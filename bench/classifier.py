@@ -159,8 +159,8 @@ async def replay(profile: str) -> int:
     from services.classifier.reclassify import reclassify
     from services.ingest.adapters.demo import generate_demo
     from services.registry import consumers
-    from shared.messaging import Subjects, ensure_topology
     from shared.events import make_fact
+    from shared.messaging import Subjects, ensure_topology
     from shared.natsserver import EmbeddedNats
 
     demo = generate_demo(week="2026-W24")

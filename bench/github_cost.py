@@ -24,12 +24,12 @@ import asyncio
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from services.ingest.adapters.github import PyGithubSource
-from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from services.ingest.adapters.kv import KvIngestState
+from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from shared.config import CommonSettings
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
@@ -41,13 +41,13 @@ FILES = ["Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.t
          "PullRequest.testGetReviewComments.txt"]
 RECORDED = "PyGithub/PyGithub"
 SYNTHETIC = "bench-org/thousand"
-NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 
 class Broker:
     """A fresh embedded nats-server and an ingest bus + KV state on it."""
 
-    async def __aenter__(self) -> "Broker":
+    async def __aenter__(self) -> Broker:
         self._tmp = tempfile.TemporaryDirectory(prefix="bench-github-")
         self.server = EmbeddedNats(store_dir=Path(self._tmp.name) / "nats")
         await self.server.start()
@@ -69,7 +69,7 @@ class Meter:
     def __init__(self, gh: GithubEmulator) -> None:
         self.gh = gh
 
-    def __enter__(self) -> "Meter":
+    def __enter__(self) -> Meter:
         self.seen0, self.quota0, self.points0 = len(self.gh.seen), self.gh.quota_used, self.gh.graphql_points
         self.t0 = time.perf_counter()
         return self
@@ -152,7 +152,7 @@ async def main(pulls: int, page_size: int) -> None:
         m, facts = await backfill_graphql(gh, SYNTHETIC, page_size, then_rest=False)
         rows.append(row(f"(b) GraphQL pull requests only, {page_size} per request", m, pulls, facts))
         m, facts = await backfill_graphql(gh, SYNTHETIC, page_size, then_rest=True)
-        rows.append(row(f"(b) GraphQL + REST rest (--source github-graphql)", m, pulls, facts))
+        rows.append(row("(b) GraphQL + REST rest (--source github-graphql)", m, pulls, facts))
 
     print("| run | requests | 304 (free) | REST points | GraphQL points | requests/PR | "
           "points/PR | facts | seconds |")

@@ -30,7 +30,7 @@ from shared.service import Runtime
 
 
 class Clock:
-    def __enter__(self) -> "Clock":
+    def __enter__(self) -> Clock:
         self.wall, self.cpu = time.perf_counter(), time.process_time()
         return self
 

@@ -26,18 +26,22 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nats
 
 from services.classifier.messaging import CONSUMER as CLASSIFIER
-from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
-    ensure_topology,
-)
 from shared.config import CommonSettings
 from shared.events import Actor, FactData, FileChange, ItemSnapshot, make_fact
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    DURABLE_SUMMARIZER,
+    STREAM_ENRICHED,
+    STREAM_GITHUB,
+    Subjects,
+    ensure_topology,
+)
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
 
@@ -53,7 +57,7 @@ PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.
 def payloads(n: int, seed: int = 1, first: int = 0) -> list[tuple[str, bytes, str]]:
     """(subject, bytes, id) for n realistic facts of about 1.5 KB each, numbered from first + 1."""
     rnd = random.Random(seed)
-    t0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+    t0 = datetime(2026, 6, 8, tzinfo=UTC)
     out = []
     for i in range(first, first + n):
         kind = "pull_request" if rnd.random() < 0.7 else "issue"
@@ -94,7 +98,7 @@ class IngestPublisher:
         # decoded before the clock starts: ingest holds facts, not bytes
         self.events = [(GITHUB_EVENT_ADAPTER.validate_json(data), subject) for subject, data, _ in items]
 
-    async def __aenter__(self) -> "IngestPublisher":
+    async def __aenter__(self) -> IngestPublisher:
         await self.runtime.start()
         return self
 
@@ -271,9 +275,15 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
     """The services as subprocesses; returns events/s, peak RSS (MiB) per service, and CPU µs
     per event of each process (the services, nats-server, this publishing process, and a
     PostgreSQL server running on this machine)."""
-    from bench.procs import ServiceProcess, cpu_seconds, cpu_since, local_postgres_cpu, wait_consuming
-
     import sqlalchemy as sa
+
+    from bench.procs import (
+        ServiceProcess,
+        cpu_seconds,
+        cpu_since,
+        local_postgres_cpu,
+        wait_consuming,
+    )
 
     db = sa.engine.make_url(database_url)
     postgres = (db.get_backend_name() == "postgresql"

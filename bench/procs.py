@@ -68,7 +68,7 @@ class ServiceProcess:
     cpu: float = 0.0
     _log: object = field(default=None, repr=False)
 
-    async def start(self) -> "ServiceProcess":
+    async def start(self) -> ServiceProcess:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("OTEL_", "REPODIGEST_"))}
         env.update(self.env)
@@ -105,7 +105,7 @@ class ServiceProcess:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.proc.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
         if self._log is not None:

@@ -23,7 +23,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from jinja2 import Environment
 
@@ -63,7 +63,7 @@ def pdf_cpu(html: str) -> float:
 
 
 def now() -> datetime:
-    return datetime(2026, 6, 15, 2, tzinfo=timezone.utc)
+    return datetime(2026, 6, 15, 2, tzinfo=UTC)
 
 
 async def timed(fn: Callable[[], Awaitable[object]], runs: int) -> tuple[float, float]:
@@ -139,12 +139,12 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
             html = documents.render_html(summary, lang)
             header(f"where the time goes ({lang}; html {len(html) // 1024} KiB)")
             row("md: view + Markdown template",
-                *await timed(sync(lambda: documents.render_markdown(summary, lang)), runs))
-            row("charts: three pygal SVGs", *await timed(sync(lambda: charts(summary, m)), runs))
+                *await timed(sync(lambda lang=lang: documents.render_markdown(summary, lang)), runs))
+            row("charts: three pygal SVGs", *await timed(sync(lambda m=m: charts(summary, m)), runs))
             row("html: view + template + charts",
-                *await timed(sync(lambda: documents.render_html(summary, lang)), runs))
+                *await timed(sync(lambda lang=lang: documents.render_html(summary, lang)), runs))
             row("pdf: WeasyPrint in the warm worker process",
-                *await timed(lambda: pdf.render(html), runs))
+                *await timed(lambda html=html: pdf.render(html), runs))
             row("json: model dump + cached schema", *await timed(sync(
                 lambda: (documents.render_json(summary), documents.summary_schema())), runs))
             with tempfile.TemporaryDirectory() as tmp:
@@ -153,7 +153,7 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
                         "html": html.encode(), "pdf": await pdf.render(html),
                         "json": documents.render_json(summary).encode()}
 
-                async def put_all() -> None:
+                async def put_all(docs=docs, store=store, lang=lang) -> None:
                     for fmt, data in docs.items():
                         await store.put(f"reports/o/r/w/r1/{lang}/report.{fmt}", data,
                                         documents.CONTENT_TYPES[fmt])
@@ -190,7 +190,7 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
                                    ("without the PDF", ("md", "html", "json"))):
                 event = WindowSummarized.create(summary.model_copy(update={"formats": formats}))
                 results[label] = await timed(
-                    lambda: render_report(event, store, nothing, pdf, now), runs)
+                    lambda event=event: render_report(event, store, nothing, pdf, now), runs)
                 row(label, *results[label])
         with_pdf, without_pdf = results["all four formats"][0], results["without the PDF"][0]
         per = f" ({len(languages)} languages)" if len(languages) > 1 else ""

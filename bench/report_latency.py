@@ -22,20 +22,24 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nats
 
-from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects
 from shared.config import CommonSettings
 from shared.events import (
-    ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized,
+    ReportReady,
+    ReportRequestData,
+    ReportRequested,
+    WindowRef,
+    WindowSummarized,
 )
+from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED, Subjects
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
 from shared.windows import week_window
-from tests.unit.summarizer.summarizer_builders import ItemSpec, MODULES, PEOPLE, Scenario, watermark
+from tests.unit.summarizer.summarizer_builders import MODULES, PEOPLE, ItemSpec, Scenario, watermark
 
 FORMATS = ("md", "html", "pdf", "json")
 
@@ -85,7 +89,7 @@ async def one(js, nc, merged: int, fmt: str, week, pdf) -> tuple[float, float, f
         repo=repo, window=WindowRef(kind=week.kind, label=week.label, start=week.start,
                                     end=week.end, tz=week.tz, cutoff=week.cutoff),
         languages=("en",), formats=(fmt,), as_of=close_at, requested_by="bench"),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
     futures.append(await js.publish_async(Subjects.report_requested(repo), request.to_bytes(),
                                           headers={"Nats-Msg-Id": request.id}))
     await asyncio.gather(*futures)

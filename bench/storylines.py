@@ -19,7 +19,7 @@ import json
 import tempfile
 import time
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -73,8 +73,18 @@ def bench_weeks(items: list[StoryItem], n_weeks: int, passes: int) -> None:
         previous = [i for i in items if before <= i.merged_at < start]
         hist = [i.title for i in items if i.merged_at < start]
         counts = term_counts_of(hist)
-        t, lines = cpu(lambda: find_storylines(current, previous, counts, len(hist)), passes)
-        base, _ = cpu(lambda: split_counts(i.title for i in current + previous), passes)
+        t, lines = cpu(
+            lambda current=current, previous=previous, counts=counts, hist=hist: find_storylines(
+                current, previous, counts, len(hist)
+            ),
+            passes,
+        )
+        base, _ = cpu(
+            lambda current=current, previous=previous: split_counts(
+                i.title for i in current + previous
+            ),
+            passes,
+        )
         k = len(current)
         total_items, total_t, total_base = total_items + k, total_t + t, total_base + base
         print(f"{year}-W{week:02d} {k:>6} {len(hist):>8} {len(lines):>6} {t / k * 1e6:>9.0f} "
@@ -96,8 +106,8 @@ def bench_counting(items: list[StoryItem], n: int, passes: int) -> None:
     print(f"{'titles':>8} {'terms':>8} {'ms':>8} {'µs/title':>9} {'split ms':>9} {'split µs/title':>15} {'ratio':>6}")
     for size in (len(items), n):
         titles = [t for _n, t in scaled_titles(items, size)]
-        t, counts = cpu(lambda: term_counts_of(titles), passes)
-        base, _ = cpu(lambda: split_counts(titles), passes)
+        t, counts = cpu(lambda titles=titles: term_counts_of(titles), passes)
+        base, _ = cpu(lambda titles=titles: split_counts(titles), passes)
         print(f"{size:>8} {len(counts):>8} {t * 1e3:>8.0f} {t / size * 1e6:>9.1f} {base * 1e3:>9.0f} "
               f"{base / size * 1e6:>15.2f} {t / base:>6.1f}")
 
@@ -113,7 +123,7 @@ def bench_store(items: list[StoryItem], n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = SqlProjections(f"sqlite:///{tmp}/bench.db")
         store.migrate()
-        at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        at = datetime(2026, 1, 1, tzinfo=UTC)
         rows = [dict(repo=repo, number=number, kind="pull_request", title=title, author="a", state="closed",
                      created_at=at, snapshot_time=at + timedelta(seconds=number), snapshot="{}", tags="{}",
                      first_seen=at) for number, title in scaled_titles(items, n)]

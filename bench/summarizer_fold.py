@@ -27,12 +27,12 @@ import uuid
 
 import sqlalchemy as sa
 
+from bench.pipeline import REPO as PIPELINE_REPO
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.domain.report import RequestMeta
 from services.summarizer.handlers import Deps, fold_events, summarize_window
 from services.summarizer.messaging import FOLD
 from shared.windows import week_window
-from bench.pipeline import REPO as PIPELINE_REPO
 from tests.conftest import POSTGRES_URL
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 

@@ -46,8 +46,8 @@ def source_problem(source: str | None, repo: str) -> str | None:
     none is taken, the demo's data asked for another repository); None when it can."""
     if source is None:
         return None
-    from services.ingest.domain.sources import SourceError, parse_source_spec
     from services.ingest.adapters.demo import DEMO_REPO
+    from services.ingest.domain.sources import SourceError, parse_source_spec
 
     try:
         spec = parse_source_spec(source)

@@ -69,7 +69,7 @@ async def _facts_of_log(nats_url: str, repo: str | None, fetch_timeout: float = 
         while read < total:
             try:
                 msgs = await sub.fetch(min(500, total - read), timeout=fetch_timeout)
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, nats.errors.TimeoutError):
                 idle += 1
                 if idle >= 3:
                     raise IdentitiesProblem(f"{STREAM_GITHUB} stopped delivering after {read} of "

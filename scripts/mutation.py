@@ -20,11 +20,11 @@ import contextlib
 import fnmatch
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
-import re
 import tempfile
 import threading
 from dataclasses import dataclass

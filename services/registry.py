@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
 
 
-def bootstrap(name: str) -> "Bootstrap":
+def bootstrap(name: str) -> Bootstrap:
     """The bootstrap of service `name` (imported on demand: the renderer's pulls WeasyPrint in)."""
     if name == "ingest":
         from services.ingest.bootstrap import BOOTSTRAP
@@ -30,7 +30,7 @@ def bootstrap(name: str) -> "Bootstrap":
     return BOOTSTRAP
 
 
-def contracts() -> "dict[str, Contract]":
+def contracts() -> dict[str, Contract]:
     """Each service's contract, in pipeline order."""
     from services.classifier.messaging import CONTRACT as classifier
     from services.ingest.messaging import CONTRACT as ingest
@@ -41,6 +41,6 @@ def contracts() -> "dict[str, Contract]":
     return {c.service: c for c in (ingest, classifier, summarizer, renderer, notifier)}
 
 
-def consumers() -> "list[ConsumerSpec]":
+def consumers() -> list[ConsumerSpec]:
     """Every durable consumer the services declare."""
     return [spec for contract in contracts().values() for spec in contract.consumers]

@@ -48,7 +48,7 @@ def _no_problems(settings: Any) -> list[str]:
 class Bootstrap(Generic[S]):
     name: str
     settings_class: type[S]
-    build: Callable[..., "Service | Awaitable[Service]"]
+    build: Callable[..., Service | Awaitable[Service]]
     problems: Callable[[S], list[str]] = _no_problems
 
     def settings(self, **overrides: Any) -> S:
@@ -62,7 +62,7 @@ class Bootstrap(Generic[S]):
             raise SettingsProblem(self.name, problems)
         return settings
 
-    def add(self, runtime: "Runtime", settings: S, **deps: Any) -> "Service":
+    def add(self, runtime: Runtime, settings: S, **deps: Any) -> Service:
         """Build the service on `runtime` (its dependencies `deps`, each injectable) and add it
         there."""
         service = self.build(settings, runtime, **deps)

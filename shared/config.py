@@ -6,7 +6,6 @@ Settings objects are built only in composition roots (`__main__.py`, the CLI), n
 from __future__ import annotations
 
 import json
-
 from typing import TYPE_CHECKING
 
 from pydantic import Field, SecretStr, model_validator
@@ -44,7 +43,7 @@ class CommonSettings(BaseSettings):
         "where probes or Prometheus come from outside (a Kubernetes pod)")
 
     @model_validator(mode="after")
-    def _tls_pair(self) -> "CommonSettings":
+    def _tls_pair(self) -> CommonSettings:
         if bool(self.nats_tls_cert) != bool(self.nats_tls_key):
             raise ValueError("REPODIGEST_NATS_TLS_CERT and REPODIGEST_NATS_TLS_KEY go together: "
                              "set both (a client certificate and its key) or neither")
@@ -57,7 +56,7 @@ class CommonSettings(BaseSettings):
         return bool(self.nats_tls_ca or self.nats_tls_cert
                     or any(s.lower().startswith("tls://") for s in self.servers()))
 
-    def nats_ssl_context(self) -> "ssl.SSLContext | None":
+    def nats_ssl_context(self) -> ssl.SSLContext | None:
         """The TLS context for NATS, or None for plain connections.
 
         Raises NatsSettingsError naming the variable whose file cannot be used."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("repodigest.health")
 
 
-async def readiness(runtime: "Runtime") -> dict[str, str]:
+async def readiness(runtime: Runtime) -> dict[str, str]:
     checks: dict[str, str] = {}
     checks["nats"] = "ok" if runtime.connected else "disconnected"
     if checks["nats"] == "ok":
@@ -51,14 +51,14 @@ async def readiness(runtime: "Runtime") -> dict[str, str]:
     return checks
 
 
-def connection_closed(runtime: "Runtime") -> bool:
+def connection_closed(runtime: Runtime) -> bool:
     """The runtime's NATS connection is closed for good (not merely reconnecting)."""
     if runtime.connection_lost.is_set():
         return True
     return runtime.closed and not runtime._stopping
 
 
-def build_health_app(runtime: "Runtime") -> Starlette:
+def build_health_app(runtime: Runtime) -> Starlette:
     reported: dict[str, str] = {}  # check -> the failure last logged
 
     async def healthz(_request) -> JSONResponse:
@@ -101,7 +101,7 @@ def build_health_app(runtime: "Runtime") -> Starlette:
 
 
 class HealthServer:
-    def __init__(self, runtime: "Runtime", port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, runtime: Runtime, port: int, host: str = "127.0.0.1") -> None:
         import uvicorn
 
         # log_config=None: uvicorn's records go through the service's logging, not its own

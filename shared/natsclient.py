@@ -11,8 +11,15 @@ import nats
 import nats.errors
 
 from shared.config import CommonSettings
-from shared.service import (LOGIN_HELP, UNREACHABLE_HINT, NatsUnreachable, connect_failure,
-                            connect_options, login_tried, redact_url)
+from shared.service import (
+    LOGIN_HELP,
+    UNREACHABLE_HINT,
+    NatsUnreachable,
+    connect_failure,
+    connect_options,
+    login_tried,
+    redact_url,
+)
 
 log = logging.getLogger("repodigest.nats")
 
@@ -42,7 +49,7 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconn
                          max_reconnect_attempts=reconnects, reconnect_time_wait=0.5, error_cb=on_error,
                          **kwargs),
             timeout * 3 + 5)
-    except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
+    except (TimeoutError, OSError, nats.errors.Error) as exc:
         errors.append(exc)
         if _refused_login(errors):
             raise NatsUnreachable(f"NATS at {where} refused the login {login_tried(settings)}: "

@@ -99,7 +99,7 @@ class EmbeddedNats:
             raise NatsServerError("the nats-server has no port before it is started")
         return self.port
 
-    async def start(self, timeout: float = 20.0) -> "EmbeddedNats":
+    async def start(self, timeout: float = 20.0) -> EmbeddedNats:
         port = "-1" if self.port is None else str(self.port)  # -1: the server picks a free one
         args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", port,
                 "-sd", str(self.store_dir), "--server_name", self.server_name]
@@ -124,7 +124,7 @@ class EmbeddedNats:
         )
         try:
             await asyncio.wait_for(self._until_ready(), timeout)
-        except (asyncio.TimeoutError, NatsServerError) as exc:
+        except (TimeoutError, NatsServerError) as exc:
             await self.kill()
             tail = "\n".join(self._log[-10:])
             where = f"port {self.port}" if self.port is not None else "a port of its choice"
@@ -182,7 +182,7 @@ class EmbeddedNats:
         if self._own_dir:
             shutil.rmtree(self.store_dir, ignore_errors=True)
 
-    async def __aenter__(self) -> "EmbeddedNats":
+    async def __aenter__(self) -> EmbeddedNats:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:

@@ -23,15 +23,21 @@ from typing import Any, Protocol
 
 import nats.errors
 from faststream.nats import NatsBroker
-
 from opentelemetry.metrics import CallbackOptions, Observation
 
-from shared.messaging import (Bus, Consumer, ConsumerSpec, ServiceRouter, Topology,
-                              ensure_topology, telemetry_middleware)
 from shared import telemetry
 from shared.config import CommonSettings
-from shared.telemetry import meter, service_context, setup_logging, setup_telemetry
+from shared.messaging import (
+    Bus,
+    Consumer,
+    ConsumerSpec,
+    ServiceRouter,
+    Topology,
+    ensure_topology,
+    telemetry_middleware,
+)
 from shared.tasks import cancel_and_wait
+from shared.telemetry import meter, service_context, setup_logging, setup_telemetry
 
 log = logging.getLogger("repodigest.service")
 
@@ -120,7 +126,11 @@ def connect_options(settings: CommonSettings) -> dict:
 def nats_security(settings: CommonSettings):
     """FastStream's security for what `connect_options` chose (None: plain and anonymous)."""
     from faststream.nats.security import (
-        NatsCredentials, NatsNKey, NatsSecurity, NatsToken, NatsUserPassword,
+        NatsCredentials,
+        NatsNKey,
+        NatsSecurity,
+        NatsToken,
+        NatsUserPassword,
     )
 
     opts = connect_options(settings)
@@ -136,7 +146,7 @@ def nats_security(settings: CommonSettings):
     return NatsSecurity(**tls) if tls else None
 
 
-def service_middleware(owners: "dict[int, str]") -> Any:
+def service_middleware(owners: dict[int, str]) -> Any:
     """FastStream middleware, before its telemetry middleware: a message consumed by a service's
     subscriber is handled in that service's `service_context`, so the consume span, the reply
     and what the handler publishes carry the service's `service.name`. `owners`: the runtime's
@@ -204,7 +214,7 @@ def login_tried(settings: CommonSettings) -> str:
 
 
 def make_broker(settings: CommonSettings, name: str,
-                owners: "dict[int, str] | None" = None,
+                owners: dict[int, str] | None = None,
                 closed_cb: Callable[[], Awaitable[None]] | None = None,
                 error_cb: Callable[[Exception], Awaitable[None]] | None = None,
                 disconnected_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
@@ -307,7 +317,7 @@ class Runtime:
         await cancel_and_wait(connect)
         if refused in done and self._refusal is not None:
             raise self._refusal
-        raise asyncio.TimeoutError()
+        raise TimeoutError()
 
     async def _closed(self) -> None:
         if self._stopping:
@@ -343,7 +353,7 @@ class Runtime:
                 log.debug("consumer lag poll failed: %s", type(exc).__name__)
             try:  # a polling period, ended early by stop()
                 await asyncio.wait_for(self._lag_stop.wait(), self.lag_interval)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     @property
@@ -369,7 +379,7 @@ class Runtime:
         return self._nc is not None and self._nc.is_closed
 
     @property
-    def pull_consumers(self) -> "list[Consumer[Any]]":
+    def pull_consumers(self) -> list[Consumer[Any]]:
         """The durable consumers the services registered (started and stopped here)."""
         return [c for c, _ in self._pull]
 
@@ -395,7 +405,7 @@ class Runtime:
     async def start(self) -> None:
         try:
             await self._connect()
-        except (OSError, asyncio.TimeoutError, nats.errors.NoServersError) as exc:
+        except (TimeoutError, OSError, nats.errors.NoServersError) as exc:
             cause, hint = connect_failure(exc) or (
                 (f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
                  "(a firewall, or not a NATS server?)", UNREACHABLE_HINT)

@@ -8,7 +8,7 @@ import logging
 log = logging.getLogger("repodigest.tasks")
 
 
-async def cancel_and_wait(task: "asyncio.Task | None", timeout: float = 10.0) -> None:
+async def cancel_and_wait(task: asyncio.Task | None, timeout: float = 10.0) -> None:
     """Cancel `task` and wait for it to end, at most `timeout` seconds.
 
     Awaiting a cancelled task is not enough on Python 3.11: `asyncio.wait_for` inside it can

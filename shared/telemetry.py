@@ -51,7 +51,8 @@ from typing import Any, TypeVar
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Tracer as SdkTracer, TracerProvider
+from opentelemetry.sdk.trace import Tracer as SdkTracer
+from opentelemetry.sdk.trace import TracerProvider
 
 _configured = False
 _prometheus_reader: Any = None

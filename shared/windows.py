@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 WINDOW_KINDS = ("day", "week", "month", "custom")
@@ -50,7 +50,7 @@ class Window:
     def contains(self, instant: datetime) -> bool:
         return self.start <= instant < self.end
 
-    def previous(self) -> "Window":
+    def previous(self) -> Window:
         """The window of the same kind just before this one (for trends)."""
         if self.kind == "day":
             local = self.start.astimezone(ZoneInfo(self.tz)).date() - timedelta(days=1)
@@ -83,7 +83,7 @@ def zone(tz: str) -> ZoneInfo:
 
 
 def _local(d: date, at: time, tz: str) -> datetime:
-    return datetime.combine(d, at, tzinfo=zone(tz)).astimezone(timezone.utc)
+    return datetime.combine(d, at, tzinfo=zone(tz)).astimezone(UTC)
 
 
 def parse_cutoff(cutoff: str) -> time:
@@ -123,7 +123,7 @@ def month_window(year: int, month: int, tz: str) -> Window:
 
 
 def custom_window(start: datetime, end: datetime, tz: str) -> Window:
-    start, end = start.astimezone(timezone.utc), end.astimezone(timezone.utc)
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
     if end <= start:
         raise WindowError("a custom window's end must be after its start")
     label = f"{_stamp(start, tz)}_{_stamp(end, tz)}"
@@ -165,7 +165,7 @@ def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00",
             raise WindowError(f"window {spec!r}: 'last' names a recurring window; use day:last, "
                               "week:last or month:last")
         parse_cutoff(cutoff)
-        instant = now if now is not None else datetime.now(timezone.utc)
+        instant = now if now is not None else datetime.now(UTC)
         return window_of(kind, instant, tz, cutoff).previous()
     try:
         if kind in ("day", "") and _DAY.match(value):

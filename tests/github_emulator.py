@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -183,7 +183,7 @@ class GithubEmulator:
             self.faults.append(Fault(0, times, path_contains, {}, "held", hold=seconds))
 
     def synthesize_pulls(self, repo: str, n: int, *, template_repo: str = "PyGithub/PyGithub",
-                         start: datetime = datetime(2025, 1, 1, tzinfo=timezone.utc)) -> None:
+                         start: datetime = datetime(2025, 1, 1, tzinfo=UTC)) -> None:
         """Serve `n` pull requests under `repo`: renumbered copies (1..n) of `template_repo`'s
         recorded pull requests with their recorded files, updated a minute apart, plus empty
         issue and comment listings. Load the recorded files first."""
@@ -231,17 +231,17 @@ class GithubEmulator:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "GithubEmulator":
+    def start(self) -> GithubEmulator:
         emulator = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            def do_GET(self) -> None:
                 status, headers, payload = emulator.answer("GET", self.path, dict(self.headers))
                 self._send(status, headers, payload)
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:
                 size = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(size) if size else b""
                 status, headers, payload = emulator.answer("POST", self.path, dict(self.headers),
@@ -276,7 +276,7 @@ class GithubEmulator:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "GithubEmulator":
+    def __enter__(self) -> GithubEmulator:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -462,7 +462,7 @@ class GithubEmulator:
         self.graphql_remaining -= cost
         self.graphql_points += cost
         rate = {"cost": cost, "remaining": self.graphql_remaining,
-                "resetAt": datetime.fromtimestamp(self.reset, timezone.utc)
+                "resetAt": datetime.fromtimestamp(self.reset, UTC)
                 .strftime("%Y-%m-%dT%H:%M:%SZ")}
         repo = f"{variables.get('owner')}/{variables.get('name')}"
         if repo not in self.repos:
@@ -519,8 +519,8 @@ class GithubEmulator:
             "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
             "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
             "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
-            "created_at": _iso(datetime.now(timezone.utc)),
-            "updated_at": _iso(datetime.now(timezone.utc))}
+            "created_at": _iso(datetime.now(UTC)),
+            "updated_at": _iso(datetime.now(UTC))}
         # listed from now on at GET .../issues/N/comments, as GitHub lists it
         self.routes.setdefault((path, 1), _Route([])).body.append(comment)
         return self._json(201, comment)

@@ -27,7 +27,7 @@ class Identity:
     public: str
 
     @classmethod
-    def new(cls, prefix: int) -> "Identity":
+    def new(cls, prefix: int) -> Identity:
         seed = nkeys.encode_seed(os.urandom(32), prefix)
         return cls(seed, nkeys.from_seed(bytearray(seed)).public_key.decode())
 
@@ -101,7 +101,7 @@ class Operator:
     account: Identity
 
     @classmethod
-    def new(cls) -> "Operator":
+    def new(cls) -> Operator:
         return cls(Identity.new(nkeys.PREFIX_BYTE_OPERATOR), Identity.new(nkeys.PREFIX_BYTE_ACCOUNT),
                    Identity.new(nkeys.PREFIX_BYTE_ACCOUNT))
 

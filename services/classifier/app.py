@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from faststream import Context
 
-from shared.messaging import Consumer
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark
+from shared.messaging import Consumer
 
 from .adapters.profiles import load_registry
 from .config import ClassifierSettings
@@ -22,9 +22,7 @@ from .messaging import CONSUMER, CONTRACT
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
 
-    from shared.messaging import ConsumerSpec
-
-    from shared.messaging import Bus
+    from shared.messaging import Bus, ConsumerSpec
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.classifier")
@@ -40,7 +38,7 @@ class ClassifierService:
     consumers: Sequence[ConsumerSpec] = (CONSUMER,)
     contract = CONTRACT
 
-    def __init__(self, registry: ProfileRegistry, bus: "Bus",
+    def __init__(self, registry: ProfileRegistry, bus: Bus,
                  loader: Callable[[], ProfileRegistry] | None = None) -> None:
         self.registry = registry
         self.bus = bus
@@ -68,7 +66,7 @@ class ClassifierService:
             log.error("classifier rules NOT reloaded, the previous ones stay in use:\n%s", reply.error)
         return reply
 
-    def register(self, router: "NatsRouter") -> None:
+    def register(self, router: NatsRouter) -> None:
         self.consumer.register(router)
         service = self
 
@@ -93,7 +91,7 @@ class ClassifierService:
         return True
 
 
-def build_service(settings: ClassifierSettings, runtime: "Runtime",
+def build_service(settings: ClassifierSettings, runtime: Runtime,
                   loader: Callable[[], ProfileRegistry] | None = None) -> ClassifierService:
     """Load and compile every profile now, so a bad profile stops start-up with its message.
     `loader` (by default the profiles of `settings`) is also what a reload request runs."""

@@ -17,7 +17,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,11 +28,16 @@ from shared.events.enriched import Digest
 
 from .adapters.profiles import read_profile_file, read_profiles
 from .domain.rules import (
-    CompiledRuleSet, ProfileError, canonical_profile, compile_profile, fired_rules, resolve_profile,
+    CompiledRuleSet,
+    ProfileError,
+    canonical_profile,
+    compile_profile,
+    fired_rules,
+    resolve_profile,
 )
 
 DEFAULT_REPO = "local/items"
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class BadItem(ValueError):
@@ -229,7 +234,7 @@ def parse_since(text: str | None) -> datetime | None:
     except ValueError:
         raise ValueError(f"--since {text!r} is not a date (2026-06-01) or ISO date-time "
                          "(2026-06-01T08:00:00+08:00)") from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 async def _connect(nats_url: str):  # type: ignore[no-untyped-def]

@@ -8,14 +8,13 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.messaging import Poison, Subjects
-from shared.telemetry import consumed_context, continuing, tracer, tracing_enabled
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent
+from shared.messaging import Poison, Subjects
+from shared.telemetry import consumed_context, continuing, tracer, tracing_enabled
 
 from .domain.identities import identify
 from .domain.rules import ProfileError, ProfileRegistry
-
 
 _tracer = tracer("classifier")
 
@@ -31,7 +30,7 @@ def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
         tags = ruleset.classify_cached(fact.data.item)
         if registry.identities is not None:
             tags = identify(fact.data, tags, registry.identities)
-    except Exception as exc:  # noqa: BLE001 - deterministic: retrying the same fact cannot help
+    except Exception as exc:
         raise Poison(f"classification failed under profile {ruleset.name!r} "
                      f"({type(exc).__name__}: {exc})") from exc
     return EnrichedFact.create(fact, tags, ruleset.ref)

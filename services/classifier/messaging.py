@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from shared.events import EnrichedFact, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.messaging import (
-    DURABLE_CLASSIFIER, STREAM_GITHUB, ConsumerSpec, Contract, Publication, Subscription,
+    DURABLE_CLASSIFIER,
+    STREAM_GITHUB,
+    ConsumerSpec,
+    Contract,
+    Publication,
+    Subscription,
 )
 
 from .handlers import RELOAD_SUBJECT, ReloadReply
@@ -17,7 +22,7 @@ CONSUMER = ConsumerSpec(DURABLE_CLASSIFIER, STREAM_GITHUB, "rd.github.>",
 CONTRACT = Contract(
     "classifier",
     subscribes=(
-        Subscription(Union[GithubFact, SyncWatermark], consumer=CONSUMER),
+        Subscription(GithubFact | SyncWatermark, consumer=CONSUMER),
         Subscription(dict[str, Any], subject=RELOAD_SUBJECT, reply=ReloadReply,
                      description="core NATS request, every replica answers: re-read the rule "
                                  "profiles (a broken one keeps the previous rules)"),

@@ -23,9 +23,9 @@ import nats.errors
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import ValidationError
 
-from shared.messaging import STREAM_GITHUB, Poison, Subjects, event_headers, repo_tokens
 from shared.events import GITHUB_EVENT_ADAPTER, GithubFact, SyncWatermark, WatermarkForwarded
 from shared.events.envelope import CloudEvent, deterministic_id
+from shared.messaging import STREAM_GITHUB, Poison, Subjects, event_headers, repo_tokens
 
 from .domain.rules import ProfileRegistry
 from .handlers import classify_fact
@@ -59,7 +59,7 @@ def replay_subject(repo: str | None) -> str:
 class JetStreamPublisher:
     """`publish(event, subject)` over a plain nats-py JetStream context (no FastStream broker)."""
 
-    def __init__(self, js: "JetStreamContext") -> None:
+    def __init__(self, js: JetStreamContext) -> None:
         self.js = js
 
     async def publish(self, event: CloudEvent, subject: str) -> Any:
@@ -81,7 +81,7 @@ def reclassified_watermark(mark: SyncWatermark, versions: str) -> WatermarkForwa
     return event.model_copy(update={"id": deterministic_id(event.id, "reclassified", versions)})
 
 
-async def reclassify(js: "JetStreamContext | Runtime", repo: str | None, *, since: datetime | None = None,
+async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since: datetime | None = None,
                      progress: bool = False, registry: ProfileRegistry | None = None,
                      publish: Callable[[CloudEvent, str], Awaitable[Any]] | None = None,
                      batch_size: int = 500, fetch_timeout: float = 5.0) -> ReclassifyResult:
@@ -112,7 +112,7 @@ async def reclassify(js: "JetStreamContext | Runtime", repo: str | None, *, sinc
         while result.read < total:
             try:
                 msgs = await sub.fetch(min(batch_size, total - result.read), timeout=fetch_timeout)
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, nats.errors.TimeoutError):
                 idle += 1
                 if idle >= 3:
                     raise RuntimeError(f"RD_GITHUB stopped delivering after {result.read} of {total} "
@@ -186,7 +186,11 @@ class _Progress:
             return
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
         )
 
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

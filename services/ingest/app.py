@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import timedelta
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from shared.tasks import cancel_and_wait
@@ -78,7 +78,7 @@ class IngestService:
     consumers: Sequence[ConsumerSpec] = ()
     contract = CONTRACT
 
-    def __init__(self, settings: IngestSettings, bus: "Bus") -> None:
+    def __init__(self, settings: IngestSettings, bus: Bus) -> None:
         self.settings = settings
         self.bus = bus
         self.pollers: list[Poller] = []
@@ -89,7 +89,7 @@ class IngestService:
         self._backfill_task: asyncio.Task | None = None
         self._started: list[Poller] = []
 
-    def register(self, router: "NatsRouter") -> None:  # nothing to subscribe to
+    def register(self, router: NatsRouter) -> None:  # nothing to subscribe to
         return None
 
     async def start(self) -> None:
@@ -142,7 +142,7 @@ class IngestService:
         except SourceError as exc:
             self.backfill_error = str(exc)
             log.error("backfill from %s failed: %s", source, exc)
-        except Exception as exc:  # noqa: BLE001 - kept for /readyz, logged with its traceback
+        except Exception as exc:
             self.backfill_error = f"{type(exc).__name__}: {exc}"
             log.exception("backfill from %s failed", source)
         finally:
@@ -210,7 +210,7 @@ async def webhook_receivers(service: IngestService) -> list[Poller]:
                            limits=limits)]
 
 
-def build_service(settings: IngestSettings, runtime: "Runtime",
+def build_service(settings: IngestSettings, runtime: Runtime,
                   pollers: Sequence[Poller] = ()) -> IngestService:
     """Ingest on `runtime` (its bus); `pollers` run beside what the settings configure (the
     GitHub poller for `repos`, the webhook endpoint)."""

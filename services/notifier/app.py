@@ -7,19 +7,19 @@ import os
 import socket
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.events import Artifact, DeadLetter
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 
 from .adapters import redact as redaction
 from .adapters.artifacts import ArtifactReader
 from .adapters.senders import Senders
 from .adapters.state import KvDeliveryLog
 from .config import NotifierSettings
-from .messaging import CONSUMER, CONTRACT
 from .handlers import Delivery, DeliveryLog, Material, RetryPolicy, Sender, decode, notify_report
+from .messaging import CONSUMER, CONTRACT
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
@@ -38,7 +38,7 @@ class NotifierService:
     consumers: Sequence[ConsumerSpec] = (CONSUMER,)
     contract = CONTRACT
 
-    def __init__(self, settings: NotifierSettings, runtime: "Runtime",
+    def __init__(self, settings: NotifierSettings, runtime: Runtime,
                  sender: Sender | None = None, state: DeliveryLog | None = None) -> None:
         self.settings = settings
         self.routes = settings.routes()  # a bad route file fails here, before connecting
@@ -78,9 +78,9 @@ class NotifierService:
         await self.bus.dead_letter(delivery.raw, DeadLetter(
             service=NAME, reason=self.redact(reason),
             subject=Subjects.report_ready(delivery.event.data.repo),
-            event_id=delivery.event.id, failed_at=datetime.now(timezone.utc)))
+            event_id=delivery.event.id, failed_at=datetime.now(UTC)))
 
-    def register(self, router: "NatsRouter") -> None:
+    def register(self, router: NatsRouter) -> None:
         self.consumer.register(router)
 
     async def start(self) -> None:
@@ -119,6 +119,6 @@ class NotifierService:
         self._filters = []
 
 
-def build_service(settings: NotifierSettings, runtime: "Runtime", sender: Any = None,
+def build_service(settings: NotifierSettings, runtime: Runtime, sender: Any = None,
                   state: DeliveryLog | None = None) -> NotifierService:
     return NotifierService(settings, runtime, sender, state)

@@ -11,9 +11,17 @@ from __future__ import annotations
 import json
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from shared.config import CommonSettings
 
@@ -61,7 +69,7 @@ class EmailRoute(_Route):
     attach_pdf: bool = True
 
     @model_validator(mode="after")
-    def _login(self) -> "EmailRoute":
+    def _login(self) -> EmailRoute:
         if bool(self.smtp_user) != bool(self.smtp_password):
             raise ValueError(f"route {self.name}: smtp_user and smtp_password go together")
         return self
@@ -79,7 +87,7 @@ class GithubRoute(_Route):
     api_url: str | None = Field(None, description="default: REPODIGEST_GITHUB_API_URL")
 
 
-Route = Annotated[Union[WebhookRoute, EmailRoute, GithubRoute], Field(discriminator="kind")]
+Route = Annotated[WebhookRoute | EmailRoute | GithubRoute, Field(discriminator="kind")]
 _ROUTES = TypeAdapter(list[Route])
 
 
@@ -136,7 +144,6 @@ class NotifierSettings(CommonSettings):
 
 def load_routes_file(path: str) -> list[WebhookRoute | EmailRoute | GithubRoute]:
     import yaml
-    from pydantic import ValidationError
 
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -154,7 +161,7 @@ def load_routes_file(path: str) -> list[WebhookRoute | EmailRoute | GithubRoute]
                          f"({type(exc).__name__})") from None
 
 
-def describe(exc: "ValidationError") -> str:
+def describe(exc: ValidationError) -> str:
     """What is wrong, by field, WITHOUT the input values: pydantic's own message repeats the
     input (a route's webhook URL and password with it), which must not reach a log."""
     from shared.bootstrap import validation_problems  # the services' one way of saying it

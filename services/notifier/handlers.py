@@ -21,11 +21,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, \
-    stop_before_delay
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+)
 
-from shared.messaging import Transient
 from shared.events import Artifact, ReportReady, SummaryData
+from shared.messaging import Transient
 from shared.telemetry import meter, tracer
 
 from .adapters.redact import Redactor

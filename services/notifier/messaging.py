@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from shared.events import ReportReady
 from shared.messaging import (
-    DURABLE_NOTIFIER, STREAM_REPORTS, ConsumerSpec, Contract, Publication, Subscription,
+    DURABLE_NOTIFIER,
+    STREAM_REPORTS,
+    ConsumerSpec,
+    Contract,
+    Publication,
+    Subscription,
 )
 
 # one report at a time: its routes are posted (with retries bounded by the notifier's deadline,

@@ -6,17 +6,21 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from shared import answers
-from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.events import ReportReady, WindowSummarized
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.tasks import cancel_and_wait
 
 from .adapters.documents import stylesheet
 from .adapters.llm import (
-    ChatOptions, OpenAIChatNarrator, StoreNarrationCache, TemplateNarrator, load_prompt,
+    ChatOptions,
+    OpenAIChatNarrator,
+    StoreNarrationCache,
+    TemplateNarrator,
+    load_prompt,
 )
 from .adapters.pdf import PdfRenderer
 from .adapters.site import SiteBuilder
@@ -55,7 +59,7 @@ class RendererService:
     consumers: Sequence[ConsumerSpec] = (CONSUMER,)
     contract = CONTRACT
 
-    def __init__(self, settings: RendererSettings, runtime: "Runtime",
+    def __init__(self, settings: RendererSettings, runtime: Runtime,
                  store: ObjectStore | None = None) -> None:
         self.settings = settings
         self.bus = runtime.bus(NAME)
@@ -96,7 +100,7 @@ class RendererService:
                 await conn.flush()
 
         await render_report(event, self.store, self._publish, self.pdf,
-                            lambda: datetime.now(timezone.utc), self.narrator, reply=reply)
+                            lambda: datetime.now(UTC), self.narrator, reply=reply)
 
     async def on_unchanged(self, msg) -> None:
         """A repeated request for an unchanged revision (shared/answers.py): send the requester
@@ -120,7 +124,7 @@ class RendererService:
         if msg.reply:
             await msg.respond(answers.ANSWERED if raw is not None else answers.RENDER)
 
-    def register(self, router: "NatsRouter") -> None:
+    def register(self, router: NatsRouter) -> None:
         self.consumer.register(router)
 
     async def start(self) -> None:
@@ -163,7 +167,7 @@ class RendererService:
 
 
 def build_narrator(settings: RendererSettings,
-                   store: "Callable[[], ObjectStore]") -> Narrator:
+                   store: Callable[[], ObjectStore]) -> Narrator:
     """The templates' prose, or an OpenAI-compatible model when REPODIGEST_NARRATOR_URL is set."""
     if not settings.narrator_url:
         return TemplateNarrator()
@@ -187,6 +191,6 @@ def _redact(url: str) -> str:
     return url.split("?", 1)[0]
 
 
-def build_service(settings: RendererSettings, runtime: "Runtime",
+def build_service(settings: RendererSettings, runtime: Runtime,
                   store: ObjectStore | None = None) -> RendererService:
     return RendererService(settings, runtime, store)

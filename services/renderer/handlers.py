@@ -10,17 +10,23 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from shared.answers import UnchangedRequest
-from shared.messaging import Poison
-from shared.telemetry import meter, tracer
-from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
 from services.renderer.adapters import documents
-from services.renderer.domain.narrator import Narrator
 from services.renderer.domain.keys import (
-    artifact_key, entry_key, entry_keys, index_key, is_entry_key, merge_index, repo_prefix,
+    artifact_key,
+    entry_key,
+    entry_keys,
+    index_key,
+    is_entry_key,
+    merge_index,
+    repo_prefix,
     split_entry,
 )
+from services.renderer.domain.narrator import Narrator
 from services.renderer.ports import ObjectNotFound, ObjectStore, PdfEngine, StoredObject
+from shared.answers import UnchangedRequest
+from shared.events import Artifact, ReportReady, ReportReadyData, SummaryData, WindowSummarized
+from shared.messaging import Poison
+from shared.telemetry import meter, tracer
 
 log = logging.getLogger("repodigest.renderer")
 

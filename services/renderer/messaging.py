@@ -5,7 +5,12 @@ from __future__ import annotations
 from shared import answers
 from shared.events import ReportReady, WindowSummarized
 from shared.messaging import (
-    DURABLE_RENDERER, STREAM_REPORTS, ConsumerSpec, Contract, Publication, Subscription,
+    DURABLE_RENDERER,
+    STREAM_REPORTS,
+    ConsumerSpec,
+    Contract,
+    Publication,
+    Subscription,
 )
 
 # one summary at a time, and up to ten minutes for it (a PDF, a narrator with retries)

@@ -77,7 +77,7 @@ def _matches(header: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags or f"W/{etag}" in tags
 
 
-def build_app(store: ObjectStore) -> "Starlette":
+def build_app(store: ObjectStore) -> Starlette:
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
@@ -86,7 +86,7 @@ def build_app(store: ObjectStore) -> "Starlette":
         return PlainTextResponse(text + "\n", status, headers={
             "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", **headers})
 
-    async def serve(request: "Request") -> "Response":
+    async def serve(request: Request) -> Response:
         if request.method not in METHODS:
             return refused(405, "method not allowed: the archive is read-only",
                            Allow=", ".join(METHODS))

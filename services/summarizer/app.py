@@ -5,18 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared import answers
-from shared.events import DeadLetter, ENRICHED_EVENT_ADAPTER, ReportRequested, WindowSummarized
+from shared.events import ENRICHED_EVENT_ADAPTER, DeadLetter, ReportRequested, WindowSummarized
+from shared.messaging import Consumer, ConsumerSpec, Subjects
 from shared.tasks import cancel_and_wait
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
-from .messaging import CONTRACT, FOLD, REQUESTS
 from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publish_due
+from .messaging import CONTRACT, FOLD, REQUESTS
 
 if TYPE_CHECKING:
     from faststream.nats import NatsRouter
@@ -35,7 +35,7 @@ class SummarizerService:
     consumers: Sequence[ConsumerSpec] = (FOLD, REQUESTS)
     contract = CONTRACT
 
-    def __init__(self, settings: SummarizerSettings, runtime: "Runtime",
+    def __init__(self, settings: SummarizerSettings, runtime: Runtime,
                  store: SqlProjections | None = None) -> None:
         self.settings = settings
         self.bus = runtime.bus(NAME)
@@ -72,7 +72,7 @@ class SummarizerService:
     async def _give_up(self, request: ReportRequested, reason: str) -> None:
         await self.bus.dead_letter(request.to_bytes(), DeadLetter(
             service=NAME, reason=reason, subject=Subjects.report_requested(request.data.repo),
-            event_id=request.id, failed_at=datetime.now(timezone.utc)))
+            event_id=request.id, failed_at=datetime.now(UTC)))
 
     async def on_enriched_batch(self, events: list) -> None:
         await fold_events(self.deps, events)
@@ -80,7 +80,7 @@ class SummarizerService:
     async def on_report_requested(self, request: ReportRequested) -> None:
         await accept_request(self.deps, request)
 
-    def register(self, router: "NatsRouter") -> None:
+    def register(self, router: NatsRouter) -> None:
         self.fold_consumer.register(router)
         self.request_consumer.register(router)
 
@@ -127,7 +127,7 @@ def build_deps(settings: SummarizerSettings, store: SqlProjections, publish: Pub
     )
 
 
-def build_service(settings: SummarizerSettings, runtime: "Runtime",
+def build_service(settings: SummarizerSettings, runtime: Runtime,
                   store: SqlProjections | None = None) -> SummarizerService:
     """The summarizer on `runtime` (its bus), its projections `store` (by default the database
     of `settings.database_url`)."""

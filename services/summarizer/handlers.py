@@ -6,20 +6,26 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from shared.answers import UnchangedRequest
-from shared.messaging import Poison
-from shared.telemetry import link_traces, meter, remember_traces, tracer
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
-from shared.windows import Window, WindowError, zone
+from shared.messaging import Poison
 from shared.tasks import cancel_and_wait
+from shared.telemetry import link_traces, meter, remember_traces, tracer
+from shared.windows import Window, WindowError, zone
 
 from .domain.admission import Admission
-from .domain.report import (
-    ReportPolicy, RequestMeta, build_summary, figures, figures_hash, fit_size, next_revision,
-)
 from .domain.projection import FoldResult
+from .domain.report import (
+    ReportPolicy,
+    RequestMeta,
+    build_summary,
+    figures,
+    figures_hash,
+    fit_size,
+    next_revision,
+)
 from .domain.windows import Schedule, due_windows, previous_window, schedules_for
 from .ports import Projections
 
@@ -40,7 +46,7 @@ GiveUp = Callable[[ReportRequested, str], Awaitable[None]]
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -71,7 +77,7 @@ class Deps:
     # a request for a window whose revision exists and did not change: asks the renderer to
     # answer the requester with that revision (True: answered, nothing is published); None, or
     # False back, publishes the summary again (shared/answers.py)
-    answer_unchanged: "AnswerUnchanged | None" = None
+    answer_unchanged: AnswerUnchanged | None = None
     max_request_failures: int = 3
     _failures: dict[str, int] = field(default_factory=dict)
     # False: never migrate, only check that the schema is at head (REPODIGEST_DATABASE_MIGRATE
@@ -104,12 +110,12 @@ class Deps:
             while loop.time() - first < self.window_debounce_max:
                 try:
                     await asyncio.wait_for(self._flush_wanted.wait(), self.window_debounce or 0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 self._flush_wanted.clear()
             try:
                 await publish_due(self, requests=False)
-            except Exception:  # noqa: BLE001 - the windows stay dirty; the next fold retries
+            except Exception:
                 log.exception("re-summarizing closed windows failed; will retry after the next fold")
 
     async def close(self) -> None:

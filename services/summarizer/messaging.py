@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 from shared import answers
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.messaging import (
-    DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS, STREAM_ENRICHED, STREAM_REPORTS,
-    ConsumerSpec, Contract, Publication, Subscription,
+    DURABLE_SUMMARIZER,
+    DURABLE_SUMMARIZER_REQUESTS,
+    STREAM_ENRICHED,
+    STREAM_REPORTS,
+    ConsumerSpec,
+    Contract,
+    Publication,
+    Subscription,
 )
 
 FOLD = ConsumerSpec(DURABLE_SUMMARIZER, STREAM_ENRICHED, "rd.enriched.>",
@@ -20,7 +24,7 @@ REQUESTS = ConsumerSpec(DURABLE_SUMMARIZER_REQUESTS, STREAM_REPORTS, "rd.summary
 CONTRACT = Contract(
     "summarizer",
     subscribes=(
-        Subscription(Union[EnrichedFact, WatermarkForwarded], consumer=FOLD),
+        Subscription(EnrichedFact | WatermarkForwarded, consumer=FOLD),
         Subscription(ReportRequested, consumer=REQUESTS),
     ),
     publishes=(

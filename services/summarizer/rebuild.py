@@ -34,8 +34,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from shared.messaging import STREAM_ENRICHED, Subjects, collector_paused, repo_tokens
 from shared.events import ENRICHED_EVENT_ADAPTER, WindowSummarized
+from shared.messaging import STREAM_ENRICHED, Subjects, collector_paused, repo_tokens
 
 from .handlers import Deps, fold_batch, publish_due
 
@@ -134,7 +134,7 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
         while result.messages < total:
             try:
                 msgs = await sub.fetch(batch, timeout=fetch_timeout)
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, nats.errors.TimeoutError):
                 log.warning("rebuild: %s stopped delivering after %d of %d messages (purged "
                             "meanwhile?); folded what arrived", STREAM_ENRICHED, result.messages, total)
                 break

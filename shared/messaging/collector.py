@@ -26,7 +26,7 @@ _paused_batches = 0  # batches in progress in this process with the collector pa
 _resume_collector = False
 
 @contextlib.contextmanager
-def collector_paused() -> "Iterator[None]":
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection while a batch is handled. A batch's decoded events (tens of
     thousands of small objects) are alive until its end, so every collection during the batch
     traverses all of them again: ~15-20 µs per event in each service (bench.pipeline). They are

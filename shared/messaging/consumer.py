@@ -36,7 +36,7 @@ class Consumer(Outcomes[E]):
     tests, a `testing.MemoryBus`. `model` (optional) is the payload's type, for the AsyncAPI
     document."""
 
-    def __init__(self, bus: Any, spec: "ConsumerSpec", decode: Callable[[bytes], E],
+    def __init__(self, bus: Any, spec: ConsumerSpec, decode: Callable[[bytes], E],
                  handle: Callable[[E], Awaitable[None]] | None = None,
                  handle_batch: Callable[[list[E]], Awaitable[None]] | None = None,
                  model: Any = None) -> None:
@@ -50,7 +50,7 @@ class Consumer(Outcomes[E]):
     # a reconnect); a delivery or a server status wakes it at once
     IDLE_POLL = 1.0
 
-    def register(self, router: "ServiceRouter") -> None:
+    def register(self, router: ServiceRouter) -> None:
         """Join `router`'s pull consumers: the runtime that includes the router creates the
         durable, starts the consumer once connected and stops it (finishing the batch in hand)
         before it drains the connection."""
@@ -79,7 +79,7 @@ class Consumer(Outcomes[E]):
         self._pull.wake()
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning("%s: the batch in hand did not finish within %.0f s; stopping anyway "
                         "(its messages are redelivered after ack_wait)", self.spec.durable, timeout)
             await cancel_and_wait(self._task)

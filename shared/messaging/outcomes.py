@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import ValidationError
@@ -59,14 +59,14 @@ def backoff_seconds(deliveries: int, base: float = 0.5, cap: float = 60.0) -> fl
     return min(cap, base * (2 ** max(0, deliveries - 1)))
 
 
-def deliveries(msg: "Msg") -> int:
+def deliveries(msg: Msg) -> int:
     try:
         return int(msg.metadata.num_delivered)
     except Exception:  # noqa: BLE001 - core (non-JetStream) messages have no metadata
         return 1
 
 
-def meta(msg: "Msg") -> tuple[str | None, int | None]:
+def meta(msg: Msg) -> tuple[str | None, int | None]:
     try:
         return msg.metadata.stream, int(msg.metadata.sequence.stream)
     except Exception:  # noqa: BLE001
@@ -102,7 +102,7 @@ class Outcomes(Generic[E]):
     surface: data, subject, headers, metadata, ack(), nak(delay=), term().
     """
 
-    def __init__(self, bus: Any, spec: "ConsumerSpec", decode: Callable[[bytes], E],
+    def __init__(self, bus: Any, spec: ConsumerSpec, decode: Callable[[bytes], E],
                  handle: Callable[[E], Awaitable[None]] | None = None,
                  handle_batch: Callable[[list[E]], Awaitable[None]] | None = None) -> None:
         if handle is None and handle_batch is None:
@@ -112,7 +112,7 @@ class Outcomes(Generic[E]):
         self.stats = ConsumerStats()
         self.idle = asyncio.Event()
 
-    async def process(self, msgs: "list[Msg]") -> None:
+    async def process(self, msgs: list[Msg]) -> None:
         self.idle.clear()
         spans = MessageSpans(self, msgs)
         try:
@@ -121,7 +121,7 @@ class Outcomes(Generic[E]):
         finally:
             spans.end()
 
-    async def _process(self, msgs: "list[Msg]", spans: MessageSpans) -> None:
+    async def _process(self, msgs: list[Msg], spans: MessageSpans) -> None:
         decoded: list[tuple[Msg, E]] = []
         for msg in msgs:
             try:
@@ -151,7 +151,7 @@ class Outcomes(Generic[E]):
         if msgs:
             self._maybe_idle(msgs[-1])
 
-    async def _split(self, part: "list[tuple[Msg, E]]", spans: MessageSpans) -> bool:
+    async def _split(self, part: list[tuple[Msg, E]], spans: MessageSpans) -> bool:
         """Handle `part` as one batch; when the handler says it holds poison, handle its halves,
         in stream order, until each poison message is alone: it alone is dead-lettered, every
         good message around it is handled and acknowledged. A transient failure sends the part
@@ -183,18 +183,18 @@ class Outcomes(Generic[E]):
         self.stats.processed += len(part)
         return True
 
-    def _maybe_idle(self, last: "Msg") -> None:
+    def _maybe_idle(self, last: Msg) -> None:
         try:
             if last.metadata.num_pending == 0:
                 self.idle.set()
         except Exception:  # noqa: BLE001 - metadata is informational
             pass
 
-    async def _retry(self, msg: "Msg", exc: BaseException) -> None:
+    async def _retry(self, msg: Msg, exc: BaseException) -> None:
         with MessageSpans.attached(msg):  # the warning carries the message's trace id
             await self._retry_in_trace(msg, exc)
 
-    async def _retry_in_trace(self, msg: "Msg", exc: BaseException) -> None:
+    async def _retry_in_trace(self, msg: Msg, exc: BaseException) -> None:
         delivered = deliveries(msg)
         self.stats.last_error = short(exc)
         if delivered >= self.spec.max_deliver:
@@ -207,17 +207,17 @@ class Outcomes(Generic[E]):
         await msg.nak(delay=delay)
         MessageSpans.mark(msg, "retried", exc)
 
-    async def _dead(self, msg: "Msg", reason: str) -> None:
+    async def _dead(self, msg: Msg, reason: str) -> None:
         with MessageSpans.attached(msg):
             await self._dead_in_trace(msg, reason)
 
-    async def _dead_in_trace(self, msg: "Msg", reason: str) -> None:
+    async def _dead_in_trace(self, msg: Msg, reason: str) -> None:
         stream, sequence = meta(msg)
         await self.bus.dead_letter(msg.data, DeadLetter(
             service=self.bus.service, reason=reason, subject=msg.subject,
             stream=stream, sequence=sequence, deliveries=deliveries(msg),
             event_id=(msg.headers or {}).get("Nats-Msg-Id"),
-            failed_at=datetime.now(timezone.utc),
+            failed_at=datetime.now(UTC),
         ))
         self.stats.dead += 1
         await msg.term()

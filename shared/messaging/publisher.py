@@ -48,10 +48,10 @@ class Connection(Protocol):
     """What a `Bus` publishes and pulls through: the runtime's NATS connection, once connected."""
 
     @property
-    def nc(self) -> "Client": ...
+    def nc(self) -> Client: ...
 
     @property
-    def js(self) -> "JetStreamContext": ...
+    def js(self) -> JetStreamContext: ...
 
 
 def event_headers(event: CloudEvent) -> dict[str, str]:
@@ -75,11 +75,11 @@ class Bus:
         self._acks: _AckInbox | None = None
 
     @property
-    def nc(self) -> "Client":
+    def nc(self) -> Client:
         return self.connection.nc
 
     @property
-    def js(self) -> "JetStreamContext":
+    def js(self) -> JetStreamContext:
         return self.connection.js
 
     async def publish(self, event: CloudEvent, subject: str) -> Any:
@@ -87,7 +87,7 @@ class Bus:
         return (await self.publish_many([(event, subject, None)]))[0]
 
     async def publish_many(
-            self, batch: "Sequence[tuple[CloudEvent, str, otel_context.Context | None]]") -> list[Any]:
+            self, batch: Sequence[tuple[CloudEvent, str, otel_context.Context | None]]) -> list[Any]:
         """Publish typed events and wait for all their acks; return them in order.
 
         (event, subject, trace context) each: the trace context (a consumed message's, or None
@@ -129,7 +129,7 @@ class Bus:
                 if not todo:
                     break
                 if attempt == PUBLISH_ATTEMPTS:
-                    raise error or asyncio.TimeoutError()
+                    raise error or TimeoutError()
                 log.warning("no ack for %d of %d events (%s); retrying", len(todo), len(out),
                             type(error).__name__)
                 await asyncio.sleep(backoff_seconds(attempt))
@@ -165,7 +165,7 @@ class Bus:
                 await nc.publish(subject, data, reply=inbox.reply(round_, i), headers=headers)
             try:
                 await asyncio.wait_for(round_.done.wait(), PUBLISH_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         finally:
             inbox.forget(round_)
@@ -175,7 +175,7 @@ class Bus:
             result = round_.results.get(i)
             if result is None:
                 retry.append(i)
-                error = error or asyncio.TimeoutError()
+                error = error or TimeoutError()
             elif isinstance(result, BaseException):
                 if isinstance(result, (nats.errors.TimeoutError, nats.errors.NoRespondersError,
                                        nats.js.errors.NoStreamResponseError)):
@@ -187,7 +187,7 @@ class Bus:
                 acks[i] = result
         return retry, error
 
-    async def _ack_inbox(self) -> "_AckInbox":
+    async def _ack_inbox(self) -> _AckInbox:
         nc = self.nc
         if self._acks is None or self._acks.nc is not nc:
             inbox = _AckInbox(nc)

@@ -46,17 +46,17 @@ class StreamingPull:
 
     REFUSED_RETRY = 5.0
 
-    def __init__(self, nc: "Client", stream: str, durable: str, *, batch: int,
+    def __init__(self, nc: Client, stream: str, durable: str, *, batch: int,
                  ahead: int = 2, expires: float = 2.0, grace: float = 3.0) -> None:
         self.nc, self.stream, self.durable = nc, stream, durable
         self.batch, self.ahead, self.expires, self.grace = batch, ahead, expires, grace
         self.api = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{durable}"
         self._request = json.dumps({"batch": batch, "expires": int(expires * 1e9)}).encode()
-        self._buffer: deque["Msg"] = deque()
+        self._buffer: deque[Msg] = deque()
         self._requests: deque[_Request] = deque()
         self._arrived = asyncio.Event()
         self._woken = False
-        self._sub: "Subscription | None" = None
+        self._sub: Subscription | None = None
         self._inbox = ""
         self._reconnects = 0
         # a 409 that asking again at once would not cure (the consumer deleted): why, and when
@@ -71,7 +71,7 @@ class StreamingPull:
         self._sub = await self.nc.subscribe(self._inbox, cb=self._on_message,
                                             pending_msgs_limit=0, pending_bytes_limit=0)
 
-    async def next(self, timeout: float) -> list["Msg"]:
+    async def next(self, timeout: float) -> list[Msg]:
         """Up to `batch` delivered messages, in stream order; [] if none came within `timeout`
         (or `wake` was called)."""
         await self._top_up()
@@ -79,7 +79,7 @@ class StreamingPull:
             self._arrived.clear()
             try:
                 await asyncio.wait_for(self._arrived.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return []
         out = []
         while self._buffer and len(out) < self.batch:
@@ -91,7 +91,7 @@ class StreamingPull:
         self._woken = True
         self._arrived.set()
 
-    async def stop(self) -> list["Msg"]:
+    async def stop(self) -> list[Msg]:
         """Stop asking; return what was delivered but not taken (the caller naks it).
 
         The subscription is drained, not dropped: what already reached the client goes
@@ -127,7 +127,7 @@ class StreamingPull:
             asked += self.batch
             await self.nc.publish(self.api, self._request, reply=self._inbox)
 
-    async def _on_message(self, msg: "Msg") -> None:
+    async def _on_message(self, msg: Msg) -> None:
         headers = msg.headers
         status = headers.get(STATUS) if headers else None
         if status is None:

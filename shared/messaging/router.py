@@ -37,7 +37,7 @@ class Subscription:
 
     model: Any
     description: str = ""
-    consumer: "ConsumerSpec | None" = None
+    consumer: ConsumerSpec | None = None
     subject: str = ""
     reply: Any = None  # the model of the reply, for a request subject
 
@@ -49,7 +49,7 @@ class Contract:
     publishes: Sequence[Publication] = field(default_factory=tuple)
 
     @property
-    def consumers(self) -> "list[ConsumerSpec]":
+    def consumers(self) -> list[ConsumerSpec]:
         return [s.consumer for s in self.subscribes if s.consumer is not None]
 
 
@@ -63,7 +63,7 @@ class ServiceRouter(NatsRouter):
         # through FastStream (its durables) is declared as a subscriber for the document
         self.document = document
 
-    def add_pull_consumer(self, consumer: "Consumer[Any]") -> None:
+    def add_pull_consumer(self, consumer: Consumer[Any]) -> None:
         if consumer not in self.pull_consumers:
             self.pull_consumers.append(consumer)
 
@@ -78,7 +78,7 @@ class ServiceRouter(NatsRouter):
             self._document(contract.service, sub)
 
     def _document(self, service: str, sub: Subscription) -> None:
-        async def handler(body):  # noqa: ANN001, ARG001 - never started: the document's shape
+        async def handler(body):
             raise NotImplementedError
 
         # the payload's and the reply's types, as objects (this module's annotations are strings)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from nats.aio.msg import Msg
@@ -62,7 +62,7 @@ class _Pending:
 
 
 class _Durable:
-    def __init__(self, consumer: "Consumer[Any]") -> None:
+    def __init__(self, consumer: Consumer[Any]) -> None:
         self.consumer = consumer
         self.spec = consumer.spec
         self.next_seq = 1  # the next stream sequence never delivered
@@ -82,7 +82,7 @@ class MemoryMsg:
         self.metadata = Msg.Metadata(
             sequence=Msg.Metadata.SequencePair(consumer=durable.delivered, stream=stored.seq),
             num_pending=num_pending, num_delivered=entry.deliveries,
-            timestamp=datetime.now(timezone.utc), stream=stored.stream or "",
+            timestamp=datetime.now(UTC), stream=stored.stream or "",
             consumer=durable.spec.durable)
         self.outcome: str | None = None
         self.nak_delay: float | None = None
@@ -107,7 +107,7 @@ class MemoryMsg:
 class MemoryBus:
     """A service's publisher on a `MemoryBroker`: what `publisher.Bus` offers handlers."""
 
-    def __init__(self, broker: "MemoryBroker", service: str) -> None:
+    def __init__(self, broker: MemoryBroker, service: str) -> None:
         self.broker, self.service = broker, service
 
     @property
@@ -190,7 +190,7 @@ class MemoryBroker:
 
     # ------------------------------------------------------------------ consuming
 
-    def _durable(self, consumer: "Consumer[Any]") -> _Durable:
+    def _durable(self, consumer: Consumer[Any]) -> _Durable:
         durable = self._durables.get(consumer.spec.durable)
         if durable is None or durable.consumer is not consumer:
             previous = durable
@@ -237,7 +237,7 @@ class MemoryBroker:
             else:  # neither: redelivered once ack_wait has passed
                 entry.due = self.now + durable.spec.ack_wait
 
-    async def run(self, *consumers: "Consumer[Any]", max_batches: int = 10_000) -> int:
+    async def run(self, *consumers: Consumer[Any], max_batches: int = 10_000) -> int:
         """Deliver to `consumers` until none has anything left to handle, advancing the virtual
         clock over nak delays; return the number of batches handled."""
         durables = [self._durable(c) for c in consumers]

@@ -12,13 +12,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nats.js.api import (
-    AckPolicy as JsAckPolicy, ConsumerConfig, DeliverPolicy, DiscardPolicy, RetentionPolicy,
-    StorageType, StreamConfig,
+    AckPolicy as JsAckPolicy,
+)
+from nats.js.api import (
+    ConsumerConfig,
+    DeliverPolicy,
+    DiscardPolicy,
+    RetentionPolicy,
+    StorageType,
+    StreamConfig,
 )
 from nats.js.errors import BadRequestError, NotFoundError
 
 from .subjects import (
-    KV_INGEST_STATE, OBJECT_BUCKET, STREAM_DEAD, STREAM_ENRICHED, STREAM_GITHUB, STREAM_REPORTS,
+    KV_INGEST_STATE,
+    OBJECT_BUCKET,
+    STREAM_DEAD,
+    STREAM_ENRICHED,
+    STREAM_GITHUB,
+    STREAM_REPORTS,
 )
 
 if TYPE_CHECKING:
@@ -84,7 +96,7 @@ class Topology:
         ]
 
 
-async def ensure_topology(js: "JetStreamContext", topology: Topology | None = None,
+async def ensure_topology(js: JetStreamContext, topology: Topology | None = None,
                           consumers: Sequence[ConsumerSpec] = ()) -> None:
     """Create streams, the given durable consumers, the KV bucket and the object store;
     idempotent."""

@@ -9,7 +9,8 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry import context as otel_context, trace
+from opentelemetry import context as otel_context
+from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from shared import telemetry
@@ -67,7 +68,7 @@ def telemetry_middleware() -> Any:
 
 
 def trace_headers(headers: dict[str, str], subject: str, message_id: str | None,
-                  ctx: "otel_context.Context | None", tracing: bool) -> Any:
+                  ctx: otel_context.Context | None, tracing: bool) -> Any:
     """Put the trace in a message's headers: the context `ctx` (a consumed message's; None for
     the current one), under a new PRODUCER span when spans are recorded (returned, to be ended
     once the publish is acknowledged or given up)."""
@@ -89,7 +90,7 @@ def trace_headers(headers: dict[str, str], subject: str, message_id: str | None,
     return span
 
 
-def end_spans(spans: "list[Any]", error: BaseException | None = None) -> None:
+def end_spans(spans: list[Any], error: BaseException | None = None) -> None:
     for span in spans:
         if span is None:
             continue
@@ -108,9 +109,9 @@ class MessageSpans:
     """
 
     MAX_BATCH_LINKS = 64
-    _current: "contextvars.ContextVar[MessageSpans | None]"
+    _current: contextvars.ContextVar[MessageSpans | None]
 
-    def __init__(self, consumer: Any, msgs: "list[Msg]") -> None:
+    def __init__(self, consumer: Any, msgs: list[Msg]) -> None:
         self.consumer = consumer
         self.attrs = {"service": consumer.bus.service, "consumer": consumer.spec.durable}
         self.spans: dict[int, Any] = {}
@@ -134,7 +135,7 @@ class MessageSpans:
             self.spans[id(msg)] = span
         self._token = MessageSpans._current.set(self)
 
-    def identify(self, decoded: "list[tuple[Msg, Any]]") -> None:
+    def identify(self, decoded: list[tuple[Msg, Any]]) -> None:
         for msg, event in decoded:
             event_id = getattr(event, "id", None)
             if not isinstance(event_id, str):
@@ -146,7 +147,7 @@ class MessageSpans:
                 self.contexts[event_id] = telemetry.extract(msg.headers)
 
     @contextlib.contextmanager
-    def batch(self, size: int) -> "Iterator[None]":
+    def batch(self, size: int) -> Iterator[None]:
         start = time.perf_counter()
         if not self.tracing:
             try:
@@ -165,7 +166,7 @@ class MessageSpans:
             handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "batch"})
 
     @contextlib.contextmanager
-    def single(self, msg: "Msg") -> "Iterator[None]":
+    def single(self, msg: Msg) -> Iterator[None]:
         start = time.perf_counter()
         span = self.spans.get(id(msg))
         token = otel_context.attach(trace.set_span_in_context(span)) if span is not None else None
@@ -177,7 +178,7 @@ class MessageSpans:
                 otel_context.detach(token)
             handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "single"})
 
-    def outcome(self, msg: "Msg", outcome: str, error: "BaseException | str | None" = None) -> None:
+    def outcome(self, msg: Msg, outcome: str, error: BaseException | str | None = None) -> None:
         self.outcomes[id(msg)] = outcome
         span = self.spans.get(id(msg))
         if span is None:
@@ -191,7 +192,7 @@ class MessageSpans:
 
     @staticmethod
     @contextlib.contextmanager
-    def attached(msg: "Msg") -> "Iterator[None]":
+    def attached(msg: Msg) -> Iterator[None]:
         current = MessageSpans._current.get()
         span = current.spans.get(id(msg)) if current is not None else None
         if span is None:
@@ -204,7 +205,7 @@ class MessageSpans:
             otel_context.detach(token)
 
     @staticmethod
-    def mark(msg: "Msg", outcome: str, error: "BaseException | str | None" = None) -> None:
+    def mark(msg: Msg, outcome: str, error: BaseException | str | None = None) -> None:
         current = MessageSpans._current.get()
         if current is not None:
             current.outcome(msg, outcome, error)

@@ -6,7 +6,7 @@ all or nothing."""
 from __future__ import annotations
 
 import json
-import sys
+from datetime import UTC
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -67,11 +67,11 @@ def test_a_fact_the_database_refuses_fails_the_run_naming_it(tmp_path):
 
 def fact_line(number: int = 1, **item) -> dict:
     """A recorded repodigest event (events:PATH), as JSON, with item fields overridden."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from shared.events import Actor, FactData, ItemSnapshot, make_fact
 
-    at = datetime(2026, 6, 2, 10, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 2, 10, tzinfo=UTC)
     fact = make_fact(FactData(repo=REPO, kind="pull_request", action="opened", item=ItemSnapshot(
         repo=REPO, number=min(number, 2**31 - 1), kind="pull_request", title=f"change {number}",
         author=Actor(login="a"), state="open", created_at=at, updated_at=at)))
@@ -129,11 +129,11 @@ def test_an_empty_file_is_an_error_in_every_file_source(tmp_path):
     for kind in ("events", "replay", "gharchive"):
         assert_clean_error(report(tmp_path, f"{kind}:{empty}"), 1, "empty.jsonl")
     # an events file with only a watermark holds no fact either
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from shared.events import SyncWatermark, WatermarkData
 
-    mark = SyncWatermark.create(WatermarkData(repo=REPO, watermark=datetime(2026, 6, 3, tzinfo=timezone.utc)))
+    mark = SyncWatermark.create(WatermarkData(repo=REPO, watermark=datetime(2026, 6, 3, tzinfo=UTC)))
     only_mark = write_lines(tmp_path / "mark.jsonl", [mark.to_bytes().decode()])
     assert_clean_error(report(tmp_path, f"events:{only_mark}"), 1, "holds no GitHub facts")
     assert not (tmp_path / "out").exists()
@@ -216,11 +216,11 @@ def test_a_fact_from_the_future_is_refused_not_waited_for(tmp_path):
     result = report(tmp_path, f"replay:{history}", "--timeout", "60")
     assert_clean_error(result, 1, "#2", "2150-01-01 00:00 UTC", "has not come yet")
     # an events file's own watermark from the future, likewise
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from shared.events import SyncWatermark, WatermarkData
 
-    mark = SyncWatermark.create(WatermarkData(repo=REPO, watermark=datetime(2150, 1, 1, tzinfo=timezone.utc)))
+    mark = SyncWatermark.create(WatermarkData(repo=REPO, watermark=datetime(2150, 1, 1, tzinfo=UTC)))
     events = write_lines(tmp_path / "events.jsonl", [fact_line(1), mark.to_bytes().decode()])
     result = report(tmp_path, f"events:{events}", "--timeout", "60")
     assert_clean_error(result, 1, "watermark 2150-01-01 00:00 UTC has not come yet")

@@ -11,8 +11,8 @@ import json
 
 import nats
 
-from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
+from shared.messaging import STREAM_GITHUB
 from shared.natsserver import EmbeddedNats
 from tests.e2e.test_cli import run_cli
 from tests.e2e.test_cli_hostile_input import merged_pr, write_lines

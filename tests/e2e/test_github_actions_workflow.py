@@ -136,7 +136,7 @@ def test_a_hostile_window_input_is_only_ever_a_value(tmp_path):
 # ---------------------------------------------------------------- report, then commit
 
 
-def test_the_report_step_reports_and_the_commit_step_pushes_the_markdown(tmp_path, emulator: GithubEmulator):
+def test_the_report_step_reports_and_the_commit_step_pushes_the_markdown(tmp_path, emulator: GithubEmulator):  # noqa: F811 - the fixture imported above
     variables = {"REPODIGEST_REPOSITORY": REPO, "REPODIGEST_FORMATS": "md,html,json",
                  "REPODIGEST_PUBLISH": "both"}
     runner = Runner(tmp_path, variables=variables, token=emulator.token,

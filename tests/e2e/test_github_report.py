@@ -12,11 +12,13 @@ import pytest
 
 from repodigest.pipeline import ReportJob, run_report
 from shared.windows import parse_window
-from tests.integration.ingest_github.test_github_sync import (  # one derivation, shared
-    FILES, REPO, expected_first_sync,
-)
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
+from tests.integration.ingest_github.test_github_sync import (  # one derivation, shared
+    FILES,
+    REPO,
+    expected_first_sync,
+)
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.timeout(300)]
 

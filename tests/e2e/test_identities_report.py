@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.test_cli import run_cli
-from tests.e2e.test_identities_cli import row, write_history
+from tests.e2e.test_identities_cli import write_history
 
 REPO = "vllm-project/vllm-ascend"
 IDENTITIES = """

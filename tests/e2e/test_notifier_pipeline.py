@@ -15,9 +15,9 @@ from services.notifier.domain.digest import lead_of
 from services.renderer.adapters.stores import fetch_uri
 from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
-from shared.messaging import Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
+from shared.messaging import Subjects
 from shared.service import Runtime
 from tests.conftest import wait_until
 from tests.integration.notifier.servers import WebhookReceiver

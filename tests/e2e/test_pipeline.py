@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SHARED_DATA, require_shared_data
 from services.renderer.domain.text import without_lead_in
+from tests.conftest import ROOT, SHARED_DATA, require_shared_data
 
 pytestmark = pytest.mark.shared_data
 

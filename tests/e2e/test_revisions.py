@@ -93,8 +93,9 @@ async def test_asking_again_returns_the_same_revision_and_force_makes_the_next(t
     summaries = await report_ready_events(tmp_path / "data", Subjects.summary_ready(REPO))
     assert [e["data"]["revision"] for e in summaries] == [1, 2]
     # r1 is untouched by r2: its announced digests still hold in the object store
-    from services.renderer.adapters.stores import fetch_uri
     import nats
+
+    from services.renderer.adapters.stores import fetch_uri
 
     async with EmbeddedNats(store_dir=tmp_path / "data" / "jetstream") as server:
         nc = await nats.connect(server.url)

@@ -7,14 +7,14 @@ import hashlib
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import nats
 
 import shared.events as ev
 from services.renderer.adapters.stores import open_store
-from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.service import Runtime
 
 CLI = [sys.executable, "-m", "repodigest"]
@@ -52,13 +52,13 @@ async def test_subscribe_prints_report_ready_events_as_json_lines(nats_server):
     await runtime.start()
     try:
         bus = Bus(runtime, "renderer")
-        window = ev.WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                              end=datetime(2026, 6, 15, tzinfo=timezone.utc))
+        window = ev.WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=UTC),
+                              end=datetime(2026, 6, 15, tzinfo=UTC))
         sent = []
         for repo, revision in ((REPO, 1), ("other/repo", 1), (REPO, 2)):
             ready = ev.ReportReady.create(ev.ReportReadyData(
                 repo=repo, window=window, revision=revision, languages=("en",), artifacts=(),
-                summary_id=f"s{revision}", rendered_at=datetime.now(timezone.utc)))
+                summary_id=f"s{revision}", rendered_at=datetime.now(UTC)))
             await bus.publish(ready, Subjects.report_ready(repo))
             sent.append(ready)
     finally:

@@ -9,14 +9,14 @@ import hashlib
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 import shared.events as ev
 from services.renderer.adapters.stores import open_store
-from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.natsserver import EmbeddedNats, free_port
 from shared.service import Runtime
 
@@ -68,11 +68,11 @@ async def _publish(settings: CommonSettings) -> tuple[ev.ReportReady, object, by
         stored = await open_store("nats", js).put(
             "reports/acme/widgets/2026-W24/r1/en/report.md", data, "text/markdown")
         window = ev.WindowRef(kind="week", label="2026-W24",
-                              start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                              end=datetime(2026, 6, 15, tzinfo=timezone.utc))
+                              start=datetime(2026, 6, 8, tzinfo=UTC),
+                              end=datetime(2026, 6, 15, tzinfo=UTC))
         ready = ev.ReportReady.create(ev.ReportReadyData(
             repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
-            summary_id="s1", rendered_at=datetime.now(timezone.utc)))
+            summary_id="s1", rendered_at=datetime.now(UTC)))
         await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()

@@ -12,21 +12,31 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from nats.js.errors import NoStreamResponseError, NotFoundError
 
-from tests.conftest import wait_until  # noqa: F401 - the reliability tests import it from here
 from services.registry import consumers
-from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER,
-    DURABLE_SUMMARIZER_REQUESTS, STREAM_DEAD, Subjects, Topology, ensure_topology,
-)
 from shared.events import (
-    ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized,
+    ReportReady,
+    ReportRequestData,
+    ReportRequested,
+    WindowRef,
+    WindowSummarized,
 )
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    DURABLE_RENDERER,
+    DURABLE_SUMMARIZER,
+    DURABLE_SUMMARIZER_REQUESTS,
+    STREAM_DEAD,
+    Subjects,
+    Topology,
+    ensure_topology,
+)
+from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_FACTS_PER_REPO = 2352  # generate_demo's fortnight (two ISO weeks) of one repository
@@ -85,7 +95,10 @@ async def shorten_ack_wait(js, service: str, timeout: float = 60.0) -> None:
     await keep_short(js, DURABLES[service])
 
 
-async def keep_short(js, durables=tuple(d for ds in DURABLES.values() for d in ds)) -> None:
+ALL_DURABLES = tuple(d for ds in DURABLES.values() for d in ds)
+
+
+async def keep_short(js, durables=ALL_DURABLES) -> None:
     """TEST_ACK_WAIT on these durables (again, if a late start-up re-applied the default)."""
     for durable in durables:
         spec = dataclasses.replace(_spec(durable), ack_wait=TEST_ACK_WAIT)
@@ -151,7 +164,7 @@ class ServiceProcess:
         env = {**base, "PYTHONPATH": str(ROOT), "REPODIGEST_LOG_LEVEL": "WARNING",
                "OTEL_SDK_DISABLED": "true", **self.env}
         self.starts += 1
-        log = open(self.log_dir / f"{self.name}.{self.starts}.log", "wb")  # noqa: SIM115
+        log = open(self.log_dir / f"{self.name}.{self.starts}.log", "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", f"services.{self.name}"], cwd=ROOT,
                                      env=env, stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
@@ -187,7 +200,7 @@ def report_request(inp: RepoInput) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=inp.repo, window=WindowRef.of(inp.window), as_of=inp.watermark,
                           synthetic=True, data_note="reliability test", formats=FORMATS),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
 
 
 class Summaries:
@@ -202,7 +215,7 @@ class Summaries:
         self.answered: dict[str, ReportReady] = {}
         self.sub = None
 
-    async def subscribe(self, nc) -> "Summaries":
+    async def subscribe(self, nc) -> Summaries:
         async def on_summary(msg) -> None:
             await self.queue.put(msg.data)
 

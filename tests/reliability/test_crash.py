@@ -27,12 +27,22 @@ import random
 
 from services.registry import consumers
 from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, STREAM_ENRICHED,
+    DURABLE_CLASSIFIER,
+    DURABLE_RENDERER,
+    DURABLE_SUMMARIZER,
+    STREAM_ENRICHED,
 )
 
 from .harness import (
-    EVENTS, Run, ServiceProcess, baseline, demo_inputs, run_pipeline,
-    shorten_ack_wait, stream_count, wait_until,
+    EVENTS,
+    Run,
+    ServiceProcess,
+    baseline,
+    demo_inputs,
+    run_pipeline,
+    shorten_ack_wait,
+    stream_count,
+    wait_until,
 )
 
 KILLS = int(os.environ.get("REPODIGEST_RELIABILITY_KILLS", "3"))
@@ -52,7 +62,7 @@ async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> No
         state: dict = {}
         reached: list[float] = []
 
-        async def in_flight() -> bool:
+        async def in_flight(target=target, state=state, reached=reached) -> bool:
             try:
                 info = await js.consumer_info({c.durable: c for c in consumers()}[durable].stream, durable)
             except Exception:  # noqa: BLE001 - a busy server answers the next poll

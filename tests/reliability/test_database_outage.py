@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-import pytest
 import sqlalchemy as sa
 
 from services.classifier.app import build_service as build_classifier
@@ -21,14 +20,30 @@ from services.classifier.config import ClassifierSettings
 from services.ingest.handlers import ingest_facts
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.messaging import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_DEAD, STREAM_ENRICHED, Subjects
 from shared.config import CommonSettings
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    DURABLE_SUMMARIZER,
+    STREAM_DEAD,
+    STREAM_ENRICHED,
+    Subjects,
+)
 from shared.service import Runtime
 from tests.conftest import POSTGRES_URL
 
 from .harness import (
-    JsPublisher, Summaries, assert_matches_plan, baseline, comparable, connect, demo_inputs,
-    drained, report_request, stream_count, summary_part, wait_until,
+    JsPublisher,
+    Summaries,
+    assert_matches_plan,
+    baseline,
+    comparable,
+    connect,
+    demo_inputs,
+    drained,
+    report_request,
+    stream_count,
+    summary_part,
+    wait_until,
 )
 
 OUTAGE_SECONDS = 6.0

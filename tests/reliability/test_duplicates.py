@@ -13,14 +13,26 @@ test_label_seen_by_webhook_is_not_published_again_by_a_later_poll).
 from __future__ import annotations
 
 from services.ingest.handlers import ingest_facts
-from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_SUMMARIZER, STREAM_ENRICHED, STREAM_GITHUB, Subjects,
-)
 from shared.events import SyncWatermark, WatermarkData, make_fact
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    DURABLE_SUMMARIZER,
+    STREAM_ENRICHED,
+    STREAM_GITHUB,
+    Subjects,
+)
 
 from .harness import (
-    EVENTS, Run, baseline, comparable, demo_inputs, drained, publish_subject, report_request,
-    run_pipeline, stream_count, summary_part, wait_until,
+    EVENTS,
+    Run,
+    baseline,
+    demo_inputs,
+    drained,
+    publish_subject,
+    report_request,
+    run_pipeline,
+    stream_count,
+    wait_until,
 )
 
 

@@ -19,16 +19,22 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.ingest.adapters.files import load_source
 from services.ingest.domain.sources import SourceError
-from services.ingest.handlers import DEFAULT_MAX_PAYLOAD, ENRICHMENT_ROOM, FUTURE_TOLERANCE, publishable
+from services.ingest.handlers import (
+    DEFAULT_MAX_PAYLOAD,
+    ENRICHMENT_ROOM,
+    FUTURE_TOLERANCE,
+    publishable,
+)
 from services.summarizer.adapters.store import SqlProjections
 from shared.events import ENRICHED_EVENT_ADAPTER, EnrichedFact, RuleSetRef, Tags
 from tests.conftest import postgres_url_for
@@ -85,7 +91,7 @@ def replay_row(n: int) -> dict:
 def events_row(n: int) -> dict:
     from shared.events import Actor, FactData, FileChange, ItemSnapshot, make_fact
 
-    at = datetime(2026, 6, 2, 10, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 2, 10, tzinfo=UTC)
     fact = make_fact(FactData(repo=REPO, kind="pull_request", action="opened", item=ItemSnapshot(
         repo=REPO, number=n, kind="pull_request", title=f"change {n}", author=Actor(login="a"),
         state="open", created_at=at, updated_at=at, labels=("x",), additions=1, deletions=1,
@@ -167,7 +173,7 @@ def write_source(tmp: Path, kind: str, path: tuple, value: Any) -> Path:
 def read_as_report_does(file: Path, kind: str):
     loaded = load_source(f"{kind}:{file}", REPO)
     return publishable(loaded.facts, DEFAULT_MAX_PAYLOAD - ENRICHMENT_ROOM,
-                       datetime.now(timezone.utc) + FUTURE_TOLERANCE)
+                       datetime.now(UTC) + FUTURE_TOLERANCE)
 
 
 def verdict(file: Path, kind: str) -> tuple[str, Any]:
@@ -192,7 +198,7 @@ def store_everything(stores: list[SqlProjections], events: list) -> None:
         enriched.append(ENRICHED_EVENT_ADAPTER.validate_json(raw))
     for store in stores:
         store.reset()
-        result = store.fold(enriched, now=datetime.now(timezone.utc))
+        result = store.fold(enriched, now=datetime.now(UTC))
         assert result.facts == len({e.data.fact_id for e in enriched})
 
 

@@ -14,8 +14,8 @@ import random
 from collections import Counter
 
 from services.ingest.adapters.demo import DEMO_REPO, generate_demo
-from shared.messaging import STREAM_DEAD, STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
+from shared.messaging import STREAM_DEAD, STREAM_GITHUB
 
 from .harness import ServiceProcess, connect, prepare_topology, stream_count, wait_until
 

@@ -14,9 +14,10 @@ import asyncio
 import json
 import os
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.classifier.app import build_service as build_classifier
 from services.classifier.config import ClassifierSettings
@@ -25,13 +26,23 @@ from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.messaging import (
-    DURABLE_CLASSIFIER, DURABLE_RENDERER, DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS,
-    STREAM_DEAD, Subjects,
-)
 from shared.config import CommonSettings
 from shared.events import (
-    ENRICHED_EVENT_ADAPTER, GITHUB_EVENT_ADAPTER, ReportReady, ReportRequestData, ReportRequested, WindowRef, WindowSummarized, make_fact,
+    ENRICHED_EVENT_ADAPTER,
+    GITHUB_EVENT_ADAPTER,
+    ReportReady,
+    ReportRequestData,
+    ReportRequested,
+    WindowRef,
+    WindowSummarized,
+    make_fact,
+)
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    DURABLE_RENDERER,
+    DURABLE_SUMMARIZER,
+    DURABLE_SUMMARIZER_REQUESTS,
+    Subjects,
 )
 from shared.service import Runtime
 
@@ -157,7 +168,7 @@ async def test_hostile_input_on_every_consumer(nats_server, tmp_path):
                           Subjects.watermark(REPO))
         request = ReportRequested.create(ReportRequestData(
             repo=REPO, window=WindowRef.of(window), as_of=window.end, formats=("md", "json"),
-            synthetic=True), nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+            synthetic=True), nonce=uuid.uuid4().hex, at=datetime.now(UTC))
         await hostile(Subjects.report_requested(REPO), [request.to_bytes()])
         await hostile(Subjects.summary_ready(REPO), [request.to_bytes()])
         await pub.publish(request, Subjects.report_requested(REPO))

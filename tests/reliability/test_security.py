@@ -12,6 +12,7 @@ test_service_nats_credentials.py.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.renderer.adapters.stores import DirectoryObjectStore
 from services.renderer.domain.keys import artifact_key, check_key, entry_key, index_key
@@ -86,11 +88,10 @@ def test_credentials_never_reach_the_logs_of_a_failing_start(service):
            "REPODIGEST_GITHUB_TOKEN": secrets["token"], "REPODIGEST_WEBHOOK_SECRET": secrets["hook"],
            "REPODIGEST_NARRATOR_API_KEY": secrets["token"],
            # the notifier's routes: a webhook URL carries its secret, like an SMTP password
-           "REPODIGEST_NOTIFIER_ROUTES": (
-               '[{"name": "hook", "kind": "slack", "url": "https://hooks.example/%s"}, '
-               '{"name": "mail", "kind": "email", "smtp_host": "127.0.0.1", "mail_from": "a@b", '
-               '"mail_to": ["c@d"], "smtp_user": "u", "smtp_password": "%s"}]'
-               % (secrets["hook"], secrets["db"]))}
+           "REPODIGEST_NOTIFIER_ROUTES": json.dumps([
+               {"name": "hook", "kind": "slack", "url": f"https://hooks.example/{secrets['hook']}"},
+               {"name": "mail", "kind": "email", "smtp_host": "127.0.0.1", "mail_from": "a@b",
+                "mail_to": ["c@d"], "smtp_user": "u", "smtp_password": secrets["db"]}])}
     code, logs = run_service(service, env)
     TRIED["log-checks"] += 1
     assert code != 0 and logs.strip(), "the start should fail, and say why"
@@ -103,8 +104,8 @@ def test_invalid_notifier_routes_are_refused_without_their_secrets():
     """A route that is wrong (here: a name with capitals) stops the notifier with the field and
     what is wrong, not pydantic's usual echo of the input, which holds the webhook URL."""
     secret = "hook-secret-Vb93"
-    env = {"REPODIGEST_NOTIFIER_ROUTES":
-           '[{"name": "Hook", "kind": "slack", "url": "https://hooks.example/%s"}]' % secret}
+    env = {"REPODIGEST_NOTIFIER_ROUTES": json.dumps(
+        [{"name": "Hook", "kind": "slack", "url": f"https://hooks.example/{secret}"}])}
     code, logs = run_service("notifier", env)
     TRIED["log-checks"] += 1
     assert code == 1 and "notifier_routes.0.slack.name" in logs, logs

@@ -18,13 +18,17 @@ from collections import Counter
 from datetime import datetime
 
 import httpx
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.ingest.adapters.webhooks import build_webhook_app
 from services.ingest.domain.mapping import facts_from_webhook
 from shared.events import make_fact
 from tests.integration.ingest_github.test_github_webhooks import (
-    DELIVERIES, SECRET, headers, payload_bytes,
+    DELIVERIES,
+    SECRET,
+    headers,
+    payload_bytes,
 )
 from tests.webhook_signing import github_signature
 
@@ -280,7 +284,7 @@ class ServedEndpoint:
     def call(self, coro, timeout: float = 120):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    def __enter__(self) -> "ServedEndpoint":
+    def __enter__(self) -> ServedEndpoint:
         self.thread.start()
         self.call(self._start())
         return self
@@ -314,8 +318,8 @@ class ServedEndpoint:
         await self.nats.stop()
 
     async def _stored_ids(self) -> list[str]:
-        from shared.messaging import STREAM_GITHUB
         from shared.events import GITHUB_EVENT_ADAPTER
+        from shared.messaging import STREAM_GITHUB
 
         js = self.runtime.js
         info = await js.stream_info(STREAM_GITHUB)

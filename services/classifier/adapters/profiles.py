@@ -10,7 +10,11 @@ import yaml
 
 from services.classifier.domain.identities import IdentityBook, IdentityError
 from services.classifier.domain.rules import (
-    LocatedMapping, ProfileError, ProfileRegistry, build_registry, error_line,
+    LocatedMapping,
+    ProfileError,
+    ProfileRegistry,
+    build_registry,
+    error_line,
 )
 
 BUILTIN_PROFILES = Path(__file__).resolve().parent.parent / "profiles"

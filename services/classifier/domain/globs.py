@@ -166,7 +166,7 @@ class FileSet:
     all_mask: int
 
     @classmethod
-    def build(cls, table: GlobTable, paths: Sequence[str]) -> "FileSet":
+    def build(cls, table: GlobTable, paths: Sequence[str]) -> FileSet:
         masks = tuple(table.mask(p) for p in paths)
         any_mask, all_mask = 0, (-1 if masks else 0)
         for m in masks:

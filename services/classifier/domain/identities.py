@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -41,7 +41,7 @@ class Enrollment(_Model):
     until: date | None = None
 
     @model_validator(mode="after")
-    def _ordered(self) -> "Enrollment":
+    def _ordered(self) -> Enrollment:
         if self.since and self.until and self.since > self.until:
             raise ValueError(f"affiliation {self.org!r}: from {self.since} is after until {self.until}")
         return self
@@ -66,7 +66,7 @@ class Person(_Model):
         return (v or "").strip() or None
 
     @model_validator(mode="after")
-    def _named(self) -> "Person":
+    def _named(self) -> Person:
         if not self.login and not self.name:
             raise ValueError("a person needs `login` (their GitHub account) or `name`")
         return self
@@ -86,7 +86,7 @@ def _fold(text: str) -> str:
 
 def _day(when: datetime | date) -> date:
     if isinstance(when, datetime):
-        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc).date()
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC).date()
     return when
 
 
@@ -101,7 +101,7 @@ class IdentityBook:
     by_email: dict[str, Person] = field(default_factory=dict)
 
     @classmethod
-    def from_data(cls, data: Any, source: str = "identities") -> "IdentityBook":
+    def from_data(cls, data: Any, source: str = "identities") -> IdentityBook:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):

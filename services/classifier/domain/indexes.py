@@ -15,8 +15,18 @@ from .globs import FileSet, GlobTable, parse_labeler
 from .prefilter import RegexGate
 from .profile import MatchSpec
 from .tokens import (
-    Lead, _CAMEL, _PREFIX_BLOCK, _TIER, _WORD, _any_regex, _files_text, _lead_tokens, _quote,
-    norm_token, title_lead, words,
+    _CAMEL,
+    _PREFIX_BLOCK,
+    _TIER,
+    _WORD,
+    Lead,
+    _any_regex,
+    _files_text,
+    _lead_tokens,
+    _quote,
+    norm_token,
+    title_lead,
+    words,
 )
 
 
@@ -81,7 +91,7 @@ class ItemView:
                  "prefix_hits", "label_hits", "keyword_hits", "title_rx", "body_rx", "author_hits",
                  "file_facts", "_body_hits", "_index", "candidates")
 
-    def __init__(self, item: ItemSnapshot, index: "SignalIndex", file_facts: "FileFacts") -> None:
+    def __init__(self, item: ItemSnapshot, index: SignalIndex, file_facts: FileFacts) -> None:
         self.item = item
         self.kind = item.kind
         self.title = item.title
@@ -118,7 +128,7 @@ class FileFacts:
     __slots__ = ("files", "scoped", "candidates", "hits", "risk_tags")
 
     def __init__(self, paths: tuple[str, ...], table: GlobTable, ignore_bits: int,
-                 index: "SignalIndex") -> None:
+                 index: SignalIndex) -> None:
         self.files = FileSet.build(table, paths)
         if ignore_bits and self.files.any_mask & ignore_bits:
             kept = [p for p, m in zip(self.files.paths, self.files.masks) if not m & ignore_bits]
@@ -130,7 +140,7 @@ class FileFacts:
         self.hits: dict[tuple[int, str | None, str | None], list[str] | None] = {}
         self.risk_tags: dict[tuple[int, str | None, str | None], RiskTag] = {}  # without-tests risks that fired
 
-    def files_hit(self, match: "CompiledMatch", base: str | None,
+    def files_hit(self, match: CompiledMatch, base: str | None,
                   head: str | None) -> list[str] | None:
         key = (match.id, base, head)
         try:
@@ -169,7 +179,7 @@ class SignalIndex:
         self.labeler_rules: list[tuple[int, int | None]] = []  # (owner, relevant bits)
         self.branch_rules: list[int] = []  # labeler rules with base-branch/head-branch
 
-    def candidates(self, v: "ItemView") -> set[int]:
+    def candidates(self, v: ItemView) -> set[int]:
         out = set(v.prefix_hits)
         out.update(v.label_hits)
         out.update(v.keyword_hits)

@@ -13,9 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .globs import GlobError, GlobTable, LABELER_OPTIONS, labeler_option, parse_labeler
+from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option, parse_labeler
 from .profile_errors import ProfileError, error_line
-
 
 # bump when the engine's semantics change, so the rule-set version changes with them
 # 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
@@ -136,7 +135,7 @@ class RiskRule(MatchSpec):
         False, description="also for pull requests that change only documentation (`paths_ignore`)")
 
     @model_validator(mode="after")
-    def _kind(self) -> "RiskRule":
+    def _kind(self) -> RiskRule:
         if self.kind == "size" and self.lines is None and self.files_count is None:
             raise ValueError("a size risk needs `lines` or `files_count`")
         if self.kind == "without-tests" and not (self.paths or self.files is not None):
@@ -242,7 +241,7 @@ class Profile(_Model):
         return {k: v for k, v in self.labeler.items() if k not in LABELER_OPTIONS}
 
     @model_validator(mode="after")
-    def _unique(self) -> "Profile":
+    def _unique(self) -> Profile:
         for section in ("modules", "risks", "ecosystems", "categories", "affiliations"):
             seen: set[str] = set()
             for rule in getattr(self, section):

@@ -17,25 +17,56 @@ items up in, and one compiled match rule), `ruleset` (compilation and classifica
 
 from __future__ import annotations
 
-from .profile_errors import (
-    LocatedMapping, ProfileError, error_line,
+from .indexes import (
+    CompiledMatch,
+    FileFacts,
+    Fired,
+    ItemView,
+    PhraseIndex,
+    SignalIndex,
 )
 from .profile import (
-    AffiliationRule, BotRules, CodeownersSpec, DEFAULT_PROFILE, ENGINE_VERSION, FallbackSpec,
-    MatchSpec, ModuleRule, NamedRule, PROFILE_ALIASES, Profile, RiskRule, TestsSpec,
-    canonical_profile, merge_raw, resolve_profile, ruleset_version, validate_profile,
+    DEFAULT_PROFILE,
+    ENGINE_VERSION,
+    PROFILE_ALIASES,
+    AffiliationRule,
+    BotRules,
+    CodeownersSpec,
+    FallbackSpec,
+    MatchSpec,
+    ModuleRule,
+    NamedRule,
+    Profile,
+    RiskRule,
+    TestsSpec,
+    canonical_profile,
+    merge_raw,
+    resolve_profile,
+    ruleset_version,
+    validate_profile,
 )
-from .tokens import (
-    Lead, norm_token, title_lead, title_tokens, words,
-)
-from .indexes import (
-    CompiledMatch, FileFacts, Fired, ItemView, PhraseIndex, SignalIndex,
-)
-from .ruleset import (
-    CompiledRuleSet, classify, compile_profile, fired_rules, trusted,
+from .profile_errors import (
+    LocatedMapping,
+    ProfileError,
+    error_line,
 )
 from .registry import (
-    ProfileRegistry, build_registry,
+    ProfileRegistry,
+    build_registry,
+)
+from .ruleset import (
+    CompiledRuleSet,
+    classify,
+    compile_profile,
+    fired_rules,
+    trusted,
+)
+from .tokens import (
+    Lead,
+    norm_token,
+    title_lead,
+    title_tokens,
+    words,
 )
 
 __all__ = [

@@ -15,7 +15,7 @@ from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
 from .codeowners import OwnersMatcher, area_of, parse_codeowners_checked
 from .digest import digest_of
-from .globs import GlobError, GlobTable, LABELER_OPTIONS, labeler_option
+from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option
 from .indexes import CompiledMatch, FileFacts, ItemView, SignalIndex
 from .profile import AffiliationRule, MatchSpec, ModuleRule, Profile, RiskRule, ruleset_version
 from .profile_errors import ProfileError

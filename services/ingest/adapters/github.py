@@ -21,17 +21,20 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import requests
-from tenacity import (
-    RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential,
-)
-
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from services.ingest.adapters.kv import Validators
 from shared.events.github import FILES_CAP
@@ -452,7 +455,7 @@ class PyGithubSource:
             b.limit = int(float(limit))
         reset = _header(headers, "x-ratelimit-reset")
         if reset is not None:
-            b.reset_at = datetime.fromtimestamp(int(float(reset)), timezone.utc)
+            b.reset_at = datetime.fromtimestamp(int(float(reset)), UTC)
         _observe_response(status, headers)
 
     def _raise_for(self, status: int, headers: dict[str, Any], body: str, url: str) -> None:

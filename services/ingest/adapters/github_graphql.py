@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from services.ingest.adapters.github import GithubError, GithubNotFound, PyGithubSource
 from services.ingest.domain.graphql import (
-    PULLS_QUERY, GraphqlShapeError, PullNode, PullPage, pull_from_graphql, pull_page, variables,
+    PULLS_QUERY,
+    GraphqlShapeError,
+    PullNode,
+    PullPage,
+    pull_from_graphql,
+    pull_page,
+    variables,
 )
 
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError
 
 from services.ingest.domain.transitions import ItemState
-from shared.messaging import KV_INGEST_STATE
 from shared.events import utc
+from shared.messaging import KV_INGEST_STATE
 
 if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
@@ -76,11 +76,11 @@ class Validators:
 class KvIngestState:
     """Typed access to the ingest KV bucket (nats-py `KeyValue`)."""
 
-    def __init__(self, kv: "KeyValue") -> None:
+    def __init__(self, kv: KeyValue) -> None:
         self.kv = kv
 
     @classmethod
-    async def open(cls, js: "JetStreamContext", bucket: str = KV_INGEST_STATE) -> "KvIngestState":
+    async def open(cls, js: JetStreamContext, bucket: str = KV_INGEST_STATE) -> KvIngestState:
         """The bucket `ensure_topology` created (the runtime creates it before services start)."""
         return cls(await js.key_value(bucket))
 

@@ -36,11 +36,12 @@ import logging
 import re
 import socket
 import time
-from dataclasses import dataclass
-from urllib.parse import parse_qs
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
@@ -48,7 +49,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from services.ingest.domain.mapping import (
-    SUPPORTED_EVENTS, facts_from_webhook, ignore_reason, webhook_repo,
+    SUPPORTED_EVENTS,
+    facts_from_webhook,
+    ignore_reason,
+    webhook_repo,
 )
 from shared.events import FactData, make_fact
 from shared.http import listening_socket
@@ -131,7 +135,7 @@ class MemoryDeliveries:
     """The last `capacity` delivery ids, in memory, optionally backed by the KV bucket so that a
     restart (or another replica) still recognises a redelivery."""
 
-    def __init__(self, capacity: int = 10_000, store: "KvIngestState | None" = None) -> None:
+    def __init__(self, capacity: int = 10_000, store: KvIngestState | None = None) -> None:
         self.capacity = capacity
         self.store = store
         self._seen: OrderedDict[str, None] = OrderedDict()
@@ -538,7 +542,7 @@ class WebhookServer:
             logging.getLogger(name).removeFilter(QUIET)
 
 
-async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactData]) -> None:
+async def remember_webhook_facts(state: KvIngestState, facts: Sequence[FactData]) -> None:
     """Record in the poller's item states which facts timed at observation a delivery published
     (see `transitions.note_webhook`), so a poll does not publish them again under another time."""
     from services.ingest.domain.transitions import note_webhook
@@ -548,7 +552,7 @@ async def remember_webhook_facts(state: "KvIngestState", facts: Sequence[FactDat
                                 lambda prev, fact=fact: note_webhook(prev, fact))
 
 
-def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host: str = "0.0.0.0",
+def webhook_server(bus: Any, state: KvIngestState | None, secret: Any, *, host: str = "0.0.0.0",
                    port: int = 8080, path: str = "/webhooks/github",
                    max_body: int | None = None, repos: Iterable[str] | None = None,
                    limits: WebhookLimits | None = None) -> WebhookServer:
@@ -578,10 +582,10 @@ def webhook_server(bus: Any, state: "KvIngestState | None", secret: Any, *, host
 
     async def forget_old_deliveries() -> None:
         # GitHub lets a delivery be redelivered for three days; a week of ids is plenty
-        from datetime import datetime, timedelta, timezone
+        from datetime import datetime, timedelta
 
         if state is not None:
-            gone = await state.prune_deliveries(datetime.now(timezone.utc) - timedelta(days=7))
+            gone = await state.prune_deliveries(datetime.now(UTC) - timedelta(days=7))
             if gone:
                 log.info("forgot %d webhook deliveries older than a week", gone)
 

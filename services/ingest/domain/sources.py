@@ -15,12 +15,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from shared.events import (
+    FACT_BY_KEY,
+    GITHUB_EVENT_ADAPTER,
+    Actor,
+    CommentInfo,
+    FactData,
+    FileChange,
+    GithubFact,
+    ItemSnapshot,
+    ReviewInfo,
+    SyncWatermark,
+    check_repo,
+)
 from shared.events.envelope import bounded_utc
 from shared.events.github import FILES_CAP, noreply_login
-from shared.events import (
-    FACT_BY_KEY, GITHUB_EVENT_ADAPTER, Actor, CommentInfo, FactData, FileChange,
-    GithubFact, ItemSnapshot, ReviewInfo, SyncWatermark, check_repo, utc,
-)
 
 REPLAY_REPO = "vllm-project/vllm-ascend"
 SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github", "github-graphql")

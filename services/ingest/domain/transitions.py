@@ -18,7 +18,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
-from shared.events import CommentInfo, FactData, FileChange, ItemSnapshot, ReviewInfo, fact_time, utc
+from shared.events import (
+    CommentInfo,
+    FactData,
+    FileChange,
+    ItemSnapshot,
+    ReviewInfo,
+    fact_time,
+    utc,
+)
 
 from .mapping import comment_fact, content_hash, item_fact, review_fact
 
@@ -41,7 +49,7 @@ class Mark:
         when = utc(when)
         return when > self.at or (when == self.at and oid not in self.ids)
 
-    def advance(self, seen: Iterable[tuple[datetime, int]]) -> "Mark":
+    def advance(self, seen: Iterable[tuple[datetime, int]]) -> Mark:
         at, ids = self.at, set(self.ids)
         for when, oid in seen:
             when = utc(when)
@@ -95,7 +103,7 @@ class ItemState:
         return json.dumps(body, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
     @classmethod
-    def from_json(cls, data: bytes | str) -> "ItemState":
+    def from_json(cls, data: bytes | str) -> ItemState:
         body = json.loads(data)
         body.pop("v", None)
 

@@ -6,7 +6,13 @@ derive facts from the last known item state (`domain.transitions`) and publish t
 step, `publish.publish_item` (derive → publish → store the item's state), shared by both paths.
 """
 
-from .graphql import BackfillResult, GraphqlBackfillResult, backfill_once, graphql_backfill, graphql_then_rest
+from .graphql import (
+    BackfillResult,
+    GraphqlBackfillResult,
+    backfill_once,
+    graphql_backfill,
+    graphql_then_rest,
+)
 from .poller import GithubPoller
 from .publish import publish_facts
 from .rest import LISTINGS, SyncResult, sync_once, sync_repository

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from services.ingest.adapters.github import GithubError, PyGithubSource
@@ -53,7 +53,7 @@ class GraphqlBackfillResult:
                 f" left); {self.facts_published} facts from {self.items_changed} changed items")
 
 
-async def graphql_backfill(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
+async def graphql_backfill(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str, *,
                            since: datetime | None = None, page_size: int = PAGE_SIZE,
                            limit: int | None = None, files_first: int = 100,
                            on_item: Callable[[int], None] | None = None) -> GraphqlBackfillResult:
@@ -143,7 +143,7 @@ class BackfillResult:
         return f"{self.graphql.summary()}; then REST {self.rest.summary()}"
 
 
-async def graphql_then_rest(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str,
+async def graphql_then_rest(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str,
                             *, now: datetime, since: datetime | None = None,
                             page_size: int = PAGE_SIZE,
                             on_item: Callable[[int], None] | None = None) -> BackfillResult:
@@ -155,7 +155,7 @@ async def graphql_then_rest(bus: "Bus", state: KvIngestState, source: PyGithubSo
     return BackfillResult(first, rest)
 
 
-async def backfill_once(bus: "Bus", repo: str, *, token: str | None,
+async def backfill_once(bus: Bus, repo: str, *, token: str | None,
                         api_url: str = "https://api.github.com", since: datetime | None = None,
                         now: datetime | None = None, page_size: int = PAGE_SIZE,
                         on_item: Callable[[int], None] | None = None,
@@ -168,7 +168,7 @@ async def backfill_once(bus: "Bus", repo: str, *, token: str | None,
     source = PyGithubSource(token, api_url, seconds_between_requests=None, workers=workers)
     try:
         return await graphql_then_rest(bus, state, source, repo,
-                                       now=now or datetime.now(timezone.utc), since=since,
+                                       now=now or datetime.now(UTC), since=since,
                                        page_size=page_size, on_item=on_item)
     finally:
         await asyncio.to_thread(source.close)

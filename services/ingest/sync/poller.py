@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from services.ingest.adapters.github import GithubError, PyGithubSource
@@ -26,10 +26,10 @@ class GithubPoller:
     """Polls each repository every `interval` seconds until stopped (one task, repositories in
     turn: ingest owns a repository in one replica at a time)."""
 
-    def __init__(self, bus: "Bus", state: KvIngestState, source: PyGithubSource,
+    def __init__(self, bus: Bus, state: KvIngestState, source: PyGithubSource,
                  repos: Sequence[str], *, interval: float, since: datetime | None = None,
                  backfill: timedelta | None = timedelta(days=14), graphql_backfill: bool = False,
-                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.bus, self.state, self.source = bus, state, source
         # the first sync of a repository reads its pull requests through GraphQL (50 with their
         # files per request instead of 3 REST requests each); needs a token
@@ -76,7 +76,7 @@ class GithubPoller:
         while not self._stop.is_set():
             try:
                 await self.poll_once()
-            except Exception:  # noqa: BLE001 - a poll loop must survive; the next round retries
+            except Exception:
                 log.exception("poll round failed; retrying in %.0fs", self.interval)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.interval)

@@ -8,13 +8,14 @@ import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from opentelemetry import context as otel_context, trace
+from opentelemetry import context as otel_context
+from opentelemetry import trace
 from opentelemetry.trace import Link
 
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.domain.transitions import ItemState, derive, merge_observed
-from shared.messaging import Subjects
 from shared.events import CommentInfo, FactData, ItemSnapshot, ReviewInfo, make_fact
+from shared.messaging import Subjects
 from shared.telemetry import tracer
 
 if TYPE_CHECKING:
@@ -44,12 +45,12 @@ def _fact_trace(data: FactData):
         yield
 
 
-async def publish_facts(bus: "Bus", facts: Sequence[FactData]) -> list[str]:
+async def publish_facts(bus: Bus, facts: Sequence[FactData]) -> list[str]:
     """Publish facts as typed events on their subjects; returns their ids."""
     return (await _publish(bus, facts))[0]
 
 
-async def _publish(bus: "Bus", facts: Sequence[FactData]) -> tuple[list[str], int]:
+async def _publish(bus: Bus, facts: Sequence[FactData]) -> tuple[list[str], int]:
     ids, duplicates = [], 0
     for data in facts:
         event = make_fact(data)
@@ -60,7 +61,7 @@ async def _publish(bus: "Bus", facts: Sequence[FactData]) -> tuple[list[str], in
     return ids, duplicates
 
 
-async def publish_item(bus: "Bus", state: KvIngestState, result: Published, repo: str, number: int,
+async def publish_item(bus: Bus, state: KvIngestState, result: Published, repo: str, number: int,
                        prev: ItemState | None, item: ItemSnapshot, *,
                        comments: Sequence[CommentInfo] = (), reviews: Sequence[ReviewInfo] = ()) -> None:
     """Derive the facts of `repo`#`number` (`item`, as read now) against `prev`, publish them,

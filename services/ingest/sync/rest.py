@@ -19,17 +19,22 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from services.ingest.adapters.github import GithubError, GithubNotFound, PyGithubSource
 from services.ingest.adapters.kv import KvIngestState, Validators
 from services.ingest.domain.mapping import (
-    comment_info, is_pull_request, parse_time, review_info, snapshot_from_issue, snapshot_from_pull,
+    comment_info,
+    is_pull_request,
+    parse_time,
+    review_info,
+    snapshot_from_issue,
+    snapshot_from_pull,
 )
 from services.ingest.domain.transitions import ItemState
-from shared.messaging import Subjects
 from shared.events import CommentInfo, ItemSnapshot, ReviewInfo, SyncWatermark, WatermarkData, utc
+from shared.messaging import Subjects
 from shared.telemetry import tracer
 
 from .publish import publish_item
@@ -44,7 +49,7 @@ _tracer = tracer("ingest.github")
 
 def _traced_sync(sync):
     """A span per repository sync: the GitHub requests it makes are its children."""
-    async def call(bus: "Bus", state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
+    async def call(bus: Bus, state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
         with _tracer.start_as_current_span("GitHub sync", attributes={"repodigest.repo": repo}) as span:
             result = await sync(bus, state, source, repo, *args, **kwargs)
             span.set_attributes({"repodigest.facts_published": result.facts_published,
@@ -133,7 +138,7 @@ async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str,
 
 
 @_traced_sync
-async def sync_repository(bus: "Bus", state: KvIngestState, source: PyGithubSource, repo: str, *,
+async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str, *,
                           now: datetime, since: datetime | None = None,
                           on_item: Callable[[int], None] | None = None) -> SyncResult:
     """Poll `repo` once: publish the facts of everything changed since the stored cursors (or
@@ -313,7 +318,7 @@ async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, l
     return item, reviews, pending
 
 
-async def sync_once(bus: "Bus", repo: str, *, token: str | None,
+async def sync_once(bus: Bus, repo: str, *, token: str | None,
                     api_url: str = "https://api.github.com", since: datetime | None = None,
                     now: datetime | None = None, per_page: int = 100,
                     on_item: Callable[[int], None] | None = None,
@@ -329,7 +334,7 @@ async def sync_once(bus: "Bus", repo: str, *, token: str | None,
                             seconds_between_requests=seconds_between_requests, workers=workers)
     try:
         return await sync_repository(bus, state, source, repo,
-                                     now=now or datetime.now(timezone.utc), since=since,
+                                     now=now or datetime.now(UTC), since=since,
                                      on_item=on_item)
     finally:
         await asyncio.to_thread(source.close)

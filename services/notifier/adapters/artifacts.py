@@ -11,8 +11,8 @@ from urllib.parse import unquote, urlsplit
 
 from nats.js.errors import NotFoundError, ObjectNotFoundError
 
-from shared.messaging import OBJECT_BUCKET
 from shared.events import Artifact
+from shared.messaging import OBJECT_BUCKET
 
 if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
@@ -23,7 +23,7 @@ class ArtifactUnavailable(Exception):
 
 
 class ArtifactReader:
-    def __init__(self, js: "JetStreamContext | None", s3: dict[str, Any] | None = None) -> None:
+    def __init__(self, js: JetStreamContext | None, s3: dict[str, Any] | None = None) -> None:
         self.js = js
         self.s3 = s3 or {}
         self._client: Any = None

@@ -16,12 +16,17 @@ from typing import Any
 
 import httpx
 
-from shared.http import retry_after_seconds
 from services.notifier.config import EmailRoute, GithubRoute, WebhookRoute
 from services.notifier.domain.digest import (
-    Digest, discord_payload, email_html, email_text, github_markdown, slack_payload,
+    Digest,
+    discord_payload,
+    email_html,
+    email_text,
+    github_markdown,
+    slack_payload,
     teams_payload,
 )
+from shared.http import retry_after_seconds
 
 
 class DeliveryError(Exception):

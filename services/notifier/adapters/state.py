@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
-    BadRequestError, KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError,
+    BadRequestError,
+    KeyDeletedError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+    NotFoundError,
 )
 
 from shared.messaging import KV_NOTIFIER_STATE
@@ -53,7 +57,7 @@ class Record:
     def age(self) -> float:
         """Seconds since it was written (a record without a readable time is old)."""
         try:
-            return (datetime.now(timezone.utc) - datetime.fromisoformat(self.at)).total_seconds()
+            return (datetime.now(UTC) - datetime.fromisoformat(self.at)).total_seconds()
         except (TypeError, ValueError):
             return float("inf")
 
@@ -63,12 +67,12 @@ class AlreadyClaimed(Exception):
 
 
 class KvDeliveryLog:
-    def __init__(self, kv: "KeyValue") -> None:
+    def __init__(self, kv: KeyValue) -> None:
         self.kv = kv
 
     @classmethod
-    async def open(cls, js: "JetStreamContext", replicas: int = 1,
-                   bucket: str = KV_NOTIFIER_STATE) -> "KvDeliveryLog":
+    async def open(cls, js: JetStreamContext, replicas: int = 1,
+                   bucket: str = KV_NOTIFIER_STATE) -> KvDeliveryLog:
         try:
             kv = await js.key_value(bucket)
         except (NotFoundError, BadRequestError):
@@ -101,4 +105,4 @@ class KvDeliveryLog:
 
 
 def now_text() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ class UnknownLanguage(ValueError):
     pass
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalog(lang: str) -> dict[str, Any]:
     path = I18N_DIR / f"{lang}.yaml"
     if not path.is_file():

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 import pygal
 from pygal.style import Style
 
-from shared.events import SummaryData
 from services.renderer.domain.i18n import Messages
+from shared.events import SummaryData
 
 FONT = '"Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
 MAX_MODULES = 10

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from shared.events import ProseNote, SummaryData
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.charts import charts
 from services.renderer.domain.links import md_target
 from services.renderer.domain.narrator import Narration, ProseReport, apply_narration
 from services.renderer.domain.view import Figure, Link, ReportView, build_view
+from shared.events import ProseNote, SummaryData
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 FILE_NAMES = {"md": "report.md", "html": "report.html", "pdf": "report.pdf", "json": "report.json"}

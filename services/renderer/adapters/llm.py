@@ -26,14 +26,22 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 from tenacity import (
-    AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential,
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
 )
 
-from shared.events import SummaryData
 from services.renderer.domain.narrator import (
-    OUTPUT_SCHEMA, MalformedProse, Narration, NarrationCache, input_json, parse_model_prose,
+    OUTPUT_SCHEMA,
+    MalformedProse,
+    Narration,
+    NarrationCache,
+    input_json,
+    parse_model_prose,
 )
 from services.renderer.ports import ObjectNotFound, ObjectStore
+from shared.events import SummaryData
 
 log = logging.getLogger("repodigest.renderer.narrator")
 

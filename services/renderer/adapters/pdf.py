@@ -84,7 +84,7 @@ class PdfRenderer:
             if broken is not None:
                 broken.shutdown(wait=False, cancel_futures=True)
             raise PdfError("the PDF worker process died; the report will be retried") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             # the worker would go on with the document for as long as it takes, and the retry
             # would queue behind it: end it (and its pool) now
             stuck, self._pool = self._pool, None

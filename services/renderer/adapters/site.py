@@ -28,18 +28,28 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from pydantic import ValidationError
 
-from shared.events import SummaryData
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import FORMAT_LABELS, TEMPLATES
 from services.renderer.domain import archive
 from services.renderer.domain.archive import (
-    FIVE, Figures, Repository, Revision, Window, figures_of, home_key, relative,
-    repo_page_key, repository_from_index, site_languages, window_page_key,
+    FIVE,
+    Figures,
+    Repository,
+    Revision,
+    Window,
+    figures_of,
+    home_key,
+    relative,
+    repo_page_key,
+    repository_from_index,
+    site_languages,
+    window_page_key,
 )
 from services.renderer.domain.i18n import Messages
 from services.renderer.domain.text import num
 from services.renderer.domain.view import _Writer
 from services.renderer.ports import ObjectNotFound, ObjectStore
+from shared.events import SummaryData
 
 log = logging.getLogger("repodigest.renderer.site")
 
@@ -364,7 +374,7 @@ class SiteBuilder:
             changed += 1
         return changed
 
-    async def export(self, out: Path) -> "Export":
+    async def export(self, out: Path) -> Export:
         """The whole archive as a directory: every page and every revision's artifacts (what
         `archive.is_public_key` admits), nothing else from the store."""
         repos, _ = await self.load()

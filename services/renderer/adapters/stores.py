@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from shared.messaging import OBJECT_BUCKET
-from shared.telemetry import tracer
 from services.renderer.domain.keys import check_key
 from services.renderer.ports import ObjectNotFound, ObjectStore, StoredObject
+from shared.messaging import OBJECT_BUCKET
+from shared.telemetry import tracer
 
 if TYPE_CHECKING:
     from nats.js.client import JetStreamContext
@@ -53,7 +53,7 @@ def _traced_put(put):
 class NatsObjectStore:
     """Artifacts in a JetStream object store bucket (the default; no extra infrastructure)."""
 
-    def __init__(self, js: "JetStreamContext", bucket: str = OBJECT_BUCKET) -> None:
+    def __init__(self, js: JetStreamContext, bucket: str = OBJECT_BUCKET) -> None:
         self.js, self.bucket = js, bucket
         self._obs: Any = None
 
@@ -283,7 +283,7 @@ class DirectoryObjectStore:
 # ---------------------------------------------------------------- factories
 
 
-def open_store(url: str, js: "JetStreamContext | None" = None, *,
+def open_store(url: str, js: JetStreamContext | None = None, *,
                s3: S3Options | None = None) -> ObjectStore:
     """An object store from an artifacts URL.
 
@@ -331,7 +331,7 @@ def _need_js(js: Any, url: str) -> Any:
     return js
 
 
-async def fetch_uri(uri: str, js: "JetStreamContext | None" = None, *,
+async def fetch_uri(uri: str, js: JetStreamContext | None = None, *,
                     s3: S3Options | None = None) -> bytes:
     """The bytes of an artifact URI from a ReportReady event.
 

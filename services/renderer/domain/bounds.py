@@ -45,7 +45,7 @@ def _holds_text(annotation) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _text_fields(cls: type[BaseModel]) -> tuple[str, ...]:
     """The fields of a model class worth walking (not its numbers, flags and times)."""
     return tuple(name for name, field in cls.model_fields.items() if _holds_text(field.annotation))

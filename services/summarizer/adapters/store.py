@@ -17,7 +17,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -25,21 +25,48 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from shared.events import (
-    ENRICHED_EVENT_ADAPTER, ChangedFigure, EnrichedFact, FactData, ItemSnapshot, ReportRequested,
-    Tags, WatermarkForwarded,
+    ENRICHED_EVENT_ADAPTER,
+    ChangedFigure,
+    EnrichedFact,
+    FactData,
+    ItemSnapshot,
+    ReportRequested,
+    Tags,
+    WatermarkForwarded,
 )
 from shared.windows import Window
 
 from ..domain.admission import FUTURE, Admission
 from ..domain.projection import (
-    Closer, FoldResult, RejectedEvent, Revision, WindowState, admit, advances, closing_windows,
-    fact_times_by_repo, first_of_each_id, highest_watermarks, late_labels, latest_facts,
-    latest_items, order_of, repo_of, time_of,
+    Closer,
+    FoldResult,
+    RejectedEvent,
+    Revision,
+    WindowState,
+    admit,
+    advances,
+    closing_windows,
+    fact_times_by_repo,
+    first_of_each_id,
+    highest_watermarks,
+    late_labels,
+    latest_facts,
+    latest_items,
+    order_of,
+    repo_of,
+    time_of,
 )
 from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
 from ..domain.storylines import plain_title, quoted_revert, terms_of
 from .tables import (
-    activity, items, processed, rejected, requests, watermarks, window_revisions, windows,
+    activity,
+    items,
+    processed,
+    rejected,
+    requests,
+    watermarks,
+    window_revisions,
+    windows,
 )
 
 log = logging.getLogger("repodigest.summarizer.store")
@@ -922,7 +949,7 @@ def _utc_naive(value: datetime | None) -> datetime | None:
     offset = value.utcoffset()
     if offset is None:
         return value
-    return (value if not offset else value.astimezone(timezone.utc)).replace(tzinfo=None)
+    return (value if not offset else value.astimezone(UTC)).replace(tzinfo=None)
 
 
 def _sqlite_datetime(value: datetime | None) -> str | None:
@@ -934,7 +961,7 @@ def _sqlite_datetime(value: datetime | None) -> str | None:
     if offset is None:
         return value.isoformat(" ", "microseconds")
     if offset:
-        value = value.astimezone(timezone.utc)
+        value = value.astimezone(UTC)
     return value.isoformat(" ", "microseconds")[:26]  # without the "+00:00"
 
 

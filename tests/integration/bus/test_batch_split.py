@@ -11,11 +11,16 @@ import nats
 import shared.events as ev
 from services.classifier.messaging import CONSUMER as CLASSIFIER
 from services.registry import consumers as all_consumers
-from shared.messaging import (
-    DURABLE_CLASSIFIER, STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Poison,
-    Subjects, ensure_topology,
-)
 from shared.config import CommonSettings
+from shared.messaging import (
+    STREAM_DEAD,
+    STREAM_GITHUB,
+    Consumer,
+    ConsumerSpec,
+    Poison,
+    Subjects,
+    ensure_topology,
+)
 from shared.service import Runtime
 from tests.integration.bus.test_topology_and_consumer import REPO, fact
 

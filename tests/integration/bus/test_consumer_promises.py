@@ -13,14 +13,20 @@ later marker message handled, the consumer's own counters."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import nats
 import pytest
 
 import shared.events as ev
-from shared.messaging import STREAM_DEAD, STREAM_GITHUB, Consumer, ConsumerSpec, Subjects, ensure_topology
 from shared.config import CommonSettings
+from shared.messaging import (
+    STREAM_DEAD,
+    STREAM_GITHUB,
+    Consumer,
+    ConsumerSpec,
+    Subjects,
+    ensure_topology,
+)
 from shared.service import Runtime
 from tests.conftest import wait_until
 from tests.integration.bus.test_topology_and_consumer import REPO, fact

@@ -5,19 +5,19 @@ names its committed JSON Schema as `dataschema`; a dead letter says its bytes ar
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import nats
 from nats.js.api import DeliverPolicy
 
 import shared.events as ev
-from shared.messaging import STREAM_DEAD, STREAM_GITHUB, STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
 from shared.events.schema import SCHEMA_DIR
+from shared.messaging import STREAM_DEAD, STREAM_GITHUB, STREAM_REPORTS, Subjects
 from shared.service import Runtime
 
 REPO = "acme/headers"
-T0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, tzinfo=UTC)
 
 
 def committed_id(event_type: str) -> str:

@@ -12,14 +12,13 @@ import json
 import os
 import signal
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-import nats
 import pytest
 
 import shared.events as ev
-from shared.messaging import Bus, Subjects, ensure_topology
 from shared.config import CommonSettings
+from shared.messaging import Bus, Subjects, ensure_topology
 from shared.natsclient import connect
 from shared.natsserver import EmbeddedNats
 from shared.service import NatsUnreachable, Runtime
@@ -80,7 +79,7 @@ def _one_line(err: str, secrets: list[str]) -> str:
 
 
 def _fact() -> ev.GithubFact:
-    at = datetime(2026, 6, 8, 10, 0, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 8, 10, 0, tzinfo=UTC)
     item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="[Core] creds",
                            author=ev.Actor(login="dev"), state="closed", created_at=at,
                            closed_at=at, merged_at=at)
@@ -121,11 +120,11 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
         await Bus(runtime, "ingest").publish(
             fact, Subjects.fact("pull_request", "merged", REPO))
         window = ev.WindowRef(kind="week", label="2026-W24",
-                              start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                              end=datetime(2026, 6, 15, tzinfo=timezone.utc))
+                              start=datetime(2026, 6, 8, tzinfo=UTC),
+                              end=datetime(2026, 6, 15, tzinfo=UTC))
         ready = ev.ReportReady.create(ev.ReportReadyData(
             repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
-            summary_id="s1", rendered_at=datetime.now(timezone.utc)))
+            summary_id="s1", rendered_at=datetime.now(UTC)))
         await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()

@@ -33,7 +33,7 @@ def _cert(subject: str, key, issuer_key, issuer_name=None, *, ca: bool = False, 
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     builder = (x509.CertificateBuilder().subject_name(name).issuer_name(issuer_name or name)
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(now - dt.timedelta(minutes=5))

@@ -3,7 +3,7 @@ context given with each event in its headers, and a broken batch raising instead
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import nats
 import nats.errors
@@ -12,8 +12,8 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 import shared.events as ev
-from shared.messaging import STREAM_GITHUB, Subjects
 from shared.config import CommonSettings
+from shared.messaging import STREAM_GITHUB, Subjects
 from shared.service import Runtime
 
 REPO = "acme/batch"
@@ -22,7 +22,7 @@ REPO = "acme/batch"
 def fact(n: int) -> ev.GithubFact:
     item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"PR {n}",
                            author=ev.Actor(login="dev"), state="open",
-                           created_at=datetime(2026, 6, 8, tzinfo=timezone.utc))
+                           created_at=datetime(2026, 6, 8, tzinfo=UTC))
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened", item=item))
 
 

@@ -5,8 +5,6 @@ deleted consumer reported instead of asked for in a tight loop."""
 
 from __future__ import annotations
 
-import asyncio
-
 import nats
 import pytest
 from nats.js.api import AckPolicy, ConsumerConfig

@@ -4,19 +4,26 @@ dead-lettering with the reason and the original bytes, retries with backoff, bro
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
-
-import pytest
-from faststream.nats import NatsRouter
+from datetime import UTC, datetime
 
 import shared.events as ev
 from services.classifier.messaging import CONSUMER as CLASSIFIER
 from services.registry import consumers as all_consumers
-from shared.messaging import (
-    DURABLE_CLASSIFIER, KV_INGEST_STATE, OBJECT_BUCKET, STREAM_DEAD, STREAM_GITHUB,
-    Consumer, Poison, Subjects, Topology, ensure_topology, repo_from_subject, token,
-)
 from shared.config import CommonSettings
+from shared.messaging import (
+    DURABLE_CLASSIFIER,
+    KV_INGEST_STATE,
+    OBJECT_BUCKET,
+    STREAM_DEAD,
+    STREAM_GITHUB,
+    Consumer,
+    Poison,
+    Subjects,
+    Topology,
+    ensure_topology,
+    repo_from_subject,
+    token,
+)
 from shared.service import Runtime
 
 REPO = "acme/widgets.io"
@@ -25,7 +32,7 @@ REPO = "acme/widgets.io"
 def fact(n: int, action: str = "opened") -> ev.GithubFact:
     item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"PR {n}",
                            author=ev.Actor(login="dev"), state="open",
-                           created_at=datetime(2026, 6, 8, tzinfo=timezone.utc))
+                           created_at=datetime(2026, 6, 8, tzinfo=UTC))
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action=action, item=item))
 
 

@@ -5,24 +5,24 @@ branch the published fact carries."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import nats
 import pytest
 
 import shared.events as ev
-from shared.config import CommonSettings
-from shared.service import Runtime
 from services.classifier.app import build_service
 from services.classifier.config import ClassifierSettings
+from shared.config import CommonSettings
+from shared.service import Runtime
 
 from .test_classifier_rule_changes import ask_reload, enriched, publish_facts
 from .test_classifier_service import read_all
 
 pytestmark = pytest.mark.timeout(120)
 
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 PROFILE = """\
 profile: acme
 repos: [acme/*]

@@ -4,27 +4,27 @@ closed window, with the new module figures and the same fact counts (nothing cou
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nats
 import pytest
 
 import shared.events as ev
-from shared.messaging import STREAM_REPORTS, Subjects
-from shared.config import CommonSettings
-from shared.service import Runtime
 from services.classifier.adapters.profiles import load_registry
 from services.classifier.app import build_service as build_classifier
 from services.classifier.config import ClassifierSettings
 from services.classifier.reclassify import reclassify
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
+from shared.config import CommonSettings
+from shared.messaging import STREAM_REPORTS, Subjects
+from shared.service import Runtime
 
 pytestmark = pytest.mark.timeout(180)
 
 REPO = "acme/widgets"
-DAY = datetime(2026, 6, 8, tzinfo=timezone.utc)
+DAY = datetime(2026, 6, 8, tzinfo=UTC)
 B_PROFILE = """\
 profile: acme-b
 extends: generic

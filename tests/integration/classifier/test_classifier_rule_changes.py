@@ -5,23 +5,23 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nats
 import pytest
 
 import shared.events as ev
-from services.registry import consumers
-from shared.messaging import Subjects, ensure_topology
-from shared.config import CommonSettings
-from shared.service import Runtime
 from services.classifier.adapters.profiles import load_registry
 from services.classifier.app import build_service
 from services.classifier.cli import reclassify_command, reload_command
 from services.classifier.config import ClassifierSettings
 from services.classifier.handlers import RELOAD_SUBJECT, ReloadReply
 from services.classifier.reclassify import reclassify
+from services.registry import consumers
+from shared.config import CommonSettings
+from shared.messaging import Subjects, ensure_topology
+from shared.service import Runtime
 
 from .test_classifier_service import read_all
 
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(120)
 
 REPO = "acme/widgets"
 OTHER = "acme/gadgets"
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 
 PROFILE_V1 = """\
 profile: acme

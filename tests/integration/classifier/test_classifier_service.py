@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
 
 import shared.events as ev
-from shared.messaging import STREAM_DEAD, Subjects
-from shared.config import CommonSettings
-from shared.service import Runtime
 from services.classifier.app import build_service
 from services.classifier.config import ClassifierSettings
+from shared.config import CommonSettings
+from shared.messaging import STREAM_DEAD, Subjects
+from shared.service import Runtime
 
 pytestmark = pytest.mark.timeout(120)
 
 REPO = "vllm-project/vllm"
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 
 
 def merged(n: int, title: str, files: list[str], login: str = "dev") -> ev.GithubFact:

@@ -88,10 +88,12 @@ async def test_a_service_exits_non_zero_when_its_connection_is_closed_for_good(n
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         proc.kill()
         await proc.wait()
-        raise AssertionError("the service kept running with its connection closed for good")
+        raise AssertionError(
+            "the service kept running with its connection closed for good"
+        ) from None
     text = out.decode(errors="replace")
     assert proc.returncode not in (0, None), text
     assert "closed for good" in text and "Traceback" not in text, text

@@ -13,9 +13,9 @@ import pytest
 
 from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
-from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
 from shared.health import readiness
+from shared.messaging import STREAM_GITHUB
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator

@@ -7,12 +7,12 @@ import asyncio
 
 import pytest
 
+from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 from services.ingest.app import IngestNotReady, build_service
 from services.ingest.config import IngestSettings
-from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 from services.ingest.handlers import ingest_source
-from shared.messaging import STREAM_GITHUB, Subjects
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
+from shared.messaging import STREAM_GITHUB, Subjects
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 
@@ -167,9 +167,8 @@ async def test_repos_setting_polls_github_into_the_stream(nats_server):
 
 
 async def test_github_source_syncs_once_and_explains_failures(nats_server):
-    from tests.github_emulator import GithubEmulator
-
     from services.ingest.domain.sources import SourceError
+    from tests.github_emulator import GithubEmulator
 
     repo = "PyGithub/PyGithub"
     files = [require_shared_data("github-rest-replay", f) for f in (

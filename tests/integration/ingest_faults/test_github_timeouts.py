@@ -3,7 +3,7 @@ backoff and succeeds, or gives up after its attempts with an actionable error (n
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,12 +12,16 @@ from services.ingest.sync import graphql_backfill, sync_repository
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
 from tests.integration.ingest_github.test_github_sync import (
-    FILES, REPO, Harness, expected_first_sync, source_for,
+    FILES,
+    REPO,
+    Harness,
+    expected_first_sync,
+    source_for,
 )
 
 pytestmark = pytest.mark.shared_data
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture

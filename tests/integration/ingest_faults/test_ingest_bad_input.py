@@ -18,14 +18,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from services.ingest.adapters.demo import generate_demo
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import webhook_server
 from services.ingest.domain.sources import SourceError, gharchive_repos
-from services.ingest.adapters.demo import generate_demo
 from services.ingest.handlers import ingest_source
-from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
+from shared.messaging import STREAM_GITHUB
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.webhook_signing import github_signature

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.ingest.sync import GithubPoller
 from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
-from shared.messaging import STREAM_GITHUB
+from services.ingest.sync import GithubPoller
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
+from shared.messaging import STREAM_GITHUB
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
@@ -26,7 +26,7 @@ async def test_service_polls_configured_repository(nats_server):
         "github-webhooks", "pull_request", "closed.payload.json").read_text("utf-8"))
     repo = payload["repository"]["full_name"]
     pr = payload["pull_request"]
-    recent = (datetime.now(timezone.utc) - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    recent = (datetime.now(UTC) - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
     pr.update(updated_at=recent, closed_at=recent)  # inside the poller's default backfill
     with GithubEmulator() as gh:
         gh.add(f"/repos/{repo}/pulls", [pr])

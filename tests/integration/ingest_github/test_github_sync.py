@@ -3,20 +3,23 @@ facts, ETag 304s at zero quota, incremental changes, retries, rate limits, actio
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from services.ingest.adapters.github import (
-    GithubAuthError, GithubNotFound, GithubUnavailable, PyGithubSource, RateLimitExhausted,
+    GithubAuthError,
+    GithubNotFound,
+    GithubUnavailable,
+    PyGithubSource,
+    RateLimitExhausted,
 )
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.sync import GithubPoller, sync_repository
-from shared.messaging import STREAM_GITHUB
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark
+from shared.messaging import STREAM_GITHUB
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator, read_replay
@@ -24,7 +27,7 @@ from tests.github_emulator import GithubEmulator, read_replay
 pytestmark = pytest.mark.shared_data
 
 REPO = "PyGithub/PyGithub"
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 FILES = ["Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt",
          "PullRequest.setUp.txt", "PullRequest.testGetFiles.txt",
          "PullRequest.testGetReviewComments.txt"]
@@ -75,7 +78,7 @@ class Harness:
     def js(self):
         return self.runtime.js
 
-    async def __aenter__(self) -> "Harness":
+    async def __aenter__(self) -> Harness:
         await self.runtime.start()
         self.state = await KvIngestState.open(self.js)
         return self
@@ -116,7 +119,7 @@ async def test_first_sync_publishes_history_then_unchanged_costs_nothing(nats_se
         merged = [e for e in events if not isinstance(e, SyncWatermark)
                   and e.data.action == "merged" and e.data.item.number == 31]
         assert merged and merged[0].data.item.changed_files == len(merged[0].data.item.files) == 45
-        assert merged[0].time == datetime(2012, 5, 27, 10, 29, 7, tzinfo=timezone.utc)
+        assert merged[0].time == datetime(2012, 5, 27, 10, 29, 7, tzinfo=UTC)
         marks = [e for e in events if isinstance(e, SyncWatermark)]
         assert [m.data.watermark for m in marks] == [NOW] and events[-1] == marks[0]
         # fetched concurrently, published in the listings' order (oldest update first)
@@ -153,7 +156,7 @@ async def test_a_change_is_picked_up_incrementally(nats_server, emulator):
         new = (await h.published())[before:]
         assert kinds(new) == Counter({"issue.closed": 1, "issue.labeled": 1})
         closed = next(e for e in new if not isinstance(e, SyncWatermark) and e.data.action == "closed")
-        assert closed.time == datetime(2012, 5, 28, 8, tzinfo=timezone.utc)
+        assert closed.time == datetime(2012, 5, 28, 8, tzinfo=UTC)
         assert result.items_changed == 1
         assert emulator.quota_used - spent == 1  # the issue listing; the others answered 304
 
@@ -169,7 +172,7 @@ async def test_restart_resumes_from_kv_state(nats_server, emulator):
 
 
 async def test_first_sync_since_limits_the_backfill(nats_server, emulator):
-    since = datetime(2012, 5, 1, tzinfo=timezone.utc)
+    since = datetime(2012, 5, 1, tzinfo=UTC)
     issues = recorded_body("Repository.testGetIssues.txt", f"/repos/{REPO}/issues")
     pulls = recorded_body("Repository.testGetPullsWithArguments.txt", f"/repos/{REPO}/pulls")
     recent = sum(1 for i in issues + pulls if i["updated_at"] >= "2012-05-01T00:00:00Z")

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 import pytest
 
-from services.ingest.sync import publish_facts, sync_once
 from services.ingest.adapters.kv import KvIngestState
 from services.ingest.adapters.webhooks import (
-    MemoryDeliveries, WebhookConfigError, build_webhook_app, webhook_server,
+    MemoryDeliveries,
+    WebhookConfigError,
+    build_webhook_app,
+    webhook_server,
 )
 from services.ingest.domain.mapping import facts_from_webhook
-from shared.messaging import STREAM_GITHUB
+from services.ingest.sync import publish_facts, sync_once
 from shared.config import CommonSettings
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
+from shared.messaging import STREAM_GITHUB
 from shared.service import Runtime
 from tests.conftest import require_shared_data
 from tests.github_emulator import GithubEmulator
@@ -46,7 +49,7 @@ class Harness:
         self.publish_calls = 0
         self.fail_publish = False
 
-    async def __aenter__(self) -> "Harness":
+    async def __aenter__(self) -> Harness:
         await self.runtime.start()
         self.state = await KvIngestState.open(self.runtime.js)
         return self
@@ -216,7 +219,7 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
             gh.add(f"/repos/{repo}/pulls", [pr])
             gh.add(f"/repos/{repo}/issues", [])
             result = await sync_once(h.bus, repo, token=gh.token, api_url=gh.base_url,
-                                     now=datetime(2026, 6, 1, tzinfo=timezone.utc),
+                                     now=datetime(2026, 6, 1, tzinfo=UTC),
                                      seconds_between_requests=None)
         assert result.facts_published == result.duplicates == 1  # de-duplicated by JetStream
         events = [e for e in await h.published() if not isinstance(e, SyncWatermark)]
@@ -236,7 +239,7 @@ async def test_label_seen_by_webhook_is_not_published_again_by_a_later_poll(nats
     labeled["pull_request"]["body"] = body  # the example payloads differ in body text
     hook = json.dumps(labeled).encode()
     after = dict(labeled["pull_request"], updated_at="2019-05-15T15:25:00Z")  # later activity
-    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 6, 1, tzinfo=UTC)
     async with Harness(nats_server.url) as h:
         with GithubEmulator() as gh:
             gh.add(f"/repos/{repo}/pulls", [before])
@@ -297,7 +300,7 @@ async def test_old_delivery_ids_are_pruned_from_kv(nats_server):
     async with Harness(nats_server.url) as h:
         for d in ("a-1", "b-2"):
             assert await h.state.claim_delivery(d)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         assert await h.state.prune_deliveries(now - timedelta(hours=1)) == 0
         assert not await h.state.claim_delivery("a-1")  # still remembered
         assert await h.state.prune_deliveries(now + timedelta(minutes=1)) == 2

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from services.ingest.adapters.github import GithubAuthError, GithubNotFound
-from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from services.ingest.handlers import ingest_source
+from services.ingest.sync import graphql_backfill, graphql_then_rest, sync_repository
 from shared.events import SyncWatermark
 from shared.natsserver import EmbeddedNats
 from tests.conftest import require_shared_data
@@ -21,7 +21,7 @@ from tests.integration.ingest_github.test_github_sync import FILES, REPO, Harnes
 
 pytestmark = pytest.mark.shared_data
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ async def test_graphql_retries_a_502_and_a_secondary_limit(nats_server, emulator
 
 
 async def test_since_stops_at_older_pull_requests(nats_server, emulator):
-    since = datetime(2012, 5, 28, tzinfo=timezone.utc)  # PR 32 was last updated before it
+    since = datetime(2012, 5, 28, tzinfo=UTC)  # PR 32 was last updated before it
     async with Harness(nats_server.url) as h:
         result = await graphql_backfill(h.bus, h.state, source_for(emulator), REPO, since=since,
                                         page_size=1)

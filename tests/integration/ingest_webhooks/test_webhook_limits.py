@@ -17,7 +17,10 @@ import httpx
 import pytest
 
 from services.ingest.adapters.webhooks import (
-    QUIET, WebhookLimits, WebhookServer, build_webhook_app,
+    QUIET,
+    WebhookLimits,
+    WebhookServer,
+    build_webhook_app,
 )
 from tests.conftest import require_shared_data, wait_until
 from tests.webhook_signing import github_signature
@@ -85,7 +88,7 @@ async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
             raise AssertionError(f"the connection was still open after {seconds:.0f} s")
         try:
             chunk = await asyncio.wait_for(reader.read(65536), left)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             continue
         except ConnectionResetError:
             return data
@@ -109,7 +112,7 @@ async def test_headers_that_do_not_arrive_in_time_are_cut_off(client, caplog, mo
                 writer.write(bytes([byte]))
                 try:
                     chunk = await asyncio.wait_for(reader.read(65536), 0.05)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue  # still open: the next byte
                 answer = chunk + await closed_within(reader, 5)
                 break
@@ -150,7 +153,7 @@ async def test_an_answered_request_cannot_hold_its_connection_by_trickling_its_b
             writer.write(b"x")
             try:
                 chunk = await asyncio.wait_for(reader.read(65536), 0.05)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             except ConnectionResetError:
                 break
@@ -222,7 +225,7 @@ class Records(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.records[id(record)] = record
 
-    def __enter__(self) -> "Records":
+    def __enter__(self) -> Records:
         self._levels = {}
         for name in ("", "uvicorn", "uvicorn.error"):
             logger = logging.getLogger(name)

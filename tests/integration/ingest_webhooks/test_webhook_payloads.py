@@ -18,9 +18,10 @@ import httpx
 import pytest
 
 from services.ingest.adapters.webhooks import build_webhook_app
-from shared.messaging import STREAM_GITHUB
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, fact_time, make_fact
-from tests.conftest import ROOT as REPO_ROOT, SHARED_DATA, require_shared_data
+from shared.messaging import STREAM_GITHUB
+from tests.conftest import ROOT as REPO_ROOT
+from tests.conftest import SHARED_DATA, require_shared_data
 from tests.webhook_signing import github_signature
 
 from .serving import served_webhook

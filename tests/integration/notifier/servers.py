@@ -73,7 +73,7 @@ class WebhookReceiver:
         return Response("ok" if status < 300 else "no_service", status_code=status,
                         headers=headers, media_type="text/plain")
 
-    async def start(self) -> "WebhookReceiver":
+    async def start(self) -> WebhookReceiver:
         app = Starlette(routes=[Route("/{path:path}", self._post, methods=["POST"])])
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0,
                                                     log_level="warning", lifespan="off",
@@ -103,7 +103,7 @@ class MailHandler:
         self.refuse: deque[str] = deque()
         self.arrived = asyncio.Event()
 
-    async def handle_DATA(self, server, session, envelope) -> str:  # noqa: N802 - aiosmtpd API
+    async def handle_DATA(self, server, session, envelope) -> str:
         if self.refuse:
             return self.refuse.popleft()
         self.messages.append(email.message_from_bytes(envelope.content,

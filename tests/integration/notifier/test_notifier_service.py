@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import nats
 import pytest
@@ -22,10 +22,10 @@ from services.notifier.adapters.state import delivery_key
 from services.notifier.app import build_service
 from services.notifier.config import NotifierSettings
 from services.renderer.adapters.documents import render_html, render_json
-from shared.messaging import KV_NOTIFIER_STATE, OBJECT_BUCKET, STREAM_DEAD, Subjects, event_headers
 from shared.config import CommonSettings
 from shared.events import Artifact, ReportReady, ReportReadyData, Storyline, StorylineItem
 from shared.events.dead import DeadLetter
+from shared.messaging import KV_NOTIFIER_STATE, OBJECT_BUCKET, STREAM_DEAD, Subjects, event_headers
 from shared.service import Runtime
 from tests.conftest import wait_until
 from tests.github_emulator import GithubEmulator
@@ -69,7 +69,7 @@ async def store_report(js, s) -> ReportReady:
     return ReportReady.create(ReportReadyData(
         repo=s.repo, window=s.window, revision=s.revision, languages=("en",),
         artifacts=tuple(artifacts), summary_id="summary-1",
-        rendered_at=datetime(2026, 3, 27, 4, 5, tzinfo=timezone.utc)))
+        rendered_at=datetime(2026, 3, 27, 4, 5, tzinfo=UTC)))
 
 
 async def start(nats_url: str, routes: list[dict], **extra):
@@ -159,7 +159,7 @@ async def test_every_route_posts_once_across_redelivery_and_restart(nats_server,
         assert not receiver.tries("weekly") and not receiver.tries("other")
 
         # what each protocol received: the report's own lead, the five counts, storylines, links
-        html_url = f"https://reports.example.org/rd/reports/vllm-project/vllm/2026-03-26/r2/en/report.html"
+        html_url = "https://reports.example.org/rd/reports/vllm-project/vllm/2026-03-26/r2/en/report.html"
         pdf_url = html_url.replace(".html", ".pdf")
         slack = receiver.ok("slack")[0].payload
         assert slack["blocks"][0]["text"]["text"] == "vllm-project/vllm daily report 2026-03-26"
@@ -484,7 +484,7 @@ async def test_another_notifiers_fresh_claim_is_awaited_and_a_stale_one_taken_ov
     try:
         records = await KvDeliveryLog.open(js)
         busy = delivery_key("busy", REPO, "2026-03-26", 2)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         await records.put(busy, Record("sending", now.isoformat(), 1, owner="replica-2"))
         await records.put(delivery_key("stale", REPO, "2026-03-26", 2), Record(
             "sending", (now - timedelta(hours=1)).isoformat(), 1, owner="replica-gone"))

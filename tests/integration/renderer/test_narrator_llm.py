@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.events import ReportReady, WindowSummarized
-from shared.natsserver import free_port
 from services.renderer.adapters import documents
 from services.renderer.adapters.llm import ChatOptions, OpenAIChatNarrator, StoreNarrationCache
 from services.renderer.adapters.stores import DirectoryObjectStore
 from services.renderer.handlers import render_report
+from shared.events import ReportReady, WindowSummarized
+from shared.natsserver import free_port
 from tests.unit.renderer.samples import daily_summary
 
 pytestmark = pytest.mark.timeout(120)
@@ -47,7 +47,7 @@ class ScriptedModel:
             def log_message(self, *args) -> None:  # quiet
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 lang = "zh-CN" if "简体中文" in body["messages"][0]["content"] else "en"
                 with model.lock:

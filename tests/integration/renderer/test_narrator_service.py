@@ -12,14 +12,14 @@ import logging
 import nats
 import pytest
 
-from shared.messaging import Subjects
-from shared.config import CommonSettings
-from shared.events import ReportReady, WindowSummarized
-from shared.service import Runtime
 from services.renderer.adapters.llm import CACHE_PREFIX, OpenAIChatNarrator, TemplateNarrator
 from services.renderer.adapters.stores import fetch_uri, open_store
 from services.renderer.app import build_narrator, build_service
 from services.renderer.config import RendererSettings
+from shared.config import CommonSettings
+from shared.events import ReportReady, WindowSummarized
+from shared.messaging import Subjects
+from shared.service import Runtime
 from tests.unit.renderer.samples import daily_summary
 
 from .test_narrator_llm import API_KEY, MODEL, completion, good, llm  # noqa: F401 - fixture

@@ -51,7 +51,7 @@ async def test_a_render_past_its_timeout_ends_its_worker(tmp_path) -> None:
     engine = PdfRenderer(workers=1, timeout=1.0)
     try:
         await engine.warm()
-        (pid,) = list(engine._pool._processes)  # noqa: SLF001 - the worker to watch
+        (pid,) = list(engine._pool._processes)
         pidfd = os.pidfd_open(pid)
         slow = SLOW_HTML
         with pytest.raises(PdfError, match="longer than 1s"):
@@ -69,7 +69,7 @@ async def test_a_render_past_its_timeout_ends_its_worker(tmp_path) -> None:
 async def test_a_killed_renderer_stops_its_busy_worker_and_starts_none() -> None:
     engine = PdfRenderer(workers=1, timeout=120)
     await engine.warm()
-    (pid,) = list(engine._pool._processes)  # noqa: SLF001
+    (pid,) = list(engine._pool._processes)
     pidfd = os.pidfd_open(pid)
     try:
         busy = asyncio.ensure_future(engine.render(SLOW_HTML))

@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
@@ -23,7 +23,7 @@ WRITERS = 8
 
 
 def _ready(repo: str, day: int, lang: str = "en", revision: int = 1) -> ReportReady:
-    start = datetime(2026, 3, 1, tzinfo=timezone.utc) + timedelta(days=day)
+    start = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=day)
     label = start.strftime("%Y-%m-%d")
     body = f"{repo} {label} {lang}".encode()
     artifact = Artifact(format="md", language=lang, uri=f"x://{label}/{lang}",

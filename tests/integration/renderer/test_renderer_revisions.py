@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.renderer.adapters.stores import DirectoryObjectStore
 from services.renderer.handlers import render_report
 from shared.events import ReportReady, WindowSummarized
 from tests.unit.renderer.samples import daily_summary
 
-T0 = datetime(2026, 3, 27, 5, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 27, 5, tzinfo=UTC)
 
 
 class Recorder:

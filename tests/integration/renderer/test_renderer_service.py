@@ -11,14 +11,14 @@ import json
 import nats
 import pytest
 
-from shared.messaging import STREAM_DEAD, Subjects
-from shared.config import CommonSettings
-from shared.events import ReportReady, WindowSummarized
-from shared.events.dead import DeadLetter
-from shared.service import Runtime
 from services.renderer.adapters.stores import fetch_uri, open_store
 from services.renderer.app import build_service, s3_options
 from services.renderer.config import RendererSettings
+from shared.config import CommonSettings
+from shared.events import ReportReady, WindowSummarized
+from shared.events.dead import DeadLetter
+from shared.messaging import STREAM_DEAD, Subjects
+from shared.service import Runtime
 from tests.unit.renderer.samples import daily_summary, weekly_summary
 
 pytestmark = pytest.mark.timeout(240)

@@ -11,18 +11,18 @@ import uuid
 
 import boto3
 import nats
-from botocore.exceptions import BotoCoreError
 import pytest
+from botocore.exceptions import BotoCoreError
 
-from shared.messaging import Subjects
-from shared.config import CommonSettings
-from shared.events import ReportReady, WindowSummarized
-from shared.service import Runtime
 from services.renderer.adapters.stores import S3ObjectStore, S3Options, fetch_uri
 from services.renderer.app import build_service
 from services.renderer.config import RendererSettings
 from services.renderer.domain.keys import index_key
 from services.renderer.ports import ObjectNotFound
+from shared.config import CommonSettings
+from shared.events import ReportReady, WindowSummarized
+from shared.messaging import Subjects
+from shared.service import Runtime
 from tests.unit.renderer.samples import daily_summary
 
 pytestmark = pytest.mark.timeout(240)

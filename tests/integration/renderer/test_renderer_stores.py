@@ -9,7 +9,12 @@ import nats
 import pytest
 
 from services.renderer.adapters.stores import (
-    DirectoryObjectStore, NatsObjectStore, S3ObjectStore, StoreConfigError, fetch_uri, open_store,
+    DirectoryObjectStore,
+    NatsObjectStore,
+    S3ObjectStore,
+    StoreConfigError,
+    fetch_uri,
+    open_store,
 )
 from services.renderer.domain.keys import UnsafeKey
 from services.renderer.ports import ObjectNotFound

@@ -5,7 +5,7 @@ pages are written."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import nats
 import pytest
@@ -20,7 +20,7 @@ from tests.unit.renderer.samples import weekly_summary
 pytestmark = pytest.mark.timeout(300)
 
 A, B = "acme/engine", "acme/plugin"
-T0 = datetime(2026, 6, 15, 2, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 15, 2, tzinfo=UTC)
 
 
 def summary(repo: str, revision: int = 1, merged: int = 41, label: str = "2026-W24",

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import yaml
 
@@ -45,7 +45,7 @@ async def contributors(store: SqlProjections, events, window) -> dict:
     async def publish(event: WindowSummarized) -> None:
         raise AssertionError("nothing is due: no summary is published")
 
-    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=timezone.utc))
+    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=UTC))
     for i in range(0, len(events), 256):
         await fold_events(deps, events[i:i + 256])
     summary = build_summary(store.load_window(REPO, window, previous_window(window)), now=window.end)

@@ -14,11 +14,23 @@ from services.summarizer.domain.admission import FUTURE, UNKNOWN_REPO, Admission
 from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.handlers import Deps, accept_request, fold_events
+from shared.events import (
+    Actor,
+    CommentInfo,
+    ReportRequestData,
+    ReportRequested,
+    WindowRef,
+    WindowSummarized,
+)
 from shared.messaging import Poison
-from shared.events import Actor, CommentInfo, ReportRequestData, ReportRequested, WindowSummarized, WindowRef
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
-    REPO, ItemSpec, enrich, random_scenario, utc, watermark,
+    REPO,
+    ItemSpec,
+    enrich,
+    random_scenario,
+    utc,
+    watermark,
 )
 
 DAY = day_window(utc(2026, 3, 26).date(), "Asia/Shanghai", "11:45")

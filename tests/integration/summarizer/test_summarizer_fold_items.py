@@ -8,7 +8,7 @@ windows they land in (end exclusive, per repository), and nothing when none was 
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -19,11 +19,11 @@ from shared.events import Actor, EnrichedFact, FactData, ItemSnapshot, RuleSetRe
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, tags
 
-NOW = datetime(2026, 6, 9, 5, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 9, 5, 0, tzinfo=UTC)
 
 
 def at(hour: int, minute: int = 0) -> datetime:
-    return datetime(2026, 6, 8, hour, minute, tzinfo=timezone.utc)
+    return datetime(2026, 6, 8, hour, minute, tzinfo=UTC)
 
 
 def store_for(url: str) -> SqlProjections:

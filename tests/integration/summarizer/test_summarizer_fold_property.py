@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.domain.report import build_summary
@@ -30,7 +31,7 @@ from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, Scenario, 
 
 WINDOW = day_window(datetime(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
 # by hand: 11:45 in Shanghai (UTC+8) is 03:45 UTC; the previous window is the day before
-START, END = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc), datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+START, END = datetime(2026, 3, 26, 3, 45, tzinfo=UTC), datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
 PREV_START = START - timedelta(days=1)
 SECOND = timedelta(seconds=1)
 EDGES = [START, END, START - SECOND, END - SECOND, PREV_START, PREV_START - SECOND]

@@ -6,7 +6,7 @@ after the file changes) and the next report has the merged people."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import yaml
 
@@ -19,7 +19,13 @@ from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.handlers import Deps, fold_events
 from shared.events import (
-    Actor, CommentInfo, FactData, ItemSnapshot, ReviewInfo, WindowSummarized, make_fact,
+    Actor,
+    CommentInfo,
+    FactData,
+    ItemSnapshot,
+    ReviewInfo,
+    WindowSummarized,
+    make_fact,
 )
 from shared.windows import week_window
 
@@ -100,7 +106,7 @@ async def report(store: SqlProjections, events) -> object:
     async def publish(event: WindowSummarized) -> None:
         raise AssertionError("nothing is due: no summary is published")
 
-    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=timezone.utc))
+    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=UTC))
     await fold_events(deps, events)
     return build_summary(store.load_window(REPO, WINDOW, previous_window(WINDOW)), now=WINDOW.end)
 

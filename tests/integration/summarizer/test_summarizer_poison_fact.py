@@ -10,18 +10,24 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
 from pydantic import ValidationError
 
+from services.registry import consumers
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from services.registry import consumers
-from shared.messaging import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
 from shared.config import CommonSettings
-from shared.events import ENRICHED_EVENT_ADAPTER, EnrichedFact, ReportRequestData, ReportRequested, WindowRef
+from shared.events import (
+    ENRICHED_EVENT_ADAPTER,
+    EnrichedFact,
+    ReportRequestData,
+    ReportRequested,
+    WindowRef,
+)
+from shared.messaging import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.conftest import wait_until
@@ -72,7 +78,7 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
     mark = WEEK.end + timedelta(hours=1)
     request = ReportRequested.create(
         ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
 
     # everything is in the stream before the summarizer starts: the poison arrives in one batch
     # with the good facts and the watermark that closes the window

@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.domain.windows import Schedule
 from services.summarizer.handlers import Deps, accept_request, fold_events
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
+from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
-    REPO, ItemSpec, RuleSetRef, Scenario, enrich, random_scenario, watermark,
+    REPO,
+    ItemSpec,
+    RuleSetRef,
+    Scenario,
+    enrich,
+    random_scenario,
+    watermark,
 )
 
 WINDOW = day_window(datetime(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
 # by hand: 11:45 in Shanghai (UTC+8) is 03:45 UTC; the window is [start, end)
-START, END = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc), datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+START, END = datetime(2026, 3, 26, 3, 45, tzinfo=UTC), datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
 
 
 def inside(t: datetime | None) -> bool:
@@ -37,7 +43,7 @@ class Clock:
 def request(as_of: datetime | None, window=WINDOW) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=REPO, window=WindowRef.of(window), as_of=as_of, languages=("en", "zh-CN")),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
 
 
 def in_window(sc: Scenario, attr: str) -> set[int]:
@@ -140,8 +146,8 @@ async def test_watermark_closes_scheduled_windows(database_url):
 
 @pytest.mark.parametrize("bad", ["Mars/Olympus"])
 async def test_request_with_unknown_zone_is_poison(tmp_path, bad):
-    from shared.messaging import Poison
     from shared.events import WindowRef
+    from shared.messaging import Poison
 
     store = SqlProjections(f"sqlite:///{tmp_path / 'p.db'}")
 

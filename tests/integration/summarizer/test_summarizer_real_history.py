@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from services.summarizer.adapters.store import SqlProjections
@@ -13,7 +13,14 @@ from services.summarizer.domain.report import build_summary
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.handlers import Deps, fold_events
 from shared.events import (
-    Actor, EnrichedFact, FactData, FileChange, ItemSnapshot, RuleSetRef, Tags, WindowSummarized,
+    Actor,
+    EnrichedFact,
+    FactData,
+    FileChange,
+    ItemSnapshot,
+    RuleSetRef,
+    Tags,
+    WindowSummarized,
     make_fact,
 )
 from shared.windows import week_window
@@ -79,7 +86,7 @@ async def test_merged_prs_per_shanghai_week_equal_a_plain_count(database_url):
     async def publish(event: WindowSummarized) -> None:  # nothing is due: no requests, no schedules
         raise AssertionError("no summary should be published")
 
-    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=timezone.utc))
+    deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=UTC))
     try:
         events = [enriched(r) for r in lines if r["pr_number"] is not None]
         # the file is newest first: fold it in that order, in service-sized batches

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nats
 import sqlalchemy as sa
@@ -16,16 +16,28 @@ from services.summarizer.config import SummarizerSettings
 from services.summarizer.domain.report import build_summary, figures
 from services.summarizer.domain.windows import previous_window
 from services.summarizer.rebuild import rebuild_command
-from shared.messaging import Subjects
 from shared.config import CommonSettings
-from shared.events import ReportRequestData, ReportRequested, RuleSetRef, WindowSummarized, WindowRef
+from shared.events import (
+    ReportRequestData,
+    ReportRequested,
+    RuleSetRef,
+    WindowRef,
+    WindowSummarized,
+)
+from shared.messaging import Subjects
 from shared.service import Runtime
 from shared.windows import week_window
-from tests.unit.summarizer.summarizer_builders import ItemSpec, REPO, enrich, random_scenario, watermark
+from tests.unit.summarizer.summarizer_builders import (
+    REPO,
+    ItemSpec,
+    enrich,
+    random_scenario,
+    watermark,
+)
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
 # by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
-WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=timezone.utc), datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
+WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=UTC), datetime(2026, 6, 14, 16, tzinfo=UTC)
 OTHER = "acme/gadgets"
 
 
@@ -42,7 +54,7 @@ class Running:
         self.service = self.runtime.add(build_service(settings_for(nats_url, database_url), self.runtime))
         self.summaries: asyncio.Queue = asyncio.Queue()
 
-    async def __aenter__(self) -> "Running":
+    async def __aenter__(self) -> Running:
         await self.runtime.start()
 
         async def on_summary(msg) -> None:
@@ -64,7 +76,7 @@ class Running:
     async def request(self, repo: str = REPO) -> WindowSummarized:
         request = ReportRequested.create(
             ReportRequestData(repo=repo, window=WindowRef.of(WEEK), as_of=WEEK.end),
-            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+            nonce=uuid.uuid4().hex, at=datetime.now(UTC))
         await self.runtime.bus("test").publish(request, Subjects.report_requested(repo))
         async with asyncio.timeout(30):
             while True:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
@@ -13,10 +13,15 @@ from services.summarizer.adapters.store import MIGRATIONS, SqlProjections
 from services.summarizer.adapters.tables import items
 from services.summarizer.domain.report import figures, figures_hash
 from services.summarizer.handlers import Deps, accept_request, fold_events
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
+from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
-    REPO, ItemSpec, enrich, random_scenario, utc, watermark,
+    REPO,
+    ItemSpec,
+    enrich,
+    random_scenario,
+    utc,
+    watermark,
 )
 
 WINDOW = day_window(utc(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
@@ -25,7 +30,7 @@ WINDOW = day_window(utc(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
 def request(as_of: datetime | None) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=REPO, window=WindowRef.of(WINDOW), as_of=as_of),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
 
 
 async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_url, capsys):

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
-from shared.messaging import Subjects
 from shared.config import CommonSettings
-from shared.events import ReportRequestData, ReportRequested, WindowSummarized, WindowRef
+from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
+from shared.messaging import Subjects
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
 # by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
-WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=timezone.utc), datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
+WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=UTC), datetime(2026, 6, 14, 16, tzinfo=UTC)
 # the scheduled day 2026-03-26 with cut-off 11:45 in Shanghai: 03:45 UTC to 03:45 UTC
-DAY_START, DAY_END = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc), datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+DAY_START, DAY_END = datetime(2026, 3, 26, 3, 45, tzinfo=UTC), datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
 
 
 def in_week(t: datetime | None) -> bool:
@@ -64,7 +64,7 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
         request = ReportRequested.create(
             ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark, synthetic=True,
                               data_note="generated test data"),
-            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+            nonce=uuid.uuid4().hex, at=datetime.now(UTC))
         # the request arrives before the watermark: it must wait for it
         await bus.publish(request, Subjects.report_requested(REPO))
         await bus.publish(watermark(mark), Subjects.enriched_watermark(REPO))
@@ -102,7 +102,7 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
             await summaries.put(msg.data)
 
         await runtime.nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
-        day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=timezone.utc))[0]
+        day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=UTC))[0]
         assert (day.label, day.cutoff, day.start, day.end) == ("2026-03-26", "11:45", DAY_START, DAY_END)
         sc = random_scenario(2, day.start, 1.0, n_items=40)
         bus = runtime.bus("test")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -17,9 +17,9 @@ from services.renderer.app import build_service as build_renderer
 from services.renderer.config import RendererSettings
 from services.summarizer.app import build_service as build_summarizer
 from services.summarizer.config import SummarizerSettings
-from shared.messaging import STREAM_REPORTS, Subjects
 from shared.config import CommonSettings
 from shared.events import ReportReady, ReportRequestData, ReportRequested, WindowRef
+from shared.messaging import STREAM_REPORTS, Subjects
 from shared.service import Runtime
 from shared.windows import week_window
 from tests.conftest import wait_until
@@ -39,7 +39,7 @@ class Requester:
         self.nc = runtime.nc
         self.ready: asyncio.Queue = asyncio.Queue()
 
-    async def start(self) -> "Requester":
+    async def start(self) -> Requester:
         async def on_ready(msg) -> None:
             await self.ready.put(("event", msg.data))
 
@@ -51,7 +51,7 @@ class Requester:
             ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=MARK, synthetic=True,
                               languages=languages, formats=("md", "json"),
                               data_note="generated test data"),
-            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+            nonce=uuid.uuid4().hex, at=datetime.now(UTC))
         answers: asyncio.Queue = asyncio.Queue()
 
         async def on_answer(msg) -> None:

@@ -7,7 +7,7 @@ row names who did it."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import sqlalchemy as sa
 
@@ -17,7 +17,7 @@ from services.summarizer.adapters.tables import watermarks as wm
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import REPO, ItemSpec, enrich, watermark
 
-NOW = datetime(2026, 6, 9, 5, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 9, 5, 0, tzinfo=UTC)
 
 
 def test_a_closed_window_is_stored_with_its_cutoff_and_closing_time(database_url):
@@ -29,14 +29,14 @@ def test_a_closed_window_is_stored_with_its_cutoff_and_closing_time(database_url
 
     def closer(repo, old, new):
         closed_by.append((repo, old, new))
-        return [day] if new >= datetime(2026, 6, 9, 3, 45, tzinfo=timezone.utc) else []
+        return [day] if new >= datetime(2026, 6, 9, 3, 45, tzinfo=UTC) else []
 
-    first = store.fold([watermark(datetime(2026, 6, 9, 1, 0, tzinfo=timezone.utc))], now=NOW,
+    first = store.fold([watermark(datetime(2026, 6, 9, 1, 0, tzinfo=UTC))], now=NOW,
                        closer=closer)
     assert (first.watermarks, first.closed_windows) == (1, 0)  # not past the end yet
     assert store.window_state(REPO, day.label) is None
 
-    second = store.fold([watermark(datetime(2026, 6, 9, 4, 0, tzinfo=timezone.utc))], now=NOW,
+    second = store.fold([watermark(datetime(2026, 6, 9, 4, 0, tzinfo=UTC))], now=NOW,
                         closer=closer)
     assert second.closed_windows == 1
     state = store.window_state(REPO, day.label)
@@ -47,7 +47,7 @@ def test_a_closed_window_is_stored_with_its_cutoff_and_closing_time(database_url
             windows.c.repo == REPO, windows.c.label == day.label)).scalar_one()
     assert closed_at == NOW
     # the closer is told the repository, the watermark before (none at first) and the new one
-    first_mark, second_mark = (datetime(2026, 6, 9, h, 0, tzinfo=timezone.utc) for h in (1, 4))
+    first_mark, second_mark = (datetime(2026, 6, 9, h, 0, tzinfo=UTC) for h in (1, 4))
     assert closed_by == [(REPO, None, first_mark), (REPO, first_mark, second_mark)]
     store.close()
 
@@ -56,7 +56,7 @@ def test_windows_closed_for_several_repositories_in_one_batch_are_all_counted(da
     store = SqlProjections(database_url)
     store.migrate()
     day = day_window(date(2026, 6, 8), "UTC")
-    mark = datetime(2026, 6, 9, 1, 0, tzinfo=timezone.utc)
+    mark = datetime(2026, 6, 9, 1, 0, tzinfo=UTC)
     other = "acme/other"
     result = store.fold([watermark(mark), watermark(mark, repo=other)], now=NOW,
                         closer=lambda repo, old, new: [day])
@@ -68,7 +68,7 @@ def test_windows_closed_for_several_repositories_in_one_batch_are_all_counted(da
 def test_the_activity_row_names_who_did_it(database_url):
     store = SqlProjections(database_url)
     store.migrate()
-    opened = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+    opened = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
     spec = ItemSpec(7, "pull_request", opened, author="carol")
     store.fold([enrich(spec, "opened", opened)], now=NOW)
     with store.engine.connect() as conn:
@@ -86,8 +86,8 @@ def test_a_watermark_moves_only_forward_and_each_repository_on_its_own(database_
         calls.append((repo, old, new))
         return []
 
-    t1, t2 = (datetime(2026, 6, 9, h, 0, tzinfo=timezone.utc) for h in (1, 2))
-    later = datetime(2026, 6, 9, 6, 0, tzinfo=timezone.utc)
+    t1, t2 = (datetime(2026, 6, 9, h, 0, tzinfo=UTC) for h in (1, 2))
+    later = datetime(2026, 6, 9, 6, 0, tzinfo=UTC)
     # acme/b's two watermarks in one batch, the later one first: the later one is where it is
     store.fold([watermark(t1, repo="acme/a"), watermark(t1, repo="acme/b"),
                 watermark(t1 - timedelta(hours=1), repo="acme/b")], now=NOW, closer=closer)

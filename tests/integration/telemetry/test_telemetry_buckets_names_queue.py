@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
@@ -15,8 +15,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 import shared.events as ev
-from shared.messaging import Subjects, subject_template
 from shared.config import CommonSettings
+from shared.messaging import Subjects, subject_template
 from shared.service import Runtime
 from shared.telemetry import SECONDS_BUCKETS, metric_views, span_processor
 
@@ -103,7 +103,7 @@ async def test_publish_spans_name_the_subject_template_and_the_operation(nats_se
         bus = runtime.bus("test")
         item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="PR 7",
                                author=ev.Actor(login="dev"), state="open",
-                               created_at=datetime(2026, 6, 8, tzinfo=timezone.utc))
+                               created_at=datetime(2026, 6, 8, tzinfo=UTC))
         fact = ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened",
                                         item=item))
         subject = Subjects.fact("pull_request", "opened", REPO)

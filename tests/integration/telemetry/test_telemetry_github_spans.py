@@ -4,6 +4,7 @@ metric, against the GitHub emulator (GitHub's headers and 304 semantics, a real 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC
 
 import pytest
 from opentelemetry import trace
@@ -54,11 +55,11 @@ async def test_github_requests_are_client_spans_with_rate_limits(finished_spans)
 
 
 async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, finished_spans):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     import shared.events as ev
-    from services.ingest.sync import publish_facts, sync_repository
     from services.ingest.adapters.kv import KvIngestState
+    from services.ingest.sync import publish_facts, sync_repository
     from shared.config import CommonSettings
     from shared.service import Runtime
 
@@ -72,10 +73,10 @@ async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, 
                 gh.add(f"/repos/acme/quiet/{name}", [])
             source = PyGithubSource(gh.token, gh.base_url)
             result = await sync_repository(bus, state, source, "acme/quiet",
-                                           now=datetime(2026, 6, 9, tzinfo=timezone.utc))
+                                           now=datetime(2026, 6, 9, tzinfo=UTC))
             source.close()
 
-        at = datetime(2026, 6, 8, 12, tzinfo=timezone.utc)
+        at = datetime(2026, 6, 8, 12, tzinfo=UTC)
         facts = [ev.FactData(repo="acme/widgets", kind="pull_request", action="merged",
                              item=ev.ItemSnapshot(repo="acme/widgets", number=n, kind="pull_request",
                                                   title=f"change {n}", author=ev.Actor(login="dev"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import nats
@@ -18,18 +18,18 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 import shared.events as ev
-from tests.conftest import wait_until
-from shared.messaging import DURABLE_CLASSIFIER, Subjects
+from services.classifier.messaging import CONSUMER as CLASSIFIER
 from shared.config import CommonSettings
 from shared.health import HealthServer
-from services.classifier.messaging import CONSUMER as CLASSIFIER
+from shared.messaging import DURABLE_CLASSIFIER, Subjects
 from shared.service import Runtime
 from shared.telemetry import prometheus_text, setup_telemetry
+from tests.conftest import wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
 REPO = "acme/telemetry"
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 
 
 class Probe:
@@ -199,8 +199,8 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
 
 
 async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_server):
-    from shared.messaging import DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
     from shared.health import readiness
+    from shared.messaging import DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
 
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
     consumer = Consumer(runtime.bus("probe"), CLASSIFIER,

@@ -90,8 +90,8 @@ def captured():
 async def test_no_secret_reaches_the_logs(nats_server, captured):
     import asyncio
 
-    from services.ingest.app import build_service
     from services.ingest.adapters.webhooks import QUIET, WebhookServer
+    from services.ingest.app import build_service
     from services.ingest.config import IngestSettings
 
     # refused deliveries of earlier tests in this process do not count against the log's

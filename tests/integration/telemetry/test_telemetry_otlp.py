@@ -15,8 +15,8 @@ import re
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from datetime import datetime, timezone
 
 import httpx
 import nats
@@ -25,9 +25,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 import shared.events as ev
-from tests.conftest import wait_until
 from shared.messaging import Subjects
-from tests.conftest import ROOT
+from tests.conftest import ROOT, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -44,7 +43,7 @@ class OtlpReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.path == "/v1/traces":
                     request = ExportTraceServiceRequest.FromString(body)
@@ -79,7 +78,7 @@ class OtlpReceiver:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> "OtlpReceiver":
+    def __enter__(self) -> OtlpReceiver:
         self.thread.start()
         return self
 
@@ -101,7 +100,7 @@ async def wait_for(queue: asyncio.Queue, seen: list, match, timeout: float, what
             raise AssertionError(f"{what} did not arrive within {timeout}s")
         try:
             item = await asyncio.wait_for(queue.get(), remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise AssertionError(f"{what} did not arrive within {timeout}s") from None
         seen.append(item)
         if match(item):
@@ -109,7 +108,7 @@ async def wait_for(queue: asyncio.Queue, seen: list, match, timeout: float, what
 
 
 def merged_fact() -> ev.GithubFact:
-    at = datetime(2026, 6, 8, 10, 0, tzinfo=timezone.utc)
+    at = datetime(2026, 6, 8, 10, 0, tzinfo=UTC)
     item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="[Core] export spans",
                            author=ev.Actor(login="dev"), state="closed", created_at=at,
                            closed_at=at, merged_at=at)

@@ -140,7 +140,10 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
     from shared.messaging import Subjects
     from tests.conftest import ROOT
     from tests.integration.telemetry.test_telemetry_otlp import (
-        REPO, OtlpReceiver, merged_fact, wait_for,
+        REPO,
+        OtlpReceiver,
+        merged_fact,
+        wait_for,
     )
 
     loop = asyncio.get_running_loop()

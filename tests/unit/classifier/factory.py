@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import yaml
 
 from services.classifier.adapters.profiles import read_profiles
 from services.classifier.domain.rules import (
-    CompiledRuleSet, compile_profile, resolve_profile,
+    CompiledRuleSet,
+    compile_profile,
+    resolve_profile,
 )
 from shared.events import Actor, FileChange, ItemSnapshot
 
-T0 = datetime(2026, 3, 26, 4, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 26, 4, 0, tzinfo=UTC)
 
 
 def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, login: str = "dev",
@@ -36,7 +38,7 @@ def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, logi
         additions=additions, deletions=deletions, base_branch=base_branch, head_branch=head_branch)
 
 
-@lru_cache(maxsize=None)
+@cache
 def builtin(name: str) -> CompiledRuleSet:
     profile, _ = resolve_profile(name, read_profiles())
     return compile_profile(profile)

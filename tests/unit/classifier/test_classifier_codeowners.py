@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from services.classifier.domain.codeowners import (
-    OwnerRule, OwnersMatcher, area_of, derived_area, parse_codeowners,
+    OwnerRule,
+    OwnersMatcher,
+    area_of,
+    derived_area,
+    parse_codeowners,
 )
 
 from .factory import compile_yaml, item, names, rules

@@ -9,7 +9,12 @@ from __future__ import annotations
 import pytest
 
 from services.classifier.domain.codeowners import (
-    OwnerRule, OwnersMatcher, area_of, derived_area, parse_codeowners, parse_codeowners_checked,
+    OwnerRule,
+    OwnersMatcher,
+    area_of,
+    derived_area,
+    parse_codeowners,
+    parse_codeowners_checked,
 )
 
 from .factory import compile_yaml, item, names

@@ -15,7 +15,9 @@ import pytest
 from codeowners import CodeOwners
 
 from services.classifier.domain.codeowners import (
-    OwnersMatcher, parse_codeowners, parse_codeowners_checked,
+    OwnersMatcher,
+    parse_codeowners,
+    parse_codeowners_checked,
 )
 
 from .factory import compile_yaml, item, names, rules

@@ -12,7 +12,12 @@ import re
 import pytest
 
 from services.classifier.domain.globs import (
-    FileSet, GlobError, GlobTable, compile_glob, glob_alternatives, parse_labeler,
+    FileSet,
+    GlobError,
+    GlobTable,
+    compile_glob,
+    glob_alternatives,
+    parse_labeler,
 )
 
 from .factory import compile_yaml, item

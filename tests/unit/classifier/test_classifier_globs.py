@@ -8,7 +8,11 @@ import pytest
 from wcmatch import glob as wcglob
 
 from services.classifier.domain.globs import (
-    GLOB_FLAGS, FileSet, GlobError, GlobTable, parse_labeler,
+    GLOB_FLAGS,
+    FileSet,
+    GlobError,
+    GlobTable,
+    parse_labeler,
 )
 
 PATHS = [

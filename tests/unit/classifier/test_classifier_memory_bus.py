@@ -5,7 +5,7 @@ tests/integration/classifier/test_classifier_service.py."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import shared.events as ev
 from services.registry import bootstrap
@@ -13,7 +13,7 @@ from shared.messaging import Subjects
 from shared.messaging.testing import MemoryBroker
 
 REPO = "vllm-project/vllm"
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 
 
 def merged(n: int, title: str, files: list[str], login: str = "dev") -> ev.GithubFact:

@@ -10,7 +10,11 @@ import yaml
 
 from services.classifier.adapters.profiles import BUILTIN_PROFILES, load_registry, read_profiles
 from services.classifier.domain.rules import (
-    ProfileError, ProfileRegistry, build_registry, compile_profile, resolve_profile,
+    ProfileError,
+    ProfileRegistry,
+    build_registry,
+    compile_profile,
+    resolve_profile,
 )
 
 from .factory import compile_yaml, item, names

@@ -4,10 +4,11 @@ tags: twice in a row, through the tag memo, and under a freshly compiled copy of
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.classifier.adapters.profiles import BUILTIN_PROFILES, read_profiles
 from services.classifier.domain.rules import compile_profile, resolve_profile
@@ -51,7 +52,7 @@ def items(draw) -> ItemSnapshot:
         base_branch=draw(st.one_of(st.none(), st.sampled_from(["main", "releases/v0.9"]))))
 
 
-@lru_cache(maxsize=None)
+@cache
 def fresh(name: str):
     """A second, independently compiled copy of the same profile."""
     profile, _ = resolve_profile(name, read_profiles())

@@ -11,8 +11,8 @@ from pathlib import Path
 from faststream.nats import TestNatsBroker
 
 from services.classifier.adapters.profiles import load_registry
-from services.registry import bootstrap
 from services.classifier.handlers import RELOAD_SUBJECT
+from services.registry import bootstrap
 from shared.config import CommonSettings
 from shared.service import Runtime
 

@@ -4,7 +4,7 @@ part of the rule-set version (a changed file re-classifies)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 import yaml
@@ -14,7 +14,13 @@ from services.classifier.domain.identities import IdentityBook, IdentityError, i
 from services.classifier.domain.rules import build_registry
 from services.classifier.handlers import classify_fact
 from shared.events import (
-    Actor, CommentInfo, FactData, ItemSnapshot, ReviewInfo, Tags, make_fact,
+    Actor,
+    CommentInfo,
+    FactData,
+    ItemSnapshot,
+    ReviewInfo,
+    Tags,
+    make_fact,
 )
 
 FILE = """
@@ -112,13 +118,13 @@ def _fact(author: Actor, created: datetime, *, kind: str = "pull_request", actio
 def test_identify_links_every_actor_of_the_fact_and_dates_the_affiliation():
     b = book()
     before = _fact(Actor(login="XuChi", name="XuChi", email="xuchicolson@163.com"),
-                   datetime(2025, 6, 30, 23, 0, tzinfo=timezone.utc), merged_by="chenchuw886")
+                   datetime(2025, 6, 30, 23, 0, tzinfo=UTC), merged_by="chenchuw886")
     tags = identify(before, Tags(), b)
     assert {(p.login, p.person) for p in tags.people} == {("XuChi", "xuchi-0808"),
                                                            ("chenchuw886", "frankchen")}
     assert tags.person("XuChi") == "xuchi-0808" and tags.person("nobody") == "nobody"
     assert [(t.name, t.rule) for t in tags.affiliations] == [("huawei", "identities:huawei/xuchi-0808")]
-    after = _fact(Actor(login="xuchi-0808"), datetime(2025, 7, 1, 0, 30, tzinfo=timezone.utc),
+    after = _fact(Actor(login="xuchi-0808"), datetime(2025, 7, 1, 0, 30, tzinfo=UTC),
                   kind="comment", action="created", comment_by="Frank Chen")
     tags = identify(after, Tags(), b)
     # the author is the person's own login: no link; the commenter's commit name links
@@ -135,7 +141,7 @@ def _registry(identities: IdentityBook | None):
 
 def test_the_profile_decides_outside_the_file_and_the_file_changes_the_version():
     author = Actor(login="frank", name="frank", email="frank@huawei.com", email_domain="huawei.com")
-    fact = make_fact(_fact(author, datetime(2026, 1, 1, tzinfo=timezone.utc)))
+    fact = make_fact(_fact(author, datetime(2026, 1, 1, tzinfo=UTC)))
     plain = classify_fact(fact, _registry(None))
     assert [t.rule for t in plain.data.tags.affiliations] == ["affiliation:huawei/email-domain"]
     assert plain.data.tags.people == ()

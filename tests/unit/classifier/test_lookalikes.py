@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import yaml
 
@@ -11,7 +11,7 @@ from services.classifier.domain.lookalikes import normal, starter_file, survey
 from services.ingest.domain.sources import login_from_commit_author
 from shared.events import Actor, FactData, ItemSnapshot
 
-T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def commit(number: int, name: str, email: str, body: str = "") -> FactData:

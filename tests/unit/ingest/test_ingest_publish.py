@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
 
-from services.ingest.domain.sources import SourceError
 from services.ingest.adapters.demo import generate_demo
+from services.ingest.domain.sources import SourceError
 from services.ingest.handlers import demo_week_of, ingest_facts, ingest_source
-from shared.messaging import Subjects
 from shared.events import GithubFact, SyncWatermark, fact_time, make_fact
+from shared.messaging import Subjects
 from shared.windows import parse_window
 
 
@@ -57,7 +57,7 @@ async def test_facts_then_one_watermark(facts):
 async def test_rerun_counts_duplicates_and_explicit_watermark(facts):
     pub = InMemoryPublisher()
     await ingest_facts(pub, facts[0].repo, facts, origin="demo")
-    mark = datetime(2026, 6, 15, tzinfo=timezone.utc)
+    mark = datetime(2026, 6, 15, tzinfo=UTC)
     again = await ingest_facts(pub, facts[0].repo, iter(facts), origin="demo", watermark=mark,
                                progress=True)
     assert again.duplicates == len(facts) and again.new_facts == 0

@@ -5,21 +5,24 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from services.ingest.adapters.files import load_source, write_events
 from services.ingest.domain.sources import (
-    SourceError, SourceSpec, login_from_commit_author, parse_source_spec, renamed_path,
+    SourceError,
+    SourceSpec,
+    login_from_commit_author,
+    parse_source_spec,
+    renamed_path,
     replay_fact,
 )
 from shared.events import SyncWatermark, WatermarkData, fact_time, make_fact
 from shared.events.github import FILES_CAP
 from shared.windows import parse_window
 from tests.conftest import require_shared_data
-
 
 # ---------------------------------------------------------------- specs
 
@@ -96,7 +99,7 @@ def test_replay_record_caps_files_and_sums_lines():
     assert item.changed_files == FILES_CAP + 8
     assert item.additions == sum(range(FILES_CAP + 7))
     assert item.deletions == FILES_CAP + 7
-    assert item.merged_at == datetime(2026, 6, 9, 4, tzinfo=timezone.utc)
+    assert item.merged_at == datetime(2026, 6, 9, 4, tzinfo=UTC)
     assert fact_time(fact) == item.merged_at
     assert item.author.email_domain == "corp.example"
 
@@ -171,9 +174,9 @@ def _demo_facts(n: int = 40):
 def test_events_file_round_trips(tmp_path):
     facts = _demo_facts()
     # a recorded event keeps its own time even where it differs from the fact's GitHub time
-    moved = make_fact(facts[0], time=datetime(2026, 5, 1, 12, tzinfo=timezone.utc))
+    moved = make_fact(facts[0], time=datetime(2026, 5, 1, 12, tzinfo=UTC))
     mark = SyncWatermark.create(WatermarkData(repo=facts[0].repo,
-                                              watermark=datetime(2026, 6, 15, tzinfo=timezone.utc)))
+                                              watermark=datetime(2026, 6, 15, tzinfo=UTC)))
     p = tmp_path / "recorded" / "events.jsonl.gz"
     events = [moved] + [make_fact(f) for f in facts[1:]]
     assert write_events(p, [*events, mark]) == len(facts) + 1

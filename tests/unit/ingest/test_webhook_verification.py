@@ -10,7 +10,11 @@ from pydantic import SecretStr
 from starlette.requests import Request
 
 from services.ingest.adapters.webhooks import (
-    WebhookConfigError, _header_problem, _secret_bytes, secret_problem, signature_matches,
+    WebhookConfigError,
+    _header_problem,
+    _secret_bytes,
+    secret_problem,
+    signature_matches,
 )
 
 NEEDS = ("the webhook endpoint needs a secret: set REPODIGEST_WEBHOOK_SECRET to the secret "

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pytest
 
 from services.ingest.domain.mapping import (
-    MappingError, comment_info, facts_from_webhook, is_pull_request, review_info,
-    snapshot_from_issue, snapshot_from_pull,
+    MappingError,
+    comment_info,
+    facts_from_webhook,
+    is_pull_request,
+    review_info,
+    snapshot_from_issue,
+    snapshot_from_pull,
 )
 from shared.events import make_fact
 from tests.conftest import require_shared_data
@@ -44,7 +48,7 @@ def test_old_issue_listing_is_tolerated_and_not_taken_for_pull_requests():
     by_number = {s.number: s for s in snaps}
     raw = {i["number"]: i for i in body}
     for number, snap in by_number.items():
-        assert snap.labels == tuple(sorted(l["name"] for l in raw[number]["labels"]))
+        assert snap.labels == tuple(sorted(label["name"] for label in raw[number]["labels"]))
         assert snap.author.login == raw[number]["user"]["login"]
         assert snap.author.association == "NONE"  # absent in 2012
         assert snap.draft is False

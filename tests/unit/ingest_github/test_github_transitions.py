@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -10,7 +10,7 @@ from services.ingest.domain.mapping import facts_from_webhook
 from services.ingest.domain.transitions import ItemState, Mark, derive
 from shared.events import Actor, CommentInfo, ItemSnapshot, ReviewInfo, make_fact
 
-T0 = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 REPO = "octo/repo"
 
 
@@ -98,8 +98,9 @@ def test_state_round_trips_through_json():
 
 
 def test_poll_and_webhook_agree_on_ids_for_exactly_timed_facts():
-    from tests.conftest import require_shared_data
     import json
+
+    from tests.conftest import require_shared_data
 
     payload = json.loads(require_shared_data(
         "github-webhooks", "pull_request", "closed.payload.json").read_text("utf-8"))
@@ -126,7 +127,7 @@ def test_has_new_comments_follows_the_marks_per_comment_kind():
 
 def test_webhook_announced_transitions_are_not_published_again_by_the_poll():
     from services.ingest.domain.mapping import item_fact
-    from services.ingest.domain.transitions import merge_observed, note_webhook
+    from services.ingest.domain.transitions import note_webhook
 
     _, polled = derive(None, snap(draft=True))
     t_hook = T0 + timedelta(minutes=5)

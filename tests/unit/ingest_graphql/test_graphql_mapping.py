@@ -5,10 +5,16 @@ from __future__ import annotations
 import pytest
 
 from services.ingest.domain.graphql import (
-    PULLS_QUERY, GraphqlShapeError, pull_from_graphql, pull_page, variables,
+    PULLS_QUERY,
+    GraphqlShapeError,
+    pull_from_graphql,
+    pull_page,
+    variables,
 )
 from services.ingest.domain.mapping import (
-    comment_info, review_info, snapshot_from_pull,
+    comment_info,
+    review_info,
+    snapshot_from_pull,
 )
 from services.ingest.domain.transitions import derive
 from shared.events import make_fact

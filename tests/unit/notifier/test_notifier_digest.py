@@ -6,13 +6,19 @@ from __future__ import annotations
 import pytest
 
 from services.notifier.adapters.senders import classify_status
-from shared.http import retry_after_seconds
 from services.notifier.adapters.state import delivery_key
 from services.notifier.domain.digest import (
-    build_digest, discord_payload, email_html, email_text, github_markdown, lead_of,
-    slack_payload, teams_payload,
+    build_digest,
+    discord_payload,
+    email_html,
+    email_text,
+    github_markdown,
+    lead_of,
+    slack_payload,
+    teams_payload,
 )
 from shared.events import Storyline, StorylineItem
+from shared.http import retry_after_seconds
 from tests.unit.renderer.samples import daily_summary
 
 

@@ -8,7 +8,7 @@ to 03:45 UTC on the 27th (by hand: UTC+8). The previous window is the day before
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from services.summarizer.domain.report import RequestMeta, build_summary
 from shared.events import SummaryData
@@ -16,8 +16,8 @@ from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import ItemSpec, Scenario, window_input
 
 WINDOW = day_window(date(2026, 3, 26), "Asia/Shanghai", "11:45")
-START = datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc)
-END = datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+START = datetime(2026, 3, 26, 3, 45, tzinfo=UTC)
+END = datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
 PREV_START = START - timedelta(days=1)
 NOW = END + timedelta(minutes=20)
 

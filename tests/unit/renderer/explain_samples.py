@@ -3,11 +3,24 @@ several items, and counts a merged-PR file cannot tell (None)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from shared.events import (
-    Appendix, Claim, Contributor, Counts, Digest, FollowUp, Incident, KeyPR, ModuleTrend,
-    RiskObservation, SourceInfo, Storyline, StorylineItem, SummaryData, WindowRef,
+    Appendix,
+    Claim,
+    Contributor,
+    Counts,
+    Digest,
+    FollowUp,
+    Incident,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    SourceInfo,
+    Storyline,
+    StorylineItem,
+    SummaryData,
+    WindowRef,
 )
 
 from .samples import REPO, pr
@@ -61,16 +74,16 @@ MERGED = (P_V4, P_MTP, P_V4_FIX, P_CACHE_ADD, P_CACHE_FIX1, P_CACHE_FIX2, P_CACH
 
 
 def explained_summary(**overrides) -> SummaryData:
-    window = WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                       end=datetime(2026, 6, 15, tzinfo=timezone.utc), tz="Asia/Shanghai")
+    window = WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=UTC),
+                       end=datetime(2026, 6, 15, tzinfo=UTC), tz="Asia/Shanghai")
     data = dict(
         repo=REPO, window=window, revision=1,
-        generated_at=datetime(2026, 6, 15, 1, 1, tzinfo=timezone.utc), languages=("en", "zh-CN"),
+        generated_at=datetime(2026, 6, 15, 1, 1, tzinfo=UTC), languages=("en", "zh-CN"),
         formats=("md", "html", "json"),
         source=SourceInfo(kind="replay", name="merged_prs_with_bodies.jsonl",
                           provides=("merged_prs", "labels", "open_times"),
-                          coverage_start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                          coverage_end=datetime(2026, 6, 12, 12, tzinfo=timezone.utc)),
+                          coverage_start=datetime(2026, 6, 8, tzinfo=UTC),
+                          coverage_end=datetime(2026, 6, 12, 12, tzinfo=UTC)),
         coverage="partial",
         data_note="replayed from /work/shared/data/vllm-ascend-history/merged_prs_with_bodies.jsonl",
         counts=Counts(new_issues=None, closed_issues=None, new_prs=None, merged_prs=13,

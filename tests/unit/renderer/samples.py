@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from shared.events import (
-    Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion, EcosystemGroup,
-    EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, RiskObservation, ScoreSignal,
-    SummaryData, Theme, WindowRef,
+    Appendix,
+    ChangedFigure,
+    Contributor,
+    Counts,
+    DailyActivity,
+    Discussion,
+    EcosystemGroup,
+    EcosystemSection,
+    FollowUp,
+    ItemRef,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    ScoreSignal,
+    SummaryData,
+    Theme,
+    WindowRef,
 )
 
 REPO = "vllm-project/vllm"
 
 
 def _t(day: int, hour: int, minute: int = 0) -> datetime:
-    return datetime(2026, 3, day, hour, minute, tzinfo=timezone.utc)
+    return datetime(2026, 3, day, hour, minute, tzinfo=UTC)
 
 
 def pr(number: int, title: str, author: str, *, modules=(), merged=True, additions=0,
@@ -180,11 +194,11 @@ def daily_summary(**overrides) -> SummaryData:
 
 def weekly_summary(**overrides) -> SummaryData:
     window = WindowRef(kind="week", label="2026-W24",
-                       start=datetime(2026, 6, 8, tzinfo=timezone.utc),
-                       end=datetime(2026, 6, 15, tzinfo=timezone.utc), tz="UTC")
+                       start=datetime(2026, 6, 8, tzinfo=UTC),
+                       end=datetime(2026, 6, 15, tzinfo=UTC), tz="UTC")
     base = daily_summary().model_dump()
     base.update(window=window, revision=1, synthetic=False, data_note=None, changed_figures=(),
-                generated_at=datetime(2026, 6, 15, 1, 1, tzinfo=timezone.utc), watermark=None,
+                generated_at=datetime(2026, 6, 15, 1, 1, tzinfo=UTC), watermark=None,
                 previous_counts=None)
     base.update(overrides)
     return SummaryData.model_validate(base)

@@ -15,11 +15,20 @@ import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import (
-    prose_report, render_html, render_json, render_markdown, view_for,
+    prose_report,
+    render_html,
+    render_json,
+    render_markdown,
+    view_for,
 )
 from services.renderer.domain.narrator import (
-    MalformedProse, Narration, check_sentence, narration_input, parse_model_prose,
-    split_sentences, summary_facts,
+    MalformedProse,
+    Narration,
+    check_sentence,
+    narration_input,
+    parse_model_prose,
+    split_sentences,
+    summary_facts,
 )
 
 from .samples import daily_summary

@@ -5,17 +5,17 @@ wrong output and reverts of CI changes, three at most."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
+from services.renderer.adapters.documents import render_markdown
 from shared.events import Appendix, Digest, Incident, WindowRef
 
 from .explain_samples import explained_summary
 from .samples import pr
 from .test_renderer_explains import MD_LINK, section
-from services.renderer.adapters.documents import render_markdown
 
-DAY = WindowRef(kind="day", label="2026-07-17", start=datetime(2026, 7, 17, 3, 45, tzinfo=timezone.utc),
-                end=datetime(2026, 7, 18, 3, 45, tzinfo=timezone.utc), tz="Asia/Shanghai")
+DAY = WindowRef(kind="day", label="2026-07-17", start=datetime(2026, 7, 17, 3, 45, tzinfo=UTC),
+                end=datetime(2026, 7, 18, 3, 45, tzinfo=UTC), tz="Asia/Shanghai")
 
 
 def fix(number: int, title: str, symptom: str = "", hour: int = 1, categories=("bugfix",)):

@@ -9,15 +9,20 @@ from datetime import timedelta
 
 import pytest
 
+from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown
 from services.renderer.domain.view import build_view
-from services.renderer.adapters.catalogs import messages
 from services.summarizer.domain.combined import combine, combined_key
 from services.summarizer.domain.report import build_summary
 from shared.events import Digest
 from shared.events.enriched import Reference
 from shared.windows import week_window
-from tests.unit.summarizer.summarizer_builders import ItemSpec, Scenario, random_scenario, utc, window_input
+from tests.unit.summarizer.summarizer_builders import (
+    ItemSpec,
+    random_scenario,
+    utc,
+    window_input,
+)
 
 WEEK = week_window(2026, 13, "UTC")
 NOW = utc(2026, 4, 10, 0, 0)

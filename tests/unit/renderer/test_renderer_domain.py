@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import yaml
@@ -10,14 +10,21 @@ import yaml
 from services.renderer.adapters.catalogs import I18N_DIR, messages
 from services.renderer.adapters.documents import md_escape, render_html, render_markdown
 from services.renderer.domain.keys import (
-    UnsafeKey, artifact_key, check_key, component, entry_key, entry_keys, index_key, is_entry_key,
-    merge_index, split_entry,
+    UnsafeKey,
+    artifact_key,
+    check_key,
+    component,
+    entry_key,
+    entry_keys,
+    index_key,
+    is_entry_key,
+    merge_index,
+    split_entry,
 )
 from services.renderer.domain.view import build_view
 from shared.events import Counts, SummaryData, WindowRef
 
 from .samples import daily_summary, weekly_summary
-
 
 # ---------------------------------------------------------------- keys
 
@@ -120,11 +127,11 @@ def test_unknown_tag_values_are_made_readable() -> None:
 # ---------------------------------------------------------------- views
 
 def _empty(**kw) -> SummaryData:
-    window = WindowRef(kind="day", label="2026-01-05", start=datetime(2026, 1, 5, tzinfo=timezone.utc),
-                       end=datetime(2026, 1, 6, tzinfo=timezone.utc))
+    window = WindowRef(kind="day", label="2026-01-05", start=datetime(2026, 1, 5, tzinfo=UTC),
+                       end=datetime(2026, 1, 6, tzinfo=UTC))
     kw.setdefault("window", window)
     return SummaryData(repo="o/quiet", revision=1,
-                       generated_at=datetime(2026, 1, 6, 1, tzinfo=timezone.utc),
+                       generated_at=datetime(2026, 1, 6, 1, tzinfo=UTC),
                        counts=Counts(), **kw)
 
 
@@ -132,8 +139,8 @@ def _empty(**kw) -> SummaryData:
 def test_an_empty_window_still_has_every_section(lang: str) -> None:
     m = messages(lang)
     # a weekly window has every section of seed 000 (and ours)
-    week = WindowRef(kind="week", label="2026-W02", start=datetime(2026, 1, 5, tzinfo=timezone.utc),
-                     end=datetime(2026, 1, 12, tzinfo=timezone.utc))
+    week = WindowRef(kind="week", label="2026-W02", start=datetime(2026, 1, 5, tzinfo=UTC),
+                     end=datetime(2026, 1, 12, tzinfo=UTC))
     text = render_markdown(_empty(window=week), lang)
     for section in ("highlights", "summary", "themes", "modules", "key_prs", "discussions",
                     "ecosystems", "activity", "risks", "follow_ups", "appendix"):
@@ -233,12 +240,12 @@ def test_the_lead_is_a_finished_paragraph(lang: str, end: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 @pytest.mark.parametrize("kind, label, start, end, tz, expect", [
-    ("month", "2026-06", datetime(2026, 5, 31, 16, tzinfo=timezone.utc),
-     datetime(2026, 6, 30, 16, tzinfo=timezone.utc), "Asia/Shanghai", ("2026-06",)),
-    ("custom", "2026-06-01_2026-06-10", datetime(2026, 6, 1, tzinfo=timezone.utc),
-     datetime(2026, 6, 10, tzinfo=timezone.utc), "UTC", ("2026-06-01", "2026-06-09")),
-    ("day", "2026-03-08", datetime(2026, 3, 8, 5, tzinfo=timezone.utc),
-     datetime(2026, 3, 9, 4, tzinfo=timezone.utc), "America/New_York", ("2026-03-08",)),
+    ("month", "2026-06", datetime(2026, 5, 31, 16, tzinfo=UTC),
+     datetime(2026, 6, 30, 16, tzinfo=UTC), "Asia/Shanghai", ("2026-06",)),
+    ("custom", "2026-06-01_2026-06-10", datetime(2026, 6, 1, tzinfo=UTC),
+     datetime(2026, 6, 10, tzinfo=UTC), "UTC", ("2026-06-01", "2026-06-09")),
+    ("day", "2026-03-08", datetime(2026, 3, 8, 5, tzinfo=UTC),
+     datetime(2026, 3, 9, 4, tzinfo=UTC), "America/New_York", ("2026-03-08",)),
 ])
 def test_every_window_kind_has_a_title_and_zone(lang, kind, label, start, end, tz, expect) -> None:
     window = WindowRef(kind=kind, label=label, start=start, end=end, tz=tz)

@@ -264,7 +264,13 @@ def test_model_prose_for_a_storyline_lands_in_its_highlight() -> None:
 def test_every_number_of_the_explained_report_comes_from_the_summary(lang: str) -> None:
     # each number read under its label (tests/unit/renderer/report_figures.py) and compared with
     # the model's field of that label; a number without a known label fails
-    from .report_figures import check, expected_from_summary, lists_from_summary, names_for, texts_of
+    from .report_figures import (
+        check,
+        expected_from_summary,
+        lists_from_summary,
+        names_for,
+        texts_of,
+    )
     s = explained_summary()
     table = {c.login: {k: getattr(c, k) for k in ("prs_opened", "prs_merged", "issues_opened", "reviews", "comments")}
              for c in s.contributors}

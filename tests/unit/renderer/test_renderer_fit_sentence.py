@@ -70,9 +70,10 @@ def test_a_sentence_is_told_whole_as_a_main_clause_or_not_at_all(text, limit, ex
 
 def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
     """Real #13350: its description is its title again ("[Misc][MRV2] support mamba to mrv2")."""
+    from services.renderer.adapters.documents import render_markdown
+
     from .explain_samples import explained_summary
     from .test_renderer_explains import section
-    from services.renderer.adapters.documents import render_markdown
 
     s = explained_summary()
     lead = next(i for i in s.appendix.merged_prs if i.number == 10501)
@@ -86,9 +87,10 @@ def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
 def test_a_line_named_by_an_english_phrase_is_quoted_in_chinese():
     """2026-W27: "持平（Rewrite Qwen3-30B-A3B and Qwen3-Coder-30B-A3B tutorials）" read as English
     prose inside Chinese; a name (DeepSeek-V4, MTP) stays as it is."""
+    from services.renderer.adapters.documents import render_markdown
+
     from .explain_samples import explained_summary
     from .test_renderer_explains import section
-    from services.renderer.adapters.documents import render_markdown
 
     s = explained_summary()
     st = s.storylines[1].model_copy(update={"name": "Rewrite the build cache"})

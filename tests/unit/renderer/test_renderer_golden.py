@@ -33,8 +33,14 @@ from shared.events import SummaryData
 
 from . import event_samples as ev
 from .report_figures import (
-    APPENDIX_LISTS, check, expected_from_summary, labelled_figures, lists_from_summary, median,
-    names_for, texts_of,
+    APPENDIX_LISTS,
+    check,
+    expected_from_summary,
+    labelled_figures,
+    lists_from_summary,
+    median,
+    names_for,
+    texts_of,
 )
 from .samples import daily_summary, weekly_summary
 

@@ -3,7 +3,8 @@ holds (one Markdown line per item, no HTML injection, tables keep their columns)
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.renderer.adapters.documents import render_html, render_markdown
 from shared.events import Appendix, KeyPR

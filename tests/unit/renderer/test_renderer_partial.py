@@ -6,18 +6,27 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_json, render_markdown
-from shared.events import (
-    Appendix, Counts, DailyActivity, Discussion, EcosystemSection, FollowUp, KeyPR, ModuleTrend,
-    RiskObservation, SummaryData, Theme, WindowRef,
-)
-
 from services.renderer.domain.view import SECTION_ORDERS
+from shared.events import (
+    Appendix,
+    Counts,
+    DailyActivity,
+    Discussion,
+    EcosystemSection,
+    FollowUp,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    SummaryData,
+    Theme,
+    WindowRef,
+)
 
 from .samples import I_OOM, P_DRAFT, P_MOE, daily_summary, large_weekly_summary, weekly_summary
 
@@ -27,8 +36,8 @@ LIST_SECTIONS = ("highlights", "risk_bullets", "themes", "modules", "key_prs", "
                  "ecosystems", "activity", "risks", "follow_ups")
 
 _ZERO_DAY = WindowRef(kind="day", label="2026-01-05",
-                      start=datetime(2026, 1, 5, 3, 45, tzinfo=timezone.utc),
-                      end=datetime(2026, 1, 6, 3, 45, tzinfo=timezone.utc),
+                      start=datetime(2026, 1, 5, 3, 45, tzinfo=UTC),
+                      end=datetime(2026, 1, 6, 3, 45, tzinfo=UTC),
                       tz="Asia/Shanghai", cutoff="11:45")
 
 # name -> (overrides of the daily sample, sections expected to carry the no-data note,

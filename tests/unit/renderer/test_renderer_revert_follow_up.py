@@ -4,10 +4,10 @@ build, the tests it broke), fix that and land it again; otherwise find out what 
 
 from __future__ import annotations
 
+from services.renderer.adapters.documents import render_markdown
 
 from .explain_samples import explained_summary
 from .test_renderer_explains import section
-from services.renderer.adapters.documents import render_markdown
 
 
 def follow_ups(reason: str, lang: str = "en") -> str:

@@ -5,7 +5,7 @@ no empty charts), Chinese reports without English sentences, and English plurals
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,19 @@ from services.renderer.adapters.charts import charts, fit_label, modules_chart, 
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain.view import DAILY_ORDER, WEEKLY_ORDER
 from shared.events import (
-    Appendix, Contributor, Counts, Discussion, EcosystemGroup, EcosystemSection, FollowUp,
-    HourlyActivity, KeyPR, ModuleTrend, RiskObservation, Theme, WindowRef,
+    Appendix,
+    Contributor,
+    Counts,
+    Discussion,
+    EcosystemGroup,
+    EcosystemSection,
+    FollowUp,
+    HourlyActivity,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    Theme,
+    WindowRef,
 )
 
 from .samples import daily_summary, issue, pr, weekly_summary
@@ -223,7 +234,7 @@ def _day(tz: str, local_day: datetime) -> WindowRef:
     start = local_day.replace(tzinfo=ZoneInfo(tz))
     end = (local_day + timedelta(days=1)).replace(tzinfo=ZoneInfo(tz))
     return WindowRef(kind="day", label=local_day.strftime("%Y-%m-%d"),
-                     start=start.astimezone(timezone.utc), end=end.astimezone(timezone.utc), tz=tz)
+                     start=start.astimezone(UTC), end=end.astimezone(UTC), tz=tz)
 
 
 def _hours(w: WindowRef) -> tuple[HourlyActivity, ...]:

@@ -6,8 +6,19 @@ from __future__ import annotations
 import pytest
 
 from services.renderer.domain.archive import (
-    FIVE, Figures, count_moves, home_key, is_artifact_key, is_page_key, is_public_key, relative,
-    repo_page_key, repository_from_index, site_languages, sparkline, window_page_key,
+    FIVE,
+    Figures,
+    count_moves,
+    home_key,
+    is_artifact_key,
+    is_page_key,
+    is_public_key,
+    relative,
+    repo_page_key,
+    repository_from_index,
+    site_languages,
+    sparkline,
+    window_page_key,
 )
 from services.renderer.web import key_of
 

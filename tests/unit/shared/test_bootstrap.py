@@ -3,6 +3,8 @@ found and said the same way by `python -m services.X`, `repodigest serve` and th
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from services.registry import SERVICES, bootstrap, consumers, contracts
@@ -35,8 +37,8 @@ def test_a_short_webhook_secret_is_a_settings_problem_never_quoted(monkeypatch):
 def test_an_invalid_value_is_named_by_field_without_the_value(monkeypatch):
     secret = "hook-secret-Pw77"
     monkeypatch.setenv("REPODIGEST_NOTIFIER_ROUTES",
-                       '[{"name": "Hook", "kind": "slack", "url": "https://hooks.example/%s"}]'
-                       % secret)
+                       json.dumps([{"name": "Hook", "kind": "slack",
+                                    "url": f"https://hooks.example/{secret}"}]))
     with pytest.raises(SettingsProblem) as info:
         bootstrap("notifier").settings()
     assert str(info.value).startswith("notifier settings are invalid: notifier_routes.0.slack.name: ")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import jsonschema
 import pytest
@@ -12,7 +12,7 @@ from pydantic import ValidationError
 import shared.events as ev
 from shared.events.schema import SCHEMA_DIR, expected_files, schema_of
 
-T0 = datetime(2026, 6, 8, 3, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 3, 0, tzinfo=UTC)
 
 
 def snapshot(**over) -> ev.ItemSnapshot:
@@ -164,13 +164,13 @@ def test_event_times_and_comment_ids_are_bounded(when):
 
 def test_the_bounds_keep_what_github_really_sends():
     edge = snapshot(number=2**31 - 1, additions=2**63 - 1, title="ünïcode ✓ 中文",
-                    created_at=datetime(1970, 1, 1, tzinfo=timezone.utc),
-                    merged_at=datetime(2200, 12, 31, 23, 59, tzinfo=timezone.utc),
+                    created_at=datetime(1970, 1, 1, tzinfo=UTC),
+                    merged_at=datetime(2200, 12, 31, 23, 59, tzinfo=UTC),
                     closed_at=datetime(2026, 6, 8, 10, tzinfo=timezone(timedelta(hours=-12))))
-    assert edge.closed_at == datetime(2026, 6, 8, 22, tzinfo=timezone.utc)
+    assert edge.closed_at == datetime(2026, 6, 8, 22, tzinfo=UTC)
     comment = ev.CommentInfo(id=2**63 - 1, author=ev.Actor(login="b"),
                              created_at=datetime(2026, 1, 1))  # naive: taken to be UTC
-    assert comment.created_at.tzinfo is timezone.utc
+    assert comment.created_at.tzinfo is UTC
 
 
 # ---------------------------------------------------------------- dataschema (issue 17)

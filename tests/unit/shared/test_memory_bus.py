@@ -4,19 +4,25 @@ dead-lettered, later events held behind a transient failure, duplicates stored o
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from faststream.nats import NatsRouter
 
 import shared.events as ev
 from shared.messaging import (
-    STREAM_GITHUB, Consumer, ConsumerSpec, Poison, ServiceRouter, Subjects, backoff_seconds,
+    STREAM_GITHUB,
+    Consumer,
+    ConsumerSpec,
+    Poison,
+    ServiceRouter,
+    Subjects,
+    backoff_seconds,
 )
 from shared.messaging.testing import MemoryBroker
 
 REPO = "acme/memory"
-T0 = datetime(2026, 6, 8, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 SPEC = ConsumerSpec("memory-test", STREAM_GITHUB, "rd.github.>", max_deliver=4, batch_size=16)
 
 

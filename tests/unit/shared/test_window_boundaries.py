@@ -8,7 +8,7 @@ D HH:MM to D+1 HH:MM local time, so an instant exactly at the cut-off belongs to
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -18,7 +18,7 @@ US = timedelta(microseconds=1)
 
 
 def z(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 # (spec, tz, cutoff, start in UTC, end in UTC, hours long), each worked out by hand

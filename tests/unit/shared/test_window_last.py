@@ -4,7 +4,7 @@ date itself."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,7 +12,7 @@ from shared.windows import WindowError, parse_window
 
 
 def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=timezone.utc)
+    return datetime(*parts, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("spec,now,label", [
@@ -47,9 +47,9 @@ def test_last_counts_in_the_time_zone_and_after_the_cutoff():
 
 
 def test_last_without_now_reads_the_clock():
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     window = parse_window("week:last")
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     # the week before the clock's (one of the two if a week ended during the call)
     assert window in {parse_window("week:last", now=before), parse_window("week:last", now=after)}
     assert window.end <= after

@@ -6,7 +6,7 @@ is worked out by hand, as a literal UTC time."""
 from __future__ import annotations
 
 import time as time_module
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,7 +14,7 @@ from shared.windows import WindowError, month_window, parse_window, window_of
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 def refused(spec: str, tz: str = "UTC") -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -11,15 +11,15 @@ from shared.windows import WindowError, parse_window, window_of
 
 def test_seed_daily_window_with_cutoff_in_shanghai():
     w = parse_window("day:2026-03-26", "Asia/Shanghai", "11:45")
-    assert w.start == datetime(2026, 3, 26, 3, 45, tzinfo=timezone.utc)
-    assert w.end == datetime(2026, 3, 27, 3, 45, tzinfo=timezone.utc)
+    assert w.start == datetime(2026, 3, 26, 3, 45, tzinfo=UTC)
+    assert w.end == datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
     assert w.label == "2026-03-26" and w.cutoff == "11:45"
 
 
 def test_iso_week_24_of_2026():
     w = parse_window("2026-W24", "UTC")
     assert w.kind == "week"
-    assert w.start == datetime(2026, 6, 8, tzinfo=timezone.utc)
+    assert w.start == datetime(2026, 6, 8, tzinfo=UTC)
     assert w.end - w.start == timedelta(days=7)
     assert w.previous().label == "2026-W23"
 
@@ -30,13 +30,13 @@ def test_day_across_dst_is_23_hours():
 
 
 def test_month_and_custom():
-    assert parse_window("month:2026-12", "UTC").end == datetime(2027, 1, 1, tzinfo=timezone.utc)
+    assert parse_window("month:2026-12", "UTC").end == datetime(2027, 1, 1, tzinfo=UTC)
     c = parse_window("custom:2026-06-01/2026-06-10", "UTC")
     assert c.label == "2026-06-01_2026-06-10" and c.previous().end == c.start
 
 
 def test_window_of_respects_cutoff():
-    at = datetime(2026, 3, 27, 3, 0, tzinfo=timezone.utc)  # 11:00 in Shanghai, before 11:45
+    at = datetime(2026, 3, 27, 3, 0, tzinfo=UTC)  # 11:00 in Shanghai, before 11:45
     assert window_of("day", at, "Asia/Shanghai", "11:45").label == "2026-03-26"
 
 

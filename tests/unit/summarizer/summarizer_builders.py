@@ -8,11 +8,23 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from shared.events import (
-    Actor, CommentInfo, EnrichedFact, FactData, FileChange, ItemSnapshot, ReviewInfo, RiskTag,
-    RuleSetRef, Tag, Tags, WatermarkData, WatermarkForwarded, make_fact,
+    Actor,
+    CommentInfo,
+    EnrichedFact,
+    FactData,
+    FileChange,
+    ItemSnapshot,
+    ReviewInfo,
+    RiskTag,
+    RuleSetRef,
+    Tag,
+    Tags,
+    WatermarkData,
+    WatermarkForwarded,
+    make_fact,
 )
 
 REPO = "acme/widgets"
@@ -20,7 +32,7 @@ RULESET = RuleSetRef(profile="test", version="t1")
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+    return datetime(*args, tzinfo=UTC)
 
 
 def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False,

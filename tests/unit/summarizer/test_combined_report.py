@@ -4,19 +4,30 @@ repositories' reports and the scenarios' specs."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 
 from services.summarizer.domain.combined import (
-    NUMBER_STRIDE, CombineError, combine, combined_key, cross_links, decode, item_label, item_url,
+    NUMBER_STRIDE,
+    CombineError,
+    combine,
+    combined_key,
+    cross_links,
+    decode,
+    item_label,
+    item_url,
 )
 from services.summarizer.domain.report import build_summary
 from shared.events import Digest
 from shared.events.enriched import Reference
 from shared.windows import week_window
 from tests.unit.summarizer.summarizer_builders import (
-    ItemSpec, Scenario, random_scenario, utc, window_input,
+    ItemSpec,
+    Scenario,
+    random_scenario,
+    utc,
+    window_input,
 )
 
 WEEK = week_window(2026, 13, "UTC")

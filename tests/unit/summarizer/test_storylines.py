@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from services.summarizer.domain.storylines import (
-    ItemLink, StoryItem, _short_name, find_storylines, resolve_links, role_of, term_counts_of, terms_of,
+    ItemLink,
+    StoryItem,
+    _short_name,
+    find_storylines,
+    resolve_links,
+    role_of,
+    term_counts_of,
+    terms_of,
 )
 from shared.events import Digest, Reference
 from tests.conftest import require_shared_data
 
-T0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, tzinfo=UTC)
 
 
 def it(number: int, title: str, *, day: float = 1.0, files=("src/core.py",), categories=(),
@@ -85,7 +92,7 @@ def test_links_by_number_and_by_quoted_revert_title():
         5: it(5, "Later", digest=Digest(refs=(Reference(kind="reverts", title="[Feature] Add incremental build cache"),
                                                  Reference(kind="follow_up", number=9, repo="other/repo")))),
     }
-    assert sorted(resolve_links(items), key=lambda l: l.source) == [
+    assert sorted(resolve_links(items), key=lambda link: link.source) == [
         ItemLink(2, 1, "reverts"), ItemLink(3, 1, "fix_up"), ItemLink(4, 3, "reverts"), ItemLink(5, 1, "reverts")]
 
 

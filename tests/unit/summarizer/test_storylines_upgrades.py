@@ -4,13 +4,18 @@ undone, names spelled with their capitals (readings of 2026-W27 and W30 beside s
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from services.summarizer.domain.storylines import StoryItem, _upgrade_name, find_storylines, term_counts_of
+from services.summarizer.domain.storylines import (
+    StoryItem,
+    _upgrade_name,
+    find_storylines,
+    term_counts_of,
+)
 from shared.events import Digest, Reference
 from tests.unit.summarizer.test_summarizer_explained import at, pr, summarize
 
-T0 = datetime(2026, 6, 8, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 8, tzinfo=UTC)
 HISTORY = ([f"[BugFix] fix crash in worker {i}" for i in range(400)]
            + [f"[Feature] support model family {i}" for i in range(300)]
            + [f"[Doc] update guide section {i}" for i in range(280)]

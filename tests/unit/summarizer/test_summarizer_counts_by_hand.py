@@ -8,27 +8,43 @@ expected figure is counted by hand from the events written here."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from services.summarizer.domain.report import (
-    _open_at, _status_at, _trend, build_summary, fact_actor,
+    _open_at,
+    _status_at,
+    _trend,
+    build_summary,
+    fact_actor,
 )
 from shared.events import (
-    Actor, CommentInfo, EnrichedFact, FactData, ItemSnapshot, ReviewInfo, RuleSetRef, make_fact,
+    Actor,
+    CommentInfo,
+    EnrichedFact,
+    FactData,
+    ItemSnapshot,
+    ReviewInfo,
+    RuleSetRef,
+    make_fact,
 )
 from shared.windows import day_window
 from tests.unit.summarizer.summarizer_builders import (
-    REPO, ItemSpec, enrich, rows, tags, window_input,
+    REPO,
+    ItemSpec,
+    enrich,
+    rows,
+    tags,
+    window_input,
 )
 
 DAY = day_window(date(2026, 6, 8), "UTC")  # 2026-06-08 00:00Z .. 2026-06-09 00:00Z
-NOW = datetime(2026, 6, 10, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 10, tzinfo=UTC)
 
 
 def at(day: int, hour: int = 0, minute: int = 0) -> datetime:
-    return datetime(2026, 6, day, hour, minute, tzinfo=timezone.utc)
+    return datetime(2026, 6, day, hour, minute, tzinfo=UTC)
 
 
 def summarize(events, **extra):

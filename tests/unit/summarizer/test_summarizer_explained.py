@@ -4,25 +4,30 @@ give left unavailable. Expected values are written by hand from the scenarios be
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, RequestMeta, build_summary, key_reasons, score_pr, upgrade_target,
+    ReportPolicy,
+    RequestMeta,
+    build_summary,
+    key_reasons,
+    score_pr,
+    upgrade_target,
 )
-from shared.events import Claim, Digest, Reference, RiskTag, SourceInfo, Tag, Tags
+from shared.events import Claim, Digest, Reference, RiskTag, SourceInfo, Tags
 from shared.windows import day_window, week_window
 
 from .summarizer_builders import ItemSpec, Scenario, window_input
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
-NOW = datetime(2026, 6, 20, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 20, tzinfo=UTC)
 
 
 def at(day: int, hour: int = 12) -> datetime:
     # 2026-06-08 is the Monday of W24; noon in Shanghai is 04:00 UTC
-    return datetime(2026, 6, 8, hour - 8, tzinfo=timezone.utc) + timedelta(days=day)
+    return datetime(2026, 6, 8, hour - 8, tzinfo=UTC) + timedelta(days=day)
 
 
 def pr(number: int, title: str, merged: datetime, **kw) -> ItemSpec:

@@ -8,8 +8,18 @@ from datetime import timedelta
 
 from services.summarizer.domain.admission import FUTURE, UNKNOWN_REPO, Admission
 from services.summarizer.domain.projection import (
-    admit, advances, closing_windows, fact_times_by_repo, first_of_each_id, highest_watermarks,
-    late_labels, latest_facts, latest_items, order_of, repo_of, time_of,
+    admit,
+    advances,
+    closing_windows,
+    fact_times_by_repo,
+    first_of_each_id,
+    highest_watermarks,
+    late_labels,
+    latest_facts,
+    latest_items,
+    order_of,
+    repo_of,
+    time_of,
 )
 from shared.events import EnrichedFact, RuleSetRef, make_fact
 from shared.windows import day_window

@@ -6,7 +6,7 @@ nats-server in tests/integration/summarizer/test_summarizer_service.py."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.registry import bootstrap
 from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
@@ -17,8 +17,8 @@ from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, wat
 
 WEEK = week_window(2026, 24, "Asia/Shanghai")
 # by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
-WEEK_START = datetime(2026, 6, 7, 16, tzinfo=timezone.utc)
-WEEK_END = datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
+WEEK_START = datetime(2026, 6, 7, 16, tzinfo=UTC)
+WEEK_END = datetime(2026, 6, 14, 16, tzinfo=UTC)
 
 
 def in_week(t: datetime | None) -> bool:
@@ -29,7 +29,7 @@ def request_for(repo: str, mark: datetime) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=repo, window=WindowRef.of(WEEK), as_of=mark, synthetic=True,
                           data_note="generated test data"),
-        nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc))
+        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
 
 
 async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):

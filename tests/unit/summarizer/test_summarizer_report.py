@@ -9,11 +9,24 @@ from datetime import date, timedelta
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, RequestMeta, build_summary, changed, figures, fit_size, key_pr_quota, next_revision, score_pr,
+    ReportPolicy,
+    RequestMeta,
+    build_summary,
+    changed,
+    figures,
+    fit_size,
+    key_pr_quota,
+    next_revision,
+    score_pr,
 )
 from shared.windows import day_window, week_window
 from tests.unit.summarizer.summarizer_builders import (
-    REPO, ItemSpec, Scenario, random_scenario, utc, window_input,
+    REPO,
+    ItemSpec,
+    Scenario,
+    random_scenario,
+    utc,
+    window_input,
 )
 
 DAY = day_window(date(2026, 3, 26), "Asia/Shanghai", "11:45")

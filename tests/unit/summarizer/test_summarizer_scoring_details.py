@@ -22,7 +22,11 @@ from datetime import date, timedelta
 import pytest
 
 from services.summarizer.domain.report import (
-    ReportPolicy, _has_tests, build_summary, key_reasons, score_pr,
+    ReportPolicy,
+    _has_tests,
+    build_summary,
+    key_reasons,
+    score_pr,
 )
 from shared.events import Claim, Digest
 from shared.windows import day_window

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,7 +17,7 @@ GRACE = timedelta(minutes=10)
 
 
 def local(y, m, d, hh, mm, tz):
-    return datetime(y, m, d, hh, mm, tzinfo=ZoneInfo(tz)).astimezone(timezone.utc)
+    return datetime(y, m, d, hh, mm, tzinfo=ZoneInfo(tz)).astimezone(UTC)
 
 
 def test_first_watermark_closes_only_the_latest_due_window():
@@ -67,8 +67,8 @@ def test_weekly_and_monthly_schedules():
     assert due.label == "2026-W24"
     month = Schedule("month", "UTC")
     # at 04-01 00:00 March was not yet past its grace: it closes with the next watermark
-    due = due_windows(month, datetime(2026, 4, 1, tzinfo=timezone.utc),
-                      datetime(2026, 7, 2, tzinfo=timezone.utc), GRACE, 31)
+    due = due_windows(month, datetime(2026, 4, 1, tzinfo=UTC),
+                      datetime(2026, 7, 2, tzinfo=UTC), GRACE, 31)
     assert [w.label for w in due] == ["2026-03", "2026-04", "2026-05", "2026-06"]
 
 
@@ -100,7 +100,7 @@ def test_previous_window_and_refs_round_trip():
     assert previous_window(day).end == day.start and previous_window(day).label == "2026-03-25"
     month = month_window(2026, 3, "UTC")
     assert previous_window(month).label == "2026-02"
-    custom = custom_window(datetime(2026, 6, 1, tzinfo=timezone.utc), datetime(2026, 6, 4, tzinfo=timezone.utc), "UTC")
+    custom = custom_window(datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 4, tzinfo=UTC), "UTC")
     prev = previous_window(custom)
     assert (prev.start, prev.end) == (custom.start - timedelta(days=3), custom.start)
     assert WindowRef.of(day).to_window() == day

@@ -388,6 +388,8 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     repos, in_source = list(job.repos), None
     if job.owner_wildcard:
         repos, in_source = await owner_repositories(runtime, job)
+    else:
+        in_source = await listed_in_log(runtime, job, repos)
     try:
         key = combined_key(repos, whole_owner=job.owner_wildcard is not None)
     except CombineError as exc:
@@ -534,6 +536,33 @@ async def owner_repositories(runtime: Runtime, job: ReportJob) -> tuple[list[str
         raise PipelineError(f"{owner}/* names no repository: the source {job.source} and the event "
                             f"log hold none of {owner}'s; check the owner's spelling or the source")
     return sorted(found, key=str.lower), in_source
+
+
+async def listed_in_log(runtime: Runtime, job: ReportJob, repos: list[str]) -> set[str] | None:
+    """For a list: the repositories to ingest from a file source — those it holds; a listed one it
+    lacks is reported from the event log when the log holds it (a kept --data-dir), else the run
+    stops naming it. None: ingest every one (a GitHub source)."""
+    from services.ingest.adapters.files import repos_in_source
+    from services.ingest.domain.sources import SourceError, parse_source_spec
+
+    try:
+        spec = parse_source_spec(job.source)
+        if spec.kind in ("github", "github-graphql"):
+            return None
+        held = {r.lower() for r in await asyncio.to_thread(repos_in_source, spec)}
+    except SourceError as exc:
+        raise PipelineError(str(exc)) from None
+    in_source = {r for r in repos if r.lower() in held}
+    lacking = [r for r in repos if r not in in_source]
+    logged = set()
+    for owner in {r.split("/", 1)[0] for r in lacking}:
+        logged |= {r.lower() for r in await repos_in_log(runtime, owner)}
+    missing = [r for r in lacking if r.lower() not in logged]
+    if missing:
+        raise PipelineError(f"{', '.join(missing)}: neither the source {job.source} nor the event "
+                            "log holds facts of it; name a source that does, or keep the log of an "
+                            "earlier report with --data-dir")
+    return in_source
 
 
 async def repos_in_log(runtime: Runtime, owner: str) -> set[str]:

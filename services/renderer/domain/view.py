@@ -503,8 +503,12 @@ class _Writer:
                               delta=num(t.delta), total=num(t.total)))
         high = [r for r in s.risks if r.severity == "high"]
         if high:
-            parts.append(m.tn("lead.risks", len(high), count=num(len(high)),
-                              risks=m.join([m.name("risk_names", r.risk) for r in high[:3]])))
+            # a day's report has no risk section: the lead names the items (2026-06-24: "1
+            # high-severity risk needs attention" and no PR said which)
+            named = [m.name("risk_names", r.risk) + (
+                m.t("lead.risk_items", items=m.t("list.ref_sep").join(f"#{n}" for n in r.items[:MAX_RISK_LINKS_SHORT]))
+                if s.window.kind == "day" and r.items else "") for r in high[:3]]
+            parts.append(m.tn("lead.risks", len(high), count=num(len(high)), risks=m.join(named)))
         return m.t("lead.joiner").join(parts) + m.t("lead.end")
 
     def highlights(self) -> tuple[Bullet, ...]:

@@ -16,18 +16,26 @@ SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
 def bootstrap(name: str) -> Bootstrap:
     """The bootstrap of service `name` (imported on demand: the renderer's pulls WeasyPrint in)."""
     if name == "ingest":
-        from services.ingest.bootstrap import BOOTSTRAP
-    elif name == "classifier":
-        from services.classifier.bootstrap import BOOTSTRAP
-    elif name == "summarizer":
-        from services.summarizer.bootstrap import BOOTSTRAP
-    elif name == "renderer":
-        from services.renderer.bootstrap import BOOTSTRAP
-    elif name == "notifier":
-        from services.notifier.bootstrap import BOOTSTRAP
-    else:
-        raise KeyError(f"unknown service {name!r}; choose from {', '.join(SERVICES)}")
-    return BOOTSTRAP
+        from services.ingest.bootstrap import BOOTSTRAP as ingest
+
+        return ingest
+    if name == "classifier":
+        from services.classifier.bootstrap import BOOTSTRAP as classifier
+
+        return classifier
+    if name == "summarizer":
+        from services.summarizer.bootstrap import BOOTSTRAP as summarizer
+
+        return summarizer
+    if name == "renderer":
+        from services.renderer.bootstrap import BOOTSTRAP as renderer
+
+        return renderer
+    if name == "notifier":
+        from services.notifier.bootstrap import BOOTSTRAP as notifier
+
+        return notifier
+    raise KeyError(f"unknown service {name!r}; choose from {', '.join(SERVICES)}")
 
 
 def contracts() -> dict[str, Contract]:

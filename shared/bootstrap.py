@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -48,7 +48,7 @@ def _no_problems(settings: Any) -> list[str]:
 class Bootstrap(Generic[S]):
     name: str
     settings_class: type[S]
-    build: Callable[..., Service | Awaitable[Service]]
+    build: Callable[..., Service]  # synchronous: a coroutine is refused when it is called
     problems: Callable[[S], list[str]] = _no_problems
 
     def settings(self, **overrides: Any) -> S:

@@ -453,7 +453,7 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"messa
 class LogFormatter(logging.Formatter):
     """`key=value` lines (or JSON lines): level, logger, message, `extra=` fields, trace and span ids."""
 
-    converter = time.gmtime
+    converter = staticmethod(time.gmtime)
 
     def __init__(self, json_lines: bool) -> None:
         super().__init__()

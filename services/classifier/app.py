@@ -20,9 +20,7 @@ from .handlers import RELOAD_SUBJECT, ReloadReply, enrich_batch, reload_rules
 from .messaging import CONSUMER, CONTRACT
 
 if TYPE_CHECKING:
-    from faststream.nats import NatsRouter
-
-    from shared.messaging import Bus, ConsumerSpec
+    from shared.messaging import Bus, ConsumerSpec, ServiceRouter
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.classifier")
@@ -66,7 +64,7 @@ class ClassifierService:
             log.error("classifier rules NOT reloaded, the previous ones stay in use:\n%s", reply.error)
         return reply
 
-    def register(self, router: NatsRouter) -> None:
+    def register(self, router: ServiceRouter) -> None:
         self.consumer.register(router)
         service = self
 

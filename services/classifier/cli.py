@@ -237,7 +237,7 @@ def parse_since(text: str | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-async def _connect(nats_url: str):  # type: ignore[no-untyped-def]
+async def _connect(nats_url: str):
     """NATS with the services' credential settings; a one-line error, the URL's secret redacted."""
     from shared.natsclient import connect
     from shared.service import NatsUnreachable

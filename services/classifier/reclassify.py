@@ -106,7 +106,7 @@ async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since:
     latest: dict[str, SyncWatermark] = {}
     bar = _Progress(progress, f"reclassifying {repo or 'all repositories'}")
     try:
-        total = (await sub.consumer_info()).num_pending  # the end of the replay
+        total = (await sub.consumer_info()).num_pending or 0  # the end of the replay
         bar.start(total)
         idle = 0
         while result.read < total:

@@ -17,9 +17,7 @@ from .handlers import IngestResult, ingest_source
 from .messaging import CONTRACT
 
 if TYPE_CHECKING:
-    from faststream.nats import NatsRouter
-
-    from shared.messaging import Bus, ConsumerSpec
+    from shared.messaging import Bus, ConsumerSpec, ServiceRouter
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.ingest")
@@ -89,7 +87,7 @@ class IngestService:
         self._backfill_task: asyncio.Task | None = None
         self._started: list[Poller] = []
 
-    def register(self, router: NatsRouter) -> None:  # nothing to subscribe to
+    def register(self, router: ServiceRouter) -> None:  # nothing to subscribe to
         return None
 
     async def start(self) -> None:

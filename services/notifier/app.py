@@ -22,8 +22,7 @@ from .handlers import Delivery, DeliveryLog, Material, RetryPolicy, Sender, deco
 from .messaging import CONSUMER, CONTRACT
 
 if TYPE_CHECKING:
-    from faststream.nats import NatsRouter
-
+    from shared.messaging import ServiceRouter
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.notifier")
@@ -80,7 +79,7 @@ class NotifierService:
             subject=Subjects.report_ready(delivery.event.data.repo),
             event_id=delivery.event.id, failed_at=datetime.now(UTC)))
 
-    def register(self, router: NatsRouter) -> None:
+    def register(self, router: ServiceRouter) -> None:
         self.consumer.register(router)
 
     async def start(self) -> None:

@@ -32,8 +32,9 @@ from .messaging import CONSUMER, CONTRACT
 from .ports import ObjectNotFound, ObjectStore
 
 if TYPE_CHECKING:
-    from faststream.nats import NatsRouter
+    from nats.aio.subscription import Subscription
 
+    from shared.messaging import ServiceRouter
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.renderer")
@@ -68,7 +69,7 @@ class RendererService:
         self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
                                settings.pdf_max_tasks_per_child)
         self._warming: asyncio.Task | None = None
-        self._unchanged_sub = None  # core subscription to shared.answers.SUBJECT
+        self._unchanged_sub: Subscription | None = None  # core subscription to answers.SUBJECT
         self.narrator = build_narrator(settings, lambda: self.store)
         self.consumer = Consumer(self.bus, CONSUMER,
                                  WindowSummarized.model_validate_json, handle=self.on_summary)
@@ -124,7 +125,7 @@ class RendererService:
         if msg.reply:
             await msg.respond(answers.ANSWERED if raw is not None else answers.RENDER)
 
-    def register(self, router: NatsRouter) -> None:
+    def register(self, router: ServiceRouter) -> None:
         self.consumer.register(router)
 
     async def start(self) -> None:

@@ -277,12 +277,12 @@ def index_entry(ready: ReportReady) -> dict:
     }
 
 
-def _dumps(obj: dict) -> bytes:
+def _dumps(obj: dict | None) -> bytes:
     return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
 
 
 async def update_index(store: ObjectStore, ready: ReportReady,
-                       languages: tuple[str, ...] | None = None) -> dict:
+                       languages: tuple[str, ...] | None = None) -> dict | None:
     """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
 
     Renderer replicas may finish reports of one repository at the same instant, and no store
@@ -303,7 +303,7 @@ async def update_index(store: ObjectStore, ready: ReportReady,
     for ekey, entry in mine.items():
         await store.put(ekey, _dumps(entry), "application/json")
     listed = {k for k in await store.list(prefix) if is_entry_key(k)}
-    index: dict = {}
+    index: dict | None = {}  # None: no index yet and no entry to make one of
     for _ in range(INDEX_ROUNDS):
         try:
             current = json.loads(await store.get(key))

@@ -19,8 +19,7 @@ from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publis
 from .messaging import CONTRACT, FOLD, REQUESTS
 
 if TYPE_CHECKING:
-    from faststream.nats import NatsRouter
-
+    from shared.messaging import ServiceRouter
     from shared.service import Runtime
 
 log = logging.getLogger("repodigest.summarizer")
@@ -80,7 +79,7 @@ class SummarizerService:
     async def on_report_requested(self, request: ReportRequested) -> None:
         await accept_request(self.deps, request)
 
-    def register(self, router: NatsRouter) -> None:
+    def register(self, router: ServiceRouter) -> None:
         self.fold_consumer.register(router)
         self.request_consumer.register(router)
 

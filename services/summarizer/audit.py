@@ -55,7 +55,7 @@ def rejected_command(database_url: str, repo: str | None = None, reason: str | N
 
     out, err = Console(), Console(stderr=True)
     rows, ok = _read(database_url, lambda store: store.rejected_events(repo, reason), err)
-    if not ok:
+    if not ok or rows is None:
         return 2
     for r in rows:
         state = f"released {r.released_at:%Y-%m-%d %H:%M}" if r.released_at else "not counted"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import NoDecode
@@ -59,9 +59,10 @@ class SummarizerSettings(CommonSettings):
     schedules: dict[str, list[ScheduleSetting]] = Field(
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
     scheduled_languages: list[Language] = Field(
-        default_factory=lambda: ["en"], description="languages of scheduled (unrequested) reports")
+        default_factory=lambda: list[Language](["en"]), description="languages of scheduled (unrequested) reports")
     scheduled_formats: list[Format] = Field(
-        default_factory=lambda: list(ALL_FORMATS), description="formats of scheduled reports")
+        default_factory=lambda: cast("list[Format]", list(ALL_FORMATS)),
+        description="formats of scheduled reports")
     close_grace_minutes: float = Field(
         15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
     window_debounce_seconds: float = Field(

@@ -81,7 +81,7 @@ class StreamingPull:
                 await asyncio.wait_for(self._arrived.wait(), timeout)
             except TimeoutError:
                 return []
-        out = []
+        out: list[Msg] = []
         while self._buffer and len(out) < self.batch:
             out.append(self._buffer.popleft())
         return out
@@ -146,7 +146,7 @@ class StreamingPull:
             if self._requests:
                 self._requests.popleft()
             if status == "409":
-                description = headers.get("Description", "")
+                description = (headers or {}).get("Description", "")
                 if "deleted" in description.lower():
                     self.refused = f"{self.stream}/{self.durable}: {description}"
                     self._refused_until = asyncio.get_running_loop().time() + self.REFUSED_RETRY

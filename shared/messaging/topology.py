@@ -79,20 +79,22 @@ class Topology:
     dead_max_age: float = 30 * 86400.0
 
     def stream_configs(self) -> list[StreamConfig]:
-        common = dict(storage=StorageType.FILE, num_replicas=self.replicas,
-                      duplicate_window=self.duplicate_window, discard=DiscardPolicy.OLD,
-                      retention=RetentionPolicy.LIMITS)
+        def stream(name: str, subjects: list[str], description: str,
+                   max_age: float | None = None) -> StreamConfig:
+            return StreamConfig(name=name, subjects=subjects, description=description,
+                                max_age=max_age, storage=StorageType.FILE,
+                                num_replicas=self.replicas, duplicate_window=self.duplicate_window,
+                                discard=DiscardPolicy.OLD, retention=RetentionPolicy.LIMITS)
+
         return [
             # the event log is the source of truth: kept without age limit
-            StreamConfig(name=STREAM_GITHUB, subjects=["rd.github.>"],
-                         description="GitHub facts from ingest", **common),
-            StreamConfig(name=STREAM_ENRICHED, subjects=["rd.enriched.>"],
-                         description="facts with classifier tags", **common),
-            StreamConfig(name=STREAM_REPORTS, subjects=["rd.summary.>", "rd.report.>"],
-                         description="report requests, window summaries, report-ready", **common),
-            StreamConfig(name=STREAM_DEAD, subjects=["rd.dead.>"], max_age=self.dead_max_age,
-                         description="messages a service could not process, with the reason",
-                         **common),
+            stream(STREAM_GITHUB, ["rd.github.>"], "GitHub facts from ingest"),
+            stream(STREAM_ENRICHED, ["rd.enriched.>"], "facts with classifier tags"),
+            stream(STREAM_REPORTS, ["rd.summary.>", "rd.report.>"],
+                   "report requests, window summaries, report-ready"),
+            stream(STREAM_DEAD, ["rd.dead.>"],
+                   "messages a service could not process, with the reason",
+                   max_age=self.dead_max_age),
         ]
 
 

@@ -12,6 +12,7 @@ import re
 import re._constants as sre_constants  # the standard library's regex parser (no public API)
 import re._parser as sre_parse
 from collections.abc import Iterable
+from typing import cast
 
 _MIN_LITERAL = 3  # shorter literals are in most texts: not worth a test
 
@@ -35,7 +36,7 @@ def _required(seq: Iterable[tuple[object, object]]) -> frozenset[str] | None:
         consider(frozenset(["".join(run)]) if run else None)
         run = []
         if op is sre_constants.SUBPATTERN:
-            _group, add_flags, del_flags, sub = av  # type: ignore[misc]
+            _group, add_flags, del_flags, sub = cast("tuple[object, int, int, list]", av)
             if not add_flags and not del_flags:  # (?-i:...) matches other characters
                 consider(_required(sub))
         elif op is sre_constants.BRANCH:

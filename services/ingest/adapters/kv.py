@@ -36,7 +36,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 def key_token(text: str) -> str:
     """One KV key token for arbitrary text: everything outside [A-Za-z0-9_-] as `=XX` (UTF-8)."""
-    out = []
+    out: list[str] = []
     for ch in text:
         if _UNSAFE.match(ch):
             out.extend(f"={b:02X}" for b in ch.encode("utf-8"))
@@ -117,6 +117,7 @@ class KvIngestState:
         for _ in range(attempts):
             try:
                 entry = await self.kv.get(key)
+                assert entry.value is not None  # a get answers a value or raises
                 current, revision = ItemState.from_json(entry.value), entry.revision
             except (KeyNotFoundError, KeyDeletedError):
                 current, revision = None, None
@@ -188,4 +189,6 @@ def _nanos(created: object) -> int:
     datetime depending on its version)."""
     if isinstance(created, datetime):
         return int(utc(created).timestamp() * 1e9)
-    return int(created)  # type: ignore[arg-type]
+    if isinstance(created, int | float | str):
+        return int(created)
+    raise TypeError(f"a KV entry's creation time of type {type(created).__name__}")

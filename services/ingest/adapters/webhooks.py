@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -466,7 +467,7 @@ class _Server:
 
         class Server(uvicorn.Server):
             @contextlib.contextmanager
-            def capture_signals(self):  # type: ignore[override]
+            def capture_signals(self):
                 yield
 
         self.config = uvicorn.Config(
@@ -549,7 +550,7 @@ async def remember_webhook_facts(state: KvIngestState, facts: Sequence[FactData]
 
     for fact in facts:
         await state.update_item(fact.repo, fact.item.number,
-                                lambda prev, fact=fact: note_webhook(prev, fact))
+                                functools.partial(note_webhook, fact=fact))
 
 
 def webhook_server(bus: Any, state: KvIngestState | None, secret: Any, *, host: str = "0.0.0.0",

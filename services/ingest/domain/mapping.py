@@ -239,17 +239,17 @@ def content_hash(item: ItemSnapshot) -> str:
 def item_fact(item: ItemSnapshot, action: str, *, origin: str, actor_login: str | None = None,
               label: str | None = None) -> FactData:
     return FactData(repo=item.repo, kind=item.kind, action=action, item=item, actor=actor_login,
-                    label=label, origin=origin)  # type: ignore[arg-type]
+                    label=label, origin=origin)
 
 
 def comment_fact(item: ItemSnapshot, comment: CommentInfo, *, origin: str) -> FactData:
     return FactData(repo=item.repo, kind="comment", action="created", item=item,
-                    actor=comment.author.login, comment=comment, origin=origin)  # type: ignore[arg-type]
+                    actor=comment.author.login, comment=comment, origin=origin)
 
 
 def review_fact(item: ItemSnapshot, review: ReviewInfo, *, origin: str) -> FactData:
     return FactData(repo=item.repo, kind="review", action="submitted", item=item,
-                    actor=review.author.login, review=review, origin=origin)  # type: ignore[arg-type]
+                    actor=review.author.login, review=review, origin=origin)
 
 
 # ---------------------------------------------------------------- webhooks

@@ -161,11 +161,13 @@ def _json_line(number: int, text: str, what: str) -> Any:
 
 def _short(exc: Exception) -> str:
     """The first problem of a pydantic ValidationError (a ValueError), or the error's text."""
-    if not callable(getattr(exc, "errors", None)):
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
         return f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
-    first = exc.errors()[0]
+    problems = errors()
+    first = problems[0]
     where = ".".join(str(p) for p in first.get("loc", ())) or "event"
-    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
     if first.get("type") == "union_tag_invalid":
         # pydantic lists every known tag: name the unknown one and the family instead
         tag = (first.get("ctx") or {}).get("tag")

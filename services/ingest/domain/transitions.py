@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from shared.events import (
     CommentInfo,
@@ -110,18 +111,19 @@ class ItemState:
         def dt(value: str | None) -> datetime | None:
             return None if value is None else utc(datetime.fromisoformat(value))
 
-        marks = {}
+        marks: dict[str, Mark] = {}
         for name in ("comment_mark", "review_comment_mark", "review_mark"):
             m = body.pop(name, None) or {}
             marks[name] = Mark(dt(m.get("at")), tuple(int(i) for i in m.get("ids") or ()))
         known = {f for f in cls.__dataclass_fields__}
-        values = {k: v for k, v in body.items() if k in known}
+        values: dict[str, Any] = {k: v for k, v in body.items() if k in known}
         values["labels"] = tuple(values.get("labels") or ())
         values["files"] = tuple(tuple(f) for f in values.get("files") or ())
         values["updated_at"] = dt(values.get("updated_at"))
         values["closed_at"] = dt(values.get("closed_at"))
         values["announced"] = tuple((str(k), dt(t)) for k, t in values.get("announced") or ())
-        return cls(**values, **marks)
+        values.update(marks)  # no name in both: the marks were popped from the body
+        return cls(**values)
 
     # ------------------------------------------------------------ questions a poller asks
 

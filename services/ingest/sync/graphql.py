@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from services.ingest.adapters.github import GithubError, PyGithubSource
 from services.ingest.adapters.github_graphql import read_pulls_page, rest_files
 from services.ingest.adapters.kv import KvIngestState
-from services.ingest.domain.graphql import PAGE_SIZE
+from services.ingest.domain.graphql import PAGE_SIZE, PullNode
 from services.ingest.domain.mapping import comment_info, parse_time, review_info, snapshot_from_pull
 from shared.events import utc
 
@@ -76,7 +76,7 @@ async def graphql_backfill(bus: Bus, state: KvIngestState, source: PyGithubSourc
         result.points += page.cost or 0
         result.rate_remaining = page.remaining if page.remaining is not None else result.rate_remaining
         stop = False
-        batch = []
+        batch: list[tuple[PullNode, datetime | None]] = []
         for node in nodes:
             updated = parse_time(node.pull.get("updated_at"))
             if floor is not None and updated is not None and utc(updated) < floor:

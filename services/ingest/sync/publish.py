@@ -5,6 +5,7 @@ which JetStream and the consumers de-duplicate)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -74,4 +75,4 @@ async def publish_item(bus: Bus, state: KvIngestState, result: Published, repo: 
     result.duplicates += duplicates
     result.items_changed += 1
     # after publishing: a crash before this re-derives (and re-publishes) the same facts
-    await state.update_item(repo, number, lambda stored, polled=new_state: merge_observed(polled, stored))
+    await state.update_item(repo, number, functools.partial(merge_observed, new_state))

@@ -54,7 +54,7 @@ class RedactingFilter(logging.Filter):
 
 def install(redact: Redactor, names: Iterable[str]) -> list[tuple[logging.Logger, logging.Filter]]:
     """The filter on each named logger (records logged there pass it before any handler)."""
-    out = []
+    out: list[tuple[logging.Logger, logging.Filter]] = []
     for name in names:
         logger = logging.getLogger(name)
         flt = RedactingFilter(redact)

@@ -158,7 +158,7 @@ class S3ObjectStore:
         full = self._full(prefix) if prefix else (f"{self.prefix}/" if self.prefix else "")
 
         def run() -> list[str]:
-            keys = []
+            keys: list[str] = []
             for page in self.client.get_paginator("list_objects_v2").paginate(
                     Bucket=self.bucket, Prefix=full):
                 keys.extend(o["Key"] for o in page.get("Contents", ()))

@@ -17,6 +17,8 @@ from pydantic import BaseModel
 from .links import forge_url
 from .text import TITLE_MAX, bounded_title, cut_words
 
+M = typing.TypeVar("M", bound=BaseModel)
+
 # a path below the repository's URL with nothing to decode or normalise (no ".", "%", "@", ...)
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9/_~-]*(?:#[A-Za-z0-9_-]*)?")
 # free text beyond this is cut too (a body excerpt is at most 4,000 characters by contract)
@@ -27,10 +29,10 @@ _SHORT_FIELDS = frozenset({"title", "name", "subject", "author", "login", "key",
                            "module", "risk", "category", "affiliation", "ecosystem"})
 
 
-def bounded(model: BaseModel, repo_url: str) -> BaseModel:
+def bounded(model: M, repo_url: str) -> M:
     """`model` (a SummaryData) with every URL checked against `repo_url` (not linked: "") and
     every string bounded; the same object when nothing needed it."""
-    return _walk(model, repo_url)
+    return typing.cast(M, _walk(model, repo_url))  # _walk rebuilds a model as its own class
 
 
 def _holds_text(annotation) -> bool:

@@ -182,7 +182,7 @@ def parse_model_prose(content: str, model: str, prompt_version: str) -> ModelPro
         content = fenced.group(1)
     try:
         data = json.loads(content)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise MalformedProse(f"the answer is not JSON ({exc.msg} at char {exc.pos})") from None
     if not isinstance(data, dict):
         raise MalformedProse(f"the answer is JSON {type(data).__name__}, not an object")
@@ -322,8 +322,8 @@ def summary_facts(s: SummaryData) -> Facts:
                                      _sum(c.new_prs, c.new_issues),
                                      _sum(c.merged_prs, c.closed_unmerged_prs),
                                      _sum(c.comments, c.reviews)) if x is not None]
-    pairs: list[tuple[int, int]] = []  # (part, whole) shares
-    changes: list[tuple[int, int]] = []  # (now, before)
+    pairs: list[tuple[int | None, int | None]] = []  # (part, whole) shares
+    changes: list[tuple[int, int | None]] = []  # (now, before)
     counts = {k: v for k, v in c.model_dump().items() if isinstance(v, int)}
     if p is not None:
         for name, value in counts.items():
@@ -349,7 +349,7 @@ def summary_facts(s: SummaryData) -> Facts:
               (c.key_prs, c.merged_prs), (c.first_time_contributors, c.active_contributors),
               (c.closed_unmerged_prs, _sum(c.merged_prs, c.closed_unmerged_prs)),
               (c.merged_prs, _sum(c.merged_prs, c.closed_unmerged_prs))]
-    pairs = [(a, b) for a, b in pairs if a is not None and b is not None]  # type: ignore[misc]
+    shares = [(a, b) for a, b in pairs if a is not None and b is not None]
     for w in wholes:
         numbers.add(str(abs(w)))
     percents: set[str] = set()
@@ -360,7 +360,7 @@ def summary_facts(s: SummaryData) -> Facts:
             if x:
                 percents.add(x)
 
-    for part, whole in pairs:
+    for part, whole in shares:
         if whole:
             pct(Decimal(part) * 100 / Decimal(whole))
     for now, before in changes:

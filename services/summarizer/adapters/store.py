@@ -19,10 +19,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from shared.events import (
     ENRICHED_EVENT_ADAPTER,
@@ -249,8 +251,9 @@ class SqlProjections:
         from alembic.util import CommandError
 
         cfg = alembic_config()
-        if self._sqlite_file() is not None:  # the file is made by the first connection
-            self._sqlite_file().parent.mkdir(parents=True, exist_ok=True)
+        sqlite_file = self._sqlite_file()
+        if sqlite_file is not None:  # the file is made by the first connection
+            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
 
         revisions: list[str | None] = []
 
@@ -341,9 +344,9 @@ class SqlProjections:
     def _insert(self, table: sa.Table):
         if self.dialect == "postgresql":
             from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(table)
+
+            return insert(table)
+        return sqlite.insert(table)
 
     def _bulk(self, conn: Connection, name: str, rows: list[tuple]) -> list:
         """Run one of the fold's hot statements (see `_BULK`) over rows of stored values; what
@@ -443,7 +446,8 @@ class SqlProjections:
         return events
 
     def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
-        convert, memo = self._stored, {}
+        convert = self._stored
+        memo: dict[datetime, str | datetime | None] = {}
 
         def stored(value: datetime | None):
             # the same instants recur (fact time, snapshot time, first seen, updated at)
@@ -899,12 +903,10 @@ class _Bulk:
             stmt = insert(table).from_select(list(names), sa.select(*[arrays.c[n] for n in names]))
             binds = tuple(f"{n}_" for n in names)
         else:
-            from sqlalchemy.dialects.sqlite import insert
-
-            stmt, binds = insert(table), names
+            stmt, binds = sqlite.insert(table), names
         if conflict is not None:
             stmt = conflict(stmt)
-        compiled = stmt.compile(dialect=dialect, column_keys=list(names))
+        compiled = cast(SQLCompiler, stmt.compile(dialect=dialect, column_keys=list(names)))
         columnar, positional = dialect.name == "postgresql", bool(compiled.positional)
         if (tuple(compiled.positiontup or ()) != binds if positional
                 else set(compiled.binds) != set(binds)):
@@ -914,7 +916,7 @@ class _Bulk:
             raise AssertionError(f"{name}: RETURNING needs the columnar (PostgreSQL) form")
         return cls(_driver_sql(compiled, dialect), binds, columnar, positional, returns)
 
-    def run(self, conn: Connection, rows: Sequence[tuple]) -> list:
+    def run(self, conn: Connection, rows: Sequence[tuple]) -> Sequence[Any]:
         if not rows:
             return []
         if not self.columnar:
@@ -926,7 +928,7 @@ class _Bulk:
         return result.scalars().all() if self.returns else []
 
 
-def _driver_sql(compiled: sa.sql.compiler.Compiled, dialect: sa.engine.Dialect) -> str:
+def _driver_sql(compiled: SQLCompiler, dialect: sa.engine.Dialect) -> str:
     """The statement for `exec_driver_sql`. With psycopg, parameters go in its binary format:
     its text format of an array escapes every quote of every JSON document with a regular
     expression, in Python."""

@@ -71,7 +71,7 @@ class DemoCounts(Counts):
 
     labeled: int = 0
 
-    def by_fact(self) -> dict[tuple[str, str], int]:
+    def by_fact(self) -> dict[tuple[str, str], int | None]:
         """The same numbers keyed like facts: (kind, action); labels are on both kinds."""
         return {("pull_request", "opened"): self.new_prs,
                 ("pull_request", "merged"): self.merged_prs,

@@ -253,7 +253,7 @@ class _Planner:
                 last = item.merged_at is not None and j == n - 1
                 state = "APPROVED" if last else rng.choice(
                     ("COMMENTED", "COMMENTED", "CHANGES_REQUESTED", "APPROVED"))
-                if last:
+                if last and item.merged_at is not None:  # (last: merged)
                     at = item.merged_at - timedelta(minutes=rng.randint(5, 90))
                     at = max(at, item.created_at + timedelta(minutes=1))
                 self.review_id += 1

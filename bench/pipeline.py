@@ -28,6 +28,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import nats
 
@@ -196,7 +197,8 @@ async def baseline_transport(url: str, items) -> float:
     second = StreamingPull(last, STREAM_ENRICHED, "bench-t2", batch=SERVICE_BATCH)
     await first.start()
     await second.start()
-    inbox, waiting, counter = middle.new_inbox(), {}, 0
+    inbox, counter = middle.new_inbox(), 0
+    waiting: dict[str, list[Any]] = {}  # reply token -> [acks outstanding, event], per batch
 
     async def on_ack(msg) -> None:
         batch = waiting.pop(msg.subject.rpartition(".")[2], None)
@@ -213,11 +215,11 @@ async def baseline_transport(url: str, items) -> float:
             msgs = await first.next(timeout=1.0)
             if not msgs:
                 continue
-            batch = [len(msgs), asyncio.Event()]
+            batch: list[Any] = [len(msgs), asyncio.Event()]
             for m in msgs:
                 counter += 1
                 waiting[str(counter)] = batch
-                mid = "t-" + m.headers["Nats-Msg-Id"]
+                mid = "t-" + (m.headers or {})["Nats-Msg-Id"]
                 await middle.publish("rd.enriched" + m.subject[len("rd.github"):], m.data + pad,
                                      reply=f"{inbox}.{counter}",
                                      headers={"Nats-Msg-Id": mid, "Ce-Id": mid, "Ce-Type": "t",
@@ -285,6 +287,12 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
         wait_consuming,
     )
 
+    def live_cpu(pid: int) -> float:
+        seconds = cpu_seconds(pid)
+        if seconds is None:
+            raise RuntimeError(f"process {pid} ended during the bench")
+        return seconds
+
     db = sa.engine.make_url(database_url)
     postgres = (db.get_backend_name() == "postgresql"
                 and db.host in (None, "", "127.0.0.1", "localhost", "::1"))  # its CPU is ours to read
@@ -303,7 +311,7 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
             p.sample()
         async with IngestPublisher(url, items) as ingest:
             cpu0 = {p.name: p.cpu for p in procs}
-            others0 = {"nats-server": cpu_seconds(server_pid), "publisher": cpu_seconds(os.getpid())}
+            others0 = {"nats-server": live_cpu(server_pid), "publisher": live_cpu(os.getpid())}
             pg0 = local_postgres_cpu() if postgres else {}
             start = time.perf_counter()
             await ingest.publish()
@@ -311,8 +319,8 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
             elapsed = time.perf_counter() - start
             pg = cpu_since(pg0, local_postgres_cpu()) if pg0 else None  # backends still open
         cpu = {p.name: (p.cpu - cpu0[p.name]) / len(items) * 1e6 for p in procs}
-        cpu["nats-server"] = (cpu_seconds(server_pid) - others0["nats-server"]) / len(items) * 1e6
-        cpu["publisher"] = (cpu_seconds(os.getpid()) - others0["publisher"]) / len(items) * 1e6
+        cpu["nats-server"] = (live_cpu(server_pid) - others0["nats-server"]) / len(items) * 1e6
+        cpu["publisher"] = (live_cpu(os.getpid()) - others0["publisher"]) / len(items) * 1e6
         if pg is not None:
             cpu["postgresql"] = pg / len(items) * 1e6
     finally:
@@ -374,6 +382,7 @@ async def main(argv: list[str]) -> int:
                     rss: dict = {}
                     cpu: dict = {}
                     if mode == "processes":
+                        assert server.proc is not None  # started above
                         pipe, rss, cpu = await pipeline_processes(server.url, items, url, Path(tmp),
                                                                   server.proc.pid)
                     else:

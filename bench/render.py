@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import re
 import statistics
@@ -139,12 +140,12 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
             html = documents.render_html(summary, lang)
             header(f"where the time goes ({lang}; html {len(html) // 1024} KiB)")
             row("md: view + Markdown template",
-                *await timed(sync(lambda lang=lang: documents.render_markdown(summary, lang)), runs))
-            row("charts: three pygal SVGs", *await timed(sync(lambda m=m: charts(summary, m)), runs))
+                *await timed(sync(functools.partial(documents.render_markdown, summary, lang)), runs))
+            row("charts: three pygal SVGs", *await timed(sync(functools.partial(charts, summary, m)), runs))
             row("html: view + template + charts",
-                *await timed(sync(lambda lang=lang: documents.render_html(summary, lang)), runs))
+                *await timed(sync(functools.partial(documents.render_html, summary, lang)), runs))
             row("pdf: WeasyPrint in the warm worker process",
-                *await timed(lambda html=html: pdf.render(html), runs))
+                *await timed(functools.partial(pdf.render, html), runs))
             row("json: model dump + cached schema", *await timed(sync(
                 lambda: (documents.render_json(summary), documents.summary_schema())), runs))
             with tempfile.TemporaryDirectory() as tmp:
@@ -190,7 +191,7 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
                                    ("without the PDF", ("md", "html", "json"))):
                 event = WindowSummarized.create(summary.model_copy(update={"formats": formats}))
                 results[label] = await timed(
-                    lambda event=event: render_report(event, store, nothing, pdf, now), runs)
+                    functools.partial(render_report, event, store, nothing, pdf, now), runs)
                 row(label, *results[label])
         with_pdf, without_pdf = results["all four formats"][0], results["without the PDF"][0]
         per = f" ({len(languages)} languages)" if len(languages) > 1 else ""

@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from services.summarizer.domain.storylines import StoryItem, find_storylines, term_counts_of
@@ -45,7 +46,7 @@ def load() -> list[StoryItem]:
     return items
 
 
-def cpu(fn, passes: int) -> tuple[float, object]:
+def cpu(fn, passes: int) -> tuple[float, Any]:
     best, out = float("inf"), None
     for _ in range(passes):
         t = time.process_time()
@@ -61,17 +62,22 @@ def split_counts(titles) -> dict[str, int]:
     return dict(counts)
 
 
+def merged_at(item: StoryItem) -> datetime:
+    assert item.merged_at is not None  # load() reads merged pull requests only
+    return item.merged_at
+
+
 def bench_weeks(items: list[StoryItem], n_weeks: int, passes: int) -> None:
-    weeks = Counter(i.merged_at.astimezone(SHANGHAI).isocalendar()[:2] for i in items)
+    weeks = Counter(merged_at(i).astimezone(SHANGHAI).isocalendar()[:2] for i in items)
     print(f"find_storylines on the {n_weeks} busiest weeks (history counted once per week, not timed here)")
     print(f"{'week':>9} {'items':>6} {'history':>8} {'lines':>6} {'µs/item':>9} {'split µs/item':>14} {'ratio':>6}")
     total_items = total_t = total_base = 0.0
     for (year, week), _n in weeks.most_common(n_weeks):
         start = datetime.combine(date.fromisocalendar(year, week, 1), datetime.min.time(), SHANGHAI)
         end, before = start + timedelta(days=7), start - timedelta(days=7)
-        current = [i for i in items if start <= i.merged_at < end]
-        previous = [i for i in items if before <= i.merged_at < start]
-        hist = [i.title for i in items if i.merged_at < start]
+        current = [i for i in items if start <= merged_at(i) < end]
+        previous = [i for i in items if before <= merged_at(i) < start]
+        hist = [i.title for i in items if merged_at(i) < start]
         counts = term_counts_of(hist)
         t, lines = cpu(
             lambda current=current, previous=previous, counts=counts, hist=hist: find_storylines(

@@ -49,8 +49,10 @@ async def publish_facts(js, n: int) -> float:
     start = time.perf_counter()
     for offset in range(0, n, CHUNK):
         items = payloads(min(CHUNK, n - offset), seed=offset + 1, first=offset)
-        futures = [await js.publish_async(subject, data, headers={"Nats-Msg-Id": mid})
-                   for subject, data, mid in items]
+        futures = [
+            await js.publish_async(subject, data, headers={"Nats-Msg-Id": mid})
+            for subject, data, mid in items
+        ]
         await asyncio.gather(*futures)
         print(f"  published {offset + len(items):,} / {n:,}", file=sys.stderr, end="\r")
     print(file=sys.stderr)
@@ -59,9 +61,16 @@ async def publish_facts(js, n: int) -> float:
 
 async def raw_read(js, n: int) -> float:
     """Baseline: a bare pull consumer reading and acking the same n facts."""
-    sub = await js.pull_subscribe("rd.github.>", stream=STREAM_GITHUB, config=ConsumerConfig(
-        deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.EXPLICIT, mem_storage=True,
-        inactive_threshold=60.0))
+    sub = await js.pull_subscribe(
+        "rd.github.>",
+        stream=STREAM_GITHUB,
+        config=ConsumerConfig(
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.EXPLICIT,
+            mem_storage=True,
+            inactive_threshold=60.0,
+        ),
+    )
     start, got = time.perf_counter(), 0
     while got < n:
         msgs = await sub.fetch(500, timeout=10)
@@ -73,10 +82,13 @@ async def raw_read(js, n: int) -> float:
     return elapsed
 
 
-async def drain(js, n: int, env: dict[str, str], tmp: Path) -> tuple[float, list[ServiceProcess],
-                                                                     list[tuple[int, list[int]]]]:
-    procs = [ServiceProcess("classifier", env, tmp / "classifier.log"),
-             ServiceProcess("summarizer", env, tmp / "summarizer.log")]
+async def drain(
+    js, n: int, env: dict[str, str], tmp: Path
+) -> tuple[float, list[ServiceProcess], list[tuple[int, list[int]]]]:
+    procs = [
+        ServiceProcess("classifier", env, tmp / "classifier.log"),
+        ServiceProcess("summarizer", env, tmp / "summarizer.log"),
+    ]
     checkpoints: list[tuple[int, list[int]]] = []
     try:
         # from the services' launch (start-up included): the backlog is there before they are
@@ -108,15 +120,29 @@ async def drain(js, n: int, env: dict[str, str], tmp: Path) -> tuple[float, list
 async def rebuild(url: str, database_url: str, tmp: Path) -> tuple[float, int, int]:
     """A full rebuild in its own process: seconds, exit code, peak RSS (KiB)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
-    env.update({"REPODIGEST_NATS_URL": url, "REPODIGEST_DATABASE_URL": database_url,
-                "REPODIGEST_LOG_LEVEL": "WARNING", "OTEL_SDK_DISABLED": "true"})
-    code = ("import sys; from services.summarizer.rebuild import rebuild_command; "
-            f"sys.exit(rebuild_command({url!r}, {database_url!r}, None, progress=False))")
+    env.update(
+        {
+            "REPODIGEST_NATS_URL": url,
+            "REPODIGEST_DATABASE_URL": database_url,
+            "REPODIGEST_LOG_LEVEL": "WARNING",
+            "OTEL_SDK_DISABLED": "true",
+        }
+    )
+    code = (
+        "import sys; from services.summarizer.rebuild import rebuild_command; "
+        f"sys.exit(rebuild_command({url!r}, {database_url!r}, None, progress=False))"
+    )
     start = time.perf_counter()
     with open(tmp / "rebuild.log", "ab") as log:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", code, env=env, stdout=log, stderr=log,
-            cwd=str(Path(__file__).resolve().parents[1]))
+            sys.executable,
+            "-c",
+            code,
+            env=env,
+            stdout=log,
+            stderr=log,
+            cwd=str(Path(__file__).resolve().parents[1]),
+        )
         sampler = ServiceProcess("rebuild", {}, tmp / "rebuild.log", proc=proc)
         while proc.returncode is None:
             sampler.sample()
@@ -132,34 +158,60 @@ async def run(n: int, db: str, postgres_url: str) -> list[tuple[str, str, str]]:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         async with EmbeddedNats(store_dir=tmp / "js") as server:
-            database_url = (f"sqlite:///{tmp / 'backfill.db'}" if db == "sqlite"
-                            else await fresh_postgres_schema(postgres_url))
+            database_url = (
+                f"sqlite:///{tmp / 'backfill.db'}"
+                if db == "sqlite"
+                else await fresh_postgres_schema(postgres_url)
+            )
             nc = await nats.connect(server.url)
             js = nc.jetstream(publish_async_max_pending=4000)
             try:
                 # the durables exist before the services do, so their progress can be read
                 await ensure_topology(js, Topology(), consumers=(CLASSIFIER, FOLD))
                 published = await publish_facts(js, n)
-                rows.append(("publish to RD_GITHUB", f"{published:,.1f} s", f"{n / published:,.0f} ev/s"))
+                rows.append(
+                    ("publish to RD_GITHUB", f"{published:,.1f} s", f"{n / published:,.0f} ev/s")
+                )
                 print("  baseline read ...", file=sys.stderr)
                 raw = await raw_read(js, n)
-                rows.append(("baseline: bare pull consumer, fetch 500 + ack", f"{raw:,.1f} s",
-                             f"{n / raw:,.0f} ev/s"))
+                rows.append(
+                    (
+                        "baseline: bare pull consumer, fetch 500 + ack",
+                        f"{raw:,.1f} s",
+                        f"{n / raw:,.0f} ev/s",
+                    )
+                )
                 print("  classifier + summarizer ...", file=sys.stderr)
                 env = {"REPODIGEST_NATS_URL": server.url, "REPODIGEST_DATABASE_URL": database_url}
                 wall, procs, checkpoints = await drain(js, n, env, tmp)
-                rows.append(("classifier + summarizer (processes)", f"{wall:,.1f} s",
-                             f"{n / wall:,.0f} ev/s, ratio {raw / wall:.2f}"))
+                rows.append(
+                    (
+                        "classifier + summarizer (processes)",
+                        f"{wall:,.1f} s",
+                        f"{n / wall:,.0f} ev/s, ratio {raw / wall:.2f}",
+                    )
+                )
                 for p in procs:
-                    seen = " / ".join(f"{kib[i] / 1024:.0f}" for _, kib in checkpoints
-                                      for i in [procs.index(p)])
-                    rows.append((f"  peak RSS {p.name}", f"{p.peak_kib / 1024:,.0f} MiB",
-                                 f"at 25/50/75%: {seen or '-'} MiB; CPU {p.cpu:,.0f} s"))
+                    seen = " / ".join(
+                        f"{kib[i] / 1024:.0f}" for _, kib in checkpoints for i in [procs.index(p)]
+                    )
+                    rows.append(
+                        (
+                            f"  peak RSS {p.name}",
+                            f"{p.peak_kib / 1024:,.0f} MiB",
+                            f"at 25/50/75%: {seen or '-'} MiB; CPU {p.cpu:,.0f} s",
+                        )
+                    )
                 print("  rebuild ...", file=sys.stderr)
                 seconds, code, peak = await rebuild(server.url, database_url, tmp)
-                rows.append(("full rebuild (repodigest rebuild)", f"{seconds:,.1f} s",
-                             f"{n / seconds:,.0f} ev/s, peak RSS {peak / 1024:,.0f} MiB"
-                             + ("" if code == 0 else f", EXIT {code}: see {tmp}/rebuild.log")))
+                rows.append(
+                    (
+                        "full rebuild (repodigest rebuild)",
+                        f"{seconds:,.1f} s",
+                        f"{n / seconds:,.0f} ev/s, peak RSS {peak / 1024:,.0f} MiB"
+                        + ("" if code == 0 else f", EXIT {code}: see {tmp}/rebuild.log"),
+                    )
+                )
             finally:
                 await nc.close()
     return rows
@@ -169,11 +221,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    parser.add_argument(
+        "--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    )
     args = parser.parse_args(argv)
     rows = asyncio.run(run(args.events, args.database, args.postgres_url))
-    print(f"\nbackfill of {args.events:,} facts, {args.database}, 1 nats-server, "
-          f"{os.cpu_count()} CPUs\n")
+    print(
+        f"\nbackfill of {args.events:,} facts, {args.database}, 1 nats-server, "
+        f"{os.cpu_count()} CPUs\n"
+    )
     width = max(len(r[0]) for r in rows)
     for what, seconds, rate in rows:
         print(f"{what:<{width}}  {seconds:>12}  {rate}")

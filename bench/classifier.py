@@ -34,8 +34,14 @@ from shared.events import Actor, FileChange, ItemSnapshot
 
 _HISTORY_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "vllm-ascend-history"
 # with the descriptions (`body`) when present: the digest of every item reads them
-HISTORY = next((p for p in (_HISTORY_DIR / "merged_prs_with_bodies.jsonl", _HISTORY_DIR / "merged_prs.jsonl")
-                if p.exists()), _HISTORY_DIR / "merged_prs.jsonl")
+HISTORY = next(
+    (
+        p
+        for p in (_HISTORY_DIR / "merged_prs_with_bodies.jsonl", _HISTORY_DIR / "merged_prs.jsonl")
+        if p.exists()
+    ),
+    _HISTORY_DIR / "merged_prs.jsonl",
+)
 _RENAME = re.compile(r"\{([^{}]*) => ([^{}]*)\}")
 T = TypeVar("T")
 
@@ -53,13 +59,27 @@ def history_items() -> list[ItemSnapshot]:
     for line in HISTORY.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         email = r["author_email"] or ""
-        items.append(ItemSnapshot(
-            repo="vllm-project/vllm-ascend", number=r["pr_number"] or 1, kind="pull_request",
-            title=r["title"], author=Actor(login=r["author_name"], email_domain=email.rsplit("@", 1)[-1]),
-            state="closed", created_at=r["merged_at"], merged_at=r["merged_at"],
-            body_excerpt=(r.get("body") or "")[:4000],
-            files=tuple(FileChange(path=_path(f["path"]), additions=f["additions"] or 0,
-                                   deletions=f["deletions"] or 0) for f in (r["files"] or [])[:300])))
+        items.append(
+            ItemSnapshot(
+                repo="vllm-project/vllm-ascend",
+                number=r["pr_number"] or 1,
+                kind="pull_request",
+                title=r["title"],
+                author=Actor(login=r["author_name"], email_domain=email.rsplit("@", 1)[-1]),
+                state="closed",
+                created_at=r["merged_at"],
+                merged_at=r["merged_at"],
+                body_excerpt=(r.get("body") or "")[:4000],
+                files=tuple(
+                    FileChange(
+                        path=_path(f["path"]),
+                        additions=f["additions"] or 0,
+                        deletions=f["deletions"] or 0,
+                    )
+                    for f in (r["files"] or [])[:300]
+                ),
+            )
+        )
     return items
 
 
@@ -107,8 +127,11 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--events", type=int, default=10_000, help="bench.pipeline items")
     parser.add_argument("--sources", default="history,pipeline", help="history, pipeline, demo")
-    parser.add_argument("--replay", action="store_true",
-                        help="also time `reclassify` over the demo stream on an embedded nats-server")
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="also time `reclassify` over the demo stream on an embedded nats-server",
+    )
     args = parser.parse_args()
     if args.replay:
         import asyncio
@@ -116,8 +139,11 @@ def main() -> int:
         return asyncio.run(replay(args.profile or "generic"))
 
     profiles = [args.profile] if args.profile else [p for p in args.profiles.split(",") if p]
-    loaders = {"history": history_items, "pipeline": lambda: pipeline_items(args.events),
-               "demo": demo_items}
+    loaders = {
+        "history": history_items,
+        "pipeline": lambda: pipeline_items(args.events),
+        "demo": demo_items,
+    }
     sources = {}
     for name in args.sources.split(","):
         items = loaders[name]()
@@ -129,22 +155,36 @@ def main() -> int:
     # the items this bench holds are no garbage of the classifier's: keep them out of GC passes
     gc.collect()
     gc.freeze()
-    print(f"{'source':<10}{'profile':<13}{'items':>7}{'files/item':>11}"
-          f"{'cold µs':>10}{'warm µs':>10}{'cached µs':>11}{'cold items/s':>14}")
+    print(
+        f"{'source':<10}{'profile':<13}{'items':>7}{'files/item':>11}"
+        f"{'cold µs':>10}{'warm µs':>10}{'cached µs':>11}{'cold items/s':>14}"
+    )
     for source, items in sources.items():
         files = sum(len(i.files) for i in items) / len(items)
         for profile in profiles:
             cold, warm, cached = measure(profile, items, args.passes)
-            print(f"{source:<10}{profile:<13}{len(items):>7}{files:>11.1f}"
-                  f"{cold:>10.1f}{warm:>10.1f}{cached:>11.1f}{1e6 / cold:>14,.0f}", flush=True)
+            print(
+                f"{source:<10}{profile:<13}{len(items):>7}{files:>11.1f}"
+                f"{cold:>10.1f}{warm:>10.1f}{cached:>11.1f}{1e6 / cold:>14,.0f}",
+                flush=True,
+            )
         payloads = [it.model_dump_json() for it in items]
         decode = cpu_us(ItemSnapshot.model_validate_json, payloads)
         print(f"{source:<10}{'baseline: pydantic decode of the item':<51}{decode:>10.1f}")
         # the digest of the description (part of every classify above), alone
-        digest = min(cpu_us(lambda it: digest_of(it.title, it.body_excerpt, it.kind, repo=it.repo,
-                                                 number=it.number), items) for _ in range(max(1, args.passes)))
+        digest = min(
+            cpu_us(
+                lambda it: digest_of(
+                    it.title, it.body_excerpt, it.kind, repo=it.repo, number=it.number
+                ),
+                items,
+            )
+            for _ in range(max(1, args.passes))
+        )
         bodies = sum(1 for it in items if it.body_excerpt) / len(items)
-        print(f"{source:<10}{f'digest of the description ({bodies:.0%} with one)':<51}{digest:>10.1f}")
+        print(
+            f"{source:<10}{f'digest of the description ({bodies:.0%} with one)':<51}{digest:>10.1f}"
+        )
     return 0
 
 
@@ -172,9 +212,16 @@ async def replay(profile: str) -> int:
             await ensure_topology(js, consumers=consumers())
             facts = [make_fact(f) for f in demo.facts]
             for start in range(0, len(facts), 500):
-                await asyncio.gather(*(js.publish(Subjects.fact(f.data.kind, f.data.action, f.data.repo),
-                                                  f.to_bytes(), headers={"Nats-Msg-Id": f.id})
-                                       for f in facts[start:start + 500]))
+                await asyncio.gather(
+                    *(
+                        js.publish(
+                            Subjects.fact(f.data.kind, f.data.action, f.data.repo),
+                            f.to_bytes(),
+                            headers={"Nats-Msg-Id": f.id},
+                        )
+                        for f in facts[start : start + 500]
+                    )
+                )
             registry = load_registry(pinned=profile)
             t = time.perf_counter()
             result = await reclassify(js, facts[0].data.repo, registry=registry)
@@ -182,8 +229,10 @@ async def replay(profile: str) -> int:
             await nc.close()
         finally:
             await server.stop()
-    print(f"reclassify: {result.facts} demo facts under {profile} in {seconds:.2f} s "
-          f"= {result.facts / seconds:,.0f} facts/s (read, classify, publish with acks)")
+    print(
+        f"reclassify: {result.facts} demo facts under {profile} in {seconds:.2f} s "
+        f"= {result.facts / seconds:,.0f} facts/s (read, classify, publish with acks)"
+    )
     rs = load_registry(pinned=profile).get(profile)
     t = time.perf_counter()
     for f in facts:

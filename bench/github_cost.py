@@ -36,9 +36,13 @@ from shared.service import Runtime
 from tests.github_emulator import GithubEmulator
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "github-rest-replay"
-FILES = ["Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt",
-         "PullRequest.setUp.txt", "PullRequest.testGetFiles.txt",
-         "PullRequest.testGetReviewComments.txt"]
+FILES = [
+    "Repository.testGetIssues.txt",
+    "Repository.testGetPullsWithArguments.txt",
+    "PullRequest.setUp.txt",
+    "PullRequest.testGetFiles.txt",
+    "PullRequest.testGetReviewComments.txt",
+]
 RECORDED = "PyGithub/PyGithub"
 SYNTHETIC = "bench-org/thousand"
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
@@ -70,13 +74,17 @@ class Meter:
         self.gh = gh
 
     def __enter__(self) -> Meter:
-        self.seen0, self.quota0, self.points0 = len(self.gh.seen), self.gh.quota_used, self.gh.graphql_points
+        self.seen0, self.quota0, self.points0 = (
+            len(self.gh.seen),
+            self.gh.quota_used,
+            self.gh.graphql_points,
+        )
         self.t0 = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self.t0
-        seen = self.gh.seen[self.seen0:]
+        seen = self.gh.seen[self.seen0 :]
         self.gets = sum(1 for s in seen if s.method == "GET")
         self.not_modified = sum(1 for s in seen if s.status == 304)
         self.posts = sum(1 for s in seen if s.method == "POST")
@@ -111,14 +119,16 @@ async def backfill_rest(gh: GithubEmulator, repo: str) -> tuple[Meter, int]:
     return m, result.facts_published
 
 
-async def backfill_graphql(gh: GithubEmulator, repo: str, page_size: int, *, then_rest: bool
-                           ) -> tuple[Meter, int]:
+async def backfill_graphql(
+    gh: GithubEmulator, repo: str, page_size: int, *, then_rest: bool
+) -> tuple[Meter, int]:
     async with Broker() as b:
         src = source(gh)
         with Meter(gh) as m:
             if then_rest:
-                result = await graphql_then_rest(b.bus, b.state, src, repo, now=NOW,
-                                                 page_size=page_size)
+                result = await graphql_then_rest(
+                    b.bus, b.state, src, repo, now=NOW, page_size=page_size
+                )
             else:
                 result = await graphql_backfill(b.bus, b.state, src, repo, page_size=page_size)
         src.close()
@@ -128,8 +138,10 @@ async def backfill_graphql(gh: GithubEmulator, repo: str, page_size: int, *, the
 def row(name: str, m: Meter, pulls: int | None, facts: int) -> str:
     per = (lambda x: f"{x / pulls:.3f}") if pulls else (lambda x: "-")
     points = m.rest_points + m.graphql_points
-    return (f"| {name} | {m.requests} | {m.not_modified} | {m.rest_points} | {m.graphql_points} "
-            f"| {per(m.requests)} | {per(points)} | {facts} | {m.seconds:.1f} |")
+    return (
+        f"| {name} | {m.requests} | {m.not_modified} | {m.rest_points} | {m.graphql_points} "
+        f"| {per(m.requests)} | {per(points)} | {facts} | {m.seconds:.1f} |"
+    )
 
 
 async def main(pulls: int, page_size: int) -> None:
@@ -150,17 +162,23 @@ async def main(pulls: int, page_size: int) -> None:
         m, facts = await backfill_rest(gh, SYNTHETIC)
         rows.append(row(f"(b) REST backfill of {pulls} PRs (--source github)", m, pulls, facts))
         m, facts = await backfill_graphql(gh, SYNTHETIC, page_size, then_rest=False)
-        rows.append(row(f"(b) GraphQL pull requests only, {page_size} per request", m, pulls, facts))
+        rows.append(
+            row(f"(b) GraphQL pull requests only, {page_size} per request", m, pulls, facts)
+        )
         m, facts = await backfill_graphql(gh, SYNTHETIC, page_size, then_rest=True)
         rows.append(row("(b) GraphQL + REST rest (--source github-graphql)", m, pulls, facts))
 
-    print("| run | requests | 304 (free) | REST points | GraphQL points | requests/PR | "
-          "points/PR | facts | seconds |")
+    print(
+        "| run | requests | 304 (free) | REST points | GraphQL points | requests/PR | "
+        "points/PR | facts | seconds |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         print(r)
-    print("\nREST points: 200 answers (one each against the 5000/h primary limit; 304s are "
-          "free). GraphQL points: per-query cost on the separate 5000 points/h GraphQL limit.")
+    print(
+        "\nREST points: 200 answers (one each against the 5000/h primary limit; 304s are "
+        "free). GraphQL points: per-query cost on the separate 5000 points/h GraphQL limit."
+    )
 
 
 def cli(argv: list[str] | None = None) -> int:

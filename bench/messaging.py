@@ -58,11 +58,15 @@ async def consume_faststream(url: str, items) -> Clock:
     async def raw(msg, original):  # the bodies as they are: decoding is the handler's (as ours)
         return msg.body
 
-    @broker.subscriber("rd.github.>", stream=STREAM_GITHUB, durable="bench-faststream",
-                       pull_sub=PullSub(batch_size=SERVICE_BATCH, batch=True, timeout=0.5),
-                       decoder=raw,
-                       # as the services' durables (nats' default, 1000, stalls a 1024 batch)
-                       config=ConsumerConfig(max_ack_pending=20_000))
+    @broker.subscriber(
+        "rd.github.>",
+        stream=STREAM_GITHUB,
+        durable="bench-faststream",
+        pull_sub=PullSub(batch_size=SERVICE_BATCH, batch=True, timeout=0.5),
+        decoder=raw,
+        # as the services' durables (nats' default, 1000, stalls a 1024 batch)
+        config=ConsumerConfig(max_ack_pending=20_000),
+    )
     async def handle(body) -> None:
         seen[0] += len(body)
         if seen[0] >= len(items):
@@ -84,8 +88,12 @@ async def consume_streaming(url: str, items) -> Clock:
     await fill(url, items)
     nc = await nats.connect(url)
     js = nc.jetstream()
-    await js.add_consumer(STREAM_GITHUB, ConsumerConfig(
-        durable_name="bench-streaming2", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
+    await js.add_consumer(
+        STREAM_GITHUB,
+        ConsumerConfig(
+            durable_name="bench-streaming2", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000
+        ),
+    )
     pull = StreamingPull(nc, STREAM_GITHUB, "bench-streaming2", batch=SERVICE_BATCH)
     with Clock() as clock:
         await pull.start()
@@ -110,12 +118,18 @@ async def publish(url: str, items, how: str) -> Clock:
     with Clock() as clock:
         if how == "faststream":
             for event, subject in events:
-                await runtime.broker.publish(event.to_bytes(), subject,
-                                             headers=event_headers(event),
-                                             stream=stream_of(subject), timeout=15.0)
+                await runtime.broker.publish(
+                    event.to_bytes(),
+                    subject,
+                    headers=event_headers(event),
+                    stream=stream_of(subject),
+                    timeout=15.0,
+                )
         else:
             for start in range(0, len(events), PUBLISH_WINDOW):
-                await bus.publish_many([(e, s, None) for e, s in events[start:start + PUBLISH_WINDOW]])
+                await bus.publish_many(
+                    [(e, s, None) for e, s in events[start : start + PUBLISH_WINDOW]]
+                )
     stored = (await js.stream_info(STREAM_GITHUB)).state.messages
     await runtime.stop()
     assert stored == len(items), (how, stored)
@@ -131,16 +145,27 @@ async def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
             for label, run in (
-                    ("consume: FastStream pull subscriber, batches of 1024 (0.5 s)", consume_faststream),
-                    ("consume: StreamingPull + ack (the services')", consume_streaming),
-                    ("publish: FastStream broker.publish per event", lambda u, i: publish(u, i, "faststream")),
-                    # other events (ids): JetStream's de-duplication window outlives a purge
-                    ("publish: Bus.publish_many, acks gathered (the services')",
-                     lambda u, i: publish(u, payloads(len(i), first=len(i)), "ours"))):
+                (
+                    "consume: FastStream pull subscriber, batches of 1024 (0.5 s)",
+                    consume_faststream,
+                ),
+                ("consume: StreamingPull + ack (the services')", consume_streaming),
+                (
+                    "publish: FastStream broker.publish per event",
+                    lambda u, i: publish(u, i, "faststream"),
+                ),
+                # other events (ids): JetStream's de-duplication window outlives a purge
+                (
+                    "publish: Bus.publish_many, acks gathered (the services')",
+                    lambda u, i: publish(u, payloads(len(i), first=len(i)), "ours"),
+                ),
+            ):
                 print(f"{label} ...", file=sys.stderr)
                 clock = await run(server.url, items)
-                rows.append(f"  {label:<58} {len(items) / clock.wall:>9,.0f} ev/s  "
-                            f"{clock.cpu / len(items) * 1e6:5.1f} µs CPU/event")
+                rows.append(
+                    f"  {label:<58} {len(items) / clock.wall:>9,.0f} ev/s  "
+                    f"{clock.cpu / len(items) * 1e6:5.1f} µs CPU/event"
+                )
     print(f"\n{args.events:,} events (bench.pipeline's payloads), 1 embedded nats-server")
     print("\n".join(rows))
     return 0

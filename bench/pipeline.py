@@ -50,9 +50,15 @@ REPO = "bench-org/llm-serve"
 SERVICE_BATCH = CLASSIFIER.batch_size  # the baselines pull as the services do
 
 PREFIXES = ["[Bugfix]", "[Perf]", "[ROCm]", "[Spec Decode]", "[MoE]", "[Kernel]", "[CI]", "[Doc]"]
-PATHS = ["vllm/v1/core/sched/scheduler.py", "vllm/attention/backends/flash_attn.py",
-         "vllm/model_executor/layers/fused_moe/layer.py", "csrc/rocm/attention.cu",
-         "tests/v1/test_scheduler.py", "docs/usage/faq.md", ".buildkite/test-pipeline.yaml"]
+PATHS = [
+    "vllm/v1/core/sched/scheduler.py",
+    "vllm/attention/backends/flash_attn.py",
+    "vllm/model_executor/layers/fused_moe/layer.py",
+    "csrc/rocm/attention.cu",
+    "tests/v1/test_scheduler.py",
+    "docs/usage/faq.md",
+    ".buildkite/test-pipeline.yaml",
+]
 
 
 def payloads(n: int, seed: int = 1, first: int = 0) -> list[tuple[str, bytes, str]]:
@@ -62,19 +68,35 @@ def payloads(n: int, seed: int = 1, first: int = 0) -> list[tuple[str, bytes, st
     out = []
     for i in range(first, first + n):
         kind = "pull_request" if rnd.random() < 0.7 else "issue"
-        action = rnd.choice(["opened", "merged", "closed"] if kind == "pull_request" else ["opened", "closed"])
+        action = rnd.choice(
+            ["opened", "merged", "closed"] if kind == "pull_request" else ["opened", "closed"]
+        )
         created = t0 + timedelta(seconds=rnd.randrange(7 * 86400))
-        files = tuple(FileChange(path=p, additions=rnd.randrange(200), deletions=rnd.randrange(80))
-                      for p in rnd.sample(PATHS, 3)) if kind == "pull_request" else ()
+        files = (
+            tuple(
+                FileChange(path=p, additions=rnd.randrange(200), deletions=rnd.randrange(80))
+                for p in rnd.sample(PATHS, 3)
+            )
+            if kind == "pull_request"
+            else ()
+        )
         item = ItemSnapshot(
-            repo=REPO, number=i + 1, kind=kind,
+            repo=REPO,
+            number=i + 1,
+            kind=kind,
             title=f"{rnd.choice(PREFIXES)} synthetic change number {i} to the serving engine",
             author=Actor(login=f"dev{rnd.randrange(400)}", association="CONTRIBUTOR"),
-            labels=("ready",), state="open" if action == "opened" else "closed",
-            created_at=created, merged_at=created + timedelta(hours=5) if action == "merged" else None,
+            labels=("ready",),
+            state="open" if action == "opened" else "closed",
+            created_at=created,
+            merged_at=created + timedelta(hours=5) if action == "merged" else None,
             closed_at=created + timedelta(hours=5) if action != "opened" else None,
-            additions=sum(f.additions for f in files), deletions=sum(f.deletions for f in files),
-            changed_files=len(files), files=files, body_excerpt="x" * rnd.randrange(200, 500))
+            additions=sum(f.additions for f in files),
+            deletions=sum(f.deletions for f in files),
+            changed_files=len(files),
+            files=files,
+            body_excerpt="x" * rnd.randrange(200, 500),
+        )
         fact = make_fact(FactData(repo=REPO, kind=kind, action=action, item=item, origin="replay"))
         out.append((Subjects.fact(kind, action, REPO), fact.to_bytes(), fact.id))
     return out
@@ -82,8 +104,10 @@ def payloads(n: int, seed: int = 1, first: int = 0) -> list[tuple[str, bytes, st
 
 async def publish_all(js, items, window: int = 2000, id_prefix: str = "") -> None:
     for start in range(0, len(items), window):
-        futures = [await js.publish_async(subj, data, headers={"Nats-Msg-Id": id_prefix + mid})
-                   for subj, data, mid in items[start:start + window]]
+        futures = [
+            await js.publish_async(subj, data, headers={"Nats-Msg-Id": id_prefix + mid})
+            for subj, data, mid in items[start : start + window]
+        ]
         await asyncio.gather(*futures)
     await js.publish_async_completed()
 
@@ -97,7 +121,9 @@ class IngestPublisher:
 
         self.runtime = Runtime(CommonSettings(nats_url=url), "bench-ingest")
         # decoded before the clock starts: ingest holds facts, not bytes
-        self.events = [(GITHUB_EVENT_ADAPTER.validate_json(data), subject) for subject, data, _ in items]
+        self.events = [
+            (GITHUB_EVENT_ADAPTER.validate_json(data), subject) for subject, data, _ in items
+        ]
 
     async def __aenter__(self) -> IngestPublisher:
         await self.runtime.start()
@@ -111,8 +137,9 @@ class IngestPublisher:
 
         bus = self.runtime.bus("ingest")
         for start in range(0, len(self.events), PUBLISH_WINDOW):
-            await bus.publish_many([(e, subject, None)
-                                    for e, subject in self.events[start:start + PUBLISH_WINDOW]])
+            await bus.publish_many(
+                [(e, subject, None) for e, subject in self.events[start : start + PUBLISH_WINDOW]]
+            )
 
 
 async def baseline(url: str, items) -> float:
@@ -148,8 +175,12 @@ async def baseline_streaming(url: str, items) -> float:
     js = nc.jetstream(publish_async_max_pending=4000)
     await ensure_topology(js, consumers=())
     await js.purge_stream(STREAM_GITHUB)
-    await js.add_consumer(STREAM_GITHUB, ConsumerConfig(
-        durable_name="bench-streaming", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
+    await js.add_consumer(
+        STREAM_GITHUB,
+        ConsumerConfig(
+            durable_name="bench-streaming", ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000
+        ),
+    )
     pull = StreamingPull(nc, STREAM_GITHUB, "bench-streaming", batch=SERVICE_BATCH)
     await pull.start()
     start = time.perf_counter()
@@ -191,8 +222,12 @@ async def baseline_transport(url: str, items) -> float:
     await ensure_topology(js, consumers=())
     for stream, durable in ((STREAM_GITHUB, "bench-t1"), (STREAM_ENRICHED, "bench-t2")):
         await js.purge_stream(stream)
-        await js.add_consumer(stream, ConsumerConfig(
-            durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000))
+        await js.add_consumer(
+            stream,
+            ConsumerConfig(
+                durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_ack_pending=20_000
+            ),
+        )
     first = StreamingPull(middle, STREAM_GITHUB, "bench-t1", batch=SERVICE_BATCH)
     second = StreamingPull(last, STREAM_ENRICHED, "bench-t2", batch=SERVICE_BATCH)
     await first.start()
@@ -220,18 +255,27 @@ async def baseline_transport(url: str, items) -> float:
                 counter += 1
                 waiting[str(counter)] = batch
                 mid = "t-" + (m.headers or {})["Nats-Msg-Id"]
-                await middle.publish("rd.enriched" + m.subject[len("rd.github"):], m.data + pad,
-                                     reply=f"{inbox}.{counter}",
-                                     headers={"Nats-Msg-Id": mid, "Ce-Id": mid, "Ce-Type": "t",
-                                              "Nats-Expected-Stream": STREAM_ENRICHED})
+                await middle.publish(
+                    "rd.enriched" + m.subject[len("rd.github") :],
+                    m.data + pad,
+                    reply=f"{inbox}.{counter}",
+                    headers={
+                        "Nats-Msg-Id": mid,
+                        "Ce-Id": mid,
+                        "Ce-Type": "t",
+                        "Nats-Expected-Stream": STREAM_ENRICHED,
+                    },
+                )
             await batch[1].wait()
             for m in msgs:
                 await m.ack()
 
     middle_task = asyncio.create_task(classify_nothing())
     start = time.perf_counter()
-    await asyncio.gather(publish_all(js, items, id_prefix="transport-"),
-                         pull_and_ack(second, len(items), "transport baseline"))
+    await asyncio.gather(
+        publish_all(js, items, id_prefix="transport-"),
+        pull_and_ack(second, len(items), "transport baseline"),
+    )
     elapsed = time.perf_counter() - start
     middle_task.cancel()
     for pull in (first, second):
@@ -257,7 +301,9 @@ async def pipeline(url: str, items, database_url: str) -> float:
     settings = CommonSettings(nats_url=url)
     runtime = Runtime(settings, "bench")
     runtime.add(build_classifier(ClassifierSettings(nats_url=url), runtime))
-    runtime.add(build_summarizer(SummarizerSettings(nats_url=url, database_url=database_url), runtime))
+    runtime.add(
+        build_summarizer(SummarizerSettings(nats_url=url, database_url=database_url), runtime)
+    )
     nc = await nats.connect(url)
     js = nc.jetstream(publish_async_max_pending=4000)
     await runtime.start()
@@ -272,8 +318,9 @@ async def pipeline(url: str, items, database_url: str) -> float:
     return len(items) / elapsed
 
 
-async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
-                             server_pid: int) -> tuple[float, dict, dict]:
+async def pipeline_processes(
+    url: str, items, database_url: str, tmp: Path, server_pid: int
+) -> tuple[float, dict, dict]:
     """The services as subprocesses; returns events/s, peak RSS (MiB) per service, and CPU µs
     per event of each process (the services, nats-server, this publishing process, and a
     PostgreSQL server running on this machine)."""
@@ -294,19 +341,27 @@ async def pipeline_processes(url: str, items, database_url: str, tmp: Path,
         return seconds
 
     db = sa.engine.make_url(database_url)
-    postgres = (db.get_backend_name() == "postgresql"
-                and db.host in (None, "", "127.0.0.1", "localhost", "::1"))  # its CPU is ours to read
+    postgres = db.get_backend_name() == "postgresql" and db.host in (
+        None,
+        "",
+        "127.0.0.1",
+        "localhost",
+        "::1",
+    )  # its CPU is ours to read
 
     env = {"REPODIGEST_NATS_URL": url, "REPODIGEST_DATABASE_URL": database_url}
-    procs = [ServiceProcess("classifier", env, tmp / "classifier.log"),
-             ServiceProcess("summarizer", env, tmp / "summarizer.log")]
+    procs = [
+        ServiceProcess("classifier", env, tmp / "classifier.log"),
+        ServiceProcess("summarizer", env, tmp / "summarizer.log"),
+    ]
     nc = await nats.connect(url)
     js = nc.jetstream(publish_async_max_pending=4000)
     try:
         for p in procs:
             await p.start()
-        await wait_consuming(js, [(STREAM_GITHUB, DURABLE_CLASSIFIER),
-                                  (STREAM_ENRICHED, DURABLE_SUMMARIZER)], procs)
+        await wait_consuming(
+            js, [(STREAM_GITHUB, DURABLE_CLASSIFIER), (STREAM_ENRICHED, DURABLE_SUMMARIZER)], procs
+        )
         for p in procs:
             p.sample()
         async with IngestPublisher(url, items) as ingest:
@@ -343,10 +398,18 @@ async def until_folded(js, n: int, procs=()) -> None:
         enriched = (await js.stream_info(STREAM_ENRICHED)).state.messages
         if classified is None and enriched >= n:
             classified = time.perf_counter() - start
-        if (c.num_pending == 0 and c.num_ack_pending == 0 and enriched >= n
-                and s.num_pending == 0 and s.num_ack_pending == 0):
-            print(f"  classifier done after {classified:.1f} s, summarizer after "
-                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+        if (
+            c.num_pending == 0
+            and c.num_ack_pending == 0
+            and enriched >= n
+            and s.num_pending == 0
+            and s.num_ack_pending == 0
+        ):
+            print(
+                f"  classifier done after {classified:.1f} s, summarizer after "
+                f"{time.perf_counter() - start:.1f} s",
+                file=sys.stderr,
+            )
             return
         await asyncio.sleep(0.05)  # polling server state, not waiting for a result of ours
 
@@ -355,17 +418,24 @@ async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="sqlite")
-    parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    parser.add_argument("--mode", choices=["processes", "inprocess", "both"], default="processes",
-                        help="services as subprocesses (as deployed), in this process, or both")
+    parser.add_argument(
+        "--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["processes", "inprocess", "both"],
+        default="processes",
+        help="services as subprocesses (as deployed), in this process, or both",
+    )
     args = parser.parse_args(argv)
     print(f"generating {args.events:,} facts ...", file=sys.stderr)
     items = payloads(args.events)
     size = statistics.mean(len(d) for _, d, _ in items)
     databases = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     modes = ["processes", "inprocess"] if args.mode == "both" else [args.mode]
-    out = [f"{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, "
-           f"{os.cpu_count()} CPUs"]
+    out = [
+        f"{args.events:,} events, mean payload {size:.0f} B, 1 nats-server, {os.cpu_count()} CPUs"
+    ]
     for db in databases:
         for mode in modes:
             with tempfile.TemporaryDirectory() as tmp:
@@ -383,22 +453,36 @@ async def main(argv: list[str]) -> int:
                     cpu: dict = {}
                     if mode == "processes":
                         assert server.proc is not None  # started above
-                        pipe, rss, cpu = await pipeline_processes(server.url, items, url, Path(tmp),
-                                                                  server.proc.pid)
+                        pipe, rss, cpu = await pipeline_processes(
+                            server.url, items, url, Path(tmp), server.proc.pid
+                        )
                     else:
                         pipe = await pipeline(server.url, items, url)
-            out += ["", f"{db}, services as {mode}", *table([
-                ("raw JetStream: publish_async + fetch(500) + ack (the baseline)", base),
-                ("raw JetStream consumed as the services consume (StreamingPull)", streaming),
-                ("both stages, no work in them (transport ceiling)", transport),
-                ("pipeline: real classifier + summarizer", pipe),
-            ], base)]
+            out += [
+                "",
+                f"{db}, services as {mode}",
+                *table(
+                    [
+                        ("raw JetStream: publish_async + fetch(500) + ack (the baseline)", base),
+                        (
+                            "raw JetStream consumed as the services consume (StreamingPull)",
+                            streaming,
+                        ),
+                        ("both stages, no work in them (transport ceiling)", transport),
+                        ("pipeline: real classifier + summarizer", pipe),
+                    ],
+                    base,
+                ),
+            ]
             if cpu:
                 # how much of the machine the run kept busy: CPU seconds over cores x seconds
                 busy = sum(cpu.values()) * pipe / 1e6 / (os.cpu_count() or 1)
-                out.append("  CPU per event: " + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items())
-                           + f" (sum {sum(cpu.values()):.0f} µs on {os.cpu_count()} CPUs, "
-                           f"busy {busy:.0%} of the run)")
+                out.append(
+                    "  CPU per event: "
+                    + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items())
+                    + f" (sum {sum(cpu.values()):.0f} µs on {os.cpu_count()} CPUs, "
+                    f"busy {busy:.0%} of the run)"
+                )
             if rss:
                 out.append("  peak RSS: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in rss.items()))
     print("\n" + "\n".join(out))

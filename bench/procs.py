@@ -69,16 +69,21 @@ class ServiceProcess:
     _log: object = field(default=None, repr=False)
 
     async def start(self) -> ServiceProcess:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("OTEL_", "REPODIGEST_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
         env.update(self.env)
         env.setdefault("REPODIGEST_LOG_LEVEL", "WARNING")
         env["OTEL_SDK_DISABLED"] = "true"
         self._log = open(self.log_path, "ab")
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", f"services.{self.name}", env=env,
-            stdout=self._log, stderr=self._log, cwd=str(Path(__file__).resolve().parents[1]),
-            start_new_session=True)
+            sys.executable,
+            "-m",
+            f"services.{self.name}",
+            env=env,
+            stdout=self._log,
+            stderr=self._log,
+            cwd=str(Path(__file__).resolve().parents[1]),
+            start_new_session=True,
+        )
         return self
 
     def sample(self) -> int:
@@ -113,16 +118,18 @@ class ServiceProcess:
         return self.proc.returncode
 
 
-async def wait_consuming(js, durables: list[tuple[str, str]], procs: list[ServiceProcess],
-                         timeout: float = 60.0) -> None:
+async def wait_consuming(
+    js, durables: list[tuple[str, str]], procs: list[ServiceProcess], timeout: float = 60.0
+) -> None:
     """Until every durable has a pull request waiting (its service is up and fetching)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
         for p in procs:
             if not p.alive():
-                raise RuntimeError(f"{p.name} exited with {p.proc.returncode if p.proc else '?'}:\n"
-                                   f"{p.log_tail()}")
+                raise RuntimeError(
+                    f"{p.name} exited with {p.proc.returncode if p.proc else '?'}:\n{p.log_tail()}"
+                )
         ready = True
         for stream, durable in durables:
             try:
@@ -136,6 +143,8 @@ async def wait_consuming(js, durables: list[tuple[str, str]], procs: list[Servic
         if ready:
             return
         if loop.time() > deadline:
-            raise RuntimeError("services did not start consuming in time:\n"
-                               + "\n".join(p.log_tail() for p in procs))
+            raise RuntimeError(
+                "services did not start consuming in time:\n"
+                + "\n".join(p.log_tail() for p in procs)
+            )
         await asyncio.sleep(0.1)  # polling a server state, not waiting for a result of ours

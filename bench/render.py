@@ -40,10 +40,14 @@ from tests.unit.renderer.samples import large_weekly_summary
 GOAL_WITH_PDF = 3.0
 GOAL_WITHOUT_PDF = 0.3
 
-TRIVIAL = ("<table>{% for i in items %}<tr><td>{{ i.number }}</td><td>{{ i.title }}</td>"
-           "<td>{{ i.author }}</td></tr>{% endfor %}</table>")
-ONE_PAGE = ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><h1>One page</h1>"
-            "<p>WeasyPrint printing a single short page.</p></body></html>")
+TRIVIAL = (
+    "<table>{% for i in items %}<tr><td>{{ i.number }}</td><td>{{ i.title }}</td>"
+    "<td>{{ i.author }}</td></tr>{% endfor %}</table>"
+)
+ONE_PAGE = (
+    "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><h1>One page</h1>"
+    "<p>WeasyPrint printing a single short page.</p></body></html>"
+)
 
 
 _SPEED_CSS = re.compile(r"/\* speed:.*?/\* end speed \*/", re.S)
@@ -80,6 +84,7 @@ async def timed(fn: Callable[[], Awaitable[object]], runs: int) -> tuple[float, 
 def sync(fn: Callable[[], object]) -> Callable[[], Awaitable[object]]:
     async def run() -> object:
         return fn()
+
     return run
 
 
@@ -98,13 +103,19 @@ def header(title: str) -> None:
 
 async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) -> None:
     summary: SummaryData = large_weekly_summary(merged=merged).model_copy(
-        update={"languages": languages})
-    items = [i for name in ("new_issues", "closed_issues", "new_prs", "merged_prs",
-                            "closed_unmerged_prs") for i in getattr(summary.appendix, name)]
-    print(f"summary: {summary.counts.merged_prs} merged PRs, {len(items)} appendix rows, "
-          f"{len(summary.model_dump_json()) // 1024} KiB of JSON; languages {', '.join(languages)}; "
-          f"{runs} warm runs each; {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.2f} at start")
+        update={"languages": languages}
+    )
+    items = [
+        i
+        for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+        for i in getattr(summary.appendix, name)
+    ]
+    print(
+        f"summary: {summary.counts.merged_prs} merged PRs, {len(items)} appendix rows, "
+        f"{len(summary.model_dump_json()) // 1024} KiB of JSON; languages {', '.join(languages)}; "
+        f"{runs} warm runs each; {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f} at start"
+    )
 
     # ------------------------------------------------------------ before/after: a warmed worker
     cold = PdfRenderer(workers=1)
@@ -127,37 +138,64 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
         env = Environment(autoescape=True)
         trivial = env.from_string(TRIVIAL)
         header("baselines (same data, same machine, same run)")
-        row("jinja2: appendix rows into a trivial template",
-            *await timed(sync(lambda: trivial.render(items=items)), runs))
-        row("pydantic: summary.model_dump_json()",
-            *await timed(sync(summary.model_dump_json), runs))
-        row("weasyprint: one-page HTML (warm worker)",
-            *await timed(lambda: pdf.render(ONE_PAGE), runs))
+        row(
+            "jinja2: appendix rows into a trivial template",
+            *await timed(sync(lambda: trivial.render(items=items)), runs),
+        )
+        row(
+            "pydantic: summary.model_dump_json()", *await timed(sync(summary.model_dump_json), runs)
+        )
+        row(
+            "weasyprint: one-page HTML (warm worker)",
+            *await timed(lambda: pdf.render(ONE_PAGE), runs),
+        )
 
         # ------------------------------------------------------------ stages
         for lang in languages:
             m = messages(lang)
             html = documents.render_html(summary, lang)
             header(f"where the time goes ({lang}; html {len(html) // 1024} KiB)")
-            row("md: view + Markdown template",
-                *await timed(sync(functools.partial(documents.render_markdown, summary, lang)), runs))
-            row("charts: three pygal SVGs", *await timed(sync(functools.partial(charts, summary, m)), runs))
-            row("html: view + template + charts",
-                *await timed(sync(functools.partial(documents.render_html, summary, lang)), runs))
-            row("pdf: WeasyPrint in the warm worker process",
-                *await timed(functools.partial(pdf.render, html), runs))
-            row("json: model dump + cached schema", *await timed(sync(
-                lambda: (documents.render_json(summary), documents.summary_schema())), runs))
+            row(
+                "md: view + Markdown template",
+                *await timed(
+                    sync(functools.partial(documents.render_markdown, summary, lang)), runs
+                ),
+            )
+            row(
+                "charts: three pygal SVGs",
+                *await timed(sync(functools.partial(charts, summary, m)), runs),
+            )
+            row(
+                "html: view + template + charts",
+                *await timed(sync(functools.partial(documents.render_html, summary, lang)), runs),
+            )
+            row(
+                "pdf: WeasyPrint in the warm worker process",
+                *await timed(functools.partial(pdf.render, html), runs),
+            )
+            row(
+                "json: model dump + cached schema",
+                *await timed(
+                    sync(lambda: (documents.render_json(summary), documents.summary_schema())), runs
+                ),
+            )
             with tempfile.TemporaryDirectory() as tmp:
                 store = DirectoryObjectStore(tmp)
-                docs = {"md": documents.render_markdown(summary, lang).encode(),
-                        "html": html.encode(), "pdf": await pdf.render(html),
-                        "json": documents.render_json(summary).encode()}
+                docs = {
+                    "md": documents.render_markdown(summary, lang).encode(),
+                    "html": html.encode(),
+                    "pdf": await pdf.render(html),
+                    "json": documents.render_json(summary).encode(),
+                }
 
                 async def put_all(docs=docs, store=store, lang=lang) -> None:
                     for fmt, data in docs.items():
-                        await store.put(f"reports/o/r/w/r1/{lang}/report.{fmt}", data,
-                                        documents.CONTENT_TYPES[fmt])
+                        await store.put(
+                            f"reports/o/r/w/r1/{lang}/report.{fmt}",
+                            data,
+                            documents.CONTENT_TYPES[fmt],
+                        )
+
                 row("store: four artifacts into a directory", *await timed(put_all, runs))
 
         # ------------------------------------------------------------ before/after
@@ -167,39 +205,61 @@ async def run(merged: int, runs: int, languages: tuple[str, ...], workers: int) 
         assert old_html != html, "the speed CSS block is missing from report.css"
         loop = asyncio.get_running_loop()
         row("pdf, auto table layout (before)", *await timed(lambda: pdf.render(old_html), runs))
-        row("pdf, fixed appendix table layout (after)", *await timed(lambda: pdf.render(html), runs))
+        row(
+            "pdf, fixed appendix table layout (after)", *await timed(lambda: pdf.render(html), runs)
+        )
         cpu_before = [await loop.run_in_executor(pdf._pool, pdf_cpu, old_html) for _ in range(runs)]
         cpu_after = [await loop.run_in_executor(pdf._pool, pdf_cpu, html) for _ in range(runs)]
-        row("  the same, CPU seconds in the worker (before)", statistics.median(cpu_before),
-            min(cpu_before), "not slowed by other processes")
-        row("  the same, CPU seconds in the worker (after)", statistics.median(cpu_after),
-            min(cpu_after))
+        row(
+            "  the same, CPU seconds in the worker (before)",
+            statistics.median(cpu_before),
+            min(cpu_before),
+            "not slowed by other processes",
+        )
+        row(
+            "  the same, CPU seconds in the worker (after)",
+            statistics.median(cpu_after),
+            min(cpu_after),
+        )
         schema_uncached = documents.summary_schema.__wrapped__
         row("json schema generated per report (before)", *await timed(sync(schema_uncached), runs))
         row("json schema cached (after)", *await timed(sync(documents.summary_schema), runs))
-        row("first PDF on a cold worker (before)", first_cold, first_cold,
-            "spawn + imports + fonts inside the first report")
-        row("first PDF on a worker warmed at start (after)", first_warm, first_warm,
-            f"warming took {warming * 1000:.0f} ms in the background at start")
+        row(
+            "first PDF on a cold worker (before)",
+            first_cold,
+            first_cold,
+            "spawn + imports + fonts inside the first report",
+        )
+        row(
+            "first PDF on a worker warmed at start (after)",
+            first_warm,
+            first_warm,
+            f"warming took {warming * 1000:.0f} ms in the background at start",
+        )
 
         # ------------------------------------------------------------ the use case
         header("render_report: render, store (directory), index, publish")
         with tempfile.TemporaryDirectory() as tmp:
             store = DirectoryObjectStore(tmp)
             results = {}
-            for label, formats in (("all four formats", ("md", "html", "pdf", "json")),
-                                   ("without the PDF", ("md", "html", "json"))):
+            for label, formats in (
+                ("all four formats", ("md", "html", "pdf", "json")),
+                ("without the PDF", ("md", "html", "json")),
+            ):
                 event = WindowSummarized.create(summary.model_copy(update={"formats": formats}))
                 results[label] = await timed(
-                    functools.partial(render_report, event, store, nothing, pdf, now), runs)
+                    functools.partial(render_report, event, store, nothing, pdf, now), runs
+                )
                 row(label, *results[label])
         with_pdf, without_pdf = results["all four formats"][0], results["without the PDF"][0]
         per = f" ({len(languages)} languages)" if len(languages) > 1 else ""
         print(f"load average now {os.getloadavg()[0]:.2f} (other processes share the CPUs)")
-        print(f"goals{per}: with the PDF {with_pdf:.2f} s (goal {GOAL_WITH_PDF:.1f} s: "
-              f"{'met' if with_pdf <= GOAL_WITH_PDF else 'missed'}); without {without_pdf:.3f} s "
-              f"(goal {GOAL_WITHOUT_PDF:.1f} s: "
-              f"{'met' if without_pdf <= GOAL_WITHOUT_PDF else 'missed'})")
+        print(
+            f"goals{per}: with the PDF {with_pdf:.2f} s (goal {GOAL_WITH_PDF:.1f} s: "
+            f"{'met' if with_pdf <= GOAL_WITH_PDF else 'missed'}); without {without_pdf:.3f} s "
+            f"(goal {GOAL_WITHOUT_PDF:.1f} s: "
+            f"{'met' if without_pdf <= GOAL_WITHOUT_PDF else 'missed'})"
+        )
     finally:
         pdf.close()
 
@@ -209,9 +269,13 @@ def main() -> int:
     parser.add_argument("--merged", type=int, default=256, help="merged PRs in the week")
     parser.add_argument("--runs", type=int, default=3, help="warm runs per figure (median)")
     parser.add_argument("--languages", default="en", help="comma-separated: en, zh-CN")
-    parser.add_argument("--pdf-workers", type=int, default=1,
-                        help="PDF worker processes (REPODIGEST_PDF_WORKERS); languages' PDFs "
-                        "render in parallel on as many")
+    parser.add_argument(
+        "--pdf-workers",
+        type=int,
+        default=1,
+        help="PDF worker processes (REPODIGEST_PDF_WORKERS); languages' PDFs "
+        "render in parallel on as many",
+    )
     args = parser.parse_args()
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
     asyncio.run(run(args.merged, max(1, args.runs), languages, max(1, args.pdf_workers)))

@@ -47,12 +47,20 @@ FORMATS = ("md", "html", "pdf", "json")
 def week_events(repo: str, merged: int, start: datetime) -> list:
     """`merged` pull requests opened and merged inside the week starting at `start`."""
     step = timedelta(days=6.5) / max(1, merged)
-    items = [ItemSpec(number=i + 1, kind="pull_request", opened=start + step * i,
-                      merged=start + step * i + timedelta(hours=3), author=PEOPLE[i % len(PEOPLE)],
-                      modules=(MODULES[i % len(MODULES)],), additions=10 + i % 300,
-                      files=(f"vllm/{MODULES[i % len(MODULES)]}/file{i % 40}.py",),
-                      title=f"[{MODULES[i % len(MODULES)]}] change number {i}")
-             for i in range(merged)]
+    items = [
+        ItemSpec(
+            number=i + 1,
+            kind="pull_request",
+            opened=start + step * i,
+            merged=start + step * i + timedelta(hours=3),
+            author=PEOPLE[i % len(PEOPLE)],
+            modules=(MODULES[i % len(MODULES)],),
+            additions=10 + i % 300,
+            files=(f"vllm/{MODULES[i % len(MODULES)]}/file{i % 40}.py",),
+            title=f"[{MODULES[i % len(MODULES)]}] change number {i}",
+        )
+        for i in range(merged)
+    ]
     return Scenario(repo=repo, items=items).events()
 
 
@@ -78,26 +86,46 @@ async def one(js, nc, merged: int, fmt: str, week, pdf) -> tuple[float, float, f
     async def on_ready(msg) -> None:
         ready.put_nowait((time.perf_counter(), msg.data))
 
-    subs = [await nc.subscribe(Subjects.summary_ready(repo), cb=on_summary),
-            await nc.subscribe(Subjects.report_ready(repo), cb=on_ready)]
+    subs = [
+        await nc.subscribe(Subjects.summary_ready(repo), cb=on_summary),
+        await nc.subscribe(Subjects.report_ready(repo), cb=on_ready),
+    ]
     futures = []
     for e in week_events(repo, merged, week.start):
         subject = Subjects.enriched(e.data.fact.kind, e.data.fact.action, repo)
         futures.append(await js.publish_async(subject, e.to_bytes(), headers={"Nats-Msg-Id": e.id}))
     close_at = week.end + timedelta(hours=1)
-    request = ReportRequested.create(ReportRequestData(
-        repo=repo, window=WindowRef(kind=week.kind, label=week.label, start=week.start,
-                                    end=week.end, tz=week.tz, cutoff=week.cutoff),
-        languages=("en",), formats=(fmt,), as_of=close_at, requested_by="bench"),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
-    futures.append(await js.publish_async(Subjects.report_requested(repo), request.to_bytes(),
-                                          headers={"Nats-Msg-Id": request.id}))
+    request = ReportRequested.create(
+        ReportRequestData(
+            repo=repo,
+            window=WindowRef(
+                kind=week.kind,
+                label=week.label,
+                start=week.start,
+                end=week.end,
+                tz=week.tz,
+                cutoff=week.cutoff,
+            ),
+            languages=("en",),
+            formats=(fmt,),
+            as_of=close_at,
+            requested_by="bench",
+        ),
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
+    futures.append(
+        await js.publish_async(
+            Subjects.report_requested(repo), request.to_bytes(), headers={"Nats-Msg-Id": request.id}
+        )
+    )
     await asyncio.gather(*futures)
     await until_folded(js)
     mark = watermark(close_at, repo)
     start = time.perf_counter()
-    await js.publish(Subjects.enriched_watermark(repo), mark.to_bytes(),
-                     headers={"Nats-Msg-Id": mark.id})
+    await js.publish(
+        Subjects.enriched_watermark(repo), mark.to_bytes(), headers={"Nats-Msg-Id": mark.id}
+    )
     summary: WindowSummarized | None = None
     while True:
         at, data = await asyncio.wait_for(ready.get(), 600)
@@ -133,8 +161,14 @@ async def run(sizes: list[int], formats: list[str]) -> list[tuple[int, str, floa
         async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
             url = server.url
             runtime = Runtime(CommonSettings(nats_url=url), "bench")
-            runtime.add(build_summarizer(SummarizerSettings(
-                nats_url=url, database_url=f"sqlite:///{Path(tmp) / 'latency.db'}"), runtime))
+            runtime.add(
+                build_summarizer(
+                    SummarizerSettings(
+                        nats_url=url, database_url=f"sqlite:///{Path(tmp) / 'latency.db'}"
+                    ),
+                    runtime,
+                )
+            )
             runtime.add(build_renderer(RendererSettings(nats_url=url), runtime))
             pdf = PdfRenderer(workers=1)
             await pdf.warm(stylesheet())
@@ -155,16 +189,22 @@ async def run(sizes: list[int], formats: list[str]) -> list[tuple[int, str, floa
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--merged", default="50,256,1000", help="merged PRs per week, comma-separated")
+    parser.add_argument(
+        "--merged", default="50,256,1000", help="merged PRs per week, comma-separated"
+    )
     parser.add_argument("--formats", default=",".join(FORMATS))
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.merged.split(",") if x]
     formats = [f for f in args.formats.split(",") if f]
     rows = asyncio.run(run(sizes, formats))
-    print(f"\nweek closed by the watermark -> report-ready, one language (en), SQLite, NATS object "
-          f"store, 1 PDF worker, {os.cpu_count()} CPUs\n")
-    print(f"{'merged PRs':>10} {'format':<7} {'close->summary s':>17} {'close->ready s':>15} "
-          f"{'baseline: render only s':>24}")
+    print(
+        f"\nweek closed by the watermark -> report-ready, one language (en), SQLite, NATS object "
+        f"store, 1 PDF worker, {os.cpu_count()} CPUs\n"
+    )
+    print(
+        f"{'merged PRs':>10} {'format':<7} {'close->summary s':>17} {'close->ready s':>15} "
+        f"{'baseline: render only s':>24}"
+    )
     for merged, fmt, summarized, done, direct in rows:
         print(f"{merged:>10} {fmt:<7} {summarized:>17.3f} {done:>15.3f} {direct:>24.3f}")
     return 0

@@ -26,8 +26,13 @@ from zoneinfo import ZoneInfo
 
 from services.summarizer.domain.storylines import StoryItem, find_storylines, term_counts_of
 
-HISTORY = (Path(__file__).resolve().parents[2] / "shared" / "data" / "vllm-ascend-history"
-           / "merged_prs_with_bodies.jsonl")
+HISTORY = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "vllm-ascend-history"
+    / "merged_prs_with_bodies.jsonl"
+)
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
@@ -38,11 +43,20 @@ def load() -> list[StoryItem]:
         if r["pr_number"] is None:
             continue
         files = r["files"] or []
-        items.append(StoryItem(
-            number=r["pr_number"], title=r["title"], merged_at=datetime.fromisoformat(r["merged_at"]),
-            digest=None, files=tuple(f["path"] for f in files), categories=(), modules=(),
-            additions=sum(f["additions"] or 0 for f in files),
-            deletions=sum(f["deletions"] or 0 for f in files), bot="[bot]" in (r["author_email"] or "")))
+        items.append(
+            StoryItem(
+                number=r["pr_number"],
+                title=r["title"],
+                merged_at=datetime.fromisoformat(r["merged_at"]),
+                digest=None,
+                files=tuple(f["path"] for f in files),
+                categories=(),
+                modules=(),
+                additions=sum(f["additions"] or 0 for f in files),
+                deletions=sum(f["deletions"] or 0 for f in files),
+                bot="[bot]" in (r["author_email"] or ""),
+            )
+        )
     return items
 
 
@@ -69,8 +83,12 @@ def merged_at(item: StoryItem) -> datetime:
 
 def bench_weeks(items: list[StoryItem], n_weeks: int, passes: int) -> None:
     weeks = Counter(merged_at(i).astimezone(SHANGHAI).isocalendar()[:2] for i in items)
-    print(f"find_storylines on the {n_weeks} busiest weeks (history counted once per week, not timed here)")
-    print(f"{'week':>9} {'items':>6} {'history':>8} {'lines':>6} {'µs/item':>9} {'split µs/item':>14} {'ratio':>6}")
+    print(
+        f"find_storylines on the {n_weeks} busiest weeks (history counted once per week, not timed here)"
+    )
+    print(
+        f"{'week':>9} {'items':>6} {'history':>8} {'lines':>6} {'µs/item':>9} {'split µs/item':>14} {'ratio':>6}"
+    )
     total_items = total_t = total_base = 0.0
     for (year, week), _n in weeks.most_common(n_weeks):
         start = datetime.combine(date.fromisocalendar(year, week, 1), datetime.min.time(), SHANGHAI)
@@ -93,10 +111,14 @@ def bench_weeks(items: list[StoryItem], n_weeks: int, passes: int) -> None:
         )
         k = len(current)
         total_items, total_t, total_base = total_items + k, total_t + t, total_base + base
-        print(f"{year}-W{week:02d} {k:>6} {len(hist):>8} {len(lines):>6} {t / k * 1e6:>9.0f} "
-              f"{base / k * 1e6:>14.1f} {t / base:>6.0f}")
-    print(f"{'all':>9} {int(total_items):>6} {'':>8} {'':>6} {total_t / total_items * 1e6:>9.0f} "
-          f"{total_base / total_items * 1e6:>14.1f} {total_t / total_base:>6.0f}")
+        print(
+            f"{year}-W{week:02d} {k:>6} {len(hist):>8} {len(lines):>6} {t / k * 1e6:>9.0f} "
+            f"{base / k * 1e6:>14.1f} {t / base:>6.0f}"
+        )
+    print(
+        f"{'all':>9} {int(total_items):>6} {'':>8} {'':>6} {total_t / total_items * 1e6:>9.0f} "
+        f"{total_base / total_items * 1e6:>14.1f} {total_t / total_base:>6.0f}"
+    )
 
 
 def scaled_titles(items: list[StoryItem], n: int) -> list[tuple[int, str]]:
@@ -109,13 +131,17 @@ def scaled_titles(items: list[StoryItem], n: int) -> list[tuple[int, str]]:
 
 def bench_counting(items: list[StoryItem], n: int, passes: int) -> None:
     print("\nterm counting over a whole history (term_counts_of) against str.split")
-    print(f"{'titles':>8} {'terms':>8} {'ms':>8} {'µs/title':>9} {'split ms':>9} {'split µs/title':>15} {'ratio':>6}")
+    print(
+        f"{'titles':>8} {'terms':>8} {'ms':>8} {'µs/title':>9} {'split ms':>9} {'split µs/title':>15} {'ratio':>6}"
+    )
     for size in (len(items), n):
         titles = [t for _n, t in scaled_titles(items, size)]
         t, counts = cpu(lambda titles=titles: term_counts_of(titles), passes)
         base, _ = cpu(lambda titles=titles: split_counts(titles), passes)
-        print(f"{size:>8} {len(counts):>8} {t * 1e3:>8.0f} {t / size * 1e6:>9.1f} {base * 1e3:>9.0f} "
-              f"{base / size * 1e6:>15.2f} {t / base:>6.1f}")
+        print(
+            f"{size:>8} {len(counts):>8} {t * 1e3:>8.0f} {t / size * 1e6:>9.1f} {base * 1e3:>9.0f} "
+            f"{base / size * 1e6:>15.2f} {t / base:>6.1f}"
+        )
 
 
 def bench_store(items: list[StoryItem], n: int) -> None:
@@ -130,12 +156,25 @@ def bench_store(items: list[StoryItem], n: int) -> None:
         store = SqlProjections(f"sqlite:///{tmp}/bench.db")
         store.migrate()
         at = datetime(2026, 1, 1, tzinfo=UTC)
-        rows = [dict(repo=repo, number=number, kind="pull_request", title=title, author="a", state="closed",
-                     created_at=at, snapshot_time=at + timedelta(seconds=number), snapshot="{}", tags="{}",
-                     first_seen=at) for number, title in scaled_titles(items, n)]
+        rows = [
+            dict(
+                repo=repo,
+                number=number,
+                kind="pull_request",
+                title=title,
+                author="a",
+                state="closed",
+                created_at=at,
+                snapshot_time=at + timedelta(seconds=number),
+                snapshot="{}",
+                tags="{}",
+                first_seen=at,
+            )
+            for number, title in scaled_titles(items, n)
+        ]
         with store.engine.begin() as conn:
             for k in range(0, len(rows), 5000):
-                conn.execute(items_table.insert(), rows[k:k + 5000])
+                conn.execute(items_table.insert(), rows[k : k + 5000])
 
         def timed(fn) -> float:
             t = time.perf_counter()
@@ -143,13 +182,27 @@ def bench_store(items: list[StoryItem], n: int) -> None:
                 fn(conn)
             return time.perf_counter() - t
 
-        read = timed(lambda c: c.execute(sa.select(items_table.c.number, items_table.c.title)
-                                         .where(items_table.c.repo == repo)).all())
+        read = timed(
+            lambda c: c.execute(
+                sa.select(items_table.c.number, items_table.c.title).where(
+                    items_table.c.repo == repo
+                )
+            ).all()
+        )
         cold = timed(lambda c: store._title_history(c, repo))
         warm = timed(lambda c: store._title_history(c, repo))
         with store.engine.begin() as conn:
-            conn.execute(items_table.insert(), [dict(rows[0], number=n + 1, title="[Feature] one more item",
-                                                     snapshot_time=at + timedelta(days=400))])
+            conn.execute(
+                items_table.insert(),
+                [
+                    dict(
+                        rows[0],
+                        number=n + 1,
+                        title="[Feature] one more item",
+                        snapshot_time=at + timedelta(days=400),
+                    )
+                ],
+            )
         one_new = timed(lambda c: store._title_history(c, repo))
         store.close()
     print(f"{'baseline: read (number, title)':<40} {read * 1e3:>8.0f} ms")

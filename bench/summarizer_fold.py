@@ -67,7 +67,9 @@ def real_events(n: int) -> list:
 
     s = ClassifierSettings()
     registry = load_registry(s.profiles_dir, s.codeowners_files(), s.profile_overrides)
-    facts = [classify_fact(GITHUB_EVENT_ADAPTER.validate_json(b), registry) for _, b, _ in payloads(n)]
+    facts = [
+        classify_fact(GITHUB_EVENT_ADAPTER.validate_json(b), registry) for _, b, _ in payloads(n)
+    ]
     return [*facts, watermark(max(f.data.fact_time for f in facts), PIPELINE_REPO)]
 
 
@@ -76,8 +78,9 @@ def per_event(cpu: list[tuple[float, int]]) -> float:
     return 1e6 * sum(c for c, _ in cpu) / max(1, sum(n for _, n in cpu))
 
 
-async def run(items: int, kind: str, events: list | None = None, edge: int = 10,
-              repo: str = REPO) -> None:
+async def run(
+    items: int, kind: str, events: list | None = None, edge: int = 10, repo: str = REPO
+) -> None:
     week = week_window(2026, 24, "UTC")
     if events is None:
         events = [*random_scenario(1, week.start, 7.0, items).events(), watermark(week.end)]
@@ -86,14 +89,18 @@ async def run(items: int, kind: str, events: list | None = None, edge: int = 10,
         try:
             store = SqlProjections(url)
             store.migrate()
-            baseline_table = sa.Table("bench_raw", sa.MetaData(), sa.Column("id", sa.String(64), primary_key=True),
-                                      sa.Column("body", sa.Text))
+            baseline_table = sa.Table(
+                "bench_raw",
+                sa.MetaData(),
+                sa.Column("id", sa.String(64), primary_key=True),
+                sa.Column("body", sa.Text),
+            )
             baseline_table.create(store.engine)
             payloads = [{"id": e.id, "body": e.model_dump_json()} for e in events]
             t0 = time.perf_counter()
             for i in range(0, len(payloads), BATCH):
                 with store.engine.begin() as conn:
-                    conn.execute(baseline_table.insert(), payloads[i:i + BATCH])
+                    conn.execute(baseline_table.insert(), payloads[i : i + BATCH])
             raw = len(payloads) / (time.perf_counter() - t0)
 
             async def publish(event) -> None:
@@ -116,8 +123,8 @@ async def run(items: int, kind: str, events: list | None = None, edge: int = 10,
             t0 = time.perf_counter()
             for i in range(0, len(events), BATCH):
                 c0 = time.process_time()
-                await fold_events(deps, events[i:i + BATCH])
-                cpu.append((time.process_time() - c0, len(events[i:i + BATCH])))
+                await fold_events(deps, events[i : i + BATCH])
+                cpu.append((time.process_time() - c0, len(events[i : i + BATCH])))
             folded = len(events) / (time.perf_counter() - t0)
             t0 = time.perf_counter()
             summary = await summarize_window(deps, repo, week, RequestMeta(request_id="bench"))
@@ -130,11 +137,17 @@ async def run(items: int, kind: str, events: list | None = None, edge: int = 10,
     print(f"  {'fold_events':<28} {folded:>10,.0f} events/s")
     edge = min(edge, len(cpu))
     for name, spent in (("fold_events CPU", cpu), ("  of which store.fold", store_cpu)):
-        print(f"  {name:<28} {per_event(spent):>10.1f} µs/event   (first {edge} batches "
-              f"{per_event(spent[:edge]):.1f}, last {edge} {per_event(spent[-edge:]):.1f})")
-    print(f"  {'baseline executemany':<28} {raw:>10,.0f} rows/s   (fold = {folded / raw:.0%} of baseline)")
-    print(f"  {'weekly summary':<28} {took:>10.2f} s for {summary.data.facts_counted} facts, "
-          f"{len(summary.to_bytes()) / 1000:.0f} kB event")
+        print(
+            f"  {name:<28} {per_event(spent):>10.1f} µs/event   (first {edge} batches "
+            f"{per_event(spent[:edge]):.1f}, last {edge} {per_event(spent[-edge:]):.1f})"
+        )
+    print(
+        f"  {'baseline executemany':<28} {raw:>10,.0f} rows/s   (fold = {folded / raw:.0%} of baseline)"
+    )
+    print(
+        f"  {'weekly summary':<28} {took:>10.2f} s for {summary.data.facts_counted} facts, "
+        f"{len(summary.to_bytes()) / 1000:.0f} kB event"
+    )
 
 
 def main() -> None:
@@ -146,7 +159,9 @@ def main() -> None:
     parser.add_argument("--edge", type=int, default=10, help="batches averaged at each end")
     args = parser.parse_args()
     kinds = ("sqlite", "postgres") if args.database == "both" else (args.database,)
-    events, repo = (real_events(args.events), PIPELINE_REPO) if args.corpus == "real" else (None, REPO)
+    events, repo = (
+        (real_events(args.events), PIPELINE_REPO) if args.corpus == "real" else (None, REPO)
+    )
     for kind in kinds:
         asyncio.run(run(args.items, kind, events, args.edge, repo))
 

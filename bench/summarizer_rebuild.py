@@ -43,13 +43,21 @@ async def run(items: int, kind: str) -> None:
             await ensure_topology(js, Topology(), consumers=())
             acks = []
             for e in events:
-                subject = (Subjects.enriched(e.data.fact.kind, e.data.fact.action, REPO)
-                           if hasattr(e.data, "fact") else Subjects.enriched_watermark(REPO))
-                acks.append(await js.publish_async(subject, e.to_bytes(), headers={"Nats-Msg-Id": e.id}))
+                subject = (
+                    Subjects.enriched(e.data.fact.kind, e.data.fact.action, REPO)
+                    if hasattr(e.data, "fact")
+                    else Subjects.enriched_watermark(REPO)
+                )
+                acks.append(
+                    await js.publish_async(subject, e.to_bytes(), headers={"Nats-Msg-Id": e.id})
+                )
             await asyncio.gather(*acks)
 
-            sub = await js.pull_subscribe("rd.enriched.>", stream=STREAM_ENRICHED, config=ConsumerConfig(
-                deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE))
+            sub = await js.pull_subscribe(
+                "rd.enriched.>",
+                stream=STREAM_ENRICHED,
+                config=ConsumerConfig(deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE),
+            )
             t0, seen = time.perf_counter(), 0
             while seen < len(events):
                 for msg in await sub.fetch(500, timeout=5):
@@ -74,9 +82,13 @@ async def run(items: int, kind: str) -> None:
             drop()
             await server.stop()
     print(f"{kind}: {len(events)} events")
-    print(f"  {'rebuild':<28} {rebuilt:>10,.0f} events/s   ({result.facts} facts, "
-          f"{result.watermarks} watermarks)")
-    print(f"  {'baseline fetch + decode':<28} {raw:>10,.0f} events/s   (rebuild = {rebuilt / raw:.0%} of baseline)")
+    print(
+        f"  {'rebuild':<28} {rebuilt:>10,.0f} events/s   ({result.facts} facts, "
+        f"{result.watermarks} watermarks)"
+    )
+    print(
+        f"  {'baseline fetch + decode':<28} {raw:>10,.0f} events/s   (rebuild = {rebuilt / raw:.0%} of baseline)"
+    )
 
 
 def main() -> None:

@@ -14,7 +14,9 @@ def directory_problem(path: Path, option: str) -> str | None:
     """Why `path` cannot be (or become) a directory we write into; None when it can."""
     p = path.expanduser()
     if p.exists():
-        return None if p.is_dir() else f"{option} {path} is a file, not a directory; name a directory"
+        return (
+            None if p.is_dir() else f"{option} {path} is a file, not a directory; name a directory"
+        )
     for parent in p.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -54,8 +56,10 @@ def source_problem(source: str | None, repo: str) -> str | None:
     except SourceError as exc:
         return f"--source: {exc}"
     if spec.kind == "demo" and repo != DEMO_REPO:
-        return (f"--source demo only generates {DEMO_REPO}; pass it as the repository "
-                f"(repodigest report {DEMO_REPO} --source demo ...) or run `repodigest demo`")
+        return (
+            f"--source demo only generates {DEMO_REPO}; pass it as the repository "
+            f"(repodigest report {DEMO_REPO} --source demo ...) or run `repodigest demo`"
+        )
     return None
 
 
@@ -72,9 +76,13 @@ def output_file_problem(path: Path, option: str) -> str | None:
     return None
 
 
-def report_argument_problem(*, out_dir: Path, data_dir: Path | None, timeout: float,
-                            database_url: str | None) -> str | None:
+def report_argument_problem(
+    *, out_dir: Path, data_dir: Path | None, timeout: float, database_url: str | None
+) -> str | None:
     """The first problem with these arguments of `report`, or None."""
-    return (timeout_problem(timeout) or directory_problem(out_dir, "--out")
-            or (directory_problem(data_dir, "--data-dir") if data_dir is not None else None)
-            or database_problem(database_url))
+    return (
+        timeout_problem(timeout)
+        or directory_problem(out_dir, "--out")
+        or (directory_problem(data_dir, "--data-dir") if data_dir is not None else None)
+        or database_problem(database_url)
+    )

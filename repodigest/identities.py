@@ -30,19 +30,23 @@ def facts_of_source(source: str, repo: str | None) -> list[FactData]:
             raise IdentitiesProblem(
                 f"--source {source} is the live GitHub API: identities reads files and event logs; "
                 "run `repodigest report OWNER/NAME ... --data-dir DIR` first, then "
-                "`repodigest identities OWNER/NAME --data-dir DIR` (or --nats-url of a deployment)")
+                "`repodigest identities OWNER/NAME --data-dir DIR` (or --nats-url of a deployment)"
+            )
         loaded = load_source(source, repo)
     except SourceError as exc:
         raise IdentitiesProblem(f"--source: {exc}") from None
     except FileNotFoundError as exc:
         raise IdentitiesProblem(f"--source: {exc.filename or exc} does not exist") from None
     except OSError as exc:
-        raise IdentitiesProblem(f"--source: cannot read {exc.filename or source}: "
-                                f"{exc.strerror or exc}", 1) from None
+        raise IdentitiesProblem(
+            f"--source: cannot read {exc.filename or source}: {exc.strerror or exc}", 1
+        ) from None
     return [data_of(f) for f in loaded.facts]
 
 
-async def _facts_of_log(nats_url: str, repo: str | None, fetch_timeout: float = 5.0) -> list[FactData]:
+async def _facts_of_log(
+    nats_url: str, repo: str | None, fetch_timeout: float = 5.0
+) -> list[FactData]:
     import nats
     from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
@@ -57,12 +61,22 @@ async def _facts_of_log(nats_url: str, repo: str | None, fetch_timeout: float = 
         js = nc.jetstream()
         subject = replay_subject(repo)
         try:
-            sub = await js.pull_subscribe(subject, stream=STREAM_GITHUB, config=ConsumerConfig(
-                filter_subject=subject, deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE,
-                inactive_threshold=120.0, mem_storage=True))
+            sub = await js.pull_subscribe(
+                subject,
+                stream=STREAM_GITHUB,
+                config=ConsumerConfig(
+                    filter_subject=subject,
+                    deliver_policy=DeliverPolicy.ALL,
+                    ack_policy=AckPolicy.NONE,
+                    inactive_threshold=120.0,
+                    mem_storage=True,
+                ),
+            )
         except nats.js.errors.NotFoundError:
-            raise IdentitiesProblem(f"the event log has no {STREAM_GITHUB} stream at this NATS: run "
-                                    "`repodigest report` (or ingest) first, or pass --source") from None
+            raise IdentitiesProblem(
+                f"the event log has no {STREAM_GITHUB} stream at this NATS: run "
+                "`repodigest report` (or ingest) first, or pass --source"
+            ) from None
         facts: list[FactData] = []
         total = (await sub.consumer_info()).num_pending
         read = idle = 0
@@ -72,8 +86,11 @@ async def _facts_of_log(nats_url: str, repo: str | None, fetch_timeout: float = 
             except (TimeoutError, nats.errors.TimeoutError):
                 idle += 1
                 if idle >= 3:
-                    raise IdentitiesProblem(f"{STREAM_GITHUB} stopped delivering after {read} of "
-                                            f"{total} messages; run the command again", 1) from None
+                    raise IdentitiesProblem(
+                        f"{STREAM_GITHUB} stopped delivering after {read} of "
+                        f"{total} messages; run the command again",
+                        1,
+                    ) from None
                 continue
             idle = 0
             for msg in msgs:
@@ -90,7 +107,9 @@ async def _facts_of_log(nats_url: str, repo: str | None, fetch_timeout: float = 
         await nc.drain()
 
 
-async def facts_of_log(nats_url: str | None, data_dir: Path | None, repo: str | None) -> list[FactData]:
+async def facts_of_log(
+    nats_url: str | None, data_dir: Path | None, repo: str | None
+) -> list[FactData]:
     """The facts in the event log: a deployment's NATS, or the embedded one a `repodigest report
     --data-dir DIR` kept."""
     from shared.natsserver import EmbeddedNats
@@ -106,9 +125,17 @@ async def facts_of_log(nats_url: str | None, data_dir: Path | None, repo: str | 
         raise IdentitiesProblem(str(exc), 1) from None
 
 
-def identities_command(repo: str | None, *, source: str | None, identities: Path | None,
-                       starter: bool, nats_url: str | None, data_dir: Path | None,
-                       out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+def identities_command(
+    repo: str | None,
+    *,
+    source: str | None,
+    identities: Path | None,
+    starter: bool,
+    nats_url: str | None,
+    data_dir: Path | None,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
     """List the data's links and the look-alikes (or print a starter file). Exit codes: 0 done;
     1 NATS unreachable or the log unreadable; 2 bad arguments or an unusable identities file."""
     from services.classifier.adapters.profiles import read_identities
@@ -121,12 +148,16 @@ def identities_command(repo: str | None, *, source: str | None, identities: Path
         if repo is not None and (repo.count("/") != 1 or not all(repo.split("/"))):
             raise IdentitiesProblem(f"repository {repo!r} must be OWNER/NAME")
         if source is None and nats_url is None and data_dir is None:
-            raise IdentitiesProblem("no facts to read: pass --source (e.g. replay:PATH, git:PATH), "
-                                    "--nats-url (a deployment's event log) or --data-dir (the "
-                                    "event log `repodigest report --data-dir` kept)")
+            raise IdentitiesProblem(
+                "no facts to read: pass --source (e.g. replay:PATH, git:PATH), "
+                "--nats-url (a deployment's event log) or --data-dir (the "
+                "event log `repodigest report --data-dir` kept)"
+            )
         if source is None and data_dir is not None and not (data_dir / "jetstream").is_dir():
-            raise IdentitiesProblem(f"--data-dir {data_dir} holds no event log (no jetstream/ "
-                                    "folder): pass the --data-dir of a `repodigest report` run")
+            raise IdentitiesProblem(
+                f"--data-dir {data_dir} holds no event log (no jetstream/ "
+                "folder): pass the --data-dir of a `repodigest report` run"
+            )
         try:
             book = read_identities(identities) if identities is not None else None
         except IdentityError as exc:

@@ -24,8 +24,9 @@ def service_names(asked: Sequence[str]) -> list[str]:
     names = list(SERVICES) if list(asked) == ["all"] else list(asked)
     unknown = [n for n in names if n not in SERVICES]
     if unknown:
-        raise ServeError(f"unknown service(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(SERVICES)} or all", 2)
+        raise ServeError(
+            f"unknown service(s) {', '.join(unknown)}; choose from {', '.join(SERVICES)} or all", 2
+        )
     return names
 
 

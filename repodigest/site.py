@@ -17,8 +17,9 @@ class SiteError(Exception):
     """Something a person can fix; the CLI prints it and exits 1."""
 
 
-async def export_site(out: Path, artifacts: str | None, nats_url: str | None,
-                      data_dir: Path | None):
+async def export_site(
+    out: Path, artifacts: str | None, nats_url: str | None, data_dir: Path | None
+):
     """Every page and artifact of the archive in `artifacts` (a report's `--data-dir` holds its
     own NATS object store) written under `out`."""
     from services.renderer.adapters.site import SiteBuilder
@@ -35,13 +36,29 @@ async def export_site(out: Path, artifacts: str | None, nats_url: str | None,
         if data_dir is not None and url.split(":", 1)[0] == "nats":
             store_dir = data_dir.expanduser() / "jetstream"
             if not store_dir.is_dir():
-                raise SiteError(f"--data-dir {data_dir} holds no event log (no {store_dir}); "
-                                "pass the directory a `repodigest report --data-dir` used")
+                raise SiteError(
+                    f"--data-dir {data_dir} holds no event log (no {store_dir}); "
+                    "pass the directory a `repodigest report --data-dir` used"
+                )
             server = EmbeddedNats(store_dir=store_dir)
             await server.start()
-            settings = settings.model_copy(update={"nats_url": server.url, **dict.fromkeys(
-                ("nats_tls_ca", "nats_tls_cert", "nats_tls_key", "nats_creds", "nats_nkey",
-                 "nats_user", "nats_password", "nats_token"))})
+            settings = settings.model_copy(
+                update={
+                    "nats_url": server.url,
+                    **dict.fromkeys(
+                        (
+                            "nats_tls_ca",
+                            "nats_tls_cert",
+                            "nats_tls_key",
+                            "nats_creds",
+                            "nats_nkey",
+                            "nats_user",
+                            "nats_password",
+                            "nats_token",
+                        )
+                    ),
+                }
+            )
         elif nats_url:
             settings = settings.model_copy(update={"nats_url": nats_url})
         try:
@@ -61,25 +78,31 @@ async def export_site(out: Path, artifacts: str | None, nats_url: str | None,
             await server.stop()
 
 
-def site_command(out: Path, artifacts: str | None, nats_url: str | None,
-                 data_dir: Path | None) -> int:
+def site_command(
+    out: Path, artifacts: str | None, nats_url: str | None, data_dir: Path | None
+) -> int:
     try:
         done = asyncio.run(export_site(out, artifacts, nats_url, data_dir))
     except SiteError as exc:
         err.print(f"error: {exc}")
         return 1
     except OSError as exc:
-        err.print(f"error: cannot write the site under {out}: {exc.strerror or exc}; "
-                  "choose another --out")
+        err.print(
+            f"error: cannot write the site under {out}: {exc.strerror or exc}; choose another --out"
+        )
         return 1
     if not done.repositories:
-        err.print(f"the archive holds no reports yet: {done.path / 'index.html'} says so "
-                  "(make one with `repodigest report ... --data-dir DIR`, or point --artifacts "
-                  "at the renderer's store)")
+        err.print(
+            f"the archive holds no reports yet: {done.path / 'index.html'} says so "
+            "(make one with `repodigest report ... --data-dir DIR`, or point --artifacts "
+            "at the renderer's store)"
+        )
     repos = "1 repository" if done.repositories == 1 else f"{done.repositories} repositories"
-    sys.stdout.write(f"wrote {done.pages} pages and {done.artifacts} artifacts of {repos} "
-                     f"to {done.path}; open "
-                     f"{done.path / 'index.html'}\n")
+    sys.stdout.write(
+        f"wrote {done.pages} pages and {done.artifacts} artifacts of {repos} "
+        f"to {done.path}; open "
+        f"{done.path / 'index.html'}\n"
+    )
     return 0
 
 
@@ -94,9 +117,13 @@ def web_command() -> int:
     try:
         settings = WebSettings()
     except ValidationError as exc:
-        err.print("error: web settings are invalid: " + "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-            for e in exc.errors(include_input=False, include_url=False)))
+        err.print(
+            "error: web settings are invalid: "
+            + "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                for e in exc.errors(include_input=False, include_url=False)
+            )
+        )
         return 1
     try:
         asyncio.run(serve_web(settings))

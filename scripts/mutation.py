@@ -33,6 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 GOAL = 0.85
 
+
 @dataclass(frozen=True)
 class Module:
     files: tuple[str, ...]  # what mutmut may mutate (only_mutate)
@@ -47,81 +48,215 @@ _CLASSIFIER = "tests/unit/classifier/test_classifier_"
 TARGETS: dict[str, Module] = {
     "windows": Module(
         ("shared/windows.py",),
-        ("tests/unit/shared/test_windows.py", "tests/unit/shared/test_window_boundaries.py",
-         "tests/unit/shared/test_window_specs.py",
-         "tests/unit/summarizer/test_summarizer_windows.py"),
-        ("shared.windows.*",)),
+        (
+            "tests/unit/shared/test_windows.py",
+            "tests/unit/shared/test_window_boundaries.py",
+            "tests/unit/shared/test_window_specs.py",
+            "tests/unit/summarizer/test_summarizer_windows.py",
+        ),
+        ("shared.windows.*",),
+    ),
     "summarizer fold": Module(
         ("services/summarizer/adapters/store.py", "services/summarizer/domain/projection.py"),
-        ("tests/unit/summarizer/test_summarizer_fold_rules.py",
-         _FOLD_PROPERTY, "tests/integration/summarizer/test_summarizer_fold_storage.py",
-         "tests/integration/summarizer/test_summarizer_projections.py",
-         "tests/integration/summarizer/test_summarizer_bad_input.py",
-         "tests/integration/summarizer/test_summarizer_window_close.py",
-         "tests/integration/summarizer/test_summarizer_fold_items.py"),
-        (*(f"{_S}.adapters.store.xǁSqlProjectionsǁ{f}__mutmut_*" for f in (
-            "fold", "_mark_processed", "_fold_facts", "_mark_late", "_advance", "_close")),
-         *(f"{_S}.domain.projection.x_{f}__mutmut_*" for f in (
-             "repo_of", "time_of", "order_of", "first_of_each_id", "admit", "latest_facts",
-             "latest_items", "fact_times_by_repo", "late_labels", "highest_watermarks", "advances",
-             "closing_windows")))),
+        (
+            "tests/unit/summarizer/test_summarizer_fold_rules.py",
+            _FOLD_PROPERTY,
+            "tests/integration/summarizer/test_summarizer_fold_storage.py",
+            "tests/integration/summarizer/test_summarizer_projections.py",
+            "tests/integration/summarizer/test_summarizer_bad_input.py",
+            "tests/integration/summarizer/test_summarizer_window_close.py",
+            "tests/integration/summarizer/test_summarizer_fold_items.py",
+        ),
+        (
+            *(
+                f"{_S}.adapters.store.xǁSqlProjectionsǁ{f}__mutmut_*"
+                for f in (
+                    "fold",
+                    "_mark_processed",
+                    "_fold_facts",
+                    "_mark_late",
+                    "_advance",
+                    "_close",
+                )
+            ),
+            *(
+                f"{_S}.domain.projection.x_{f}__mutmut_*"
+                for f in (
+                    "repo_of",
+                    "time_of",
+                    "order_of",
+                    "first_of_each_id",
+                    "admit",
+                    "latest_facts",
+                    "latest_items",
+                    "fact_times_by_repo",
+                    "late_labels",
+                    "highest_watermarks",
+                    "advances",
+                    "closing_windows",
+                )
+            ),
+        ),
+    ),
     "report model": Module(
         ("services/summarizer/domain/report.py",),
         (_SUMMARIZER_UNIT, _FOLD_PROPERTY),
-        tuple(f"{_S}.domain.report.{f}__mutmut_*" for f in (
-            "x_fact_actor", "x__status_at", "x__open_at", "x__tally", "x_key_pr_quota",
-            "x__first_timers", "x__counts", "x__window_items", "x__contributors", "x__activity",
-            "x__hourly", "x__trend", "x__module_sets", "x__available"))),
+        tuple(
+            f"{_S}.domain.report.{f}__mutmut_*"
+            for f in (
+                "x_fact_actor",
+                "x__status_at",
+                "x__open_at",
+                "x__tally",
+                "x_key_pr_quota",
+                "x__first_timers",
+                "x__counts",
+                "x__window_items",
+                "x__contributors",
+                "x__activity",
+                "x__hourly",
+                "x__trend",
+                "x__module_sets",
+                "x__available",
+            )
+        ),
+    ),
     "key-PR scoring": Module(
         ("services/summarizer/domain/report.py",),
         (_SUMMARIZER_UNIT,),
-        tuple(f"{_S}.domain.report.{f}__mutmut_*" for f in (
-            "x_score_pr", "x__has_tests", "x__is_broad_upgrade", "x__is_removal",
-            "x__support_kind", "x_key_reasons", "x__key_prs"))),
+        tuple(
+            f"{_S}.domain.report.{f}__mutmut_*"
+            for f in (
+                "x_score_pr",
+                "x__has_tests",
+                "x__is_broad_upgrade",
+                "x__is_removal",
+                "x__support_kind",
+                "x_key_reasons",
+                "x__key_prs",
+            )
+        ),
+    ),
     "webhook verification": Module(
         ("services/ingest/adapters/webhooks.py",),
-        ("tests/unit/ingest/test_webhook_verification.py", "tests/unit/ingest/test_ingest_config.py",
-         "tests/integration/ingest_webhooks/test_webhook_signature.py",
-         "tests/integration/ingest_webhooks/test_webhook_headers.py"),
-        tuple(f"services.ingest.adapters.webhooks.{f}__mutmut_*" for f in (
-            "x_signature_of", "x_signature_matches", "x_secret_problem", "x__secret_bytes",
-            "x__header_problem"))),
+        (
+            "tests/unit/ingest/test_webhook_verification.py",
+            "tests/unit/ingest/test_ingest_config.py",
+            "tests/integration/ingest_webhooks/test_webhook_signature.py",
+            "tests/integration/ingest_webhooks/test_webhook_headers.py",
+        ),
+        tuple(
+            f"services.ingest.adapters.webhooks.{f}__mutmut_*"
+            for f in (
+                "x_signature_of",
+                "x_signature_matches",
+                "x_secret_problem",
+                "x__secret_bytes",
+                "x__header_problem",
+            )
+        ),
+    ),
     "classifier rule matching": Module(
         ("services/classifier/domain/globs.py", "services/classifier/domain/indexes.py"),
-        tuple(f"{_CLASSIFIER}{t}.py" for t in ("globs", "glob_details", "labeler_upstream", "rules",
-                                                "head_branch")),
-        (*(f"services.classifier.domain.globs.{f}__mutmut_*" for f in (
-            "x_compile_glob", "x_glob_alternatives", "xǁGlobTableǁbit", "xǁGlobTableǁbits",
-            "xǁGlobTableǁmask", "x__required_literal", "xǁFileSetǁbuild", "xǁFileSetǁmatching",
-            "xǁFilesConditionǁtest", "x__branch_any", "x__branch_all", "xǁBaseConditionǁtest_any",
-            "xǁBaseConditionǁtest_all", "xǁMatchGroupǁtest", "xǁLabelerConfigǁtest")),
-         *(f"services.classifier.domain.indexes.{f}__mutmut_*" for f in (
-             "xǁFileFactsǁfiles_hit", "xǁCompiledMatchǁfiles_hit", "xǁCompiledMatchǁtest")))),
+        tuple(
+            f"{_CLASSIFIER}{t}.py"
+            for t in ("globs", "glob_details", "labeler_upstream", "rules", "head_branch")
+        ),
+        (
+            *(
+                f"services.classifier.domain.globs.{f}__mutmut_*"
+                for f in (
+                    "x_compile_glob",
+                    "x_glob_alternatives",
+                    "xǁGlobTableǁbit",
+                    "xǁGlobTableǁbits",
+                    "xǁGlobTableǁmask",
+                    "x__required_literal",
+                    "xǁFileSetǁbuild",
+                    "xǁFileSetǁmatching",
+                    "xǁFilesConditionǁtest",
+                    "x__branch_any",
+                    "x__branch_all",
+                    "xǁBaseConditionǁtest_any",
+                    "xǁBaseConditionǁtest_all",
+                    "xǁMatchGroupǁtest",
+                    "xǁLabelerConfigǁtest",
+                )
+            ),
+            *(
+                f"services.classifier.domain.indexes.{f}__mutmut_*"
+                for f in (
+                    "xǁFileFactsǁfiles_hit",
+                    "xǁCompiledMatchǁfiles_hit",
+                    "xǁCompiledMatchǁtest",
+                )
+            ),
+        ),
+    ),
     "CODEOWNERS": Module(
         ("services/classifier/domain/codeowners.py", "services/classifier/domain/ruleset.py"),
-        tuple(f"{_CLASSIFIER}{t}.py" for t in ("codeowners", "codeowners_github",
-                                                "codeowners_details")),
-        ("services.classifier.domain.codeowners.*",
-         *(f"services.classifier.domain.ruleset.xǁCompiledRuleSetǁ{f}__mutmut_*" for f in (
-             "_owner_areas", "path_area")))),
+        tuple(
+            f"{_CLASSIFIER}{t}.py"
+            for t in ("codeowners", "codeowners_github", "codeowners_details")
+        ),
+        (
+            "services.classifier.domain.codeowners.*",
+            *(
+                f"services.classifier.domain.ruleset.xǁCompiledRuleSetǁ{f}__mutmut_*"
+                for f in ("_owner_areas", "path_area")
+            ),
+        ),
+    ),
     "bus ack/retry/give-up": Module(
-        ("shared/messaging/outcomes.py", "shared/messaging/consumer.py",
-         "shared/messaging/publisher.py"),
-        ("tests/unit/shared/test_bus_backoff.py", "tests/unit/shared/test_memory_bus.py",
-         "tests/integration/bus/test_consumer_promises.py",
-         "tests/integration/bus/test_batch_split.py",
-         "tests/integration/bus/test_topology_and_consumer.py"),
-        (*(f"shared.messaging.outcomes.{f}__mutmut_*" for f in (
-            "x_backoff_seconds", "x_deliveries", "x_meta", "x_dead_letter_message",
-            "xǁOutcomesǁ_process", "xǁOutcomesǁ_split", "xǁOutcomesǁ_retry_in_trace",
-            "xǁOutcomesǁ_dead_in_trace")),
-         "shared.messaging.consumer.xǁConsumerǁstop__mutmut_*",
-         "shared.messaging.publisher.xǁBusǁdead_letter__mutmut_*")),
+        (
+            "shared/messaging/outcomes.py",
+            "shared/messaging/consumer.py",
+            "shared/messaging/publisher.py",
+        ),
+        (
+            "tests/unit/shared/test_bus_backoff.py",
+            "tests/unit/shared/test_memory_bus.py",
+            "tests/integration/bus/test_consumer_promises.py",
+            "tests/integration/bus/test_batch_split.py",
+            "tests/integration/bus/test_topology_and_consumer.py",
+        ),
+        (
+            *(
+                f"shared.messaging.outcomes.{f}__mutmut_*"
+                for f in (
+                    "x_backoff_seconds",
+                    "x_deliveries",
+                    "x_meta",
+                    "x_dead_letter_message",
+                    "xǁOutcomesǁ_process",
+                    "xǁOutcomesǁ_split",
+                    "xǁOutcomesǁ_retry_in_trace",
+                    "xǁOutcomesǁ_dead_in_trace",
+                )
+            ),
+            "shared.messaging.consumer.xǁConsumerǁstop__mutmut_*",
+            "shared.messaging.publisher.xǁBusǁdead_letter__mutmut_*",
+        ),
+    ),
 }
 
-STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
-          36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
-          -11: "segfault", -9: "segfault", 37: "type check", None: "not checked"}
+STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no tests",
+    33: "no tests",
+    34: "skipped",
+    36: "timeout",
+    -24: "timeout",
+    24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    -11: "segfault",
+    -9: "segfault",
+    37: "type check",
+    None: "not checked",
+}
 
 
 def slug(module: str) -> str:
@@ -130,12 +265,20 @@ def slug(module: str) -> str:
 
 def narrowed(pyproject: str, module: Module) -> str:
     """The copy's pyproject.toml with [tool.mutmut] narrowed to one module's files and tests."""
+
     def array(key: str, values: tuple[str, ...]) -> None:
         nonlocal pyproject
-        pyproject, n = re.subn(rf"^{key} = \[.*?^\]", lambda _: f"{key} = {json.dumps(list(values))}",
-                               pyproject, count=1, flags=re.M | re.S)
+        pyproject, n = re.subn(
+            rf"^{key} = \[.*?^\]",
+            lambda _: f"{key} = {json.dumps(list(values))}",
+            pyproject,
+            count=1,
+            flags=re.M | re.S,
+        )
         if n != 1:
-            raise SystemExit(f"pyproject.toml: [tool.mutmut] has no multi-line {key} = [...] to narrow")
+            raise SystemExit(
+                f"pyproject.toml: [tool.mutmut] has no multi-line {key} = [...] to narrow"
+            )
 
     array("only_mutate", module.files)
     array("pytest_add_cli_args_test_selection", module.tests)
@@ -144,8 +287,12 @@ def narrowed(pyproject: str, module: Module) -> str:
 
 def copy_checkout(dest: Path) -> None:
     """The working tree as it is (tracked files, and untracked files git does not ignore)."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=REPO, check=True, capture_output=True).stdout.split(b"\0")
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    ).stdout.split(b"\0")
     for raw in files:
         if not raw:
             continue
@@ -159,8 +306,9 @@ def copy_checkout(dest: Path) -> None:
 
 def copy_ref(ref: str, dest: Path) -> None:
     """The tree of a commit (`git archive`), without the working tree's changes."""
-    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=REPO, check=True,
-                             capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", ref], cwd=REPO, check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
 
 
@@ -176,8 +324,11 @@ def stop_leftovers(work: Path, orphans_only: bool = False) -> None:
             ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if str(work).encode() in cmdline and b"nats-server" in cmdline \
-                and (ppid == 1 or not orphans_only):
+        if (
+            str(work).encode() in cmdline
+            and b"nats-server" in cmdline
+            and (ppid == 1 or not orphans_only)
+        ):
             with contextlib.suppress(OSError):
                 os.kill(int(proc.name), signal.SIGTERM)
 
@@ -196,20 +347,37 @@ def results(work: Path) -> dict[str, int | None]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", metavar="MODULE",
-                        help=f"some of: {', '.join(repr(m) for m in TARGETS)} (default: all)")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("MUTATION_JOBS", "2")),
-                        help="mutants tested at once (default 2, MUTATION_JOBS)")
-    parser.add_argument("--work", type=Path, help="run in this directory (kept); default: a "
-                        "temporary one, removed at the end unless --keep")
+    parser.add_argument(
+        "modules",
+        nargs="*",
+        metavar="MODULE",
+        help=f"some of: {', '.join(repr(m) for m in TARGETS)} (default: all)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=int(os.environ.get("MUTATION_JOBS", "2")),
+        help="mutants tested at once (default 2, MUTATION_JOBS)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="run in this directory (kept); default: a "
+        "temporary one, removed at the end unless --keep",
+    )
     parser.add_argument("--ref", help="test this commit (e.g. HEAD) instead of the working tree")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary directory "
-                        "(to inspect mutants with `mutmut show NAME` there)")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the temporary directory (to inspect mutants with `mutmut show NAME` there)",
+    )
     args = parser.parse_args()
     unknown = [m for m in args.modules if m not in TARGETS]
     if unknown:
-        parser.error(f"unknown module(s) {', '.join(map(repr, unknown))}; known: "
-                     f"{', '.join(repr(m) for m in TARGETS)}")
+        parser.error(
+            f"unknown module(s) {', '.join(map(repr, unknown))}; known: "
+            f"{', '.join(repr(m) for m in TARGETS)}"
+        )
     modules = args.modules or list(TARGETS)
 
     work = args.work or Path(tempfile.mkdtemp(prefix="repodigest-mutation-"))
@@ -227,8 +395,9 @@ def main() -> int:
             where = work / slug(module)
             if not where.exists():
                 shutil.copytree(base, where, symlinks=True)
-            (where / "pyproject.toml").write_text(narrowed((base / "pyproject.toml").read_text(),
-                                                           spec))
+            (where / "pyproject.toml").write_text(
+                narrowed((base / "pyproject.toml").read_text(), spec)
+            )
             print(f"\n== {module}: {', '.join(spec.files)}", flush=True)
             code = run_mutmut(where, spec, args.jobs)
             if code != 0:
@@ -241,8 +410,11 @@ def main() -> int:
             for names in (v for k, v in groups.items() if k not in ("killed", "timeout")):
                 for name in names:
                     shown[name] = subprocess.run(
-                        [sys.executable, "-m", "mutmut", "show", name], cwd=where,
-                        capture_output=True, text=True).stdout
+                        [sys.executable, "-m", "mutmut", "show", name],
+                        cwd=where,
+                        capture_output=True,
+                        text=True,
+                    ).stdout
 
         below = []
         print(f"\n{'module':28} {'mutants':>7} {'killed':>6} {'rate':>6}  other")
@@ -250,8 +422,9 @@ def main() -> int:
             total = sum(map(len, groups.values()))
             killed = len(groups.get("killed", [])) + len(groups.get("timeout", []))
             rate = killed / total if total else 0.0
-            other = ", ".join(f"{len(v)} {k}" for k, v in sorted(groups.items())
-                              if k not in ("killed", "timeout"))
+            other = ", ".join(
+                f"{len(v)} {k}" for k, v in sorted(groups.items()) if k not in ("killed", "timeout")
+            )
             print(f"{module:28} {total:7} {killed:6} {rate:6.1%}  {other}")
             if rate < GOAL:
                 below.append(module)
@@ -272,8 +445,11 @@ def run_mutmut(where: Path, spec: Module, jobs: int) -> int:
     done = threading.Event()
     threading.Thread(target=reap_orphans, args=(where, done), daemon=True).start()
     try:
-        return subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs),
-                               *spec.patterns], cwd=where, env=env).returncode
+        return subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *spec.patterns],
+            cwd=where,
+            env=env,
+        ).returncode
     finally:
         done.set()
         stop_leftovers(where)

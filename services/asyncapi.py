@@ -1,9 +1,9 @@
 """The AsyncAPI document of all the services (docs/asyncapi.json), from their contracts.
 
-    python -m services.asyncapi            # print it (also: repodigest asyncapi)
-    python -m services.asyncapi --write    # regenerate docs/asyncapi.json
-    python -m services.asyncapi --check    # exit 1 when the committed file is out of date
-    faststream docs gen services.asyncapi:app --factory    # FastStream's own command, the same
+python -m services.asyncapi            # print it (also: repodigest asyncapi)
+python -m services.asyncapi --write    # regenerate docs/asyncapi.json
+python -m services.asyncapi --check    # exit 1 when the committed file is out of date
+faststream docs gen services.asyncapi:app --factory    # FastStream's own command, the same
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     elif "--check" in args:
         committed = DOCUMENT.read_text(encoding="utf-8") if DOCUMENT.exists() else ""
         if committed != text:
-            print(f"{DOCUMENT} is out of date: python -m services.asyncapi --write",
-                  file=sys.stderr)
+            print(
+                f"{DOCUMENT} is out of date: python -m services.asyncapi --write", file=sys.stderr
+            )
             return 1
         print(f"{DOCUMENT} is up to date")
     else:

@@ -36,8 +36,10 @@ class SettingsProblem(ValueError):
 
 def validation_problems(exc: ValidationError) -> list[str]:
     """pydantic's errors by field, WITHOUT the input values (its own message repeats them)."""
-    return [f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-            for e in exc.errors(include_input=False, include_url=False)]
+    return [
+        f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+        for e in exc.errors(include_input=False, include_url=False)
+    ]
 
 
 def _no_problems(settings: Any) -> list[str]:

@@ -24,7 +24,9 @@ class CommonSettings(BaseSettings):
     nats_token: SecretStr | None = None
     # TLS: a CA bundle to verify the server (else the system's), and a client certificate and key
     # where the server asks for one; a tls:// URL alone is TLS against the system's CAs
-    nats_tls_ca: str | None = Field(None, description="PEM file of the CA that signed the server's certificate")
+    nats_tls_ca: str | None = Field(
+        None, description="PEM file of the CA that signed the server's certificate"
+    )
     nats_tls_cert: str | None = Field(None, description="PEM client certificate (mutual TLS)")
     nats_tls_key: str | None = Field(None, description="PEM private key of the client certificate")
     # decentralised auth: a .creds file (user JWT + seed), or an NKey seed file; they come
@@ -36,25 +38,36 @@ class CommonSettings(BaseSettings):
     log_level: str = "INFO"
     log_json: bool = False
     health_port: int | None = Field(
-        None, ge=0, le=65535, description="serve /healthz, /readyz and /metrics on this port (0: "
-        "one the system picks, logged as 'health endpoints on http://HOST:PORT'); unset: none")
+        None,
+        ge=0,
+        le=65535,
+        description="serve /healthz, /readyz and /metrics on this port (0: "
+        "one the system picks, logged as 'health endpoints on http://HOST:PORT'); unset: none",
+    )
     health_host: str = Field(
-        "127.0.0.1", description="interface /healthz, /readyz and /metrics bind to; 0.0.0.0 "
-        "where probes or Prometheus come from outside (a Kubernetes pod)")
+        "127.0.0.1",
+        description="interface /healthz, /readyz and /metrics bind to; 0.0.0.0 "
+        "where probes or Prometheus come from outside (a Kubernetes pod)",
+    )
 
     @model_validator(mode="after")
     def _tls_pair(self) -> CommonSettings:
         if bool(self.nats_tls_cert) != bool(self.nats_tls_key):
-            raise ValueError("REPODIGEST_NATS_TLS_CERT and REPODIGEST_NATS_TLS_KEY go together: "
-                             "set both (a client certificate and its key) or neither")
+            raise ValueError(
+                "REPODIGEST_NATS_TLS_CERT and REPODIGEST_NATS_TLS_KEY go together: "
+                "set both (a client certificate and its key) or neither"
+            )
         return self
 
     def servers(self) -> list[str]:
         return [s.strip() for s in self.nats_url.split(",") if s.strip()]
 
     def nats_tls(self) -> bool:
-        return bool(self.nats_tls_ca or self.nats_tls_cert
-                    or any(s.lower().startswith("tls://") for s in self.servers()))
+        return bool(
+            self.nats_tls_ca
+            or self.nats_tls_cert
+            or any(s.lower().startswith("tls://") for s in self.servers())
+        )
 
     def nats_ssl_context(self) -> ssl.SSLContext | None:
         """The TLS context for NATS, or None for plain connections.
@@ -67,8 +80,10 @@ class CommonSettings(BaseSettings):
         try:
             ctx = ssl.create_default_context(cafile=self.nats_tls_ca)
         except (OSError, ssl.SSLError) as exc:
-            raise NatsSettingsError(f"REPODIGEST_NATS_TLS_CA={self.nats_tls_ca}: cannot use it "
-                                    f"as a CA bundle ({_reason(exc)})") from None
+            raise NatsSettingsError(
+                f"REPODIGEST_NATS_TLS_CA={self.nats_tls_ca}: cannot use it "
+                f"as a CA bundle ({_reason(exc)})"
+            ) from None
         if self.nats_tls_cert and self.nats_tls_key:
             try:
                 ctx.load_cert_chain(self.nats_tls_cert, self.nats_tls_key)
@@ -85,16 +100,23 @@ class CommonSettings(BaseSettings):
         an NKey file: a user seed). nats-py fails on anything else with a TypeError, or reads a
         .creds file without a JWT block for ever. Messages name the variable and the file, never
         what the file holds."""
-        for var, path in (("REPODIGEST_NATS_CREDS", self.nats_creds),
-                          ("REPODIGEST_NATS_NKEY", self.nats_nkey)):
+        for var, path in (
+            ("REPODIGEST_NATS_CREDS", self.nats_creds),
+            ("REPODIGEST_NATS_NKEY", self.nats_nkey),
+        ):
             if path:
                 try:
                     with open(path, "rb") as f:
                         content = f.read()
                 except OSError as exc:
-                    raise NatsSettingsError(f"{var}={path}: cannot read it ({_reason(exc)})") from None
-                problem = (_creds_problem(content) if var == "REPODIGEST_NATS_CREDS"
-                           else _seed_problem(content.strip()))
+                    raise NatsSettingsError(
+                        f"{var}={path}: cannot read it ({_reason(exc)})"
+                    ) from None
+                problem = (
+                    _creds_problem(content)
+                    if var == "REPODIGEST_NATS_CREDS"
+                    else _seed_problem(content.strip())
+                )
                 if problem:
                     raise NatsSettingsError(f"{var}={path}: {problem}")
 
@@ -123,15 +145,19 @@ def _user_key(seed: bytes) -> str | None:
 
 def _seed_problem(seed: bytes) -> str | None:
     if _user_key(seed) is None:
-        return "not an NKey user seed (a file holding one line, SU...; nsc or nk -gen user make one)"
+        return (
+            "not an NKey user seed (a file holding one line, SU...; nsc or nk -gen user make one)"
+        )
     return None
 
 
 def _creds_problem(content: bytes) -> str | None:
     import base64
 
-    shape = ("not a NATS credentials file (a user JWT between -----BEGIN NATS USER JWT----- "
-             "lines, then the user's NKey seed, as nsc writes it)")
+    shape = (
+        "not a NATS credentials file (a user JWT between -----BEGIN NATS USER JWT----- "
+        "lines, then the user's NKey seed, as nsc writes it)"
+    )
     token, seed = _block(content, b"BEGIN NATS USER JWT"), _block(content, b"BEGIN USER NKEY SEED")
     if not token or not seed:
         return shape
@@ -154,7 +180,12 @@ class NatsSettingsError(ValueError):
 
 
 def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+    return (
+        getattr(exc, "strerror", None)
+        or getattr(exc, "reason", None)
+        or str(exc)
+        or type(exc).__name__
+    )
 
 
 def split_list(value: object) -> object:

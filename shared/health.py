@@ -63,8 +63,14 @@ def build_health_app(runtime: Runtime) -> Starlette:
 
     async def healthz(_request) -> JSONResponse:
         if connection_closed(runtime):
-            return JSONResponse({"status": "failing", "service": runtime.name,
-                                 "reason": "NATS connection closed for good"}, status_code=503)
+            return JSONResponse(
+                {
+                    "status": "failing",
+                    "service": runtime.name,
+                    "reason": "NATS connection closed for good",
+                },
+                status_code=503,
+            )
         return JSONResponse({"status": "ok", "service": runtime.name})
 
     async def readyz(_request) -> JSONResponse:
@@ -76,9 +82,13 @@ def build_health_app(runtime: Runtime) -> Starlette:
                 reported[name] = detail
                 log.warning("not ready: %s: %s", name, detail)
         ok = all(v == "ok" for v in checks.values())
-        return JSONResponse({"ready": ok, "checks": {k: "ok" if v == "ok" else "failing"
-                                                     for k, v in checks.items()}},
-                            status_code=200 if ok else 503)
+        return JSONResponse(
+            {
+                "ready": ok,
+                "checks": {k: "ok" if v == "ok" else "failing" for k, v in checks.items()},
+            },
+            status_code=200 if ok else 503,
+        )
 
     async def metrics(_request) -> Response:
         from shared.telemetry import prometheus_text
@@ -92,12 +102,14 @@ def build_health_app(runtime: Runtime) -> Starlette:
             return PlainTextResponse(
                 "no Prometheus metrics: install opentelemetry-exporter-prometheus and start the "
                 "service through run_service (or call shared.telemetry.setup_telemetry)",
-                status_code=501)
+                status_code=501,
+            )
         body, content_type = exposition
         return Response(body, media_type=content_type)
 
-    return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz),
-                             Route("/metrics", metrics)])
+    return Starlette(
+        routes=[Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics)]
+    )
 
 
 class HealthServer:
@@ -106,9 +118,16 @@ class HealthServer:
 
         # log_config=None: uvicorn's records go through the service's logging, not its own
         # handlers; no access log (a probe every few seconds)
-        config = uvicorn.Config(build_health_app(runtime), host=host, port=port,
-                                log_config=None, log_level="warning", lifespan="off",
-                                access_log=False)
+        config = uvicorn.Config(
+            build_health_app(runtime),
+            host=host,
+            port=port,
+            log_config=None,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+        )
+
         class Server(uvicorn.Server):
             # the process's SIGTERM/SIGINT belong to the service (serve() drains on them):
             # uvicorn's serve() would take them over for as long as it runs, shut the health

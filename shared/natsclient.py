@@ -45,18 +45,29 @@ async def connect(settings: CommonSettings, name: str = "repodigest-cli", reconn
     timeout = max(1.0, settings.nats_connect_timeout)
     try:
         return await asyncio.wait_for(
-            nats.connect(settings.servers(), name=name, connect_timeout=int(timeout),
-                         max_reconnect_attempts=reconnects, reconnect_time_wait=0.5, error_cb=on_error,
-                         **kwargs),
-            timeout * 3 + 5)
+            nats.connect(
+                settings.servers(),
+                name=name,
+                connect_timeout=int(timeout),
+                max_reconnect_attempts=reconnects,
+                reconnect_time_wait=0.5,
+                error_cb=on_error,
+                **kwargs,
+            ),
+            timeout * 3 + 5,
+        )
     except (TimeoutError, OSError, nats.errors.Error) as exc:
         errors.append(exc)
         if _refused_login(errors):
-            raise NatsUnreachable(f"NATS at {where} refused the login {login_tried(settings)}: "
-                                  f"{LOGIN_HELP}") from None
+            raise NatsUnreachable(
+                f"NATS at {where} refused the login {login_tried(settings)}: {LOGIN_HELP}"
+            ) from None
         known = next((f for f in map(connect_failure, errors) if f is not None), None)
         cause, hint = known or (
-            next((type(e).__name__ for e in errors
-                  if not isinstance(e, nats.errors.NoServersError)), type(exc).__name__),
-            UNREACHABLE_HINT)
+            next(
+                (type(e).__name__ for e in errors if not isinstance(e, nats.errors.NoServersError)),
+                type(exc).__name__,
+            ),
+            UNREACHABLE_HINT,
+        )
         raise NatsUnreachable(f"cannot reach NATS at {where}: {cause}. {hint}") from None

@@ -65,11 +65,18 @@ def free_port() -> int:
 class EmbeddedNats:
     """Start, stop, restart or kill a local `nats-server -js` on a port and store directory."""
 
-    def __init__(self, store_dir: str | Path | None = None, port: int | None = None,
-                 sync_interval: str | None = None, user: str | None = None,
-                 password: str | None = None, token: str | None = None,
-                 tls: tuple[str, str] | None = None, tls_verify_ca: str | None = None,
-                 config: str | None = None) -> None:
+    def __init__(
+        self,
+        store_dir: str | Path | None = None,
+        port: int | None = None,
+        sync_interval: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        token: str | None = None,
+        tls: tuple[str, str] | None = None,
+        tls_verify_ca: str | None = None,
+        config: str | None = None,
+    ) -> None:
         self._own_dir = store_dir is None
         self.store_dir = Path(store_dir or tempfile.mkdtemp(prefix="repodigest-nats-"))
         # None until the first start: then the port the server picked, kept for restarts (the
@@ -101,8 +108,18 @@ class EmbeddedNats:
 
     async def start(self, timeout: float = 20.0) -> EmbeddedNats:
         port = "-1" if self.port is None else str(self.port)  # -1: the server picks a free one
-        args = [find_binary(), "-js", "-a", "127.0.0.1", "-p", port,
-                "-sd", str(self.store_dir), "--server_name", self.server_name]
+        args = [
+            find_binary(),
+            "-js",
+            "-a",
+            "127.0.0.1",
+            "-p",
+            port,
+            "-sd",
+            str(self.store_dir),
+            "--server_name",
+            self.server_name,
+        ]
         if self.sync_interval:
             args += ["--sync_interval", self.sync_interval]
         if self.user:
@@ -119,7 +136,9 @@ class EmbeddedNats:
             conf.write_text(self.config)
             args += ["-c", str(conf)]
         self.proc = await asyncio.create_subprocess_exec(
-            *args, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            *args,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
         )
         try:
@@ -128,7 +147,9 @@ class EmbeddedNats:
             await self.kill()
             tail = "\n".join(self._log[-10:])
             where = f"port {self.port}" if self.port is not None else "a port of its choice"
-            raise NatsServerError(f"nats-server did not become ready on {where}: {exc}\n{tail}") from None
+            raise NatsServerError(
+                f"nats-server did not become ready on {where}: {exc}\n{tail}"
+            ) from None
         self._drain = asyncio.create_task(self._drain_stderr())
         return self
 

@@ -53,9 +53,12 @@ def _observe_lag(_options: CallbackOptions):
 
 
 meter("service").create_observable_gauge(
-    "repodigest.consumer.lag", callbacks=[_observe_lag], unit="{message}",
+    "repodigest.consumer.lag",
+    callbacks=[_observe_lag],
+    unit="{message}",
     description="messages a durable consumer has not yet been delivered (pending) or not yet "
-                "acknowledged (ack_pending), from JetStream consumer info")
+    "acknowledged (ack_pending), from JetStream consumer info",
+)
 
 
 class Service(Protocol):
@@ -117,7 +120,9 @@ def connect_options(settings: CommonSettings) -> dict:
         kwargs["nkeys_seed"] = settings.nats_nkey
     elif settings.nats_user:
         kwargs["user"] = settings.nats_user
-        kwargs["password"] = settings.nats_password.get_secret_value() if settings.nats_password else ""
+        kwargs["password"] = (
+            settings.nats_password.get_secret_value() if settings.nats_password else ""
+        )
     elif settings.nats_token:
         kwargs["token"] = settings.nats_token.get_secret_value()
     return kwargs
@@ -171,25 +176,32 @@ def service_middleware(owners: dict[int, str]) -> Any:
     return ServiceContext
 
 
-LOGIN_HELP = ("set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (an NKey seed "
-              "file), REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, "
-              "to credentials the server accepts")
+LOGIN_HELP = (
+    "set REPODIGEST_NATS_CREDS (a .creds file), REPODIGEST_NATS_NKEY (an NKey seed "
+    "file), REPODIGEST_NATS_USER and REPODIGEST_NATS_PASSWORD, or REPODIGEST_NATS_TOKEN, "
+    "to credentials the server accepts"
+)
 
 
-UNREACHABLE_HINT = ("Start a nats-server with JetStream (-js) or fix REPODIGEST_NATS_URL / "
-                    "--nats-url")
+UNREACHABLE_HINT = (
+    "Start a nats-server with JetStream (-js) or fix REPODIGEST_NATS_URL / --nats-url"
+)
 
 
 def connect_failure(exc: BaseException) -> tuple[str, str] | None:
     """(cause, what to do) for an error that ends a connection attempt for good — a refused
     connection, a TLS failure — or None for one that may pass (a time-out, a reset)."""
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return (f"its TLS certificate is not trusted ({exc.verify_message or exc.reason})",
-                "Set REPODIGEST_NATS_TLS_CA to the PEM file of the CA that signed the server's "
-                "certificate")
+        return (
+            f"its TLS certificate is not trusted ({exc.verify_message or exc.reason})",
+            "Set REPODIGEST_NATS_TLS_CA to the PEM file of the CA that signed the server's "
+            "certificate",
+        )
     if isinstance(exc, ssl.SSLError):
-        return (f"the TLS handshake failed ({exc.reason or type(exc).__name__})",
-                "Check REPODIGEST_NATS_TLS_CA, _CERT and _KEY against the server's TLS settings")
+        return (
+            f"the TLS handshake failed ({exc.reason or type(exc).__name__})",
+            "Check REPODIGEST_NATS_TLS_CA, _CERT and _KEY against the server's TLS settings",
+        )
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused (no server listens there)", UNREACHABLE_HINT
     return None
@@ -213,11 +225,14 @@ def login_tried(settings: CommonSettings) -> str:
     return "without credentials"
 
 
-def make_broker(settings: CommonSettings, name: str,
-                owners: dict[int, str] | None = None,
-                closed_cb: Callable[[], Awaitable[None]] | None = None,
-                error_cb: Callable[[Exception], Awaitable[None]] | None = None,
-                disconnected_cb: Callable[[], Awaitable[None]] | None = None) -> NatsBroker:
+def make_broker(
+    settings: CommonSettings,
+    name: str,
+    owners: dict[int, str] | None = None,
+    closed_cb: Callable[[], Awaitable[None]] | None = None,
+    error_cb: Callable[[Exception], Awaitable[None]] | None = None,
+    disconnected_cb: Callable[[], Awaitable[None]] | None = None,
+) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected;
     `closed_cb` is called when the connection is closed for good, `error_cb` with each error of
     the client (a refused connection among them)."""
@@ -236,8 +251,7 @@ def make_broker(settings: CommonSettings, name: str,
         max_reconnect_attempts=-1,
         reconnect_time_wait=1,
         # the service context first: FastStream's spans of a service's subscriber are its own
-        middlewares=(service_middleware({} if owners is None else owners),
-                     telemetry_middleware()),
+        middlewares=(service_middleware({} if owners is None else owners), telemetry_middleware()),
         # FastStream logs through our logger, so its per-message and shutdown chatter follows
         # REPODIGEST_LOG_LEVEL and our structured format instead of its own colored handler
         logger=logging.getLogger("repodigest.faststream"),
@@ -271,9 +285,14 @@ class Runtime:
         # FastStream subscribers (a service's control subjects, by id) -> the service that
         # registered them; the subscribers live as long as the broker that holds them
         self._owners: dict[int, str] = {}
-        self.broker = make_broker(settings, name, self._owners, closed_cb=self._closed,
-                                  error_cb=self._error,
-                                  disconnected_cb=self._disconnected)
+        self.broker = make_broker(
+            settings,
+            name,
+            self._owners,
+            closed_cb=self._closed,
+            error_cb=self._error,
+            disconnected_cb=self._disconnected,
+        )
         self.services: list[Service] = []
         # the durable pull consumers the services registered, with the service each works for
         self._pull: list[tuple[Consumer[Any], str]] = []
@@ -294,8 +313,9 @@ class Runtime:
     async def _disconnected(self) -> None:
         if not self._stopping and not self._connecting:
             # FastStream logs only some of the causes (an EOF, not a reset): say it once here
-            log.warning("disconnected from NATS at %s; reconnecting",
-                        redact_url(self.settings.nats_url))
+            log.warning(
+                "disconnected from NATS at %s; reconnecting", redact_url(self.settings.nats_url)
+            )
 
     async def _connect(self) -> None:
         """broker.connect(), ended at once when every server refused the connection."""
@@ -304,9 +324,11 @@ class Runtime:
         connect = asyncio.ensure_future(self.broker.connect())
         refused = asyncio.ensure_future(self._all_refused.wait())
         try:
-            done, _ = await asyncio.wait({connect, refused},
-                                         timeout=self.settings.nats_connect_timeout + 5,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {connect, refused},
+                timeout=self.settings.nats_connect_timeout + 5,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
         finally:
             self._connecting = False
             await cancel_and_wait(refused)
@@ -323,11 +345,17 @@ class Runtime:
         if self._stopping:
             return
         error = getattr(self._nc, "last_error", None)
-        self.lost_reason = ((str(error) or type(error).__name__)[:200] if error is not None
-                            else "closed by the client library")
-        log.error("the connection to NATS at %s was closed for good (%s); the service cannot "
-                  "work without it and stops so that it is restarted",
-                  redact_url(self.settings.nats_url), self.lost_reason)
+        self.lost_reason = (
+            (str(error) or type(error).__name__)[:200]
+            if error is not None
+            else "closed by the client library"
+        )
+        log.error(
+            "the connection to NATS at %s was closed for good (%s); the service cannot "
+            "work without it and stops so that it is restarted",
+            redact_url(self.settings.nats_url),
+            self.lost_reason,
+        )
         self.connection_lost.set()
 
     async def poll_lag(self) -> dict[str, int]:
@@ -341,7 +369,11 @@ class Runtime:
             except Exception as exc:  # noqa: BLE001 - a gauge goes stale, the service goes on
                 log.debug("consumer info of %s unavailable: %s", durable, type(exc).__name__)
                 continue
-            _LAG[durable] = (spec.stream, int(info.num_pending or 0), int(info.num_ack_pending or 0))
+            _LAG[durable] = (
+                spec.stream,
+                int(info.num_pending or 0),
+                int(info.num_ack_pending or 0),
+            )
             out[durable] = int(info.num_pending or 0)
         return out
 
@@ -407,10 +439,14 @@ class Runtime:
             await self._connect()
         except (TimeoutError, OSError, nats.errors.NoServersError) as exc:
             cause, hint = connect_failure(exc) or (
-                (f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
-                 "(a firewall, or not a NATS server?)", UNREACHABLE_HINT)
+                (
+                    f"no answer within {self.settings.nats_connect_timeout + 5:.0f} s "
+                    "(a firewall, or not a NATS server?)",
+                    UNREACHABLE_HINT,
+                )
                 if isinstance(exc, asyncio.TimeoutError)
-                else (str(exc) or type(exc).__name__, UNREACHABLE_HINT))
+                else (str(exc) or type(exc).__name__, UNREACHABLE_HINT)
+            )
             raise NatsUnreachable(
                 f"cannot reach NATS at {redact_url(self.settings.nats_url)}: {cause}. {hint}"
             ) from None
@@ -419,9 +455,11 @@ class Runtime:
                 raise
             raise NatsUnreachable(
                 f"NATS at {redact_url(self.settings.nats_url)} refused the login "
-                f"{login_tried(self.settings)} ({exc}): " + LOGIN_HELP) from None
-        await ensure_topology(self.js, Topology(replicas=self.settings.jetstream_replicas),
-                              self.consumer_specs())
+                f"{login_tried(self.settings)} ({exc}): " + LOGIN_HELP
+            ) from None
+        await ensure_topology(
+            self.js, Topology(replicas=self.settings.jetstream_replicas), self.consumer_specs()
+        )
         await self.broker.start()
         for service in self.services:
             # what it starts (pollers, an HTTP server, tasks) works as the service: the spans
@@ -455,14 +493,18 @@ class Runtime:
             with contextlib.suppress(Exception):
                 await service.stop()
         try:
-            await self.broker.stop()  # drains: in-flight handlers finish, then the connection closes
+            await (
+                self.broker.stop()
+            )  # drains: in-flight handlers finish, then the connection closes
         except nats.errors.ConnectionClosedError:
             pass  # closed for good already (connection_lost): nothing left to drain
         except nats.errors.ConnectionReconnectingError:
             # NATS is away (a restart, a network cut): nothing can be drained or acknowledged,
             # so close without it; unacknowledged messages are redelivered to the next process
-            log.warning("NATS at %s is unreachable while stopping: closed without draining",
-                        redact_url(self.settings.nats_url))
+            log.warning(
+                "NATS at %s is unreachable while stopping: closed without draining",
+                redact_url(self.settings.nats_url),
+            )
             if self._nc is not None:
                 with contextlib.suppress(Exception):
                     await self._nc.close()
@@ -480,12 +522,16 @@ async def serve(runtime: Runtime) -> None:
     if runtime.settings.health_port is not None:
         from shared.health import HealthServer
 
-        health = HealthServer(runtime, runtime.settings.health_port,
-                              host=runtime.settings.health_host)
+        health = HealthServer(
+            runtime, runtime.settings.health_port, host=runtime.settings.health_host
+        )
         await health.start()
         # the port it got (REPODIGEST_HEALTH_PORT=0: one the system picked), for whoever started it
-        log.info("health endpoints on http://%s:%d (/healthz, /readyz, /metrics)",
-                 runtime.settings.health_host, health.port)
+        log.info(
+            "health endpoints on http://%s:%d (/healthz, /readyz, /metrics)",
+            runtime.settings.health_host,
+            health.port,
+        )
     waits = [asyncio.create_task(stop.wait()), asyncio.create_task(runtime.connection_lost.wait())]
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -504,11 +550,13 @@ async def serve(runtime: Runtime) -> None:
     if runtime.connection_lost.is_set():
         raise NatsConnectionLost(
             f"the connection to NATS at {redact_url(runtime.settings.nats_url)} was closed for "
-            f"good ({runtime.lost_reason}); exiting so that the service is restarted")
+            f"good ({runtime.lost_reason}); exiting so that the service is restarted"
+        )
 
 
-def run_service(name: str, settings: CommonSettings,
-                build: Callable[[Runtime], Service | Awaitable[Service]]) -> int:
+def run_service(
+    name: str, settings: CommonSettings, build: Callable[[Runtime], Service | Awaitable[Service]]
+) -> int:
     """Entry point for `python -m services.<name>`."""
     setup_logging(settings.log_level, settings.log_json)
     setup_telemetry(f"repodigest-{name}")  # OTEL_SERVICE_NAME, when set, names it

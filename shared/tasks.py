@@ -23,8 +23,9 @@ async def cancel_and_wait(task: asyncio.Task | None, timeout: float = 10.0) -> N
     task.cancel()
     done, _ = await asyncio.wait([task], timeout=timeout)
     if not done:
-        log.warning("background task %s did not stop within %.0f s; leaving it", task.get_name(),
-                    timeout)
+        log.warning(
+            "background task %s did not stop within %.0f s; leaving it", task.get_name(), timeout
+        )
     elif not task.cancelled():
         task.exception()
 

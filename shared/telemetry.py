@@ -61,8 +61,25 @@ T = TypeVar("T")
 # Bucket boundaries (seconds) for every histogram whose unit is "s": the SDK's default ones are
 # meant for milliseconds (0, 5, 10, 25, … 10000), so every handler run and every render, a 2.96 s
 # PDF included, fell in le=5 and the histograms said nothing.
-SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-                   30.0, 60.0, 120.0, 300.0)
+SECONDS_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+    120.0,
+    300.0,
+)
 # The span queue: a 2,350-fact run makes tens of thousands of spans within seconds (a fact's
 # ingest, classify, fold and publish spans), more than the SDK's 2,048, and the processor dropped
 # ~10% of them ("Queue full, dropping Span"). OTEL_BSP_* variables still override these.
@@ -76,8 +93,13 @@ def metric_views() -> list[Any]:
     from opentelemetry.sdk.metrics import Histogram
     from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
 
-    return [View(instrument_type=Histogram, instrument_unit="s",
-                 aggregation=ExplicitBucketHistogramAggregation(SECONDS_BUCKETS))]
+    return [
+        View(
+            instrument_type=Histogram,
+            instrument_unit="s",
+            aggregation=ExplicitBucketHistogramAggregation(SECONDS_BUCKETS),
+        )
+    ]
 
 
 def span_processor(exporter: Any) -> Any:
@@ -88,15 +110,18 @@ def span_processor(exporter: Any) -> Any:
         return None if os.environ.get(name) else default  # None: the SDK reads the variable
 
     return BatchSpanProcessor(
-        exporter, max_queue_size=env("OTEL_BSP_MAX_QUEUE_SIZE", SPAN_QUEUE_SIZE),
+        exporter,
+        max_queue_size=env("OTEL_BSP_MAX_QUEUE_SIZE", SPAN_QUEUE_SIZE),
         max_export_batch_size=env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", SPAN_EXPORT_BATCH),
-        schedule_delay_millis=env("OTEL_BSP_SCHEDULE_DELAY", SPAN_SCHEDULE_DELAY_MS))
+        schedule_delay_millis=env("OTEL_BSP_SCHEDULE_DELAY", SPAN_SCHEDULE_DELAY_MS),
+    )
 
 
 # ---------------------------------------------------------------- one service.name per service
 
-_service: contextvars.ContextVar[str | None] = contextvars.ContextVar("repodigest_service",
-                                                                     default=None)
+_service: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "repodigest_service", default=None
+)
 
 
 def service_name(service: str) -> str:
@@ -140,7 +165,9 @@ class ServiceTracerProvider(TracerProvider):
     Processors added later (`add_span_processor`) serve every service too.
     """
 
-    def __init__(self, resource: Resource, process_service: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, resource: Resource, process_service: str | None = None, **kwargs: Any
+    ) -> None:
         from opentelemetry.sdk.trace import SynchronousMultiSpanProcessor
 
         self._shared = SynchronousMultiSpanProcessor()
@@ -158,15 +185,26 @@ class ServiceTracerProvider(TracerProvider):
             with self._providers_lock:
                 provider = self._providers.get(service)
                 if provider is None:
-                    resource = self.resource.merge(Resource({"service.name": service_name(service)}))
+                    resource = self.resource.merge(
+                        Resource({"service.name": service_name(service)})
+                    )
                     provider = TracerProvider(
-                        sampler=self.sampler, resource=resource, shutdown_on_exit=False,
-                        active_span_processor=self._shared, id_generator=self.id_generator)
+                        sampler=self.sampler,
+                        resource=resource,
+                        shutdown_on_exit=False,
+                        active_span_processor=self._shared,
+                        id_generator=self.id_generator,
+                    )
                     self._providers[service] = provider
         return provider
 
-    def get_tracer(self, instrumenting_module_name: str, instrumenting_library_version: str | None = None,
-                   schema_url: str | None = None, attributes: Any = None) -> trace.Tracer:
+    def get_tracer(
+        self,
+        instrumenting_module_name: str,
+        instrumenting_library_version: str | None = None,
+        schema_url: str | None = None,
+        attributes: Any = None,
+    ) -> trace.Tracer:
         scope = (instrumenting_module_name, instrumenting_library_version, schema_url, attributes)
         tracer = super().get_tracer(*scope)
         if not isinstance(tracer, SdkTracer):  # OTEL_SDK_DISABLED: a no-op tracer
@@ -186,8 +224,11 @@ class _ServiceTracer(trace.Tracer):
         tracer = self._tracers.get(service)
         if tracer is None:
             provider = self._provider.provider_for(service)
-            tracer = provider.get_tracer(*self._scope) if provider is not self._provider \
+            tracer = (
+                provider.get_tracer(*self._scope)
+                if provider is not self._provider
                 else self._tracers[None]
+            )
             self._tracers[service] = tracer
         return tracer
 
@@ -200,8 +241,12 @@ class _ServiceTracer(trace.Tracer):
 
 def new_tracer_provider(service: str) -> ServiceTracerProvider:
     """The process's provider: `service.name` from OTEL_SERVICE_NAME, else `service`."""
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service),
-                                "service.namespace": "repodigest"})
+    resource = Resource.create(
+        {
+            "service.name": os.environ.get("OTEL_SERVICE_NAME", service),
+            "service.namespace": "repodigest",
+        }
+    )
     return ServiceTracerProvider(resource, process_service=service)
 
 
@@ -219,11 +264,16 @@ def setup_telemetry(service: str, *, prometheus: bool = True) -> TracerProvider 
     _configured = True
     if _truthy("OTEL_SDK_DISABLED"):
         return None
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service),
-                                "service.namespace": "repodigest"})
+    resource = Resource.create(
+        {
+            "service.name": os.environ.get("OTEL_SERVICE_NAME", service),
+            "service.namespace": "repodigest",
+        }
+    )
     endpoint = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    _setup_metrics(resource, endpoint or os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
-                   prometheus)
+    _setup_metrics(
+        resource, endpoint or os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"), prometheus
+    )
     endpoint = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     exporter_name = os.environ.get("OTEL_TRACES_EXPORTER", "otlp" if endpoint else "none")
     console = _truthy("REPODIGEST_OTEL_CONSOLE")
@@ -251,7 +301,8 @@ def _setup_metrics(resource: Resource, endpoint: str | None, prometheus: bool) -
             from opentelemetry.exporter.prometheus import PrometheusMetricReader
         except ImportError:  # the optional exporter is absent: /metrics answers 501
             logging.getLogger("repodigest.telemetry").info(
-                "opentelemetry-exporter-prometheus is not installed: no /metrics")
+                "opentelemetry-exporter-prometheus is not installed: no /metrics"
+            )
         else:
             global _prometheus_reader
             _prometheus_reader = PrometheusMetricReader()
@@ -263,8 +314,9 @@ def _setup_metrics(resource: Resource, endpoint: str | None, prometheus: bool) -
 
         readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
     if readers:
-        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers,
-                                                 views=metric_views()))
+        metrics.set_meter_provider(
+            MeterProvider(resource=resource, metric_readers=readers, views=metric_views())
+        )
 
 
 def shutdown_telemetry() -> None:
@@ -322,8 +374,9 @@ def inject_context(headers: dict[str, str], ctx: otel_context.Context) -> dict[s
 
 # Consumed messages' contexts by event id, for handlers that work on a whole batch and must
 # continue each event's own trace (the classifier publishes one enriched fact per fact).
-_consumed: contextvars.ContextVar[Mapping[str, otel_context.Context] | None] = \
+_consumed: contextvars.ContextVar[Mapping[str, otel_context.Context] | None] = (
     contextvars.ContextVar("repodigest_consumed", default=None)
+)
 
 
 @contextlib.contextmanager
@@ -446,8 +499,11 @@ def _alembic_chatter(record: logging.LogRecord) -> bool:
 
 
 # LogRecord attributes that are not `extra=` fields
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime",
-                                                                          "taskName"}
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "taskName",
+}
 
 
 class LogFormatter(logging.Formatter):
@@ -461,8 +517,11 @@ class LogFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         span = trace.get_current_span().get_span_context()
-        fields: dict[str, Any] = {"level": record.levelname.lower(), "logger": record.name,
-                                  "msg": record.getMessage()}
+        fields: dict[str, Any] = {
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_") and key not in fields:
                 fields[key] = value
@@ -472,8 +531,14 @@ class LogFormatter(logging.Formatter):
         if record.exc_info:
             fields["exc"] = self.formatException(record.exc_info)
         if self.json_lines:
-            fields["time"] = self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z"
+            fields["time"] = (
+                self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z"
+            )
             return json.dumps(fields, ensure_ascii=False, default=str)
         stamp = self.formatTime(record, "%H:%M:%S")
-        extra = " ".join(f"{k}={v}" for k, v in fields.items() if k not in {"level", "logger", "msg"})
-        return f"{stamp} {record.levelname:<7} {record.name}: {fields['msg']}" + (f" {extra}" if extra else "")
+        extra = " ".join(
+            f"{k}={v}" for k, v in fields.items() if k not in {"level", "logger", "msg"}
+        )
+        return f"{stamp} {record.levelname:<7} {record.name}: {fields['msg']}" + (
+            f" {extra}" if extra else ""
+        )

@@ -60,7 +60,9 @@ class Window:
             y, w, _ = local.isocalendar()
             return week_window(y, w, self.tz)
         if self.kind == "month":
-            local = self.start.astimezone(ZoneInfo(self.tz)).date().replace(day=1) - timedelta(days=1)
+            local = self.start.astimezone(ZoneInfo(self.tz)).date().replace(day=1) - timedelta(
+                days=1
+            )
             return month_window(local.year, local.month, self.tz)
         span = self.end - self.start
         return custom_window(self.start - span, self.start, self.tz)
@@ -101,17 +103,30 @@ def _check_year(year: int, what: str) -> None:
 def day_window(d: date, tz: str, cutoff: str = "00:00") -> Window:
     at = parse_cutoff(cutoff)
     nxt = d + timedelta(days=1)
-    return Window("day", d.isoformat(), _local(d, at, tz), _local(nxt, at, tz), tz,
-                  cutoff if cutoff != "00:00" else None)
+    return Window(
+        "day",
+        d.isoformat(),
+        _local(d, at, tz),
+        _local(nxt, at, tz),
+        tz,
+        cutoff if cutoff != "00:00" else None,
+    )
 
 
 def week_window(year: int, week: int, tz: str) -> Window:
     try:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError:
-        raise WindowError(f"{year}-W{week:02d} is not an ISO week (weeks run 01..52 or 53)") from None
-    return Window("week", f"{year}-W{week:02d}", _local(monday, time(), tz),
-                  _local(monday + timedelta(days=7), time(), tz), tz)
+        raise WindowError(
+            f"{year}-W{week:02d} is not an ISO week (weeks run 01..52 or 53)"
+        ) from None
+    return Window(
+        "week",
+        f"{year}-W{week:02d}",
+        _local(monday, time(), tz),
+        _local(monday + timedelta(days=7), time(), tz),
+        tz,
+    )
 
 
 def month_window(year: int, month: int, tz: str) -> Window:
@@ -119,7 +134,9 @@ def month_window(year: int, month: int, tz: str) -> Window:
         raise WindowError(f"{year}-{month:02d} is not a month (01..12)")
     first = date(year, month, 1)
     nxt = date(year + (month == 12), month % 12 + 1, 1)
-    return Window("month", f"{year}-{month:02d}", _local(first, time(), tz), _local(nxt, time(), tz), tz)
+    return Window(
+        "month", f"{year}-{month:02d}", _local(first, time(), tz), _local(nxt, time(), tz), tz
+    )
 
 
 def custom_window(start: datetime, end: datetime, tz: str) -> Window:
@@ -152,18 +169,23 @@ def _point(text: str, tz: str) -> datetime:
     return value.replace(tzinfo=zone(tz)) if value.tzinfo is None else value
 
 
-def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00",
-                 now: datetime | None = None) -> Window:
+def parse_window(
+    spec: str, tz: str = "UTC", cutoff: str = "00:00", now: datetime | None = None
+) -> Window:
     """Parse a window spec (see the module docstring); raises WindowError with a fix-it message.
     `now` (aware; default the clock) is the instant `day:last`, `week:last` and `month:last`
     are counted back from; no other spec reads it."""
     zone(tz)
     text = spec.strip()
-    kind, _, value = text.partition(":") if text.split(":", 1)[0] in WINDOW_KINDS else ("", "", text)
+    kind, _, value = (
+        text.partition(":") if text.split(":", 1)[0] in WINDOW_KINDS else ("", "", text)
+    )
     if value == LAST:
         if kind not in RECURRING:
-            raise WindowError(f"window {spec!r}: 'last' names a recurring window; use day:last, "
-                              "week:last or month:last")
+            raise WindowError(
+                f"window {spec!r}: 'last' names a recurring window; use day:last, "
+                "week:last or month:last"
+            )
         parse_cutoff(cutoff)
         instant = now if now is not None else datetime.now(UTC)
         return window_of(kind, instant, tz, cutoff).previous()
@@ -181,8 +203,10 @@ def parse_window(spec: str, tz: str = "UTC", cutoff: str = "00:00",
             a, b = value.split("/", 1)
             window = custom_window(_point(a, tz), _point(b, tz), tz)
             if window.end - window.start > timedelta(days=CUSTOM_MAX_DAYS):
-                raise WindowError(f"window {spec!r} spans {(window.end - window.start).days} days; "
-                                  f"a custom window spans at most {CUSTOM_MAX_DAYS} (20 years)")
+                raise WindowError(
+                    f"window {spec!r} spans {(window.end - window.start).days} days; "
+                    f"a custom window spans at most {CUSTOM_MAX_DAYS} (20 years)"
+                )
             return window
     except ValueError as exc:
         if isinstance(exc, WindowError):

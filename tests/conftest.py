@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 IN_CI = bool(os.environ.get("CI"))
 POSTGRES_URL = os.environ.get(
-    "REPODIGEST_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    "REPODIGEST_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
 
 
 def require_shared_data(*parts: str) -> Path:
@@ -118,8 +119,9 @@ def finished_spans():
     exporter.shutdown()  # spans of later tests are not kept
 
 
-async def wait_until(check: Callable[[], Awaitable[object]], timeout: float, what: str,
-                     interval: float = 0.05):
+async def wait_until(
+    check: Callable[[], Awaitable[object]], timeout: float, what: str, interval: float = 0.05
+):
     """The one polling helper, for state that changes without telling us (an HTTP readiness
     probe, a stream's message count in another process): `check()` until it returns something
     truthy (which is returned), every `interval`, failing after `timeout` with `what`."""

@@ -50,7 +50,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 GITHUB = "https://api.github.com"
 SUBLISTING = re.compile(
-    r"^/repos/([^/]+)/([^/]+)/(?:(?:issues|pulls)/\d+/(?:files|reviews|comments)|(?:issues|pulls)/comments)$")
+    r"^/repos/([^/]+)/([^/]+)/(?:(?:issues|pulls)/\d+/(?:files|reviews|comments)|(?:issues|pulls)/comments)$"
+)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def read_replay(path: Path) -> list[Exchange]:
     lines = path.read_text(encoding="utf-8").split("\n")
     out = []
     for i in range(0, len(lines) - 9, 11):
-        block = lines[i:i + 10]
+        block = lines[i : i + 10]
         if block[1] != "GET":
             continue
         parts = urlsplit(block[4])
@@ -104,8 +105,9 @@ class _Route:
 
 
 class GithubEmulator:
-    def __init__(self, files: Iterable[Path] = (), *, token: str = "emulator-token",
-                 limit: int = 5000) -> None:
+    def __init__(
+        self, files: Iterable[Path] = (), *, token: str = "emulator-token", limit: int = 5000
+    ) -> None:
         self.token = token
         self.limit = limit
         self.remaining = limit
@@ -164,15 +166,25 @@ class GithubEmulator:
         with self._lock:
             change(self.routes[(path, page)].body)
 
-    def fail(self, status: int, *, times: int = 1, path_contains: str | None = None,
-             retry_after: float | None = None, message: str | None = None,
-             headers: dict[str, str] | None = None) -> None:
+    def fail(
+        self,
+        status: int,
+        *,
+        times: int = 1,
+        path_contains: str | None = None,
+        retry_after: float | None = None,
+        message: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         headers = dict(headers or {})
         if retry_after is not None:
             headers["Retry-After"] = str(int(retry_after))
-        default = {502: "Server Error", 429: "Too Many Requests",
-                   403: "You have exceeded a secondary rate limit. Please wait a few minutes "
-                        "before you try again."}.get(status, "error")
+        default = {
+            502: "Server Error",
+            429: "Too Many Requests",
+            403: "You have exceeded a secondary rate limit. Please wait a few minutes "
+            "before you try again.",
+        }.get(status, "error")
         with self._lock:
             self.faults.append(Fault(status, times, path_contains, headers, message or default))
 
@@ -182,8 +194,14 @@ class GithubEmulator:
         with self._lock:
             self.faults.append(Fault(0, times, path_contains, {}, "held", hold=seconds))
 
-    def synthesize_pulls(self, repo: str, n: int, *, template_repo: str = "PyGithub/PyGithub",
-                         start: datetime = datetime(2025, 1, 1, tzinfo=UTC)) -> None:
+    def synthesize_pulls(
+        self,
+        repo: str,
+        n: int,
+        *,
+        template_repo: str = "PyGithub/PyGithub",
+        start: datetime = datetime(2025, 1, 1, tzinfo=UTC),
+    ) -> None:
         """Serve `n` pull requests under `repo`: renumbered copies (1..n) of `template_repo`'s
         recorded pull requests with their recorded files, updated a minute apart, plus empty
         issue and comment listings. Load the recorded files first."""
@@ -192,8 +210,9 @@ class GithubEmulator:
             found = self._resolve(f"/repos/{template_repo}/pulls/{number}", {})
             if found is None or not isinstance(found[0], dict):
                 continue
-            files = self._resolve(f"/repos/{template_repo}/pulls/{number}/files",
-                                  {"per_page": "100"})
+            files = self._resolve(
+                f"/repos/{template_repo}/pulls/{number}/files", {"per_page": "100"}
+            )
             templates.append((found[0], files[0] if files else []))
         if not templates:
             raise ValueError(f"no recorded pull requests of {template_repo} to copy")
@@ -203,9 +222,14 @@ class GithubEmulator:
             pr, files = templates[(i - 1) % len(templates)]
             pr = copy.deepcopy(pr)
             created = start + timedelta(minutes=i)
-            pr.update(number=i, url=f"{api}/pulls/{i}", html_url=f"{web}/pull/{i}",
-                      issue_url=f"{api}/issues/{i}", created_at=_iso(created),
-                      updated_at=_iso(created + timedelta(hours=1)))
+            pr.update(
+                number=i,
+                url=f"{api}/pulls/{i}",
+                html_url=f"{web}/pull/{i}",
+                issue_url=f"{api}/issues/{i}",
+                created_at=_iso(created),
+                updated_at=_iso(created + timedelta(hours=1)),
+            )
             if pr.get("closed_at"):
                 pr["closed_at"] = _iso(created + timedelta(minutes=30))
             if pr.get("merged_at"):
@@ -220,8 +244,11 @@ class GithubEmulator:
     # ------------------------------------------------------------ observations
 
     def count(self, path_contains: str = "", status: int | None = None) -> int:
-        return sum(1 for s in self.seen if path_contains in s.path
-                   and (status is None or s.status == status))
+        return sum(
+            1
+            for s in self.seen
+            if path_contains in s.path and (status is None or s.status == status)
+        )
 
     # ------------------------------------------------------------ server
 
@@ -244,8 +271,9 @@ class GithubEmulator:
             def do_POST(self) -> None:
                 size = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(size) if size else b""
-                status, headers, payload = emulator.answer("POST", self.path, dict(self.headers),
-                                                            body)
+                status, headers, payload = emulator.answer(
+                    "POST", self.path, dict(self.headers), body
+                )
                 self._send(status, headers, payload)
 
             def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
@@ -264,8 +292,9 @@ class GithubEmulator:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="github-emulator")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="github-emulator"
+        )
         self._thread.start()
         return self
 
@@ -285,18 +314,27 @@ class GithubEmulator:
     # ------------------------------------------------------------ GitHub semantics
 
     def _rate_headers(self) -> dict[str, str]:
-        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(self.remaining),
-                "X-RateLimit-Reset": str(self.reset), "X-RateLimit-Used": str(self.limit - self.remaining),
-                "X-RateLimit-Resource": "core"}
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset),
+            "X-RateLimit-Used": str(self.limit - self.remaining),
+            "X-RateLimit-Resource": "core",
+        }
 
-    def _json(self, status: int, body: Any, extra: dict[str, str] | None = None
-              ) -> tuple[int, dict[str, str], bytes]:
-        headers = {"Content-Type": "application/json; charset=utf-8", **self._rate_headers(),
-                   **(extra or {})}
+    def _json(
+        self, status: int, body: Any, extra: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        headers = {
+            "Content-Type": "application/json; charset=utf-8",
+            **self._rate_headers(),
+            **(extra or {}),
+        }
         return status, headers, json.dumps(body).encode()
 
-    def answer(self, method: str, raw_path: str, headers: dict[str, str], body: bytes = b""
-               ) -> tuple[int, dict[str, str], bytes]:
+    def answer(
+        self, method: str, raw_path: str, headers: dict[str, str], body: bytes = b""
+    ) -> tuple[int, dict[str, str], bytes]:
         parts = urlsplit(raw_path)
         path, query = parts.path, dict(parse_qsl(parts.query))
         lower = {k.lower(): v for k, v in headers.items()}
@@ -306,10 +344,14 @@ class GithubEmulator:
                 self.seen.append(Seen(method, path, query, 0, "if-none-match" in lower))
             else:
                 status, out_headers, payload = (
-                    self._graphql(body, lower) if method == "POST" and path == "/graphql"
-                    else self._answer(path, query, lower) if method == "GET"
-                    else self._create_comment(path, lower, body) if method == "POST"
-                    else self._json(404, {"message": "Not Found"}))
+                    self._graphql(body, lower)
+                    if method == "POST" and path == "/graphql"
+                    else self._answer(path, query, lower)
+                    if method == "GET"
+                    else self._create_comment(path, lower, body)
+                    if method == "POST"
+                    else self._json(404, {"message": "Not Found"})
+                )
                 self.seen.append(Seen(method, path, query, status, "if-none-match" in lower))
         if held:
             self._released.wait(held)
@@ -323,25 +365,34 @@ class GithubEmulator:
         if not self._authorized(headers):
             return 0.0
         for fault in self.faults:
-            if fault.hold and fault.times > 0 and (fault.path_contains is None
-                                                    or fault.path_contains in path):
+            if (
+                fault.hold
+                and fault.times > 0
+                and (fault.path_contains is None or fault.path_contains in path)
+            ):
                 fault.times -= 1
                 return fault.hold
         return 0.0
 
     def _fault(self, path: str) -> tuple[int, dict[str, str], bytes] | None:
         for fault in self.faults:
-            if not fault.hold and fault.times > 0 and (fault.path_contains is None
-                                                       or fault.path_contains in path):
+            if (
+                not fault.hold
+                and fault.times > 0
+                and (fault.path_contains is None or fault.path_contains in path)
+            ):
                 fault.times -= 1
                 return self._json(fault.status, {"message": fault.message}, fault.headers)
         return None
 
-    def _answer(self, path: str, query: dict[str, str], headers: dict[str, str]
-                ) -> tuple[int, dict[str, str], bytes]:
+    def _answer(
+        self, path: str, query: dict[str, str], headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
         if not self._authorized(headers):
-            return self._json(401, {"message": "Bad credentials",
-                                    "documentation_url": "https://docs.github.com/rest"})
+            return self._json(
+                401,
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
+            )
         failed = self._fault(path)
         if failed is not None:
             return failed
@@ -350,8 +401,9 @@ class GithubEmulator:
 
         found = self._resolve(path, query)
         if found is None:
-            return self._json(404, {"message": "Not Found",
-                                    "documentation_url": "https://docs.github.com/rest"})
+            return self._json(
+                404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+            )
         body, link = found
         text = json.dumps(body, separators=(",", ":")).replace(GITHUB, self.base_url)
         etag = 'W/"' + hashlib.sha256(text.encode()).hexdigest() + '"'
@@ -383,8 +435,9 @@ class GithubEmulator:
             return [], None
         return None
 
-    def _listing(self, path: str, query: dict[str, str], body: list, page: int
-                 ) -> tuple[list, str | None]:
+    def _listing(
+        self, path: str, query: dict[str, str], body: list, page: int
+    ) -> tuple[list, str | None]:
         items = json.loads(json.dumps(body))
         since = query.get("since")
         if since:
@@ -393,11 +446,13 @@ class GithubEmulator:
         sort = query.get("sort")
         if sort in ("updated", "created"):
             key = f"{sort}_at"
-            items.sort(key=lambda i: (_time(i.get(key)), i.get("number") or 0),
-                       reverse=query.get("direction", "desc") == "desc")
+            items.sort(
+                key=lambda i: (_time(i.get(key)), i.get("number") or 0),
+                reverse=query.get("direction", "desc") == "desc",
+            )
         per_page = int(query.get("per_page", "30"))
         pages = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page: page * per_page]
+        chunk = items[(page - 1) * per_page : page * per_page]
         links = []
         base = {k: v for k, v in query.items() if k != "page"}
 
@@ -417,26 +472,36 @@ class GithubEmulator:
         numbers = {int(m.group(1)) for m in (pattern.match(p) for p in self.objects) if m}
         numbers |= {int(m.group(1)) for m in (pattern.match(p) for p, _ in self.routes) if m}
         listing = self.routes.get((f"/repos/{repo}/pulls", 1))
-        for obj in (listing.body if listing and isinstance(listing.body, list) else ()):
+        for obj in listing.body if listing and isinstance(listing.body, list) else ():
             if isinstance(obj, dict) and obj.get("number") is not None:
                 numbers.add(int(obj["number"]))
         return numbers
 
     def _graphql_headers(self) -> dict[str, str]:
-        return {"X-RateLimit-Limit": str(self.graphql_limit),
-                "X-RateLimit-Remaining": str(self.graphql_remaining),
-                "X-RateLimit-Reset": str(self.reset),
-                "X-RateLimit-Used": str(self.graphql_limit - self.graphql_remaining),
-                "X-RateLimit-Resource": "graphql"}
+        return {
+            "X-RateLimit-Limit": str(self.graphql_limit),
+            "X-RateLimit-Remaining": str(self.graphql_remaining),
+            "X-RateLimit-Reset": str(self.reset),
+            "X-RateLimit-Used": str(self.graphql_limit - self.graphql_remaining),
+            "X-RateLimit-Resource": "graphql",
+        }
 
     def _graphql(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         def reply(status: int, payload: Any) -> tuple[int, dict[str, str], bytes]:
-            return status, {"Content-Type": "application/json; charset=utf-8",
-                            **self._graphql_headers()}, json.dumps(payload).encode()
+            return (
+                status,
+                {"Content-Type": "application/json; charset=utf-8", **self._graphql_headers()},
+                json.dumps(payload).encode(),
+            )
 
         if not self._authorized(headers):
-            return reply(401, {"message": "This endpoint requires you to be authenticated.",
-                               "documentation_url": "https://docs.github.com/graphql"})
+            return reply(
+                401,
+                {
+                    "message": "This endpoint requires you to be authenticated.",
+                    "documentation_url": "https://docs.github.com/graphql",
+                },
+            )
         failed = self._fault("/graphql")
         if failed is not None:
             return failed
@@ -448,27 +513,58 @@ class GithubEmulator:
         if "addDiscussionComment" in query or "discussion(number" in query:
             return reply(200, self._discussion(query, variables))
         if "pullRequests" not in query:
-            return reply(200, {"errors": [{"message": "the emulator answers only the backfill "
-                                                      "query (repository.pullRequests)"}]})
+            return reply(
+                200,
+                {
+                    "errors": [
+                        {
+                            "message": "the emulator answers only the backfill "
+                            "query (repository.pullRequests)"
+                        }
+                    ]
+                },
+            )
         first = int(variables.get("first") or 0)
         if not 1 <= first <= 100:
-            return reply(200, {"errors": [{"type": "MAX_NODE_LIMIT_EXCEEDED", "message":
-                                           "first must be between 1 and 100"}]})
+            return reply(
+                200,
+                {
+                    "errors": [
+                        {
+                            "type": "MAX_NODE_LIMIT_EXCEEDED",
+                            "message": "first must be between 1 and 100",
+                        }
+                    ]
+                },
+            )
         nested = len(re.findall(r"\b(?:labels|files|comments|reviews)\s*\(", query))
         cost = max(1, round((1 + first * nested) / 100))
         if self.graphql_remaining < cost:
-            return reply(200, {"errors": [{"type": "RATE_LIMITED",
-                                           "message": "API rate limit exceeded"}]})
+            return reply(
+                200, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]}
+            )
         self.graphql_remaining -= cost
         self.graphql_points += cost
-        rate = {"cost": cost, "remaining": self.graphql_remaining,
-                "resetAt": datetime.fromtimestamp(self.reset, UTC)
-                .strftime("%Y-%m-%dT%H:%M:%SZ")}
+        rate = {
+            "cost": cost,
+            "remaining": self.graphql_remaining,
+            "resetAt": datetime.fromtimestamp(self.reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
         repo = f"{variables.get('owner')}/{variables.get('name')}"
         if repo not in self.repos:
-            return reply(200, {"data": {"rateLimit": rate, "repository": None}, "errors": [
-                {"type": "NOT_FOUND", "path": ["repository"],
-                 "message": f"Could not resolve to a Repository with the name '{repo}'."}]})
+            return reply(
+                200,
+                {
+                    "data": {"rateLimit": rate, "repository": None},
+                    "errors": [
+                        {
+                            "type": "NOT_FOUND",
+                            "path": ["repository"],
+                            "message": f"Could not resolve to a Repository with the name '{repo}'.",
+                        }
+                    ],
+                },
+            )
         pulls = []
         for number in self._pull_numbers(repo):
             found = self._resolve(f"/repos/{repo}/pulls/{number}", {})
@@ -478,24 +574,33 @@ class GithubEmulator:
         offset = 0
         if variables.get("after"):
             offset = int(base64.b64decode(variables["after"]).decode().split(":", 1)[1])
-        chunk = pulls[offset:offset + first]
+        chunk = pulls[offset : offset + first]
         end = offset + len(chunk)
         files_first = int(variables.get("files") or 100)
-        data = {"rateLimit": rate, "repository": {"pullRequests": {
-            "nodes": [self._pull_node(repo, p, files_first) for p in chunk],
-            "pageInfo": {"hasNextPage": end < len(pulls),
-                         "endCursor": base64.b64encode(f"cursor:{end}".encode()).decode()
-                         if chunk else None}}}}
+        data = {
+            "rateLimit": rate,
+            "repository": {
+                "pullRequests": {
+                    "nodes": [self._pull_node(repo, p, files_first) for p in chunk],
+                    "pageInfo": {
+                        "hasNextPage": end < len(pulls),
+                        "endCursor": base64.b64encode(f"cursor:{end}".encode()).decode()
+                        if chunk
+                        else None,
+                    },
+                }
+            },
+        }
         return reply(200, {"data": data})
 
     def add_discussion(self, repo: str, number: int) -> None:
         """A Discussion that comments can be added to (GraphQL addDiscussionComment)."""
         self.repos.add(repo)
-        self.discussions[(repo, number)] = base64.b64encode(
-            f"D_{repo}#{number}".encode()).decode()
+        self.discussions[(repo, number)] = base64.b64encode(f"D_{repo}#{number}".encode()).decode()
 
-    def _create_comment(self, path: str, headers: dict[str, str], body: bytes
-                        ) -> tuple[int, dict[str, str], bytes]:
+    def _create_comment(
+        self, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
         """`POST /repos/{owner}/{repo}/issues/{number}/comments` on a known repository (201)."""
         if not self._authorized(headers):
             return self._json(401, {"message": "Bad credentials"})
@@ -504,23 +609,27 @@ class GithubEmulator:
             return failed
         m = re.match(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$", path)
         if not m or f"{m.group(1)}/{m.group(2)}" not in self.repos:
-            return self._json(404, {"message": "Not Found",
-                                    "documentation_url": "https://docs.github.com/rest"})
+            return self._json(
+                404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+            )
         try:
             text = json.loads(body)["body"]
         except (ValueError, KeyError, TypeError):
-            return self._json(422, {"message": "Invalid request.\n\n\"body\" wasn't supplied."})
+            return self._json(422, {"message": 'Invalid request.\n\n"body" wasn\'t supplied.'})
         repo, number = f"{m.group(1)}/{m.group(2)}", int(m.group(3))
         self.comments.append((repo, "issue", number, text))
         cid = len(self.comments)
         self.remaining -= 1
         comment = {
-            "id": cid, "node_id": f"IC_{cid}", "body": text,
+            "id": cid,
+            "node_id": f"IC_{cid}",
+            "body": text,
             "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
             "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
             "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
             "created_at": _iso(datetime.now(UTC)),
-            "updated_at": _iso(datetime.now(UTC))}
+            "updated_at": _iso(datetime.now(UTC)),
+        }
         # listed from now on at GET .../issues/N/comments, as GitHub lists it
         self.routes.setdefault((path, 1), _Route([])).body.append(comment)
         return self._json(201, comment)
@@ -531,22 +640,36 @@ class GithubEmulator:
             data = variables.get("input") or {}
             found = [k for k, v in self.discussions.items() if v == data.get("discussionId")]
             if not found or not data.get("body"):
-                return {"data": {"addDiscussionComment": None}, "errors": [
-                    {"type": "NOT_FOUND", "path": ["addDiscussionComment"],
-                     "message": "Could not resolve to a node with the global id."}]}
+                return {
+                    "data": {"addDiscussionComment": None},
+                    "errors": [
+                        {
+                            "type": "NOT_FOUND",
+                            "path": ["addDiscussionComment"],
+                            "message": "Could not resolve to a node with the global id.",
+                        }
+                    ],
+                }
             repo, number = found[0]
             self.comments.append((repo, "discussion", number, data["body"]))
-            return {"data": {"addDiscussionComment": {"comment": {
-                "id": f"DC_{len(self.comments)}"}}}}
+            return {
+                "data": {"addDiscussionComment": {"comment": {"id": f"DC_{len(self.comments)}"}}}
+            }
         repo = f"{variables.get('owner')}/{variables.get('repo')}"
         node = self.discussions.get((repo, int(variables.get("number") or 0)))
         if node is None:
-            return {"data": {"repository": {"discussion": None}}, "errors": [
-                {"type": "NOT_FOUND", "path": ["repository", "discussion"],
-                 "message": f"Could not resolve to a Discussion with the number of "
-                            f"{variables.get('number')}."}]}
-        return {"data": {"repository": {"discussion": {"id": node,
-                                                       "number": variables["number"]}}}}
+            return {
+                "data": {"repository": {"discussion": None}},
+                "errors": [
+                    {
+                        "type": "NOT_FOUND",
+                        "path": ["repository", "discussion"],
+                        "message": f"Could not resolve to a Discussion with the number of "
+                        f"{variables.get('number')}.",
+                    }
+                ],
+            }
+        return {"data": {"repository": {"discussion": {"id": node, "number": variables["number"]}}}}
 
     def _sub(self, path: str) -> list:
         found = self._resolve(path, {"per_page": "100"})
@@ -562,47 +685,86 @@ class GithubEmulator:
                 return None
             bot = user.get("type") == "Bot"
             login = str(user["login"])
-            return {"login": login.removesuffix("[bot]") if bot else login,
-                    "__typename": "Bot" if bot else "User"}
+            return {
+                "login": login.removesuffix("[bot]") if bot else login,
+                "__typename": "Bot" if bot else "User",
+            }
 
         files = self._sub(f"{base}/pulls/{number}/files")
         reviews = self._sub(f"{base}/pulls/{number}/reviews")
         comments = self._sub(f"{base}/issues/{number}/comments")
         merged = bool(pr.get("merged_at") or pr.get("merged"))
         state = "MERGED" if merged else "CLOSED" if pr.get("state") == "closed" else "OPEN"
-        status = {"added": "ADDED", "removed": "DELETED", "modified": "MODIFIED",
-                  "renamed": "RENAMED", "copied": "COPIED", "changed": "CHANGED"}
+        status = {
+            "added": "ADDED",
+            "removed": "DELETED",
+            "modified": "MODIFIED",
+            "renamed": "RENAMED",
+            "copied": "COPIED",
+            "changed": "CHANGED",
+        }
         return {
-            "number": number, "title": pr.get("title"), "body": pr.get("body"),
-            "url": pr.get("html_url"), "author": actor(pr.get("user")),
+            "number": number,
+            "title": pr.get("title"),
+            "body": pr.get("body"),
+            "url": pr.get("html_url"),
+            "author": actor(pr.get("user")),
             "authorAssociation": pr.get("author_association") or "NONE",
-            "createdAt": pr.get("created_at"), "updatedAt": pr.get("updated_at"),
+            "createdAt": pr.get("created_at"),
+            "updatedAt": pr.get("updated_at"),
             "closedAt": pr.get("closed_at"),
             "mergedAt": pr.get("merged_at") or (pr.get("closed_at") if merged else None),
-            "mergedBy": actor(pr.get("merged_by")), "isDraft": bool(pr.get("draft")),
+            "mergedBy": actor(pr.get("merged_by")),
+            "isDraft": bool(pr.get("draft")),
             "state": state,
-            "labels": {"nodes": [{"name": lb["name"]} for lb in pr.get("labels") or ()
-                                 if isinstance(lb, dict)][:20]},
-            "additions": pr.get("additions"), "deletions": pr.get("deletions"),
+            "labels": {
+                "nodes": [
+                    {"name": lb["name"]} for lb in pr.get("labels") or () if isinstance(lb, dict)
+                ][:20]
+            },
+            "additions": pr.get("additions"),
+            "deletions": pr.get("deletions"),
             "changedFiles": pr.get("changed_files", len(files)),
             "baseRefName": (pr.get("base") or {}).get("ref"),
             "headRefName": (pr.get("head") or {}).get("ref"),
-            "files": {"totalCount": len(files), "nodes": [
-                {"path": f["filename"], "additions": f.get("additions", 0),
-                 "deletions": f.get("deletions", 0),
-                 "changeType": status.get(f.get("status"), "MODIFIED")}
-                for f in files[:files_first]]},
-            "comments": {"totalCount": max(len(comments), int(pr.get("comments") or 0)),
-                         "nodes": [{"databaseId": c["id"], "body": c.get("body"),
-                                    "createdAt": c.get("created_at"),
-                                    "author": actor(c.get("user")),
-                                    "authorAssociation": c.get("author_association") or "NONE"}
-                                   for c in comments[:50]]},
-            "reviews": {"totalCount": len(reviews), "nodes": [
-                {"databaseId": r["id"], "state": r.get("state"),
-                 "submittedAt": r.get("submitted_at"), "author": actor(r.get("user")),
-                 "authorAssociation": r.get("author_association") or "NONE"}
-                for r in reviews[:50]]},
+            "files": {
+                "totalCount": len(files),
+                "nodes": [
+                    {
+                        "path": f["filename"],
+                        "additions": f.get("additions", 0),
+                        "deletions": f.get("deletions", 0),
+                        "changeType": status.get(f.get("status"), "MODIFIED"),
+                    }
+                    for f in files[:files_first]
+                ],
+            },
+            "comments": {
+                "totalCount": max(len(comments), int(pr.get("comments") or 0)),
+                "nodes": [
+                    {
+                        "databaseId": c["id"],
+                        "body": c.get("body"),
+                        "createdAt": c.get("created_at"),
+                        "author": actor(c.get("user")),
+                        "authorAssociation": c.get("author_association") or "NONE",
+                    }
+                    for c in comments[:50]
+                ],
+            },
+            "reviews": {
+                "totalCount": len(reviews),
+                "nodes": [
+                    {
+                        "databaseId": r["id"],
+                        "state": r.get("state"),
+                        "submittedAt": r.get("submitted_at"),
+                        "author": actor(r.get("user")),
+                        "authorAssociation": r.get("author_association") or "NONE",
+                    }
+                    for r in reviews[:50]
+                ],
+            },
             "reactions": {"totalCount": int((pr.get("reactions") or {}).get("total_count") or 0)},
         }
 

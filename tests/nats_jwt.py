@@ -47,7 +47,9 @@ def encode(issuer: Identity, subject: str, name: str, nats: dict) -> str:
     """A JWT v2 of `nats` claims about `subject`, signed by `issuer`."""
     standard = {"iat": int(time.time()), "iss": issuer.public, "name": name, "sub": subject}
     # Go's json.Marshal of ClaimsData: fields in declaration order, jti before iat
-    jti = base64.b32encode(hashlib.new("sha512_256", _json(standard)).digest()).rstrip(b"=").decode()
+    jti = (
+        base64.b32encode(hashlib.new("sha512_256", _json(standard)).digest()).rstrip(b"=").decode()
+    )
     claims = {"jti": jti, **standard, "nats": {**nats, "version": 2}}
     signed = f"{_b64(_json({'typ': 'JWT', 'alg': 'ed25519-nkey'}))}.{_b64(_json(claims))}"
     return f"{signed}.{_b64(issuer.sign(signed.encode()))}"
@@ -66,30 +68,57 @@ def operator_jwt(operator: Identity, system_account: str | None = None) -> str:
 
 
 def account_jwt(operator: Identity, account: Identity, name: str, *, jetstream: bool) -> str:
-    limits: dict = {"subs": NO_LIMIT, "data": NO_LIMIT, "payload": NO_LIMIT,
-                    "imports": NO_LIMIT, "exports": NO_LIMIT, "wildcards": True,
-                    "conn": NO_LIMIT, "leaf": NO_LIMIT}
+    limits: dict = {
+        "subs": NO_LIMIT,
+        "data": NO_LIMIT,
+        "payload": NO_LIMIT,
+        "imports": NO_LIMIT,
+        "exports": NO_LIMIT,
+        "wildcards": True,
+        "conn": NO_LIMIT,
+        "leaf": NO_LIMIT,
+    }
     if jetstream:  # a non-zero storage limit is what enables JetStream for the account
-        limits |= {"mem_storage": NO_LIMIT, "disk_storage": NO_LIMIT,
-                   "streams": NO_LIMIT, "consumer": NO_LIMIT}
-    return encode(operator, account.public, name, {
-        "limits": limits, "default_permissions": {"pub": {}, "sub": {}}, "type": "account"})
+        limits |= {
+            "mem_storage": NO_LIMIT,
+            "disk_storage": NO_LIMIT,
+            "streams": NO_LIMIT,
+            "consumer": NO_LIMIT,
+        }
+    return encode(
+        operator,
+        account.public,
+        name,
+        {"limits": limits, "default_permissions": {"pub": {}, "sub": {}}, "type": "account"},
+    )
 
 
 def user_jwt(account: Identity, user: Identity, name: str) -> str:
-    return encode(account, user.public, name, {
-        "pub": {}, "sub": {}, "subs": NO_LIMIT, "data": NO_LIMIT, "payload": NO_LIMIT,
-        "type": "user"})
+    return encode(
+        account,
+        user.public,
+        name,
+        {
+            "pub": {},
+            "sub": {},
+            "subs": NO_LIMIT,
+            "data": NO_LIMIT,
+            "payload": NO_LIMIT,
+            "type": "user",
+        },
+    )
 
 
 def creds(user_token: str, user: Identity) -> str:
     """A .creds file as `nsc` writes it (jwt.FormatUserConfig)."""
-    return (f"-----BEGIN NATS USER JWT-----\n{user_token}\n------END NATS USER JWT------\n\n"
-            "************************* IMPORTANT *************************\n"
-            "NKEY Seed printed below can be used to sign and prove identity.\n"
-            "NKEYs are sensitive and should be treated as secrets.\n\n"
-            f"-----BEGIN USER NKEY SEED-----\n{user.seed.decode()}\n------END USER NKEY SEED------\n\n"
-            "*************************************************************\n")
+    return (
+        f"-----BEGIN NATS USER JWT-----\n{user_token}\n------END NATS USER JWT------\n\n"
+        "************************* IMPORTANT *************************\n"
+        "NKEY Seed printed below can be used to sign and prove identity.\n"
+        "NKEYs are sensitive and should be treated as secrets.\n\n"
+        f"-----BEGIN USER NKEY SEED-----\n{user.seed.decode()}\n------END USER NKEY SEED------\n\n"
+        "*************************************************************\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -102,21 +131,26 @@ class Operator:
 
     @classmethod
     def new(cls) -> Operator:
-        return cls(Identity.new(nkeys.PREFIX_BYTE_OPERATOR), Identity.new(nkeys.PREFIX_BYTE_ACCOUNT),
-                   Identity.new(nkeys.PREFIX_BYTE_ACCOUNT))
+        return cls(
+            Identity.new(nkeys.PREFIX_BYTE_OPERATOR),
+            Identity.new(nkeys.PREFIX_BYTE_ACCOUNT),
+            Identity.new(nkeys.PREFIX_BYTE_ACCOUNT),
+        )
 
     def server_config(self) -> str:
         """Operator mode with a MEMORY resolver holding both accounts."""
         op = operator_jwt(self.operator, self.system.public)
         sys_jwt = account_jwt(self.operator, self.system, "SYS", jetstream=False)
         acc_jwt = account_jwt(self.operator, self.account, "REPODIGEST", jetstream=True)
-        return (f'operator: "{op}"\n'
-                f'system_account: "{self.system.public}"\n'
-                "resolver: MEMORY\n"
-                "resolver_preload: {\n"
-                f'  {self.system.public}: "{sys_jwt}"\n'
-                f'  {self.account.public}: "{acc_jwt}"\n'
-                "}\n")
+        return (
+            f'operator: "{op}"\n'
+            f'system_account: "{self.system.public}"\n'
+            "resolver: MEMORY\n"
+            "resolver_preload: {\n"
+            f'  {self.system.public}: "{sys_jwt}"\n'
+            f'  {self.account.public}: "{acc_jwt}"\n'
+            "}\n"
+        )
 
     def user_creds(self, name: str = "repodigest") -> tuple[str, Identity]:
         """(.creds text, user) of a new user of the account."""

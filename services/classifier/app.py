@@ -36,15 +36,22 @@ class ClassifierService:
     consumers: Sequence[ConsumerSpec] = (CONSUMER,)
     contract = CONTRACT
 
-    def __init__(self, registry: ProfileRegistry, bus: Bus,
-                 loader: Callable[[], ProfileRegistry] | None = None) -> None:
+    def __init__(
+        self,
+        registry: ProfileRegistry,
+        bus: Bus,
+        loader: Callable[[], ProfileRegistry] | None = None,
+    ) -> None:
         self.registry = registry
         self.bus = bus
         self.loader = loader
         self._reloading = asyncio.Lock()
         self.consumer: Consumer = Consumer(
-            bus, CONSUMER, decode=GITHUB_EVENT_ADAPTER.validate_json,
-            handle_batch=self.on_github_events)
+            bus,
+            CONSUMER,
+            decode=GITHUB_EVENT_ADAPTER.validate_json,
+            handle_batch=self.on_github_events,
+        )
 
     async def on_github_events(self, events: list[GithubFact | SyncWatermark]) -> None:
         await enrich_batch(events, self.registry, self.bus.publish_many)
@@ -52,16 +59,24 @@ class ClassifierService:
     async def reload(self) -> ReloadReply:
         """Re-read the profiles; the new rules apply from the next batch on."""
         if self.loader is None:
-            return ReloadReply(ok=False, profiles=self.registry.versions(),
-                               error="this classifier was built without a profile loader")
+            return ReloadReply(
+                ok=False,
+                profiles=self.registry.versions(),
+                error="this classifier was built without a profile loader",
+            )
         async with self._reloading:
             self.registry, reply = await reload_rules(self.loader, self.registry)
         if reply.ok:
-            log.info("classifier rules reloaded; changed: %s", ", ".join(reply.changed) or "none",
-                     extra={"changed": list(reply.changed)})
+            log.info(
+                "classifier rules reloaded; changed: %s",
+                ", ".join(reply.changed) or "none",
+                extra={"changed": list(reply.changed)},
+            )
             self._log_profiles()
         else:
-            log.error("classifier rules NOT reloaded, the previous ones stay in use:\n%s", reply.error)
+            log.error(
+                "classifier rules NOT reloaded, the previous ones stay in use:\n%s", reply.error
+            )
         return reply
 
     def register(self, router: ServiceRouter) -> None:
@@ -74,8 +89,12 @@ class ClassifierService:
 
     def _log_profiles(self) -> None:
         for name, ruleset in sorted(self.registry.rulesets.items()):
-            log.info("classifier profile %s version %s", name, ruleset.ref.version[:12],
-                     extra={"profile": name, "ruleset_version": ruleset.ref.version})
+            log.info(
+                "classifier profile %s version %s",
+                name,
+                ruleset.ref.version[:12],
+                extra={"profile": name, "ruleset_version": ruleset.ref.version},
+            )
             for warning in ruleset.warnings:  # e.g. a labeler key the action also ignores
                 log.warning("%s", warning, extra={"profile": name})
 
@@ -89,13 +108,20 @@ class ClassifierService:
         return True
 
 
-def build_service(settings: ClassifierSettings, runtime: Runtime,
-                  loader: Callable[[], ProfileRegistry] | None = None) -> ClassifierService:
+def build_service(
+    settings: ClassifierSettings,
+    runtime: Runtime,
+    loader: Callable[[], ProfileRegistry] | None = None,
+) -> ClassifierService:
     """Load and compile every profile now, so a bad profile stops start-up with its message.
     `loader` (by default the profiles of `settings`) is also what a reload request runs."""
     if loader is None:
         # the identities file is read again on a reload, like the profiles
-        loader = functools.partial(load_registry, settings.profiles_dir,
-                                   settings.codeowners_files(), settings.profile_overrides,
-                                   identities=settings.identities)
+        loader = functools.partial(
+            load_registry,
+            settings.profiles_dir,
+            settings.codeowners_files(),
+            settings.profile_overrides,
+            identities=settings.identities,
+        )
     return ClassifierService(loader(), runtime.bus("classifier"), loader)

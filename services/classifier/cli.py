@@ -53,8 +53,10 @@ def load_ruleset(profile: str) -> CompiledRuleSet:
         profile = path.stem
     profile = canonical_profile(profile, raws)
     if profile not in raws:
-        raise ProfileError(f"unknown profile {profile!r}; choose one of {', '.join(sorted(raws))} "
-                           "or give the path of a profile YAML file")
+        raise ProfileError(
+            f"unknown profile {profile!r}; choose one of {', '.join(sorted(raws))} "
+            "or give the path of a profile YAML file"
+        )
     resolved, _ = resolve_profile(profile, raws)
     return compile_profile(resolved)
 
@@ -67,9 +69,12 @@ def _actor(obj: dict[str, Any]) -> Actor:
         raise BadItem("`author` must be a login or an object with `login`")
     email = author.get("email") or obj.get("author_email") or ""
     domain = author.get("email_domain") or (email.rsplit("@", 1)[-1] if "@" in email else None)
-    return Actor(login=str(author["login"]),
-                 association=author.get("association") or obj.get("association") or "NONE",
-                 is_bot=bool(author.get("is_bot", False)), email_domain=domain)
+    return Actor(
+        login=str(author["login"]),
+        association=author.get("association") or obj.get("association") or "NONE",
+        is_bot=bool(author.get("is_bot", False)),
+        email_domain=domain,
+    )
 
 
 def _files(value: Any) -> list[FileChange]:
@@ -78,10 +83,17 @@ def _files(value: Any) -> list[FileChange]:
         if isinstance(f, str):
             out.append(FileChange(path=f))
         elif isinstance(f, dict) and isinstance(f.get("path"), str):
-            out.append(FileChange(path=f["path"], additions=int(f.get("additions") or 0),
-                                  deletions=int(f.get("deletions") or 0)))
+            out.append(
+                FileChange(
+                    path=f["path"],
+                    additions=int(f.get("additions") or 0),
+                    deletions=int(f.get("deletions") or 0),
+                )
+            )
         else:
-            raise BadItem(f"`files` entries must be paths or {{path, additions, deletions}}, got {f!r}")
+            raise BadItem(
+                f"`files` entries must be paths or {{path, additions, deletions}}, got {f!r}"
+            )
     return out
 
 
@@ -91,7 +103,7 @@ def parse_item(line: str) -> ItemSnapshot:
     except json.JSONDecodeError as exc:
         raise BadItem(f"not JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(obj, dict):
-        raise BadItem("expected a JSON object like {\"number\": 1, \"title\": \"...\"}")
+        raise BadItem('expected a JSON object like {"number": 1, "title": "..."}')
     missing = [k for k in ("number", "title") if k not in obj]
     if missing:
         raise BadItem(f"missing {' and '.join(missing)}")
@@ -99,20 +111,30 @@ def parse_item(line: str) -> ItemSnapshot:
     files = _files(obj.get("files"))
     try:
         return ItemSnapshot(
-            repo=obj.get("repo") or DEFAULT_REPO, number=obj["number"],
-            kind=obj.get("kind") or "pull_request", title=obj["title"], author=_actor(obj),
-            labels=tuple(labels), state=obj.get("state") or "open", created_at=_EPOCH,
-            body_excerpt=obj.get("body") or "", files=tuple(files),
-            additions=obj.get("additions"), deletions=obj.get("deletions"),
-            changed_files=obj.get("changed_files"), base_branch=obj.get("base_branch"),
-            head_branch=obj.get("head_branch"))
+            repo=obj.get("repo") or DEFAULT_REPO,
+            number=obj["number"],
+            kind=obj.get("kind") or "pull_request",
+            title=obj["title"],
+            author=_actor(obj),
+            labels=tuple(labels),
+            state=obj.get("state") or "open",
+            created_at=_EPOCH,
+            body_excerpt=obj.get("body") or "",
+            files=tuple(files),
+            additions=obj.get("additions"),
+            deletions=obj.get("deletions"),
+            changed_files=obj.get("changed_files"),
+            base_branch=obj.get("base_branch"),
+            head_branch=obj.get("head_branch"),
+        )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise BadItem(problems) from None
 
 
-def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet,
-            trace: dict[str, str] | None = None) -> str:
+def as_json(
+    item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet, trace: dict[str, str] | None = None
+) -> str:
     data = {
         "number": item.number,
         "title": item.title,
@@ -126,9 +148,13 @@ def as_json(item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet,
     return json.dumps(data, ensure_ascii=False)
 
 
-def explain_text(item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset: CompiledRuleSet) -> str:
-    lines = [f"#{item.number} {item.title}",
-             f"  profile {ruleset.ref.profile} (version {ruleset.ref.version[:12]})"]
+def explain_text(
+    item: ItemSnapshot, tags: Tags, trace: dict[str, str], ruleset: CompiledRuleSet
+) -> str:
+    lines = [
+        f"#{item.number} {item.title}",
+        f"  profile {ruleset.ref.profile} (version {ruleset.ref.version[:12]})",
+    ]
 
     def section(title: str, tags_: Iterable[Any]) -> None:
         tags_ = list(tags_)
@@ -162,23 +188,40 @@ def digest_lines(d: Digest | None) -> list[str]:
     if d.what:
         out.append(f"    what: {d.what}")
     if d.user_facing != "unknown":
-        out.append(f"    user-facing: {d.user_facing}" + (f": {d.user_facing_text}" if d.user_facing_text else ""))
+        out.append(
+            f"    user-facing: {d.user_facing}"
+            + (f": {d.user_facing_text}" if d.user_facing_text else "")
+        )
     if d.tested:
-        out.append(f"    tested: {', '.join(d.tested)}" + (f": {d.tested_text}" if d.tested_text else ""))
+        out.append(
+            f"    tested: {', '.join(d.tested)}" + (f": {d.tested_text}" if d.tested_text else "")
+        )
     for c in d.claims:
         out.append(f"    claim ({c.kind}; {', '.join(c.figures)}): {c.sentence}")
     for r in d.refs:
-        target = " ".join(filter(None, (
-            (r.repo or "") + (f"#{r.number}" if r.number is not None else ""),
-            f"commit {r.sha[:12]}" if r.sha else "", f'"{r.title}"' if r.title else "")))
+        target = " ".join(
+            filter(
+                None,
+                (
+                    (r.repo or "") + (f"#{r.number}" if r.number is not None else ""),
+                    f"commit {r.sha[:12]}" if r.sha else "",
+                    f'"{r.title}"' if r.title else "",
+                ),
+            )
+        )
         out.append(f"    {r.kind.replace('_', '-')}: {target}")
     if len(out) == 1 and not d.template_only:
         out[0] += " nothing found in the description"
     return out
 
 
-def classify_command(profile: str, source: str, explain: bool = False, out: IO[str] | None = None,
-                     err: IO[str] | None = None) -> int:
+def classify_command(
+    profile: str,
+    source: str,
+    explain: bool = False,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
     """Classify JSON-lines items from `source` (a path, or `-` for stdin); returns the exit code.
 
     `out`/`err` default to the standard streams of the moment (so test runners can capture them).
@@ -220,8 +263,6 @@ def classify_command(profile: str, source: str, explain: bool = False, out: IO[s
     return 1 if bad else 0
 
 
-
-
 # ---------------------------------------------------------------- reclassify and reload
 
 
@@ -232,8 +273,10 @@ def parse_since(text: str | None) -> datetime | None:
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"--since {text!r} is not a date (2026-06-01) or ISO date-time "
-                         "(2026-06-01T08:00:00+08:00)") from None
+        raise ValueError(
+            f"--since {text!r} is not a date (2026-06-01) or ISO date-time "
+            "(2026-06-01T08:00:00+08:00)"
+        ) from None
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
@@ -245,15 +288,23 @@ async def _connect(nats_url: str):
     from .config import ClassifierSettings
 
     try:
-        return await connect(ClassifierSettings(nats_url=nats_url), name="repodigest-classifier-cli",
-                             reconnects=2)
+        return await connect(
+            ClassifierSettings(nats_url=nats_url), name="repodigest-classifier-cli", reconnects=2
+        )
     except NatsUnreachable as exc:
         raise ConnectionError(str(exc)) from None
 
 
-def reclassify_command(nats_url: str, repo: str | None, since: str | None, profile: str | None,
-                       *, progress: bool = True, out: IO[str] | None = None,
-                       err: IO[str] | None = None) -> int:
+def reclassify_command(
+    nats_url: str,
+    repo: str | None,
+    since: str | None,
+    profile: str | None,
+    *,
+    progress: bool = True,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
     """`repodigest reclassify`: replay RD_GITHUB through the current rules into RD_ENRICHED.
 
     Rules: the classifier settings (`REPODIGEST_PROFILES_DIR`, `REPODIGEST_PROFILE_OVERRIDES`,
@@ -275,9 +326,13 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
     try:
         since_at = parse_since(since)
         settings = ClassifierSettings(nats_url=nats_url)
-        registry = load_registry(settings.profiles_dir, settings.codeowners_files(),
-                                 settings.profile_overrides, pinned=profile,
-                                 identities=settings.identities)
+        registry = load_registry(
+            settings.profiles_dir,
+            settings.codeowners_files(),
+            settings.profile_overrides,
+            pinned=profile,
+            identities=settings.identities,
+        )
     except (ValueError, ProfileError) as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -285,8 +340,9 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
     async def main() -> Any:
         nc = await _connect(nats_url)
         try:
-            return await reclassify(nc.jetstream(), repo, since=since_at, progress=progress,
-                                    registry=registry)
+            return await reclassify(
+                nc.jetstream(), repo, since=since_at, progress=progress, registry=registry
+            )
         finally:
             await nc.drain()
 
@@ -296,16 +352,30 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
         print(f"error: {exc}", file=err)
         return 2
     except Exception as exc:  # noqa: BLE001 - a NATS failure mid-replay: say what happened
-        print(f"error: reclassification stopped: {type(exc).__name__}: {exc}. It is safe to run it "
-              "again (enriched ids are deterministic)", file=err)
+        print(
+            f"error: reclassification stopped: {type(exc).__name__}: {exc}. It is safe to run it "
+            "again (enriched ids are deterministic)",
+            file=err,
+        )
         return 2
-    rulesets = ", ".join(f"{r}: {v.split('@')[0]}@{v.split('@')[1][:12]}"
-                         for r, v in sorted(result.rulesets.items())) or "none"
-    print(f"reclassified {result.facts} facts of {repo or 'all repositories'} "
-          f"({result.before_since} before --since left as they were); rules: {rulesets}", file=out)
+    rulesets = (
+        ", ".join(
+            f"{r}: {v.split('@')[0]}@{v.split('@')[1][:12]}"
+            for r, v in sorted(result.rulesets.items())
+        )
+        or "none"
+    )
+    print(
+        f"reclassified {result.facts} facts of {repo or 'all repositories'} "
+        f"({result.before_since} before --since left as they were); rules: {rulesets}",
+        file=out,
+    )
     for name, mark in sorted(result.watermarks.items()):
-        print(f"forwarded the watermark of {name} ({mark.isoformat()}): the summarizer "
-              "re-summarizes the windows whose figures changed", file=out)
+        print(
+            f"forwarded the watermark of {name} ({mark.isoformat()}): the summarizer "
+            "re-summarizes the windows whose figures changed",
+            file=out,
+        )
     for problem in result.problems:
         print(f"skipped: {problem}", file=err)
     if result.skipped:
@@ -314,8 +384,13 @@ def reclassify_command(nats_url: str, repo: str | None, since: str | None, profi
     return 0
 
 
-def reload_command(nats_url: str, timeout: float = 10.0, replicas: int = 1,
-                   out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+def reload_command(
+    nats_url: str,
+    timeout: float = 10.0,
+    replicas: int = 1,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
     """`repodigest classifier-reload`: ask running classifiers to re-read their rule profiles.
 
     Sends a request on `rd.control.classifier.reload` and prints each answer (every replica
@@ -359,17 +434,25 @@ def reload_command(nats_url: str, timeout: float = 10.0, replicas: int = 1,
         print(f"error: {exc}", file=err)
         return 2
     if not replies:
-        print(f"error: no classifier answered on {RELOAD_SUBJECT} within {timeout:g}s; is one running "
-              "against this NATS server?", file=err)
+        print(
+            f"error: no classifier answered on {RELOAD_SUBJECT} within {timeout:g}s; is one running "
+            "against this NATS server?",
+            file=err,
+        )
         return 2
     code = 0
     for reply in replies:
         if reply.ok:
             versions = ", ".join(f"{n}@{v[:12]}" for n, v in sorted(reply.profiles.items()))
-            print(f"reloaded; changed: {', '.join(reply.changed) or 'none'}; now {versions}", file=out)
+            print(
+                f"reloaded; changed: {', '.join(reply.changed) or 'none'}; now {versions}", file=out
+            )
         else:
             print(f"refused, the previous rules stay in use:\n{reply.error}", file=err)
             code = 1
     if len(replies) < replicas:
-        print(f"warning: {len(replies)} of {replicas} classifiers answered within {timeout:g}s", file=err)
+        print(
+            f"warning: {len(replies)} of {replicas} classifiers answered within {timeout:g}s",
+            file=err,
+        )
     return code

@@ -31,13 +31,15 @@ def classify_fact(fact: GithubFact, registry: ProfileRegistry) -> EnrichedFact:
         if registry.identities is not None:
             tags = identify(fact.data, tags, registry.identities)
     except Exception as exc:
-        raise Poison(f"classification failed under profile {ruleset.name!r} "
-                     f"({type(exc).__name__}: {exc})") from exc
+        raise Poison(
+            f"classification failed under profile {ruleset.name!r} ({type(exc).__name__}: {exc})"
+        ) from exc
     return EnrichedFact.create(fact, tags, ruleset.ref)
 
 
-def outgoing(event: GithubFact | SyncWatermark, registry: ProfileRegistry,
-             tracing: bool | None = None) -> tuple[EnrichedFact | WatermarkForwarded, str]:
+def outgoing(
+    event: GithubFact | SyncWatermark, registry: ProfileRegistry, tracing: bool | None = None
+) -> tuple[EnrichedFact | WatermarkForwarded, str]:
     """What to publish for one consumed event, and where (`tracing`: whether spans are recorded,
     if the caller already knows)."""
     if isinstance(event, SyncWatermark):
@@ -45,20 +47,33 @@ def outgoing(event: GithubFact | SyncWatermark, registry: ProfileRegistry,
     if isinstance(event, GithubFact):
         data = event.data
         if not (tracing_enabled() if tracing is None else tracing):
-            return classify_fact(event, registry), Subjects.enriched(data.kind, data.action, data.repo)
+            return classify_fact(event, registry), Subjects.enriched(
+                data.kind, data.action, data.repo
+            )
         # in the fact's own trace (it came in a batch of many traces)
-        with continuing(event.id), _tracer.start_as_current_span(
-                "classifier.classify", attributes={"repodigest.fact_id": event.id,
-                                                   "repodigest.repo": event.data.repo}) as span:
+        with (
+            continuing(event.id),
+            _tracer.start_as_current_span(
+                "classifier.classify",
+                attributes={"repodigest.fact_id": event.id, "repodigest.repo": event.data.repo},
+            ) as span,
+        ):
             enriched = classify_fact(event, registry)
-            span.set_attributes({"repodigest.ruleset": enriched.data.ruleset.profile,
-                                 "repodigest.modules": len(enriched.data.tags.modules)})
+            span.set_attributes(
+                {
+                    "repodigest.ruleset": enriched.data.ruleset.profile,
+                    "repodigest.modules": len(enriched.data.tags.modules),
+                }
+            )
         return enriched, Subjects.enriched(data.kind, data.action, data.repo)
     raise Poison(f"the classifier does not handle {type(event).__name__} events")
 
 
-async def enrich_batch(events: Sequence[GithubFact | SyncWatermark], registry: ProfileRegistry,
-                       publish_many: Callable[[Sequence[tuple[CloudEvent, str, Any]]], Awaitable[Any]]) -> int:
+async def enrich_batch(
+    events: Sequence[GithubFact | SyncWatermark],
+    registry: ProfileRegistry,
+    publish_many: Callable[[Sequence[tuple[CloudEvent, str, Any]]], Awaitable[Any]],
+) -> int:
     """Classify and publish a batch in stream order.
 
     Facts are published together (one `publish_many`, acknowledgements gathered), each in the
@@ -101,16 +116,20 @@ class ReloadReply(BaseModel):
     error: str | None = None  # why the new rules were refused: file:LINE: reason
 
 
-async def reload_rules(load: Callable[[], ProfileRegistry],
-                       current: ProfileRegistry) -> tuple[ProfileRegistry, ReloadReply]:
+async def reload_rules(
+    load: Callable[[], ProfileRegistry], current: ProfileRegistry
+) -> tuple[ProfileRegistry, ReloadReply]:
     """Re-read the profiles (in a thread: file I/O and compilation); on any error keep `current`."""
     try:
         registry = await asyncio.to_thread(load)
     except ProfileError as exc:
         return current, ReloadReply(ok=False, profiles=current.versions(), error=str(exc))
     except Exception as exc:  # noqa: BLE001 - answered, not swallowed: the caller must hear why
-        return current, ReloadReply(ok=False, profiles=current.versions(),
-                                    error=f"unexpected {type(exc).__name__} while loading the rules: {exc}")
+        return current, ReloadReply(
+            ok=False,
+            profiles=current.versions(),
+            error=f"unexpected {type(exc).__name__} while loading the rules: {exc}",
+        )
     before, after = current.versions(), registry.versions()
     changed = tuple(sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n)))
     return registry, ReloadReply(ok=True, profiles=after, changed=changed)

@@ -66,12 +66,13 @@ class JetStreamPublisher:
         headers = event_headers(event)
         for attempt in range(1, 5):
             try:
-                return await self.js.publish(subject, event.to_bytes(), headers=headers,
-                                             timeout=PUBLISH_TIMEOUT)
+                return await self.js.publish(
+                    subject, event.to_bytes(), headers=headers, timeout=PUBLISH_TIMEOUT
+                )
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
                 if attempt == 4:
                     raise
-                await asyncio.sleep(0.5 * 2 ** attempt)  # backoff; ids make a retry harmless
+                await asyncio.sleep(0.5 * 2**attempt)  # backoff; ids make a retry harmless
 
 
 def reclassified_watermark(mark: SyncWatermark, versions: str) -> WatermarkForwarded:
@@ -81,10 +82,17 @@ def reclassified_watermark(mark: SyncWatermark, versions: str) -> WatermarkForwa
     return event.model_copy(update={"id": deterministic_id(event.id, "reclassified", versions)})
 
 
-async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since: datetime | None = None,
-                     progress: bool = False, registry: ProfileRegistry | None = None,
-                     publish: Callable[[CloudEvent, str], Awaitable[Any]] | None = None,
-                     batch_size: int = 500, fetch_timeout: float = 5.0) -> ReclassifyResult:
+async def reclassify(
+    js: JetStreamContext | Runtime,
+    repo: str | None,
+    *,
+    since: datetime | None = None,
+    progress: bool = False,
+    registry: ProfileRegistry | None = None,
+    publish: Callable[[CloudEvent, str], Awaitable[Any]] | None = None,
+    batch_size: int = 500,
+    fetch_timeout: float = 5.0,
+) -> ReclassifyResult:
     """Replay the facts of `repo` (all repositories when None) through `registry`'s rules.
 
     `js` is a nats-py JetStream context or a started `shared.service.Runtime` (its broker's).
@@ -99,9 +107,17 @@ async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since:
         registry = await asyncio.to_thread(load_registry)
     publish = publish or JetStreamPublisher(js).publish
     subject = replay_subject(repo)
-    sub = await js.pull_subscribe(subject, stream=STREAM_GITHUB, config=ConsumerConfig(
-        filter_subject=subject, deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE,
-        inactive_threshold=120.0, mem_storage=True))
+    sub = await js.pull_subscribe(
+        subject,
+        stream=STREAM_GITHUB,
+        config=ConsumerConfig(
+            filter_subject=subject,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.NONE,
+            inactive_threshold=120.0,
+            mem_storage=True,
+        ),
+    )
     result = ReclassifyResult()
     latest: dict[str, SyncWatermark] = {}
     bar = _Progress(progress, f"reclassifying {repo or 'all repositories'}")
@@ -115,8 +131,10 @@ async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since:
             except (TimeoutError, nats.errors.TimeoutError):
                 idle += 1
                 if idle >= 3:
-                    raise RuntimeError(f"RD_GITHUB stopped delivering after {result.read} of {total} "
-                                       f"messages on {subject}; run the command again") from None
+                    raise RuntimeError(
+                        f"RD_GITHUB stopped delivering after {result.read} of {total} "
+                        f"messages on {subject}; run the command again"
+                    ) from None
                 continue
             idle = 0
             pending: list[Awaitable[Any]] = []
@@ -139,7 +157,9 @@ async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since:
                     data = event.data
                     ref = enriched.data.ruleset
                     result.rulesets[data.repo] = f"{ref.profile}@{ref.version}"
-                    pending.append(publish(enriched, Subjects.enriched(data.kind, data.action, data.repo)))
+                    pending.append(
+                        publish(enriched, Subjects.enriched(data.kind, data.action, data.repo))
+                    )
             await asyncio.gather(*pending)  # this batch is stored before the next one is read
             result.facts += len(pending)
             bar.advance(len(msgs))
@@ -153,12 +173,20 @@ async def reclassify(js: JetStreamContext | Runtime, repo: str | None, *, since:
             await sub.unsubscribe()
         except Exception:  # noqa: BLE001 - the ephemeral consumer expires by itself anyway
             pass
-    log.info("reclassified %d facts (%d skipped, %d before %s) of %s", result.facts, result.skipped,
-             result.before_since, since, repo or "all repositories")
+    log.info(
+        "reclassified %d facts (%d skipped, %d before %s) of %s",
+        result.facts,
+        result.skipped,
+        result.before_since,
+        since,
+        repo or "all repositories",
+    )
     return result
 
 
-def _decode(data: bytes, subject: str, result: ReclassifyResult) -> GithubFact | SyncWatermark | None:
+def _decode(
+    data: bytes, subject: str, result: ReclassifyResult
+) -> GithubFact | SyncWatermark | None:
     try:
         return GITHUB_EVENT_ADAPTER.validate_json(data)
     except (ValidationError, ValueError) as exc:
@@ -193,8 +221,13 @@ class _Progress:
             TimeRemainingColumn,
         )
 
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeRemainingColumn(), console=Console(stderr=True))
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
         self.bar.start()
         self.task = self.bar.add_task(self.what, total=total)
 

@@ -112,8 +112,11 @@ class IngestService:
     def problems(self) -> list[str]:
         """Why the service is not ready, each said so that a person can act: a failed backfill,
         and pollers' problems (`GithubPoller.problems`: a rejected token, an unknown repository)."""
-        found = [f"backfill from {self.settings.backfill_source} failed: {self.backfill_error}"
-                 ] if self.backfill_error is not None else []
+        found = (
+            [f"backfill from {self.settings.backfill_source} failed: {self.backfill_error}"]
+            if self.backfill_error is not None
+            else []
+        )
         for poller in self.pollers:
             check = getattr(poller, "problems", None)
             if check is not None:
@@ -133,9 +136,14 @@ class IngestService:
         try:
             s = self.settings
             self.backfill_result = await ingest_source(
-                self.bus, source, s.backfill_repo, demo_week=s.demo_week, demo_seed=s.demo_seed,
+                self.bus,
+                source,
+                s.backfill_repo,
+                demo_week=s.demo_week,
+                demo_seed=s.demo_seed,
                 token=s.github_token.get_secret_value() if s.github_token else None,
-                github_api_url=s.github_api_url)
+                github_api_url=s.github_api_url,
+            )
             log.info("backfill from %s done: %s", source, self.backfill_result.summary())
         except SourceError as exc:
             self.backfill_error = str(exc)
@@ -158,12 +166,23 @@ async def github_pollers(service: IngestService) -> list[Poller]:
     state = await KvIngestState.open(js)
     token = s.github_token.get_secret_value() if s.github_token else None
     if token is None:
-        log.warning("no REPODIGEST_GITHUB_TOKEN: polling %s unauthenticated (60 requests/hour)",
-                    ", ".join(s.repos))
+        log.warning(
+            "no REPODIGEST_GITHUB_TOKEN: polling %s unauthenticated (60 requests/hour)",
+            ", ".join(s.repos),
+        )
     source = PyGithubSource(token, s.github_api_url, per_page=s.github_per_page)
     backfill = timedelta(days=s.poll_backfill_days) if s.poll_backfill_days else None
-    return [GithubPoller(service.bus, state, source, s.repos, interval=s.poll_interval,
-                         backfill=backfill, graphql_backfill=s.github_graphql_backfill)]
+    return [
+        GithubPoller(
+            service.bus,
+            state,
+            source,
+            s.repos,
+            interval=s.poll_interval,
+            backfill=backfill,
+            graphql_backfill=s.github_graphql_backfill,
+        )
+    ]
 
 
 def settings_problems(settings: IngestSettings) -> list[str]:
@@ -184,8 +203,10 @@ def settings_problems(settings: IngestSettings) -> list[str]:
             problems.append(f"REPODIGEST_BACKFILL_SOURCE: {exc}")
         else:
             if spec.kind in ("github", "github-graphql") and not settings.backfill_repo:
-                problems.append(f"REPODIGEST_BACKFILL_SOURCE={spec.kind} needs "
-                                "REPODIGEST_BACKFILL_REPO (OWNER/NAME)")
+                problems.append(
+                    f"REPODIGEST_BACKFILL_SOURCE={spec.kind} needs "
+                    "REPODIGEST_BACKFILL_REPO (OWNER/NAME)"
+                )
     return problems
 
 
@@ -200,16 +221,30 @@ async def webhook_receivers(service: IngestService) -> list[Poller]:
     state = await KvIngestState.open(service.bus.js)
     # with configured repositories, an organisation-wide hook's other repositories are ignored
     limits = WebhookLimits(
-        max_body=s.webhook_max_body, max_bodies=s.webhook_max_bodies,
-        max_connections=s.webhook_max_connections, header_timeout=s.webhook_header_timeout,
-        body_timeout=s.webhook_body_timeout, idle_timeout=s.webhook_idle_timeout)
-    return [webhook_server(service.bus, state, s.webhook_secret, host=s.webhook_host,
-                           port=s.webhook_port, path=s.webhook_path, repos=s.repos or None,
-                           limits=limits)]
+        max_body=s.webhook_max_body,
+        max_bodies=s.webhook_max_bodies,
+        max_connections=s.webhook_max_connections,
+        header_timeout=s.webhook_header_timeout,
+        body_timeout=s.webhook_body_timeout,
+        idle_timeout=s.webhook_idle_timeout,
+    )
+    return [
+        webhook_server(
+            service.bus,
+            state,
+            s.webhook_secret,
+            host=s.webhook_host,
+            port=s.webhook_port,
+            path=s.webhook_path,
+            repos=s.repos or None,
+            limits=limits,
+        )
+    ]
 
 
-def build_service(settings: IngestSettings, runtime: Runtime,
-                  pollers: Sequence[Poller] = ()) -> IngestService:
+def build_service(
+    settings: IngestSettings, runtime: Runtime, pollers: Sequence[Poller] = ()
+) -> IngestService:
     """Ingest on `runtime` (its bus); `pollers` run beside what the settings configure (the
     GitHub poller for `repos`, the webhook endpoint)."""
     service = IngestService(settings, runtime.bus("ingest"))

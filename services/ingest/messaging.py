@@ -8,10 +8,16 @@ from shared.messaging import Contract, Publication
 CONTRACT = Contract(
     "ingest",
     publishes=(
-        Publication("rd.github.{kind}.{action}.{owner}.{repo}", GithubFact,
-                    "a GitHub fact (pull request, issue, review, comment), from a backfill, the "
-                    "poller or a webhook"),
-        Publication("rd.github.sync.watermark.{owner}.{repo}", SyncWatermark,
-                    "every fact up to this time of the repository has been published"),
+        Publication(
+            "rd.github.{kind}.{action}.{owner}.{repo}",
+            GithubFact,
+            "a GitHub fact (pull request, issue, review, comment), from a backfill, the "
+            "poller or a webhook",
+        ),
+        Publication(
+            "rd.github.sync.watermark.{owner}.{repo}",
+            SyncWatermark,
+            "every fact up to this time of the repository has been published",
+        ),
     ),
 )

@@ -35,19 +35,27 @@ class _Route(BaseModel):
     # part of the idempotency key: renaming a route makes it a new route (it posts again)
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
     repos: tuple[str, ...] = Field(
-        ("*",), description="owner/name patterns (fnmatch: vllm-project/*), any of them")
+        ("*",), description="owner/name patterns (fnmatch: vllm-project/*), any of them"
+    )
     windows: tuple[WindowKind, ...] = ALL_KINDS
     language: str | None = Field(
-        None, description="the report language to digest (default: the report's first)")
+        None, description="the report language to digest (default: the report's first)"
+    )
     synthetic: bool = Field(False, description="also post reports made from synthetic data")
 
     def matches(self, repo: str, window_kind: str, synthetic: bool) -> bool:
-        return ((self.synthetic or not synthetic) and window_kind in self.windows
-                and any(fnmatchcase(repo.lower(), p.lower()) for p in self.repos))
+        return (
+            (self.synthetic or not synthetic)
+            and window_kind in self.windows
+            and any(fnmatchcase(repo.lower(), p.lower()) for p in self.repos)
+        )
 
     def secrets(self) -> list[str]:
-        return [v.get_secret_value() for v in self.__dict__.values()
-                if isinstance(v, SecretStr) and v.get_secret_value()]
+        return [
+            v.get_secret_value()
+            for v in self.__dict__.values()
+            if isinstance(v, SecretStr) and v.get_secret_value()
+        ]
 
 
 class WebhookRoute(_Route):
@@ -81,8 +89,11 @@ class GithubRoute(_Route):
     kind: Literal["github"]
     target: Literal["issue", "discussion"] = "issue"
     number: int = Field(ge=1)
-    repo: str | None = Field(None, pattern=r"^[^/\s]+/[^/\s]+$",
-                             description="where to comment (default: the report's repository)")
+    repo: str | None = Field(
+        None,
+        pattern=r"^[^/\s]+/[^/\s]+$",
+        description="where to comment (default: the report's repository)",
+    )
     token: SecretStr | None = Field(None, description="default: REPODIGEST_GITHUB_TOKEN")
     api_url: str | None = Field(None, description="default: REPODIGEST_GITHUB_API_URL")
 
@@ -95,24 +106,38 @@ class NotifierSettings(CommonSettings):
     """`REPODIGEST_*` environment variables for the notifier service."""
 
     notifier_routes: list[Route] = Field(
-        default_factory=list, description="JSON list of routes (see services/notifier/README.md)")
+        default_factory=list, description="JSON list of routes (see services/notifier/README.md)"
+    )
     notifier_routes_file: str | None = Field(
-        None, description="YAML or JSON file with a list of routes (added to NOTIFIER_ROUTES)")
+        None, description="YAML or JSON file with a list of routes (added to NOTIFIER_ROUTES)"
+    )
     notifier_public_base_url: str | None = Field(
-        None, description="public base URL of the artifacts: links are <base>/<artifact key> "
-        "(unset: links only where the artifact URI is http(s))")
+        None,
+        description="public base URL of the artifacts: links are <base>/<artifact key> "
+        "(unset: links only where the artifact URI is http(s))",
+    )
     notifier_storylines: int = Field(3, ge=0, le=10, description="storylines in a digest")
     notifier_attempts: int = Field(
-        5, ge=1, le=20, description="posts per route and delivery (5xx, 429, timeouts retried)")
-    notifier_backoff: float = Field(1.0, ge=0, description="first wait between attempts (s), "
-                                    "doubling, with jitter; a Retry-After is honoured instead")
+        5, ge=1, le=20, description="posts per route and delivery (5xx, 429, timeouts retried)"
+    )
+    notifier_backoff: float = Field(
+        1.0,
+        ge=0,
+        description="first wait between attempts (s), "
+        "doubling, with jitter; a Retry-After is honoured instead",
+    )
     notifier_backoff_max: float = Field(60.0, gt=0, description="longest wait between attempts")
     notifier_timeout: float = Field(15.0, gt=0, description="seconds per request")
     notifier_deadline: float = Field(
-        300.0, gt=0, le=540, description="seconds for one route's attempts in one delivery; "
-        "then the report is redelivered later (the consumer's ack_wait is 600 s)")
+        300.0,
+        gt=0,
+        le=540,
+        description="seconds for one route's attempts in one delivery; "
+        "then the report is redelivered later (the consumer's ack_wait is 600 s)",
+    )
     notifier_attach_max_bytes: int = Field(
-        10_000_000, ge=0, description="larger PDFs are linked, not attached, in e-mails")
+        10_000_000, ge=0, description="larger PDFs are linked, not attached, in e-mails"
+    )
     github_token: SecretStr | None = Field(None, description="token for GitHub routes")
     github_api_url: str = "https://api.github.com"
     # reading artifacts (report.json, report.html, report.pdf) where the renderer put them
@@ -129,14 +154,24 @@ class NotifierSettings(CommonSettings):
         seen: set[str] = set()
         for route in routes:
             if route.name in seen:
-                raise ValueError(f"two notifier routes are named {route.name!r}: names key "
-                                 "what was posted, so each must be unique")
+                raise ValueError(
+                    f"two notifier routes are named {route.name!r}: names key "
+                    "what was posted, so each must be unique"
+                )
             seen.add(route.name)
         return routes
 
     def secrets(self) -> list[str]:
-        out = [s.get_secret_value() for s in (self.github_token, self.s3_secret_access_key,
-                                              self.nats_password, self.nats_token) if s]
+        out = [
+            s.get_secret_value()
+            for s in (
+                self.github_token,
+                self.s3_secret_access_key,
+                self.nats_password,
+                self.nats_token,
+            )
+            if s
+        ]
         for route in self.routes():
             out += route.secrets()
         return [s for s in out if s]
@@ -148,17 +183,20 @@ def load_routes_file(path: str) -> list[WebhookRoute | EmailRoute | GithubRoute]
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise ValueError(f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: cannot read it "
-                         f"({exc.strerror or exc})") from None
+        raise ValueError(
+            f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: cannot read it ({exc.strerror or exc})"
+        ) from None
     try:
         data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
         return _ROUTES.validate_python(data or [])
     except ValidationError as exc:
-        raise ValueError(f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: not a list of routes: "
-                         f"{describe(exc)}") from None
+        raise ValueError(
+            f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: not a list of routes: {describe(exc)}"
+        ) from None
     except (ValueError, yaml.YAMLError) as exc:
-        raise ValueError(f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: cannot parse it "
-                         f"({type(exc).__name__})") from None
+        raise ValueError(
+            f"REPODIGEST_NOTIFIER_ROUTES_FILE={path}: cannot parse it ({type(exc).__name__})"
+        ) from None
 
 
 def describe(exc: ValidationError) -> str:

@@ -43,9 +43,11 @@ log = logging.getLogger("repodigest.notifier")
 
 _tracer = tracer("notifier")
 _posts = meter("notifier").create_counter(
-    "repodigest.notifier.posts", unit="{post}",
+    "repodigest.notifier.posts",
+    unit="{post}",
     description="route deliveries of a report revision, by kind and outcome (sent, skipped, "
-                "dead, failed)")
+    "dead, failed)",
+)
 
 
 class DeliveryLog(Protocol):
@@ -57,8 +59,14 @@ class DeliveryLog(Protocol):
 
 
 class Sender(Protocol):
-    async def send(self, route: Any, digest: Digest, key: str,
-                   attachment: Attachment | None = None, uncertain: bool = False) -> None: ...
+    async def send(
+        self,
+        route: Any,
+        digest: Digest,
+        key: str,
+        attachment: Attachment | None = None,
+        uncertain: bool = False,
+    ) -> None: ...
 
 
 class Reader(Protocol):
@@ -104,14 +112,21 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
             return exc.retry_after  # the service said when; sooner would be refused again
         base = policy.backoff * 2 ** (state.attempt_number - 1)
         return min(policy.backoff_max, base + random.uniform(0, policy.backoff))
+
     return wait
 
 
 class Material:
     """What a report's digest needs, read once per report-ready and language."""
 
-    def __init__(self, event: ReportReady, reader: Reader, links: Callable[[Artifact], str | None],
-                 storylines: int, attach_max: int) -> None:
+    def __init__(
+        self,
+        event: ReportReady,
+        reader: Reader,
+        links: Callable[[Artifact], str | None],
+        storylines: int,
+        attach_max: int,
+    ) -> None:
         self.event, self.reader, self.links = event, reader, links
         self.storylines, self.attach_max = storylines, attach_max
         self._digests: dict[str, Digest] = {}
@@ -119,8 +134,9 @@ class Material:
         self._lock = asyncio.Lock()
 
     def artifact(self, lang: str, fmt: str) -> Artifact | None:
-        return next((a for a in self.event.data.artifacts
-                     if a.language == lang and a.format == fmt), None)
+        return next(
+            (a for a in self.event.data.artifacts if a.language == lang and a.format == fmt), None
+        )
 
     def language(self, wanted: str | None) -> str:
         langs = self.event.data.languages
@@ -140,26 +156,45 @@ class Material:
         if (art := self.artifact(lang, "html")) is not None:
             lead = lead_of((await self.reader.read(art)).decode("utf-8", "replace"))
         html, pdf = self.artifact(lang, "html"), self.artifact(lang, "pdf")
-        return build_digest(summary, repo=d.repo, window=d.window.label,
-                            window_kind=d.window.kind, revision=d.revision, lang=lang,
-                            lead=lead or "", html_url=self.links(html) if html else None,
-                            pdf_url=self.links(pdf) if pdf else None,
-                            storylines=self.storylines)
+        return build_digest(
+            summary,
+            repo=d.repo,
+            window=d.window.label,
+            window_kind=d.window.kind,
+            revision=d.revision,
+            lang=lang,
+            lead=lead or "",
+            html_url=self.links(html) if html else None,
+            pdf_url=self.links(pdf) if pdf else None,
+            storylines=self.storylines,
+        )
 
     async def pdf(self, lang: str) -> Attachment | None:
         async with self._lock:
             if lang not in self._pdf:
                 art = self.artifact(lang, "pdf")
-                self._pdf[lang] = None if art is None or art.size > self.attach_max else \
-                    Attachment(art.key.rsplit("/", 1)[-1], await self.reader.read(art),
-                               "application/pdf")
+                self._pdf[lang] = (
+                    None
+                    if art is None or art.size > self.attach_max
+                    else Attachment(
+                        art.key.rsplit("/", 1)[-1], await self.reader.read(art), "application/pdf"
+                    )
+                )
             return self._pdf[lang]
 
 
-async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: DeliveryLog,
-                        sender: Sender, material: Material,
-                        dead_letter: Callable[[Delivery, str], Awaitable[None]],
-                        policy: RetryPolicy, redact: Redactor, owner: str = "") -> Outcome:
+async def notify_report(
+    delivery: Delivery,
+    routes: Sequence[Any],
+    *,
+    state: DeliveryLog,
+    sender: Sender,
+    material: Material,
+    dead_letter: Callable[[Delivery, str], Awaitable[None]],
+    policy: RetryPolicy,
+    redact: Redactor,
+    owner: str = "",
+) -> Outcome:
     """Post to every route this report matches, concurrently; raises Transient when a route
     must be tried again (the report-ready is nacked, its `sent` routes are skipped next time).
 
@@ -176,34 +211,61 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
 
     async def one(route: Any) -> str:
         key = delivery_key(route.name, d.repo, d.window.label, d.revision)
-        fields = {"route": route.name, "repo": d.repo, "window": d.window.label,
-                  "revision": d.revision}
+        fields = {
+            "route": route.name,
+            "repo": d.repo,
+            "window": d.window.label,
+            "revision": d.revision,
+        }
         current = await state.get(key)
         if current is not None and current.state in ("sent", "dead"):
-            log.info("route %s already %s %s %s r%d; not posted again", route.name,
-                     current.state, d.repo, d.window.label, d.revision, extra=fields)
+            log.info(
+                "route %s already %s %s %s r%d; not posted again",
+                route.name,
+                current.state,
+                d.repo,
+                d.window.label,
+                d.revision,
+                extra=fields,
+            )
             outcome.skipped.append(route.name)
             return "skipped"
-        if current is not None and current.state == "sending" and current.owner != owner \
-                and current.age() < lease:
-            log.info("route %s: another notifier is posting %s %s r%d now; its record is "
-                     "awaited", route.name, d.repo, d.window.label, d.revision, extra=fields)
+        if (
+            current is not None
+            and current.state == "sending"
+            and current.owner != owner
+            and current.age() < lease
+        ):
+            log.info(
+                "route %s: another notifier is posting %s %s r%d now; its record is awaited",
+                route.name,
+                d.repo,
+                d.window.label,
+                d.revision,
+                extra=fields,
+            )
             outcome.failed.append(route.name)
             return "busy"
         uncertain = current is not None and current.state == "sending"
         if uncertain:
-            log.warning("route %s: an earlier attempt at %s %s r%d ended without a record "
-                        "(a crash or a lost answer); posting again, which may repeat it",
-                        route.name, d.repo, d.window.label, d.revision, extra=fields)
+            log.warning(
+                "route %s: an earlier attempt at %s %s r%d ended without a record "
+                "(a crash or a lost answer); posting again, which may repeat it",
+                route.name,
+                d.repo,
+                d.window.label,
+                d.revision,
+                extra=fields,
+            )
         attempts = current.attempts if current is not None else 0
         # read before claiming: an artifact that cannot be read now leaves the record as it was
         lang = material.language(route.language)
         digest = await material.digest(lang)
-        pdf = await material.pdf(lang) if isinstance(route, EmailRoute) and route.attach_pdf \
-            else None
+        pdf = (
+            await material.pdf(lang) if isinstance(route, EmailRoute) and route.attach_pdf else None
+        )
         try:
-            await state.claim(key, current, Record("sending", now_text(), attempts,
-                                                   owner=owner))
+            await state.claim(key, current, Record("sending", now_text(), attempts, owner=owner))
         except AlreadyClaimed:
             outcome.failed.append(route.name)  # another replica is at it; look again later
             return "busy"
@@ -211,16 +273,25 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
 
         def before_sleep(rs: RetryCallState) -> None:
             exc = rs.outcome.exception() if rs.outcome else None
-            log.warning("route %s: attempt %d failed (%s); retrying in %.1fs", route.name,
-                        rs.attempt_number, redact(str(exc)),
-                        rs.next_action.sleep if rs.next_action else 0.0, extra=fields)
+            log.warning(
+                "route %s: attempt %d failed (%s); retrying in %.1fs",
+                route.name,
+                rs.attempt_number,
+                redact(str(exc)),
+                rs.next_action.sleep if rs.next_action else 0.0,
+                extra=fields,
+            )
 
         try:
             async for attempt in AsyncRetrying(
-                    stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
-                    wait=_wait(policy), reraise=True, before_sleep=before_sleep,
-                    retry=retry_if_exception(lambda e: isinstance(e, DeliveryError)
-                                             and not e.permanent)):
+                stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
+                wait=_wait(policy),
+                reraise=True,
+                before_sleep=before_sleep,
+                retry=retry_if_exception(
+                    lambda e: isinstance(e, DeliveryError) and not e.permanent
+                ),
+            ):
                 with attempt:
                     tries += 1
                     await sender.send(route, digest, key, pdf, uncertain)
@@ -233,20 +304,33 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
                 outcome.dead.append(route.name)
                 return "dead"
             await state.put(key, Record("failed", now_text(), attempts + tries, reason))
-            log.warning("%s after %d attempts; the report comes back later", reason, tries,
-                        extra=fields)
+            log.warning(
+                "%s after %d attempts; the report comes back later", reason, tries, extra=fields
+            )
             outcome.failed.append(route.name)
             return "failed"
         await state.put(key, Record("sent", now_text(), attempts + tries, owner=owner))
-        log.info("posted %s %s r%d to route %s", d.repo, d.window.label, d.revision,
-                 route.name, extra=fields)
+        log.info(
+            "posted %s %s r%d to route %s",
+            d.repo,
+            d.window.label,
+            d.revision,
+            route.name,
+            extra=fields,
+        )
         outcome.sent.append(route.name)
         return "sent"
 
     async def traced(route: Any) -> None:
-        with _tracer.start_as_current_span(f"notifier.post {route.kind}", attributes={
-                "repodigest.route": route.name, "repodigest.route.kind": route.kind,
-                "repodigest.repo": d.repo, "repodigest.revision": d.revision}) as span:
+        with _tracer.start_as_current_span(
+            f"notifier.post {route.kind}",
+            attributes={
+                "repodigest.route": route.name,
+                "repodigest.route.kind": route.kind,
+                "repodigest.repo": d.repo,
+                "repodigest.revision": d.revision,
+            },
+        ) as span:
             done = "error"  # the record or an artifact could not be read or written
             try:
                 done = await one(route)
@@ -262,5 +346,3 @@ async def notify_report(delivery: Delivery, routes: Sequence[Any], *, state: Del
     if outcome.failed:
         raise Transient(f"route(s) {', '.join(sorted(outcome.failed))} not posted yet")
     return outcome
-
-

@@ -44,13 +44,20 @@ NAME = "renderer"
 
 def s3_options(settings: RendererSettings) -> S3Options:
     return S3Options(
-        endpoint_url=settings.s3_endpoint_url, region=settings.s3_region,
+        endpoint_url=settings.s3_endpoint_url,
+        region=settings.s3_region,
         access_key_id=settings.s3_access_key_id,
-        secret_access_key=(settings.s3_secret_access_key.get_secret_value()
-                           if settings.s3_secret_access_key else None),
-        session_token=(settings.s3_session_token.get_secret_value()
-                       if settings.s3_session_token else None),
-        addressing_style=settings.s3_addressing_style, max_attempts=settings.s3_max_attempts)
+        secret_access_key=(
+            settings.s3_secret_access_key.get_secret_value()
+            if settings.s3_secret_access_key
+            else None
+        ),
+        session_token=(
+            settings.s3_session_token.get_secret_value() if settings.s3_session_token else None
+        ),
+        addressing_style=settings.s3_addressing_style,
+        max_attempts=settings.s3_max_attempts,
+    )
 
 
 class RendererService:
@@ -60,26 +67,30 @@ class RendererService:
     consumers: Sequence[ConsumerSpec] = (CONSUMER,)
     contract = CONTRACT
 
-    def __init__(self, settings: RendererSettings, runtime: Runtime,
-                 store: ObjectStore | None = None) -> None:
+    def __init__(
+        self, settings: RendererSettings, runtime: Runtime, store: ObjectStore | None = None
+    ) -> None:
         self.settings = settings
         self.bus = runtime.bus(NAME)
         self._store = store
         self._site: SiteBuilder | None = None  # the archive's pages (adapters/site.py)
-        self.pdf = PdfRenderer(settings.pdf_workers, settings.pdf_timeout,
-                               settings.pdf_max_tasks_per_child)
+        self.pdf = PdfRenderer(
+            settings.pdf_workers, settings.pdf_timeout, settings.pdf_max_tasks_per_child
+        )
         self._warming: asyncio.Task | None = None
         self._unchanged_sub: Subscription | None = None  # core subscription to answers.SUBJECT
         self.narrator = build_narrator(settings, lambda: self.store)
-        self.consumer = Consumer(self.bus, CONSUMER,
-                                 WindowSummarized.model_validate_json, handle=self.on_summary)
+        self.consumer = Consumer(
+            self.bus, CONSUMER, WindowSummarized.model_validate_json, handle=self.on_summary
+        )
 
     @property
     def store(self) -> ObjectStore:
         # built on first use: the NATS store needs the connection, which exists only after connect
         if self._store is None:
-            self._store = open_store(self.settings.artifacts_url, self.bus.js,
-                                     s3=s3_options(self.settings))
+            self._store = open_store(
+                self.settings.artifacts_url, self.bus.js, s3=s3_options(self.settings)
+            )
         return self._store
 
     async def _publish(self, event: ReportReady) -> None:
@@ -100,8 +111,15 @@ class RendererService:
                 await conn.publish(Subjects.report_answer(request_id), raw)
                 await conn.flush()
 
-        await render_report(event, self.store, self._publish, self.pdf,
-                            lambda: datetime.now(UTC), self.narrator, reply=reply)
+        await render_report(
+            event,
+            self.store,
+            self._publish,
+            self.pdf,
+            lambda: datetime.now(UTC),
+            self.narrator,
+            reply=reply,
+        )
 
     async def on_unchanged(self, msg) -> None:
         """A repeated request for an unchanged revision (shared/answers.py): send the requester
@@ -114,13 +132,20 @@ class RendererService:
                 conn = self.bus.nc
                 await conn.publish(Subjects.report_answer(ask.request_id), raw)
                 await conn.flush()
-                log.info("%s %s r%d was already reported: request %s answered with it",
-                         ask.repo, ask.window_label, ask.revision, ask.request_id,
-                         extra={"repo": ask.repo, "window": ask.window_label,
-                                "revision": ask.revision})
+                log.info(
+                    "%s %s r%d was already reported: request %s answered with it",
+                    ask.repo,
+                    ask.window_label,
+                    ask.revision,
+                    ask.request_id,
+                    extra={"repo": ask.repo, "window": ask.window_label, "revision": ask.revision},
+                )
         except Exception as exc:  # noqa: BLE001 - the summarizer publishes the summary instead
-            log.warning("could not answer an unchanged-window request (%s); the summary will be "
-                        "rendered instead", type(exc).__name__)
+            log.warning(
+                "could not answer an unchanged-window request (%s); the summary will be "
+                "rendered instead",
+                type(exc).__name__,
+            )
             raw = None
         if msg.reply:
             await msg.respond(answers.ANSWERED if raw is not None else answers.RENDER)
@@ -130,16 +155,21 @@ class RendererService:
 
     async def start(self) -> None:
         conn = self.bus.nc
-        self._unchanged_sub = await conn.subscribe(answers.SUBJECT, queue=answers.QUEUE,
-                                                   cb=self.on_unchanged)
+        self._unchanged_sub = await conn.subscribe(
+            answers.SUBJECT, queue=answers.QUEUE, cb=self.on_unchanged
+        )
         self.pdf.start()
         # warm the PDF workers in the background: the first report does not pay for spawning,
         # imports and font loading, and start-up is not delayed by it
         self._warming = asyncio.create_task(self._warm_pdf())
         log.info("renderer storing artifacts at %s", _redact(self.settings.artifacts_url))
         if self.settings.narrator_url:
-            log.info("narrator: model %s at %s, prompt %s", self.settings.narrator_model,
-                     _redact(self.settings.narrator_url), self.settings.narrator_prompt_version)
+            log.info(
+                "narrator: model %s at %s, prompt %s",
+                self.settings.narrator_model,
+                _redact(self.settings.narrator_url),
+                self.settings.narrator_prompt_version,
+            )
 
     async def _warm_pdf(self) -> None:
         try:
@@ -167,21 +197,29 @@ class RendererService:
             pass
 
 
-def build_narrator(settings: RendererSettings,
-                   store: Callable[[], ObjectStore]) -> Narrator:
+def build_narrator(settings: RendererSettings, store: Callable[[], ObjectStore]) -> Narrator:
     """The templates' prose, or an OpenAI-compatible model when REPODIGEST_NARRATOR_URL is set."""
     if not settings.narrator_url:
         return TemplateNarrator()
     if not settings.narrator_model:
-        raise ValueError("REPODIGEST_NARRATOR_URL is set but REPODIGEST_NARRATOR_MODEL is not: "
-                         "name the model the server serves (e.g. Qwen/Qwen2.5-7B-Instruct)")
+        raise ValueError(
+            "REPODIGEST_NARRATOR_URL is set but REPODIGEST_NARRATOR_MODEL is not: "
+            "name the model the server serves (e.g. Qwen/Qwen2.5-7B-Instruct)"
+        )
     options = ChatOptions(
-        url=settings.narrator_url, model=settings.narrator_model,
-        api_key=settings.narrator_api_key, prompt_version=settings.narrator_prompt_version,
-        timeout=settings.narrator_timeout, deadline=settings.narrator_deadline,
-        attempts=settings.narrator_attempts, backoff=settings.narrator_backoff,
-        max_tokens=settings.narrator_max_tokens, token_budget=settings.narrator_token_budget,
-        temperature=settings.narrator_temperature, json_mode=settings.narrator_json_mode)
+        url=settings.narrator_url,
+        model=settings.narrator_model,
+        api_key=settings.narrator_api_key,
+        prompt_version=settings.narrator_prompt_version,
+        timeout=settings.narrator_timeout,
+        deadline=settings.narrator_deadline,
+        attempts=settings.narrator_attempts,
+        backoff=settings.narrator_backoff,
+        max_tokens=settings.narrator_max_tokens,
+        token_budget=settings.narrator_token_budget,
+        temperature=settings.narrator_temperature,
+        json_mode=settings.narrator_json_mode,
+    )
     load_prompt(settings.narrator_prompt_version, "en")  # a misnamed version fails at start
     cache = StoreNarrationCache(store) if settings.narrator_cache else None
     return OpenAIChatNarrator(options, cache)
@@ -192,6 +230,7 @@ def _redact(url: str) -> str:
     return url.split("?", 1)[0]
 
 
-def build_service(settings: RendererSettings, runtime: Runtime,
-                  store: ObjectStore | None = None) -> RendererService:
+def build_service(
+    settings: RendererSettings, runtime: Runtime, store: ObjectStore | None = None
+) -> RendererService:
     return RendererService(settings, runtime, store)

@@ -34,21 +34,29 @@ SUPPORTED = ("en", "zh-CN")
 
 _tracer = tracer("renderer")
 _render_seconds = meter("renderer").create_histogram(
-    "repodigest.renderer.render.duration", unit="s", description="time to render one document, by format")
+    "repodigest.renderer.render.duration",
+    unit="s",
+    description="time to render one document, by format",
+)
 
 
 @contextlib.contextmanager
 def _rendering(fmt: str, lang: str):
     start = time.perf_counter()
-    with _tracer.start_as_current_span(f"renderer.render {fmt}", attributes={
-            "repodigest.format": fmt, "repodigest.language": lang}):
+    with _tracer.start_as_current_span(
+        f"renderer.render {fmt}", attributes={"repodigest.format": fmt, "repodigest.language": lang}
+    ):
         yield
     _render_seconds.record(time.perf_counter() - start, {"format": fmt})
 
 
-async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...],
-                           pdf: PdfEngine | None,
-                           narrator: Narrator | None = None) -> dict[str, bytes]:
+async def render_documents(
+    data: SummaryData,
+    lang: str,
+    formats: tuple[str, ...],
+    pdf: PdfEngine | None,
+    narrator: Narrator | None = None,
+) -> dict[str, bytes]:
     """The bytes of each requested format for one language (Markdown/HTML in a thread, PDF in a
     worker process). With a narrator, its verified prose replaces the template prose; a model
     that is down or slow leaves the template prose (the narrator answers why, never raises)."""
@@ -56,18 +64,25 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     html: str | None = None
     narration = None
     if narrator is not None:
-        with _tracer.start_as_current_span("renderer.narrate", attributes={
-                "repodigest.language": lang}) as span:
+        with _tracer.start_as_current_span(
+            "renderer.narrate", attributes={"repodigest.language": lang}
+        ) as span:
             narration = await narrator.narrate(data, lang)
             if narration is not None:
                 span.set_attribute("repodigest.narrator.model", narration.model)
-                span.set_attribute("repodigest.narrator.outcome",
-                                   "unavailable" if narration.unavailable
-                                   else "cached" if narration.cached else "answered")
+                span.set_attribute(
+                    "repodigest.narrator.outcome",
+                    "unavailable"
+                    if narration.unavailable
+                    else "cached"
+                    if narration.cached
+                    else "answered",
+                )
     if "md" in formats:
         with _rendering("md", lang):
-            out["md"] = (await asyncio.to_thread(documents.render_markdown, data, lang,
-                                                 narration)).encode()
+            out["md"] = (
+                await asyncio.to_thread(documents.render_markdown, data, lang, narration)
+            ).encode()
     if "html" in formats or "pdf" in formats:
         with _rendering("html", lang):
             html = await asyncio.to_thread(documents.render_html, data, lang, narration)
@@ -76,14 +91,14 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
     if "pdf" in formats and html is not None:
         if pdf is None:
             raise RuntimeError("PDF requested but the renderer has no PDF engine")
-        log.info("rendering the PDF of %s %s r%d (%s)", data.repo, data.window.label,
-                 data.revision, lang)
+        log.info(
+            "rendering the PDF of %s %s r%d (%s)", data.repo, data.window.label, data.revision, lang
+        )
         with _rendering("pdf", lang):
             out["pdf"] = await pdf.render(html)
     if "json" in formats:
         with _rendering("json", lang):
-            prose = (None if narration is None
-                     else documents.prose_report(data, lang, narration))
+            prose = None if narration is None else documents.prose_report(data, lang, narration)
             out["json"] = documents.render_json(data, prose).encode()
     return out
 
@@ -91,8 +106,9 @@ async def render_documents(data: SummaryData, lang: str, formats: tuple[str, ...
 READY_NAME = "report-ready.json"
 
 
-async def announced_artifacts(store: ObjectStore, event: WindowSummarized,
-                              lang: str) -> tuple[list[Artifact], bytes | None]:
+async def announced_artifacts(
+    store: ObjectStore, event: WindowSummarized, lang: str
+) -> tuple[list[Artifact], bytes | None]:
     """The artifacts of this revision and language that a report-ready already announced (from
     another summary than this one), and that report-ready's bytes; ([], None) when none did.
 
@@ -100,26 +116,31 @@ async def announced_artifacts(store: ObjectStore, event: WindowSummarized,
     and writes again (the same bytes under the same keys) and publishes the same report-ready."""
     data = event.data
     try:
-        entry = json.loads(await store.get(entry_key(data.repo, data.window.label, data.revision,
-                                                     lang)))
+        entry = json.loads(
+            await store.get(entry_key(data.repo, data.window.label, data.revision, lang))
+        )
     except (ObjectNotFound, ValueError):
         return [], None
     if entry.get("summary_id") == event.id:
         return [], None
     try:
-        ready = await store.get(artifact_key(data.repo, data.window.label, data.revision, lang,
-                                             READY_NAME))
+        ready = await store.get(
+            artifact_key(data.repo, data.window.label, data.revision, lang, READY_NAME)
+        )
     except ObjectNotFound:
         ready = None
     return [Artifact.model_validate(a) for a in entry.get("artifacts", [])], ready
 
 
-async def render_report(event: WindowSummarized, store: ObjectStore,
-                        publish: Callable[[ReportReady], Awaitable[object]],
-                        pdf: PdfEngine | None, now: Callable[[], datetime],
-                        narrator: Narrator | None = None,
-                        reply: Callable[[ReportReady, bytes], Awaitable[object]] | None = None,
-                        ) -> ReportReady:
+async def render_report(
+    event: WindowSummarized,
+    store: ObjectStore,
+    publish: Callable[[ReportReady], Awaitable[object]],
+    pdf: PdfEngine | None,
+    now: Callable[[], datetime],
+    narrator: Narrator | None = None,
+    reply: Callable[[ReportReady, bytes], Awaitable[object]] | None = None,
+) -> ReportReady:
     """Render every language x format of a summary, put each artifact, update the repository's
     index, then publish one ReportReady that lists them all.
 
@@ -141,16 +162,25 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
     todo = {lang: tuple(f for f in formats if f not in existing[lang]) for lang in languages}
     if not any(todo.values()):
         ready, raw = _earlier_ready(event, existing, earlier, formats)
-        log.info("%s %s r%d was already reported: nothing rendered or published", data.repo,
-                 data.window.label, data.revision,
-                 extra={"repo": data.repo, "window": data.window.label, "revision": data.revision})
+        log.info(
+            "%s %s r%d was already reported: nothing rendered or published",
+            data.repo,
+            data.window.label,
+            data.revision,
+            extra={"repo": data.repo, "window": data.window.label, "revision": data.revision},
+        )
         if reply is not None:
             await reply(ready, raw)
         return ready
     artifacts: list[Artifact] = []
     # languages render concurrently (PDFs on as many worker processes as configured)
-    rendered = await asyncio.gather(*(render_documents(data, lang, todo[lang], pdf, narrator)
-                                      for lang in languages if todo[lang]))
+    rendered = await asyncio.gather(
+        *(
+            render_documents(data, lang, todo[lang], pdf, narrator)
+            for lang in languages
+            if todo[lang]
+        )
+    )
     rendered_by = dict(zip([lang for lang in languages if todo[lang]], rendered))
     # every put uses a deterministic key: a failed attempt leaves objects that the retry simply
     # overwrites, and no ReportReady is published until every artifact and the index are written
@@ -163,40 +193,63 @@ async def render_report(event: WindowSummarized, store: ObjectStore,
         if "json" in formats and "json" not in todo[lang]:
             schema_uri = existing[lang]["json"].schema_uri
         elif "json" in formats:
-            key = artifact_key(data.repo, data.window.label, data.revision, lang,
-                               documents.SCHEMA_NAME)
-            schema = await store.put(key, documents.summary_schema().encode(),
-                                     documents.CONTENT_TYPES["schema"])
+            key = artifact_key(
+                data.repo, data.window.label, data.revision, lang, documents.SCHEMA_NAME
+            )
+            schema = await store.put(
+                key, documents.summary_schema().encode(), documents.CONTENT_TYPES["schema"]
+            )
             schema_uri = schema.uri
         for fmt in formats:
             if fmt not in todo[lang]:
                 artifacts.append(existing[lang][fmt])
                 continue
-            key = artifact_key(data.repo, data.window.label, data.revision, lang,
-                               documents.FILE_NAMES[fmt])
+            key = artifact_key(
+                data.repo, data.window.label, data.revision, lang, documents.FILE_NAMES[fmt]
+            )
             stored = await store.put(key, docs[fmt], documents.CONTENT_TYPES[fmt])
-            artifacts.append(_artifact(stored, fmt, lang,
-                                       schema_uri if fmt == "json" else None))
-    ready = ReportReady.create(ReportReadyData(
-        repo=data.repo, window=data.window, revision=data.revision, languages=languages,
-        artifacts=tuple(artifacts), summary_id=event.id, changed_figures=data.changed_figures,
-        rendered_at=now(), synthetic=data.synthetic, request_id=data.request_id))
+            artifacts.append(_artifact(stored, fmt, lang, schema_uri if fmt == "json" else None))
+    ready = ReportReady.create(
+        ReportReadyData(
+            repo=data.repo,
+            window=data.window,
+            revision=data.revision,
+            languages=languages,
+            artifacts=tuple(artifacts),
+            summary_id=event.id,
+            changed_figures=data.changed_figures,
+            rendered_at=now(),
+            synthetic=data.synthetic,
+            request_id=data.request_id,
+        )
+    )
     # kept beside the artifacts: a later request for this revision is answered with it
     for lang in languages:
         if todo[lang]:
-            await store.put(artifact_key(data.repo, data.window.label, data.revision, lang,
-                                         READY_NAME), ready.to_bytes(), "application/json")
+            await store.put(
+                artifact_key(data.repo, data.window.label, data.revision, lang, READY_NAME),
+                ready.to_bytes(),
+                "application/json",
+            )
     await update_index(store, ready, tuple(lang for lang in languages if todo[lang]))
     await publish(ready)
-    log.info("rendered %s %s r%d: %d artifacts", data.repo, data.window.label, data.revision,
-             len(artifacts), extra={"repo": data.repo, "window": data.window.label,
-                                    "revision": data.revision})
+    log.info(
+        "rendered %s %s r%d: %d artifacts",
+        data.repo,
+        data.window.label,
+        data.revision,
+        len(artifacts),
+        extra={"repo": data.repo, "window": data.window.label, "revision": data.revision},
+    )
     return ready
 
 
-def _earlier_ready(event: WindowSummarized, existing: dict[str, dict[str, Artifact]],
-                   earlier: dict[str, bytes | None],
-                   formats: tuple[str, ...]) -> tuple[ReportReady, bytes]:
+def _earlier_ready(
+    event: WindowSummarized,
+    existing: dict[str, dict[str, Artifact]],
+    earlier: dict[str, bytes | None],
+    formats: tuple[str, ...],
+) -> tuple[ReportReady, bytes]:
     """The report-ready that announced every artifact asked for; when the languages were
     announced by different report-readies, one that lists them (not published: a reply)."""
     kept = {raw for raw in earlier.values() if raw is not None}
@@ -208,11 +261,20 @@ def _earlier_ready(event: WindowSummarized, existing: dict[str, dict[str, Artifa
             return ready, raw  # as published, byte for byte
     data = event.data
     artifacts = tuple(existing[lang][f] for lang in existing for f in formats)
-    ready = ReportReady.create(ReportReadyData(
-        repo=data.repo, window=data.window, revision=data.revision,
-        languages=tuple(existing), artifacts=artifacts, summary_id=event.id,
-        changed_figures=data.changed_figures, rendered_at=data.generated_at,
-        synthetic=data.synthetic, request_id=data.request_id))
+    ready = ReportReady.create(
+        ReportReadyData(
+            repo=data.repo,
+            window=data.window,
+            revision=data.revision,
+            languages=tuple(existing),
+            artifacts=artifacts,
+            summary_id=event.id,
+            changed_figures=data.changed_figures,
+            rendered_at=data.generated_at,
+            synthetic=data.synthetic,
+            request_id=data.request_id,
+        )
+    )
     return ready, ready.to_bytes()
 
 
@@ -229,14 +291,19 @@ async def answer_unchanged(store: ObjectStore, ask: UnchangedRequest) -> bytes |
     artifacts: list[Artifact] = []
     for lang in languages:
         try:
-            entry = json.loads(await store.get(entry_key(ask.repo, ask.window_label,
-                                                         ask.revision, lang)))
-            raw = await store.get(artifact_key(ask.repo, ask.window_label, ask.revision, lang,
-                                               READY_NAME))
+            entry = json.loads(
+                await store.get(entry_key(ask.repo, ask.window_label, ask.revision, lang))
+            )
+            raw = await store.get(
+                artifact_key(ask.repo, ask.window_label, ask.revision, lang, READY_NAME)
+            )
         except (ObjectNotFound, ValueError):
             return None
-        have = {a["format"]: Artifact.model_validate(a) for a in entry.get("artifacts", [])
-                if a.get("language") == lang}
+        have = {
+            a["format"]: Artifact.model_validate(a)
+            for a in entry.get("artifacts", [])
+            if a.get("language") == lang
+        }
         if any(f not in have for f in formats):
             return None
         readies[lang] = raw
@@ -248,14 +315,28 @@ async def answer_unchanged(store: ObjectStore, ask: UnchangedRequest) -> bytes |
             return raw  # one report-ready announced them all: as published
     # the languages were announced by different report-readies: one that lists them (a reply)
     first = ReportReady.model_validate_json(readies[languages[0]])
-    return ReportReady.create(first.data.model_copy(update={
-        "languages": languages, "artifacts": tuple(artifacts),
-        "request_id": ask.request_id})).to_bytes()
+    return ReportReady.create(
+        first.data.model_copy(
+            update={
+                "languages": languages,
+                "artifacts": tuple(artifacts),
+                "request_id": ask.request_id,
+            }
+        )
+    ).to_bytes()
 
 
 def _artifact(stored: StoredObject, fmt: str, lang: str, schema_uri: str | None) -> Artifact:
-    return Artifact(format=fmt, language=lang, uri=stored.uri, key=stored.key, size=stored.size,
-                    sha256=stored.sha256, content_type=stored.content_type, schema_uri=schema_uri)
+    return Artifact(
+        format=fmt,
+        language=lang,
+        uri=stored.uri,
+        key=stored.key,
+        size=stored.size,
+        sha256=stored.sha256,
+        content_type=stored.content_type,
+        schema_uri=schema_uri,
+    )
 
 
 INDEX_ROUNDS = 8
@@ -264,9 +345,13 @@ INDEX_ROUNDS = 8
 def index_entry(ready: ReportReady) -> dict:
     d = ready.data
     return {
-        "window": {"kind": d.window.kind, "label": d.window.label,
-                   "start": d.window.start.isoformat(), "end": d.window.end.isoformat(),
-                   "tz": d.window.tz},
+        "window": {
+            "kind": d.window.kind,
+            "label": d.window.label,
+            "start": d.window.start.isoformat(),
+            "end": d.window.end.isoformat(),
+            "tz": d.window.tz,
+        },
         "revision": d.revision,
         "languages": list(d.languages),
         "rendered_at": d.rendered_at.isoformat(),
@@ -281,8 +366,9 @@ def _dumps(obj: dict | None) -> bytes:
     return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-async def update_index(store: ObjectStore, ready: ReportReady,
-                       languages: tuple[str, ...] | None = None) -> dict | None:
+async def update_index(
+    store: ObjectStore, ready: ReportReady, languages: tuple[str, ...] | None = None
+) -> dict | None:
     """Add this report to `reports/<owner>/<repo>/index.json` (newest window first).
 
     Renderer replicas may finish reports of one repository at the same instant, and no store
@@ -297,9 +383,11 @@ async def update_index(store: ObjectStore, ready: ReportReady,
     key = index_key(d.repo)
     prefix = repo_prefix(d.repo) + "/"
     # only the languages this report rendered: an announced language keeps its first entry
-    mine = {entry_key(d.repo, d.window.label, d.revision, e["languages"][0]): e
-            for e in split_entry(index_entry(ready))
-            if languages is None or e["languages"][0] in languages}
+    mine = {
+        entry_key(d.repo, d.window.label, d.revision, e["languages"][0]): e
+        for e in split_entry(index_entry(ready))
+        if languages is None or e["languages"][0] in languages
+    }
     for ekey, entry in mine.items():
         await store.put(ekey, _dumps(entry), "application/json")
     listed = {k for k in await store.list(prefix) if is_entry_key(k)}
@@ -322,6 +410,10 @@ async def update_index(store: ObjectStore, ready: ReportReady,
         listed = {k for k in await store.list(prefix) if is_entry_key(k)}
         if listed <= entry_keys(index, d.repo):
             return index
-    log.warning("index of %s still changing after %d rounds; the next report completes it",
-                d.repo, INDEX_ROUNDS, extra={"repo": d.repo})
+    log.warning(
+        "index of %s still changing after %d rounds; the next report completes it",
+        d.repo,
+        INDEX_ROUNDS,
+        extra={"repo": d.repo},
+    )
     return index

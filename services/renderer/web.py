@@ -36,19 +36,27 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 METHODS = ("GET", "HEAD")
 # the pages and the reports carry no script and load nothing from elsewhere (inline CSS and SVG)
-PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-TYPES = {".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
-         ".json": "application/json", ".pdf": "application/pdf"}
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".json": "application/json",
+    ".pdf": "application/pdf",
+}
 
 
 class WebSettings(RendererSettings):
     """`REPODIGEST_*` for `repodigest serve web` (the renderer's artifact store settings too)."""
 
-    web_host: str = Field("127.0.0.1", description="interface the archive is served on "
-                          "(0.0.0.0 in a container)")
-    web_port: int = Field(8088, ge=0, le=65535,
-                          description="port of the archive (0: one the system picks, logged)")
+    web_host: str = Field(
+        "127.0.0.1", description="interface the archive is served on (0.0.0.0 in a container)"
+    )
+    web_port: int = Field(
+        8088, ge=0, le=65535, description="port of the archive (0: one the system picks, logged)"
+    )
 
 
 def key_of(path: str) -> str | None:
@@ -83,13 +91,17 @@ def build_app(store: ObjectStore) -> Starlette:
     from starlette.routing import Route
 
     def refused(status: int, text: str, **headers: str) -> Response:
-        return PlainTextResponse(text + "\n", status, headers={
-            "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", **headers})
+        return PlainTextResponse(
+            text + "\n",
+            status,
+            headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", **headers},
+        )
 
     async def serve(request: Request) -> Response:
         if request.method not in METHODS:
-            return refused(405, "method not allowed: the archive is read-only",
-                           Allow=", ".join(METHODS))
+            return refused(
+                405, "method not allowed: the archive is read-only", Allow=", ".join(METHODS)
+            )
         path = request.url.path
         key = key_of(path)
         if key is None or not is_public_key(key):
@@ -109,8 +121,9 @@ def build_app(store: ObjectStore) -> Starlette:
         except Exception as exc:  # noqa: BLE001 - the store's outage, whatever its client raises
             # the type only: a client's message can name the store's address or credentials
             log.warning("the archive's store did not answer for %s (%s)", key, type(exc).__name__)
-            return refused(503, "the archive's store is unavailable; try again shortly",
-                           **{"Retry-After": "5"})
+            return refused(
+                503, "the archive's store is unavailable; try again shortly", **{"Retry-After": "5"}
+            )
         etag = _etag(data)
         ext = "." + key.rsplit(".", 1)[-1]
         headers = {
@@ -146,8 +159,7 @@ async def open_archive(settings: RendererSettings) -> tuple[ObjectStore, Any]:
         nc = await connect(settings, "repodigest-web", reconnects=-1)
     from services.renderer.app import s3_options
 
-    return open_store(url, nc.jetstream() if nc is not None else None,
-                      s3=s3_options(settings)), nc
+    return open_store(url, nc.jetstream() if nc is not None else None, s3=s3_options(settings)), nc
 
 
 async def serve_web(settings: WebSettings) -> None:
@@ -161,17 +173,27 @@ async def serve_web(settings: WebSettings) -> None:
         try:
             sock = listening_socket(settings.web_host, settings.web_port)
         except OSError as exc:  # the port taken, the address unknown
-            raise ListenError(f"cannot listen on {settings.web_host}:{settings.web_port}: "
-                              f"{exc.strerror or exc}; set REPODIGEST_WEB_PORT / "
-                              "REPODIGEST_WEB_HOST") from None
+            raise ListenError(
+                f"cannot listen on {settings.web_host}:{settings.web_port}: "
+                f"{exc.strerror or exc}; set REPODIGEST_WEB_PORT / "
+                "REPODIGEST_WEB_HOST"
+            ) from None
         host, port = sock.getsockname()[:2]
-        server = uvicorn.Server(uvicorn.Config(build_app(store), log_level="warning",
-                                               access_log=False, server_header=False,
-                                               lifespan="off"))
+        server = uvicorn.Server(
+            uvicorn.Config(
+                build_app(store),
+                log_level="warning",
+                access_log=False,
+                server_header=False,
+                lifespan="off",
+            )
+        )
         log.info("archive served read-only on http://%s:%d", host, port)
         # uvicorn stops gracefully on SIGINT/SIGTERM, then raises the signal again to the
         # handler it found: a no-op one, so a requested stop exits 0 (as `serve` does)
-        quiet = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
+        quiet = {
+            sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
         try:
             await server.serve(sockets=[sock])
         finally:

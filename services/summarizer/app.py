@@ -34,21 +34,28 @@ class SummarizerService:
     consumers: Sequence[ConsumerSpec] = (FOLD, REQUESTS)
     contract = CONTRACT
 
-    def __init__(self, settings: SummarizerSettings, runtime: Runtime,
-                 store: SqlProjections | None = None) -> None:
+    def __init__(
+        self, settings: SummarizerSettings, runtime: Runtime, store: SqlProjections | None = None
+    ) -> None:
         self.settings = settings
         self.bus = runtime.bus(NAME)
-        self.store = store if store is not None else SqlProjections(
-            settings.database_url, echo=settings.database_echo)
+        self.store = (
+            store
+            if store is not None
+            else SqlProjections(settings.database_url, echo=settings.database_echo)
+        )
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
         self.deps.answer_unchanged = self._answer_unchanged
         self._releaser: asyncio.Task | None = None
         self.fold_consumer = Consumer(
-            self.bus, FOLD, ENRICHED_EVENT_ADAPTER.validate_json,
-            handle_batch=self.on_enriched_batch)
+            self.bus,
+            FOLD,
+            ENRICHED_EVENT_ADAPTER.validate_json,
+            handle_batch=self.on_enriched_batch,
+        )
         self.request_consumer = Consumer(
-            self.bus, REQUESTS, ReportRequested.model_validate_json,
-            handle=self.on_report_requested)
+            self.bus, REQUESTS, ReportRequested.model_validate_json, handle=self.on_report_requested
+        )
 
     async def _publish(self, event: WindowSummarized) -> None:
         await self.bus.publish(event, Subjects.summary_ready(event.data.repo))
@@ -60,18 +67,32 @@ class SummarizerService:
 
         conn = self.bus.nc
         try:
-            reply = await conn.request(answers.SUBJECT, ask.model_dump_json().encode(),
-                                       timeout=self.settings.answer_timeout_seconds)
+            reply = await conn.request(
+                answers.SUBJECT,
+                ask.model_dump_json().encode(),
+                timeout=self.settings.answer_timeout_seconds,
+            )
         except (nats.errors.NoRespondersError, nats.errors.TimeoutError) as exc:
-            log.debug("no renderer answered request %s from r%d (%s): publishing the summary",
-                      ask.request_id, ask.revision, type(exc).__name__)
+            log.debug(
+                "no renderer answered request %s from r%d (%s): publishing the summary",
+                ask.request_id,
+                ask.revision,
+                type(exc).__name__,
+            )
             return False
         return reply.data == answers.ANSWERED
 
     async def _give_up(self, request: ReportRequested, reason: str) -> None:
-        await self.bus.dead_letter(request.to_bytes(), DeadLetter(
-            service=NAME, reason=reason, subject=Subjects.report_requested(request.data.repo),
-            event_id=request.id, failed_at=datetime.now(UTC)))
+        await self.bus.dead_letter(
+            request.to_bytes(),
+            DeadLetter(
+                service=NAME,
+                reason=reason,
+                subject=Subjects.report_requested(request.data.repo),
+                event_id=request.id,
+                failed_at=datetime.now(UTC),
+            ),
+        )
 
     async def on_enriched_batch(self, events: list) -> None:
         await fold_events(self.deps, events)
@@ -100,8 +121,11 @@ class SummarizerService:
                 if await asyncio.to_thread(self.store.held_due, horizon):
                     await fold_events(self.deps, [])
             except Exception as exc:  # noqa: BLE001 - the next pass or the next fold retries
-                log.warning("releasing held future events failed (%s: %s); will retry",
-                            type(exc).__name__, exc)
+                log.warning(
+                    "releasing held future events failed (%s: %s); will retry",
+                    type(exc).__name__,
+                    exc,
+                )
 
     async def stop(self) -> None:
         await cancel_and_wait(self._releaser)
@@ -112,22 +136,33 @@ class SummarizerService:
         await asyncio.to_thread(self.store.ping)
 
 
-def build_deps(settings: SummarizerSettings, store: SqlProjections, publish: Publish, *,
-               give_up: GiveUp | None = None) -> Deps:
+def build_deps(
+    settings: SummarizerSettings,
+    store: SqlProjections,
+    publish: Publish,
+    *,
+    give_up: GiveUp | None = None,
+) -> Deps:
     """The use cases' dependencies from settings (the service and `rebuild` fold alike)."""
     return Deps(
-        store=store, publish=publish, policy=settings.policy(),
-        schedules=settings.schedule_map(), grace=settings.grace(),
+        store=store,
+        publish=publish,
+        policy=settings.policy(),
+        schedules=settings.schedule_map(),
+        grace=settings.grace(),
         max_windows_per_watermark=settings.max_windows_per_watermark,
         max_summary_bytes=settings.max_summary_bytes,
-        window_debounce=settings.window_debounce_seconds, give_up=give_up,
-        scheduled=settings.scheduled_meta(), admission=settings.admission(),
+        window_debounce=settings.window_debounce_seconds,
+        give_up=give_up,
+        scheduled=settings.scheduled_meta(),
+        admission=settings.admission(),
         migrate=settings.database_migrate,
     )
 
 
-def build_service(settings: SummarizerSettings, runtime: Runtime,
-                  store: SqlProjections | None = None) -> SummarizerService:
+def build_service(
+    settings: SummarizerSettings, runtime: Runtime, store: SqlProjections | None = None
+) -> SummarizerService:
     """The summarizer on `runtime` (its bus), its projections `store` (by default the database
     of `settings.database_url`)."""
     return SummarizerService(settings, runtime, store)

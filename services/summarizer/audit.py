@@ -35,14 +35,20 @@ def revisions_command(database_url: str, repo: str, window: str) -> int:
     if not ok:
         return 2
     if not history:
-        err.print(f"no revisions of {repo} {window} in the projections (is the label right? "
-                  "weeks are YYYY-Www, days YYYY-MM-DD, months YYYY-MM)", highlight=False)
+        err.print(
+            f"no revisions of {repo} {window} in the projections (is the label right? "
+            "weeks are YYYY-Www, days YYYY-MM-DD, months YYYY-MM)",
+            highlight=False,
+        )
         return 1
     out.print(f"{repo} {window}: {len(history)} revision(s)", highlight=False)
     for h in history:
-        out.print(f"r{h.revision}  {h.computed_at:%Y-%m-%d %H:%M:%S} UTC  figures {h.figures_hash[:12]}  "
-                  f"summary {h.summary_id}" + (f"  request {h.request_id}" if h.request_id else ""),
-                  highlight=False, soft_wrap=True)
+        out.print(
+            f"r{h.revision}  {h.computed_at:%Y-%m-%d %H:%M:%S} UTC  figures {h.figures_hash[:12]}  "
+            f"summary {h.summary_id}" + (f"  request {h.request_id}" if h.request_id else ""),
+            highlight=False,
+            soft_wrap=True,
+        )
         for c in h.changed:
             out.print(f"    {c.name}: {c.before} -> {c.after}", highlight=False, soft_wrap=True)
     return 0
@@ -59,8 +65,11 @@ def rejected_command(database_url: str, repo: str | None = None, reason: str | N
         return 2
     for r in rows:
         state = f"released {r.released_at:%Y-%m-%d %H:%M}" if r.released_at else "not counted"
-        out.print(f"{r.received_at:%Y-%m-%d %H:%M:%S} {r.repo} {r.reason} ({state}) "
-                  f"event {r.event_id} at {r.event_time.isoformat()}: {r.detail}", highlight=False,
-                  soft_wrap=True)
+        out.print(
+            f"{r.received_at:%Y-%m-%d %H:%M:%S} {r.repo} {r.reason} ({state}) "
+            f"event {r.event_id} at {r.event_time.isoformat()}: {r.detail}",
+            highlight=False,
+            soft_wrap=True,
+        )
     out.print(f"{len(rows)} event(s)", highlight=False)
     return 0

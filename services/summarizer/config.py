@@ -50,61 +50,98 @@ class SummarizerSettings(CommonSettings):
 
     database_url: str = Field(
         "sqlite:///./repodigest.db",
-        description="projections database: sqlite:///PATH or postgresql+psycopg://USER@HOST/DB")
+        description="projections database: sqlite:///PATH or postgresql+psycopg://USER@HOST/DB",
+    )
     database_echo: bool = Field(False, description="log every SQL statement (debugging)")
     database_migrate: bool = Field(
-        True, description="upgrade the projections schema at start (Alembic); false: only check "
+        True,
+        description="upgrade the projections schema at start (Alembic); false: only check "
         "that it is at this version's revision and refuse to start otherwise, for deployments "
-        "that run `repodigest db upgrade` as a Job or one-shot service first")
+        "that run `repodigest db upgrade` as a Job or one-shot service first",
+    )
     schedules: dict[str, list[ScheduleSetting]] = Field(
-        default_factory=dict, description="recurring windows per repository (JSON; `*` = all)")
+        default_factory=dict, description="recurring windows per repository (JSON; `*` = all)"
+    )
     scheduled_languages: list[Language] = Field(
-        default_factory=lambda: list[Language](["en"]), description="languages of scheduled (unrequested) reports")
+        default_factory=lambda: list[Language](["en"]),
+        description="languages of scheduled (unrequested) reports",
+    )
     scheduled_formats: list[Format] = Field(
         default_factory=lambda: cast("list[Format]", list(ALL_FORMATS)),
-        description="formats of scheduled reports")
+        description="formats of scheduled reports",
+    )
     close_grace_minutes: float = Field(
-        15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace")
+        15.0, ge=0, description="a scheduled window closes when the watermark passes end + grace"
+    )
     window_debounce_seconds: float = Field(
-        2.0, ge=0, description="re-summarize closed windows once folding was quiet this long "
-        "(one revision per replay, not one per batch)")
+        2.0,
+        ge=0,
+        description="re-summarize closed windows once folding was quiet this long "
+        "(one revision per replay, not one per batch)",
+    )
     answer_timeout_seconds: float = Field(
-        10.0, gt=0, description="how long a renderer has to answer a repeated request for an "
-        "unchanged window with its announced revision, before the summary is published again")
+        10.0,
+        gt=0,
+        description="how long a renderer has to answer a repeated request for an "
+        "unchanged window with its announced revision, before the summary is published again",
+    )
     max_windows_per_watermark: int = Field(
-        31, ge=1, description="at most this many overdue windows close on one watermark")
+        31, ge=1, description="at most this many overdue windows close on one watermark"
+    )
     max_summary_bytes: int = Field(
-        900_000, ge=64_000, description="largest summary event; longer appendix lists are cut "
-        "(keep below the NATS server's max_payload, 1 MiB by default)")
+        900_000,
+        ge=64_000,
+        description="largest summary event; longer appendix lists are cut "
+        "(keep below the NATS server's max_payload, 1 MiB by default)",
+    )
     key_pr_fraction: float = Field(0.10, gt=0, le=1, description="share of merged PRs that are key")
     key_pr_min: int = Field(5, ge=0)
     key_pr_max: int = Field(25, ge=1)
     awaiting_review_days: float = Field(
-        3.0, ge=0, description="an open PR without review for longer is a follow-up")
+        3.0, ge=0, description="an open PR without review for longer is a follow-up"
+    )
     awaiting_review_max_days: float = Field(
-        30.0, ge=0, description="older unreviewed PRs count as abandoned, not awaiting review")
-    popular_bug_reactions: int = Field(5, ge=1, description="an open bug with this many reactions is a follow-up")
+        30.0, ge=0, description="older unreviewed PRs count as abandoned, not awaiting review"
+    )
+    popular_bug_reactions: int = Field(
+        5, ge=1, description="an open bug with this many reactions is a follow-up"
+    )
     hot_discussions: int = Field(5, ge=1)
     first_seen_history_days: float = Field(
-        90.0, ge=0, description="count logins first seen in a window as first-time contributors "
-        "only when the folded history reaches this many days further back")
+        90.0,
+        ge=0,
+        description="count logins first seen in a window as first-time contributors "
+        "only when the folded history reaches this many days further back",
+    )
     accept_repos: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="repositories whose events are folded (OWNER/NAME or patterns like owner/*, "
-        "comma-separated or JSON); others are recorded as rejected (unknown-repo). Empty: all")
+        "comma-separated or JSON); others are recorded as rejected (unknown-repo). Empty: all",
+    )
     future_tolerance_minutes: float | None = Field(
-        10.0, ge=0, description="events timed later than now + this are held (not counted) until "
-        "their time comes; empty: no limit")
+        10.0,
+        ge=0,
+        description="events timed later than now + this are held (not counted) until "
+        "their time comes; empty: no limit",
+    )
     held_release_seconds: float = Field(
-        60.0, gt=0, description="how often held future events are checked for release when "
-        "no new event arrives (every fold checks too)")
+        60.0,
+        gt=0,
+        description="how often held future events are checked for release when "
+        "no new event arrives (every fold checks too)",
+    )
     ecosystems: list[EcosystemSetting] = Field(
-        default_factory=lambda: [EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")],
-        description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)")
+        default_factory=lambda: [
+            EcosystemSetting(name="AMD/ROCm", affiliation="amd", ecosystem="rocm")
+        ],
+        description="vendor/ecosystem sections (affiliation tag and/or ecosystem tag)",
+    )
 
     @field_validator("schedules")
     @classmethod
-    def _valid_schedules(cls, v: dict[str, list[ScheduleSetting]]) -> dict[str, list[ScheduleSetting]]:
+    def _valid_schedules(
+        cls, v: dict[str, list[ScheduleSetting]]
+    ) -> dict[str, list[ScheduleSetting]]:
         for repo, items in v.items():
             for item in items:
                 try:
@@ -123,31 +160,41 @@ class SummarizerSettings(CommonSettings):
     def _valid_patterns(cls, v: list[str]) -> list[str]:
         for pattern in v:
             if not re.fullmatch(r"[A-Za-z0-9*?\[\]-]+/[A-Za-z0-9._*?\[\]-]+", pattern):
-                raise ValueError(f"REPODIGEST_ACCEPT_REPOS: {pattern!r} is not OWNER/NAME or a "
-                                 "pattern like owner/* (comma-separated)")
+                raise ValueError(
+                    f"REPODIGEST_ACCEPT_REPOS: {pattern!r} is not OWNER/NAME or a "
+                    "pattern like owner/* (comma-separated)"
+                )
         return v
 
     def admission(self) -> Admission:
         tolerance = self.future_tolerance_minutes
-        return Admission(repos=tuple(self.accept_repos),
-                         future_tolerance=None if tolerance is None else timedelta(minutes=tolerance))
+        return Admission(
+            repos=tuple(self.accept_repos),
+            future_tolerance=None if tolerance is None else timedelta(minutes=tolerance),
+        )
 
     def schedule_map(self) -> dict[str, list[Schedule]]:
         return {repo: [s.schedule() for s in items] for repo, items in self.schedules.items()}
 
     def scheduled_meta(self) -> RequestMeta:
-        return RequestMeta(languages=tuple(self.scheduled_languages), formats=tuple(self.scheduled_formats))
+        return RequestMeta(
+            languages=tuple(self.scheduled_languages), formats=tuple(self.scheduled_formats)
+        )
 
     def grace(self) -> timedelta:
         return timedelta(minutes=self.close_grace_minutes)
 
     def policy(self) -> ReportPolicy:
         return ReportPolicy(
-            key_pr_fraction=self.key_pr_fraction, key_pr_min=self.key_pr_min,
+            key_pr_fraction=self.key_pr_fraction,
+            key_pr_min=self.key_pr_min,
             key_pr_max=max(self.key_pr_max, self.key_pr_min),
             awaiting_review_days=self.awaiting_review_days,
             awaiting_review_max_days=max(self.awaiting_review_max_days, self.awaiting_review_days),
-            popular_bug_reactions=self.popular_bug_reactions, hot_discussions=self.hot_discussions,
+            popular_bug_reactions=self.popular_bug_reactions,
+            hot_discussions=self.hot_discussions,
             first_seen_history_days=self.first_seen_history_days,
-            ecosystems=tuple(EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems),
+            ecosystems=tuple(
+                EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems
+            ),
         )

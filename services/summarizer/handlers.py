@@ -32,12 +32,21 @@ from .ports import Projections
 log = logging.getLogger("repodigest.summarizer")
 _tracer = tracer("summarizer")
 _meter = meter("summarizer")
-_folded = _meter.create_counter("repodigest.summarizer.events", unit="{event}",
-                                description="enriched events folded, by outcome (new, duplicate)")
-_windows = _meter.create_counter("repodigest.summarizer.windows", unit="{window}",
-                                 description="windows closed by the watermark, and re-opened by late events")
-_summaries = _meter.create_counter("repodigest.summarizer.summaries", unit="{summary}",
-                                   description="window summaries published, by trigger")
+_folded = _meter.create_counter(
+    "repodigest.summarizer.events",
+    unit="{event}",
+    description="enriched events folded, by outcome (new, duplicate)",
+)
+_windows = _meter.create_counter(
+    "repodigest.summarizer.windows",
+    unit="{window}",
+    description="windows closed by the watermark, and re-opened by late events",
+)
+_summaries = _meter.create_counter(
+    "repodigest.summarizer.summaries",
+    unit="{summary}",
+    description="window summaries published, by trigger",
+)
 
 Publish = Callable[[WindowSummarized], Awaitable[None]]
 AnswerUnchanged = Callable[[UnchangedRequest], Awaitable[bool]]
@@ -92,7 +101,9 @@ class Deps:
             return
         async with self.db_lock:
             if not self._migrated:
-                await asyncio.to_thread(self.store.migrate if self.migrate else self.store.check_schema)
+                await asyncio.to_thread(
+                    self.store.migrate if self.migrate else self.store.check_schema
+                )
                 self._migrated = True
 
     def want_window_flush(self) -> None:
@@ -116,7 +127,9 @@ class Deps:
             try:
                 await publish_due(self, requests=False)
             except Exception:
-                log.exception("re-summarizing closed windows failed; will retry after the next fold")
+                log.exception(
+                    "re-summarizing closed windows failed; will retry after the next fold"
+                )
 
     async def close(self) -> None:
         await cancel_and_wait(self._flusher)
@@ -124,11 +137,15 @@ class Deps:
     def closer(self, repo: str, previous: datetime | None, watermark: datetime) -> list[Window]:
         due: list[Window] = []
         for schedule in schedules_for(repo, self.schedules):
-            due += due_windows(schedule, previous, watermark, self.grace, self.max_windows_per_watermark)
+            due += due_windows(
+                schedule, previous, watermark, self.grace, self.max_windows_per_watermark
+            )
         return due
 
 
-async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]) -> FoldResult:
+async def fold_events(
+    deps: Deps, events: Sequence[EnrichedFact | WatermarkForwarded]
+) -> FoldResult:
     """Fold a batch in one transaction (redeliveries change nothing), then publish what is due.
 
     Raises Poison when the database refuses the batch's data (not its connection): the consumer
@@ -147,10 +164,15 @@ async def fold_events(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwa
         try:
             await publish_due(deps, result.repos, windows=deps.window_debounce is None)
         except Exception as exc:  # noqa: BLE001 - logged; the request path reports it to requesters
-            log.warning("summaries due after a fold could not be published yet (%s: %s); "
-                        "they stay pending and are retried", type(exc).__name__, exc)
-        if deps.window_debounce is not None and (result.late_windows or result.closed_windows
-                                                 or result.watermarks):
+            log.warning(
+                "summaries due after a fold could not be published yet (%s: %s); "
+                "they stay pending and are retried",
+                type(exc).__name__,
+                exc,
+            )
+        if deps.window_debounce is not None and (
+            result.late_windows or result.closed_windows or result.watermarks
+        ):
             deps.want_window_flush()
     return result
 
@@ -175,11 +197,21 @@ async def fold_batch(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwar
     remember_traces((e.data.fact_id, e.id) for e in events if isinstance(e, EnrichedFact))
     with _tracer.start_as_current_span("summarizer.fold") as span:
         async with deps.db_lock:
-            result = await asyncio.to_thread(deps.store.fold, list(events), now=deps.clock(),
-                                             closer=deps.closer, admission=deps.admission)
-        span.set_attributes({"repodigest.events": len(events), "repodigest.duplicates": result.duplicates,
-                             "repodigest.late_windows": result.late_windows,
-                             "repodigest.closed_windows": result.closed_windows})
+            result = await asyncio.to_thread(
+                deps.store.fold,
+                list(events),
+                now=deps.clock(),
+                closer=deps.closer,
+                admission=deps.admission,
+            )
+        span.set_attributes(
+            {
+                "repodigest.events": len(events),
+                "repodigest.duplicates": result.duplicates,
+                "repodigest.late_windows": result.late_windows,
+                "repodigest.closed_windows": result.closed_windows,
+            }
+        )
     _folded.add(result.facts + result.watermarks, {"outcome": "new"})
     _folded.add(result.duplicates, {"outcome": "duplicate"})
     for reason, n in result.rejected.items():
@@ -200,17 +232,20 @@ async def accept_request(deps: Deps, request: ReportRequested) -> None:
         raise Poison(f"report request {request.id}: window {window.label} ends before it starts")
     if not deps.admission.accepts_repo(request.data.repo):
         # its facts are not folded, so the report could never be made: tell the requester now
-        raise Poison(f"report request {request.id}: {request.data.repo} is not in the accepted "
-                     f"repositories ({', '.join(deps.admission.repos)}); add it to "
-                     "REPODIGEST_ACCEPT_REPOS, restart the summarizer and run `repodigest rebuild`")
+        raise Poison(
+            f"report request {request.id}: {request.data.repo} is not in the accepted "
+            f"repositories ({', '.join(deps.admission.repos)}); add it to "
+            "REPODIGEST_ACCEPT_REPOS, restart the summarizer and run `repodigest rebuild`"
+        )
     await deps.ensure_schema()
     async with deps.db_lock:
         await asyncio.to_thread(deps.store.save_request, request, deps.clock())
     await publish_due(deps, {request.data.repo})
 
 
-async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, requests: bool = True,
-                      windows: bool = True) -> list[WindowSummarized]:
+async def publish_due(
+    deps: Deps, repos: Iterable[str] | None = None, *, requests: bool = True, windows: bool = True
+) -> list[WindowSummarized]:
     """Answer pending requests whose `as_of` the watermark reached; re-summarize closed windows."""
     published: list[WindowSummarized] = []
     repos = None if repos is None else set(repos)
@@ -221,22 +256,33 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
             as_of, mark = request.data.as_of, marks.get(request.data.repo)
             if as_of is not None and (mark is None or mark < as_of):
                 continue
-            meta = RequestMeta(languages=request.data.languages, formats=request.data.formats,
-                               synthetic=request.data.synthetic, data_note=request.data.data_note,
-                               request_id=request.id, source=request.data.source,
-                               appendix=request.data.appendix)
+            meta = RequestMeta(
+                languages=request.data.languages,
+                formats=request.data.formats,
+                synthetic=request.data.synthetic,
+                data_note=request.data.data_note,
+                request_id=request.id,
+                source=request.data.source,
+                appendix=request.data.appendix,
+            )
             try:
                 event = await summarize_window(
-                    deps, request.data.repo, request.data.window.to_window(), meta,
-                    force=request.data.force)
+                    deps,
+                    request.data.repo,
+                    request.data.window.to_window(),
+                    meta,
+                    force=request.data.force,
+                )
                 if event is not None:  # None: the existing revision answered it
                     published.append(event)
             except Exception as exc:
                 failures = deps._failures[request.id] = deps._failures.get(request.id, 0) + 1
                 if deps.give_up is None or failures < deps.max_request_failures:
                     raise
-                reason = (f"gave up on the report for {request.data.repo} {request.data.window.label} "
-                          f"after {failures} attempts: {type(exc).__name__}: {exc}")
+                reason = (
+                    f"gave up on the report for {request.data.repo} {request.data.window.label} "
+                    f"after {failures} attempts: {type(exc).__name__}: {exc}"
+                )
                 log.error("%s", reason)
                 await deps.give_up(request, reason)
                 async with deps.db_lock:
@@ -247,34 +293,58 @@ async def publish_due(deps: Deps, repos: Iterable[str] | None = None, *, request
             # a late fact re-summarizes once the watermark is past the window (no churn mid-sync)
             if mark is None or mark < state.window.end + deps.grace:
                 continue
-            event = await summarize_window(deps, state.repo, state.window, deps.scheduled,
-                                           only_if_changed=state.revision >= 1)
+            event = await summarize_window(
+                deps, state.repo, state.window, deps.scheduled, only_if_changed=state.revision >= 1
+            )
             if event is not None:
                 published.append(event)
     return published
 
 
-async def summarize_window(deps: Deps, repo: str, window: Window, meta: RequestMeta, *,
-                           only_if_changed: bool = False,
-                           force: bool = False) -> WindowSummarized | None:
+async def summarize_window(
+    deps: Deps,
+    repo: str,
+    window: Window,
+    meta: RequestMeta,
+    *,
+    only_if_changed: bool = False,
+    force: bool = False,
+) -> WindowSummarized | None:
     """Compute the window's report model, decide its revision, publish it, remember it."""
     with _tracer.start_as_current_span("summarizer.summarize") as span:
-        span.set_attributes({"repodigest.repo": repo, "repodigest.window": window.label,
-                             "repodigest.request_id": meta.request_id or ""})
+        span.set_attributes(
+            {
+                "repodigest.repo": repo,
+                "repodigest.window": window.label,
+                "repodigest.request_id": meta.request_id or "",
+            }
+        )
         event = await _summarize(deps, repo, window, meta, only_if_changed, force)
         if event is not None:
-            span.set_attributes({"repodigest.revision": event.data.revision,
-                                 "repodigest.facts_counted": event.data.facts_counted})
+            span.set_attributes(
+                {
+                    "repodigest.revision": event.data.revision,
+                    "repodigest.facts_counted": event.data.facts_counted,
+                }
+            )
             link_traces(span, event.data.fact_ids_sample)
             _summaries.add(1, {"trigger": "request" if meta.request_id else "window"})
         return event
 
 
-async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
-                     only_if_changed: bool, force: bool = False) -> WindowSummarized | None:
+async def _summarize(
+    deps: Deps,
+    repo: str,
+    window: Window,
+    meta: RequestMeta,
+    only_if_changed: bool,
+    force: bool = False,
+) -> WindowSummarized | None:
     previous = previous_window(window)
     since = window.end - timedelta(days=deps.policy.awaiting_review_max_days)
-    inp = await asyncio.to_thread(deps.store.load_window, repo, window, previous, open_prs_since=since)
+    inp = await asyncio.to_thread(
+        deps.store.load_window, repo, window, previous, open_prs_since=since
+    )
     state = await asyncio.to_thread(deps.store.window_state, repo, window.label)
     now = deps.clock()
     draft = await asyncio.to_thread(build_summary, inp, now=now, policy=deps.policy, meta=meta)
@@ -286,33 +356,63 @@ async def _summarize(deps: Deps, repo: str, window: Window, meta: RequestMeta,
         # re-renders a revision it has announced)
         revision, changes = current + 1, ()
     event: WindowSummarized | None = None
-    if (meta.request_id is not None and revision == current and current >= 1
-            and deps.answer_unchanged is not None):
+    if (
+        meta.request_id is not None
+        and revision == current
+        and current >= 1
+        and deps.answer_unchanged is not None
+    ):
         # asked again, nothing changed: the announced revision answers, no event is published
-        ask = UnchangedRequest(request_id=meta.request_id, repo=repo, window_label=window.label,
-                               revision=current, languages=tuple(draft.languages),
-                               formats=tuple(draft.formats))
+        ask = UnchangedRequest(
+            request_id=meta.request_id,
+            repo=repo,
+            window_label=window.label,
+            revision=current,
+            languages=tuple(draft.languages),
+            formats=tuple(draft.formats),
+        )
         if await deps.answer_unchanged(ask):
-            log.info("%s %s r%d unchanged: request %s answered with it, nothing published",
-                     repo, window.label, current, meta.request_id,
-                     extra={"repo": repo, "window": window.label, "revision": current})
+            log.info(
+                "%s %s r%d unchanged: request %s answered with it, nothing published",
+                repo,
+                window.label,
+                current,
+                meta.request_id,
+                extra={"repo": repo, "window": window.label, "revision": current},
+            )
             async with deps.db_lock:
                 await asyncio.to_thread(deps.store.mark_answered, meta.request_id, now)
             return None
     if not (only_if_changed and revision == current):
         if revision == current:
             # the same revision again (another request): it says what it changed, as it did first
-            changes = await asyncio.to_thread(deps.store.revision_changes, repo, window.label, revision)
+            changes = await asyncio.to_thread(
+                deps.store.revision_changes, repo, window.label, revision
+            )
         data = draft.model_copy(update={"revision": revision, "changed_figures": changes})
         data = await asyncio.to_thread(fit_size, data, deps.max_summary_bytes)
         event = WindowSummarized.create(data)
         await deps.publish(event)
-        log.info("summarized %s %s r%d (%d facts%s)", repo, window.label, revision,
-                 data.facts_counted, f", {len(changes)} figures changed" if changes else "",
-                 extra={"repo": repo, "window": window.label, "revision": revision})
+        log.info(
+            "summarized %s %s r%d (%d facts%s)",
+            repo,
+            window.label,
+            revision,
+            data.facts_counted,
+            f", {len(changes)} figures changed" if changes else "",
+            extra={"repo": repo, "window": window.label, "revision": revision},
+        )
     async with deps.db_lock:
         await asyncio.to_thread(
-            deps.store.record_summary, repo, window, revision=revision, figures=values,
-            figures_hash=figures_hash(values), summary_id=event.id if event else (state and state.summary_id) or "",
-            now=now, request_id=meta.request_id, changed=changes)
+            deps.store.record_summary,
+            repo,
+            window,
+            revision=revision,
+            figures=values,
+            figures_hash=figures_hash(values),
+            summary_id=event.id if event else (state and state.summary_id) or "",
+            now=now,
+            request_id=meta.request_id,
+            changed=changes,
+        )
     return event

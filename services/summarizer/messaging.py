@@ -15,11 +15,19 @@ from shared.messaging import (
     Subscription,
 )
 
-FOLD = ConsumerSpec(DURABLE_SUMMARIZER, STREAM_ENRICHED, "rd.enriched.>",
-                    description="tagged facts folded into the projections; watermarks close "
-                                "windows")
-REQUESTS = ConsumerSpec(DURABLE_SUMMARIZER_REQUESTS, STREAM_REPORTS, "rd.summary.requested.>",
-                        batch_size=16, description="report requests: a window's summary")
+FOLD = ConsumerSpec(
+    DURABLE_SUMMARIZER,
+    STREAM_ENRICHED,
+    "rd.enriched.>",
+    description="tagged facts folded into the projections; watermarks close windows",
+)
+REQUESTS = ConsumerSpec(
+    DURABLE_SUMMARIZER_REQUESTS,
+    STREAM_REPORTS,
+    "rd.summary.requested.>",
+    batch_size=16,
+    description="report requests: a window's summary",
+)
 
 CONTRACT = Contract(
     "summarizer",
@@ -28,13 +36,19 @@ CONTRACT = Contract(
         Subscription(ReportRequested, consumer=REQUESTS),
     ),
     publishes=(
-        Publication("rd.summary.ready.{owner}.{repo}", WindowSummarized,
-                    "a window's summary, one revision"),
-        Publication(answers.SUBJECT, answers.UnchangedRequest,
-                    "core NATS request to the renderer: answer a request for an unchanged window "
-                    "with the report-ready already announced"),
-        Publication("rd.dead.summarizer", bytes,
-                    "a message the summarizer could not process, byte for byte; the reason in "
-                    "headers"),
+        Publication(
+            "rd.summary.ready.{owner}.{repo}", WindowSummarized, "a window's summary, one revision"
+        ),
+        Publication(
+            answers.SUBJECT,
+            answers.UnchangedRequest,
+            "core NATS request to the renderer: answer a request for an unchanged window "
+            "with the report-ready already announced",
+        ),
+        Publication(
+            "rd.dead.summarizer",
+            bytes,
+            "a message the summarizer could not process, byte for byte; the reason in headers",
+        ),
     ),
 )

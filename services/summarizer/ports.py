@@ -40,8 +40,14 @@ class Projections(Protocol):
 
     # ---- folding
 
-    def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
-             closer: Closer | None = None, admission: Admission = Admission()) -> FoldResult:
+    def fold(
+        self,
+        events: Sequence[EnrichedFact | WatermarkForwarded],
+        *,
+        now: datetime,
+        closer: Closer | None = None,
+        admission: Admission = Admission(),
+    ) -> FoldResult:
         """Apply a batch once (`domain.projection`'s rules), all of it or nothing."""
         ...
 
@@ -74,18 +80,29 @@ class Projections(Protocol):
 
     def dirty_windows(self, repos: Iterable[str] | None = None) -> list[WindowState]: ...
 
-    def revision_changes(self, repo: str, label: str, revision: int) -> tuple[ChangedFigure, ...]:
-        ...
+    def revision_changes(
+        self, repo: str, label: str, revision: int
+    ) -> tuple[ChangedFigure, ...]: ...
 
-    def record_summary(self, repo: str, window: Window, *, revision: int, figures: dict,
-                       figures_hash: str, summary_id: str, now: datetime,
-                       request_id: str | None = None,
-                       changed: Sequence[ChangedFigure] = ()) -> None:
+    def record_summary(
+        self,
+        repo: str,
+        window: Window,
+        *,
+        revision: int,
+        figures: dict,
+        figures_hash: str,
+        summary_id: str,
+        now: datetime,
+        request_id: str | None = None,
+        changed: Sequence[ChangedFigure] = (),
+    ) -> None:
         """Remember what was published for the window (and that the request is answered)."""
         ...
 
-    def load_window(self, repo: str, window: Window, previous: Window, *,
-                    open_prs_since: datetime | None = None) -> WindowInput:
+    def load_window(
+        self, repo: str, window: Window, previous: Window, *, open_prs_since: datetime | None = None
+    ) -> WindowInput:
         """What a report of `window` is computed from."""
         ...
 

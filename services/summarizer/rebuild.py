@@ -80,6 +80,7 @@ async def check_no_running_summarizer(js, *, samples: int = 5, interval: float =
     import nats.js.errors
 
     from .messaging import FOLD as spec
+
     for i in range(samples):
         try:
             info = await js.consumer_info(spec.stream, spec.durable)
@@ -89,20 +90,29 @@ async def check_no_running_summarizer(js, *, samples: int = 5, interval: float =
             raise RebuildRefused(
                 f"a summarizer is running: its durable consumer {spec.durable} has "
                 f"{info.num_waiting} waiting pull request(s). Stop every summarizer (the service, "
-                "`repodigest run`, one-shot reports using this NATS) and run rebuild again")
+                "`repodigest run`, one-shot reports using this NATS) and run rebuild again"
+            )
         if info.num_ack_pending:
             raise RebuildRefused(
                 f"the durable consumer {spec.durable} has {info.num_ack_pending} delivered "
                 "message(s) not yet acknowledged: a summarizer is folding them, or one stopped "
                 f"without acknowledging (they are released after {spec.ack_wait:.0f} s). Stop "
-                "every summarizer, wait that long, and run rebuild again")
+                "every summarizer, wait that long, and run rebuild again"
+            )
         if i + 1 < samples:
             await asyncio.sleep(interval)
 
 
-async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
-                  progress: Progress | None = None, fetch_timeout: float = 5.0,
-                  check_running: bool = True) -> RebuildResult:
+async def rebuild(
+    js,
+    deps: Deps,
+    *,
+    repo: str | None = None,
+    batch: int = 1024,
+    progress: Progress | None = None,
+    fetch_timeout: float = 5.0,
+    check_running: bool = True,
+) -> RebuildResult:
     """Reset the projections and fold RD_ENRICHED from its first message; re-summarize windows.
 
     `js` is a nats-py JetStream context (publishing of new revisions goes through `deps.publish`).
@@ -117,12 +127,20 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
     await deps.ensure_schema()
     async with deps.db_lock:
         result.deleted = await asyncio.to_thread(deps.store.reset_projections, repo)
-    log.info("rebuild: projections dropped (%s); replaying %s", result.deleted, STREAM_ENRICHED,
-             extra={"repo": repo or "*"})
+    log.info(
+        "rebuild: projections dropped (%s); replaying %s",
+        result.deleted,
+        STREAM_ENRICHED,
+        extra={"repo": repo or "*"},
+    )
 
     subject = replay_subject(repo)
-    config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE,
-                            inactive_threshold=max(60.0, 4 * fetch_timeout), mem_storage=True)
+    config = ConsumerConfig(
+        deliver_policy=DeliverPolicy.ALL,
+        ack_policy=AckPolicy.NONE,
+        inactive_threshold=max(60.0, 4 * fetch_timeout),
+        mem_storage=True,
+    )
     sub = await js.pull_subscribe(subject, stream=STREAM_ENRICHED, config=config)
     # the fold of one batch (a worker thread, mostly in the database driver) runs while the next
     # batch is fetched and decoded; folds still happen one at a time, in stream order
@@ -135,8 +153,13 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
             try:
                 msgs = await sub.fetch(batch, timeout=fetch_timeout)
             except (TimeoutError, nats.errors.TimeoutError):
-                log.warning("rebuild: %s stopped delivering after %d of %d messages (purged "
-                            "meanwhile?); folded what arrived", STREAM_ENRICHED, result.messages, total)
+                log.warning(
+                    "rebuild: %s stopped delivering after %d of %d messages (purged "
+                    "meanwhile?); folded what arrived",
+                    STREAM_ENRICHED,
+                    result.messages,
+                    total,
+                )
                 break
             events = []
             with collector_paused():
@@ -145,8 +168,11 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
                         events.append(ENRICHED_EVENT_ADAPTER.validate_json(msg.data))
                     except ValueError as exc:  # pydantic's ValidationError is a ValueError
                         result.invalid += 1
-                        log.warning("rebuild: skipped an invalid message on %s: %s", msg.subject,
-                                    str(exc).splitlines()[0][:200])
+                        log.warning(
+                            "rebuild: skipped an invalid message on %s: %s",
+                            msg.subject,
+                            str(exc).splitlines()[0][:200],
+                        )
             result.messages += len(msgs)
             if msgs:
                 # messages published since the start are folded too: keep the total honest
@@ -173,13 +199,21 @@ async def rebuild(js, deps: Deps, *, repo: str | None = None, batch: int = 1024,
     async with deps.db_lock:
         result.windows_checked = await asyncio.to_thread(deps.store.mark_summarized_dirty, repo)
     published: list[WindowSummarized] = await publish_due(
-        deps, None if repo is None else {repo}, requests=False)
+        deps, None if repo is None else {repo}, requests=False
+    )
     result.revisions = [(e.data.repo, e.data.window.label, e.data.revision) for e in published]
     result.seconds = time.monotonic() - started
-    log.info("rebuild: %d messages, %d facts, %d watermarks folded; %d windows checked, %d new "
-             "revision(s) in %.1f s", result.messages, result.facts, result.watermarks,
-             result.windows_checked, len(result.revisions), result.seconds,
-             extra={"repo": repo or "*"})
+    log.info(
+        "rebuild: %d messages, %d facts, %d watermarks folded; %d windows checked, %d new "
+        "revision(s) in %.1f s",
+        result.messages,
+        result.facts,
+        result.watermarks,
+        result.windows_checked,
+        len(result.revisions),
+        result.seconds,
+        extra={"repo": repo or "*"},
+    )
     return result
 
 
@@ -193,8 +227,9 @@ async def _fold_into(result: RebuildResult, deps: Deps, events: list) -> None:
         result.rejected[reason] = result.rejected.get(reason, 0) + n
 
 
-def rebuild_command(nats_url: str, database_url: str, repo: str | None, *,
-                    progress: bool = True) -> int:
+def rebuild_command(
+    nats_url: str, database_url: str, repo: str | None, *, progress: bool = True
+) -> int:
     """`repodigest rebuild`: 0 done, 2 bad arguments or unreachable NATS/database, 3 refused
     because a summarizer is running. Other summarizer settings (schedules, accept list, future
     tolerance, report policy) come from the same `REPODIGEST_*` variables as the service's."""
@@ -232,11 +267,14 @@ def rebuild_command(nats_url: str, database_url: str, repo: str | None, *,
     except (NatsUnreachable, StoreError) as exc:
         return fail(str(exc), 2)
     rejected = ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())) or "none"
-    out.print(f"rebuilt {result.repo or 'all repositories'}: {result.messages} messages, "
-              f"{result.facts} facts, {result.watermarks} watermarks folded "
-              f"({result.invalid} invalid skipped; not counted: {rejected}) in {result.seconds:.1f} s; "
-              f"{result.windows_checked} summarized windows checked, "
-              f"{len(result.revisions)} new revision(s)", highlight=False)
+    out.print(
+        f"rebuilt {result.repo or 'all repositories'}: {result.messages} messages, "
+        f"{result.facts} facts, {result.watermarks} watermarks folded "
+        f"({result.invalid} invalid skipped; not counted: {rejected}) in {result.seconds:.1f} s; "
+        f"{result.windows_checked} summarized windows checked, "
+        f"{len(result.revisions)} new revision(s)",
+        highlight=False,
+    )
     for repo_name, label, revision in result.revisions:
         out.print(f"  {repo_name} {label} r{revision}", highlight=False)
     return 0
@@ -268,8 +306,14 @@ async def _rebuild_with(settings, repo: str | None, show_progress: bool, console
             return await rebuild(js, deps, repo=repo)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), console=console, transient=False) as bar:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        ) as bar:
             task = bar.add_task(f"replaying {STREAM_ENRICHED}", total=None)
 
             def advance(done: int, total: int) -> None:

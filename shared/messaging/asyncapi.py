@@ -22,7 +22,8 @@ DESCRIPTION = (
     "RD_ENRICHED (rd.enriched.>), RD_REPORTS (rd.summary.>, rd.report.>), RD_DEAD (rd.dead.>). "
     "Subjects end with the repository as two tokens, {owner}.{repo} (percent-encoded). Durable "
     "consumers pull with explicit acks; a message a service cannot process is parked in RD_DEAD "
-    "with the reason in headers.")
+    "with the reason in headers."
+)
 
 
 def application(contracts: Iterable[Contract], version: str = "1") -> Any:
@@ -37,8 +38,12 @@ def application(contracts: Iterable[Contract], version: str = "1") -> Any:
         router = ServiceRouter(document=True)
         router.declare(contract)
         broker.include_router(router)
-    return FastStream(broker, specification=AsyncAPI(
-        broker, title=TITLE, version=version, description=DESCRIPTION, schema_version="3.0.0"))
+    return FastStream(
+        broker,
+        specification=AsyncAPI(
+            broker, title=TITLE, version=version, description=DESCRIPTION, schema_version="3.0.0"
+        ),
+    )
 
 
 def document(contracts: Iterable[Contract], version: str = "1") -> dict:
@@ -48,6 +53,7 @@ def document(contracts: Iterable[Contract], version: str = "1") -> dict:
 
 def render(contracts: Iterable[Contract], version: str = "1") -> str:
     """The document as committed: indented JSON, keys sorted, a final newline."""
-    return json.dumps(document(contracts, version), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
-
+    return (
+        json.dumps(document(contracts, version), indent=2, sort_keys=True, ensure_ascii=False)
+        + "\n"
+    )

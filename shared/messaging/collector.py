@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 GC_GEN0_THRESHOLD = 20_000
 
+
 def batch_friendly_gc() -> None:
     """Decoding a batch allocates many short-lived objects (pydantic models, dicts, datetimes):
     with CPython's default thresholds (700, 10, 10) the collector runs every few events and
@@ -22,8 +23,10 @@ def batch_friendly_gc() -> None:
     gc.freeze()
     gc.set_threshold(GC_GEN0_THRESHOLD, 20, 100)
 
+
 _paused_batches = 0  # batches in progress in this process with the collector paused
 _resume_collector = False
+
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
@@ -46,4 +49,3 @@ def collector_paused() -> Iterator[None]:
         _paused_batches -= 1
         if _paused_batches == 0 and _resume_collector:
             gc.enable()
-

@@ -36,10 +36,15 @@ class Consumer(Outcomes[E]):
     tests, a `testing.MemoryBus`. `model` (optional) is the payload's type, for the AsyncAPI
     document."""
 
-    def __init__(self, bus: Any, spec: ConsumerSpec, decode: Callable[[bytes], E],
-                 handle: Callable[[E], Awaitable[None]] | None = None,
-                 handle_batch: Callable[[list[E]], Awaitable[None]] | None = None,
-                 model: Any = None) -> None:
+    def __init__(
+        self,
+        bus: Any,
+        spec: ConsumerSpec,
+        decode: Callable[[bytes], E],
+        handle: Callable[[E], Awaitable[None]] | None = None,
+        handle_batch: Callable[[list[E]], Awaitable[None]] | None = None,
+        model: Any = None,
+    ) -> None:
         super().__init__(bus, spec, decode, handle, handle_batch)
         self.model = model
         self._pull: StreamingPull | None = None
@@ -56,16 +61,23 @@ class Consumer(Outcomes[E]):
         before it drains the connection."""
         add = getattr(router, "add_pull_consumer", None)
         if add is None:
-            raise TypeError(f"{self.spec.durable}: register on a shared.messaging.ServiceRouter "
-                            f"(the runtime's), not a {type(router).__name__}")
+            raise TypeError(
+                f"{self.spec.durable}: register on a shared.messaging.ServiceRouter "
+                f"(the runtime's), not a {type(router).__name__}"
+            )
         batch_friendly_gc()
         add(self)
 
     async def start(self) -> None:
         if self._task is not None and not self._task.done():
             return
-        self._pull = StreamingPull(self.bus.nc, self.spec.stream, self.spec.durable,
-                                   batch=self.spec.batch_size, ahead=self.spec.ahead)
+        self._pull = StreamingPull(
+            self.bus.nc,
+            self.spec.stream,
+            self.spec.durable,
+            batch=self.spec.batch_size,
+            ahead=self.spec.ahead,
+        )
         await self._pull.start()
         self._stopping = False
         self._task = asyncio.create_task(self._run(), name=f"pull {self.spec.durable}")
@@ -80,8 +92,12 @@ class Consumer(Outcomes[E]):
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout)
         except TimeoutError:
-            log.warning("%s: the batch in hand did not finish within %.0f s; stopping anyway "
-                        "(its messages are redelivered after ack_wait)", self.spec.durable, timeout)
+            log.warning(
+                "%s: the batch in hand did not finish within %.0f s; stopping anyway "
+                "(its messages are redelivered after ack_wait)",
+                self.spec.durable,
+                timeout,
+            )
             await cancel_and_wait(self._task)
         for msg in await self._pull.stop():
             with contextlib.suppress(Exception):
@@ -93,7 +109,7 @@ class Consumer(Outcomes[E]):
         return self._task is not None and not self._task.done()
 
     def pull_state(self) -> str:
-        """"ok" while consuming; otherwise what is wrong, for the readiness probe."""
+        """ "ok" while consuming; otherwise what is wrong, for the readiness probe."""
         if not self.running:
             return "not consuming"
         if self._pull is not None and self._pull.refused:

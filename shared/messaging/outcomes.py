@@ -102,9 +102,14 @@ class Outcomes(Generic[E]):
     surface: data, subject, headers, metadata, ack(), nak(delay=), term().
     """
 
-    def __init__(self, bus: Any, spec: ConsumerSpec, decode: Callable[[bytes], E],
-                 handle: Callable[[E], Awaitable[None]] | None = None,
-                 handle_batch: Callable[[list[E]], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self,
+        bus: Any,
+        spec: ConsumerSpec,
+        decode: Callable[[bytes], E],
+        handle: Callable[[E], Awaitable[None]] | None = None,
+        handle_batch: Callable[[list[E]], Awaitable[None]] | None = None,
+    ) -> None:
         if handle is None and handle_batch is None:
             raise ValueError("a consumer needs handle or handle_batch")
         self.bus, self.spec, self.decode = bus, spec, decode
@@ -201,8 +206,13 @@ class Outcomes(Generic[E]):
             await self._dead(msg, f"gave up after {delivered} deliveries: {short(exc)}")
             return
         delay = backoff_seconds(delivered)
-        log.warning("%s: delivery %d failed (%s); retrying in %.1fs", self.spec.durable,
-                    delivered, short(exc), delay)
+        log.warning(
+            "%s: delivery %d failed (%s); retrying in %.1fs",
+            self.spec.durable,
+            delivered,
+            short(exc),
+            delay,
+        )
         self.stats.retried += 1
         await msg.nak(delay=delay)
         MessageSpans.mark(msg, "retried", exc)
@@ -213,12 +223,19 @@ class Outcomes(Generic[E]):
 
     async def _dead_in_trace(self, msg: Msg, reason: str) -> None:
         stream, sequence = meta(msg)
-        await self.bus.dead_letter(msg.data, DeadLetter(
-            service=self.bus.service, reason=reason, subject=msg.subject,
-            stream=stream, sequence=sequence, deliveries=deliveries(msg),
-            event_id=(msg.headers or {}).get("Nats-Msg-Id"),
-            failed_at=datetime.now(UTC),
-        ))
+        await self.bus.dead_letter(
+            msg.data,
+            DeadLetter(
+                service=self.bus.service,
+                reason=reason,
+                subject=msg.subject,
+                stream=stream,
+                sequence=sequence,
+                deliveries=deliveries(msg),
+                event_id=(msg.headers or {}).get("Nats-Msg-Id"),
+                failed_at=datetime.now(UTC),
+            ),
+        )
         self.stats.dead += 1
         await msg.term()
         MessageSpans.mark(msg, "dead", reason)

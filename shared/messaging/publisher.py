@@ -58,8 +58,12 @@ def event_headers(event: CloudEvent) -> dict[str, str]:
     """The NATS headers of a published event: its id for JetStream de-duplication, its type and
     id for filtering without parsing, and the content type of CloudEvents' structured mode (the
     body is the whole event)."""
-    return {"Nats-Msg-Id": event.id, "Ce-Type": event.type, "Ce-Id": event.id,
-            "content-type": CONTENT_TYPE}
+    return {
+        "Nats-Msg-Id": event.id,
+        "Ce-Type": event.type,
+        "Ce-Id": event.id,
+        "content-type": CONTENT_TYPE,
+    }
 
 
 # one message to publish: body, subject, stream, headers, its producer span (or None)
@@ -87,7 +91,8 @@ class Bus:
         return (await self.publish_many([(event, subject, None)]))[0]
 
     async def publish_many(
-            self, batch: Sequence[tuple[CloudEvent, str, otel_context.Context | None]]) -> list[Any]:
+        self, batch: Sequence[tuple[CloudEvent, str, otel_context.Context | None]]
+    ) -> list[Any]:
         """Publish typed events and wait for all their acks; return them in order.
 
         (event, subject, trace context) each: the trace context (a consumed message's, or None
@@ -107,8 +112,9 @@ class Bus:
         """Publish bytes as they are (a dead letter, a copy of a stored message) with `headers`
         (Nats-Msg-Id among them), on the same path, and wait for JetStream's ack."""
         headers = dict(headers)
-        span = trace_headers(headers, subject, headers.get("Nats-Msg-Id"), None,
-                             telemetry.tracing_enabled())
+        span = trace_headers(
+            headers, subject, headers.get("Nats-Msg-Id"), None, telemetry.tracing_enabled()
+        )
         return (await self._send([(data, subject, stream_of(subject), headers, span)]))[0]
 
     async def dead_letter(self, raw: bytes, letter: DeadLetter) -> None:
@@ -116,8 +122,12 @@ class Bus:
         subject, headers = dead_letter_message(self.service, letter)
         await self.publish_raw(raw, subject, headers)
         dead_lettered.add(1, {"service": self.service})
-        log.warning("dead-lettered message from %s: %s", letter.subject, letter.reason,
-                    extra={"service": self.service, "subject": letter.subject})
+        log.warning(
+            "dead-lettered message from %s: %s",
+            letter.subject,
+            letter.reason,
+            extra={"service": self.service, "subject": letter.subject},
+        )
 
     async def _send(self, out: list[_Out]) -> list[Any]:
         acks: list[Any] = [None] * len(out)
@@ -130,8 +140,12 @@ class Bus:
                     break
                 if attempt == PUBLISH_ATTEMPTS:
                     raise error or TimeoutError()
-                log.warning("no ack for %d of %d events (%s); retrying", len(todo), len(out),
-                            type(error).__name__)
+                log.warning(
+                    "no ack for %d of %d events (%s); retrying",
+                    len(todo),
+                    len(out),
+                    type(error).__name__,
+                )
                 await asyncio.sleep(backoff_seconds(attempt))
         except BaseException as exc:
             end_spans([o[4] for o in out], exc)
@@ -144,8 +158,9 @@ class Bus:
             published.add(n, {"service": self.service, "stream": stream})
         return acks
 
-    async def _publish_round(self, out: list[_Out], todo: list[int],
-                             acks: list[Any]) -> tuple[list[int], BaseException | None]:
+    async def _publish_round(
+        self, out: list[_Out], todo: list[int], acks: list[Any]
+    ) -> tuple[list[int], BaseException | None]:
         """One round: publish `todo`, wait up to PUBLISH_TIMEOUT; return what has no ack yet.
 
         The acks come back on one wildcard inbox of this bus (`_AckInbox`), so a publish costs
@@ -177,8 +192,14 @@ class Bus:
                 retry.append(i)
                 error = error or TimeoutError()
             elif isinstance(result, BaseException):
-                if isinstance(result, (nats.errors.TimeoutError, nats.errors.NoRespondersError,
-                                       nats.js.errors.NoStreamResponseError)):
+                if isinstance(
+                    result,
+                    (
+                        nats.errors.TimeoutError,
+                        nats.errors.NoRespondersError,
+                        nats.js.errors.NoStreamResponseError,
+                    ),
+                ):
                     retry.append(i)
                     error = result
                 else:
@@ -226,8 +247,9 @@ class _AckInbox:
         self._waiting: dict[str, tuple[_AckRound, int]] = {}
 
     async def start(self) -> None:
-        await self.nc.subscribe(f"{self.prefix}.*", cb=self._on_ack,
-                                pending_msgs_limit=0, pending_bytes_limit=0)
+        await self.nc.subscribe(
+            f"{self.prefix}.*", cb=self._on_ack, pending_msgs_limit=0, pending_bytes_limit=0
+        )
 
     def reply(self, round_: _AckRound, index: int) -> str:
         self._next += 1
@@ -251,8 +273,11 @@ class _AckInbox:
             try:
                 resp = json.loads(msg.data)
                 # PubAck.from_response looks its dataclass fields up on every call
-                result = (APIError.from_error(resp["error"]) if "error" in resp
-                          else PubAck(**{k: v for k, v in resp.items() if k in _PUBACK_FIELDS}))
+                result = (
+                    APIError.from_error(resp["error"])
+                    if "error" in resp
+                    else PubAck(**{k: v for k, v in resp.items() if k in _PUBACK_FIELDS})
+                )
             except Exception as exc:  # noqa: BLE001 - a garbled ack is an error for that message
                 result = APIError(description=f"unreadable publish ack: {exc}")
         round_.results[index] = result

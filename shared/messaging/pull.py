@@ -46,8 +46,17 @@ class StreamingPull:
 
     REFUSED_RETRY = 5.0
 
-    def __init__(self, nc: Client, stream: str, durable: str, *, batch: int,
-                 ahead: int = 2, expires: float = 2.0, grace: float = 3.0) -> None:
+    def __init__(
+        self,
+        nc: Client,
+        stream: str,
+        durable: str,
+        *,
+        batch: int,
+        ahead: int = 2,
+        expires: float = 2.0,
+        grace: float = 3.0,
+    ) -> None:
         self.nc, self.stream, self.durable = nc, stream, durable
         self.batch, self.ahead, self.expires, self.grace = batch, ahead, expires, grace
         self.api = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{durable}"
@@ -68,8 +77,9 @@ class StreamingPull:
         self._inbox = self.nc.new_inbox()
         self._reconnects = self.nc.stats.get("reconnects", 0)
         # the buffer is bounded by the outstanding requests (ahead * batch), not by these limits
-        self._sub = await self.nc.subscribe(self._inbox, cb=self._on_message,
-                                            pending_msgs_limit=0, pending_bytes_limit=0)
+        self._sub = await self.nc.subscribe(
+            self._inbox, cb=self._on_message, pending_msgs_limit=0, pending_bytes_limit=0
+        )
 
     async def next(self, timeout: float) -> list[Msg]:
         """Up to `batch` delivered messages, in stream order; [] if none came within `timeout`
@@ -150,8 +160,11 @@ class StreamingPull:
                 if "deleted" in description.lower():
                     self.refused = f"{self.stream}/{self.durable}: {description}"
                     self._refused_until = asyncio.get_running_loop().time() + self.REFUSED_RETRY
-                    log.error("pull requests refused (%s); asking again in %.0f s", self.refused,
-                              self.REFUSED_RETRY)
+                    log.error(
+                        "pull requests refused (%s); asking again in %.0f s",
+                        self.refused,
+                        self.REFUSED_RETRY,
+                    )
                 else:
                     log.debug("pull request ended by the server: %s %s", status, description)
         self._arrived.set()

@@ -70,8 +70,12 @@ class ServiceRouter(NatsRouter):
     def declare(self, contract: Contract) -> None:
         """Declare the contract's publications (always) and subscriptions (for the document)."""
         for pub in contract.publishes:
-            self.publisher(pub.subject, schema=pub.model, title=f"{pub.subject}:{contract.service}",
-                           description=pub.description or None)
+            self.publisher(
+                pub.subject,
+                schema=pub.model,
+                title=f"{pub.subject}:{contract.service}",
+                description=pub.description or None,
+            )
         if not self.document:
             return
         for sub in contract.subscribes:
@@ -87,13 +91,20 @@ class ServiceRouter(NatsRouter):
         if sub.consumer is not None:
             spec = sub.consumer
             what = sub.description or spec.description
-            how = (f"JetStream stream {spec.stream}, durable {spec.durable}: explicit acks, "
-                   f"batches of up to {spec.batch_size}, ack_wait {spec.ack_wait:g} s, "
-                   f"max_deliver {spec.max_deliver} (then RD_DEAD)")
-            self.subscriber(spec.filter_subject, stream=spec.stream, durable=spec.durable,
-                            pull_sub=PullSub(batch_size=spec.batch_size),
-                            title=f"{spec.durable}:{service}",
-                            description=f"{what} ({how})" if what else how)(handler)
+            how = (
+                f"JetStream stream {spec.stream}, durable {spec.durable}: explicit acks, "
+                f"batches of up to {spec.batch_size}, ack_wait {spec.ack_wait:g} s, "
+                f"max_deliver {spec.max_deliver} (then RD_DEAD)"
+            )
+            self.subscriber(
+                spec.filter_subject,
+                stream=spec.stream,
+                durable=spec.durable,
+                pull_sub=PullSub(batch_size=spec.batch_size),
+                title=f"{spec.durable}:{service}",
+                description=f"{what} ({how})" if what else how,
+            )(handler)
         else:
-            self.subscriber(sub.subject, title=f"{sub.subject}:{service}",
-                            description=sub.description or None)(handler)
+            self.subscriber(
+                sub.subject, title=f"{sub.subject}:{service}", description=sub.description or None
+            )(handler)

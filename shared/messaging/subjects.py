@@ -92,8 +92,13 @@ class Subjects:
 
 def stream_of(subject: str) -> str:
     prefix = subject.split(".", 2)[1]
-    return {"github": STREAM_GITHUB, "enriched": STREAM_ENRICHED, "summary": STREAM_REPORTS,
-            "report": STREAM_REPORTS, "dead": STREAM_DEAD}[prefix]
+    return {
+        "github": STREAM_GITHUB,
+        "enriched": STREAM_ENRICHED,
+        "summary": STREAM_REPORTS,
+        "report": STREAM_REPORTS,
+        "dead": STREAM_DEAD,
+    }[prefix]
 
 
 def subject_template(subject: str) -> str:
@@ -102,7 +107,8 @@ def subject_template(subject: str) -> str:
     subject itself is the span attribute `messaging.destination.name`)."""
     tokens = subject.split(".")
     keep = {"github": 4, "enriched": 4, "summary": 3, "report": 3}.get(
-        tokens[1] if len(tokens) > 1 else "")
+        tokens[1] if len(tokens) > 1 else ""
+    )
     if keep is None or len(tokens) != keep + 2:
         return subject
     return ".".join(tokens[:keep] + ["{owner}", "{repo}"])

@@ -81,9 +81,12 @@ class MemoryMsg:
         self.reply = ""
         self.metadata = Msg.Metadata(
             sequence=Msg.Metadata.SequencePair(consumer=durable.delivered, stream=stored.seq),
-            num_pending=num_pending, num_delivered=entry.deliveries,
-            timestamp=datetime.now(UTC), stream=stored.stream or "",
-            consumer=durable.spec.durable)
+            num_pending=num_pending,
+            num_delivered=entry.deliveries,
+            timestamp=datetime.now(UTC),
+            stream=stored.stream or "",
+            consumer=durable.spec.durable,
+        )
         self.outcome: str | None = None
         self.nak_delay: float | None = None
 
@@ -99,8 +102,10 @@ class MemoryMsg:
 
     def _settle(self, outcome: str) -> None:
         if self.outcome is not None:
-            raise AssertionError(f"message {self.subject} #{self._entry.stored.seq} settled "
-                                 f"twice: {self.outcome}, then {outcome}")
+            raise AssertionError(
+                f"message {self.subject} #{self._entry.stored.seq} settled "
+                f"twice: {self.outcome}, then {outcome}"
+            )
         self.outcome = outcome
 
 
@@ -112,20 +117,26 @@ class MemoryBus:
 
     @property
     def nc(self) -> Any:
-        raise RuntimeError("a memory bus has no NATS connection (core NATS requests need a "
-                           "real nats-server: tests/integration)")
+        raise RuntimeError(
+            "a memory bus has no NATS connection (core NATS requests need a "
+            "real nats-server: tests/integration)"
+        )
 
     @property
     def js(self) -> Any:
-        raise RuntimeError("a memory bus has no JetStream context (KV and object stores need a "
-                           "real nats-server: tests/integration)")
+        raise RuntimeError(
+            "a memory bus has no JetStream context (KV and object stores need a "
+            "real nats-server: tests/integration)"
+        )
 
     async def publish(self, event: CloudEvent, subject: str) -> PubAck:
         return (await self.publish_many([(event, subject, None)]))[0]
 
     async def publish_many(self, batch: Sequence[tuple[CloudEvent, str, Any]]) -> list[PubAck]:
-        return [self.broker.append(subject, event.to_bytes(), event_headers(event))
-                for event, subject, _ in batch]
+        return [
+            self.broker.append(subject, event.to_bytes(), event_headers(event))
+            for event, subject, _ in batch
+        ]
 
     async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str]) -> PubAck:
         return self.broker.append(subject, data, headers)
@@ -174,8 +185,12 @@ class MemoryBroker:
 
     def messages(self, pattern: str = ">") -> list[Stored]:
         """Every stored message on subjects matching `pattern`, streams in order, then core."""
-        out = [m for stream in self.streams.values() for m in stream
-               if subject_matches(pattern, m.subject)]
+        out = [
+            m
+            for stream in self.streams.values()
+            for m in stream
+            if subject_matches(pattern, m.subject)
+        ]
         return out + [m for m in self.core if subject_matches(pattern, m.subject)]
 
     def events(self, pattern: str, decode: Callable[[bytes], Any] | None = None) -> list[Any]:
@@ -185,8 +200,11 @@ class MemoryBroker:
         return [(decode or json.loads)(m.data) for m in self.messages(pattern)]
 
     def dead_letters(self, service: str | None = None) -> list[Stored]:
-        return [m for m in self.streams.get(STREAM_DEAD, [])
-                if service is None or m.subject == f"rd.dead.{service}"]
+        return [
+            m
+            for m in self.streams.get(STREAM_DEAD, [])
+            if service is None or m.subject == f"rd.dead.{service}"
+        ]
 
     # ------------------------------------------------------------------ consuming
 
@@ -203,10 +221,12 @@ class MemoryBroker:
     def _batch(self, durable: _Durable) -> list[MemoryMsg]:
         spec = durable.spec
         stream = self.streams.get(spec.stream, [])
-        due = sorted((e for e in durable.pending.values() if e.due <= self.now),
-                     key=lambda e: (e.due, e.stored.seq))
+        due = sorted(
+            (e for e in durable.pending.values() if e.due <= self.now),
+            key=lambda e: (e.due, e.stored.seq),
+        )
         # redeliveries whose delay has passed first, then new messages (as the server does)
-        picked: list[_Pending] = due[:spec.batch_size]
+        picked: list[_Pending] = due[: spec.batch_size]
         while len(picked) < spec.batch_size and durable.next_seq <= len(stream):
             stored = stream[durable.next_seq - 1]
             durable.next_seq += 1
@@ -218,9 +238,16 @@ class MemoryBroker:
         for i, entry in enumerate(picked):
             entry.deliveries += 1
             durable.delivered += 1
-            left = len(picked) - i - 1 + sum(
-                1 for m in stream[durable.next_seq - 1:]
-                if subject_matches(spec.filter_subject, m.subject))
+            left = (
+                len(picked)
+                - i
+                - 1
+                + sum(
+                    1
+                    for m in stream[durable.next_seq - 1 :]
+                    if subject_matches(spec.filter_subject, m.subject)
+                )
+            )
             out.append(MemoryMsg(durable, entry, left))
         return out
 
@@ -251,8 +278,10 @@ class MemoryBroker:
                 progressed = True
                 batches += 1
                 if batches > max_batches:
-                    raise AssertionError(f"still delivering after {max_batches} batches: a "
-                                         "handler that never settles its messages?")
+                    raise AssertionError(
+                        f"still delivering after {max_batches} batches: a "
+                        "handler that never settles its messages?"
+                    )
                 await durable.consumer.process(msgs)  # type: ignore[arg-type]
                 self._settle(durable, msgs)
             if progressed:

@@ -79,27 +79,42 @@ class Topology:
     dead_max_age: float = 30 * 86400.0
 
     def stream_configs(self) -> list[StreamConfig]:
-        def stream(name: str, subjects: list[str], description: str,
-                   max_age: float | None = None) -> StreamConfig:
-            return StreamConfig(name=name, subjects=subjects, description=description,
-                                max_age=max_age, storage=StorageType.FILE,
-                                num_replicas=self.replicas, duplicate_window=self.duplicate_window,
-                                discard=DiscardPolicy.OLD, retention=RetentionPolicy.LIMITS)
+        def stream(
+            name: str, subjects: list[str], description: str, max_age: float | None = None
+        ) -> StreamConfig:
+            return StreamConfig(
+                name=name,
+                subjects=subjects,
+                description=description,
+                max_age=max_age,
+                storage=StorageType.FILE,
+                num_replicas=self.replicas,
+                duplicate_window=self.duplicate_window,
+                discard=DiscardPolicy.OLD,
+                retention=RetentionPolicy.LIMITS,
+            )
 
         return [
             # the event log is the source of truth: kept without age limit
             stream(STREAM_GITHUB, ["rd.github.>"], "GitHub facts from ingest"),
             stream(STREAM_ENRICHED, ["rd.enriched.>"], "facts with classifier tags"),
-            stream(STREAM_REPORTS, ["rd.summary.>", "rd.report.>"],
-                   "report requests, window summaries, report-ready"),
-            stream(STREAM_DEAD, ["rd.dead.>"],
-                   "messages a service could not process, with the reason",
-                   max_age=self.dead_max_age),
+            stream(
+                STREAM_REPORTS,
+                ["rd.summary.>", "rd.report.>"],
+                "report requests, window summaries, report-ready",
+            ),
+            stream(
+                STREAM_DEAD,
+                ["rd.dead.>"],
+                "messages a service could not process, with the reason",
+                max_age=self.dead_max_age,
+            ),
         ]
 
 
-async def ensure_topology(js: JetStreamContext, topology: Topology | None = None,
-                          consumers: Sequence[ConsumerSpec] = ()) -> None:
+async def ensure_topology(
+    js: JetStreamContext, topology: Topology | None = None, consumers: Sequence[ConsumerSpec] = ()
+) -> None:
     """Create streams, the given durable consumers, the KV bucket and the object store;
     idempotent."""
     topology = topology or Topology()
@@ -118,21 +133,34 @@ async def ensure_topology(js: JetStreamContext, topology: Topology | None = None
         # an existing durable keeps its position and whatever an operator tuned (adding it again
         # would silently reset ack_wait / max_deliver); differences are reported, not undone
         wanted = spec.config()
-        drift = [f"{field}={getattr(existing.config, field)} (code: {getattr(wanted, field)})"
-                 for field in ("filter_subject", "max_deliver", "ack_wait", "max_ack_pending")
-                 if getattr(existing.config, field) != getattr(wanted, field)]
+        drift = [
+            f"{field}={getattr(existing.config, field)} (code: {getattr(wanted, field)})"
+            for field in ("filter_subject", "max_deliver", "ack_wait", "max_ack_pending")
+            if getattr(existing.config, field) != getattr(wanted, field)
+        ]
         if drift:
             log.info("consumer %s keeps its own settings: %s", name, ", ".join(drift))
     try:
         await js.key_value(KV_INGEST_STATE)
     except (NotFoundError, BadRequestError):
         from nats.js.api import KeyValueConfig
-        await js.create_key_value(KeyValueConfig(bucket=KV_INGEST_STATE, history=1,
-                                                 storage=StorageType.FILE,
-                                                 replicas=topology.replicas))
+
+        await js.create_key_value(
+            KeyValueConfig(
+                bucket=KV_INGEST_STATE,
+                history=1,
+                storage=StorageType.FILE,
+                replicas=topology.replicas,
+            )
+        )
     try:
         await js.object_store(OBJECT_BUCKET)
     except (NotFoundError, BadRequestError):
         from nats.js.api import ObjectStoreConfig
-        await js.create_object_store(OBJECT_BUCKET, ObjectStoreConfig(
-            bucket=OBJECT_BUCKET, storage=StorageType.FILE, replicas=topology.replicas))
+
+        await js.create_object_store(
+            OBJECT_BUCKET,
+            ObjectStoreConfig(
+                bucket=OBJECT_BUCKET, storage=StorageType.FILE, replicas=topology.replicas
+            ),
+        )

@@ -23,16 +23,23 @@ if TYPE_CHECKING:
 _tracer = telemetry.tracer("bus")
 _meter = telemetry.meter("bus")
 consumed = _meter.create_counter(
-    "repodigest.events.consumed", unit="{event}",
-    description="messages a durable consumer finished with, by outcome (ok, retried, dead)")
+    "repodigest.events.consumed",
+    unit="{event}",
+    description="messages a durable consumer finished with, by outcome (ok, retried, dead)",
+)
 published = _meter.create_counter(
-    "repodigest.events.published", unit="{event}", description="events published, by stream")
+    "repodigest.events.published", unit="{event}", description="events published, by stream"
+)
 dead_lettered = _meter.create_counter(
-    "repodigest.events.dead_lettered", unit="{event}",
-    description="messages parked in RD_DEAD by the service that gave up on them")
+    "repodigest.events.dead_lettered",
+    unit="{event}",
+    description="messages parked in RD_DEAD by the service that gave up on them",
+)
 handler_duration = _meter.create_histogram(
-    "repodigest.handler.duration", unit="s",
-    description="time a consumer spent handling one fetched batch (or one message)")
+    "repodigest.handler.duration",
+    unit="s",
+    description="time a consumer spent handling one fetched batch (or one message)",
+)
 
 
 def short(exc: BaseException) -> str:
@@ -67,8 +74,13 @@ def telemetry_middleware() -> Any:
     return TelemetryMiddleware(settings_provider_factory=factory, include_messages_counters=True)
 
 
-def trace_headers(headers: dict[str, str], subject: str, message_id: str | None,
-                  ctx: otel_context.Context | None, tracing: bool) -> Any:
+def trace_headers(
+    headers: dict[str, str],
+    subject: str,
+    message_id: str | None,
+    ctx: otel_context.Context | None,
+    tracing: bool,
+) -> Any:
     """Put the trace in a message's headers: the context `ctx` (a consumed message's; None for
     the current one), under a new PRODUCER span when spans are recorded (returned, to be ended
     once the publish is acknowledged or given up)."""
@@ -80,12 +92,18 @@ def trace_headers(headers: dict[str, str], subject: str, message_id: str | None,
         return None
     template = subject_template(subject)
     span = _tracer.start_span(
-        f"{template} publish", context=ctx, kind=SpanKind.PRODUCER,
-        attributes={"messaging.system": "nats", "messaging.operation.type": "publish",
-                    "messaging.operation.name": "publish",
-                    "messaging.destination.name": subject,
-                    "messaging.destination.template": template,
-                    "messaging.message.id": message_id or ""})
+        f"{template} publish",
+        context=ctx,
+        kind=SpanKind.PRODUCER,
+        attributes={
+            "messaging.system": "nats",
+            "messaging.operation.type": "publish",
+            "messaging.operation.name": "publish",
+            "messaging.destination.name": subject,
+            "messaging.destination.template": template,
+            "messaging.message.id": message_id or "",
+        },
+    )
     telemetry.inject_context(headers, trace.set_span_in_context(span, ctx))
     return span
 
@@ -122,16 +140,22 @@ class MessageSpans:
         # context (if any) is still passed on to what the handlers publish (see identify)
         self.tracing = telemetry.tracing_enabled()
         name = f"{consumer.spec.durable} process"
-        for msg in (msgs if self.tracing else ()):
+        for msg in msgs if self.tracing else ():
             span = _tracer.start_span(
-                name, context=telemetry.extract(msg.headers), kind=SpanKind.CONSUMER,
-                attributes={"messaging.system": "nats", "messaging.operation.type": "process",
-                            "messaging.operation.name": "process",
-                            "messaging.destination.name": msg.subject,
-                            "messaging.destination.template": subject_template(msg.subject),
-                            "messaging.consumer.group.name": consumer.spec.durable,
-                            "messaging.message.id": (msg.headers or {}).get("Nats-Msg-Id", ""),
-                            "messaging.message.body.size": len(msg.data or b"")})
+                name,
+                context=telemetry.extract(msg.headers),
+                kind=SpanKind.CONSUMER,
+                attributes={
+                    "messaging.system": "nats",
+                    "messaging.operation.type": "process",
+                    "messaging.operation.name": "process",
+                    "messaging.destination.name": msg.subject,
+                    "messaging.destination.template": subject_template(msg.subject),
+                    "messaging.consumer.group.name": consumer.spec.durable,
+                    "messaging.message.id": (msg.headers or {}).get("Nats-Msg-Id", ""),
+                    "messaging.message.body.size": len(msg.data or b""),
+                },
+            )
             self.spans[id(msg)] = span
         self._token = MessageSpans._current.set(self)
 
@@ -154,13 +178,23 @@ class MessageSpans:
                 with telemetry.consuming(self.contexts):
                     yield
             finally:
-                handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "batch"})
+                handler_duration.record(
+                    time.perf_counter() - start, {**self.attrs, "mode": "batch"}
+                )
             return
-        links = [trace.Link(s.get_span_context()) for s in list(self.spans.values())[:self.MAX_BATCH_LINKS]]
+        links = [
+            trace.Link(s.get_span_context())
+            for s in list(self.spans.values())[: self.MAX_BATCH_LINKS]
+        ]
         try:
-            with telemetry.consuming(self.contexts), _tracer.start_as_current_span(
-                    f"{self.consumer.spec.durable} handle batch", links=links,
-                    attributes={"messaging.batch.message_count": size, **self.attrs}):
+            with (
+                telemetry.consuming(self.contexts),
+                _tracer.start_as_current_span(
+                    f"{self.consumer.spec.durable} handle batch",
+                    links=links,
+                    attributes={"messaging.batch.message_count": size, **self.attrs},
+                ),
+            ):
                 yield
         finally:
             handler_duration.record(time.perf_counter() - start, {**self.attrs, "mode": "batch"})
@@ -187,8 +221,12 @@ class MessageSpans:
         if error is not None:
             if isinstance(error, BaseException):
                 span.record_exception(error)
-            span.set_status(Status(StatusCode.ERROR, short(error) if isinstance(error, BaseException)
-                                   else str(error)[:300]))
+            span.set_status(
+                Status(
+                    StatusCode.ERROR,
+                    short(error) if isinstance(error, BaseException) else str(error)[:300],
+                )
+            )
 
     @staticmethod
     @contextlib.contextmanager
@@ -223,5 +261,3 @@ class MessageSpans:
 
 
 MessageSpans._current = contextvars.ContextVar("repodigest_message_spans", default=None)
-
-

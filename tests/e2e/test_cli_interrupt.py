@@ -61,27 +61,46 @@ async def _read_until(stream: asyncio.StreamReader, marker: str, seen: list[str]
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux pidfds")
-@pytest.mark.parametrize("signum, code, marker", [
-    (signal.SIGINT, 130, "rendering the PDF of"),  # WeasyPrint busy in its worker
-    (signal.SIGTERM, 143, "rendering the PDF of"),
-    (signal.SIGTERM, 143, "started ingest, classifier, summarizer, renderer"),  # ingesting
-], ids=["sigint-pdf", "sigterm-pdf", "sigterm-ingest"])
+@pytest.mark.parametrize(
+    "signum, code, marker",
+    [
+        (signal.SIGINT, 130, "rendering the PDF of"),  # WeasyPrint busy in its worker
+        (signal.SIGTERM, 143, "rendering the PDF of"),
+        (signal.SIGTERM, 143, "started ingest, classifier, summarizer, renderer"),  # ingesting
+    ],
+    ids=["sigint-pdf", "sigterm-pdf", "sigterm-ingest"],
+)
 async def test_an_interrupted_report_cleans_up_and_exits(tmp_path, signum, code, marker) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPODIGEST_")}
     env["TMPDIR"] = str(tmp)  # where the run's temporary directory goes
     proc = await asyncio.create_subprocess_exec(
-        *CLI, "report", "repodigest-demo/llm-serve", "--window", "week:2026-W24",
-        "--source", "demo", "--out", str(tmp_path / "out"), "--log-level", "INFO", "--quiet",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-        start_new_session=True)
+        *CLI,
+        "report",
+        "repodigest-demo/llm-serve",
+        "--window",
+        "week:2026-W24",
+        "--source",
+        "demo",
+        "--out",
+        str(tmp_path / "out"),
+        "--log-level",
+        "INFO",
+        "--quiet",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
     seen: list[str] = []
     pidfds: dict[int, tuple[int, str]] = {}
     try:
         assert proc.stderr is not None
         await asyncio.wait_for(_read_until(proc.stderr, marker, seen), 180)
-        assert [d for d in tmp.iterdir() if d.name.startswith("repodigest-")], "no temporary directory"
+        assert [d for d in tmp.iterdir() if d.name.startswith("repodigest-")], (
+            "no temporary directory"
+        )
         for pid, cmd in _children(proc.pid).items():
             try:
                 pidfds[pid] = (os.pidfd_open(pid), cmd)
@@ -105,8 +124,11 @@ async def test_an_interrupted_report_cleans_up_and_exits(tmp_path, signum, code,
         assert "interrupted" in err.decode()
 
         # the nats-server and the PDF worker were stopped by the run itself, before it exited
-        left = [cmd for fd, cmd in pidfds.values()
-                if ("nats-server" in cmd or "spawn_main" in cmd) and not _exited(fd, 0)]
+        left = [
+            cmd
+            for fd, cmd in pidfds.values()
+            if ("nats-server" in cmd or "spawn_main" in cmd) and not _exited(fd, 0)
+        ]
         assert not left, f"still running after the report exited: {left}"
         # anything else it started (multiprocessing's resource tracker) follows its parent
         left = [cmd for fd, cmd in pidfds.values() if not _exited(fd, 10)]

@@ -22,9 +22,22 @@ WINDOW = "week:2026-W23"
 
 
 def report(tmp_path, source, out: str):
-    result = run_cli("report", REPO, "--window", WINDOW, "--quiet", "--formats", "json",
-                     "--source", f"replay:{source}", "--data-dir", str(tmp_path / "data"),
-                     "--out", str(tmp_path / out), timeout=300)
+    result = run_cli(
+        "report",
+        REPO,
+        "--window",
+        WINDOW,
+        "--quiet",
+        "--formats",
+        "json",
+        "--source",
+        f"replay:{source}",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--out",
+        str(tmp_path / out),
+        timeout=300,
+    )
     assert result.returncode == 0, (result.stdout, result.stderr)
     (path,) = (tmp_path / out).rglob("report.json")
     return sorted(row["number"] for row in json.loads(path.read_text())["appendix"]["merged_prs"])
@@ -38,7 +51,9 @@ async def merged_numbers_in_the_log(data_dir) -> set[int]:
             info = await js.stream_info(STREAM_GITHUB)
             numbers = set()
             for seq in range(info.state.first_seq, info.state.last_seq + 1):
-                event = GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, seq)).data)
+                event = GITHUB_EVENT_ADAPTER.validate_json(
+                    (await js.get_msg(STREAM_GITHUB, seq)).data
+                )
                 if not isinstance(event, SyncWatermark) and event.data.action == "merged":
                     numbers.add(event.data.item.number)
             return numbers

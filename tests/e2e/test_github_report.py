@@ -31,15 +31,26 @@ def emulator():
         yield gh
 
 
-async def test_report_from_github_counts_what_github_holds(emulator, nats_server, tmp_path,
-                                                           monkeypatch):
+async def test_report_from_github_counts_what_github_holds(
+    emulator, nats_server, tmp_path, monkeypatch
+):
     monkeypatch.setenv("REPODIGEST_GITHUB_API_URL", emulator.base_url)
     window = parse_window("custom:2008-01-01/2026-01-01", "UTC")
-    outcome = await run_report(ReportJob(
-        repo=REPO, window=window, source="github", github_token=emulator.token,
-        languages=("en",), formats=("json", "md"), out_dir=tmp_path / "out",
-        nats_url=nats_server.url, data_dir=tmp_path / "data", progress=False,
-        run_services=True))
+    outcome = await run_report(
+        ReportJob(
+            repo=REPO,
+            window=window,
+            source="github",
+            github_token=emulator.token,
+            languages=("en",),
+            formats=("json", "md"),
+            out_dir=tmp_path / "out",
+            nats_url=nats_server.url,
+            data_dir=tmp_path / "data",
+            progress=False,
+            run_services=True,
+        )
+    )
     expected = expected_first_sync()
     path = next(p for _, p, _ in outcome.files if p.name == "report.json")
     counts = json.loads(path.read_text())["counts"]
@@ -65,11 +76,29 @@ async def test_report_from_github_counts_what_github_holds(emulator, nats_server
 
 
 def test_rejected_token_exits_1_with_the_fix(emulator, tmp_path):
-    env = {**os.environ, "REPODIGEST_GITHUB_API_URL": emulator.base_url,
-           "GITHUB_TOKEN": "not-the-token"}
+    env = {
+        **os.environ,
+        "REPODIGEST_GITHUB_API_URL": emulator.base_url,
+        "GITHUB_TOKEN": "not-the-token",
+    }
     result = subprocess.run(
-        [sys.executable, "-m", "repodigest", "report", REPO, "--window", "week:2026-W24",
-         "--quiet", "--out", str(tmp_path)], capture_output=True, text=True, env=env, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "repodigest",
+            "report",
+            REPO,
+            "--window",
+            "week:2026-W24",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 1, result.stderr
     assert "rejected" in result.stderr and "Traceback" not in result.stderr
     assert "not-the-token" not in result.stderr + result.stdout  # never echo a secret

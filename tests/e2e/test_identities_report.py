@@ -21,9 +21,23 @@ people:
 
 
 def report(tmp_path, history, out: str, *extra: str) -> dict:
-    result = run_cli("report", REPO, "--window", "custom:2026-03-01/2026-03-10", "--tz", "Asia/Shanghai",
-                     "--quiet", "--formats", "json", "--source", f"replay:{history}",
-                     "--out", str(tmp_path / out), *extra, timeout=300)
+    result = run_cli(
+        "report",
+        REPO,
+        "--window",
+        "custom:2026-03-01/2026-03-10",
+        "--tz",
+        "Asia/Shanghai",
+        "--quiet",
+        "--formats",
+        "json",
+        "--source",
+        f"replay:{history}",
+        "--out",
+        str(tmp_path / out),
+        *extra,
+        timeout=300,
+    )
     assert result.returncode == 0, (result.stdout, result.stderr)
     (path,) = (tmp_path / out).rglob("report.json")
     return json.loads(path.read_text())
@@ -79,4 +93,6 @@ def test_a_changed_identities_file_reclassifies_the_log_a_report_kept(tmp_path):
     assert second["counts"]["merged_prs"] == first["counts"]["merged_prs"] == 9
     # unchanged rules: nothing is re-classified, the revision already reported is the answer
     third = report(tmp_path, history, "third", "--data-dir", str(data), "--identities", str(ids))
-    assert third["revision"] == second["revision"] and third["contributors"] == second["contributors"]
+    assert (
+        third["revision"] == second["revision"] and third["contributors"] == second["contributors"]
+    )

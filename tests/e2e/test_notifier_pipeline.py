@@ -30,10 +30,21 @@ async def test_a_rendered_report_reaches_a_webhook_as_its_digest(nats_server):
     receiver = await WebhookReceiver().start()
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer+notifier")
     runtime.add(build_renderer(RendererSettings(nats_url=nats_server.url), runtime))
-    notifier = build_notifier(NotifierSettings(
-        nats_url=nats_server.url, notifier_public_base_url="https://reports.example.org",
-        notifier_routes=[{"name": "team", "kind": "slack", "windows": ["day"],
-                          "url": f"{receiver.base_url}/slack/T0/B0/hook-secret"}]), runtime)
+    notifier = build_notifier(
+        NotifierSettings(
+            nats_url=nats_server.url,
+            notifier_public_base_url="https://reports.example.org",
+            notifier_routes=[
+                {
+                    "name": "team",
+                    "kind": "slack",
+                    "windows": ["day"],
+                    "url": f"{receiver.base_url}/slack/T0/B0/hook-secret",
+                }
+            ],
+        ),
+        runtime,
+    )
     runtime.add(notifier)
     await runtime.start()
     nc = await nats.connect(nats_server.url)
@@ -43,15 +54,16 @@ async def test_a_rendered_report_reaches_a_webhook_as_its_digest(nats_server):
         await ready.put(ReportReady.model_validate_json(msg.data))
 
     try:
-        summary = daily_summary(synthetic=False, languages=("en",),
-                                formats=("html", "pdf", "json"))
+        summary = daily_summary(synthetic=False, languages=("en",), formats=("html", "pdf", "json"))
         await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
-        await runtime.bus("summarizer").publish(WindowSummarized.create(summary),
-                                                Subjects.summary_ready(summary.repo))
+        await runtime.bus("summarizer").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
         report: ReportReady = await asyncio.wait_for(ready.get(), 240)
 
         async def posted():
             return receiver.ok("slack")
+
         [post] = await wait_until(posted, 60, "the digest at the webhook")
         by = {a.format: a for a in report.data.artifacts}
         html = (await fetch_uri(by["html"].uri, nc.jetstream())).decode()
@@ -62,7 +74,8 @@ async def test_a_rendered_report_reaches_a_webhook_as_its_digest(nats_server):
     blocks = post.payload["blocks"]
     lead = lead_of(html)
     assert lead and blocks[1]["text"]["text"] == lead.replace("&", "&amp;").replace(
-        "<", "&lt;").replace(">", "&gt;")
+        "<", "&lt;"
+    ).replace(">", "&gt;")
     assert f"*Merged PRs*\n{summary.counts.merged_prs}" in blocks[2]["fields"][3]["text"]
     links = blocks[-1]["elements"][0]["text"]
     assert f"<https://reports.example.org/{by['html'].key}|HTML>" in links

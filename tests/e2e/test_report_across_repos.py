@@ -26,8 +26,20 @@ def archive() -> Path:
 
 
 def report(repo: str, out: Path, source: str, *extra: str) -> tuple[dict, Path]:
-    result = run_cli("report", repo, "--window", WINDOW, "--quiet", "--source", source,
-                     "--out", str(out), *extra, env={"GITHUB_TOKEN": ""}, timeout=600)
+    result = run_cli(
+        "report",
+        repo,
+        "--window",
+        WINDOW,
+        "--quiet",
+        "--source",
+        source,
+        "--out",
+        str(out),
+        *extra,
+        env={"GITHUB_TOKEN": ""},
+        timeout=600,
+    )
     assert result.returncode == 0, (result.stdout, result.stderr)
     # a combined report also leaves its repositories' own (JSON) reports in --out: pick its own
     key = "___.." if "," in repo or repo.endswith("/*") else repo.replace("/", "__")
@@ -39,13 +51,24 @@ def report(repo: str, out: Path, source: str, *extra: str) -> tuple[dict, Path]:
 @pytest.fixture(scope="module")
 def singles(archive, tmp_path_factory) -> dict[str, dict]:
     out = tmp_path_factory.mktemp("singles")
-    return {repo: report(repo, out / repo.replace("/", "__"), f"gharchive:{archive}", "--formats", "json")[0]
-            for repo in REPOS}
+    return {
+        repo: report(
+            repo, out / repo.replace("/", "__"), f"gharchive:{archive}", "--formats", "json"
+        )[0]
+        for repo in REPOS
+    }
 
 
 def test_the_owner_report_counts_the_sum_of_its_repositories_reports(archive, singles, tmp_path):
-    combined, target = report(f"{OWNER}/*", tmp_path / "org", f"gharchive:{archive}",
-                              "--formats", "md,html,pdf,json", "--lang", "en,zh-CN")
+    combined, target = report(
+        f"{OWNER}/*",
+        tmp_path / "org",
+        f"gharchive:{archive}",
+        "--formats",
+        "md,html,pdf,json",
+        "--lang",
+        "en,zh-CN",
+    )
     assert combined["repo"] == "kubernetes/_..all"
     assert [p["repo"] for p in combined["repos"]] == list(REPOS)
     for part in combined["repos"]:  # each repository as its own report has it
@@ -62,7 +85,10 @@ def test_the_owner_report_counts_the_sum_of_its_repositories_reports(archive, si
             assert (target / lang / f"report.{fmt}").stat().st_size > 0, (lang, fmt)
     md = (target / "en" / "report.md").read_text()
     assert "kubernetes: kubernetes, kubernetes.github.io" in md
-    assert re.search(r"\[kubernetes\.github\.io#\d+\]\(https://github\.com/kubernetes/kubernetes\.github\.io/", md)
+    assert re.search(
+        r"\[kubernetes\.github\.io#\d+\]\(https://github\.com/kubernetes/kubernetes\.github\.io/",
+        md,
+    )
     assert not re.search(r"#\d{8}", md)
     zh = (target / "zh-CN" / "report.md").read_text()
     assert "合计" in zh and "| 仓库 |" in zh
@@ -73,8 +99,9 @@ def test_the_owner_report_counts_the_sum_of_its_repositories_reports(archive, si
 
 
 def test_a_list_of_repositories_is_the_same_report_under_its_own_key(archive, singles, tmp_path):
-    combined, _ = report(",".join(reversed(REPOS)), tmp_path / "list", f"gharchive:{archive}",
-                         "--formats", "md,json")
+    combined, _ = report(
+        ",".join(reversed(REPOS)), tmp_path / "list", f"gharchive:{archive}", "--formats", "md,json"
+    )
     assert combined["repo"] == "kubernetes/_..kubernetes..kubernetes.github.io"
     for name in FIVE:
         assert combined["counts"][name] == sum(singles[r]["counts"][name] for r in REPOS), name
@@ -85,7 +112,11 @@ def test_owner_star_finds_repositories_in_the_kept_event_log(archive, singles, t
     `OWNER/*` reports both."""
     only_site = tmp_path / "site-only.ndjson"
     only_core = tmp_path / "core-only.ndjson"
-    with archive.open(encoding="utf-8") as lines, only_site.open("w") as site, only_core.open("w") as core:
+    with (
+        archive.open(encoding="utf-8") as lines,
+        only_site.open("w") as site,
+        only_core.open("w") as core,
+    ):
         for line in lines:
             repo = json.loads(line)["repo"]["name"]
             if repo == REPOS[1]:
@@ -93,28 +124,59 @@ def test_owner_star_finds_repositories_in_the_kept_event_log(archive, singles, t
             elif repo == REPOS[0]:
                 core.write(line)
     data = tmp_path / "data"
-    report(REPOS[1], tmp_path / "first", f"gharchive:{only_site}", "--formats", "json", "--data-dir", str(data))
-    combined, _ = report(f"{OWNER}/*", tmp_path / "org", f"gharchive:{only_core}", "--formats", "json",
-                         "--data-dir", str(data))
+    report(
+        REPOS[1],
+        tmp_path / "first",
+        f"gharchive:{only_site}",
+        "--formats",
+        "json",
+        "--data-dir",
+        str(data),
+    )
+    combined, _ = report(
+        f"{OWNER}/*",
+        tmp_path / "org",
+        f"gharchive:{only_core}",
+        "--formats",
+        "json",
+        "--data-dir",
+        str(data),
+    )
     assert [p["repo"] for p in combined["repos"]] == list(REPOS)
     for name in FIVE:
         assert combined["counts"][name] == sum(singles[r]["counts"][name] for r in REPOS), name
 
 
-@pytest.mark.parametrize("arg,needle", [
-    ("kubernetes/kubernetes,", "names one repository"),
-    ("kubernetes/kubernetes,other/thing", "one owner"),
-    ("not an owner/*", "OWNER/NAME"),
-])
+@pytest.mark.parametrize(
+    "arg,needle",
+    [
+        ("kubernetes/kubernetes,", "names one repository"),
+        ("kubernetes/kubernetes,other/thing", "one owner"),
+        ("not an owner/*", "OWNER/NAME"),
+    ],
+)
 def test_bad_lists_exit_2_with_a_message(arg, needle):
-    result = run_cli("report", arg, "--window", WINDOW, "--source", "demo", env={"GITHUB_TOKEN": ""})
+    result = run_cli(
+        "report", arg, "--window", WINDOW, "--source", "demo", env={"GITHUB_TOKEN": ""}
+    )
     assert result.returncode == 2, result.stderr
     assert needle in result.stderr and "Traceback" not in result.stderr
 
 
 def test_an_owner_the_source_does_not_hold_is_named(archive, tmp_path):
-    result = run_cli("report", "nobody-here/*", "--window", WINDOW, "--quiet", "--source",
-                     f"gharchive:{archive}", "--out", str(tmp_path), env={"GITHUB_TOKEN": ""}, timeout=300)
+    result = run_cli(
+        "report",
+        "nobody-here/*",
+        "--window",
+        WINDOW,
+        "--quiet",
+        "--source",
+        f"gharchive:{archive}",
+        "--out",
+        str(tmp_path),
+        env={"GITHUB_TOKEN": ""},
+        timeout=300,
+    )
     assert result.returncode == 1, result.stderr
     assert "nobody-here/* names no repository" in result.stderr
 
@@ -129,9 +191,19 @@ def test_a_second_run_over_unchanged_repositories_answers_with_the_same_revision
     again, t2 = report(f"{OWNER}/*", tmp_path / "two", source, "--formats", "md,json", *data)
     assert first["revision"] == again["revision"] == 1
     assert (t1 / "report-ready.json").read_bytes() == (t2 / "report-ready.json").read_bytes()
-    _, t3 = report(f"{OWNER}/*", tmp_path / "three", source, "--formats", "md,json",
-                   "--lang", "en,zh-CN", *data)
+    _, t3 = report(
+        f"{OWNER}/*",
+        tmp_path / "three",
+        source,
+        "--formats",
+        "md,json",
+        "--lang",
+        "en,zh-CN",
+        *data,
+    )
     assert t3.name == "r1" and (t3 / "zh-CN" / "report.md").stat().st_size > 0
-    forced, t4 = report(f"{OWNER}/*", tmp_path / "four", source, "--formats", "md,json", "--force", *data)
+    forced, t4 = report(
+        f"{OWNER}/*", tmp_path / "four", source, "--formats", "md,json", "--force", *data
+    )
     assert forced["revision"] == 2 and t4.name == "r2"
     assert [p["revision"] for p in forced["repos"]] == [2, 2]

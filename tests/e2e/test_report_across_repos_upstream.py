@@ -22,18 +22,34 @@ WINDOW = ("--window", "week:2026-W33", "--tz", "Asia/Shanghai")
 def hand_made_vllm_facts(path: Path) -> Path:
     """vllm pull requests opened and merged in 2026-W33 (hand-made, not recorded)."""
     lines = []
-    for number, title, day in ((48203, "[KV Connector] RD2H offload for sparse attention", 10),
-                               (48210, "[Doc] Fix a typo in the quickstart", 11),
-                               (48222, "[CI] Pin the runner image", 12)):
+    for number, title, day in (
+        (48203, "[KV Connector] RD2H offload for sparse attention", 10),
+        (48210, "[Doc] Fix a typo in the quickstart", 11),
+        (48222, "[CI] Pin the runner image", 12),
+    ):
         opened = datetime(2026, 8, day, 2, tzinfo=UTC)
         merged = datetime(2026, 8, day, 9, tzinfo=UTC)
-        common = dict(repo=UP, number=number, kind="pull_request", title=title,
-                      url=f"https://github.com/{UP}/pull/{number}", author=Actor(login="upstream-dev"),
-                      created_at=opened, additions=120, deletions=10, changed_files=3)
+        common = dict(
+            repo=UP,
+            number=number,
+            kind="pull_request",
+            title=title,
+            url=f"https://github.com/{UP}/pull/{number}",
+            author=Actor(login="upstream-dev"),
+            created_at=opened,
+            additions=120,
+            deletions=10,
+            changed_files=3,
+        )
         for action, item in (
-                ("opened", ItemSnapshot(**common, state="open", updated_at=opened)),
-                ("merged", ItemSnapshot(**common, state="closed", updated_at=merged, closed_at=merged,
-                                        merged_at=merged))):
+            ("opened", ItemSnapshot(**common, state="open", updated_at=opened)),
+            (
+                "merged",
+                ItemSnapshot(
+                    **common, state="closed", updated_at=merged, closed_at=merged, merged_at=merged
+                ),
+            ),
+        ):
             fact = make_fact(FactData(repo=UP, kind="pull_request", action=action, item=item))
             lines.append(fact.to_bytes().decode())
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -43,17 +59,43 @@ def hand_made_vllm_facts(path: Path) -> Path:
 def test_the_downstream_adaptation_joins_its_upstream_change(tmp_path):
     history = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
     data = ("--data-dir", str(tmp_path / "data"))
-    first = run_cli("report", DOWN, *WINDOW, "--quiet", "--formats", "json", "--source",
-                    f"replay:{history}", "--out", str(tmp_path / "down"), *data, timeout=900)
+    first = run_cli(
+        "report",
+        DOWN,
+        *WINDOW,
+        "--quiet",
+        "--formats",
+        "json",
+        "--source",
+        f"replay:{history}",
+        "--out",
+        str(tmp_path / "down"),
+        *data,
+        timeout=900,
+    )
     assert first.returncode == 0, first.stderr
     (down_json,) = (tmp_path / "down").rglob("report.json")
     down = json.loads(down_json.read_text())
     # the summarizer recorded the real reference of the downstream change
-    assert {"number": 12831, "repo": UP, "ref_number": 48203, "kind": "upstream"} in down["cross_refs"]
+    assert {"number": 12831, "repo": UP, "ref_number": 48203, "kind": "upstream"} in down[
+        "cross_refs"
+    ]
 
     events = hand_made_vllm_facts(tmp_path / "vllm.jsonl")
-    both = run_cli("report", f"{UP},{DOWN}", *WINDOW, "--quiet", "--formats", "md,json", "--source",
-                   f"events:{events}", "--out", str(tmp_path / "both"), *data, timeout=900)
+    both = run_cli(
+        "report",
+        f"{UP},{DOWN}",
+        *WINDOW,
+        "--quiet",
+        "--formats",
+        "md,json",
+        "--source",
+        f"events:{events}",
+        "--out",
+        str(tmp_path / "both"),
+        *data,
+        timeout=900,
+    )
     assert both.returncode == 0, both.stderr
     (ready,) = [p for p in (tmp_path / "both").rglob("report-ready.json") if "___.." in str(p)]
     combined = json.loads((ready.parent / "en" / "report.json").read_text())
@@ -64,11 +106,16 @@ def test_the_downstream_adaptation_joins_its_upstream_change(tmp_path):
         place, n = split_number(number)
         return repos[place], n
 
-    lines = [st for st in combined["storylines"]
-             if {(UP, 48203), (DOWN, 12831)} <= {own(i["number"]) for i in st["items"]}]
+    lines = [
+        st
+        for st in combined["storylines"]
+        if {(UP, 48203), (DOWN, 12831)} <= {own(i["number"]) for i in st["items"]}
+    ]
     assert len(lines) == 1, [st["key"] for st in combined["storylines"]]
     # the line is downstream's line with the upstream change in it, nothing else of vllm's
-    assert {own(i["number"]) for i in lines[0]["items"] if own(i["number"])[0] == UP} == {(UP, 48203)}
+    assert {own(i["number"]) for i in lines[0]["items"] if own(i["number"])[0] == UP} == {
+        (UP, 48203)
+    }
     assert combined["counts"]["merged_prs"] == down["counts"]["merged_prs"] + 3
     md = (ready.parent / "en" / "report.md").read_text()
     assert f"[vllm#48203](https://github.com/{UP}/pull/48203)" in md

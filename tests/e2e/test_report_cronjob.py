@@ -79,7 +79,9 @@ def github():
         yield gh, last_week
 
 
-async def test_the_cronjob_reports_last_week_through_the_deployed_services(github, moto_s3, tmp_path):
+async def test_the_cronjob_reports_last_week_through_the_deployed_services(
+    github, moto_s3, tmp_path
+):
     import boto3
 
     gh, last_week = github
@@ -87,8 +89,13 @@ async def test_the_cronjob_reports_last_week_through_the_deployed_services(githu
     cron, container, configmap = cronjob()
     bucket = re.match(r"s3://([^/]+)", configmap["REPODIGEST_ARTIFACTS_URL"]).group(1)
     s3_env = {"AWS_ENDPOINT_URL": moto_s3, "AWS_DEFAULT_REGION": "us-east-1"}
-    boto3.client("s3", endpoint_url=moto_s3, region_name="us-east-1",
-                 aws_access_key_id="x", aws_secret_access_key="y").create_bucket(Bucket=bucket)
+    boto3.client(
+        "s3",
+        endpoint_url=moto_s3,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="y",
+    ).create_bucket(Bucket=bucket)
 
     # the rules ConfigMap's mount (configMapGenerator: README.txt, no profile of its own)
     profiles = tmp_path / "profiles"
@@ -96,31 +103,54 @@ async def test_the_cronjob_reports_last_week_through_the_deployed_services(githu
     for name in ("README.txt",):
         (profiles / name).write_text((K8S / "base" / "rules" / name).read_text())
 
-    nats = EmbeddedNats(store_dir=tmp_path / "nats", user=SECRETS[("repodigest-nats", "user")],
-                        password=SECRETS[("repodigest-nats", "password")])
+    nats = EmbeddedNats(
+        store_dir=tmp_path / "nats",
+        user=SECRETS[("repodigest-nats", "user")],
+        password=SECRETS[("repodigest-nats", "password")],
+    )
     await nats.start()
     # nothing but the cluster's own: no variable of this machine's repodigest or GitHub
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("REPODIGEST_", "OTEL_", "AWS_")) and k != "GITHUB_TOKEN"}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("REPODIGEST_", "OTEL_", "AWS_")) and k != "GITHUB_TOKEN"
+    }
     # the cluster's addresses; one nats-server here, where the chart runs three (streams of
     # three replicas); no collector
-    cluster = {"REPODIGEST_NATS_URL": nats.url, **s3_env, "REPODIGEST_JETSTREAM_REPLICAS": "1",
-               "OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": ""}
+    cluster = {
+        "REPODIGEST_NATS_URL": nats.url,
+        **s3_env,
+        "REPODIGEST_JETSTREAM_REPLICAS": "1",
+        "OTEL_SDK_DISABLED": "true",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "",
+    }
     services = None
     try:
         # the deployment: classifier, summarizer and renderer, with the ConfigMap's object store
-        service_env = {**base, **configmap, **cluster,
-                       "REPODIGEST_NATS_USER": SECRETS[("repodigest-nats", "user")],
-                       "REPODIGEST_NATS_PASSWORD": SECRETS[("repodigest-nats", "password")],
-                       "AWS_ACCESS_KEY_ID": SECRETS[("repodigest-s3", "access-key-id")],
-                       "AWS_SECRET_ACCESS_KEY": SECRETS[("repodigest-s3", "secret-access-key")],
-                       "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'projections.db'}",
-                       "REPODIGEST_HEALTH_PORT": "0", "REPODIGEST_LOG_LEVEL": "INFO",
-                       "REPODIGEST_LOG_JSON": "false",
-                       "REPODIGEST_PROFILES_DIR": str(profiles)}
+        service_env = {
+            **base,
+            **configmap,
+            **cluster,
+            "REPODIGEST_NATS_USER": SECRETS[("repodigest-nats", "user")],
+            "REPODIGEST_NATS_PASSWORD": SECRETS[("repodigest-nats", "password")],
+            "AWS_ACCESS_KEY_ID": SECRETS[("repodigest-s3", "access-key-id")],
+            "AWS_SECRET_ACCESS_KEY": SECRETS[("repodigest-s3", "secret-access-key")],
+            "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'projections.db'}",
+            "REPODIGEST_HEALTH_PORT": "0",
+            "REPODIGEST_LOG_LEVEL": "INFO",
+            "REPODIGEST_LOG_JSON": "false",
+            "REPODIGEST_PROFILES_DIR": str(profiles),
+        }
         services = await asyncio.create_subprocess_exec(
-            *CLI, "serve", "classifier", "summarizer", "renderer", env=service_env,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            *CLI,
+            "serve",
+            "classifier",
+            "summarizer",
+            "renderer",
+            env=service_env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         said: list[str] = []
         while not said or not re.search(r"started .*renderer", said[-1]):
             raw = await asyncio.wait_for(services.stdout.readline(), 120)
@@ -129,16 +159,25 @@ async def test_the_cronjob_reports_last_week_through_the_deployed_services(githu
 
         async def run_the_job(name: str) -> tuple[subprocess.CompletedProcess, list]:
             tmp = str(tmp_path / name)  # the pod's emptyDir at /tmp
-            env = {**base, **pod_env(container, configmap, secrets, cluster),
-                   "REPODIGEST_GITHUB_API_URL": gh.base_url, "TMPDIR": tmp}
+            env = {
+                **base,
+                **pod_env(container, configmap, secrets, cluster),
+                "REPODIGEST_GITHUB_API_URL": gh.base_url,
+                "TMPDIR": tmp,
+            }
             env["REPODIGEST_PROFILES_DIR"] = str(profiles)
             command = container["command"] + [in_pod(a, tmp) for a in container["args"]]
             assert command[:2] == ["repodigest", "report"]
             seen = len(gh.seen)
             os.makedirs(tmp, exist_ok=True)
             result = await asyncio.to_thread(
-                subprocess.run, CLI + command[1:], env=env, capture_output=True, text=True,
-                timeout=300)
+                subprocess.run,
+                CLI + command[1:],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             return result, [(s.path, s.status) for s in gh.seen[seen:]]
 
         # the first run: the sync fetches last week's pull requests, the deployment reports
@@ -153,12 +192,18 @@ async def test_the_cronjob_reports_last_week_through_the_deployed_services(githu
         formats = container["args"][container["args"].index("--formats") + 1].split(",")
         langs = container["args"][container["args"].index("--lang") + 1].split(",")
         assert len(uris) == len(formats) * len(langs)
-        assert all(u.startswith(f"s3://{bucket}/")
-                   and f"/vllm-project/vllm/{last_week.label}/r1/" in u for u in uris), uris
+        assert all(
+            u.startswith(f"s3://{bucket}/") and f"/vllm-project/vllm/{last_week.label}/r1/" in u
+            for u in uris
+        ), uris
         # the renderer stored them in S3, and the job copied them into its emptyDir
-        stored = boto3.client("s3", endpoint_url=moto_s3, region_name="us-east-1",
-                              aws_access_key_id="x", aws_secret_access_key="y").list_objects_v2(
-            Bucket=bucket)["Contents"]
+        stored = boto3.client(
+            "s3",
+            endpoint_url=moto_s3,
+            region_name="us-east-1",
+            aws_access_key_id="x",
+            aws_secret_access_key="y",
+        ).list_objects_v2(Bucket=bucket)["Contents"]
         assert {f"s3://{bucket}/{o['Key']}" for o in stored} >= set(uris)
         (report,) = (tmp_path / "job-1").rglob("en/report.json")
         counts = json.loads(report.read_text())["counts"]

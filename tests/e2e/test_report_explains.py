@@ -43,11 +43,32 @@ def w24(tmp_path_factory):
     history = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
     out = tmp_path_factory.mktemp("w24")
     result = subprocess.run(
-        [sys.executable, "-m", "repodigest", "report", "vllm-project/vllm-ascend",
-         "--window", "week:2026-W24", "--tz", "Asia/Shanghai", "--source", f"replay:{history}",
-         "--lang", "en,zh-CN", "--formats", "md,html,json", "--out", str(out), "--quiet"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
-        env={**os.environ, "GITHUB_TOKEN": ""})
+        [
+            sys.executable,
+            "-m",
+            "repodigest",
+            "report",
+            "vllm-project/vllm-ascend",
+            "--window",
+            "week:2026-W24",
+            "--tz",
+            "Asia/Shanghai",
+            "--source",
+            f"replay:{history}",
+            "--lang",
+            "en,zh-CN",
+            "--formats",
+            "md,html,json",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "GITHUB_TOKEN": ""},
+    )
     assert result.returncode == 0, result.stderr
     base = out / "vllm-project__vllm-ascend" / "2026-W24" / "r1"
     bodies = {}
@@ -76,7 +97,9 @@ def test_every_key_pr_with_a_description_says_what_it_does_in_its_own_words(w24)
         assert what, f"#{number} has a description but no what/why sentence"
         assert is_span(what, body), f"#{number}: {what!r} is not in its description"
         # shown without its "This PR …" lead-in (text.without_lead_in, tested on its own)
-        assert norm(without_lead_in(what))[:60] in norm(md), f"#{number}'s sentence is not in the report"
+        assert norm(without_lead_in(what))[:60] in norm(md), (
+            f"#{number}'s sentence is not in the report"
+        )
         assert key["reasons"], f"#{number} says nothing of why it was picked"
     assert described >= 5
 
@@ -85,12 +108,15 @@ def test_reverts_are_risks_told_on_one_line_never_key_prs(w24):
     base, summary, bodies, _ = w24
     reverts = {n for n, (title, _) in bodies.items() if re.search(r"(?i)\brevert\b", title)}
     window = {i["number"] for i in summary["appendix"]["merged_prs"]}
-    reverted = {i["items"][1] for i in summary["incidents"] if i["kind"] == "revert" and len(i["items"]) > 1}
+    reverted = {
+        i["items"][1] for i in summary["incidents"] if i["kind"] == "revert" and len(i["items"]) > 1
+    }
     keys = {k["item"]["number"] for k in summary["key_prs"]}
     assert 10414 in window and 10414 in reverts
     assert not keys & (reverts | reverted)
     assert {"kind": "revert", "items": [10414, 10069]}.items() <= next(
-        i for i in summary["incidents"] if i["items"][:1] == [10414]).items()
+        i for i in summary["incidents"] if i["items"][:1] == [10414]
+    ).items()
     for lang in ("en", "zh-CN"):
         md = (base / lang / "report.md").read_text(encoding="utf-8")
         lines = [ln for ln in md.splitlines() if "#10414" in ln and "#10069" in ln]
@@ -108,7 +134,9 @@ def test_the_build_cache_instability_is_one_line_in_the_order_it_happened(w24):
         if row.get("pr_number") in (9890, 10301, 10324, 10367, 10446):
             merged_at[row["pr_number"]] = row["merged_at"]
     in_order = sorted(merged_at, key=lambda n: merged_at[n])
-    (line,) = [i for i in summary["incidents"] if i["kind"] == "instability" and 10324 in i["items"]]
+    (line,) = [
+        i for i in summary["incidents"] if i["kind"] == "instability" and 10324 in i["items"]
+    ]
     assert line["items"] == in_order
     assert line["roles"] == ["added", "fixed", "reverted", "fixed", "reverted"]
     md = (base / "en" / "report.md").read_text(encoding="utf-8")
@@ -146,8 +174,11 @@ def test_no_follow_up_repeats_and_no_path_leaks(w24):
     for lang in ("en", "zh-CN"):
         md = (base / lang / "report.md").read_text(encoding="utf-8")
         section = md.rsplit("Follow-up" if lang == "en" else "后续", 1)[-1].split("\n## ", 1)[0]
-        bullets = [re.sub(r"#\d+|\(https?://\S+\)", "", ln) for ln in section.splitlines()
-                   if ln.startswith("- ")]
+        bullets = [
+            re.sub(r"#\d+|\(https?://\S+\)", "", ln)
+            for ln in section.splitlines()
+            if ln.startswith("- ")
+        ]
         assert len(bullets) == len(set(bullets)), bullets
     leaks = (str(history.parent), str(history.parent.resolve()), "../shared", str(Path.home()))
     for path in base.rglob("report.*"):
@@ -173,5 +204,8 @@ def test_the_main_body_reads_in_about_the_seeds_length(w24):
     report = (base / "zh-CN" / "report.md").read_text(encoding="utf-8")
     main = report.split("\n## 附录")[0]
     assert "\n## 附录" in report, "the zh-CN report has no appendix heading to cut at"
-    ours, theirs = visible_characters(main), visible_characters(seeds[0].read_text(encoding="utf-8"))
+    ours, theirs = (
+        visible_characters(main),
+        visible_characters(seeds[0].read_text(encoding="utf-8")),
+    )
     assert ours <= 2 * theirs, f"zh-CN main body {ours} characters, seed 000 {theirs}"

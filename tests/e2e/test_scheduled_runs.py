@@ -43,13 +43,28 @@ def scheduled_run(emulator: GithubEmulator, data_dir, out_dir):
     made (each with its status), read at the emulator."""
     seen_before = len(emulator.seen)
     result = run_cli(
-        "report", REPO, "--window", WINDOW, "--source", "github", "--formats", "json,md",
-        "--data-dir", str(data_dir), "--out", str(out_dir), "--quiet", timeout=600,
-        env={"GITHUB_TOKEN": emulator.token, "REPODIGEST_GITHUB_API_URL": emulator.base_url})
+        "report",
+        REPO,
+        "--window",
+        WINDOW,
+        "--source",
+        "github",
+        "--formats",
+        "json,md",
+        "--data-dir",
+        str(data_dir),
+        "--out",
+        str(out_dir),
+        "--quiet",
+        timeout=600,
+        env={"GITHUB_TOKEN": emulator.token, "REPODIGEST_GITHUB_API_URL": emulator.base_url},
+    )
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert emulator.token not in result.stdout + result.stderr
     (path,) = out_dir.rglob("report.json")
-    requests = [(s.path.removeprefix(f"/repos/{REPO}"), s.status) for s in emulator.seen[seen_before:]]
+    requests = [
+        (s.path.removeprefix(f"/repos/{REPO}"), s.status) for s in emulator.seen[seen_before:]
+    ]
     facts = int(re.search(r"(\d+) facts\s+ingested", result.stdout).group(1))
     return json.loads(path.read_text()), requests, facts
 
@@ -89,15 +104,17 @@ def test_each_run_over_the_cached_data_dir_fetches_only_what_changed(emulator, t
     def close_issue_30(issues: list) -> None:
         issue = next(i for i in issues if i["number"] == 30)
         assert issue["state"] == "open"
-        issue.update(state="closed", closed_at="2012-05-28T08:00:00Z",
-                     updated_at="2012-05-28T08:00:00Z")
+        issue.update(
+            state="closed", closed_at="2012-05-28T08:00:00Z", updated_at="2012-05-28T08:00:00Z"
+        )
         issue["labels"].append({"name": "Bug", "url": "x", "color": "ff0000"})
 
     emulator.mutate(f"/repos/{REPO}/issues", close_issue_30)
     data3 = restored(data2, tmp_path, "cache-3")
     third, requests3, facts3 = scheduled_run(emulator, data3, tmp_path / "out-3")
-    assert sorted(requests3) == sorted([("/issues", 200)] + [
-        (path, 304) for path in LISTINGS if path != "/issues"])
+    assert sorted(requests3) == sorted(
+        [("/issues", 200)] + [(path, 304) for path in LISTINGS if path != "/issues"]
+    )
     assert emulator.quota_used == quota1 + 1
     assert facts3 - facts2 == 2  # issue.closed and issue.labeled
     # a new revision that counts it (the summarizer may also have re-opened the closed window on

@@ -23,8 +23,12 @@ REPO = "acme/widgets"
 
 async def run(*args: str, timeout: float = 60) -> tuple[int, bytes, str]:
     proc = await asyncio.create_subprocess_exec(
-        *CLI, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ})
+        *CLI,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ},
+    )
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     return proc.returncode, out, err.decode(errors="replace")
 
@@ -34,8 +38,9 @@ async def test_fetch_downloads_an_artifact_and_explains_a_missing_one(nats_serve
     js = nc.jetstream()
     await ensure_topology(js, consumers=())
     data = "# report\n\n合并 PR 103\n".encode() * 500
-    stored = await open_store("nats", js).put("reports/acme/widgets/2026-W24/r1/en/report.md",
-                                             data, "text/markdown")
+    stored = await open_store("nats", js).put(
+        "reports/acme/widgets/2026-W24/r1/en/report.md", data, "text/markdown"
+    )
     await nc.close()
 
     target = tmp_path / "report.md"
@@ -52,20 +57,33 @@ async def test_subscribe_prints_report_ready_events_as_json_lines(nats_server):
     await runtime.start()
     try:
         bus = Bus(runtime, "renderer")
-        window = ev.WindowRef(kind="week", label="2026-W24", start=datetime(2026, 6, 8, tzinfo=UTC),
-                              end=datetime(2026, 6, 15, tzinfo=UTC))
+        window = ev.WindowRef(
+            kind="week",
+            label="2026-W24",
+            start=datetime(2026, 6, 8, tzinfo=UTC),
+            end=datetime(2026, 6, 15, tzinfo=UTC),
+        )
         sent = []
         for repo, revision in ((REPO, 1), ("other/repo", 1), (REPO, 2)):
-            ready = ev.ReportReady.create(ev.ReportReadyData(
-                repo=repo, window=window, revision=revision, languages=("en",), artifacts=(),
-                summary_id=f"s{revision}", rendered_at=datetime.now(UTC)))
+            ready = ev.ReportReady.create(
+                ev.ReportReadyData(
+                    repo=repo,
+                    window=window,
+                    revision=revision,
+                    languages=("en",),
+                    artifacts=(),
+                    summary_id=f"s{revision}",
+                    rendered_at=datetime.now(UTC),
+                )
+            )
             await bus.publish(ready, Subjects.report_ready(repo))
             sent.append(ready)
     finally:
         await runtime.stop()
 
-    code, out, err = await run("subscribe", REPO, "--history", "--count", "2",
-                               "--nats-url", nats_server.url)
+    code, out, err = await run(
+        "subscribe", REPO, "--history", "--count", "2", "--nats-url", nats_server.url
+    )
     assert code == 0, err
     lines = [json.loads(line) for line in out.decode().splitlines()]
     assert [line["id"] for line in lines] == [sent[0].id, sent[2].id]  # only this repository

@@ -24,15 +24,23 @@ CLI = [sys.executable, "-m", "repodigest"]
 REPO = "acme/widgets"
 USER, PASSWORD, TOKEN = "rd-cli", "pw-Zq81-secret", "tok-9XkP-secret"
 WRONG = "pw-WRONG-7731"
-CREDENTIAL_VARS = ("REPODIGEST_NATS_URL", "REPODIGEST_NATS_USER", "REPODIGEST_NATS_PASSWORD",
-                   "REPODIGEST_NATS_TOKEN")
+CREDENTIAL_VARS = (
+    "REPODIGEST_NATS_URL",
+    "REPODIGEST_NATS_USER",
+    "REPODIGEST_NATS_PASSWORD",
+    "REPODIGEST_NATS_TOKEN",
+)
 
 
 async def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60):
     base = {k: v for k, v in os.environ.items() if k not in CREDENTIAL_VARS}
     proc = await asyncio.create_subprocess_exec(
-        *CLI, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**base, **(env or {})})
+        *CLI,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**base, **(env or {})},
+    )
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     return proc.returncode, out, err.decode(errors="replace")
 
@@ -66,13 +74,25 @@ async def _publish(settings: CommonSettings) -> tuple[ev.ReportReady, object, by
         await ensure_topology(js, consumers=())
         data = "# report\n\n合并 PR 103\n".encode() * 200
         stored = await open_store("nats", js).put(
-            "reports/acme/widgets/2026-W24/r1/en/report.md", data, "text/markdown")
-        window = ev.WindowRef(kind="week", label="2026-W24",
-                              start=datetime(2026, 6, 8, tzinfo=UTC),
-                              end=datetime(2026, 6, 15, tzinfo=UTC))
-        ready = ev.ReportReady.create(ev.ReportReadyData(
-            repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
-            summary_id="s1", rendered_at=datetime.now(UTC)))
+            "reports/acme/widgets/2026-W24/r1/en/report.md", data, "text/markdown"
+        )
+        window = ev.WindowRef(
+            kind="week",
+            label="2026-W24",
+            start=datetime(2026, 6, 8, tzinfo=UTC),
+            end=datetime(2026, 6, 15, tzinfo=UTC),
+        )
+        ready = ev.ReportReady.create(
+            ev.ReportReadyData(
+                repo=REPO,
+                window=window,
+                revision=1,
+                languages=("en",),
+                artifacts=(),
+                summary_id="s1",
+                rendered_at=datetime.now(UTC),
+            )
+        )
         await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()
@@ -80,18 +100,21 @@ async def _publish(settings: CommonSettings) -> tuple[ev.ReportReady, object, by
 
 
 async def test_credentials_from_the_services_settings(auth_server, tmp_path) -> None:
-    ready, stored, data = await _publish(CommonSettings(
-        nats_url=auth_server.url, nats_user=USER, nats_password=PASSWORD))
+    ready, stored, data = await _publish(
+        CommonSettings(nats_url=auth_server.url, nats_user=USER, nats_password=PASSWORD)
+    )
     env = {"REPODIGEST_NATS_USER": USER, "REPODIGEST_NATS_PASSWORD": PASSWORD}
 
-    code, out, err = await run("subscribe", REPO, "--history", "--count", "1",
-                               "--nats-url", auth_server.url, env=env)
+    code, out, err = await run(
+        "subscribe", REPO, "--history", "--count", "1", "--nats-url", auth_server.url, env=env
+    )
     assert code == 0, err
     assert json.loads(out.decode().splitlines()[0])["id"] == ready.id
 
     target = tmp_path / "report.md"
-    code, _, err = await run("fetch", stored.uri, "-o", str(target), env={
-        **env, "REPODIGEST_NATS_URL": auth_server.url})
+    code, _, err = await run(
+        "fetch", stored.uri, "-o", str(target), env={**env, "REPODIGEST_NATS_URL": auth_server.url}
+    )
     assert code == 0, err
     assert hashlib.sha256(target.read_bytes()).hexdigest() == hashlib.sha256(data).hexdigest()
 
@@ -99,8 +122,15 @@ async def test_credentials_from_the_services_settings(auth_server, tmp_path) -> 
 async def test_a_token_from_the_settings(token_server, tmp_path) -> None:
     _, stored, data = await _publish(CommonSettings(nats_url=token_server.url, nats_token=TOKEN))
     target = tmp_path / "report.md"
-    code, _, err = await run("fetch", stored.uri, "-o", str(target), "--nats-url",
-                             token_server.url, env={"REPODIGEST_NATS_TOKEN": TOKEN})
+    code, _, err = await run(
+        "fetch",
+        stored.uri,
+        "-o",
+        str(target),
+        "--nats-url",
+        token_server.url,
+        env={"REPODIGEST_NATS_TOKEN": TOKEN},
+    )
     assert code == 0, err
     assert target.read_bytes() == data
 
@@ -114,10 +144,12 @@ def _one_clear_line(err: str, *secrets: str) -> str:
     return lines[0]
 
 
-COMMANDS = {"subscribe": ["subscribe", REPO, "--count", "1"],
-            "fetch": ["fetch", "nats://RD_ARTIFACTS/reports/x/report.md"],
-            "classifier-reload": ["classifier-reload", "--timeout", "1"],
-            "reclassify": ["reclassify", "--quiet"]}
+COMMANDS = {
+    "subscribe": ["subscribe", REPO, "--count", "1"],
+    "fetch": ["fetch", "nats://RD_ARTIFACTS/reports/x/report.md"],
+    "classifier-reload": ["classifier-reload", "--timeout", "1"],
+    "reclassify": ["reclassify", "--quiet"],
+}
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -135,8 +167,12 @@ async def test_a_refused_login_is_one_line_without_the_password(auth_server, com
     assert "REPODIGEST_NATS_PASSWORD" in line
 
     # the password in the environment
-    code, out, err = await run(*args, "--nats-url", auth_server.url,
-                               env={"REPODIGEST_NATS_USER": USER, "REPODIGEST_NATS_PASSWORD": WRONG})
+    code, out, err = await run(
+        *args,
+        "--nats-url",
+        auth_server.url,
+        env={"REPODIGEST_NATS_USER": USER, "REPODIGEST_NATS_PASSWORD": WRONG},
+    )
     assert code == expected
     assert "refused the login" in _one_clear_line(err, WRONG)
 
@@ -149,7 +185,13 @@ async def test_a_refused_login_is_one_line_without_the_password(auth_server, com
 
 async def test_a_stream_that_is_not_there_is_a_clear_error(auth_server) -> None:
     # JetStream is up but no service has created RD_REPORTS yet
-    code, _, err = await run("subscribe", REPO, "--count", "1", "--nats-url",
-                             f"nats://{USER}:{PASSWORD}@{auth_server.url.removeprefix('nats://')}")
+    code, _, err = await run(
+        "subscribe",
+        REPO,
+        "--count",
+        "1",
+        "--nats-url",
+        f"nats://{USER}:{PASSWORD}@{auth_server.url.removeprefix('nats://')}",
+    )
     assert code == 1
     assert "cannot subscribe to report-ready events" in _one_clear_line(err, PASSWORD)

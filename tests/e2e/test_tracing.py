@@ -23,11 +23,20 @@ def merged_prs(window_start: datetime, n: int) -> list[dict]:
     rows = []
     for i in range(n):
         at = (window_start + timedelta(hours=5 + 7 * i)).isoformat()
-        rows.append({"sha": f"{i + 1:040x}", "pr_number": 900 + i,
-                     "title": f"[Ops] tracing change number {i}", "author_name": f"dev{i}",
-                     "author_email": f"dev{i}@example.com", "authored_at": at, "merged_at": at,
-                     "files": [{"path": f"vllm_ascend/ops/file{i}.py", "additions": 3 + i,
-                                "deletions": 1}]})
+        rows.append(
+            {
+                "sha": f"{i + 1:040x}",
+                "pr_number": 900 + i,
+                "title": f"[Ops] tracing change number {i}",
+                "author_name": f"dev{i}",
+                "author_email": f"dev{i}@example.com",
+                "authored_at": at,
+                "merged_at": at,
+                "files": [
+                    {"path": f"vllm_ascend/ops/file{i}.py", "additions": 3 + i, "deletions": 1}
+                ],
+            }
+        )
     return rows
 
 
@@ -35,18 +44,31 @@ def hexid(value: int, width: int = 32) -> str:
     return format(value, f"0{width}x")
 
 
-async def test_one_trace_from_fact_to_summarizer_and_report_links(nats_server, tmp_path,
-                                                                  finished_spans):
+async def test_one_trace_from_fact_to_summarizer_and_report_links(
+    nats_server, tmp_path, finished_spans
+):
     window = parse_window("week:2026-W33", "UTC")
     history = tmp_path / "merged_prs.jsonl"
     rows = merged_prs(window.start, 4)
     history.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
-    outcome = await run_report(ReportJob(
-        repo="vllm-project/vllm-ascend", window=window, source=f"replay:{history}",
-        languages=("en",), formats=("md", "json"), out_dir=tmp_path / "out",
-        nats_url=nats_server.url, data_dir=tmp_path / "data", progress=False, run_services=True))
-    summary = json.loads(next(p for _, p, _ in outcome.files if p.name == "report.json").read_bytes())
+    outcome = await run_report(
+        ReportJob(
+            repo="vllm-project/vllm-ascend",
+            window=window,
+            source=f"replay:{history}",
+            languages=("en",),
+            formats=("md", "json"),
+            out_dir=tmp_path / "out",
+            nats_url=nats_server.url,
+            data_dir=tmp_path / "data",
+            progress=False,
+            run_services=True,
+        )
+    )
+    summary = json.loads(
+        next(p for _, p, _ in outcome.files if p.name == "report.json").read_bytes()
+    )
     assert summary["counts"]["merged_prs"] == len(rows)
     counted = set(summary["fact_ids_sample"])
     assert counted
@@ -58,8 +80,11 @@ async def test_one_trace_from_fact_to_summarizer_and_report_links(nats_server, t
 
     # every fact the report counts: its classification, and the summarizer's consumption of the
     # enriched fact, are in one trace that began where ingest published the fact
-    classified = {s.attributes["repodigest.fact_id"]: s for s in spans
-                  if s.name == "classifier.classify" and s.attributes.get("repodigest.fact_id") in counted}
+    classified = {
+        s.attributes["repodigest.fact_id"]: s
+        for s in spans
+        if s.name == "classifier.classify" and s.attributes.get("repodigest.fact_id") in counted
+    }
     assert set(classified) == counted
     fact_traces = set()
     for fact_id, classify in classified.items():
@@ -80,14 +105,20 @@ async def test_one_trace_from_fact_to_summarizer_and_report_links(nats_server, t
             span = by_id[span.parent.span_id]
             chain.append(span.name)
         assert "classifier-enrich process" in chain, chain
-        assert any(n.startswith("rd.enriched.") for n in chain[:chain.index("classifier-enrich process")])
+        assert any(
+            n.startswith("rd.enriched.") for n in chain[: chain.index("classifier-enrich process")]
+        )
         fact_traces.add(classify.context.trace_id)
     assert len(fact_traces) == len(counted), "each fact is its own trace"
 
     # the report: the summarize span links to the facts' traces, and rendering and report-ready
     # publishing are in the summarize span's trace
-    summarize = [s for s in spans if s.name == "summarizer.summarize"
-                 and s.attributes.get("repodigest.facts_counted") == len(rows)]
+    summarize = [
+        s
+        for s in spans
+        if s.name == "summarizer.summarize"
+        and s.attributes.get("repodigest.facts_counted") == len(rows)
+    ]
     assert len(summarize) == 1
     report = summarize[0]
     linked = {link.context.trace_id for link in report.links}

@@ -67,14 +67,23 @@ def demo_inputs(events: int = EVENTS) -> list[RepoInput]:
         demo = generate_demo("2026-W24", seed=7 + i)
         repo = DEMO_REPO if i == 0 else f"{DEMO_REPO}-{i}"
         facts = [f.model_copy(update={"repo": repo}) for f in demo.facts]
-        out.append(RepoInput(repo, demo.window, demo.watermark, facts,
-                             demo.expected(demo.window.start, demo.window.end)))
+        out.append(
+            RepoInput(
+                repo,
+                demo.window,
+                demo.watermark,
+                facts,
+                demo.expected(demo.window.start, demo.window.end),
+            )
+        )
     return out
 
 
-DURABLES = {"classifier": (DURABLE_CLASSIFIER,),
-            "summarizer": (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS),
-            "renderer": (DURABLE_RENDERER,)}
+DURABLES = {
+    "classifier": (DURABLE_CLASSIFIER,),
+    "summarizer": (DURABLE_SUMMARIZER, DURABLE_SUMMARIZER_REQUESTS),
+    "renderer": (DURABLE_RENDERER,),
+}
 SERVICES = tuple(DURABLES)
 # reports in the cheap formats (PDF is the renderer's own tests' business)
 FORMATS = ("md", "json")
@@ -119,8 +128,11 @@ async def consumer_state(js, durable: str) -> tuple[int, int, int]:
     """(last delivered stream sequence, pending, ack pending) of a durable."""
     spec = _spec(durable)
     info = await js.consumer_info(spec.stream, durable)
-    return (int(info.delivered.stream_seq or 0), int(info.num_pending or 0),
-            int(info.num_ack_pending or 0))
+    return (
+        int(info.delivered.stream_seq or 0),
+        int(info.num_pending or 0),
+        int(info.num_ack_pending or 0),
+    )
 
 
 async def stream_count(js, stream: str) -> int:
@@ -159,15 +171,24 @@ class ServiceProcess:
         self.kills: list[dict[str, int]] = []
 
     def start(self) -> None:
-        base = {k: v for k, v in os.environ.items()
-                if not k.startswith(("REPODIGEST_", "OTEL_"))}
-        env = {**base, "PYTHONPATH": str(ROOT), "REPODIGEST_LOG_LEVEL": "WARNING",
-               "OTEL_SDK_DISABLED": "true", **self.env}
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("REPODIGEST_", "OTEL_"))}
+        env = {
+            **base,
+            "PYTHONPATH": str(ROOT),
+            "REPODIGEST_LOG_LEVEL": "WARNING",
+            "OTEL_SDK_DISABLED": "true",
+            **self.env,
+        }
         self.starts += 1
         log = open(self.log_dir / f"{self.name}.{self.starts}.log", "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", f"services.{self.name}"], cwd=ROOT,
-                                     env=env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", f"services.{self.name}"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
 
     def kill(self, **state: int) -> None:
@@ -192,15 +213,24 @@ class ServiceProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def logs(self) -> str:
-        return "\n".join(p.read_text(errors="replace")
-                         for p in sorted(self.log_dir.glob(f"{self.name}.*.log")))
+        return "\n".join(
+            p.read_text(errors="replace") for p in sorted(self.log_dir.glob(f"{self.name}.*.log"))
+        )
 
 
 def report_request(inp: RepoInput) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=inp.repo, window=WindowRef.of(inp.window), as_of=inp.watermark,
-                          synthetic=True, data_note="reliability test", formats=FORMATS),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+        ReportRequestData(
+            repo=inp.repo,
+            window=WindowRef.of(inp.window),
+            as_of=inp.watermark,
+            synthetic=True,
+            data_note="reliability test",
+            formats=FORMATS,
+        ),
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
 
 
 class Summaries:
@@ -276,8 +306,10 @@ def assert_matches_plan(summary: WindowSummarized, inp: RepoInput) -> None:
     got = (c.new_prs, c.merged_prs, c.closed_unmerged_prs, c.new_issues, c.closed_issues)
     want = (e.new_prs, e.merged_prs, e.closed_unmerged_prs, e.new_issues, e.closed_issues)
     assert got == want, f"{inp.repo}: counts {got} != plan {want}"
-    assert len(summary.data.appendix.merged_prs) + summary.data.appendix.omitted.get(
-        "merged_prs", 0) == e.merged_prs
+    assert (
+        len(summary.data.appendix.merged_prs) + summary.data.appendix.omitted.get("merged_prs", 0)
+        == e.merged_prs
+    )
 
 
 def publish_subject(fact) -> str:
@@ -291,22 +323,34 @@ class JsPublisher:
         self.js = js
 
     async def publish(self, event, subject: str, msg_id: str | None = None):
-        return await self.publish_raw(event.to_bytes(), subject,
-                                      {"Nats-Msg-Id": msg_id or event.id, "Ce-Id": event.id})
+        return await self.publish_raw(
+            event.to_bytes(), subject, {"Nats-Msg-Id": msg_id or event.id, "Ce-Id": event.id}
+        )
 
     async def publish_many(self, batch):
-        return list(await asyncio.gather(*(self.publish(event, subject) for event, subject, _ in batch)))
+        return list(
+            await asyncio.gather(*(self.publish(event, subject) for event, subject, _ in batch))
+        )
 
-    async def publish_raw(self, data: bytes, subject: str, headers: dict[str, str] | None = None,
-                          within: float = 100.0):
+    async def publish_raw(
+        self,
+        data: bytes,
+        subject: str,
+        headers: dict[str, str] | None = None,
+        within: float = 100.0,
+    ):
         """Publish, retrying while a broker restarts (the Nats-Msg-Id dedupes a repeat)."""
         import nats.errors
 
         async def attempt():
             try:
                 return await self.js.publish(subject, data, headers=headers, timeout=5)
-            except (nats.errors.TimeoutError, nats.errors.NoRespondersError,
-                    nats.errors.ConnectionReconnectingError, NoStreamResponseError):
+            except (
+                nats.errors.TimeoutError,
+                nats.errors.NoRespondersError,
+                nats.errors.ConnectionReconnectingError,
+                NoStreamResponseError,
+            ):
                 return None
 
         return await wait_until(attempt, within, f"the broker to take a message on {subject}", 0.2)
@@ -315,8 +359,9 @@ class JsPublisher:
 async def connect(url: str):
     import nats
 
-    nc = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2,
-                            name="reliability-test")
+    nc = await nats.connect(
+        url, max_reconnect_attempts=-1, reconnect_time_wait=0.2, name="reliability-test"
+    )
     return nc, nc.jetstream()
 
 
@@ -347,17 +392,24 @@ async def publish_inputs(run: Run) -> None:
     from services.ingest.handlers import ingest_facts
 
     for inp in run.inputs:
-        await ingest_facts(run.publisher, inp.repo, inp.facts, origin="replay",
-                           watermark=inp.watermark)
+        await ingest_facts(
+            run.publisher, inp.repo, inp.facts, origin="replay", watermark=inp.watermark
+        )
 
 
 Hook = Callable[[Run], Awaitable[Any]]
 
 
-async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
-                       publish: Hook = publish_inputs, disturb: Hook | None = None,
-                       after_requests: Hook | None = None,
-                       expected_enriched: int | None = None) -> tuple[dict, Run]:
+async def run_pipeline(
+    tmp: Path,
+    inputs: list[RepoInput],
+    *,
+    seed: int = 0,
+    publish: Hook = publish_inputs,
+    disturb: Hook | None = None,
+    after_requests: Hook | None = None,
+    expected_enriched: int | None = None,
+) -> tuple[dict, Run]:
     """Classifier and summarizer processes on a fresh nats-server: publish (while `disturb`
     runs), wait until every fact is folded, request each repository's week, (`after_requests`),
     and return {repo: comparable summary} after checking the plan's figures and RD_DEAD."""
@@ -390,9 +442,11 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
                 await keep_short(js)
             except Exception:  # noqa: BLE001 - a restarting broker answers a later poll
                 return False
-            return (await stream_count(js, STREAM_ENRICHED) >= enriched
-                    and await drained(js, DURABLE_CLASSIFIER)
-                    and await drained(js, DURABLE_SUMMARIZER))
+            return (
+                await stream_count(js, STREAM_ENRICHED) >= enriched
+                and await drained(js, DURABLE_CLASSIFIER)
+                and await drained(js, DURABLE_SUMMARIZER)
+            )
 
         await wait_until(all_folded, 180, "every fact enriched and folded")
         requests = [report_request(inp) for inp in inputs]
@@ -407,11 +461,14 @@ async def run_pipeline(tmp: Path, inputs: list[RepoInput], *, seed: int = 0,
             ready = await summaries.report(req.id, timeout=120)
             assert ready.data.revision == summary.data.revision
             # the artifacts' keys and formats (their bytes carry the rendering time)
-            out[inp.repo] = {**comparable(summary), "_artifacts": sorted(
-                (a.format, a.language, a.key) for a in ready.data.artifacts)}
+            out[inp.repo] = {
+                **comparable(summary),
+                "_artifacts": sorted((a.format, a.language, a.key) for a in ready.data.artifacts),
+            }
         dead = await dead_letters(js)
-        assert not dead, ("good input was dead-lettered: "
-                          f"{[h.get('Rd-Dead-Reason', h) for _, h, _ in dead][:5]}")
+        assert not dead, (
+            f"good input was dead-lettered: {[h.get('Rd-Dead-Reason', h) for _, h, _ in dead][:5]}"
+        )
         for name, p in procs.items():
             assert p.alive(), f"{name} exited:\n{p.logs()[-3000:]}"
         for name, p in procs.items():

@@ -39,8 +39,10 @@ async def test_broker_restarts_mid_run_change_no_report(tmp_path):
         restarts.append("SIGKILL + start")
 
     disturbed, run = await run_pipeline(tmp_path, inputs, disturb=disturb)
-    print(f"\nbroker restarts: {restarts}; service starts: "
-          f"{ {n: p.starts for n, p in run.procs.items()} }")
+    print(
+        f"\nbroker restarts: {restarts}; service starts: "
+        f"{ {n: p.starts for n, p in run.procs.items()} }"
+    )
     assert len(restarts) == 2
     # the services reconnected: nobody restarted them
     assert all(p.starts == 1 for p in run.procs.values())

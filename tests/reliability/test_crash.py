@@ -64,7 +64,9 @@ async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> No
 
         async def in_flight(target=target, state=state, reached=reached) -> bool:
             try:
-                info = await js.consumer_info({c.durable: c for c in consumers()}[durable].stream, durable)
+                info = await js.consumer_info(
+                    {c.durable: c for c in consumers()}[durable].stream, durable
+                )
             except Exception:  # noqa: BLE001 - a busy server answers the next poll
                 return False
             delivered, pending = int(info.delivered.stream_seq), int(info.num_pending)
@@ -80,12 +82,17 @@ async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> No
                 ahead = await stream_count(js, STREAM_ENRICHED) - acked
                 if ahead <= 0 and loop.time() - reached[0] < 3.0:
                     return False
-            state.update(delivered=delivered, ack_pending=ack_pending, acked=acked,
-                         downstream_ahead=max(0, ahead))
+            state.update(
+                delivered=delivered,
+                ack_pending=ack_pending,
+                acked=acked,
+                downstream_ahead=max(0, ahead),
+            )
             return True
 
-        await wait_until(in_flight, 120, f"{proc.name} to reach {target:.0f} messages",
-                         interval=0.005)
+        await wait_until(
+            in_flight, 120, f"{proc.name} to reach {target:.0f} messages", interval=0.005
+        )
         if state.get("finished"):
             return  # it finished before this point: fewer kills this run
         proc.kill(**state)
@@ -102,7 +109,8 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
     async def disturb(run: Run) -> None:
         await asyncio.gather(
             killer(run, run.procs["classifier"], DURABLE_CLASSIFIER, KILLS),
-            killer(run, run.procs["summarizer"], DURABLE_SUMMARIZER, KILLS))
+            killer(run, run.procs["summarizer"], DURABLE_SUMMARIZER, KILLS),
+        )
 
     async def kill_after_requests(run: Run) -> None:
         run.procs["summarizer"].kill(after_requests=len(inputs))
@@ -112,9 +120,12 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
         state: dict = {}
 
         async def rendering() -> bool:
-            info = await run.js.consumer_info({c.durable: c for c in consumers()}[DURABLE_RENDERER].stream, DURABLE_RENDERER)
-            state.update(delivered=int(info.delivered.stream_seq),
-                         ack_pending=int(info.num_ack_pending))
+            info = await run.js.consumer_info(
+                {c.durable: c for c in consumers()}[DURABLE_RENDERER].stream, DURABLE_RENDERER
+            )
+            state.update(
+                delivered=int(info.delivered.stream_seq), ack_pending=int(info.num_ack_pending)
+            )
             return state["ack_pending"] > 0
 
         await wait_until(rendering, 120, "the renderer to render", interval=0.005)
@@ -122,8 +133,9 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
         run.procs["renderer"].start()
         await shorten_ack_wait(run.js, "renderer")
 
-    crashed, run = await run_pipeline(tmp_path, inputs, seed=seed, disturb=disturb,
-                                      after_requests=kill_after_requests)
+    crashed, run = await run_pipeline(
+        tmp_path, inputs, seed=seed, disturb=disturb, after_requests=kill_after_requests
+    )
     stats = {n: {"starts": p.starts, "kills": p.kills} for n, p in run.procs.items()}
     kills = [k for p in run.procs.values() for k in p.kills]
     print(f"\ncrash run (seed {seed}): {n_facts} facts in {len(inputs)} repositories; {stats}")

@@ -102,7 +102,9 @@ class FlakyProxy:
             await self.server.wait_closed()
 
 
-async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_server, postgres_schema):
+async def test_database_outage_is_retried_with_backoff_and_loses_nothing(
+    nats_server, postgres_schema
+):
     inputs = demo_inputs(1)
     inp = inputs[0]
     undisturbed = await baseline(inputs)
@@ -113,8 +115,9 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
     url += ("&" if "?" in url else "?") + f"options=-csearch_path%3D{postgres_schema}"
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "reliability-db")
     runtime.add(build_classifier(ClassifierSettings(nats_url=nats_server.url), runtime))
-    summarizer = runtime.add(build_summarizer(
-        SummarizerSettings(nats_url=nats_server.url, database_url=url), runtime))
+    summarizer = runtime.add(
+        build_summarizer(SummarizerSettings(nats_url=nats_server.url, database_url=url), runtime)
+    )
     await runtime.start()
     nc, js = await connect(nats_server.url)
     try:
@@ -125,19 +128,26 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
 
         async def folded(n: int):
             async def check() -> bool:
-                return (await stream_count(js, STREAM_ENRICHED) >= n
-                        and await drained(js, DURABLE_CLASSIFIER)
-                        and await drained(js, DURABLE_SUMMARIZER))
+                return (
+                    await stream_count(js, STREAM_ENRICHED) >= n
+                    and await drained(js, DURABLE_CLASSIFIER)
+                    and await drained(js, DURABLE_SUMMARIZER)
+                )
+
             return check
 
         await wait_until(await folded(half + 1), 120, "the first half to be folded")
         retried_before = summarizer.fold_consumer.stats.retried
         proxy.take_down()
-        await ingest_facts(pub, inp.repo, inp.facts[half:], origin="replay",
-                           watermark=inp.watermark)
+        await ingest_facts(
+            pub, inp.repo, inp.facts[half:], origin="replay", watermark=inp.watermark
+        )
         # the summarizer meets the outage: its fold is nacked with backoff
-        await wait_until(lambda: _true_after(summarizer.fold_consumer.stats.retried > retried_before),
-                         60, "the summarizer to meet the outage")
+        await wait_until(
+            lambda: _true_after(summarizer.fold_consumer.stats.retried > retried_before),
+            60,
+            "the summarizer to meet the outage",
+        )
         loop = asyncio.get_running_loop()
         # the outage lasts OUTAGE_SECONDS (a condition of the test, kept by the loop's timer);
         # the test waits for the proxy to say it is back up
@@ -150,9 +160,11 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(nats_se
         await pub.publish(request, Subjects.report_requested(inp.repo))
         summary = await summaries.get(request.id, timeout=60)
         messages = len(inp.facts) - half + 1
-        print(f"\ndatabase outage of {OUTAGE_SECONDS:.0f}s: {retries} message naks for {messages} "
-              f"messages ({retries / messages:.1f} each), {attempts} connection attempts while "
-              f"down; dead letters: {await stream_count(js, STREAM_DEAD)}")
+        print(
+            f"\ndatabase outage of {OUTAGE_SECONDS:.0f}s: {retries} message naks for {messages} "
+            f"messages ({retries / messages:.1f} each), {attempts} connection attempts while "
+            f"down; dead letters: {await stream_count(js, STREAM_DEAD)}"
+        )
         assert retries >= 1
         # backoff, not a tight loop: 0.5s doubling per delivery (0.5+1+2+4 > 6s) allows at most
         # five failed deliveries of a message in the outage; a tight loop would make hundreds

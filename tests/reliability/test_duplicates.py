@@ -39,13 +39,19 @@ from .harness import (
 async def test_every_input_twice_and_late_copies_count_once(tmp_path):
     inputs = demo_inputs(EVENTS)
     undisturbed = await baseline(inputs)
-    tried = {"same_msg_id": 0, "deduplicated_by_jetstream": 0, "other_msg_id": 0, "late": 0,
-             "late_enriched": 0}
+    tried = {
+        "same_msg_id": 0,
+        "deduplicated_by_jetstream": 0,
+        "other_msg_id": 0,
+        "late": 0,
+        "late_enriched": 0,
+    }
 
     async def publish_twice(run: Run) -> None:
         for inp in run.inputs:
-            await ingest_facts(run.publisher, inp.repo, inp.facts, origin="replay",
-                               watermark=inp.watermark)
+            await ingest_facts(
+                run.publisher, inp.repo, inp.facts, origin="replay", watermark=inp.watermark
+            )
             # the same again: odd facts with the same Nats-Msg-Id (inside the window), even ones
             # as after the window (another Nats-Msg-Id, the same event id)
             for i, fact in enumerate(inp.facts):
@@ -55,13 +61,16 @@ async def test_every_input_twice_and_late_copies_count_once(tmp_path):
                     tried["same_msg_id"] += 1
                     tried["deduplicated_by_jetstream"] += bool(ack.duplicate)
                 else:
-                    await run.publisher.publish(event, publish_subject(fact),
-                                                msg_id=f"{event.id}:after-window")
+                    await run.publisher.publish(
+                        event, publish_subject(fact), msg_id=f"{event.id}:after-window"
+                    )
                     tried["other_msg_id"] += 1
-            mark = SyncWatermark.create(WatermarkData(repo=inp.repo, watermark=inp.watermark,
-                                                      origin="replay"))
-            await run.publisher.publish(mark, Subjects.watermark(inp.repo),
-                                        msg_id=f"{mark.id}:after-window")
+            mark = SyncWatermark.create(
+                WatermarkData(repo=inp.repo, watermark=inp.watermark, origin="replay")
+            )
+            await run.publisher.publish(
+                mark, Subjects.watermark(inp.repo), msg_id=f"{mark.id}:after-window"
+            )
 
     extra = sum(len(i.facts) // 2 + len(i.facts) % 2 + 1 for i in inputs)  # other msg ids
     total = sum(len(i.facts) + 1 for i in inputs)
@@ -72,8 +81,7 @@ async def test_every_input_twice_and_late_copies_count_once(tmp_path):
         for inp in run.inputs:
             for fact in inp.facts:
                 event = make_fact(fact)
-                await run.publisher.publish(event, publish_subject(fact),
-                                            msg_id=f"{event.id}:late")
+                await run.publisher.publish(event, publish_subject(fact), msg_id=f"{event.id}:late")
                 tried["late"] += 1
         later["github"] = await stream_count(run.js, STREAM_GITHUB)
         # the classifier's enriched copies carry the first ones' ids: JetStream drops them inside
@@ -81,14 +89,17 @@ async def test_every_input_twice_and_late_copies_count_once(tmp_path):
         enriched = await stream_count(run.js, STREAM_ENRICHED)
         for seq in range(1, enriched + 1):
             msg = await run.js.get_msg(STREAM_ENRICHED, seq)
-            await run.publisher.publish_raw(msg.data, msg.subject,
-                                            {"Nats-Msg-Id": f"{msg.headers['Nats-Msg-Id']}:late"})
+            await run.publisher.publish_raw(
+                msg.data, msg.subject, {"Nats-Msg-Id": f"{msg.headers['Nats-Msg-Id']}:late"}
+            )
             tried["late_enriched"] += 1
 
         async def folded() -> bool:
-            return (await stream_count(run.js, STREAM_ENRICHED) == 2 * enriched
-                    and await drained(run.js, DURABLE_CLASSIFIER)
-                    and await drained(run.js, DURABLE_SUMMARIZER))
+            return (
+                await stream_count(run.js, STREAM_ENRICHED) == 2 * enriched
+                and await drained(run.js, DURABLE_CLASSIFIER)
+                and await drained(run.js, DURABLE_SUMMARIZER)
+            )
 
         await wait_until(folded, 120, "the late copies to be classified and folded")
         for inp in run.inputs:  # a second report of the same windows, after the late copies
@@ -98,9 +109,9 @@ async def test_every_input_twice_and_late_copies_count_once(tmp_path):
             # no new summary is published (issue #17 item 2); a new revision would say otherwise
             later[inp.repo] = (await run.summaries.answer(again.id)).data.revision
 
-    twice, run = await run_pipeline(tmp_path, inputs, publish=publish_twice,
-                                    after_requests=late_copies,
-                                    expected_enriched=total)
+    twice, run = await run_pipeline(
+        tmp_path, inputs, publish=publish_twice, after_requests=late_copies, expected_enriched=total
+    )
     print(f"\nduplicates tried: {tried}")
     assert tried["deduplicated_by_jetstream"] == tried["same_msg_id"] > 0
     assert later["github"] == total + extra + tried["late"]

@@ -30,9 +30,16 @@ async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, 
     seed = rng.randrange(1 << 30)
     rng.seed(seed)
     print(f"ingest crash seed {seed}; {total} facts")
-    proc = ServiceProcess("ingest", {
-        "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_BACKFILL_SOURCE": "demo",
-        "REPODIGEST_DEMO_WEEK": "2026-W24", "REPODIGEST_WEBHOOK_ENABLED": "false"}, tmp_path)
+    proc = ServiceProcess(
+        "ingest",
+        {
+            "REPODIGEST_NATS_URL": nats_server.url,
+            "REPODIGEST_BACKFILL_SOURCE": "demo",
+            "REPODIGEST_DEMO_WEEK": "2026-W24",
+            "REPODIGEST_WEBHOOK_ENABLED": "false",
+        },
+        tmp_path,
+    )
     try:
         seen = [0]  # messages this incarnation has published so far (duplicates included)
 
@@ -50,8 +57,13 @@ async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, 
 
             await wait_until(reached, 120, f"ingest to publish {point} facts", interval=0.005)
             proc.kill(published=seen[0], stored=await stream_count(js, STREAM_GITHUB))
-        print("killed after publishing", [k["published"] for k in proc.kills],
-              "with", [k["stored"] for k in proc.kills], "stored")
+        print(
+            "killed after publishing",
+            [k["published"] for k in proc.kills],
+            "with",
+            [k["stored"] for k in proc.kills],
+            "stored",
+        )
         assert all(k["stored"] < total for k in proc.kills)  # the kills interrupted the backfill
         proc.start()
 

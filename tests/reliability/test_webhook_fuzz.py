@@ -38,17 +38,24 @@ PATH = "/webhooks/github"
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner,
-                                                                max_size=3),
-    max_leaves=10)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
 
 
 def mutate(doc, path: list[int], value):
     """Replace one value somewhere in `doc` (chosen by `path`) with `value`."""
     node = doc
     for step in path:
-        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) \
-            if isinstance(node, list) else []
+        children = (
+            list(node.items())
+            if isinstance(node, dict)
+            else list(enumerate(node))
+            if isinstance(node, list)
+            else []
+        )
         if not children:
             break
         key, child = children[step % len(children)]
@@ -65,10 +72,24 @@ def mutate(doc, path: list[int], value):
 def deliveries(draw):
     event, name = draw(st.sampled_from(DELIVERIES))
     good = payload_bytes(event, name)
-    kind = draw(st.sampled_from(["good", "unsigned", "bad-signature", "signed-garbage",
-                                 "signed-invalid-utf8", "signed-deep", "signed-not-object",
-                                 "signed-wrong-types", "oversize", "replayed", "no-event",
-                                 "form-garbage"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "good",
+                "unsigned",
+                "bad-signature",
+                "signed-garbage",
+                "signed-invalid-utf8",
+                "signed-deep",
+                "signed-not-object",
+                "signed-wrong-types",
+                "oversize",
+                "replayed",
+                "no-event",
+                "form-garbage",
+            ]
+        )
+    )
     body = good
     hdrs = headers(event, good)
     if kind == "unsigned":
@@ -76,21 +97,28 @@ def deliveries(draw):
         hdrs = headers(event, body)
         del hdrs["X-Hub-Signature-256"]
     elif kind == "bad-signature":
-        hdrs = headers(event, good, secret=draw(st.text(min_size=1, max_size=20).filter(
-            lambda s: s != SECRET)))
+        hdrs = headers(
+            event, good, secret=draw(st.text(min_size=1, max_size=20).filter(lambda s: s != SECRET))
+        )
     elif kind == "signed-garbage":
         body = draw(st.binary(max_size=500))
     elif kind == "signed-invalid-utf8":
         body = b'{"action": "opened", "x": "' + draw(st.binary(min_size=1, max_size=20)) + b'\xff"}'
     elif kind == "signed-deep":
         depth = draw(st.integers(100, 30_000))
-        body = (b'{"a":' * depth + b"1" + b"}" * depth) if draw(st.booleans()) else (
-            b"[" * depth + b"]" * depth)
+        body = (
+            (b'{"a":' * depth + b"1" + b"}" * depth)
+            if draw(st.booleans())
+            else (b"[" * depth + b"]" * depth)
+        )
     elif kind == "signed-not-object":
         body = json.dumps(draw(json_values.filter(lambda v: not isinstance(v, dict)))).encode()
     elif kind == "signed-wrong-types":
-        doc = mutate(json.loads(good), draw(st.lists(st.integers(0, 50), min_size=1, max_size=6)),
-                     draw(json_values))
+        doc = mutate(
+            json.loads(good),
+            draw(st.lists(st.integers(0, 50), min_size=1, max_size=6)),
+            draw(json_values),
+        )
         body = json.dumps(doc).encode()
     elif kind == "oversize":
         body = good + b" " * (MAX_BODY + draw(st.integers(1, 5 * MAX_BODY)) - len(good))
@@ -117,12 +145,15 @@ def test_hostile_webhook_deliveries():
     app = build_webhook_app(SECRET, publish, max_body=MAX_BODY)
 
     async def post(body: bytes, hdrs: dict) -> httpx.Response:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
-                                     base_url="http://hook") as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
+            base_url="http://hook",
+        ) as client:
             return await client.post(PATH, content=body, headers=hdrs)
 
-    @settings(max_examples=EXAMPLES, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(deliveries())
     def one(delivery):
         kind, event, body, hdrs = delivery
@@ -148,7 +179,9 @@ def test_hostile_webhook_deliveries():
         elif kind == "signed-wrong-types":
             # a mutation may leave a readable delivery: then it is published as a good one
             if response.status_code == 202 and "accepted" in response.json():
-                expected.extend(make_fact(f).id for f in facts_from_webhook(event, json.loads(body)))
+                expected.extend(
+                    make_fact(f).id for f in facts_from_webhook(event, json.loads(body))
+                )
             else:
                 assert 400 <= response.status_code < 500 or response.status_code == 202
         else:
@@ -160,9 +193,10 @@ def test_hostile_webhook_deliveries():
     deep = b"[" * 30_000 + b"]" * 30_000  # under MAX_BODY, deeper than the parser goes
     comment = json.loads(payload_bytes("issue_comment", "created.payload.json"))
     comment["comment"]["id"] = []
-    for kind, event, body, status in (("regression-deep", "issues", deep, 400),
-                                      ("regression-id-list", "issue_comment",
-                                       json.dumps(comment).encode(), 422)):
+    for kind, event, body, status in (
+        ("regression-deep", "issues", deep, 400),
+        ("regression-id-list", "issue_comment", json.dumps(comment).encode(), 422),
+    ):
         tried[kind] += 1
         response = asyncio.run(post(body, headers(event, body)))
         assert response.status_code == status, (kind, response.status_code, response.text[:200])
@@ -187,26 +221,59 @@ WIRE_MAX_BODY = 3 * 1024 * 1024  # above NATS's 1 MB max_payload: facts too larg
 # header values a client can send (no CR, LF or NUL: HTTP itself refuses those)
 header_text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=300)
 hostile_delivery = st.one_of(
-    header_text, st.just("ä" * 700), st.integers(1, 12_000).map(lambda n: "a" * n),
-    st.uuids().map(lambda u: str(u) + "x"), st.uuids().map(lambda u: str(u).replace("-", "")),
-    st.just("72d3162e-cc78-11e3-81ab-4c9367dc095>"), st.none())
-hostile_event = st.one_of(header_text, st.integers(65, 12_000).map(lambda n: "e" * n),
-                          st.sampled_from(["issues.>", "pull_request*", "Issues", "ping ", "_"]),
-                          st.none())
-integers = st.one_of(st.integers(), st.integers(-2 ** 80, 2 ** 80),
-                     st.sampled_from([0, -1, 2 ** 31, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64,
-                                      -2 ** 63 - 1]))
-number_literals = st.one_of(integers.map(str), st.sampled_from(
-    ["1e400", "-1e400", "1.5", "1e18", "-0.0", "1E308", "123456789012345678901234567890e10"]))
+    header_text,
+    st.just("ä" * 700),
+    st.integers(1, 12_000).map(lambda n: "a" * n),
+    st.uuids().map(lambda u: str(u) + "x"),
+    st.uuids().map(lambda u: str(u).replace("-", "")),
+    st.just("72d3162e-cc78-11e3-81ab-4c9367dc095>"),
+    st.none(),
+)
+hostile_event = st.one_of(
+    header_text,
+    st.integers(65, 12_000).map(lambda n: "e" * n),
+    st.sampled_from(["issues.>", "pull_request*", "Issues", "ping ", "_"]),
+    st.none(),
+)
+integers = st.one_of(
+    st.integers(),
+    st.integers(-(2**80), 2**80),
+    st.sampled_from([0, -1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1]),
+)
+number_literals = st.one_of(
+    integers.map(str),
+    st.sampled_from(
+        ["1e400", "-1e400", "1.5", "1e18", "-0.0", "1E308", "123456789012345678901234567890e10"]
+    ),
+)
 times = st.one_of(
-    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59))
-    .map(lambda t: t.isoformat() + "Z"),
-    st.sampled_from(["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z",
-                     "2200-01-01T00:00:01Z", "2026-02-30T00:00:00Z", "yesterday", "",
-                     "2026-06-01T00:00:00+14:00", "2026-06-01T00:00:00-12:00"]),
-    header_text)
-INT_FIELDS = (("number",), ("id",), ("user", "id"), ("comments",), ("additions",),
-              ("deletions",), ("changed_files",))
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59)).map(
+        lambda t: t.isoformat() + "Z"
+    ),
+    st.sampled_from(
+        [
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "1969-12-31T23:59:59Z",
+            "2200-01-01T00:00:01Z",
+            "2026-02-30T00:00:00Z",
+            "yesterday",
+            "",
+            "2026-06-01T00:00:00+14:00",
+            "2026-06-01T00:00:00-12:00",
+        ]
+    ),
+    header_text,
+)
+INT_FIELDS = (
+    ("number",),
+    ("id",),
+    ("user", "id"),
+    ("comments",),
+    ("additions",),
+    ("deletions",),
+    ("changed_files",),
+)
 TIME_FIELDS = ("created_at", "updated_at", "closed_at", "merged_at")
 
 
@@ -219,9 +286,21 @@ def wire_deliveries(draw):
     """(kind, event, body, headers) with one thing of a real delivery made hostile."""
     event, name = draw(st.sampled_from(DELIVERIES))
     doc = json.loads(payload_bytes(event, name))
-    kind = draw(st.sampled_from(["delivery-header", "event-header", "extra-header",
-                                 "content-type", "integer", "time", "title-size", "body-size",
-                                 "nested-time"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "delivery-header",
+                "event-header",
+                "extra-header",
+                "content-type",
+                "integer",
+                "time",
+                "title-size",
+                "body-size",
+                "nested-time",
+            ]
+        )
+    )
     hdrs = headers(event, b"")
     literal = None
     if kind == "integer":
@@ -240,14 +319,18 @@ def wire_deliveries(draw):
                 doc[holder]["created_at" if holder == "comment" else "submitted_at"] = draw(times)
     elif kind == "title-size":
         _item(doc)["title"] = draw(st.sampled_from(["t", "ä", "\u202e", "😀"])) * draw(
-            st.one_of(st.integers(0, 5000), st.integers(500_000, 1_400_000)))
+            st.one_of(st.integers(0, 5000), st.integers(500_000, 1_400_000))
+        )
     body = json.dumps(doc).encode()
     if literal is not None:
         body = body.replace(b'"@@NUMBER@@"', literal.encode(), 1)
     if kind == "body-size":
-        body = body + b" " * draw(st.one_of(st.integers(0, 1000),
-                                            st.integers(WIRE_MAX_BODY - len(body) - 10,
-                                                        WIRE_MAX_BODY + 10_000)))
+        body = body + b" " * draw(
+            st.one_of(
+                st.integers(0, 1000),
+                st.integers(WIRE_MAX_BODY - len(body) - 10, WIRE_MAX_BODY + 10_000),
+            )
+        )
     hdrs = headers(event, body)
     if kind == "delivery-header":
         value = draw(hostile_delivery)
@@ -263,10 +346,21 @@ def wire_deliveries(draw):
             hdrs["X-GitHub-Event"] = value
     elif kind == "extra-header":
         hdrs[draw(st.sampled_from(["X-Pad", "traceparent", "Nats-Msg-Id", "X-GitHub-Hook-ID"]))] = (
-            draw(header_text) + "z" * draw(st.integers(0, 20_000)))
+            draw(header_text) + "z" * draw(st.integers(0, 20_000))
+        )
     elif kind == "content-type":
-        hdrs["Content-Type"] = draw(st.one_of(header_text, st.sampled_from(
-            ["application/x-www-form-urlencoded", "text/plain", "application/json; charset=latin-1"])))
+        hdrs["Content-Type"] = draw(
+            st.one_of(
+                header_text,
+                st.sampled_from(
+                    [
+                        "application/x-www-form-urlencoded",
+                        "text/plain",
+                        "application/json; charset=latin-1",
+                    ]
+                ),
+            )
+        )
     return kind, event, body, hdrs
 
 
@@ -308,8 +402,14 @@ class ServedEndpoint:
         self.runtime = Runtime(CommonSettings(nats_url=self.nats.url), "webhook-wire-fuzz")
         await self.runtime.start()
         state = await KvIngestState.open(self.runtime.js)
-        self.server = webhook_server(self.runtime.bus("ingest"), state, SECRET, host="127.0.0.1",
-                                     port=0, max_body=WIRE_MAX_BODY)
+        self.server = webhook_server(
+            self.runtime.bus("ingest"),
+            state,
+            SECRET,
+            host="127.0.0.1",
+            port=0,
+            max_body=WIRE_MAX_BODY,
+        )
         await self.server.start()
 
     async def _stop(self) -> None:
@@ -325,16 +425,19 @@ class ServedEndpoint:
         info = await js.stream_info(STREAM_GITHUB)
         if not info.state.messages:
             return []
-        return [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data).id
-                for s in range(info.state.first_seq, info.state.last_seq + 1)]
+        return [
+            GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data).id
+            for s in range(info.state.first_seq, info.state.last_seq + 1)
+        ]
 
     def stored_ids(self) -> list[str]:
         return self.call(self._stored_ids())
 
     def connected(self) -> bool:
         conn = self.runtime.nc
-        return bool(conn.is_connected and not conn.is_closed
-                    and not self.runtime.connection_lost.is_set())
+        return bool(
+            conn.is_connected and not conn.is_closed and not self.runtime.connection_lost.is_set()
+        )
 
 
 def test_hostile_headers_integers_times_and_sizes_over_the_wire(tmp_path):
@@ -356,11 +459,17 @@ def test_hostile_headers_integers_times_and_sizes_over_the_wire(tmp_path):
         assert r.status_code == 202 and r.json()["accepted"] == 1, r.text[:300]
         expected.update(accepted_ids("issues", body))
 
-    with ServedEndpoint(tmp_path / "nats") as served, httpx.Client(
-            base_url=f"http://127.0.0.1:{served.server.port}", timeout=60) as client:
+    with (
+        ServedEndpoint(tmp_path / "nats") as served,
+        httpx.Client(base_url=f"http://127.0.0.1:{served.server.port}", timeout=60) as client,
+    ):
 
-        @settings(max_examples=WIRE_EXAMPLES, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=WIRE_EXAMPLES,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(wire_deliveries())
         def one(delivery):
             kind, event, body, hdrs = delivery
@@ -383,9 +492,12 @@ def test_hostile_headers_integers_times_and_sizes_over_the_wire(tmp_path):
                 assert 400 <= status < 500, (kind, status)
             if kind in ("delivery-header", "event-header") and status != 400:
                 # only what GitHub itself could send gets past the header check
-                assert re.fullmatch(r"[0-9a-fA-F-]{36}", hdrs.get("X-GitHub-Delivery", "")) and \
-                    re.fullmatch(r"[a-z][a-z0-9_]{0,63}", hdrs.get("X-GitHub-Event", "")), \
-                    (kind, status)
+                assert re.fullmatch(
+                    r"[0-9a-fA-F-]{36}", hdrs.get("X-GitHub-Delivery", "")
+                ) and re.fullmatch(r"[a-z][a-z0-9_]{0,63}", hdrs.get("X-GitHub-Event", "")), (
+                    kind,
+                    status,
+                )
             if kind == "body-size" and len(body) > WIRE_MAX_BODY:
                 assert status == 413
             good_delivery(client)
@@ -393,8 +505,10 @@ def test_hostile_headers_integers_times_and_sizes_over_the_wire(tmp_path):
         one()
         assert served.connected(), "the service was left disconnected from NATS"
         stored = served.stored_ids()
-    print(f"\nwebhook wire fuzz: {sum(tried.values())} deliveries tried: "
-          f"{dict(sorted(tried.items()))}")
+    print(
+        f"\nwebhook wire fuzz: {sum(tried.values())} deliveries tried: "
+        f"{dict(sorted(tried.items()))}"
+    )
     print(f"responses: {dict(sorted(statuses.items()))}")
     # every accepted fact is in the stream once, and nothing else is
     assert len(stored) == len(set(stored)) and set(stored) == expected

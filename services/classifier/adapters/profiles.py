@@ -66,8 +66,10 @@ def read_profile_file(path: Path) -> dict[str, Any]:
     name = raw.get("profile")
     if name != path.stem:
         line = error_line(raw, ("profile",))
-        raise ProfileError(f"{path}{f':{line}' if line else ''}: `profile: {name}` must equal the "
-                           f"file name ({path.stem!r}), so that `extends:` and --profile find it")
+        raise ProfileError(
+            f"{path}{f':{line}' if line else ''}: `profile: {name}` must equal the "
+            f"file name ({path.stem!r}), so that `extends:` and --profile find it"
+        )
     return raw
 
 
@@ -88,7 +90,9 @@ def read_codeowners(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ProfileError(f"{path}: cannot read the CODEOWNERS file: {exc.strerror or exc}") from None
+        raise ProfileError(
+            f"{path}: cannot read the CODEOWNERS file: {exc.strerror or exc}"
+        ) from None
 
 
 def read_identities(path: Path) -> IdentityBook:
@@ -97,21 +101,27 @@ def read_identities(path: Path) -> IdentityBook:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise IdentityError(f"{path}: cannot read the identities file: {exc.strerror or exc}") from None
+        raise IdentityError(
+            f"{path}: cannot read the identities file: {exc.strerror or exc}"
+        ) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise IdentityError(f"{path}{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        raise IdentityError(
+            f"{path}{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"
+        ) from None
     return IdentityBook.from_data(data, str(path))
 
 
-def load_registry(profiles_dir: Path | None = None,
-                  codeowners: Mapping[str, Path] | None = None,
-                  overrides: Mapping[str, str] | None = None,
-                  pinned: str | None = None,
-                  identities: Path | None = None) -> ProfileRegistry:
+def load_registry(
+    profiles_dir: Path | None = None,
+    codeowners: Mapping[str, Path] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    pinned: str | None = None,
+    identities: Path | None = None,
+) -> ProfileRegistry:
     """Every profile compiled, ready for `registry.for_repo(repo).classify(item)`.
 
     `codeowners` maps a profile name (or `*` for every profile) to a CODEOWNERS file. `pinned`

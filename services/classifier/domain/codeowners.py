@@ -68,8 +68,10 @@ def parse_codeowners_checked(text: str) -> tuple[list[OwnerRule], list[str]]:
             continue
         why = _unsupported(line)
         if why:
-            problems.append(f"CODEOWNERS line {number}: {line.split()[0]!r}: {why}; "
-                            "GitHub skips the line, so does the classifier")
+            problems.append(
+                f"CODEOWNERS line {number}: {line.split()[0]!r}: {why}; "
+                "GitHub skips the line, so does the classifier"
+            )
             continue
         parts = _split(line)
         if not parts:
@@ -117,8 +119,13 @@ def derived_area(rule: OwnerRule) -> str | None:
     return stem.lstrip(".") or None
 
 
-def area_of(rule: OwnerRule, owner_areas: Mapping[str, str], aliases: Mapping[str, str],
-            from_sections: bool, from_paths: bool) -> str | None:
+def area_of(
+    rule: OwnerRule,
+    owner_areas: Mapping[str, str],
+    aliases: Mapping[str, str],
+    from_sections: bool,
+    from_paths: bool,
+) -> str | None:
     """The area of the files a line owns; None for a line without owners (GitHub: no owners)."""
     owners = rule.effective_owners
     if not owners:

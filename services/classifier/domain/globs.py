@@ -136,8 +136,11 @@ class GlobTable:
                 mask |= 1 << index
         for index, alternatives in self._negated:
             for fixed_head, literal, rx in alternatives:
-                if ((fixed_head is None or fixed_head == head) and literal in path
-                        and rx.fullmatch(path) is not None):
+                if (
+                    (fixed_head is None or fixed_head == head)
+                    and literal in path
+                    and rx.fullmatch(path) is not None
+                ):
                     break
             else:
                 mask |= 1 << index
@@ -183,10 +186,18 @@ class FileSet:
 # Semantics follow actions/labeler's own code and tests (src/api/get-label-configs.ts, labeler.ts,
 # changedFiles.ts, branch.ts; __tests__/*): see tests/unit/classifier/test_classifier_labeler_upstream.py.
 
-FilesOp = Literal["any-glob-to-any-file", "any-glob-to-all-files", "all-globs-to-any-file",
-                  "all-globs-to-all-files"]
-FILES_OPS: tuple[str, ...] = ("any-glob-to-any-file", "any-glob-to-all-files",
-                              "all-globs-to-any-file", "all-globs-to-all-files")
+FilesOp = Literal[
+    "any-glob-to-any-file",
+    "any-glob-to-all-files",
+    "all-globs-to-any-file",
+    "all-globs-to-all-files",
+]
+FILES_OPS: tuple[str, ...] = (
+    "any-glob-to-any-file",
+    "any-glob-to-all-files",
+    "all-globs-to-any-file",
+    "all-globs-to-all-files",
+)
 BASE_KEYS = ("changed-files", "base-branch", "head-branch")
 # top-level options of a labeler.yml (actions/labeler v6.1+), not labels
 LABELER_OPTIONS = ("changed-files-labels-limit", "max-files-changed")
@@ -326,25 +337,32 @@ def _globs(value: Any, where: str) -> list[str]:
     return items
 
 
-def _changed_files(value: Any, table: GlobTable,
-                   warnings: list[str]) -> tuple[tuple[FilesCondition, ...], int]:
+def _changed_files(
+    value: Any, table: GlobTable, warnings: list[str]
+) -> tuple[tuple[FilesCondition, ...], int]:
     if not value or not isinstance(value, (list, str)):
         # the action reads `!value.length`: null, [], '' and a mapping are no condition at all
         if isinstance(value, dict) and value:
-            warnings.append("changed-files is a mapping, not a list: ignored, as actions/labeler "
-                            "ignores it (write `- any-glob-to-any-file: [...]` as a list item)")
+            warnings.append(
+                "changed-files is a mapping, not a list: ignored, as actions/labeler "
+                "ignores it (write `- any-glob-to-any-file: [...]` as a list item)"
+            )
         return (), 0
     entries = value if isinstance(value, list) else [value]
     conditions: list[FilesCondition] = []
     evidence = 0
     for entry in entries:
         if not isinstance(entry, dict):
-            raise GlobError('the "changed-files" section must have a valid config structure: '
-                            f"expected a mapping like {{any-glob-to-any-file: [...]}}, got {entry!r}")
+            raise GlobError(
+                'the "changed-files" section must have a valid config structure: '
+                f"expected a mapping like {{any-glob-to-any-file: [...]}}, got {entry!r}"
+            )
         unknown = [k for k in entry if k not in FILES_OPS]
         if unknown:
-            raise GlobError(f'unknown config options were under "changed-files": '
-                            f"{', '.join(map(str, unknown))}; expected one of " + ", ".join(FILES_OPS))
+            raise GlobError(
+                f'unknown config options were under "changed-files": '
+                f"{', '.join(map(str, unknown))}; expected one of " + ", ".join(FILES_OPS)
+            )
         for op, globs in entry.items():
             patterns = _globs(globs, f"changed-files.{op}")
             bits = table.bits(patterns)
@@ -358,10 +376,13 @@ def _branches(value: Any, where: str) -> tuple[re.Pattern[str], ...] | None:
     if not value and value != []:  # null or '': no condition (the action reads it as unset)
         return None
     out = []
-    for pattern in [value] if isinstance(value, str) else value if isinstance(value, list) else [value]:
+    for pattern in (
+        [value] if isinstance(value, str) else value if isinstance(value, list) else [value]
+    ):
         if not isinstance(pattern, str):
-            raise GlobError(f"{where}: expected a regular expression or a list of them, "
-                            f"got {pattern!r}")
+            raise GlobError(
+                f"{where}: expected a regular expression or a list of them, got {pattern!r}"
+            )
         try:
             out.append(re.compile(pattern))
         except re.error as exc:
@@ -369,15 +390,21 @@ def _branches(value: Any, where: str) -> tuple[re.Pattern[str], ...] | None:
     return tuple(out)
 
 
-def _base(config: Any, table: GlobTable, warnings: list[str], where: str) -> tuple[BaseCondition, int]:
+def _base(
+    config: Any, table: GlobTable, warnings: list[str], where: str
+) -> tuple[BaseCondition, int]:
     if not isinstance(config, dict):
-        warnings.append(f"{where}: expected a match object (changed-files, base-branch, "
-                        f"head-branch), got {config!r}: ignored")
+        warnings.append(
+            f"{where}: expected a match object (changed-files, base-branch, "
+            f"head-branch), got {config!r}: ignored"
+        )
         return BaseCondition(), 0
     for key in config:
         if key not in BASE_KEYS:
-            warnings.append(f"{where}: unknown config option {key!r} ignored (as actions/labeler "
-                            "does); expected " + ", ".join(BASE_KEYS))
+            warnings.append(
+                f"{where}: unknown config option {key!r} ignored (as actions/labeler "
+                "does); expected " + ", ".join(BASE_KEYS)
+            )
     files, evidence = _changed_files(config.get("changed-files"), table, warnings)
     base = _branches(config.get("base-branch"), "base-branch")
     head = _branches(config.get("head-branch"), "head-branch")
@@ -397,8 +424,10 @@ def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list) or not all(e is None or isinstance(e, dict) for e in value):
-        raise GlobError("found unexpected type (should be a list of match objects, e.g. "
-                        "[{changed-files: [{any-glob-to-any-file: ['src/**']}]}])")
+        raise GlobError(
+            "found unexpected type (should be a list of match objects, e.g. "
+            "[{changed-files: [{any-glob-to-any-file: ['src/**']}]}])"
+        )
     warnings: list[str] = []
     groups: list[tuple[str, list[BaseCondition]]] = []
     evidence = 0
@@ -406,8 +435,10 @@ def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
         for key, sub in (entry or {}).items():
             if key in ("any", "all"):
                 if not isinstance(sub, list):
-                    warnings.append(f"{key}: expected a list of match objects, got {sub!r}: "
-                                    "ignored (as actions/labeler does)")
+                    warnings.append(
+                        f"{key}: expected a list of match objects, got {sub!r}: "
+                        "ignored (as actions/labeler does)"
+                    )
                     continue
                 bases = []
                 for item in sub:
@@ -424,8 +455,10 @@ def parse_labeler(value: Any, table: GlobTable) -> LabelerConfig:
                 else:
                     first_any.append(base)
             else:
-                warnings.append(f"unknown config option {key!r} ignored (as actions/labeler "
-                                "does); expected any, all, " + ", ".join(BASE_KEYS))
+                warnings.append(
+                    f"unknown config option {key!r} ignored (as actions/labeler "
+                    "does); expected any, all, " + ", ".join(BASE_KEYS)
+                )
     built = tuple(MatchGroup(mode, tuple(bases)) for mode, bases in groups)  # type: ignore[arg-type]
     if not built:
         warnings.append("no condition actions/labeler knows: the label never applies")
@@ -452,15 +485,21 @@ def labeler_option(value: Any, name: str) -> int:
         raise GlobError(f"invalid value for {name!r}: expected a non-negative integer")
     if isinstance(value, int):
         if value < 0:
-            raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value})")
+            raise GlobError(
+                f"invalid value for {name!r}: must be a non-negative integer (got {value})"
+            )
         return value
     if isinstance(value, float):
         raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value})")
     if isinstance(value, str):
         if not re.fullmatch(r"\d+", value.strip()):
-            raise GlobError(f"invalid value for {name!r}: must be a non-negative integer (got {value!r})")
+            raise GlobError(
+                f"invalid value for {name!r}: must be a non-negative integer (got {value!r})"
+            )
         return int(value.strip())
     if isinstance(value, list):
-        raise GlobError(f"{name!r} is a reserved top-level option and cannot be used as a label "
-                        "name; rename the label")
+        raise GlobError(
+            f"{name!r} is a reserved top-level option and cannot be used as a label "
+            "name; rename the label"
+        )
     raise GlobError(f"invalid value for {name!r}: expected a non-negative integer")

@@ -43,11 +43,15 @@ class Enrollment(_Model):
     @model_validator(mode="after")
     def _ordered(self) -> Enrollment:
         if self.since and self.until and self.since > self.until:
-            raise ValueError(f"affiliation {self.org!r}: from {self.since} is after until {self.until}")
+            raise ValueError(
+                f"affiliation {self.org!r}: from {self.since} is after until {self.until}"
+            )
         return self
 
     def covers(self, day: date) -> bool:
-        return (self.since is None or self.since <= day) and (self.until is None or day <= self.until)
+        return (self.since is None or self.since <= day) and (
+            self.until is None or day <= self.until
+        )
 
 
 class Person(_Model):
@@ -105,29 +109,39 @@ class IdentityBook:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
-            raise IdentityError(f"{source}: an identities file is a mapping with `people:` (a list)")
+            raise IdentityError(
+                f"{source}: an identities file is a mapping with `people:` (a list)"
+            )
         try:
             parsed = IdentitiesFile.model_validate(dict(data))
         except ValidationError as exc:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors())
+                f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors()
+            )
             raise IdentityError(f"{source}: {problems}") from None
-        canonical = json.dumps(parsed.model_dump(mode="json", by_alias=True), sort_keys=True,
-                               separators=(",", ":"), ensure_ascii=False)
+        canonical = json.dumps(
+            parsed.model_dump(mode="json", by_alias=True),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         book = cls(parsed.people, hashlib.sha256(canonical.encode("utf-8")).hexdigest())
         for index, person in enumerate(parsed.people):
             where = f"{source}: people[{index}] ({person.key})"
             logins = [person.login, *person.logins] if person.login else list(person.logins)
             for table, values, what in (
-                    (book.by_login, [x.lstrip("@") for x in logins], "login"),
-                    (book.by_name, [*person.names, *([person.name] if person.name else [])], "name"),
-                    (book.by_email, list(person.emails), "e-mail")):
+                (book.by_login, [x.lstrip("@") for x in logins], "login"),
+                (book.by_name, [*person.names, *([person.name] if person.name else [])], "name"),
+                (book.by_email, list(person.emails), "e-mail"),
+            ):
                 for value in values:
                     key = _fold(value)
                     other = table.get(key)
                     if other is not None and other is not person:
-                        raise IdentityError(f"{where}: {what} {value!r} is already {other.key}'s; an "
-                                            f"alias belongs to one person")
+                        raise IdentityError(
+                            f"{where}: {what} {value!r} is already {other.key}'s; an "
+                            f"alias belongs to one person"
+                        )
                     table[key] = person
         return book
 
@@ -139,7 +153,9 @@ class IdentityBook:
         found = self.by_login.get(_fold(actor.login))
         if found is None and actor.email:
             via = noreply_login(actor.email)
-            found = (self.by_login.get(_fold(via)) if via else None) or self.by_email.get(_fold(actor.email))
+            found = (self.by_login.get(_fold(via)) if via else None) or self.by_email.get(
+                _fold(actor.email)
+            )
         if found is None and actor.name:
             found = self.by_name.get(_fold(actor.name))
         if found is None:
@@ -187,7 +203,8 @@ def identify(fact: FactData, tags: Tags, book: IdentityBook) -> Tags:
         enrolled = book.affiliations(author_person, fact.item.created_at)
         if enrolled is not None:
             update["affiliations"] = tuple(
-                Tag(name=e.org, rule=f"identities:{e.org}/{author_person.key}") for e in enrolled)
+                Tag(name=e.org, rule=f"identities:{e.org}/{author_person.key}") for e in enrolled
+            )
     return tags.model_copy(update=update) if update else tags
 
 

@@ -71,7 +71,7 @@ class PhraseIndex:
             if n is None:
                 continue
             for length in range(min(n, len(ws) - i), 0, -1):  # the longest phrase speaks first
-                key = tuple(ws[i:i + length]) if length > 1 else (w,)
+                key = tuple(ws[i : i + length]) if length > 1 else (w,)
                 owners = phrases.get(key)
                 if owners:
                     if len(low) != len(text):  # lower() changed the length: quote the words
@@ -79,7 +79,7 @@ class PhraseIndex:
                     else:
                         if spans is None:
                             spans = [m.span() for m in _WORD.finditer(low)]
-                        written = text[spans[i][0]:spans[i + length - 1][1]]
+                        written = text[spans[i][0] : spans[i + length - 1][1]]
                     for owner in owners:
                         hits.setdefault(owner, written)
 
@@ -87,9 +87,26 @@ class PhraseIndex:
 class ItemView:
     """What the rules look at, computed once per item (the body words only when a rule asks)."""
 
-    __slots__ = ("item", "kind", "title", "labels", "body", "files", "scoped", "modules",
-                 "prefix_hits", "label_hits", "keyword_hits", "title_rx", "body_rx", "author_hits",
-                 "file_facts", "_body_hits", "_index", "candidates")
+    __slots__ = (
+        "item",
+        "kind",
+        "title",
+        "labels",
+        "body",
+        "files",
+        "scoped",
+        "modules",
+        "prefix_hits",
+        "label_hits",
+        "keyword_hits",
+        "title_rx",
+        "body_rx",
+        "author_hits",
+        "file_facts",
+        "_body_hits",
+        "_index",
+        "candidates",
+    )
 
     def __init__(self, item: ItemSnapshot, index: SignalIndex, file_facts: FileFacts) -> None:
         self.item = item
@@ -127,8 +144,9 @@ class FileFacts:
 
     __slots__ = ("files", "scoped", "candidates", "hits", "risk_tags")
 
-    def __init__(self, paths: tuple[str, ...], table: GlobTable, ignore_bits: int,
-                 index: SignalIndex) -> None:
+    def __init__(
+        self, paths: tuple[str, ...], table: GlobTable, ignore_bits: int, index: SignalIndex
+    ) -> None:
         self.files = FileSet.build(table, paths)
         if ignore_bits and self.files.any_mask & ignore_bits:
             kept = [p for p, m in zip(self.files.paths, self.files.masks) if not m & ignore_bits]
@@ -138,10 +156,13 @@ class FileFacts:
         self.candidates = index.file_candidates(self.files, self.scoped)
         # (rule, base branch, head branch) -> the files that fire it
         self.hits: dict[tuple[int, str | None, str | None], list[str] | None] = {}
-        self.risk_tags: dict[tuple[int, str | None, str | None], RiskTag] = {}  # without-tests risks that fired
+        self.risk_tags: dict[
+            tuple[int, str | None, str | None], RiskTag
+        ] = {}  # without-tests risks that fired
 
-    def files_hit(self, match: CompiledMatch, base: str | None,
-                  head: str | None) -> list[str] | None:
+    def files_hit(
+        self, match: CompiledMatch, base: str | None, head: str | None
+    ) -> list[str] | None:
         key = (match.id, base, head)
         try:
             return self.hits[key]
@@ -219,7 +240,9 @@ class SignalIndex:
         for module in spec.modules:  # candidates once the item's modules are known
             self.by_module.setdefault(module, []).append(owner)
         for p in spec.title_prefixes:
-            self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(owner)
+            self.prefixes.setdefault(norm_token(p.strip().strip("[]【】").rstrip(":")), []).append(
+                owner
+            )
             self._lead_hits.clear()
         for label in spec.labels:
             self.labels.setdefault(label.lower(), []).append(owner)
@@ -227,8 +250,13 @@ class SignalIndex:
         self.body_keywords.add(owner, spec.body_keywords)
         return owner
 
-    def add_regexes(self, owner: int, title: re.Pattern[str] | None, body: re.Pattern[str] | None,
-                    authors: re.Pattern[str] | None) -> None:
+    def add_regexes(
+        self,
+        owner: int,
+        title: re.Pattern[str] | None,
+        body: re.Pattern[str] | None,
+        authors: re.Pattern[str] | None,
+    ) -> None:
         if title is not None:
             self.title_gate.add(owner, title)
         if body is not None:
@@ -244,7 +272,8 @@ class SignalIndex:
             if len(self._author_hits) >= _CACHE_LIMIT:
                 self._author_hits.clear()
             hits = self._author_hits[login] = frozenset(
-                owner for owner, rx in self.authors if rx.search(login))
+                owner for owner, rx in self.authors if rx.search(login)
+            )
         return hits
 
     def lead_hits(self, lead: Lead | None) -> dict[int, tuple[str, int]]:
@@ -313,13 +342,18 @@ class CompiledMatch:
             if self.has_branches:
                 index.branch_rules.append(self.id)
 
-    def files_hit(self, files: FileSet, scoped: FileSet, base: str | None,
-                  head: str | None) -> list[str] | None:
+    def files_hit(
+        self, files: FileSet, scoped: FileSet, base: str | None, head: str | None
+    ) -> list[str] | None:
         """The files that make the rule fire, or None."""
         if self.path_bits and scoped.any_mask & self.path_bits:
             return scoped.matching(self.path_bits)
         labeler = self.labeler
-        if labeler is not None and (files.paths or self.has_branches) and labeler.test(files, base, head):
+        if (
+            labeler is not None
+            and (files.paths or self.has_branches)
+            and labeler.test(files, base, head)
+        ):
             matched = files.matching(labeler.evidence_bits)
             if matched or (self.has_branches and labeler.branch_evidence(base, head)):
                 return matched  # [] when a branch alone made it fire
@@ -353,8 +387,10 @@ class CompiledMatch:
         if self.associations:
             association = str(v.item.author.association).upper()
             if association in self.associations:
-                return Fired("association", f"author {v.item.author.login} is "
-                                            f"{association.lower().replace('_', ' ')}")
+                return Fired(
+                    "association",
+                    f"author {v.item.author.login} is {association.lower().replace('_', ' ')}",
+                )
         if self.modules:
             hit = sorted(self.modules & v.modules)
             if hit:

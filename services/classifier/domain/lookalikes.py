@@ -121,8 +121,9 @@ def _links(seen: dict[str, Seen], book: IdentityBook | None) -> list[Link]:
         logins = logins_of_name.get(" ".join(s.key.split()).casefold(), set()) - {s.key}
         if len(logins) == 1:
             login = next(iter(logins))
-            links[s.key] = Link(s.key, login, f"commit name {s.key!r} also committed with "
-                                              f"{login}'s noreply address")
+            links[s.key] = Link(
+                s.key, login, f"commit name {s.key!r} also committed with {login}'s noreply address"
+            )
             for email in s.emails:
                 email_login.setdefault(email, (login, s.key))
     for s in sorted(seen.values(), key=lambda s: s.key):
@@ -186,9 +187,13 @@ def survey(facts: Iterable[FactData], book: IdentityBook | None = None) -> Surve
         groups[root] |= keys
         signals[root].add(signal.removeprefix("name "))
     # (a name before its capitalised twin, then as written: the order never rests on a set's)
-    lookalikes = [LookAlike(tuple(sorted(keys, key=lambda k: (k.casefold(), k != k.lower(), k))),
-                            tuple(sorted(signals[root])))
-                  for root, keys in groups.items()]
+    lookalikes = [
+        LookAlike(
+            tuple(sorted(keys, key=lambda k: (k.casefold(), k != k.lower(), k))),
+            tuple(sorted(signals[root])),
+        )
+        for root, keys in groups.items()
+    ]
     lookalikes.sort(key=lambda g: (-sum(seen[k].facts for k in g.keys), g.keys))
     return Survey(seen, links, lookalikes)
 
@@ -197,7 +202,7 @@ def starter_file(result: Survey, book: IdentityBook | None = None) -> str:
     """An identities file: the people of `book`, the data's links as people, and each look-alike
     group as a commented entry for a person to confirm."""
     people: dict[str, dict] = {}
-    for p in (book.people if book is not None else ()):
+    for p in book.people if book is not None else ():
         people[p.key.casefold()] = _entry(p)
     for link in result.links:
         entry = people.setdefault(link.login.casefold(), {"login": link.login})
@@ -205,22 +210,34 @@ def starter_file(result: Survey, book: IdentityBook | None = None) -> str:
         _add(entry, "names", link.alias)
         for email in sorted(s.emails):
             _add(entry, "emails", email)
-    head = ("# repodigest identities: one entry per person (README, Identities). Aliases are\n"
-            "# case-insensitive; GitHub noreply addresses map to their login without an entry.\n"
-            "# affiliations: [{org: NAME, from: YYYY-MM-DD, until: YYYY-MM-DD}] (either end open)\n")
-    body = yaml.safe_dump({"people": list(people.values())}, sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)
+    head = (
+        "# repodigest identities: one entry per person (README, Identities). Aliases are\n"
+        "# case-insensitive; GitHub noreply addresses map to their login without an entry.\n"
+        "# affiliations: [{org: NAME, from: YYYY-MM-DD, until: YYYY-MM-DD}] (either end open)\n"
+    )
+    body = yaml.safe_dump(
+        {"people": list(people.values())},
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=None,
+        width=100,
+    )
     if not result.lookalikes:
         return head + body
-    lines = ["", "# Look-alikes: the same name or e-mail local part under different keys. Confirm",
-             "# (uncomment under the right person) or leave them apart."]
+    lines = [
+        "",
+        "# Look-alikes: the same name or e-mail local part under different keys. Confirm",
+        "# (uncomment under the right person) or leave them apart.",
+    ]
     for group in result.lookalikes:
         lines.append(f"#  - {_describe(group, result)}")
     return head + body + "\n".join(lines) + "\n"
 
 
 def _describe(group: LookAlike, result: Survey) -> str:
-    keys = ", ".join(f"{k!r} ({result.seen[k].kind}, {result.seen[k].facts} facts)" for k in group.keys)
+    keys = ", ".join(
+        f"{k!r} ({result.seen[k].kind}, {result.seen[k].facts} facts)" for k in group.keys
+    )
     return f"{keys}: shared {', '.join(group.signals)}"
 
 
@@ -230,8 +247,10 @@ def _entry(p: Person) -> dict:
 
 def _add(entry: dict, key: str, value: str) -> None:
     values = entry.setdefault(key, [])
-    if value.casefold() not in {v.casefold() for v in values} and value.casefold() != str(
-            entry.get("login", "")).casefold():
+    if (
+        value.casefold() not in {v.casefold() for v in values}
+        and value.casefold() != str(entry.get("login", "")).casefold()
+    ):
         values.append(value)
 
 

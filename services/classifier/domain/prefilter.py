@@ -25,8 +25,11 @@ def _required(seq: Iterable[tuple[object, object]]) -> frozenset[str] | None:
 
     def consider(option: frozenset[str] | None) -> None:
         nonlocal best
-        if option and min(map(len, option)) >= _MIN_LITERAL and (
-                best is None or min(map(len, option)) > min(map(len, best))):
+        if (
+            option
+            and min(map(len, option)) >= _MIN_LITERAL
+            and (best is None or min(map(len, option)) > min(map(len, best)))
+        ):
             best = option
 
     for op, av in seq:
@@ -75,8 +78,11 @@ class RegexGate:
             self.ungated.append(owner)
             return
         # for ASCII texts and ASCII literals, ignoring case is exactly comparing lower case
-        plain = (tuple(s.lower() for s in literals)
-                 if rx.flags & re.IGNORECASE and all(s.isascii() for s in literals) else None)
+        plain = (
+            tuple(s.lower() for s in literals)
+            if rx.flags & re.IGNORECASE and all(s.isascii() for s in literals)
+            else None
+        )
         either = "|".join(re.escape(s) for s in sorted(literals))
         self.gated.append((owner, plain, re.compile(either, rx.flags & ~re.VERBOSE)))
         self.plain.extend((s, owner) for s in plain or ())

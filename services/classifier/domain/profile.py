@@ -55,10 +55,18 @@ def _check_regexes(values: tuple[str, ...]) -> tuple[str, ...]:
         try:
             re.compile(f"(?:{v})")
         except re.error as exc:
-            hint = ("; a flag must be scoped, e.g. (?i:word) instead of (?i)word (matching "
-                    "ignores case already)") if "global flags" in exc.msg else ""
-            raise ValueError(f"invalid regular expression {v!r}: {exc.msg} once grouped with "
-                             f"the field's other patterns{hint}") from None
+            hint = (
+                (
+                    "; a flag must be scoped, e.g. (?i:word) instead of (?i)word (matching "
+                    "ignores case already)"
+                )
+                if "global flags" in exc.msg
+                else ""
+            )
+            raise ValueError(
+                f"invalid regular expression {v!r}: {exc.msg} once grouped with "
+                f"the field's other patterns{hint}"
+            ) from None
     return values
 
 
@@ -66,23 +74,35 @@ class MatchSpec(_Model):
     """Ways a rule can fire; any one of them is enough (the first that fires names the rule)."""
 
     title_prefixes: tuple[str, ...] = Field(
-        (), description='leading "[Tag]" tokens or conventional-commit types/scopes, any case')
+        (), description='leading "[Tag]" tokens or conventional-commit types/scopes, any case'
+    )
     labels: tuple[str, ...] = Field((), description="GitHub label names, any case")
-    title_regex: tuple[str, ...] = Field((), description="regexes searched in the title (case-insensitive)")
-    keywords: tuple[str, ...] = Field((), description="whole words or phrases in the title, any case")
+    title_regex: tuple[str, ...] = Field(
+        (), description="regexes searched in the title (case-insensitive)"
+    )
+    keywords: tuple[str, ...] = Field(
+        (), description="whole words or phrases in the title, any case"
+    )
     authors: tuple[str, ...] = Field((), description="regexes on the author login")
-    associations: tuple[str, ...] = Field((), description="author associations, e.g. FIRST_TIME_CONTRIBUTOR")
+    associations: tuple[str, ...] = Field(
+        (), description="author associations, e.g. FIRST_TIME_CONTRIBUTOR"
+    )
     modules: tuple[str, ...] = Field((), description="fires when the item got one of these modules")
     paths: tuple[str, ...] = Field((), description="globs: any glob to any changed file")
-    files: Any = Field(None, description="an actions/labeler v5 match config (changed-files, "
-                       "base-branch, head-branch, any/all)")
+    files: Any = Field(
+        None,
+        description="an actions/labeler v5 match config (changed-files, "
+        "base-branch, head-branch, any/all)",
+    )
     body_regex: tuple[str, ...] = Field((), description="regexes searched in the body excerpt")
     body_keywords: tuple[str, ...] = Field((), description="whole words or phrases in the body")
     kinds: tuple[Literal["pull_request", "issue"], ...] = Field(
-        (), description="only items of these kinds (default: both)")
+        (), description="only items of these kinds (default: both)"
+    )
 
     _v_regex = field_validator("title_regex", "body_regex", "authors")(
-        lambda cls, v: _check_regexes(v))
+        lambda cls, v: _check_regexes(v)
+    )
 
     @field_validator("files")
     @classmethod
@@ -104,9 +124,21 @@ class MatchSpec(_Model):
         return v
 
     def has_conditions(self) -> bool:
-        return any((self.title_prefixes, self.labels, self.title_regex, self.keywords, self.authors,
-                    self.associations, self.modules, self.paths, self.files is not None,
-                    self.body_regex, self.body_keywords))
+        return any(
+            (
+                self.title_prefixes,
+                self.labels,
+                self.title_regex,
+                self.keywords,
+                self.authors,
+                self.associations,
+                self.modules,
+                self.paths,
+                self.files is not None,
+                self.body_regex,
+                self.body_keywords,
+            )
+        )
 
 
 class ModuleRule(MatchSpec):
@@ -126,13 +158,16 @@ class RiskRule(MatchSpec):
     kind: Literal["match", "without-tests", "size"] = "match"
     label: str = Field("", description="what the matched files are, for reasons: 'core'")
     reason: str | None = Field(
-        None, description="reason template: {evidence}, {files}, {label}, {tests}, {lines}, {count}")
+        None, description="reason template: {evidence}, {files}, {label}, {tests}, {lines}, {count}"
+    )
     lines: int | None = Field(None, ge=1, description="size: changed lines (additions + deletions)")
     files_count: int | None = Field(None, ge=1, description="size: number of changed files")
     suppressed_by: tuple[str, ...] = Field(
-        (), description="risks listed earlier that make this one redundant when they fire")
+        (), description="risks listed earlier that make this one redundant when they fire"
+    )
     on_docs_only: bool = Field(
-        False, description="also for pull requests that change only documentation (`paths_ignore`)")
+        False, description="also for pull requests that change only documentation (`paths_ignore`)"
+    )
 
     @model_validator(mode="after")
     def _kind(self) -> RiskRule:
@@ -164,8 +199,16 @@ class BotRules(_Model):
 
 
 class TestsSpec(_Model):
-    paths: tuple[str, ...] = ("tests/**", "test/**", "**/tests/**", "**/test_*.py", "**/*_test.py",
-                              "**/*_test.go", "**/*.test.ts", "**/*.spec.ts")
+    paths: tuple[str, ...] = (
+        "tests/**",
+        "test/**",
+        "**/tests/**",
+        "**/test_*.py",
+        "**/*_test.py",
+        "**/*_test.go",
+        "**/*.test.ts",
+        "**/*.spec.ts",
+    )
     describe: str = "tests/"
 
 
@@ -173,7 +216,8 @@ class FallbackSpec(_Model):
     """Top-level directory of the most-changed files when no module rule fires."""
 
     skip_dirs: tuple[str, ...] = Field(
-        ("src", "lib"), description="directories that say nothing by themselves: look one deeper")
+        ("src", "lib"), description="directories that say nothing by themselves: look one deeper"
+    )
     root_files: str = Field("other", description="module for files at the repository root")
     none: str = Field("other", description="module when there are no files (issues)")
     aliases: dict[str, str] = Field(default_factory=dict, description="directory -> module")
@@ -185,7 +229,9 @@ class CodeownersSpec(_Model):
     aliases: dict[str, str] = Field(default_factory=dict, description="derived area -> module")
     from_sections: bool = True
     from_paths: bool = True
-    text: str | None = Field(None, description="inline CODEOWNERS content (else the configured file)")
+    text: str | None = Field(
+        None, description="inline CODEOWNERS content (else the configured file)"
+    )
 
 
 class Profile(_Model):
@@ -194,25 +240,42 @@ class Profile(_Model):
     extends: str | None = None
     repos: tuple[str, ...] = ()
     paths_ignore: tuple[str, ...] = Field(
-        (), description="files the `paths:` shorthand never looks at (documentation)")
+        (), description="files the `paths:` shorthand never looks at (documentation)"
+    )
     docs_paths: tuple[str, ...] = Field(
-        ("docs/**", "doc/**", "**/*.md", "**/*.rst", "**/*.adoc", "**/*.po",
-         # a docs site's own configuration (a tutorial that adds itself to the navigation)
-         "mkdocs.yml", "mkdocs.yaml", ".readthedocs.yml", ".readthedocs.yaml"),
-        description="documentation: a pull request changing only these carries no risk")
+        (
+            "docs/**",
+            "doc/**",
+            "**/*.md",
+            "**/*.rst",
+            "**/*.adoc",
+            "**/*.po",
+            # a docs site's own configuration (a tutorial that adds itself to the navigation)
+            "mkdocs.yml",
+            "mkdocs.yaml",
+            ".readthedocs.yml",
+            ".readthedocs.yaml",
+        ),
+        description="documentation: a pull request changing only these carries no risk",
+    )
     style_titles: tuple[str, ...] = Field(
-        (r"^\W*(?:\[[^\]]*\]\W*)*\[(?:style|lint|format|formatting)\]",
-         r"^\W*(?:\[[^\]]*\]\W*)*(?:style\s*:|(?:apply|run|convert|migrate|switch)\b.{0,60}?\b(?:ruff|black|isort|yapf|autopep8|clang-format)\b)",
-         r"^\W*(?:\[[^\]]*\]\W*)*(?:fix(?:es|ed)?\s+(?:for\s+|the\s+)?)?(?:lint|linting|format|formatting)(?:\s+(?:ci|errors?|issues?|checks?))?\W*$"),
+        (
+            r"^\W*(?:\[[^\]]*\]\W*)*\[(?:style|lint|format|formatting)\]",
+            r"^\W*(?:\[[^\]]*\]\W*)*(?:style\s*:|(?:apply|run|convert|migrate|switch)\b.{0,60}?\b(?:ruff|black|isort|yapf|autopep8|clang-format)\b)",
+            r"^\W*(?:\[[^\]]*\]\W*)*(?:fix(?:es|ed)?\s+(?:for\s+|the\s+)?)?(?:lint|linting|format|formatting)(?:\s+(?:ci|errors?|issues?|checks?))?\W*$",
+        ),
         description="titles of formatting-only changes (a code-style batch, a lint fix): like "
-                    "documentation, they carry no engineering risk (2026-W04: six ruff batches "
-                    "were 'very large changes' and 'core changes without tests')")
+        "documentation, they carry no engineering risk (2026-W04: six ruff batches "
+        "were 'very large changes' and 'core changes without tests')",
+    )
     _v_style = field_validator("style_titles")(lambda cls, v: _check_regexes(v))
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(
-        default_factory=dict, description="a labeler.yml (v5, v6) pasted as is: label -> match "
+        default_factory=dict,
+        description="a labeler.yml (v5, v6) pasted as is: label -> match "
         "config, each label becomes a module (after `modules:`); the v6.1+ top-level options "
-        "changed-files-labels-limit and max-files-changed are honoured")
+        "changed-files-labels-limit and max-files-changed are honoured",
+    )
     risks: tuple[RiskRule, ...] = ()
     ecosystems: tuple[NamedRule, ...] = ()
     categories: tuple[NamedRule, ...] = ()
@@ -232,8 +295,9 @@ class Profile(_Model):
                 else:
                     parse_labeler(config, GlobTable())
             except GlobError as exc:
-                raise ValueError(str(exc) if label in LABELER_OPTIONS
-                                 else f"label {label!r}: {exc}") from None
+                raise ValueError(
+                    str(exc) if label in LABELER_OPTIONS else f"label {label!r}: {exc}"
+                ) from None
         return v
 
     def labeler_labels(self) -> dict[str, Any]:
@@ -263,8 +327,9 @@ def _describe_error(source: str, raw: Mapping[str, Any], exc: ValidationError) -
     lines = []
     for err in exc.errors():
         loc = list(err["loc"])
-        line = error_line(raw, [p for p in loc if not (isinstance(p, str) and "[" in p)],
-                          str(err.get("msg", "")))
+        line = error_line(
+            raw, [p for p in loc if not (isinstance(p, str) and "[" in p)], str(err.get("msg", ""))
+        )
         at = f"{source}:{line}" if line else source
         where = ""
         if len(loc) >= 2 and loc[0] in _NAMED_SECTIONS and isinstance(loc[1], int):
@@ -285,8 +350,10 @@ def _describe_error(source: str, raw: Mapping[str, Any], exc: ValidationError) -
 def validate_profile(raw: Any, source: str) -> Profile:
     """Validate one profile's YAML content; `source` (a file name) prefixes every error."""
     if not isinstance(raw, dict):
-        raise ProfileError(f"{source}: a profile is a mapping (profile:, modules:, risks:, ...), "
-                           f"got {type(raw).__name__}")
+        raise ProfileError(
+            f"{source}: a profile is a mapping (profile:, modules:, risks:, ...), "
+            f"got {type(raw).__name__}"
+        )
     try:
         return Profile.model_validate(raw)
     except ValidationError as exc:
@@ -302,7 +369,11 @@ def merge_raw(parent: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, 
             mine = list(value or [])
             names = {r.get("name") for r in mine if isinstance(r, dict)}
             out[key] = mine + [r for r in parent[key] or [] if r.get("name") not in names]
-        elif key in _MERGED_MAPPINGS and isinstance(parent.get(key), dict) and isinstance(value, dict):
+        elif (
+            key in _MERGED_MAPPINGS
+            and isinstance(parent.get(key), dict)
+            and isinstance(value, dict)
+        ):
             out[key] = {**parent[key], **value}
         else:
             out[key] = value
@@ -310,7 +381,9 @@ def merge_raw(parent: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, 
     return out
 
 
-def resolve_profile(name: str, raws: Mapping[str, tuple[str, Mapping[str, Any]]]) -> tuple[Profile, dict[str, Any]]:
+def resolve_profile(
+    name: str, raws: Mapping[str, tuple[str, Mapping[str, Any]]]
+) -> tuple[Profile, dict[str, Any]]:
     """The profile `name` with everything it extends merged in; `raws`: name -> (source, YAML)."""
     chain: list[str] = []
     name = canonical_profile(name, raws)
@@ -318,12 +391,13 @@ def resolve_profile(name: str, raws: Mapping[str, tuple[str, Mapping[str, Any]]]
     while current is not None:
         current = canonical_profile(current, raws)
         if current in chain:
-            raise ProfileError(f"profile {name!r}: `extends` loops: {' -> '.join(chain + [current])}")
+            raise ProfileError(
+                f"profile {name!r}: `extends` loops: {' -> '.join(chain + [current])}"
+            )
         if current not in raws:
             known = ", ".join(sorted(raws)) or "none"
             line = error_line(raws[chain[-1]][1], ("extends",)) if chain else None
-            origin = (f"{raws[chain[-1]][0]}{f':{line}' if line else ''}: extends "
-                      if chain else "")
+            origin = f"{raws[chain[-1]][0]}{f':{line}' if line else ''}: extends " if chain else ""
             raise ProfileError(f"{origin}unknown profile {current!r} (known profiles: {known})")
         chain.append(current)
         source, raw = raws[current]

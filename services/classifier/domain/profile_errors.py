@@ -27,7 +27,13 @@ def _find_value(value: Any, msg: str, path: tuple[Any, ...] = ()) -> tuple[Any, 
     """The path (below a field) of the string the message quotes: which glob, which regex."""
     if isinstance(value, str):
         return path if value and repr(value) in msg else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, sub in items:
         found = _find_value(sub, msg, (*path, key))
         if found is not None:

@@ -32,33 +32,47 @@ class ProfileRegistry:
 
     def __post_init__(self) -> None:
         if self.identities is not None:  # copies: a compiled rule set may serve other registries
-            self.rulesets = {name: replace(rs, ref=RuleSetRef(
-                profile=rs.ref.profile, version=combined_version(rs.ref.version, self.identities)))
-                for name, rs in self.rulesets.items()}
-        self.overrides = {repo: canonical_profile(name, self.rulesets)
-                          for repo, name in self.overrides.items()}
+            self.rulesets = {
+                name: replace(
+                    rs,
+                    ref=RuleSetRef(
+                        profile=rs.ref.profile,
+                        version=combined_version(rs.ref.version, self.identities),
+                    ),
+                )
+                for name, rs in self.rulesets.items()
+            }
+        self.overrides = {
+            repo: canonical_profile(name, self.rulesets) for repo, name in self.overrides.items()
+        }
         self.default = canonical_profile(self.default, self.rulesets)
         if self.pinned is not None:
             self.pinned = self.get(self.pinned).name
         for repo, name in self.overrides.items():
             if name not in self.rulesets:
-                raise ProfileError(f"repository {repo!r} is set to use profile {name!r}, which does "
-                                   f"not exist (known profiles: {', '.join(sorted(self.rulesets))})")
+                raise ProfileError(
+                    f"repository {repo!r} is set to use profile {name!r}, which does "
+                    f"not exist (known profiles: {', '.join(sorted(self.rulesets))})"
+                )
         if self.default not in self.rulesets:
-            raise ProfileError(f"no {self.default!r} profile (known profiles: "
-                               f"{', '.join(sorted(self.rulesets)) or 'none'})")
+            raise ProfileError(
+                f"no {self.default!r} profile (known profiles: "
+                f"{', '.join(sorted(self.rulesets)) or 'none'})"
+            )
         self._overrides = {k.lower(): v for k, v in self.overrides.items()}
         self._globs = sorted(
             ((g.lower(), name) for name, rs in self.rulesets.items() for g in rs.profile.repos),
-            key=lambda gn: (_MAGIC_REPO.search(gn[0]) is not None, -len(gn[0]), gn[1]))
+            key=lambda gn: (_MAGIC_REPO.search(gn[0]) is not None, -len(gn[0]), gn[1]),
+        )
         self._chosen: dict[str, CompiledRuleSet] = {}
 
     def get(self, name: str) -> CompiledRuleSet:
         try:
             return self.rulesets[canonical_profile(name, self.rulesets)]
         except KeyError:
-            raise ProfileError(f"unknown profile {name!r} (known profiles: "
-                               f"{', '.join(sorted(self.rulesets))})") from None
+            raise ProfileError(
+                f"unknown profile {name!r} (known profiles: {', '.join(sorted(self.rulesets))})"
+            ) from None
 
     def for_repo(self, repo: str) -> CompiledRuleSet:
         chosen = self._chosen.get(repo)
@@ -86,11 +100,13 @@ class ProfileRegistry:
 _MAGIC_REPO = re.compile(r"[*?\[]")
 
 
-def build_registry(raws: Mapping[str, tuple[str, Mapping[str, Any]]],
-                   codeowners: Mapping[str, str] | None = None,
-                   overrides: Mapping[str, str] | None = None,
-                   pinned: str | None = None,
-                   identities: IdentityBook | None = None) -> ProfileRegistry:
+def build_registry(
+    raws: Mapping[str, tuple[str, Mapping[str, Any]]],
+    codeowners: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    pinned: str | None = None,
+    identities: IdentityBook | None = None,
+) -> ProfileRegistry:
     """Resolve, validate and compile every profile. `raws`: name -> (source file, parsed YAML);
     `codeowners`: profile name (or `*` for all) -> CODEOWNERS text; `overrides`: repo -> profile;
     `identities`: the identities file, compiled."""

@@ -26,9 +26,12 @@ def trusted(cls: type[BaseModel]) -> Any:
     """`cls.model_construct` for values of every field given in declaration order, without its
     per-field alias and default handling (the hot path builds thousands of tags a second)."""
     names = tuple(cls.__pydantic_fields__)
-    plain = not (cls.__pydantic_post_init__ or cls.__pydantic_root_model__
-                 or cls.model_config.get("extra") == "allow"
-                 or any(f.alias or f.validation_alias for f in cls.__pydantic_fields__.values()))
+    plain = not (
+        cls.__pydantic_post_init__
+        or cls.__pydantic_root_model__
+        or cls.model_config.get("extra") == "allow"
+        or any(f.alias or f.validation_alias for f in cls.__pydantic_fields__.values())
+    )
     if not plain:
         return cls.model_construct
     new, set_attribute = cls.__new__, object.__setattr__
@@ -88,8 +91,9 @@ class CompiledRuleSet:
     _file_facts: dict[tuple[str, ...], FileFacts] = field(default_factory=dict, repr=False)
     _top_dirs: dict[str, str] = field(default_factory=dict, repr=False)
     _path_areas: dict[str, str | None] = field(default_factory=dict, repr=False)
-    _people: dict[tuple[str, str | None, bool],
-                  tuple[bool, str | None, list[Tag]]] = field(default_factory=dict, repr=False)
+    _people: dict[tuple[str, str | None, bool], tuple[bool, str | None, list[Tag]]] = field(
+        default_factory=dict, repr=False
+    )
     # per section: rule id -> position in the section; per item kind: the risks that apply
     _positions: dict[str, dict[int, int]] = field(init=False, repr=False)
     _risks_of_kind: dict[str, list[tuple[RiskRule, CompiledMatch]]] = field(init=False, repr=False)
@@ -97,10 +101,16 @@ class CompiledRuleSet:
     def __post_init__(self) -> None:
         self._positions = {
             section: {m.id: i for i, (_, m) in enumerate(rules)}
-            for section, rules in (("module", self.modules), ("ecosystem", self.ecosystems),
-                                   ("category", self.categories))}
-        self._risks_of_kind = {kind: [(r, m) for r, m in self.risks if not m.kinds or kind in m.kinds]
-                               for kind in ("pull_request", "issue")}
+            for section, rules in (
+                ("module", self.modules),
+                ("ecosystem", self.ecosystems),
+                ("category", self.categories),
+            )
+        }
+        self._risks_of_kind = {
+            kind: [(r, m) for r, m in self.risks if not m.kinds or kind in m.kinds]
+            for kind in ("pull_request", "issue")
+        }
 
     @property
     def name(self) -> str:
@@ -120,9 +130,24 @@ class CompiledRuleSet:
         """`classify`, remembered by what the rules read: an item comes back in many facts
         (opened, labeled, commented, reviewed, merged) and its tags only change when these do."""
         a = item.author
-        key = (item.kind, item.title, item.labels, item.body_excerpt, a.login, a.association,
-               a.is_bot, a.email_domain, item.files, item.additions, item.deletions,
-               item.changed_files, item.base_branch, item.head_branch, item.repo, item.number)
+        key = (
+            item.kind,
+            item.title,
+            item.labels,
+            item.body_excerpt,
+            a.login,
+            a.association,
+            a.is_bot,
+            a.email_domain,
+            item.files,
+            item.additions,
+            item.deletions,
+            item.changed_files,
+            item.base_branch,
+            item.head_branch,
+            item.repo,
+            item.number,
+        )
         tags = self._memo.get(key)
         if tags is None:
             if len(self._memo) >= self.memo_size:
@@ -136,7 +161,9 @@ class CompiledRuleSet:
         if facts is None:
             if len(self._file_facts) >= self.memo_size:
                 self._file_facts.clear()
-            facts = self._file_facts[paths] = FileFacts(paths, self.table, self.ignore_bits, self.index)
+            facts = self._file_facts[paths] = FileFacts(
+                paths, self.table, self.ignore_bits, self.index
+            )
         return ItemView(item, self.index, facts)
 
     def classify(self, item: ItemSnapshot, trace: dict[str, str] | None = None) -> Tags:
@@ -151,7 +178,8 @@ class CompiledRuleSet:
         bot, bot_rule, affiliations = self._people_of(item)
         if trace is not None:
             who = f"author {item.author.login}" + (
-                f" (e-mail domain {item.author.email_domain})" if item.author.email_domain else "")
+                f" (e-mail domain {item.author.email_domain})" if item.author.email_domain else ""
+            )
             for t in affiliations:
                 trace[t.rule] = who
             if bot_rule:
@@ -166,8 +194,9 @@ class CompiledRuleSet:
             bot=bot,
             bot_rule=bot_rule,
             # what the description says of the change (pure; once per item, through the memo)
-            digest=digest_of(item.title, item.body_excerpt, item.kind, repo=item.repo,
-                             number=item.number),
+            digest=digest_of(
+                item.title, item.body_excerpt, item.kind, repo=item.repo, number=item.number
+            ),
             people=(),  # the identities file's (handlers.classify_fact), not the profile's
         )
 
@@ -175,11 +204,16 @@ class CompiledRuleSet:
 
     def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
         tags = self._named(self.modules, "module", v, trace)
-        if self.labeler_file_labels and (self.max_files_changed is not None
-                                         or self.changed_files_labels_limit is not None):
+        if self.labeler_file_labels and (
+            self.max_files_changed is not None or self.changed_files_labels_limit is not None
+        ):
             tags = self._labeler_limits(v, tags, trace)
         mode = self.profile.codeowners.mode
-        if self.owners is not None and v.files.paths and (mode == "supplement" or (mode == "fallback" and not tags)):
+        if (
+            self.owners is not None
+            and v.files.paths
+            and (mode == "supplement" or (mode == "fallback" and not tags))
+        ):
             have = {t.name for t in tags}
             for area in self._owner_areas(v):
                 if area not in have:
@@ -190,25 +224,33 @@ class CompiledRuleSet:
         if not tags:
             tags.append(self._fallback(v))
             if trace is not None:
-                trace[tags[-1].rule] = ("no module rule fired: " + (
-                    "top-level directory of the most-changed files" if v.files.paths else "no files"))
+                trace[tags[-1].rule] = "no module rule fired: " + (
+                    "top-level directory of the most-changed files" if v.files.paths else "no files"
+                )
         return tags
 
-    def _labeler_limits(self, v: ItemView, tags: list[Tag],
-                        trace: dict[str, str] | None) -> list[Tag]:
+    def _labeler_limits(
+        self, v: ItemView, tags: list[Tag], trace: dict[str, str] | None
+    ) -> list[Tag]:
         """actions/labeler v6.1+: more changed files than `max-files-changed`, or more new
         changed-files labels than `changed-files-labels-limit`, and no new label defined with
         changed-files applies (labels the item already carries stay; branch-only labels too)."""
-        new = [t for t in tags if t.name in self.labeler_file_labels and t.name not in v.item.labels]
+        new = [
+            t for t in tags if t.name in self.labeler_file_labels and t.name not in v.item.labels
+        ]
         if not new:
             return tags
         count = v.item.changed_files if v.item.changed_files is not None else len(v.item.files)
         if self.max_files_changed is not None and count > self.max_files_changed:
             why = f"{count} changed files > max-files-changed {self.max_files_changed}"
-        elif (self.changed_files_labels_limit is not None
-              and len(new) > self.changed_files_labels_limit):
-            why = (f"{len(new)} new changed-files labels > changed-files-labels-limit "
-                   f"{self.changed_files_labels_limit}")
+        elif (
+            self.changed_files_labels_limit is not None
+            and len(new) > self.changed_files_labels_limit
+        ):
+            why = (
+                f"{len(new)} new changed-files labels > changed-files-labels-limit "
+                f"{self.changed_files_labels_limit}"
+            )
         else:
             return tags
         if trace is not None:
@@ -281,8 +323,13 @@ class CompiledRuleSet:
 
     # -- ecosystems, categories
 
-    def _named(self, rules: list[tuple[str, CompiledMatch]], section: str, v: ItemView,
-               trace: dict[str, str] | None = None) -> list[Tag]:
+    def _named(
+        self,
+        rules: list[tuple[str, CompiledMatch]],
+        section: str,
+        v: ItemView,
+        trace: dict[str, str] | None = None,
+    ) -> list[Tag]:
         fired: list[tuple[tuple[int, int], int, Tag]] = []
         positions = self._positions[section]
         # only the section's candidates, in rule order
@@ -306,7 +353,10 @@ class CompiledRuleSet:
         # a pull request that only changes documentation, or only the code's formatting, carries
         # no engineering risk
         docs_only = (bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0) or (
-            self.style_regex is not None and v.kind == "pull_request" and bool(self.style_regex.search(v.title)))
+            self.style_regex is not None
+            and v.kind == "pull_request"
+            and bool(self.style_regex.search(v.title))
+        )
         candidates = v.candidates
         risks = self._risks_of_kind.get(v.kind)
         if risks is None:
@@ -317,13 +367,19 @@ class CompiledRuleSet:
             if docs_only and not rule.on_docs_only:
                 continue
             tag: RiskTag | None = None
-            files_key: tuple[int, str | None, str | None] | None = None  # the tag depends on the files alone
+            files_key: tuple[int, str | None, str | None] | None = (
+                None  # the tag depends on the files alone
+            )
             if rule.kind == "match":
                 hit = match.test(v)
                 if hit is None:
                     continue
-                values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe,
-                                 evidence=hit.evidence, files=_files_text(list(hit.files)))
+                values = _Reason(
+                    label=rule.label or rule.name,
+                    tests=self.profile.tests.describe,
+                    evidence=hit.evidence,
+                    files=_files_text(list(hit.files)),
+                )
                 default = "{evidence}"
                 how = hit.how
             elif rule.kind == "without-tests":
@@ -335,8 +391,12 @@ class CompiledRuleSet:
                     matched = v.file_facts.files_hit(match, v.item.base_branch, v.item.head_branch)
                     if matched is None:
                         continue
-                    values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
-                    values.update(files=_files_text(matched), evidence=f"changed {_files_text(matched)}")
+                    values = _Reason(
+                        label=rule.label or rule.name, tests=self.profile.tests.describe
+                    )
+                    values.update(
+                        files=_files_text(matched), evidence=f"changed {_files_text(matched)}"
+                    )
                     default = "changed {files} ({label}) and no file under {tests}"
                     how = "files"
             else:  # size
@@ -347,11 +407,19 @@ class CompiledRuleSet:
                     continue
                 values = _Reason(label=rule.label or rule.name, tests=self.profile.tests.describe)
                 adds, dels = _adds_dels(v.item)
-                limits = " or ".join(x for x in (
-                    f"{rule.lines} lines" if rule.lines else "",
-                    f"{rule.files_count} files" if rule.files_count else "") if x)
-                values.update(lines=str(lines), count=str(count),
-                              evidence=f"+{adds}/-{dels} lines in {count} files (threshold {limits})")
+                limits = " or ".join(
+                    x
+                    for x in (
+                        f"{rule.lines} lines" if rule.lines else "",
+                        f"{rule.files_count} files" if rule.files_count else "",
+                    )
+                    if x
+                )
+                values.update(
+                    lines=str(lines),
+                    count=str(count),
+                    evidence=f"+{adds}/-{dels} lines in {count} files (threshold {limits})",
+                )
                 default = "{evidence}"
                 how = "lines" if too_many_lines else "file-count"
             if rule.suppressed_by and fired_names.intersection(rule.suppressed_by):
@@ -359,8 +427,12 @@ class CompiledRuleSet:
             fired_names.add(rule.name)
             if tag is None:
                 reason = (rule.reason or default).format_map(values)
-                tag = _new_risk(name=rule.name, severity=rule.severity, reason=reason,
-                                rule=f"risk:{rule.name}/{how}")
+                tag = _new_risk(
+                    name=rule.name,
+                    severity=rule.severity,
+                    reason=reason,
+                    rule=f"risk:{rule.name}/{how}",
+                )
                 if files_key is not None:
                     v.file_facts.risk_tags[files_key] = tag
             out.append(tag)
@@ -443,30 +515,50 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
 
     modules = [(r.name, build(r, f"module {r.name!r}")) for r in profile.modules]
     labeler_labels = profile.labeler_labels()
-    modules += [(label, build(ModuleRule(name=label, files=config), f"labeler label {label!r}"))
-                for label, config in labeler_labels.items()]
-    file_labels = {label for label, match in modules[len(modules) - len(labeler_labels):]
-                   if match.labeler is not None and match.labeler.uses_files}
+    modules += [
+        (label, build(ModuleRule(name=label, files=config), f"labeler label {label!r}"))
+        for label, config in labeler_labels.items()
+    ]
+    file_labels = {
+        label
+        for label, match in modules[len(modules) - len(labeler_labels) :]
+        if match.labeler is not None and match.labeler.uses_files
+    }
     risks = [(r, build(r, f"risk {r.name!r}")) for r in profile.risks]
     ecosystems = [(r.name, build(r, f"ecosystem {r.name!r}")) for r in profile.ecosystems]
     categories = [(r.name, build(r, f"category {r.name!r}")) for r in profile.categories]
     affiliations = [
-        (r, _any_regex(r.login_regex), {d.lower().lstrip("@") for d in r.email_domains},
-         {m.lower().lstrip("@") for m in r.members})
+        (
+            r,
+            _any_regex(r.login_regex),
+            {d.lower().lstrip("@") for d in r.email_domains},
+            {m.lower().lstrip("@") for m in r.members},
+        )
         for r in profile.affiliations
     ]
     tests_bits = table.bits(profile.tests.paths)
     # one glob for "is documentation", so that all files matching it is one AND of masks
     docs = profile.docs_paths
-    docs_bits = (1 << table.bit(docs[0] if len(docs) == 1 else "{" + ",".join(docs) + "}")) if docs else 0
+    docs_bits = (
+        (1 << table.bit(docs[0] if len(docs) == 1 else "{" + ",".join(docs) + "}")) if docs else 0
+    )
     warnings: list[str] = []
-    for section, compiled in (("module", modules), ("risk", risks), ("ecosystem", ecosystems),
-                              ("category", categories)):
+    for section, compiled in (
+        ("module", modules),
+        ("risk", risks),
+        ("ecosystem", ecosystems),
+        ("category", categories),
+    ):
         for name, match in compiled:
             if match.labeler is not None:
-                what = (f"labeler label {name!r}" if section == "module" and name in labeler_labels
-                        else f"{section} {getattr(name, 'name', name)!r} files")
-                warnings += [f"profile {profile.profile!r}: {what}: {w}" for w in match.labeler.warnings]
+                what = (
+                    f"labeler label {name!r}"
+                    if section == "module" and name in labeler_labels
+                    else f"{section} {getattr(name, 'name', name)!r} files"
+                )
+                warnings += [
+                    f"profile {profile.profile!r}: {what}: {w}" for w in match.labeler.warnings
+                ]
     options = {k: labeler_option(v, k) for k, v in profile.labeler.items() if k in LABELER_OPTIONS}
     owners: OwnersMatcher | None = None
     owner_line_areas: dict[int, str | None] = {}
@@ -479,17 +571,28 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         except (ValueError, re.error) as exc:
             raise ProfileError(f"profile {profile.profile!r}: CODEOWNERS: {exc}") from None
         # every line takes part in "last match wins", an area or not
-        owner_line_areas = {r.line: area_of(r, spec.owner_areas, spec.aliases, spec.from_sections,
-                                             spec.from_paths) for r in owner_rules}
+        owner_line_areas = {
+            r.line: area_of(r, spec.owner_areas, spec.aliases, spec.from_sections, spec.from_paths)
+            for r in owner_rules
+        }
     bots = profile.bots
     return CompiledRuleSet(
-        profile=profile, ref=ref, table=table, modules=modules, risks=risks,
-        ecosystems=ecosystems, categories=categories, affiliations=affiliations,
+        profile=profile,
+        ref=ref,
+        table=table,
+        modules=modules,
+        risks=risks,
+        ecosystems=ecosystems,
+        categories=categories,
+        affiliations=affiliations,
         bot_logins={b.lower() for b in bots.logins},
         bot_suffixes=tuple(s.lower() for s in bots.login_suffixes),
-        bot_regex=_any_regex(bots.login_regex), tests_bits=tests_bits,
-        ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0, index=index,
-        docs_bits=docs_bits, style_regex=_any_regex(profile.style_titles),
+        bot_regex=_any_regex(bots.login_regex),
+        tests_bits=tests_bits,
+        ignore_bits=table.bits(profile.paths_ignore) if profile.paths_ignore else 0,
+        index=index,
+        docs_bits=docs_bits,
+        style_regex=_any_regex(profile.style_titles),
         owners=owners,
         owner_line_areas=owner_line_areas,
         labeler_file_labels=frozenset(file_labels),
@@ -499,8 +602,9 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
     )
 
 
-def classify(item: ItemSnapshot, ruleset: CompiledRuleSet,
-             trace: dict[str, str] | None = None) -> Tags:
+def classify(
+    item: ItemSnapshot, ruleset: CompiledRuleSet, trace: dict[str, str] | None = None
+) -> Tags:
     """Tags for one item under one compiled rule set (see `CompiledRuleSet.classify`)."""
     return ruleset.classify(item, trace)
 

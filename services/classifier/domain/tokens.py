@@ -15,8 +15,18 @@ _NORM = re.compile(r"[\s_\-]+")
 _SPLIT = re.compile(r"[/,|&+]")
 
 # which way of firing is the strongest signal: title prefixes first, body text last
-_TIER = {"title-prefix": 0, "label": 1, "title-regex": 2, "keyword": 3, "author": 4,
-         "association": 4, "module": 5, "files": 6, "body-regex": 7, "body-keyword": 7}
+_TIER = {
+    "title-prefix": 0,
+    "label": 1,
+    "title-regex": 2,
+    "keyword": 3,
+    "author": 4,
+    "association": 4,
+    "module": 5,
+    "files": 6,
+    "body-regex": 7,
+    "body-keyword": 7,
+}
 
 
 def norm_token(text: str) -> str:

@@ -45,30 +45,43 @@ log = logging.getLogger("repodigest.ingest.github")
 
 _tracer = tracer("ingest.github")
 _rate_remaining = meter("ingest").create_gauge(
-    "repodigest.github.ratelimit.remaining", unit="{request}",
-    description="GitHub requests left in the rate-limit window, from the last response")
+    "repodigest.github.ratelimit.remaining",
+    unit="{request}",
+    description="GitHub requests left in the rate-limit window, from the last response",
+)
 
 
 def _traced_request(method: str):
     """One CLIENT span per GitHub request attempt; the response adds status and rate limits."""
+
     def wrap(fn):
         def call(self, url: str, *args: Any, **kwargs: Any):
             with _tracer.start_as_current_span(
-                    f"GitHub {method}", kind=SpanKind.CLIENT,
-                    attributes={"http.request.method": method, "url.full": url}):
+                f"GitHub {method}",
+                kind=SpanKind.CLIENT,
+                attributes={"http.request.method": method, "url.full": url},
+            ):
                 return fn(self, url, *args, **kwargs)
+
         return call
+
     return wrap
 
 
 def _traced_graphql(fn):
     """One CLIENT span per GraphQL query attempt (rate limits of the `graphql` resource)."""
+
     def call(self, query: str, variables: dict[str, Any]):
         with _tracer.start_as_current_span(
-                "GitHub GraphQL", kind=SpanKind.CLIENT,
-                attributes={"http.request.method": "POST",
-                            "url.full": self._client().requester.graphql_url}):
+            "GitHub GraphQL",
+            kind=SpanKind.CLIENT,
+            attributes={
+                "http.request.method": "POST",
+                "url.full": self._client().requester.graphql_url,
+            },
+        ):
             return fn(self, query, variables)
+
     return call
 
 
@@ -82,6 +95,7 @@ def _observe_response(status: int, headers: dict[str, Any]) -> None:
             span.set_attribute(f"github.ratelimit.{name}", int(float(value)))
             if name == "remaining":
                 _rate_remaining.set(int(float(value)), {"resource": resource})
+
 
 RETRY_STATUSES = {500, 502, 503, 504}
 
@@ -127,8 +141,14 @@ class _Retryable(Exception):
     """Internal: a response worth another attempt (5xx, secondary limit, network), with the
     server's `Retry-After` when it gave one."""
 
-    def __init__(self, reason: str, retry_after: float | None = None, *,
-                 secondary: bool = False, network: bool = False) -> None:
+    def __init__(
+        self,
+        reason: str,
+        retry_after: float | None = None,
+        *,
+        secondary: bool = False,
+        network: bool = False,
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
@@ -192,13 +212,25 @@ class PyGithubSource:
     rate-limit budget that waits for the reset when nearly spent. Call its methods in a thread.
     """
 
-    def __init__(self, token: str | None, base_url: str = "https://api.github.com", *,
-                 per_page: int = 100, timeout: int = 30, max_attempts: int = 6,
-                 backoff_base: float = 1.0, backoff_max: float = 60.0, reserve: int = 20,
-                 max_reset_wait: float = 900.0, secondary_min_wait: float = 60.0,
-                 seconds_between_requests: float | None = 0.25,
-                 files_cap: int = FILES_CAP, sleep: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.time, workers: int = 4) -> None:
+    def __init__(
+        self,
+        token: str | None,
+        base_url: str = "https://api.github.com",
+        *,
+        per_page: int = 100,
+        timeout: int = 30,
+        max_attempts: int = 6,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        reserve: int = 20,
+        max_reset_wait: float = 900.0,
+        secondary_min_wait: float = 60.0,
+        seconds_between_requests: float | None = 0.25,
+        files_cap: int = FILES_CAP,
+        sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.time,
+        workers: int = 4,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.per_page = per_page
         self.files_cap = files_cap
@@ -237,10 +269,15 @@ class PyGithubSource:
 
             # retry=None: no urllib3 retries underneath; retries are decided here, where 304s,
             # secondary limits and Retry-After are understood
-            gh = Github(auth=Auth.Token(self._token) if self._token else None,
-                        base_url=self.base_url, per_page=self.per_page, timeout=self._timeout,
-                        retry=None, seconds_between_requests=self._spacing,
-                        user_agent="repodigest (PyGithub)")
+            gh = Github(
+                auth=Auth.Token(self._token) if self._token else None,
+                base_url=self.base_url,
+                per_page=self.per_page,
+                timeout=self._timeout,
+                retry=None,
+                seconds_between_requests=self._spacing,
+                user_agent="repodigest (PyGithub)",
+            )
             self._local.gh = gh
             with self._lock:
                 self._clients.append(gh)
@@ -268,8 +305,9 @@ class PyGithubSource:
 
     # ------------------------------------------------------------ requests
 
-    def get(self, path: str, params: dict[str, Any] | None = None,
-            validators: Validators | None = None) -> Response:
+    def get(
+        self, path: str, params: dict[str, Any] | None = None, validators: Validators | None = None
+    ) -> Response:
         """One GET, conditional when `validators` are given; retried when worth it."""
         url = self.url_for(path, params)
         return self._retried(lambda: self._get_once(url, validators))
@@ -297,16 +335,23 @@ class PyGithubSource:
                 raise GithubUnavailable(
                     f"GitHub at {self.base_url} did not answer ({exc.reason}) in "
                     f"{self.max_attempts} attempts: check this machine's network connection, "
-                    "its proxy (HTTPS_PROXY) and REPODIGEST_GITHUB_API_URL, then try again") from None
+                    "its proxy (HTTPS_PROXY) and REPODIGEST_GITHUB_API_URL, then try again"
+                ) from None
             raise GithubUnavailable(
                 f"GitHub at {self.base_url} kept failing ({exc.reason}) after "
                 f"{self.max_attempts} attempts; it is probably degraded: try again later "
-                "(https://www.githubstatus.com)") from None
+                "(https://www.githubstatus.com)"
+            ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def pages(self, path: str, params: dict[str, Any] | None = None,
-              validators: Validators | None = None, *, limit: int | None = None
-              ) -> Iterator[Response]:
+    def pages(
+        self,
+        path: str,
+        params: dict[str, Any] | None = None,
+        validators: Validators | None = None,
+        *,
+        limit: int | None = None,
+    ) -> Iterator[Response]:
         """The pages of a listing, following `Link: rel=next`; page 1 conditional.
 
         A 304 on page 1 yields that one response (nothing changed) and stops.
@@ -338,8 +383,9 @@ class PyGithubSource:
         self.budget.retries += 1
         self.budget.waited_seconds += delay
         self.budget.waits.append((reason, delay))
-        log.warning("GitHub request failed (%s); retry %d in %.1fs", reason,
-                    state.attempt_number, delay)
+        log.warning(
+            "GitHub request failed (%s); retry %d in %.1fs", reason, state.attempt_number, delay
+        )
 
     def _respect_budget(self, b: Budget | None = None) -> None:
         b = b if b is not None else self.budget
@@ -353,9 +399,13 @@ class PyGithubSource:
                 f"GitHub rate limit nearly spent ({b.remaining} of {b.limit} requests left) and it "
                 f"resets at {b.reset_at:%Y-%m-%d %H:%M:%S} UTC; polling resumes then. Use a token "
                 "with a higher limit (a GitHub App installation) or poll fewer repositories.",
-                b.reset_at)
-        log.warning("GitHub rate limit nearly spent (%s left); waiting %.0fs for the reset",
-                    b.remaining, delay)
+                b.reset_at,
+            )
+        log.warning(
+            "GitHub rate limit nearly spent (%s left); waiting %.0fs for the reset",
+            b.remaining,
+            delay,
+        )
         b.waited_seconds += delay
         b.waits.append(("primary rate limit", delay))
         self._sleep(delay)
@@ -373,10 +423,13 @@ class PyGithubSource:
         headers["Accept"] = "application/vnd.github+json"
         try:
             status, resp_headers, body = self._client().requester.requestJson(
-                "GET", url, headers=headers)
+                "GET", url, headers=headers
+            )
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise _Retryable(f"cannot reach {self.base_url}: {type(exc).__name__}",
-                             network=isinstance(exc, requests.ConnectionError)) from None
+            raise _Retryable(
+                f"cannot reach {self.base_url}: {type(exc).__name__}",
+                network=isinstance(exc, requests.ConnectionError),
+            ) from None
         except GithubException as exc:  # pragma: no cover - requestJson does not check
             raise GithubError(str(exc)) from None
         with self._lock:
@@ -391,10 +444,13 @@ class PyGithubSource:
             data = json.loads(body) if body else None
         except ValueError:
             raise _Retryable(f"{url} answered {status} with a body that is not JSON") from None
-        return Response(status, url, data,
-                        Validators(_header(resp_headers, "etag"),
-                                   _header(resp_headers, "last-modified")),
-                        _next_link(resp_headers))
+        return Response(
+            status,
+            url,
+            data,
+            Validators(_header(resp_headers, "etag"), _header(resp_headers, "last-modified")),
+            _next_link(resp_headers),
+        )
 
     @_traced_graphql
     def _graphql_once(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
@@ -408,11 +464,16 @@ class PyGithubSource:
         url = requester.graphql_url
         try:
             status, resp_headers, body = requester.requestJson(
-                "POST", url, headers={"Accept": "application/json"},
-                input={"query": query, "variables": variables})
+                "POST",
+                url,
+                headers={"Accept": "application/json"},
+                input={"query": query, "variables": variables},
+            )
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise _Retryable(f"cannot reach {url}: {type(exc).__name__}",
-                             network=isinstance(exc, requests.ConnectionError)) from None
+            raise _Retryable(
+                f"cannot reach {url}: {type(exc).__name__}",
+                network=isinstance(exc, requests.ConnectionError),
+            ) from None
         with self._lock:
             self._account(status, resp_headers, self.graphql_budget)
         if status >= 400:
@@ -434,7 +495,8 @@ class PyGithubSource:
             if "NOT_FOUND" in kinds:
                 raise GithubNotFound(
                     f"GitHub GraphQL: {text}: check the spelling OWNER/NAME and, for a private "
-                    "repository, that the token has access to it")
+                    "repository, that the token has access to it"
+                )
             if payload.get("data") is None:
                 raise GithubError(f"GitHub GraphQL refused the query at {url}: {text}")
             log.warning("GitHub GraphQL answered with errors (partial data kept): %s", text)
@@ -470,40 +532,51 @@ class PyGithubSource:
         if status in RETRY_STATUSES:
             raise _Retryable(f"HTTP {status} from {url}", retry_after)
         spent = _header(headers, "x-ratelimit-remaining") == "0"
-        if status in (403, 429) and (status == 429 or spent or retry_after is not None
-                                     or "rate limit" in lower):
+        if status in (403, 429) and (
+            status == 429 or spent or retry_after is not None or "rate limit" in lower
+        ):
             # GitHub's order: Retry-After if given; else the primary reset when the budget is
             # spent; else a secondary limit: at least a minute, growing exponentially
             if retry_after is not None:
-                raise _Retryable(f"rate limited (HTTP {status}, Retry-After {retry_after:g}s)",
-                                 retry_after, secondary=not spent)
+                raise _Retryable(
+                    f"rate limited (HTTP {status}, Retry-After {retry_after:g}s)",
+                    retry_after,
+                    secondary=not spent,
+                )
             if spent or lower.startswith("api rate limit exceeded"):
                 # the next attempt waits for X-RateLimit-Reset in _respect_budget (or gives up
                 # with RateLimitExhausted when that is too far away)
                 known = self.budget.reset_at is not None and self.budget.remaining == 0
-                raise _Retryable("primary rate limit exceeded",
-                                 0.0 if known else self.backoff_max)
+                raise _Retryable("primary rate limit exceeded", 0.0 if known else self.backoff_max)
             raise _Retryable(f"secondary rate limit (HTTP {status})", None, secondary=True)
         if status == 401:
-            hint = ("GITHUB_TOKEN was rejected" if self.has_token else
-                    "GitHub requires a token for this request")
+            hint = (
+                "GITHUB_TOKEN was rejected"
+                if self.has_token
+                else "GitHub requires a token for this request"
+            )
             raise GithubAuthError(
                 f"{hint} by {self.base_url} (401 {message or 'Bad credentials'}): create a token "
                 "with read access to Pull requests, Issues and Metadata and set "
-                "REPODIGEST_GITHUB_TOKEN (or GITHUB_TOKEN for the CLI)")
+                "REPODIGEST_GITHUB_TOKEN (or GITHUB_TOKEN for the CLI)"
+            )
         if status == 404:
             repo = _repo_of(url)
-            if repo and re.match(r"^/repos/[^/]+/[^/]+(/(issues|pulls))?$", urlsplit(url).path
-                                 .removeprefix(urlsplit(self.base_url).path)):
+            if repo and re.match(
+                r"^/repos/[^/]+/[^/]+(/(issues|pulls))?$",
+                urlsplit(url).path.removeprefix(urlsplit(self.base_url).path),
+            ):
                 raise GithubNotFound(
                     f"repository {repo} not found or the token cannot see it: check the "
                     "spelling OWNER/NAME and, for a private repository, that the token has "
-                    "access to it")
+                    "access to it"
+                )
             raise GithubNotFound(f"{url} not found (404): deleted or transferred on GitHub")
         if status == 403:
             raise GithubForbidden(
                 f"GitHub refused {url} (403 {message}): the token lacks permission; grant it "
-                "read access to Pull requests, Issues and Metadata for this repository")
+                "read access to Pull requests, Issues and Metadata for this repository"
+            )
         raise GithubError(f"GitHub answered {status} for {url}: {message or 'no message'}")
 
 

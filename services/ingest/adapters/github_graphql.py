@@ -20,22 +20,27 @@ from services.ingest.domain.graphql import (
 )
 
 
-def read_pulls_page(source: PyGithubSource, repo: str, *, first: int, after: str | None,
-                    files: int) -> tuple[PullPage, list[PullNode]]:
+def read_pulls_page(
+    source: PyGithubSource, repo: str, *, first: int, after: str | None, files: int
+) -> tuple[PullPage, list[PullNode]]:
     """One page of `repo`'s pull requests, newest-updated first, after the cursor `after`, each
     with up to `files` files (blocking: run it in a thread). Raises `GithubNotFound` for a
     repository the token cannot see, `GithubError` for an answer without what was asked."""
     data = source.graphql(PULLS_QUERY, variables(repo, first=first, after=after, files=files))
     if isinstance(data, dict) and data.get("repository") is None:
-        raise GithubNotFound(f"repository {repo} not found or the token cannot see it: check "
-                             "the spelling OWNER/NAME and, for a private repository, that "
-                             "the token has access to it")
+        raise GithubNotFound(
+            f"repository {repo} not found or the token cannot see it: check "
+            "the spelling OWNER/NAME and, for a private repository, that "
+            "the token has access to it"
+        )
     try:
         page = pull_page(data)
         return page, [pull_from_graphql(n) for n in page.nodes]
     except GraphqlShapeError as exc:
-        raise GithubError(f"GitHub GraphQL answered for {repo} without what was asked "
-                          f"({exc}); GitHub Enterprise older than 3.0? use --source github") from None
+        raise GithubError(
+            f"GitHub GraphQL answered for {repo} without what was asked "
+            f"({exc}); GitHub Enterprise older than 3.0? use --source github"
+        ) from None
 
 
 def rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dict], int]:
@@ -43,8 +48,9 @@ def rest_files(source: PyGithubSource, repo: str, number: int) -> tuple[list[dic
     (blocking: run it in a thread)."""
     files: list[dict] = []
     pages = 0
-    for page in source.pages(f"/repos/{repo}/pulls/{number}/files",
-                              {"per_page": source.per_page}, limit=source.files_cap):
+    for page in source.pages(
+        f"/repos/{repo}/pulls/{number}/files", {"per_page": source.per_page}, limit=source.files_cap
+    ):
         files.extend(page.data or ())
         pages += 1
     return files, pages

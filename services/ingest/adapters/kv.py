@@ -98,8 +98,9 @@ class KvIngestState:
         return None if not raw else utc(datetime.fromisoformat(raw.decode()))
 
     async def put_cursor(self, repo: str, listing: str, when: datetime) -> None:
-        await self.kv.put(f"cursor.{repo_key(repo)}.{key_token(listing)}",
-                          utc(when).isoformat().encode())
+        await self.kv.put(
+            f"cursor.{repo_key(repo)}.{key_token(listing)}", utc(when).isoformat().encode()
+        )
 
     # ------------------------------------------------------------ items
 
@@ -107,9 +108,13 @@ class KvIngestState:
         raw = await self._get(f"item.{repo_key(repo)}.{int(number)}")
         return None if raw is None else ItemState.from_json(raw)
 
-    async def update_item(self, repo: str, number: int,
-                          change: Callable[[ItemState | None], ItemState | None],
-                          attempts: int = 16) -> ItemState | None:
+    async def update_item(
+        self,
+        repo: str,
+        number: int,
+        change: Callable[[ItemState | None], ItemState | None],
+        attempts: int = 16,
+    ) -> ItemState | None:
         """Read-modify-write of an item's state with optimistic concurrency (the poller and the
         webhook endpoint may write the same item): `change(current)` returns the state to store,
         or None to leave it; it is called again with the fresh value after a conflict."""

@@ -69,7 +69,9 @@ PublishFacts = Callable[[str, Sequence[FactData]], Awaitable[Any]]
 
 # What GitHub sends: a GUID per delivery, an event name such as `pull_request_review_comment`.
 # The delivery id becomes a KV key (a NATS subject): anything else is refused before it gets there.
-DELIVERY_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+DELIVERY_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 EVENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
@@ -77,14 +79,14 @@ EVENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 class WebhookLimits:
     """What one unauthenticated client can make the endpoint hold (`REPODIGEST_WEBHOOK_*`)."""
 
-    max_body: int = MAX_BODY            # bytes of one body (GitHub's own cap is 25 MB)
-    max_bodies: int = 4                 # bodies received at once: memory <= max_bodies * max_body
-    max_connections: int = 64           # open connections; more are closed as they come
-    header_timeout: float = 10.0        # seconds for a request's headers, however they trickle
-    body_timeout: float = 30.0          # seconds for a whole body
-    idle_timeout: int = 5               # seconds a kept-alive connection may idle (uvicorn)
-    max_header_bytes: int = 16 * 1024   # request line and headers (uvicorn's h11 limit)
-    backlog: int = 128                  # connections the kernel queues before accept
+    max_body: int = MAX_BODY  # bytes of one body (GitHub's own cap is 25 MB)
+    max_bodies: int = 4  # bodies received at once: memory <= max_bodies * max_body
+    max_connections: int = 64  # open connections; more are closed as they come
+    header_timeout: float = 10.0  # seconds for a request's headers, however they trickle
+    body_timeout: float = 30.0  # seconds for a whole body
+    idle_timeout: int = 5  # seconds a kept-alive connection may idle (uvicorn)
+    max_header_bytes: int = 16 * 1024  # request line and headers (uvicorn's h11 limit)
+    backlog: int = 128  # connections the kernel queues before accept
 
 
 class QuietRepeats(logging.Filter):
@@ -92,8 +94,9 @@ class QuietRepeats(logging.Filter):
     record that passes says how many were dropped. Under abuse (garbage requests, clients that
     disconnect, a file-descriptor limit reached) the log stays readable and small."""
 
-    def __init__(self, burst: int = 5, period: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, burst: int = 5, period: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.burst, self.period, self.clock = burst, period, clock
         self._seen: dict[tuple[str, str], list] = {}  # key -> [window start, passed, dropped]
@@ -181,16 +184,20 @@ def secret_problem(secret: Any) -> str | None:
     if secret is not None and hasattr(secret, "get_secret_value"):
         secret = secret.get_secret_value()
     if not secret:
-        return ("the webhook endpoint needs a secret: set REPODIGEST_WEBHOOK_SECRET to the secret "
-                "configured on the GitHub webhook (Settings > Webhooks); unsigned deliveries are "
-                "never accepted")
+        return (
+            "the webhook endpoint needs a secret: set REPODIGEST_WEBHOOK_SECRET to the secret "
+            "configured on the GitHub webhook (Settings > Webhooks); unsigned deliveries are "
+            "never accepted"
+        )
     text = secret.decode("utf-8", "replace") if isinstance(secret, bytes) else str(secret)
     length = len("".join(text.split()))
     if length < MIN_SECRET:
-        return (f"REPODIGEST_WEBHOOK_SECRET is too short to sign webhooks ({length} characters "
-                f"besides white space; at least {MIN_SECRET}): set it, and the secret on the "
-                "GitHub webhook, to a long random value, e.g. the output of "
-                "`python -c 'import secrets; print(secrets.token_hex(32))'`")
+        return (
+            f"REPODIGEST_WEBHOOK_SECRET is too short to sign webhooks ({length} characters "
+            f"besides white space; at least {MIN_SECRET}): set it, and the secret on the "
+            "GitHub webhook, to a long random value, e.g. the output of "
+            "`python -c 'import secrets; print(secrets.token_hex(32))'`"
+        )
     return None
 
 
@@ -226,14 +233,18 @@ def _header_problem(request: Request) -> str | None:
     if not delivery:
         return "no X-GitHub-Delivery header (GitHub sends a GUID with every delivery)"
     if not DELIVERY_RE.fullmatch(delivery):
-        return (f"X-GitHub-Delivery must be the delivery's GUID as GitHub sends it "
-                f"(8-4-4-4-12 hex digits); got {len(delivery)} characters that are not")
+        return (
+            f"X-GitHub-Delivery must be the delivery's GUID as GitHub sends it "
+            f"(8-4-4-4-12 hex digits); got {len(delivery)} characters that are not"
+        )
     event = request.headers.get("x-github-event")
     if not event:
         return "no X-GitHub-Event header"
     if not EVENT_RE.fullmatch(event):
-        return (f"X-GitHub-Event must be a GitHub event name (lower-case letters, digits and "
-                f"underscores, at most 64); got {len(event)} characters that are not")
+        return (
+            f"X-GitHub-Event must be a GitHub event name (lower-case letters, digits and "
+            f"underscores, at most 64); got {len(event)} characters that are not"
+        )
     return None
 
 
@@ -251,14 +262,21 @@ def _finite(text: str) -> float:
 
 def _short(exc: BaseException, limit: int = 300) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
-                      deliveries: DeliveryLog | None = None, path: str = "/webhooks/github",
-                      max_body: int | None = None, publish_timeout: float = 10.0,
-                      repos: Iterable[str] | None = None, limits: WebhookLimits | None = None,
-                      max_event_bytes: Callable[[], int | None] | None = None) -> Starlette:
+def build_webhook_app(
+    secret: Any,
+    publish_facts: PublishFacts,
+    *,
+    deliveries: DeliveryLog | None = None,
+    path: str = "/webhooks/github",
+    max_body: int | None = None,
+    publish_timeout: float = 10.0,
+    repos: Iterable[str] | None = None,
+    limits: WebhookLimits | None = None,
+    max_event_bytes: Callable[[], int | None] | None = None,
+) -> Starlette:
     """The webhook app. `publish_facts(repo, facts)` publishes facts (`publish_facts(bus, facts)`
     of `adapters.github`; no watermark); `secret` is a str or a SecretStr. With `repos`,
     deliveries of other repositories (an organisation-wide hook) are acknowledged and ignored.
@@ -269,8 +287,17 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
     max_body = max_body if max_body is not None else limits.max_body
     allowed = {r.lower() for r in repos} if repos else None
     deliveries = deliveries if deliveries is not None else MemoryDeliveries()
-    stats = {"accepted": 0, "ignored": 0, "duplicates": 0, "rejected": 0, "facts": 0,
-             "reading": 0, "busy": 0, "disconnected": 0, "slow": 0}
+    stats = {
+        "accepted": 0,
+        "ignored": 0,
+        "duplicates": 0,
+        "rejected": 0,
+        "facts": 0,
+        "reading": 0,
+        "busy": 0,
+        "disconnected": 0,
+        "slow": 0,
+    }
 
     def reply(status: int, headers: dict[str, str] | None = None, **body: Any) -> JSONResponse:
         return JSONResponse(body, status_code=status, headers=headers)
@@ -285,10 +312,14 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return refuse(400, problem)
         if stats["reading"] >= limits.max_bodies:
             stats["busy"] += 1
-            log.warning("webhook delivery refused: %d bodies already being received",
-                        stats["reading"])
-            return refuse(503, f"{limits.max_bodies} deliveries are being received at once; "
-                               "redeliver later", {"Retry-After": "10"})
+            log.warning(
+                "webhook delivery refused: %d bodies already being received", stats["reading"]
+            )
+            return refuse(
+                503,
+                f"{limits.max_bodies} deliveries are being received at once; redeliver later",
+                {"Retry-After": "10"},
+            )
         stats["reading"] += 1
         try:
             async with asyncio.timeout(limits.body_timeout):
@@ -297,10 +328,14 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return refuse(413, f"payload larger than {max_body} bytes")
         except TimeoutError:
             stats["slow"] += 1
-            log.info("webhook body not received within %.0f s: connection closed",
-                     limits.body_timeout)
-            return refuse(408, f"the body did not arrive within {limits.body_timeout:g} s",
-                          {"Connection": "close"})
+            log.info(
+                "webhook body not received within %.0f s: connection closed", limits.body_timeout
+            )
+            return refuse(
+                408,
+                f"the body did not arrive within {limits.body_timeout:g} s",
+                {"Connection": "close"},
+            )
         except ClientDisconnect:
             # the client went away mid-body: nobody reads an answer, one short line is enough
             stats["disconnected"] += 1
@@ -310,14 +345,20 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             stats["reading"] -= 1
         given = request.headers.get("x-hub-signature-256", "")
         if not signature_matches(key, body, given):
-            log.warning("webhook delivery with a missing or wrong signature refused",
-                        extra={"delivery": request.headers.get("x-github-delivery")})
-            return refuse(401, "missing or invalid X-Hub-Signature-256; check that the webhook "
-                               "secret on GitHub equals REPODIGEST_WEBHOOK_SECRET")
+            log.warning(
+                "webhook delivery with a missing or wrong signature refused",
+                extra={"delivery": request.headers.get("x-github-delivery")},
+            )
+            return refuse(
+                401,
+                "missing or invalid X-Hub-Signature-256; check that the webhook "
+                "secret on GitHub equals REPODIGEST_WEBHOOK_SECRET",
+            )
         event = request.headers["x-github-event"]
         try:
             if request.headers.get("content-type", "").startswith(
-                    "application/x-www-form-urlencoded"):
+                "application/x-www-form-urlencoded"
+            ):
                 # the webhook's other content type: the JSON in a `payload` form field
                 form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
                 payload = json.loads(form["payload"][0], parse_float=_finite)
@@ -327,8 +368,11 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return refuse(422, f"{event} delivery cannot be read: {exc}")
         except (ValueError, UnicodeDecodeError, KeyError, IndexError, RecursionError):
             # RecursionError: JSON nested deeper than the parser goes (a hostile body), not a 500
-            return refuse(400, "body is not JSON (nor a form with a JSON `payload`); set the "
-                               "webhook content type to application/json")
+            return refuse(
+                400,
+                "body is not JSON (nor a form with a JSON `payload`); set the "
+                "webhook content type to application/json",
+            )
         if not isinstance(payload, dict):
             return refuse(400, "body is not a JSON object")
         if event == "ping":
@@ -353,13 +397,19 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             return reply(202, ignored=f"{event}.{action}", reason=ignore_reason(event, action))
         if allowed is not None and repo.lower() not in allowed:
             stats["ignored"] += 1
-            return reply(202, ignored=f"repository {repo} is not configured",
-                         reason="an organisation-wide hook delivers every repository; this "
-                                "ingest reads only REPODIGEST_REPOS")
+            return reply(
+                202,
+                ignored=f"repository {repo} is not configured",
+                reason="an organisation-wide hook delivers every repository; this "
+                "ingest reads only REPODIGEST_REPOS",
+            )
         ceiling = max_event_bytes() if max_event_bytes is not None else None
         if ceiling and max(sizes) > ceiling:
-            return refuse(413, f"the {event} delivery's fact is {max(sizes)} bytes, more than "
-                               f"the event log takes ({ceiling} bytes); redelivering cannot help")
+            return refuse(
+                413,
+                f"the {event} delivery's fact is {max(sizes)} bytes, more than "
+                f"the event log takes ({ceiling} bytes); redelivering cannot help",
+            )
         delivery = request.headers["x-github-delivery"]
         if not await deliveries.claim(delivery):
             stats["duplicates"] += 1
@@ -370,10 +420,17 @@ def build_webhook_app(secret: Any, publish_facts: PublishFacts, *,
             with contextlib.suppress(Exception):
                 await deliveries.release(delivery)
             if type(exc).__name__ == "MaxPayloadError":  # nats-py: permanent, not transient
-                return refuse(413, f"the {event} delivery's facts are larger than the event log "
-                                   "takes; redelivering cannot help")
-            log.error("could not publish %d facts of delivery %s: %s", len(facts), delivery,
-                      type(exc).__name__)
+                return refuse(
+                    413,
+                    f"the {event} delivery's facts are larger than the event log "
+                    "takes; redelivering cannot help",
+                )
+            log.error(
+                "could not publish %d facts of delivery %s: %s",
+                len(facts),
+                delivery,
+                type(exc).__name__,
+            )
             return reply(503, error="facts could not be published; redeliver later")
         stats["accepted"] += 1
         stats["facts"] += len(facts)
@@ -393,9 +450,11 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    late = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\n"
-            b"content-length: 38\r\nconnection: close\r\n\r\n"
-            b"request headers not received in time\r\n")
+    late = (
+        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\n"
+        b"content-length: 38\r\nconnection: close\r\n\r\n"
+        b"request headers not received in time\r\n"
+    )
 
     class GuardedH11(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
@@ -404,8 +463,11 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             if len(self.connections) > limits.max_connections:
-                log.warning("webhook connection refused: %d open, the limit is %d",
-                            len(self.connections) - 1, limits.max_connections)
+                log.warning(
+                    "webhook connection refused: %d open, the limit is %d",
+                    len(self.connections) - 1,
+                    limits.max_connections,
+                )
                 transport.abort()
                 return
             self._arm()
@@ -413,8 +475,7 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
         def _arm(self, then: Callable[[], None] | None = None) -> None:
             self._disarm()
             self._for_headers = then is None
-            self._deadline = self.loop.call_later(limits.header_timeout,
-                                                  then or self._headers_late)
+            self._deadline = self.loop.call_later(limits.header_timeout, then or self._headers_late)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
@@ -429,15 +490,20 @@ def _guarded_protocol(limits: WebhookLimits) -> type:
         def _headers_late(self) -> None:
             self._deadline = None
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                log.info("webhook request headers not received within %.0f s: connection closed",
-                         limits.header_timeout)
+                log.info(
+                    "webhook request headers not received within %.0f s: connection closed",
+                    limits.header_timeout,
+                )
                 self.transport.write(late)
                 self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self._for_headers and self._deadline is not None and \
-                    self.conn.their_state is not h11.IDLE:
+            if (
+                self._for_headers
+                and self._deadline is not None
+                and self.conn.their_state is not h11.IDLE
+            ):
                 self._disarm()  # the request's head is complete; the app bounds the body
 
         def on_response_complete(self) -> None:
@@ -471,15 +537,22 @@ class _Server:
                 yield
 
         self.config = uvicorn.Config(
-            app, host=host, port=port, log_config=None, log_level="warning", lifespan="off",
-            access_log=False, http=_guarded_protocol(limits),
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            http=_guarded_protocol(limits),
             # uvicorn counts connections and tasks against this and answers 503 beyond it; the
             # protocol already closes connections past max_connections, so +1 lets each of those
             # be served
             limit_concurrency=limits.max_connections + 1,
             timeout_keep_alive=limits.idle_timeout,
             h11_max_incomplete_event_size=limits.max_header_bytes,
-            backlog=limits.backlog)
+            backlog=limits.backlog,
+        )
         self.server = Server(self.config)
 
 
@@ -487,10 +560,16 @@ class WebhookServer:
     """Serves a webhook app with uvicorn; `start()` returns once the port is bound (port 0 picks
     a free one, see `.port`), `stop()` finishes in-flight requests."""
 
-    def __init__(self, app: Starlette, host: str = "0.0.0.0", port: int = 8080, *,
-                 housekeeping: Callable[[], Awaitable[Any]] | None = None,
-                 housekeeping_every: float = 6 * 3600.0,
-                 limits: WebhookLimits | None = None) -> None:
+    def __init__(
+        self,
+        app: Starlette,
+        host: str = "0.0.0.0",
+        port: int = 8080,
+        *,
+        housekeeping: Callable[[], Awaitable[Any]] | None = None,
+        housekeeping_every: float = 6 * 3600.0,
+        limits: WebhookLimits | None = None,
+    ) -> None:
         self.app, self.host, self.requested_port = app, host, port
         self.limits = limits or WebhookLimits()
         self.port: int | None = None
@@ -515,14 +594,16 @@ class WebhookServer:
         except OSError as exc:
             raise WebhookConfigError(
                 f"cannot listen on {self.host}:{self.requested_port} for webhooks ({exc.strerror}); "
-                "choose another REPODIGEST_WEBHOOK_PORT") from None
+                "choose another REPODIGEST_WEBHOOK_PORT"
+            ) from None
         self._sock = sock
         self.port = sock.getsockname()[1]
         self._server = _Server(self.app, self.host, self.port, self.limits)
         for name in _NOISY_LOGGERS:
             logging.getLogger(name).addFilter(QUIET)
-        self._task = asyncio.create_task(self._server.server.serve(sockets=[sock]),
-                                         name="github-webhooks")
+        self._task = asyncio.create_task(
+            self._server.server.serve(sockets=[sock]), name="github-webhooks"
+        )
         if self._housekeeping is not None:
             self._chores = asyncio.create_task(self._chores_loop(), name="github-webhooks-chores")
         log.info("GitHub webhooks on %s:%s", self.host, self.port)
@@ -549,14 +630,23 @@ async def remember_webhook_facts(state: KvIngestState, facts: Sequence[FactData]
     from services.ingest.domain.transitions import note_webhook
 
     for fact in facts:
-        await state.update_item(fact.repo, fact.item.number,
-                                functools.partial(note_webhook, fact=fact))
+        await state.update_item(
+            fact.repo, fact.item.number, functools.partial(note_webhook, fact=fact)
+        )
 
 
-def webhook_server(bus: Any, state: KvIngestState | None, secret: Any, *, host: str = "0.0.0.0",
-                   port: int = 8080, path: str = "/webhooks/github",
-                   max_body: int | None = None, repos: Iterable[str] | None = None,
-                   limits: WebhookLimits | None = None) -> WebhookServer:
+def webhook_server(
+    bus: Any,
+    state: KvIngestState | None,
+    secret: Any,
+    *,
+    host: str = "0.0.0.0",
+    port: int = 8080,
+    path: str = "/webhooks/github",
+    max_body: int | None = None,
+    repos: Iterable[str] | None = None,
+    limits: WebhookLimits | None = None,
+) -> WebhookServer:
     """The endpoint as the ingest service runs it: facts published on `bus` (no watermark: a
     delivery says nothing about what else happened), deliveries remembered in the KV bucket.
     Not started; `start()` / `stop()` fit the ingest service's poller hooks. Raises
@@ -577,9 +667,16 @@ def webhook_server(bus: Any, state: KvIngestState | None, secret: Any, *, host: 
         except Exception:  # noqa: BLE001 - not connected (yet): the default applies
             return None
 
-    app = build_webhook_app(secret, publish, deliveries=MemoryDeliveries(store=state), path=path,
-                            max_body=max_body, repos=repos, limits=limits,
-                            max_event_bytes=max_payload)
+    app = build_webhook_app(
+        secret,
+        publish,
+        deliveries=MemoryDeliveries(store=state),
+        path=path,
+        max_body=max_body,
+        repos=repos,
+        limits=limits,
+        max_event_bytes=max_payload,
+    )
 
     async def forget_old_deliveries() -> None:
         # GitHub lets a delivery be redelivered for three days; a week of ids is plenty

@@ -47,19 +47,25 @@ query($owner: String!, $name: String!, $first: Int!, $after: String, $files: Int
 """.strip()
 
 # GraphQL's PatchStatus -> REST's file `status`
-CHANGE_TYPES = {"ADDED": "added", "DELETED": "removed", "MODIFIED": "modified",
-                "RENAMED": "renamed", "COPIED": "copied", "CHANGED": "changed"}
+CHANGE_TYPES = {
+    "ADDED": "added",
+    "DELETED": "removed",
+    "MODIFIED": "modified",
+    "RENAMED": "renamed",
+    "COPIED": "copied",
+    "CHANGED": "changed",
+}
 
 
 class GraphqlShapeError(ValueError):
     """A GraphQL answer without what the query asked for (a contract violation)."""
 
 
-def variables(repo: str, *, first: int = PAGE_SIZE, after: str | None = None,
-              files: int = FILES_CAP) -> dict[str, Any]:
+def variables(
+    repo: str, *, first: int = PAGE_SIZE, after: str | None = None, files: int = FILES_CAP
+) -> dict[str, Any]:
     owner, name = repo.split("/", 1)
-    return {"owner": owner, "name": name, "first": first, "after": after,
-            "files": min(100, files)}
+    return {"owner": owner, "name": name, "first": first, "after": after, "files": min(100, files)}
 
 
 def _user(node: Any) -> dict[str, Any] | None:
@@ -127,23 +133,47 @@ def pull_from_graphql(node: Json) -> PullNode:
         "reactions": {"total_count": _total(node.get("reactions"))},
     }
     files_conn = node.get("files")
-    files = [{"filename": f.get("path"), "additions": f.get("additions") or 0,
-              "deletions": f.get("deletions") or 0,
-              "status": CHANGE_TYPES.get(str(f.get("changeType") or "").upper())}
-             for f in _nodes(files_conn)]
+    files = [
+        {
+            "filename": f.get("path"),
+            "additions": f.get("additions") or 0,
+            "deletions": f.get("deletions") or 0,
+            "status": CHANGE_TYPES.get(str(f.get("changeType") or "").upper()),
+        }
+        for f in _nodes(files_conn)
+    ]
     total_files = _total(files_conn) or int(node.get("changedFiles") or 0)
-    reviews = [{"id": r.get("databaseId"), "user": _user(r.get("author")),
-                "author_association": r.get("authorAssociation"), "state": r.get("state"),
-                "submitted_at": r.get("submittedAt")}
-               for r in _nodes(node.get("reviews")) if r.get("databaseId") is not None]
+    reviews = [
+        {
+            "id": r.get("databaseId"),
+            "user": _user(r.get("author")),
+            "author_association": r.get("authorAssociation"),
+            "state": r.get("state"),
+            "submitted_at": r.get("submittedAt"),
+        }
+        for r in _nodes(node.get("reviews"))
+        if r.get("databaseId") is not None
+    ]
     comment_nodes = _nodes(node.get("comments"))
-    comments = [{"id": c.get("databaseId"), "user": _user(c.get("author")),
-                 "author_association": c.get("authorAssociation"), "body": c.get("body") or "",
-                 "created_at": c.get("createdAt")}
-                for c in comment_nodes if c.get("databaseId") is not None]
-    return PullNode(pull=pull, files=files, files_truncated=total_files > len(files),
-                    reviews=reviews, comments=comments,
-                    comments_complete=len(comment_nodes) >= _total(node.get("comments")))
+    comments = [
+        {
+            "id": c.get("databaseId"),
+            "user": _user(c.get("author")),
+            "author_association": c.get("authorAssociation"),
+            "body": c.get("body") or "",
+            "created_at": c.get("createdAt"),
+        }
+        for c in comment_nodes
+        if c.get("databaseId") is not None
+    ]
+    return PullNode(
+        pull=pull,
+        files=files,
+        files_truncated=total_files > len(files),
+        reviews=reviews,
+        comments=comments,
+        comments_complete=len(comment_nodes) >= _total(node.get("comments")),
+    )
 
 
 @dataclass(frozen=True)
@@ -170,8 +200,11 @@ def pull_page(data: Any) -> PullPage:
     limit = data.get("rateLimit") or {}
     cost = limit.get("cost")
     remaining = limit.get("remaining")
-    return PullPage(nodes=_nodes(conn), has_next=bool(info.get("hasNextPage")),
-                    end_cursor=info.get("endCursor"),
-                    cost=int(cost) if cost is not None else None,
-                    remaining=int(remaining) if remaining is not None else None,
-                    reset_at=limit.get("resetAt"))
+    return PullPage(
+        nodes=_nodes(conn),
+        has_next=bool(info.get("hasNextPage")),
+        end_cursor=info.get("endCursor"),
+        cost=int(cost) if cost is not None else None,
+        remaining=int(remaining) if remaining is not None else None,
+        reset_at=limit.get("resetAt"),
+    )

@@ -23,23 +23,39 @@ from shared.events.github import FILES_CAP
 Json = Mapping[str, Any]
 
 # webhook actions that are facts; every other action of these events is acknowledged and ignored
-PR_ACTIONS = {"opened", "closed", "reopened", "edited", "labeled", "ready_for_review",
-              "converted_to_draft"}
+PR_ACTIONS = {
+    "opened",
+    "closed",
+    "reopened",
+    "edited",
+    "labeled",
+    "ready_for_review",
+    "converted_to_draft",
+}
 ISSUE_ACTIONS = {"opened", "closed", "reopened", "edited", "labeled"}
-SUPPORTED_EVENTS = {"pull_request", "issues", "issue_comment", "pull_request_review",
-                    "pull_request_review_comment"}
+SUPPORTED_EVENTS = {
+    "pull_request",
+    "issues",
+    "issue_comment",
+    "pull_request_review",
+    "pull_request_review_comment",
+}
 
 
 COMMENT_ACTIONS = {"created"}
 REVIEW_ACTIONS = {"submitted"}
-FACT_ACTIONS = {"pull_request": PR_ACTIONS, "issues": ISSUE_ACTIONS,
-                "issue_comment": COMMENT_ACTIONS, "pull_request_review": REVIEW_ACTIONS,
-                "pull_request_review_comment": COMMENT_ACTIONS}
+FACT_ACTIONS = {
+    "pull_request": PR_ACTIONS,
+    "issues": ISSUE_ACTIONS,
+    "issue_comment": COMMENT_ACTIONS,
+    "pull_request_review": REVIEW_ACTIONS,
+    "pull_request_review_comment": COMMENT_ACTIONS,
+}
 
 # why the events that are not facts are acknowledged and ignored
 EVENT_REASONS = {
     "label": "a label definition was created, edited or deleted; putting a label on an item "
-             "arrives as pull_request.labeled or issues.labeled",
+    "arrives as pull_request.labeled or issues.labeled",
     "push": "pushes are not reported; merged pull requests are",
     "release": "releases are not pull request or issue activity",
 }
@@ -143,7 +159,9 @@ def snapshot_from_issue(repo: str, issue: Json) -> ItemSnapshot:
     )
 
 
-def file_changes(files: Iterable[Json], cap: int = FILES_CAP) -> tuple[tuple[FileChange, ...], bool]:
+def file_changes(
+    files: Iterable[Json], cap: int = FILES_CAP
+) -> tuple[tuple[FileChange, ...], bool]:
     """`GET /pulls/N/files` entries, capped; the flag says whether some were left out."""
     out: list[FileChange] = []
     truncated = False
@@ -151,16 +169,26 @@ def file_changes(files: Iterable[Json], cap: int = FILES_CAP) -> tuple[tuple[Fil
         if len(out) >= cap:
             truncated = True
             break
-        out.append(FileChange(path=str(_req(f, "filename", "pull request file")),
-                              additions=int(f.get("additions") or 0),
-                              deletions=int(f.get("deletions") or 0),
-                              status=f.get("status")))
+        out.append(
+            FileChange(
+                path=str(_req(f, "filename", "pull request file")),
+                additions=int(f.get("additions") or 0),
+                deletions=int(f.get("deletions") or 0),
+                status=f.get("status"),
+            )
+        )
     return tuple(out), truncated
 
 
-def snapshot_from_pull(repo: str, pr: Json, *, files: Iterable[Json] | None = None,
-                       files_truncated: bool = False, reviews: int | None = None,
-                       issue: Json | None = None) -> ItemSnapshot:
+def snapshot_from_pull(
+    repo: str,
+    pr: Json,
+    *,
+    files: Iterable[Json] | None = None,
+    files_truncated: bool = False,
+    reviews: int | None = None,
+    issue: Json | None = None,
+) -> ItemSnapshot:
     """A pull request (REST `GET /pulls/N`, a `/pulls` listing entry, or a webhook's
     `pull_request`) as a snapshot. `issue`, when given, supplies fields only the issue view has
     (reactions; comments in listings)."""
@@ -236,20 +264,47 @@ def content_hash(item: ItemSnapshot) -> str:
 # ---------------------------------------------------------------- fact builders
 
 
-def item_fact(item: ItemSnapshot, action: str, *, origin: str, actor_login: str | None = None,
-              label: str | None = None) -> FactData:
-    return FactData(repo=item.repo, kind=item.kind, action=action, item=item, actor=actor_login,
-                    label=label, origin=origin)
+def item_fact(
+    item: ItemSnapshot,
+    action: str,
+    *,
+    origin: str,
+    actor_login: str | None = None,
+    label: str | None = None,
+) -> FactData:
+    return FactData(
+        repo=item.repo,
+        kind=item.kind,
+        action=action,
+        item=item,
+        actor=actor_login,
+        label=label,
+        origin=origin,
+    )
 
 
 def comment_fact(item: ItemSnapshot, comment: CommentInfo, *, origin: str) -> FactData:
-    return FactData(repo=item.repo, kind="comment", action="created", item=item,
-                    actor=comment.author.login, comment=comment, origin=origin)
+    return FactData(
+        repo=item.repo,
+        kind="comment",
+        action="created",
+        item=item,
+        actor=comment.author.login,
+        comment=comment,
+        origin=origin,
+    )
 
 
 def review_fact(item: ItemSnapshot, review: ReviewInfo, *, origin: str) -> FactData:
-    return FactData(repo=item.repo, kind="review", action="submitted", item=item,
-                    actor=review.author.login, review=review, origin=origin)
+    return FactData(
+        repo=item.repo,
+        kind="review",
+        action="submitted",
+        item=item,
+        actor=review.author.login,
+        review=review,
+        origin=origin,
+    )
 
 
 # ---------------------------------------------------------------- webhooks

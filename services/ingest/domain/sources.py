@@ -56,9 +56,11 @@ def parse_source_spec(spec: str) -> SourceSpec:
     text = (spec or "").strip()
     kind, sep, path = text.partition(":")
     kind = kind.strip().lower()
-    usage = ("use one of: demo, github, github-graphql, replay:PATH (merged-PR history JSONL), "
-             "events:PATH (repodigest CloudEvents JSONL), gharchive:PATH (GH Archive NDJSON), "
-             "git:PATH (a local clone's first-parent history)")
+    usage = (
+        "use one of: demo, github, github-graphql, replay:PATH (merged-PR history JSONL), "
+        "events:PATH (repodigest CloudEvents JSONL), gharchive:PATH (GH Archive NDJSON), "
+        "git:PATH (a local clone's first-parent history)"
+    )
     if kind not in SOURCE_KINDS:
         raise SourceError(f"unknown source {spec!r}: {usage}")
     if kind in ("demo", "github", "github-graphql"):
@@ -153,8 +155,10 @@ def _json_line(number: int, text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SourceError(f"line {number} is not JSON ({exc.msg} at column {exc.colno}); "
-                          f"expected one {what} per line") from None
+        raise SourceError(
+            f"line {number} is not JSON ({exc.msg} at column {exc.colno}); "
+            f"expected one {what} per line"
+        ) from None
     except RecursionError:
         raise SourceError(f"line {number} is JSON nested too deeply to be a {what}") from None
 
@@ -171,8 +175,10 @@ def _short(exc: Exception) -> str:
     if first.get("type") == "union_tag_invalid":
         # pydantic lists every known tag: name the unknown one and the family instead
         tag = (first.get("ctx") or {}).get("tag")
-        return (f"unknown event type {tag!r} (known: dev.repodigest.github.<kind>.<action>.v1; "
-                "a file written by a newer repodigest?)")
+        return (
+            f"unknown event type {tag!r} (known: dev.repodigest.github.<kind>.<action>.v1; "
+            "a file written by a newer repodigest?)"
+        )
     return f"{where}: {first.get('msg')}{more}"
 
 
@@ -181,8 +187,10 @@ def missing_repo_error(repo: str, seen: Counter[str], source: str) -> SourceErro
         return SourceError(f"{source} holds no facts at all (for {repo} or any other repository)")
     top = ", ".join(f"{r} ({n})" for r, n in seen.most_common(10))
     more = f" and {len(seen) - 10} more" if len(seen) > 10 else ""
-    return SourceError(f"{source} holds nothing for {repo}; repositories in it (facts): {top}{more}. "
-                       "Pass one of them as the repository")
+    return SourceError(
+        f"{source} holds nothing for {repo}; repositories in it (facts): {top}{more}. "
+        "Pass one of them as the repository"
+    )
 
 
 # ---------------------------------------------------------------- replay: merged-PR history
@@ -190,8 +198,9 @@ def missing_repo_error(repo: str, seen: Counter[str], source: str) -> SourceErro
 _REPLAY_FIELDS = ("sha", "pr_number", "title", "merged_at")
 
 
-def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
-                origin: str = "replay") -> FactData | None:
+def replay_fact(
+    record: dict[str, Any], repo: str = REPLAY_REPO, origin: str = "replay"
+) -> FactData | None:
     """One merged pull request from the history file, or None for a commit without `(#N)`.
 
     The file has no PR open time: `created_at` is the commit's author date (the earliest time it
@@ -199,8 +208,10 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
     """
     missing = [f for f in _REPLAY_FIELDS if f not in record]
     if missing:
-        raise ValueError(f"missing field(s) {', '.join(missing)}: not a merged-PR history record "
-                         f"(fields: sha, pr_number, title, author_name, author_email, merged_at, files)")
+        raise ValueError(
+            f"missing field(s) {', '.join(missing)}: not a merged-PR history record "
+            f"(fields: sha, pr_number, title, author_name, author_email, merged_at, files)"
+        )
     number = record["pr_number"]
     if number is None:
         return None
@@ -219,21 +230,45 @@ def replay_fact(record: dict[str, Any], repo: str = REPLAY_REPO,
         binary = add is None and dele is None
         additions += add or 0
         deletions += dele or 0
-        files.append(FileChange(path=path, additions=add or 0, deletions=dele or 0,
-                                status="renamed" if renamed else ("binary" if binary else None)))
+        files.append(
+            FileChange(
+                path=path,
+                additions=add or 0,
+                deletions=dele or 0,
+                status="renamed" if renamed else ("binary" if binary else None),
+            )
+        )
     capped, truncated = cap_files(files)
     item = ItemSnapshot(
-        repo=repo, number=int(number), kind="pull_request", title=str(record["title"]),
-        author=login_from_commit_author(_optional_text(record.get("author_name")),
-                                        _optional_text(record.get("author_email"))),
-        state="closed", created_at=min(authored_at, merged_at), updated_at=merged_at,
-        closed_at=merged_at, merged_at=merged_at, additions=additions, deletions=deletions,
-        changed_files=len(files), files=capped, files_truncated=truncated, base_branch="main",
+        repo=repo,
+        number=int(number),
+        kind="pull_request",
+        title=str(record["title"]),
+        author=login_from_commit_author(
+            _optional_text(record.get("author_name")), _optional_text(record.get("author_email"))
+        ),
+        state="closed",
+        created_at=min(authored_at, merged_at),
+        updated_at=merged_at,
+        closed_at=merged_at,
+        merged_at=merged_at,
+        additions=additions,
+        deletions=deletions,
+        changed_files=len(files),
+        files=capped,
+        files_truncated=truncated,
+        base_branch="main",
         # the squash commit's message body is the PR's description where GitHub put it there
         body_excerpt=str(record.get("body") or ""),
     )
-    return FactData(repo=repo, kind="pull_request", action="merged", item=item,
-                    actor=item.author.login, origin=origin)
+    return FactData(
+        repo=repo,
+        kind="pull_request",
+        action="merged",
+        item=item,
+        actor=item.author.login,
+        origin=origin,
+    )
 
 
 def replay_facts(lines: Lines, repo: str = REPLAY_REPO) -> Iterator[FactData]:
@@ -266,7 +301,8 @@ GIT_LOG_FORMAT = "%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%s%x1f%b%x1d"
 _GIT_RECORD_START = re.compile(GIT_RECORD + r"(?=[0-9a-f]{40,64}" + GIT_FIELD + ")")
 _PR_SUFFIX = re.compile(r"^(?P<title>.*?)\s*\(#(?P<number>\d+)\)\s*$")
 _GITHUB_REMOTE = re.compile(
-    r"github\.com[:/](?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
+    r"github\.com[:/](?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$"
+)
 
 
 def split_subject(subject: str) -> tuple[str, int | None]:
@@ -299,8 +335,10 @@ def git_log_records(text: str) -> Iterator[dict[str, Any]]:
             header, _, rest = chunk.partition("\n")
             parts, body = header.split(GIT_FIELD), ""
         if len(parts) != 6 or body is None:
-            raise SourceError(f"unexpected git log record {chunk[:80]!r}: is this a git repository "
-                              "with a normal history?")
+            raise SourceError(
+                f"unexpected git log record {chunk[:80]!r}: is this a git repository "
+                "with a normal history?"
+            )
         sha, name, email, authored, committed, subject = parts
         title, number = split_subject(subject)
         files = []
@@ -308,11 +346,24 @@ def git_log_records(text: str) -> Iterator[dict[str, Any]]:
             if not line.strip():
                 continue
             add, dele, path = line.split("\t", 2)
-            files.append({"path": path, "additions": None if add == "-" else int(add),
-                          "deletions": None if dele == "-" else int(dele)})
-        yield {"sha": sha, "pr_number": number, "title": title, "author_name": name,
-               "author_email": email, "authored_at": authored, "merged_at": committed,
-               "files": files, "body": body}
+            files.append(
+                {
+                    "path": path,
+                    "additions": None if add == "-" else int(add),
+                    "deletions": None if dele == "-" else int(dele),
+                }
+            )
+        yield {
+            "sha": sha,
+            "pr_number": number,
+            "title": title,
+            "author_name": name,
+            "author_email": email,
+            "authored_at": authored,
+            "merged_at": committed,
+            "files": files,
+            "body": body,
+        }
 
 
 def git_facts(text: str, repo: str) -> Iterator[FactData]:
@@ -335,8 +386,9 @@ class EventsScan:
     watermark: datetime | None = None
 
 
-def recorded_events(lines: Lines, repo: str | None, scan: EventsScan | None = None,
-                    source: str = "the events file") -> Iterator[GithubFact]:
+def recorded_events(
+    lines: Lines, repo: str | None, scan: EventsScan | None = None, source: str = "the events file"
+) -> Iterator[GithubFact]:
     """Facts of `repo` from JSON lines of repodigest CloudEvents (`GithubFact.to_bytes()`), kept
     as the events they are (same id, time and source), so re-publishing them changes nothing.
 
@@ -350,9 +402,11 @@ def recorded_events(lines: Lines, repo: str | None, scan: EventsScan | None = No
         try:
             event = GITHUB_EVENT_ADAPTER.validate_json(text)
         except ValueError as exc:
-            raise SourceError(f"line {number} is not a repodigest GitHub event ({_short(exc)}); "
-                              "events:PATH reads JSON lines written by repodigest "
-                              "(GH Archive files are gharchive:PATH)") from None
+            raise SourceError(
+                f"line {number} is not a repodigest GitHub event ({_short(exc)}); "
+                "events:PATH reads JSON lines written by repodigest "
+                "(GH Archive files are gharchive:PATH)"
+            ) from None
         if isinstance(event, SyncWatermark):
             if repo is None or event.data.repo == repo:
                 mark = event.data.watermark
@@ -368,19 +422,28 @@ def recorded_events(lines: Lines, repo: str | None, scan: EventsScan | None = No
 
 # ---------------------------------------------------------------- GH Archive
 
-GHARCHIVE_TYPES = ("PullRequestEvent", "IssuesEvent", "IssueCommentEvent",
-                   "PullRequestReviewEvent", "PullRequestReviewCommentEvent")
+GHARCHIVE_TYPES = (
+    "PullRequestEvent",
+    "IssuesEvent",
+    "IssueCommentEvent",
+    "PullRequestReviewEvent",
+    "PullRequestReviewCommentEvent",
+)
 
 
 def _actor(user: dict[str, Any] | None, association: str | None = None) -> Actor:
     user = user or {}
     login = str(user.get("login") or "ghost")
-    return Actor(login=login, association=association or "NONE",
-                 is_bot=user.get("type") == "Bot" or login.endswith("[bot]"))
+    return Actor(
+        login=login,
+        association=association or "NONE",
+        is_bot=user.get("type") == "Bot" or login.endswith("[bot]"),
+    )
 
 
-def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None,
-                      at: datetime | None = None) -> ItemSnapshot:
+def snapshot_from_api(
+    obj: dict[str, Any], repo: str, *, kind: str | None = None, at: datetime | None = None
+) -> ItemSnapshot:
     """An ItemSnapshot from a GitHub REST/webhook/GH Archive issue or pull-request object.
 
     `at` (the event's time) stands in for `updated_at` when the object lacks one.
@@ -388,16 +451,21 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
     if kind is None:
         is_pr = "merged_at" in obj or "head" in obj or "pull_request" in obj
         kind = "pull_request" if is_pr else "issue"
-    labels = tuple(str(lb["name"]) for lb in obj.get("labels") or () if isinstance(lb, dict)
-                   and lb.get("name"))
+    labels = tuple(
+        str(lb["name"]) for lb in obj.get("labels") or () if isinstance(lb, dict) and lb.get("name")
+    )
     reactions = obj.get("reactions")
     base, head = obj.get("base"), obj.get("head")
     merged_by = obj.get("merged_by")
     return ItemSnapshot(
-        repo=repo, number=whole_number(obj["number"], what="number"), kind=kind, title=str(obj.get("title") or ""),
+        repo=repo,
+        number=whole_number(obj["number"], what="number"),
+        kind=kind,
+        title=str(obj.get("title") or ""),
         url=obj.get("html_url") or None,
         author=_actor(obj.get("user"), obj.get("author_association")),
-        labels=labels, state="closed" if obj.get("state") == "closed" else "open",
+        labels=labels,
+        state="closed" if obj.get("state") == "closed" else "open",
         draft=bool(obj.get("draft")),
         created_at=parse_time(obj.get("created_at"), what="created_at") or at,
         updated_at=parse_time(obj.get("updated_at"), what="updated_at") or at,
@@ -406,9 +474,13 @@ def snapshot_from_api(obj: dict[str, Any], repo: str, *, kind: str | None = None
         merged_by=merged_by.get("login") if isinstance(merged_by, dict) else None,
         comments=whole_number(obj.get("comments") or 0, what="comments"),
         review_comments=whole_number(obj.get("review_comments") or 0, what="review_comments"),
-        reactions=(whole_number(reactions.get("total_count") or 0, what="reactions")
-                   if isinstance(reactions, dict) else 0),
-        additions=obj.get("additions"), deletions=obj.get("deletions"),
+        reactions=(
+            whole_number(reactions.get("total_count") or 0, what="reactions")
+            if isinstance(reactions, dict)
+            else 0
+        ),
+        additions=obj.get("additions"),
+        deletions=obj.get("deletions"),
         changed_files=obj.get("changed_files"),
         base_branch=base.get("ref") if isinstance(base, dict) else None,
         head_branch=head.get("ref") if isinstance(head, dict) else None,
@@ -429,8 +501,17 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
     def fact(kind: str, act: str, item: ItemSnapshot, **extra: Any) -> list[FactData]:
         if (kind, act) not in FACT_BY_KEY:
             return []
-        return [FactData(repo=repo, kind=kind, action=act, item=item, actor=actor,
-                         origin="gharchive", **extra)]
+        return [
+            FactData(
+                repo=repo,
+                kind=kind,
+                action=act,
+                item=item,
+                actor=actor,
+                origin="gharchive",
+                **extra,
+            )
+        ]
 
     if etype == "PullRequestEvent":
         pr = payload["pull_request"]
@@ -473,9 +554,11 @@ def gharchive_facts_of(event: dict[str, Any], repo: str) -> list[FactData]:
     review = payload["review"]
     item = snapshot_from_api(payload["pull_request"], repo, kind="pull_request", at=at)
     info = ReviewInfo(
-        id=whole_number(review["id"], what="review id"), author=_actor(review.get("user"), review.get("author_association")),
+        id=whole_number(review["id"], what="review id"),
+        author=_actor(review.get("user"), review.get("author_association")),
         state=str(review.get("state") or "commented").upper(),
-        submitted_at=parse_time(review.get("submitted_at"), what="submitted_at") or at)
+        submitted_at=parse_time(review.get("submitted_at"), what="submitted_at") or at,
+    )
     return fact("review", "submitted", item, review=info)
 
 
@@ -492,16 +575,25 @@ def _touched(item: ItemSnapshot, at: datetime | None) -> ItemSnapshot:
 
 def _comment(c: dict[str, Any], at: datetime | None, on_review: bool) -> CommentInfo:
     return CommentInfo(
-        id=whole_number(c["id"], what="comment id"), author=_actor(c.get("user"), c.get("author_association")),
+        id=whole_number(c["id"], what="comment id"),
+        author=_actor(c.get("user"), c.get("author_association")),
         created_at=parse_time(c.get("created_at"), what="comment created_at") or at,
-        body_excerpt=c.get("body") or "", on_review=on_review)
+        body_excerpt=c.get("body") or "",
+        on_review=on_review,
+    )
 
 
 def gharchive_repo_of(number: int, event: Any) -> str:
-    if not isinstance(event, dict) or "type" not in event or not isinstance(event.get("repo"), dict):
-        raise SourceError(f"line {number} is not a GH Archive event (no type/repo); gharchive:PATH "
-                          "reads GH Archive NDJSON, events:PATH reads repodigest events and "
-                          "replay:PATH a merged-PR history")
+    if (
+        not isinstance(event, dict)
+        or "type" not in event
+        or not isinstance(event.get("repo"), dict)
+    ):
+        raise SourceError(
+            f"line {number} is not a GH Archive event (no type/repo); gharchive:PATH "
+            "reads GH Archive NDJSON, events:PATH reads repodigest events and "
+            "replay:PATH a merged-PR history"
+        )
     return str(event["repo"].get("name") or "")
 
 
@@ -518,9 +610,14 @@ def gharchive_repos(lines: Lines) -> Counter[str]:
     return seen
 
 
-def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
-                    source: str = "the GH Archive file", *,
-                    require: bool = True) -> Iterator[FactData]:
+def gharchive_facts(
+    lines: Lines,
+    repo: str,
+    seen: Counter[str] | None = None,
+    source: str = "the GH Archive file",
+    *,
+    require: bool = True,
+) -> Iterator[FactData]:
     """Facts of `repo` from GH Archive NDJSON; other repositories are counted in `seen`.
 
     With `require`, a file without any activity of `repo` is an error listing what it holds.
@@ -542,7 +639,8 @@ def gharchive_facts(lines: Lines, repo: str, seen: Counter[str] | None = None,
             yield from gharchive_facts_of(event, name)  # GitHub's spelling of the name
         except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as exc:
             detail = _short(exc)
-            raise SourceError(f"line {number}: {event['type']} does not look like a GH Archive "
-                              f"payload ({detail})") from None
+            raise SourceError(
+                f"line {number}: {event['type']} does not look like a GH Archive payload ({detail})"
+            ) from None
     if require and not any(n.lower() == wanted for n in seen):
         raise missing_repo_error(repo, seen, source)

@@ -129,21 +129,34 @@ class ItemState:
 
     def unchanged(self, updated_at: datetime | None) -> bool:
         """True when a listing's `updated_at` says there is nothing new to fetch."""
-        return (self.updated_at is not None and updated_at is not None
-                and utc(updated_at) <= self.updated_at)
+        return (
+            self.updated_at is not None
+            and updated_at is not None
+            and utc(updated_at) <= self.updated_at
+        )
 
     def file_changes(self) -> tuple[FileChange, ...]:
-        return tuple(FileChange(path=p, additions=a, deletions=d, status=s)
-                     for p, a, d, s in self.files)
+        return tuple(
+            FileChange(path=p, additions=a, deletions=d, status=s) for p, a, d, s in self.files
+        )
 
     def has_new_comments(self, comments: Iterable[CommentInfo]) -> bool:
         """True when some of `comments` were not published yet (per the marks)."""
-        return any((self.review_comment_mark if c.on_review else self.comment_mark)
-                   .is_new(c.created_at, c.id) for c in comments)
+        return any(
+            (self.review_comment_mark if c.on_review else self.comment_mark).is_new(
+                c.created_at, c.id
+            )
+            for c in comments
+        )
 
 
-def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
-             comments: Sequence[CommentInfo] = (), reviews: Sequence[ReviewInfo] = ()) -> ItemState:
+def state_of(
+    item: ItemSnapshot,
+    prev: ItemState | None = None,
+    *,
+    comments: Sequence[CommentInfo] = (),
+    reviews: Sequence[ReviewInfo] = (),
+) -> ItemState:
     """The state to remember after having published the facts of `item`."""
     base = prev or ItemState(kind=item.kind, state=item.state)
     issue_comments = [(c.created_at, c.id) for c in comments if not c.on_review]
@@ -161,8 +174,9 @@ def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
         comments=item.comments,
         review_comments=item.review_comments,
         # a poll's snapshot shows everything up to its updated_at: older announcements are done
-        announced=tuple((k, t) for k, t in base.announced
-                        if item.updated_at is None or t > utc(item.updated_at)),
+        announced=tuple(
+            (k, t) for k, t in base.announced if item.updated_at is None or t > utc(item.updated_at)
+        ),
         files=tuple((f.path, f.additions, f.deletions, f.status) for f in item.files),
         files_truncated=item.files_truncated,
         reviews=item.reviews,
@@ -172,8 +186,14 @@ def state_of(item: ItemSnapshot, prev: ItemState | None = None, *,
     )
 
 
-def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[CommentInfo] = (),
-           reviews: Sequence[ReviewInfo] = (), origin: str = "poll") -> tuple[list[FactData], ItemState]:
+def derive(
+    prev: ItemState | None,
+    item: ItemSnapshot,
+    *,
+    comments: Sequence[CommentInfo] = (),
+    reviews: Sequence[ReviewInfo] = (),
+    origin: str = "poll",
+) -> tuple[list[FactData], ItemState]:
     """The facts between `prev` (None: never seen) and `item`, and the state to store after them.
 
     `comments` and `reviews` are what the poll fetched for this item (possibly already seen
@@ -196,8 +216,12 @@ def derive(prev: ItemState | None, item: ItemSnapshot, *, comments: Sequence[Com
             facts.append(item_fact(item, "reopened", origin=origin))
         if item.kind == "pull_request" and item.merged_at is not None and not prev.merged:
             facts.append(item_fact(item, "merged", origin=origin, actor_login=item.merged_by))
-        elif (item.merged_at is None and item.state == "closed" and item.closed_at is not None
-              and (prev.state == "open" or prev.closed_at != utc(item.closed_at))):
+        elif (
+            item.merged_at is None
+            and item.state == "closed"
+            and item.closed_at is not None
+            and (prev.state == "open" or prev.closed_at != utc(item.closed_at))
+        ):
             # closed since the last poll (or closed, reopened and closed again in between)
             facts.append(item_fact(item, "closed", origin=origin))
         if item.kind == "pull_request" and item.state == "open" and prev.draft != item.draft:

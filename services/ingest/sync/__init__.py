@@ -18,7 +18,15 @@ from .publish import publish_facts
 from .rest import LISTINGS, SyncResult, sync_once, sync_repository
 
 __all__ = [
-    "LISTINGS", "BackfillResult", "GithubPoller", "GraphqlBackfillResult", "SyncResult",
-    "backfill_once", "graphql_backfill", "graphql_then_rest", "publish_facts", "sync_once",
+    "LISTINGS",
+    "BackfillResult",
+    "GithubPoller",
+    "GraphqlBackfillResult",
+    "SyncResult",
+    "backfill_once",
+    "graphql_backfill",
+    "graphql_then_rest",
+    "publish_facts",
+    "sync_once",
     "sync_repository",
 ]

@@ -48,15 +48,25 @@ class GraphqlBackfillResult:
     facts: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return (f"{self.repo}: {self.pulls} pull requests in {self.requests} GraphQL requests "
-                f"({self.points} points, {self.rate_remaining if self.rate_remaining is not None else '?'}"
-                f" left); {self.facts_published} facts from {self.items_changed} changed items")
+        return (
+            f"{self.repo}: {self.pulls} pull requests in {self.requests} GraphQL requests "
+            f"({self.points} points, {self.rate_remaining if self.rate_remaining is not None else '?'}"
+            f" left); {self.facts_published} facts from {self.items_changed} changed items"
+        )
 
 
-async def graphql_backfill(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str, *,
-                           since: datetime | None = None, page_size: int = PAGE_SIZE,
-                           limit: int | None = None, files_first: int = 100,
-                           on_item: Callable[[int], None] | None = None) -> GraphqlBackfillResult:
+async def graphql_backfill(
+    bus: Bus,
+    state: KvIngestState,
+    source: PyGithubSource,
+    repo: str,
+    *,
+    since: datetime | None = None,
+    page_size: int = PAGE_SIZE,
+    limit: int | None = None,
+    files_first: int = 100,
+    on_item: Callable[[int], None] | None = None,
+) -> GraphqlBackfillResult:
     """Publish the facts of `repo`'s pull requests updated since `since` (None: all of them, or
     the first `limit`), newest-updated pages first, oldest first within a page. Pull requests
     with more files than a page holds (`files_first`, GraphQL's maximum is 100) get the rest
@@ -70,11 +80,19 @@ async def graphql_backfill(bus: Bus, state: KvIngestState, source: PyGithubSourc
     floor = utc(since) if since is not None else None
     after: str | None = None
     while True:
-        page, nodes = await asyncio.to_thread(read_pulls_page, source, repo, first=page_size,
-                                              after=after, files=min(files_first, source.files_cap))
+        page, nodes = await asyncio.to_thread(
+            read_pulls_page,
+            source,
+            repo,
+            first=page_size,
+            after=after,
+            files=min(files_first, source.files_cap),
+        )
         result.requests += 1
         result.points += page.cost or 0
-        result.rate_remaining = page.remaining if page.remaining is not None else result.rate_remaining
+        result.rate_remaining = (
+            page.remaining if page.remaining is not None else result.rate_remaining
+        )
         stop = False
         batch: list[tuple[PullNode, datetime | None]] = []
         for node in nodes:
@@ -101,18 +119,27 @@ async def graphql_backfill(bus: Bus, state: KvIngestState, source: PyGithubSourc
                 result.rest_requests += pages
             reviews = [r for r in (review_info(x) for x in node.reviews) if r is not None]
             comments = [comment_info(c) for c in node.comments]
-            item = snapshot_from_pull(repo, node.pull, files=files, files_truncated=truncated,
-                                      reviews=len(reviews))
-            await publish_item(bus, state, result, repo, number, prev, item,
-                               comments=comments, reviews=reviews)
+            item = snapshot_from_pull(
+                repo, node.pull, files=files, files_truncated=truncated, reviews=len(reviews)
+            )
+            await publish_item(
+                bus, state, result, repo, number, prev, item, comments=comments, reviews=reviews
+            )
             if on_item is not None:
                 on_item(number)
         if stop or not page.has_next or not page.end_cursor:
             break
         after = page.end_cursor
-    log.info("GraphQL backfill %s", result.summary(),
-             extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
-                    "points": result.points})
+    log.info(
+        "GraphQL backfill %s",
+        result.summary(),
+        extra={
+            "repo": repo,
+            "facts": result.facts_published,
+            "requests": result.requests,
+            "points": result.points,
+        },
+    )
     return result
 
 
@@ -143,32 +170,56 @@ class BackfillResult:
         return f"{self.graphql.summary()}; then REST {self.rest.summary()}"
 
 
-async def graphql_then_rest(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str,
-                            *, now: datetime, since: datetime | None = None,
-                            page_size: int = PAGE_SIZE,
-                            on_item: Callable[[int], None] | None = None) -> BackfillResult:
+async def graphql_then_rest(
+    bus: Bus,
+    state: KvIngestState,
+    source: PyGithubSource,
+    repo: str,
+    *,
+    now: datetime,
+    since: datetime | None = None,
+    page_size: int = PAGE_SIZE,
+    on_item: Callable[[int], None] | None = None,
+) -> BackfillResult:
     """The `github-graphql` source: pull requests through GraphQL, then one REST sync (issues,
     comment listings, cursors, validators) that publishes the watermark at `now`."""
-    first = await graphql_backfill(bus, state, source, repo, since=since, page_size=page_size,
-                                   on_item=on_item)
+    first = await graphql_backfill(
+        bus, state, source, repo, since=since, page_size=page_size, on_item=on_item
+    )
     rest = await sync_repository(bus, state, source, repo, now=now, since=since, on_item=on_item)
     return BackfillResult(first, rest)
 
 
-async def backfill_once(bus: Bus, repo: str, *, token: str | None,
-                        api_url: str = "https://api.github.com", since: datetime | None = None,
-                        now: datetime | None = None, page_size: int = PAGE_SIZE,
-                        on_item: Callable[[int], None] | None = None,
-                        workers: int = 4) -> BackfillResult:
+async def backfill_once(
+    bus: Bus,
+    repo: str,
+    *,
+    token: str | None,
+    api_url: str = "https://api.github.com",
+    since: datetime | None = None,
+    now: datetime | None = None,
+    page_size: int = PAGE_SIZE,
+    on_item: Callable[[int], None] | None = None,
+    workers: int = 4,
+) -> BackfillResult:
     """`graphql_then_rest` for a one-shot run: state in the bus's KV bucket, its own source."""
     if not token:
-        raise GithubError("the GitHub GraphQL API needs a token: set GITHUB_TOKEN (or "
-                          "REPODIGEST_GITHUB_TOKEN), or use --source github (REST) instead")
+        raise GithubError(
+            "the GitHub GraphQL API needs a token: set GITHUB_TOKEN (or "
+            "REPODIGEST_GITHUB_TOKEN), or use --source github (REST) instead"
+        )
     state = await KvIngestState.open(bus.js)
     source = PyGithubSource(token, api_url, seconds_between_requests=None, workers=workers)
     try:
-        return await graphql_then_rest(bus, state, source, repo,
-                                       now=now or datetime.now(UTC), since=since,
-                                       page_size=page_size, on_item=on_item)
+        return await graphql_then_rest(
+            bus,
+            state,
+            source,
+            repo,
+            now=now or datetime.now(UTC),
+            since=since,
+            page_size=page_size,
+            on_item=on_item,
+        )
     finally:
         await asyncio.to_thread(source.close)

@@ -26,10 +26,19 @@ class GithubPoller:
     """Polls each repository every `interval` seconds until stopped (one task, repositories in
     turn: ingest owns a repository in one replica at a time)."""
 
-    def __init__(self, bus: Bus, state: KvIngestState, source: PyGithubSource,
-                 repos: Sequence[str], *, interval: float, since: datetime | None = None,
-                 backfill: timedelta | None = timedelta(days=14), graphql_backfill: bool = False,
-                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        state: KvIngestState,
+        source: PyGithubSource,
+        repos: Sequence[str],
+        *,
+        interval: float,
+        since: datetime | None = None,
+        backfill: timedelta | None = timedelta(days=14),
+        graphql_backfill: bool = False,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.bus, self.state, self.source = bus, state, source
         # the first sync of a repository reads its pull requests through GraphQL (50 with their
         # files per request instead of 3 REST requests each); needs a token
@@ -53,8 +62,9 @@ class GithubPoller:
             try:
                 if self.graphql_backfill and await self.state.get_cursor(repo, "pulls") is None:
                     await graphql_backfill(self.bus, self.state, self.source, repo, since=since)
-                self.results[repo] = await sync_repository(self.bus, self.state, self.source,
-                                                           repo, now=now, since=since)
+                self.results[repo] = await sync_repository(
+                    self.bus, self.state, self.source, repo, now=now, since=since
+                )
                 self.errors.pop(repo, None)
                 self.failures.pop(repo, None)
             except GithubError as exc:
@@ -69,8 +79,11 @@ class GithubPoller:
         """What keeps repositories from being polled and needs a person (a rejected token, a
         repository not found, a permission): the service's readiness reports them. Transient
         failures (GitHub unavailable, a rate limit) are retried by the next round and not listed."""
-        return [f"polling {repo}: {self.errors[repo]}" for repo, exc in self.failures.items()
-                if not exc.transient]
+        return [
+            f"polling {repo}: {self.errors[repo]}"
+            for repo, exc in self.failures.items()
+            if not exc.transient
+        ]
 
     async def _run(self) -> None:
         while not self._stop.is_set():

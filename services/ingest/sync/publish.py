@@ -40,9 +40,11 @@ def _fact_trace(data: FactData):
     or webhook delivery that observed it: one poll can publish thousands of facts."""
     observed = trace.get_current_span().get_span_context()
     with _tracer.start_as_current_span(
-            f"GitHub fact {data.kind}.{data.action}", context=otel_context.Context(),
-            links=[Link(observed)] if observed.is_valid else None,
-            attributes={"repodigest.repo": data.repo, "repodigest.number": data.item.number}):
+        f"GitHub fact {data.kind}.{data.action}",
+        context=otel_context.Context(),
+        links=[Link(observed)] if observed.is_valid else None,
+        attributes={"repodigest.repo": data.repo, "repodigest.number": data.item.number},
+    ):
         yield
 
 
@@ -62,9 +64,18 @@ async def _publish(bus: Bus, facts: Sequence[FactData]) -> tuple[list[str], int]
     return ids, duplicates
 
 
-async def publish_item(bus: Bus, state: KvIngestState, result: Published, repo: str, number: int,
-                       prev: ItemState | None, item: ItemSnapshot, *,
-                       comments: Sequence[CommentInfo] = (), reviews: Sequence[ReviewInfo] = ()) -> None:
+async def publish_item(
+    bus: Bus,
+    state: KvIngestState,
+    result: Published,
+    repo: str,
+    number: int,
+    prev: ItemState | None,
+    item: ItemSnapshot,
+    *,
+    comments: Sequence[CommentInfo] = (),
+    reviews: Sequence[ReviewInfo] = (),
+) -> None:
     """Derive the facts of `repo`#`number` (`item`, as read now) against `prev`, publish them,
     count them in `result`, then store the item's new state (merged with what a webhook may have
     stored meanwhile)."""

@@ -49,14 +49,22 @@ _tracer = tracer("ingest.github")
 
 def _traced_sync(sync):
     """A span per repository sync: the GitHub requests it makes are its children."""
+
     async def call(bus: Bus, state: Any, source: Any, repo: str, *args: Any, **kwargs: Any):
-        with _tracer.start_as_current_span("GitHub sync", attributes={"repodigest.repo": repo}) as span:
+        with _tracer.start_as_current_span(
+            "GitHub sync", attributes={"repodigest.repo": repo}
+        ) as span:
             result = await sync(bus, state, source, repo, *args, **kwargs)
-            span.set_attributes({"repodigest.facts_published": result.facts_published,
-                                 "repodigest.items_changed": result.items_changed,
-                                 "github.requests": result.requests,
-                                 "github.not_modified": result.not_modified})
+            span.set_attributes(
+                {
+                    "repodigest.facts_published": result.facts_published,
+                    "repodigest.items_changed": result.items_changed,
+                    "github.requests": result.requests,
+                    "github.not_modified": result.not_modified,
+                }
+            )
             return result
+
     call.__doc__, call.__name__ = sync.__doc__, sync.__name__
     return call
 
@@ -74,13 +82,14 @@ class SyncResult:
     facts: list[str] = field(default_factory=list)  # ids, in publication order
     duplicates: int = 0  # of facts_published, already in the stream (JetStream de-duplicated)
 
-
     def summary(self) -> str:
         mark = self.watermark.isoformat() if self.watermark else "none"
-        return (f"{self.repo}: {self.facts_published} facts from {self.items_changed} changed "
-                f"items; {self.requests} requests ({self.not_modified} answered 304, free); "
-                f"rate limit left {self.rate_remaining if self.rate_remaining is not None else '?'}"
-                f"; watermark {mark}")
+        return (
+            f"{self.repo}: {self.facts_published} facts from {self.items_changed} changed "
+            f"items; {self.requests} requests ({self.not_modified} answered 304, free); "
+            f"rate limit left {self.rate_remaining if self.rate_remaining is not None else '?'}"
+            f"; watermark {mark}"
+        )
 
 
 # repository-wide listings read newest-updated first; comments come from the repository-wide
@@ -104,8 +113,9 @@ class _Listing:
         return max(times, default=None)
 
 
-async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str, name: str, *,
-                        since: datetime | None) -> _Listing:
+async def _read_listing(
+    state: KvIngestState, source: PyGithubSource, repo: str, name: str, *, since: datetime | None
+) -> _Listing:
     """What changed in one listing since its cursor: page 1 conditional, newest first, stopping
     at the first object older than the cursor (or than `since` on a first sync)."""
     path = f"/repos/{repo}/{name}"
@@ -138,9 +148,16 @@ async def _read_listing(state: KvIngestState, source: PyGithubSource, repo: str,
 
 
 @_traced_sync
-async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource, repo: str, *,
-                          now: datetime, since: datetime | None = None,
-                          on_item: Callable[[int], None] | None = None) -> SyncResult:
+async def sync_repository(
+    bus: Bus,
+    state: KvIngestState,
+    source: PyGithubSource,
+    repo: str,
+    *,
+    now: datetime,
+    since: datetime | None = None,
+    on_item: Callable[[int], None] | None = None,
+) -> SyncResult:
     """Poll `repo` once: publish the facts of everything changed since the stored cursors (or
     since `since` on the first sync; None: the whole history), then a `SyncWatermark` at `now`.
 
@@ -154,18 +171,22 @@ async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource
     """
     result = SyncResult(repo=repo)
     start_requests, start_304 = source.budget.requests, source.budget.not_modified
-    listings = {name: await _read_listing(state, source, repo, name, since=since)
-                for name in LISTINGS}
+    listings = {
+        name: await _read_listing(state, source, repo, name, since=since) for name in LISTINGS
+    }
     result.listings_unchanged = sum(1 for x in listings.values() if not x.modified)
 
     comments: dict[int, list[CommentInfo]] = {}
-    for name, on_review, link in (("issues/comments", False, "issue_url"),
-                                  ("pulls/comments", True, "pull_request_url")):
+    for name, on_review, link in (
+        ("issues/comments", False, "issue_url"),
+        ("pulls/comments", True, "pull_request_url"),
+    ):
         for obj in listings[name].objects:
             m = _NUMBER.search(str(obj.get(link) or ""))
             if m:
                 comments.setdefault(int(m.group(1)), []).append(
-                    comment_info(obj, on_review=on_review))
+                    comment_info(obj, on_review=on_review)
+                )
 
     # pull requests from /pulls (with their merge state); /issues lists them too, skipped there
     listed: dict[int, tuple[str, dict]] = {}
@@ -185,8 +206,12 @@ async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource
         prev = await state.get_item(repo, number)
         fresh = prev is None or prev.has_new_comments(comments.get(number, ()))
         entry = listed.get(number)
-        if entry is not None and prev is not None and not fresh and prev.unchanged(
-                parse_time(entry[1].get("updated_at"))):
+        if (
+            entry is not None
+            and prev is not None
+            and not fresh
+            and prev.unchanged(parse_time(entry[1].get("updated_at")))
+        ):
             continue
         if entry is None and not fresh:
             continue
@@ -214,8 +239,17 @@ async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource
             if fetched is None:
                 continue
             item, reviews, pending = fetched
-            await publish_item(bus, state, result, repo, number, prev, item,
-                               comments=comments.get(number, ()), reviews=reviews)
+            await publish_item(
+                bus,
+                state,
+                result,
+                repo,
+                number,
+                prev,
+                item,
+                comments=comments.get(number, ()),
+                reviews=reviews,
+            )
             for item_validators, item_url in pending:
                 await state.put_validators(item_url, item_validators)
             if on_item is not None:
@@ -233,21 +267,31 @@ async def sync_repository(bus: Bus, state: KvIngestState, source: PyGithubSource
             await state.put_cursor(repo, listing.name, newest)
         await state.put_validators(listing.url, listing.validators)
 
-    watermark = SyncWatermark.create(WatermarkData(
-        repo=repo, watermark=now, origin="poll", facts_published=result.facts_published))
+    watermark = SyncWatermark.create(
+        WatermarkData(
+            repo=repo, watermark=now, origin="poll", facts_published=result.facts_published
+        )
+    )
     await bus.publish(watermark, Subjects.watermark(repo))
     result.watermark = utc(now)
     result.requests = source.budget.requests - start_requests
     result.not_modified = source.budget.not_modified - start_304
     result.rate_remaining = source.budget.remaining
-    log.info("polled %s", result.summary(),
-             extra={"repo": repo, "facts": result.facts_published, "requests": result.requests,
-                    "not_modified": result.not_modified, "rate_remaining": result.rate_remaining})
+    log.info(
+        "polled %s",
+        result.summary(),
+        extra={
+            "repo": repo,
+            "facts": result.facts_published,
+            "requests": result.requests,
+            "not_modified": result.not_modified,
+            "rate_remaining": result.rate_remaining,
+        },
+    )
     return result
 
 
-async def _fetch_item(source: PyGithubSource, repo: str, number: int
-                      ) -> tuple[str, dict] | None:
+async def _fetch_item(source: PyGithubSource, repo: str, number: int) -> tuple[str, dict] | None:
     def read() -> tuple[str, dict] | None:
         try:
             issue = source.get(f"/repos/{repo}/issues/{number}").data
@@ -261,9 +305,9 @@ async def _fetch_item(source: PyGithubSource, repo: str, number: int
     return await asyncio.to_thread(read)
 
 
-async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, listed: dict,
-                      prev: ItemState | None
-                      ) -> tuple[ItemSnapshot, list[ReviewInfo], list[tuple[Validators, str]]]:
+async def _pull_fetch(
+    state: KvIngestState, source: PyGithubSource, repo: str, listed: dict, prev: ItemState | None
+) -> tuple[ItemSnapshot, list[ReviewInfo], list[tuple[Validators, str]]]:
     """A pull request's detail, files and reviews (each conditional), as a snapshot, its reviews
     and the validators to store once its facts are published."""
     number = int(listed["number"])
@@ -276,8 +320,9 @@ async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, l
 
         def read():
             try:
-                pages = list(source.pages(path, kw.get("params"), validators,
-                                          limit=kw.get("limit")))
+                pages = list(
+                    source.pages(path, kw.get("params"), validators, limit=kw.get("limit"))
+                )
             except GithubNotFound as exc:
                 # the item went away between the listing and now; keep what we know of it
                 log.warning("%s", exc)
@@ -297,10 +342,12 @@ async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, l
     detail, detail_v = await conditional(base)
     pr = detail if isinstance(detail, dict) else listed  # a 304 leaves the listing's view
 
-    files_data, files_v = await conditional(f"{base}/files", params={"per_page": source.per_page},
-                                            limit=source.files_cap)
-    reviews_data, reviews_v = await conditional(f"{base}/reviews",
-                                                params={"per_page": source.per_page})
+    files_data, files_v = await conditional(
+        f"{base}/files", params={"per_page": source.per_page}, limit=source.files_cap
+    )
+    reviews_data, reviews_v = await conditional(
+        f"{base}/reviews", params={"per_page": source.per_page}
+    )
 
     reviews: list[ReviewInfo] = []
     if reviews_data is not None:
@@ -312,29 +359,42 @@ async def _pull_fetch(state: KvIngestState, source: PyGithubSource, repo: str, l
     else:
         item = snapshot_from_pull(repo, pr, reviews=review_count)
         if prev is not None and prev.files:
-            item = item.model_copy(update={"files": prev.file_changes(),
-                                           "files_truncated": prev.files_truncated})
+            item = item.model_copy(
+                update={"files": prev.file_changes(), "files_truncated": prev.files_truncated}
+            )
     pending = [pair for pair in (detail_v, files_v, reviews_v) if pair]
     return item, reviews, pending
 
 
-async def sync_once(bus: Bus, repo: str, *, token: str | None,
-                    api_url: str = "https://api.github.com", since: datetime | None = None,
-                    now: datetime | None = None, per_page: int = 100,
-                    on_item: Callable[[int], None] | None = None,
-                    seconds_between_requests: float | None = None,
-                    workers: int = 4) -> SyncResult:
+async def sync_once(
+    bus: Bus,
+    repo: str,
+    *,
+    token: str | None,
+    api_url: str = "https://api.github.com",
+    since: datetime | None = None,
+    now: datetime | None = None,
+    per_page: int = 100,
+    on_item: Callable[[int], None] | None = None,
+    seconds_between_requests: float | None = None,
+    workers: int = 4,
+) -> SyncResult:
     """One sync of `repo` for a one-shot report: state in the bus's KV bucket (created by the
     runtime's topology), facts updated since `since` on a first sync. Raises `GithubError`
     subclasses with messages a person can act on."""
     state = await KvIngestState.open(bus.js)
     # serial GETs need no spacing (GitHub asks it of writes); `workers` requests at once stay
     # far below the secondary limits (100 concurrent, 900 points a minute)
-    source = PyGithubSource(token, api_url, per_page=per_page,
-                            seconds_between_requests=seconds_between_requests, workers=workers)
+    source = PyGithubSource(
+        token,
+        api_url,
+        per_page=per_page,
+        seconds_between_requests=seconds_between_requests,
+        workers=workers,
+    )
     try:
-        return await sync_repository(bus, state, source, repo,
-                                     now=now or datetime.now(UTC), since=since,
-                                     on_item=on_item)
+        return await sync_repository(
+            bus, state, source, repo, now=now or datetime.now(UTC), since=since, on_item=on_item
+        )
     finally:
         await asyncio.to_thread(source.close)

@@ -31,8 +31,9 @@ class ArtifactReader:
     async def read(self, artifact: Artifact) -> bytes:
         data = await self._read(artifact.uri)
         if hashlib.sha256(data).hexdigest() != artifact.sha256:
-            raise ArtifactUnavailable(f"{artifact.key}: its bytes do not match the SHA-256 the "
-                                      "report-ready announced")
+            raise ArtifactUnavailable(
+                f"{artifact.key}: its bytes do not match the SHA-256 the report-ready announced"
+            )
         return data
 
     async def _read(self, uri: str) -> bytes:

@@ -6,8 +6,13 @@ import logging
 from collections.abc import Iterable
 
 # loggers of the libraries the notifier sends through: httpx logs each request's URL at INFO
-LIBRARY_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "github.Requester",
-                   "urllib3.connectionpool")
+LIBRARY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "github.Requester",
+    "urllib3.connectionpool",
+)
 
 
 class Redactor:

@@ -37,8 +37,9 @@ class DeliveryError(Exception):
         self.retry_after = retry_after
 
 
-def classify_status(status: int, phrase: str, retry_after: float | None,
-                    detail: str = "") -> DeliveryError:
+def classify_status(
+    status: int, phrase: str, retry_after: float | None, detail: str = ""
+) -> DeliveryError:
     """429, 408 and 5xx are worth retrying; any other 4xx is permanent (a revoked or mistyped
     webhook, a payload the service refuses): retrying would only repeat it."""
     reason = f"HTTP {status} {phrase}".strip() + (f": {detail}" if detail else "")
@@ -71,8 +72,11 @@ class Senders:
     @property
     def http(self) -> httpx.AsyncClient:
         if self._http is None:
-            self._http = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False,
-                                           headers={"User-Agent": "repodigest-notifier"})
+            self._http = httpx.AsyncClient(
+                timeout=self.timeout,
+                follow_redirects=False,
+                headers={"User-Agent": "repodigest-notifier"},
+            )
         return self._http
 
     async def close(self) -> None:
@@ -80,8 +84,14 @@ class Senders:
             await self._http.aclose()
             self._http = None
 
-    async def send(self, route: Any, digest: Digest, key: str,
-                   attachment: Attachment | None = None, uncertain: bool = False) -> None:
+    async def send(
+        self,
+        route: Any,
+        digest: Digest,
+        key: str,
+        attachment: Attachment | None = None,
+        uncertain: bool = False,
+    ) -> None:
         """`uncertain`: an earlier attempt may have posted (its record says `sending`); where
         the destination can be asked (GitHub issue comments), it is asked first."""
         if isinstance(route, WebhookRoute):
@@ -101,11 +111,13 @@ class Senders:
             response = await self.http.post(route.url.get_secret_value(), json=payload)
         except httpx.TimeoutException as exc:
             # the post may have arrived: retrying can duplicate it (at-least-once, README)
-            raise DeliveryError(f"no answer in {self.timeout:.0f} s ({type(exc).__name__})",
-                                permanent=False) from None
+            raise DeliveryError(
+                f"no answer in {self.timeout:.0f} s ({type(exc).__name__})", permanent=False
+            ) from None
         except httpx.TransportError as exc:
-            raise DeliveryError(f"cannot reach the webhook ({type(exc).__name__})",
-                                permanent=False) from None
+            raise DeliveryError(
+                f"cannot reach the webhook ({type(exc).__name__})", permanent=False
+            ) from None
         if response.is_success:
             return
         retry_after = retry_after_seconds(response.headers.get("retry-after"))
@@ -119,8 +131,9 @@ class Senders:
 
     # ------------------------------------------------------------ e-mail
 
-    def message(self, route: EmailRoute, digest: Digest, key: str,
-                attachment: Attachment | None) -> EmailMessage:
+    def message(
+        self, route: EmailRoute, digest: Digest, key: str, attachment: Attachment | None
+    ) -> EmailMessage:
         msg = EmailMessage()
         msg["Subject"] = digest.title
         msg["From"] = route.mail_from
@@ -135,18 +148,26 @@ class Senders:
         msg.add_alternative(email_html(digest), subtype="html")
         if attachment is not None:
             maintype, _, subtype = attachment.content_type.partition("/")
-            msg.add_attachment(attachment.data, maintype=maintype, subtype=subtype or "pdf",
-                               filename=attachment.filename)
+            msg.add_attachment(
+                attachment.data,
+                maintype=maintype,
+                subtype=subtype or "pdf",
+                filename=attachment.filename,
+            )
         return msg
 
-    def send_email(self, route: EmailRoute, digest: Digest, key: str,
-                   attachment: Attachment | None) -> None:
+    def send_email(
+        self, route: EmailRoute, digest: Digest, key: str, attachment: Attachment | None
+    ) -> None:
         msg = self.message(route, digest, key, attachment)
         try:
             if route.smtp_security == "tls":
                 client: smtplib.SMTP = smtplib.SMTP_SSL(
-                    route.smtp_host, route.smtp_port, timeout=self.timeout,
-                    context=ssl.create_default_context())
+                    route.smtp_host,
+                    route.smtp_port,
+                    timeout=self.timeout,
+                    context=ssl.create_default_context(),
+                )
             else:
                 client = smtplib.SMTP(route.smtp_host, route.smtp_port, timeout=self.timeout)
             with client:
@@ -160,38 +181,54 @@ class Senders:
         except smtplib.SMTPRecipientsRefused as exc:
             codes = sorted({str(code) for code, _ in exc.recipients.values()})
             transient = all(c.startswith("4") for c in codes)
-            raise DeliveryError(f"SMTP refused every recipient ({', '.join(codes)})",
-                                permanent=not transient) from None
+            raise DeliveryError(
+                f"SMTP refused every recipient ({', '.join(codes)})", permanent=not transient
+            ) from None
         except smtplib.SMTPNotSupportedError as exc:
-            raise DeliveryError(f"SMTP server lacks what the route needs ({exc})",
-                                permanent=True) from None
+            raise DeliveryError(
+                f"SMTP server lacks what the route needs ({exc})", permanent=True
+            ) from None
         except smtplib.SMTPResponseException as exc:
-            text = exc.smtp_error.decode(errors="replace") if isinstance(exc.smtp_error, bytes) \
+            text = (
+                exc.smtp_error.decode(errors="replace")
+                if isinstance(exc.smtp_error, bytes)
                 else str(exc.smtp_error)
-            raise DeliveryError(f"SMTP {exc.smtp_code} {' '.join(text.split())[:200]}",
-                                permanent=not 400 <= exc.smtp_code < 500) from None
+            )
+            raise DeliveryError(
+                f"SMTP {exc.smtp_code} {' '.join(text.split())[:200]}",
+                permanent=not 400 <= exc.smtp_code < 500,
+            ) from None
         except ssl.SSLCertVerificationError as exc:
-            raise DeliveryError(f"SMTP TLS certificate refused ({exc.verify_message})",
-                                permanent=True) from None
+            raise DeliveryError(
+                f"SMTP TLS certificate refused ({exc.verify_message})", permanent=True
+            ) from None
         except (smtplib.SMTPException, OSError) as exc:
-            raise DeliveryError(f"SMTP server unreachable or gone ({type(exc).__name__})",
-                                permanent=False) from None
+            raise DeliveryError(
+                f"SMTP server unreachable or gone ({type(exc).__name__})", permanent=False
+            ) from None
 
     # ------------------------------------------------------------ GitHub
 
-    def post_github(self, route: GithubRoute, digest: Digest, key: str,
-                    uncertain: bool = False) -> None:
+    def post_github(
+        self, route: GithubRoute, digest: Digest, key: str, uncertain: bool = False
+    ) -> None:
         import github
         from github import Auth, Github, GithubException
 
         token = route.token.get_secret_value() if route.token else self.github_token
         if not token:
-            raise DeliveryError("no GitHub token (set the route's token or "
-                                "REPODIGEST_GITHUB_TOKEN)", permanent=True)
+            raise DeliveryError(
+                "no GitHub token (set the route's token or REPODIGEST_GITHUB_TOKEN)", permanent=True
+            )
         body = github_markdown(digest, key)
         # PyGithub's own retries are off: the notifier's (with Retry-After) are the only ones
-        gh = Github(auth=Auth.Token(token), base_url=route.api_url or self.github_api_url,
-                    timeout=int(max(1, self.timeout)), retry=None, lazy=True)
+        gh = Github(
+            auth=Auth.Token(token),
+            base_url=route.api_url or self.github_api_url,
+            timeout=int(max(1, self.timeout)),
+            retry=None,
+            lazy=True,
+        )
         where = route.repo or digest.repo
         try:
             repo = gh.get_repo(where)
@@ -208,24 +245,35 @@ class Senders:
 
                 owner, name = where.split("/", 1)
                 discussion = gh.requester.graphql_query_class(
-                    DISCUSSION_QUERY, {"owner": owner, "repo": name, "number": route.number},
-                    ["repository", "discussion"], RepositoryDiscussion)
+                    DISCUSSION_QUERY,
+                    {"owner": owner, "repo": name, "number": route.number},
+                    ["repository", "discussion"],
+                    RepositoryDiscussion,
+                )
                 discussion.add_comment(body)
         except GithubException as exc:
             headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
             message = exc.data.get("message", "") if isinstance(exc.data, dict) else ""
             status = exc.status
-            if status == 403 and ("rate limit" in message.lower() or "retry-after" in headers
-                                  or headers.get("x-ratelimit-remaining") == "0"):
+            if status == 403 and (
+                "rate limit" in message.lower()
+                or "retry-after" in headers
+                or headers.get("x-ratelimit-remaining") == "0"
+            ):
                 status = 429  # GitHub's rate limits answer 403 as often as 429
-            raise classify_status(status, "", retry_after_seconds(headers.get("retry-after")),
-                                  f"{where} {route.target} #{route.number}: {message[:200]}"
-                                  ) from None
+            raise classify_status(
+                status,
+                "",
+                retry_after_seconds(headers.get("retry-after")),
+                f"{where} {route.target} #{route.number}: {message[:200]}",
+            ) from None
         except (github.BadAttributeException, ValueError, json.JSONDecodeError) as exc:
-            raise DeliveryError(f"GitHub's answer was not understood ({type(exc).__name__})",
-                                permanent=False) from None
+            raise DeliveryError(
+                f"GitHub's answer was not understood ({type(exc).__name__})", permanent=False
+            ) from None
         except OSError as exc:
-            raise DeliveryError(f"GitHub unreachable ({type(exc).__name__})",
-                                permanent=False) from None
+            raise DeliveryError(
+                f"GitHub unreachable ({type(exc).__name__})", permanent=False
+            ) from None
         finally:
             gh.close()

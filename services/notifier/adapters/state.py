@@ -51,8 +51,15 @@ class Record:
     revision: int = 0  # the KV entry's revision (for compare-and-set), not stored
 
     def to_json(self) -> bytes:
-        return json.dumps({"state": self.state, "at": self.at, "attempts": self.attempts,
-                           "reason": self.reason, "owner": self.owner}).encode()
+        return json.dumps(
+            {
+                "state": self.state,
+                "at": self.at,
+                "attempts": self.attempts,
+                "reason": self.reason,
+                "owner": self.owner,
+            }
+        ).encode()
 
     def age(self) -> float:
         """Seconds since it was written (a record without a readable time is old)."""
@@ -71,14 +78,21 @@ class KvDeliveryLog:
         self.kv = kv
 
     @classmethod
-    async def open(cls, js: JetStreamContext, replicas: int = 1,
-                   bucket: str = KV_NOTIFIER_STATE) -> KvDeliveryLog:
+    async def open(
+        cls, js: JetStreamContext, replicas: int = 1, bucket: str = KV_NOTIFIER_STATE
+    ) -> KvDeliveryLog:
         try:
             kv = await js.key_value(bucket)
         except (NotFoundError, BadRequestError):
-            kv = await js.create_key_value(KeyValueConfig(
-                bucket=bucket, history=1, storage=StorageType.FILE, replicas=replicas,
-                description="repodigest notifier: what was posted where (route/repo/window/rev)"))
+            kv = await js.create_key_value(
+                KeyValueConfig(
+                    bucket=bucket,
+                    history=1,
+                    storage=StorageType.FILE,
+                    replicas=replicas,
+                    description="repodigest notifier: what was posted where (route/repo/window/rev)",
+                )
+            )
         return cls(kv)
 
     async def get(self, key: str) -> Record | None:
@@ -87,9 +101,14 @@ class KvDeliveryLog:
         except (KeyNotFoundError, KeyDeletedError):
             return None
         data = json.loads(entry.value or b"{}")
-        return Record(state=data.get("state", "failed"), at=data.get("at", ""),
-                      attempts=int(data.get("attempts", 0)), reason=data.get("reason", ""),
-                      owner=data.get("owner", ""), revision=int(entry.revision or 0))
+        return Record(
+            state=data.get("state", "failed"),
+            at=data.get("at", ""),
+            attempts=int(data.get("attempts", 0)),
+            reason=data.get("reason", ""),
+            owner=data.get("owner", ""),
+            revision=int(entry.revision or 0),
+        )
 
     async def claim(self, key: str, current: Record | None, record: Record) -> int:
         """Write `record` if the key is still as read (`current`); its new revision."""

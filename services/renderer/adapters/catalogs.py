@@ -25,7 +25,8 @@ def _catalog(lang: str) -> dict[str, Any]:
     if not path.is_file():
         raise UnknownLanguage(
             f"no message catalog for language {lang!r} (looked for {path}); "
-            f"supported: {', '.join(SUPPORTED_LANGUAGES)}")
+            f"supported: {', '.join(SUPPORTED_LANGUAGES)}"
+        )
     with path.open(encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     if not isinstance(data, dict):

@@ -49,10 +49,22 @@ _SCRIPT = re.compile(r"<script\b[^>]*?(?:/>|>.*?</script>)", re.S)
 
 
 def _config(**extra):
-    return dict(style=STYLE, js=[], disable_xml_declaration=True, width=800, height=340,
-                legend_at_bottom=True, legend_at_bottom_columns=3, margin=12, spacing=10,
-                explicit_size=False, print_values=False, truncate_label=-1,
-                truncate_legend=-1, **extra)
+    return dict(
+        style=STYLE,
+        js=[],
+        disable_xml_declaration=True,
+        width=800,
+        height=340,
+        legend_at_bottom=True,
+        legend_at_bottom_columns=3,
+        margin=12,
+        spacing=10,
+        explicit_size=False,
+        print_values=False,
+        truncate_label=-1,
+        truncate_legend=-1,
+        **extra,
+    )
 
 
 def _finish(chart, name: str, title: str) -> str:
@@ -69,11 +81,16 @@ def _attr(text: str) -> str:
 
 def activity_chart(s: SummaryData, m: Messages) -> str:
     comments = [d.comments for d in s.activity]
-    chart = pygal.Bar(**_config(title=m.t("labels.chart_activity"),
-                                no_data_text=m.t("labels.none"), x_label_rotation=0,
-                                # both axes start at zero so bar heights compare honestly
-                                secondary_range=(0, max(comments, default=0) or 1),
-                                value_formatter=lambda x: f"{x:,.0f}"))
+    chart = pygal.Bar(
+        **_config(
+            title=m.t("labels.chart_activity"),
+            no_data_text=m.t("labels.none"),
+            x_label_rotation=0,
+            # both axes start at zero so bar heights compare honestly
+            secondary_range=(0, max(comments, default=0) or 1),
+            value_formatter=lambda x: f"{x:,.0f}",
+        )
+    )
     chart.x_labels = [d.day.strftime("%m-%d") for d in s.activity]
     if s.activity:
         chart.add(m.t("labels.issues_opened_series"), [d.issues_opened for d in s.activity])
@@ -126,8 +143,14 @@ def hourly_chart(s: SummaryData, m: Messages) -> str:
     """A day window's activity by local hour (24 bars; 23 or 25 on a DST change day)."""
     tz = ZoneInfo(s.window.tz)
     hours = sorted(s.hourly, key=lambda h: h.start)
-    chart = pygal.Bar(**_config(title=m.t("labels.chart_hourly"), no_data_text=m.t("labels.none"),
-                                x_label_rotation=0, value_formatter=lambda x: f"{x:,.0f}"))
+    chart = pygal.Bar(
+        **_config(
+            title=m.t("labels.chart_hourly"),
+            no_data_text=m.t("labels.none"),
+            x_label_rotation=0,
+            value_formatter=lambda x: f"{x:,.0f}",
+        )
+    )
     chart.x_labels = [h.start.astimezone(tz).strftime("%H") for h in hours]
     chart.add(m.t("labels.prs_opened_series"), [h.prs_opened for h in hours])
     chart.add(m.t("labels.prs_merged_series"), [h.prs_merged for h in hours])
@@ -137,17 +160,22 @@ def hourly_chart(s: SummaryData, m: Messages) -> str:
 
 
 def modules_chart(s: SummaryData, m: Messages) -> str:
-    mods = sorted((t for t in s.modules if t.total or t.previous_total),
-                  key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULES]
+    mods = sorted(
+        (t for t in s.modules if t.total or t.previous_total),
+        key=lambda t: (t.fallback, -t.total, t.module),
+    )[:MAX_MODULES]
     mods.reverse()  # pygal draws horizontal bars bottom-up; the busiest module goes on top
     height = max(300, 160 + 30 * len(mods))
     # pygal puts a bottom legend over the value axis of horizontal bars: keep room below
     labels = [fit_label(m.name("module_names", t.module)) for t in mods]
-    chart = pygal.HorizontalBar(**{**_config(title=m.t("labels.chart_modules"),
-                                             no_data_text=m.t("labels.none")),
-                                   "height": height, "margin_bottom": 34,
-                                   "margin_left": 12 + _label_margin(labels,
-                                                                     STYLE.label_font_size)})
+    chart = pygal.HorizontalBar(
+        **{
+            **_config(title=m.t("labels.chart_modules"), no_data_text=m.t("labels.none")),
+            "height": height,
+            "margin_bottom": 34,
+            "margin_left": 12 + _label_margin(labels, STYLE.label_font_size),
+        }
+    )
     chart.x_labels = labels
     if mods:
         chart.add(m.t("labels.previous_window"), [t.previous_total for t in mods])
@@ -167,7 +195,8 @@ def charts(s: SummaryData, m: Messages) -> dict[str, str]:
             out["activity"] = activity_chart(s, m)
     if any(t.total or t.previous_total for t in s.modules):
         out["modules"] = modules_chart(s, m)
-    if s.window.kind != "day" and any(d.prs_opened or d.prs_merged or d.prs_closed_unmerged
-                                      for d in s.activity):
+    if s.window.kind != "day" and any(
+        d.prs_opened or d.prs_merged or d.prs_closed_unmerged for d in s.activity
+    ):
         out["flow"] = flow_chart(s, m)
     return out

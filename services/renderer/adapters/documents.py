@@ -69,8 +69,12 @@ def stylesheet() -> str:
     return (TEMPLATES / "report.css").read_text(encoding="utf-8")
 
 
-def view_for(summary: SummaryData, lang: str, formats: tuple[str, ...] = (),
-             narration: Narration | None = None) -> ReportView:
+def view_for(
+    summary: SummaryData,
+    lang: str,
+    formats: tuple[str, ...] = (),
+    narration: Narration | None = None,
+) -> ReportView:
     view = build_view(summary, messages(lang))
     view.downloads = tuple(Figure(FORMAT_LABELS[f], FILE_NAMES[f]) for f in formats)
     if narration is not None:
@@ -99,8 +103,11 @@ def render_markdown(summary: SummaryData, lang: str, narration: Narration | None
 def render_html(summary: SummaryData, lang: str, narration: Narration | None = None) -> str:
     others = tuple(f for f in summary.formats if f != "html")
     view = view_for(summary, lang, others, narration)
-    return environment().get_template("report.html.j2").render(
-        v=view, css=stylesheet(), charts=charts(summary, messages(lang)))
+    return (
+        environment()
+        .get_template("report.html.j2")
+        .render(v=view, css=stylesheet(), charts=charts(summary, messages(lang)))
+    )
 
 
 def render_json(summary: SummaryData, prose: ProseReport | None = None) -> str:
@@ -114,6 +121,9 @@ def render_json(summary: SummaryData, prose: ProseReport | None = None) -> str:
 @lru_cache(maxsize=1)
 def summary_schema() -> str:
     schema = SummaryData.model_json_schema()
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-              "$id": "https://repodigest.dev/schemas/summary-data.v1.json", **schema}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://repodigest.dev/schemas/summary-data.v1.json",
+        **schema,
+    }
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

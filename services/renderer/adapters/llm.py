@@ -57,8 +57,10 @@ def load_prompt(version: str, lang: str) -> str:
     path = PROMPTS / f"narrate.{version}.{lang}.md"
     if not path.is_file():
         have = sorted(p.name for p in PROMPTS.glob("narrate.*.md"))
-        raise PromptMissing(f"no narrator prompt {path.name} in {PROMPTS} (have: {', '.join(have)}); "
-                            "set REPODIGEST_NARRATOR_PROMPT_VERSION to one of them")
+        raise PromptMissing(
+            f"no narrator prompt {path.name} in {PROMPTS} (have: {', '.join(have)}); "
+            "set REPODIGEST_NARRATOR_PROMPT_VERSION to one of them"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -147,28 +149,43 @@ def _reason(exc: BaseException, timeout: float) -> str:
         return f"no answer within {timeout:g} s"
     if isinstance(exc, httpx.TransportError):
         return f"cannot reach the model server ({type(exc).__name__})"
-    return f"the model server request failed ({type(exc).__name__})"  # its text may echo the request
+    return (
+        f"the model server request failed ({type(exc).__name__})"  # its text may echo the request
+    )
 
 
 class OpenAIChatNarrator:
     """Prose from an OpenAI-compatible `/chat/completions` endpoint (vLLM, llama.cpp, OpenAI...)."""
 
-    def __init__(self, options: ChatOptions, cache: NarrationCache | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        options: ChatOptions,
+        cache: NarrationCache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.o = options
         self.cache = cache
         headers = {"Content-Type": "application/json"}
         self._key = options.api_key.get_secret_value() if options.api_key is not None else ""
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        self._client = httpx.AsyncClient(base_url=options.url.rstrip("/") + "/", headers=headers,
-                                         timeout=options.timeout, transport=transport)
+        self._client = httpx.AsyncClient(
+            base_url=options.url.rstrip("/") + "/",
+            headers=headers,
+            timeout=options.timeout,
+            transport=transport,
+        )
         self.requests = 0  # requests sent (cache hits send none)
 
     def cache_key(self, payload: str, prompt: str, lang: str) -> str:
         h = hashlib.sha256()
-        for part in (payload, self.o.prompt_version, hashlib.sha256(prompt.encode()).hexdigest(),
-                     self.o.model, lang):
+        for part in (
+            payload,
+            self.o.prompt_version,
+            hashlib.sha256(prompt.encode()).hexdigest(),
+            self.o.model,
+            lang,
+        ):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()
@@ -181,8 +198,9 @@ class OpenAIChatNarrator:
             prompt = load_prompt(self.o.prompt_version, lang)
         except PromptMissing as exc:
             log.warning("narrator skipped: %s", exc)
-            return self._narration(unavailable=f"no prompt {self.o.prompt_version} for {lang}",
-                                   code="no_prompt")
+            return self._narration(
+                unavailable=f"no prompt {self.o.prompt_version} for {lang}", code="no_prompt"
+            )
         payload = input_json(summary)
         key = self.cache_key(payload, prompt, lang)
         cached = await self._cache_get(key)
@@ -195,15 +213,22 @@ class OpenAIChatNarrator:
         system = prompt.replace("{output_schema}", json.dumps(OUTPUT_SCHEMA, ensure_ascii=False))
         need = estimate_tokens(system) + estimate_tokens(payload) + self.o.max_tokens
         if need > self.o.token_budget:
-            reason = (f"prompt over the token budget (about {need} tokens with the answer's "
-                      f"{self.o.max_tokens}; budget {self.o.token_budget}, "
-                      "REPODIGEST_NARRATOR_TOKEN_BUDGET)")
+            reason = (
+                f"prompt over the token budget (about {need} tokens with the answer's "
+                f"{self.o.max_tokens}; budget {self.o.token_budget}, "
+                "REPODIGEST_NARRATOR_TOKEN_BUDGET)"
+            )
             log.warning("narrator skipped for %s %s: %s", summary.repo, lang, reason)
             return self._narration(unavailable=reason, code="over_budget")
-        body = {"model": self.o.model, "temperature": self.o.temperature,
-                "max_tokens": self.o.max_tokens,
-                "messages": [{"role": "system", "content": system},
-                             {"role": "user", "content": payload}]}
+        body = {
+            "model": self.o.model,
+            "temperature": self.o.temperature,
+            "max_tokens": self.o.max_tokens,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": payload},
+            ],
+        }
         if self.o.json_mode:
             body["response_format"] = {"type": "json_object"}
         try:
@@ -219,15 +244,22 @@ class OpenAIChatNarrator:
         else:
             await self._cache_put(key, content)
             return self._narration(prose=prose)
-        log.warning("narrator unavailable for %s %s (%s); template prose used",
-                    summary.repo, lang, reason, extra={"repo": summary.repo, "lang": lang})
+        log.warning(
+            "narrator unavailable for %s %s (%s); template prose used",
+            summary.repo,
+            lang,
+            reason,
+            extra={"repo": summary.repo, "lang": lang},
+        )
         return self._narration(unavailable=reason, code=code)
 
     async def _complete(self, body: dict) -> str:
         async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self.o.attempts),
-                wait=wait_exponential(multiplier=self.o.backoff, max=self.o.backoff * 8),
-                retry=retry_if_exception(_retryable), reraise=True):
+            stop=stop_after_attempt(self.o.attempts),
+            wait=wait_exponential(multiplier=self.o.backoff, max=self.o.backoff * 8),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+        ):
             with attempt:
                 self.requests += 1
                 response = await self._client.post("chat/completions", json=body)
@@ -237,8 +269,10 @@ class OpenAIChatNarrator:
                 if status >= 400:
                     # never the server's own text: one that echoes the request (the API key in
                     # its Authorization header) would put it into every report and log
-                    raise _Refused(f"the model server refused the request: HTTP {status}; check "
-                                   "REPODIGEST_NARRATOR_URL, _MODEL and _API_KEY")
+                    raise _Refused(
+                        f"the model server refused the request: HTTP {status}; check "
+                        "REPODIGEST_NARRATOR_URL, _MODEL and _API_KEY"
+                    )
                 try:
                     data = response.json()
                     content = data["choices"][0]["message"]["content"]
@@ -270,4 +304,3 @@ class OpenAIChatNarrator:
 
     async def close(self) -> None:
         await self._client.aclose()
-

@@ -51,8 +51,9 @@ class PdfRenderer:
     `max_tasks_per_child` documents to bound WeasyPrint's memory growth.
     """
 
-    def __init__(self, workers: int = 1, timeout: float = 300.0,
-                 max_tasks_per_child: int = 50) -> None:
+    def __init__(
+        self, workers: int = 1, timeout: float = 300.0, max_tasks_per_child: int = 50
+    ) -> None:
         self.workers, self.timeout, self.max_tasks = workers, timeout, max_tasks_per_child
         self._pool: ProcessPoolExecutor | None = None
         self._killed = False
@@ -62,22 +63,27 @@ class PdfRenderer:
             raise PdfError("the PDF renderer is stopping")
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                max_tasks_per_child=self.max_tasks, initializer=_worker_init)
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                max_tasks_per_child=self.max_tasks,
+                initializer=_worker_init,
+            )
 
     async def warm(self, css: str = "") -> None:
         """Start every worker and render a tiny document in each (fonts loaded, imports done)."""
         self.start()
         loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, _warm, css)
-                               for _ in range(self.workers)))
+        await asyncio.gather(
+            *(loop.run_in_executor(self._pool, _warm, css) for _ in range(self.workers))
+        )
 
     async def render(self, html: str, base_url: str | None = None) -> bytes:
         self.start()
         loop = asyncio.get_running_loop()
         try:
             return await asyncio.wait_for(
-                loop.run_in_executor(self._pool, html_to_pdf, html, base_url), self.timeout)
+                loop.run_in_executor(self._pool, html_to_pdf, html, base_url), self.timeout
+            )
         except BrokenProcessPool:
             # a worker died (out of memory, killed): start a fresh pool; the message is retried
             broken, self._pool = self._pool, None
@@ -90,8 +96,10 @@ class PdfRenderer:
             stuck, self._pool = self._pool, None
             if stuck is not None:
                 _terminate(stuck)
-            raise PdfError(f"PDF rendering took longer than {self.timeout:.0f}s "
-                           "(raise REPODIGEST_PDF_TIMEOUT for very large reports)") from None
+            raise PdfError(
+                f"PDF rendering took longer than {self.timeout:.0f}s "
+                "(raise REPODIGEST_PDF_TIMEOUT for very large reports)"
+            ) from None
 
     def close(self) -> None:
         if self._pool is not None:

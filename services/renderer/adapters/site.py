@@ -60,9 +60,13 @@ ROUNDS = 8  # regenerations while another renderer changes the same inputs (see 
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES / "site")),
-                      autoescape=select_autoescape(enabled_extensions=("html", "html.j2")),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES / "site")),
+        autoescape=select_autoescape(enabled_extensions=("html", "html.j2")),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["num"] = lambda n: "—" if n is None else num(n)
     return env
 
@@ -120,23 +124,36 @@ class SiteBuilder:
             log.warning("%s is listed in its index but absent; its revision shows no counts", key)
             return None
         except ValidationError as exc:
-            log.warning("%s is not a report model (%d errors); its revision shows no counts",
-                        key, exc.error_count())
+            log.warning(
+                "%s is not a report model (%d errors); its revision shows no counts",
+                key,
+                exc.error_count(),
+            )
             return None
         changed = {}
         for lang in archive.SITE_LANGUAGES:
             m = messages(lang)
             writer = _Writer(summary, m)
             changed[lang] = tuple(
-                m.t("changed.key_prs") if f.name == "key_pr_numbers" else
-                m.t("changed.figure", name=writer.figure_name(f.name),
+                m.t("changed.key_prs")
+                if f.name == "key_pr_numbers"
+                else m.t(
+                    "changed.figure",
+                    name=writer.figure_name(f.name),
                     before="-" if f.before is None else num(f.before),
-                    after="-" if f.after is None else num(f.after))
-                for f in summary.changed_figures)
+                    after="-" if f.after is None else num(f.after),
+                )
+                for f in summary.changed_figures
+            )
         return figures_of(summary, changed)
 
-    async def repository(self, index: dict, focus: str | None = None,
-                         recent: int | None = None, everything: bool = True) -> Repository:
+    async def repository(
+        self,
+        index: dict,
+        focus: str | None = None,
+        recent: int | None = None,
+        everything: bool = True,
+    ) -> Repository:
         """A repository's windows and revisions with their figures. With `everything` false,
         figures are read only for each window's latest revision (of its `recent` newest
         windows, if given: the home page's sparkline) and for every revision of the `focus`
@@ -153,13 +170,14 @@ class SiteBuilder:
         wanted: dict[str, Figures | None] = {}
         for e in entries:
             label, revision = str((e.get("window") or {}).get("label", "")), e.get("revision")
-            if not (everything or label == focus
-                    or (label in shown and revision == latest[label])):
+            if not (everything or label == focus or (label in shown and revision == latest[label])):
                 continue
             arts = [a for a in e.get("artifacts", []) if isinstance(a, dict)]
             # the figures of one JSON artifact per revision (they do not depend on the language)
-            jsons = sorted((a for a in arts if a.get("format") == "json"),
-                           key=lambda a: a.get("language") != archive.DEFAULT_LANGUAGE)
+            jsons = sorted(
+                (a for a in arts if a.get("format") == "json"),
+                key=lambda a: a.get("language") != archive.DEFAULT_LANGUAGE,
+            )
             if jsons:
                 wanted[str(jsons[0].get("key"))] = await self.figures(jsons[0])
         return repository_from_index(index, {k: v for k, v in wanted.items() if v is not None})
@@ -175,8 +193,9 @@ class SiteBuilder:
             digest.update(key.encode() + b"\0" + hashlib.sha256(raw).digest())
         return digest.hexdigest()
 
-    async def load(self, repo: str | None = None, window: str | None = None
-                   ) -> tuple[list[Repository], str]:
+    async def load(
+        self, repo: str | None = None, window: str | None = None
+    ) -> tuple[list[Repository], str]:
         """The repositories in the archive, and a fingerprint of the indexes read. With `repo`,
         only what its pages and the home pages show is read (see `repository`)."""
         repos, digest = [], hashlib.sha256()
@@ -187,9 +206,14 @@ class SiteBuilder:
                 continue
             mine = repo is not None and str(index.get("repo", "")).lower() == repo.lower()
             try:
-                repos.append(await self.repository(
-                    index, focus=window if mine else None, recent=None if mine else archive.SPARK_WINDOWS,
-                    everything=repo is None))
+                repos.append(
+                    await self.repository(
+                        index,
+                        focus=window if mine else None,
+                        recent=None if mine else archive.SPARK_WINDOWS,
+                        everything=repo is None,
+                    )
+                )
             except (KeyError, TypeError, ValueError) as exc:
                 log.warning("%s could not be read (%s); its repository is left out", key, exc)
         repos.sort(key=lambda r: r.repo.lower())
@@ -197,8 +221,9 @@ class SiteBuilder:
 
     # ------------------------------------------------------------ laying out
 
-    def pages(self, repos: list[Repository], only: str | None = None,
-              window: str | None = None) -> dict[str, bytes]:
+    def pages(
+        self, repos: list[Repository], only: str | None = None, window: str | None = None
+    ) -> dict[str, bytes]:
         """Every page (key -> bytes); with `only`, the home pages and that repository's pages
         (with `window`, only that window's among them)."""
         langs = site_languages(repos)
@@ -211,20 +236,42 @@ class SiteBuilder:
                 out[repo_page_key(repo.repo, lang)] = self._repo(repo, lang, langs)
                 for w in repo.windows:
                     if window is None or w.label == window:
-                        out[window_page_key(repo.repo, w.label, lang)] = \
-                            self._window(repo, w, lang, langs)
+                        out[window_page_key(repo.repo, w.label, lang)] = self._window(
+                            repo, w, lang, langs
+                        )
         return out
 
-    def _common(self, key: str, lang: str, langs: tuple[str, ...], title: str,
-                crumbs: list[tuple[str, str]], rendered: datetime | None) -> dict[str, Any]:
+    def _common(
+        self,
+        key: str,
+        lang: str,
+        langs: tuple[str, ...],
+        title: str,
+        crumbs: list[tuple[str, str]],
+        rendered: datetime | None,
+    ) -> dict[str, Any]:
         m = messages(lang)
         base = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
-        alternates = [(other, messages(other).t("site.language_name"),
-                       relative(key, base + archive.page_name(other)))
-                      for other in langs if other != lang]
-        return {"lang": lang, "html_lang": m.t("html_lang"), "title": title, "t": m.t,
-                "tn": m.tn, "css": stylesheet(), "alternates": alternates, "crumbs": crumbs,
-                "footer": m.t("site.footer", at=_when(rendered)) if rendered else None}
+        alternates = [
+            (
+                other,
+                messages(other).t("site.language_name"),
+                relative(key, base + archive.page_name(other)),
+            )
+            for other in langs
+            if other != lang
+        ]
+        return {
+            "lang": lang,
+            "html_lang": m.t("html_lang"),
+            "title": title,
+            "t": m.t,
+            "tn": m.tn,
+            "css": stylesheet(),
+            "alternates": alternates,
+            "crumbs": crumbs,
+            "footer": m.t("site.footer", at=_when(rendered)) if rendered else None,
+        }
 
     def _home(self, repos: list[Repository], lang: str, langs: tuple[str, ...]) -> bytes:
         m = messages(lang)
@@ -234,18 +281,30 @@ class SiteBuilder:
             latest = r.windows[0] if r.windows else None
             spark = r.spark()
             kind = r.spark_kind()
-            rows.append({
-                "repo": r.repo, "href": relative(key, repo_page_key(r.repo, lang)),
-                "windows": m.tn("site.windows_count", len(r.windows), n=num(len(r.windows))),
-                "latest": latest.label if latest else "",
-                "latest_href": relative(key, window_page_key(r.repo, latest.label, lang))
-                if latest else "",
-                "last_report": _when(r.last_rendered()),
-                "languages": ", ".join(messages(x).t("site.language_name") for x in r.languages),
-                "spark": spark,
-                "spark_label": m.t("site.spark_windows", kind=m.t(f"site.kinds.{kind}"),
-                                   last=num(spark.values[-1]), peak=num(spark.peak))
-                if spark else ""})
+            rows.append(
+                {
+                    "repo": r.repo,
+                    "href": relative(key, repo_page_key(r.repo, lang)),
+                    "windows": m.tn("site.windows_count", len(r.windows), n=num(len(r.windows))),
+                    "latest": latest.label if latest else "",
+                    "latest_href": relative(key, window_page_key(r.repo, latest.label, lang))
+                    if latest
+                    else "",
+                    "last_report": _when(r.last_rendered()),
+                    "languages": ", ".join(
+                        messages(x).t("site.language_name") for x in r.languages
+                    ),
+                    "spark": spark,
+                    "spark_label": m.t(
+                        "site.spark_windows",
+                        kind=m.t(f"site.kinds.{kind}"),
+                        last=num(spark.values[-1]),
+                        peak=num(spark.peak),
+                    )
+                    if spark
+                    else "",
+                }
+            )
         times = [t for r in repos if (t := r.last_rendered())]
         ctx = self._common(key, lang, langs, m.t("site.title"), [], max(times) if times else None)
         return _render("home.html.j2", ctx, repos=rows, heads=self._heads(m))
@@ -260,23 +319,39 @@ class SiteBuilder:
         for w in repo.windows:
             latest = w.latest
             spark = w.spark()
-            rows.append({
-                "label": w.label, "kind": m.t(f"site.kinds.{w.kind}")
-                if m.has(f"site.kinds.{w.kind}") else w.kind,
-                "period": _period(w), "href": relative(key, window_page_key(repo.repo, w.label,
-                                                                            lang)),
-                "revision": latest.revision,
-                "revisions": m.tn("site.revisions_count", len(w.revisions),
-                                  n=num(len(w.revisions))),
-                "counts": _cells(latest, ()),
-                "synthetic": bool(latest.figures and latest.figures.synthetic),
-                "spark": spark,
-                "spark_label": m.t("site.spark_day" if w.kind == "day" else "site.spark_days",
-                                   label=w.label, peak=num(spark.peak), total=num(spark.total))
-                if spark else ""})
-        ctx = self._common(key, lang, langs, m.t("site.repo_title", repo=repo.repo),
-                           [(m.t("site.home"), relative(key, home_key(lang)))],
-                           repo.last_rendered())
+            rows.append(
+                {
+                    "label": w.label,
+                    "kind": m.t(f"site.kinds.{w.kind}")
+                    if m.has(f"site.kinds.{w.kind}")
+                    else w.kind,
+                    "period": _period(w),
+                    "href": relative(key, window_page_key(repo.repo, w.label, lang)),
+                    "revision": latest.revision,
+                    "revisions": m.tn(
+                        "site.revisions_count", len(w.revisions), n=num(len(w.revisions))
+                    ),
+                    "counts": _cells(latest, ()),
+                    "synthetic": bool(latest.figures and latest.figures.synthetic),
+                    "spark": spark,
+                    "spark_label": m.t(
+                        "site.spark_day" if w.kind == "day" else "site.spark_days",
+                        label=w.label,
+                        peak=num(spark.peak),
+                        total=num(spark.total),
+                    )
+                    if spark
+                    else "",
+                }
+            )
+        ctx = self._common(
+            key,
+            lang,
+            langs,
+            m.t("site.repo_title", repo=repo.repo),
+            [(m.t("site.home"), relative(key, home_key(lang)))],
+            repo.last_rendered(),
+        )
         return _render("repo.html.j2", ctx, repo=repo.repo, windows=rows, heads=self._heads(m))
 
     def _window(self, repo: Repository, w: Window, lang: str, langs: tuple[str, ...]) -> bytes:
@@ -291,39 +366,84 @@ class SiteBuilder:
                 changes.append(m.t("site.first"))
             else:
                 if rev.moves:
-                    changes.append(m.t("site.moved", previous=rev.previous, moves=m.t(
-                        "list.comma").join(m.t("changed.figure", name=m.t(f"counts.{mv.name}"),
-                                                before=_n(mv.before), after=_n(mv.after))
-                                           for mv in rev.moves)))
+                    changes.append(
+                        m.t(
+                            "site.moved",
+                            previous=rev.previous,
+                            moves=m.t("list.comma").join(
+                                m.t(
+                                    "changed.figure",
+                                    name=m.t(f"counts.{mv.name}"),
+                                    before=_n(mv.before),
+                                    after=_n(mv.after),
+                                )
+                                for mv in rev.moves
+                            ),
+                        )
+                    )
                 else:
                     changes.append(m.t("site.unchanged", previous=rev.previous))
                 text = rev.figures.changed_text.get(lang, ())
                 if text:
-                    changes.append(m.t("site.figures_changed",
-                                       figures=m.t("list.comma").join(text)))
+                    changes.append(
+                        m.t("site.figures_changed", figures=m.t("list.comma").join(text))
+                    )
             # the page's language first, then the others the revision has
             order = [lang] + [x for x in rev.languages if x != lang]
-            arts = [{"language": messages(x).t("site.language_name") if x in
-                     archive.SITE_LANGUAGES else x, "code": x,
-                     "links": [{"label": FORMAT_LABELS.get(a.format, a.format),
-                                "href": relative(key, a.key), "size": _size(a.size)}
-                               for a in rev.artifacts_in(x)]}
-                    for x in order if rev.artifacts_in(x)]
-            revs.append({"revision": rev.revision, "latest": rev.latest,
-                         "rendered": _when(rev.rendered_at),
-                         "counts": _cells(rev, {mv.name for mv in rev.moves}),
-                         "changes": changes, "artifacts": arts,
-                         "synthetic": bool(rev.figures and rev.figures.synthetic)})
+            arts = [
+                {
+                    "language": messages(x).t("site.language_name")
+                    if x in archive.SITE_LANGUAGES
+                    else x,
+                    "code": x,
+                    "links": [
+                        {
+                            "label": FORMAT_LABELS.get(a.format, a.format),
+                            "href": relative(key, a.key),
+                            "size": _size(a.size),
+                        }
+                        for a in rev.artifacts_in(x)
+                    ],
+                }
+                for x in order
+                if rev.artifacts_in(x)
+            ]
+            revs.append(
+                {
+                    "revision": rev.revision,
+                    "latest": rev.latest,
+                    "rendered": _when(rev.rendered_at),
+                    "counts": _cells(rev, {mv.name for mv in rev.moves}),
+                    "changes": changes,
+                    "artifacts": arts,
+                    "synthetic": bool(rev.figures and rev.figures.synthetic),
+                }
+            )
         times = [r.rendered_at for r in w.revisions if r.rendered_at]
-        ctx = self._common(key, lang, langs, m.t("site.window_title", repo=repo.repo,
-                                                 label=w.label),
-                           [(m.t("site.home"), relative(key, home_key(lang))),
-                            (m.t("site.back_repo", repo=repo.repo),
-                             relative(key, repo_page_key(repo.repo, lang)))],
-                           max(times) if times else None)
-        return _render("window.html.j2", ctx, repo=repo.repo, label=w.label, period=_period(w),
-                       kind=m.t(f"site.kinds.{w.kind}") if m.has(f"site.kinds.{w.kind}")
-                       else w.kind, revisions=revs, heads=self._heads(m))
+        ctx = self._common(
+            key,
+            lang,
+            langs,
+            m.t("site.window_title", repo=repo.repo, label=w.label),
+            [
+                (m.t("site.home"), relative(key, home_key(lang))),
+                (
+                    m.t("site.back_repo", repo=repo.repo),
+                    relative(key, repo_page_key(repo.repo, lang)),
+                ),
+            ],
+            max(times) if times else None,
+        )
+        return _render(
+            "window.html.j2",
+            ctx,
+            repo=repo.repo,
+            label=w.label,
+            period=_period(w),
+            kind=m.t(f"site.kinds.{w.kind}") if m.has(f"site.kinds.{w.kind}") else w.kind,
+            revisions=revs,
+            heads=self._heads(m),
+        )
 
     # ------------------------------------------------------------ writing
 
@@ -349,8 +469,11 @@ class SiteBuilder:
             written += await self._write(pages)
             if await self.fingerprint() == before:
                 return written
-        log.warning("the archive's indexes still change after %d rounds; the next report "
-                    "completes its pages", ROUNDS)
+        log.warning(
+            "the archive's indexes still change after %d rounds; the next report "
+            "completes its pages",
+            ROUNDS,
+        )
         return written
 
     async def _complete(self, langs: tuple[str, ...]) -> bool:
@@ -379,8 +502,9 @@ class SiteBuilder:
         `archive.is_public_key` admits), nothing else from the store."""
         repos, _ = await self.load()
         pages = self.pages(repos)
-        artifacts = sorted({a.key for r in repos for w in r.windows for rev in w.revisions
-                            for a in rev.artifacts})
+        artifacts = sorted(
+            {a.key for r in repos for w in r.windows for rev in w.revisions for a in rev.artifacts}
+        )
         out = out.expanduser()
         written = 0
         for key, data in pages.items():
@@ -454,4 +578,3 @@ def _size(n: int) -> str:
             return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
         n /= 1024
     return f"{n:,.1f} MB"  # pragma: no cover
-

@@ -38,12 +38,20 @@ _tracer = tracer("renderer.store")
 
 def _traced_put(put):
     """A span per object-store write: which store, which key, how many bytes."""
+
     @functools.wraps(put)
     async def traced(self, key: str, data: bytes, content_type: str) -> StoredObject:
-        with _tracer.start_as_current_span("object-store put", attributes={
-                "repodigest.store": type(self).__name__, "repodigest.key": key,
-                "repodigest.size": len(data), "repodigest.content_type": content_type}):
+        with _tracer.start_as_current_span(
+            "object-store put",
+            attributes={
+                "repodigest.store": type(self).__name__,
+                "repodigest.key": key,
+                "repodigest.size": len(data),
+                "repodigest.content_type": content_type,
+            },
+        ):
             return await put(self, key, data, content_type)
+
     return traced
 
 
@@ -67,7 +75,8 @@ class NatsObjectStore:
                 from nats.js.api import ObjectStoreConfig, StorageType
 
                 self._obs = await self.js.create_object_store(
-                    self.bucket, ObjectStoreConfig(bucket=self.bucket, storage=StorageType.FILE))
+                    self.bucket, ObjectStoreConfig(bucket=self.bucket, storage=StorageType.FILE)
+                )
         return self._obs
 
     def uri(self, key: str) -> str:
@@ -79,8 +88,13 @@ class NatsObjectStore:
 
         check_key(key)
         obs = await self._store()
-        await obs.put(key, data, meta=ObjectMeta(name=key, description=content_type,
-                                                  headers={"Content-Type": [content_type]}))
+        await obs.put(
+            key,
+            data,
+            meta=ObjectMeta(
+                name=key, description=content_type, headers={"Content-Type": [content_type]}
+            ),
+        )
         return StoredObject(self.uri(key), key, len(data), _digest(data), content_type)
 
     async def get(self, key: str) -> bytes:
@@ -122,8 +136,9 @@ class S3Options:
 class S3ObjectStore:
     """Artifacts in an S3-compatible bucket (AWS S3, MinIO); boto3 runs in a thread."""
 
-    def __init__(self, bucket: str, prefix: str = "", options: S3Options | None = None,
-                 client: Any = None) -> None:
+    def __init__(
+        self, bucket: str, prefix: str = "", options: S3Options | None = None, client: Any = None
+    ) -> None:
         if not bucket:
             raise StoreConfigError("an S3 artifacts URL needs a bucket: s3://<bucket>/<prefix>")
         self.bucket = bucket
@@ -147,8 +162,9 @@ class S3ObjectStore:
     async def put(self, key: str, data: bytes, content_type: str) -> StoredObject:
         check_key(key)
         digest = _digest(data)
-        await asyncio.to_thread(_s3_put, self.client, self.bucket, self._full(key), data,
-                                content_type, digest)
+        await asyncio.to_thread(
+            _s3_put, self.client, self.bucket, self._full(key), data, content_type, digest
+        )
         return StoredObject(self.uri(key), key, len(data), digest, content_type)
 
     async def get(self, key: str) -> bytes:
@@ -160,7 +176,8 @@ class S3ObjectStore:
         def run() -> list[str]:
             keys: list[str] = []
             for page in self.client.get_paginator("list_objects_v2").paginate(
-                    Bucket=self.bucket, Prefix=full):
+                Bucket=self.bucket, Prefix=full
+            ):
                 keys.extend(o["Key"] for o in page.get("Contents", ()))
             return keys
 
@@ -176,35 +193,44 @@ def make_s3_client(options: S3Options) -> Any:
         raise StoreConfigError(
             "S3 artifacts need boto3: install the s3 extra (pip install 'repodigest[s3]')"
         ) from None
-    config = Config(retries={"max_attempts": max(1, options.max_attempts), "mode": "standard"},
-                    s3={"addressing_style": options.addressing_style} if options.addressing_style
-                    else None)
+    config = Config(
+        retries={"max_attempts": max(1, options.max_attempts), "mode": "standard"},
+        s3={"addressing_style": options.addressing_style} if options.addressing_style else None,
+    )
     return boto3.client(
-        "s3", endpoint_url=options.endpoint_url, region_name=options.region,
+        "s3",
+        endpoint_url=options.endpoint_url,
+        region_name=options.region,
         aws_access_key_id=options.access_key_id,
         aws_secret_access_key=options.secret_access_key,
-        aws_session_token=options.session_token, config=config)
+        aws_session_token=options.session_token,
+        config=config,
+    )
 
 
-def _s3_put(client: Any, bucket: str, key: str, data: bytes, content_type: str,
-            digest: str) -> None:
+def _s3_put(
+    client: Any, bucket: str, key: str, data: bytes, content_type: str, digest: str
+) -> None:
     from botocore.exceptions import ClientError
 
     try:
-        client.put_object(Bucket=bucket, Key=key, Body=data, ContentType=content_type,
-                          Metadata={"sha256": digest})
+        client.put_object(
+            Bucket=bucket, Key=key, Body=data, ContentType=content_type, Metadata={"sha256": digest}
+        )
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code")
         if code == "NoSuchBucket":
             # retried like any store failure (the bucket may be created meanwhile), but say so
             raise S3StoreError(
                 f"S3 bucket {bucket!r} does not exist: create it, or point "
-                "REPODIGEST_ARTIFACTS_URL at an existing bucket") from None
+                "REPODIGEST_ARTIFACTS_URL at an existing bucket"
+            ) from None
         if code in ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
             raise S3StoreError(
                 f"S3 refused to write s3://{bucket}/{key} ({code}): check the credentials "
                 "(REPODIGEST_S3_ACCESS_KEY_ID / REPODIGEST_S3_SECRET_ACCESS_KEY or boto3's chain) "
-                "and that they may s3:PutObject on the bucket") from None
+                "and that they may s3:PutObject on the bucket"
+            ) from None
         raise
 
 
@@ -273,8 +299,11 @@ class DirectoryObjectStore:
         def run() -> list[str]:
             if not base.is_dir():
                 return []
-            keys = (p.relative_to(self.root).as_posix() for p in base.rglob("*")
-                    if p.is_file() and not p.name.startswith(".tmp-"))
+            keys = (
+                p.relative_to(self.root).as_posix()
+                for p in base.rglob("*")
+                if p.is_file() and not p.name.startswith(".tmp-")
+            )
             return sorted(k for k in keys if k.startswith(prefix))
 
         return await asyncio.to_thread(run)
@@ -283,8 +312,9 @@ class DirectoryObjectStore:
 # ---------------------------------------------------------------- factories
 
 
-def open_store(url: str, js: JetStreamContext | None = None, *,
-               s3: S3Options | None = None) -> ObjectStore:
+def open_store(
+    url: str, js: JetStreamContext | None = None, *, s3: S3Options | None = None
+) -> ObjectStore:
     """An object store from an artifacts URL.
 
     `nats` or `nats://<bucket>` (default bucket RD_ARTIFACTS) | `s3://bucket/prefix?endpoint_url=
@@ -304,25 +334,29 @@ def open_store(url: str, js: JetStreamContext | None = None, *,
         if unknown:
             raise StoreConfigError(
                 f"unknown S3 option(s) {', '.join(sorted(unknown))} in {text!r}; "
-                "use endpoint_url, region, addressing_style")
+                "use endpoint_url, region, addressing_style"
+            )
         base = s3 or S3Options()
         options = S3Options(
             endpoint_url=query.get("endpoint_url", base.endpoint_url),
             region=query.get("region", base.region),
-            access_key_id=base.access_key_id, secret_access_key=base.secret_access_key,
+            access_key_id=base.access_key_id,
+            secret_access_key=base.secret_access_key,
             session_token=base.session_token,
             addressing_style=query.get("addressing_style", base.addressing_style),
-            max_attempts=base.max_attempts)
+            max_attempts=base.max_attempts,
+        )
         return S3ObjectStore(parts.netloc, unquote(parts.path), options)
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise StoreConfigError(f"{text!r}: file URLs must be local (file:///abs/path)")
         return DirectoryObjectStore(unquote(parts.path))
-    if parts.scheme in ("", ) or (len(parts.scheme) == 1 and os.name == "nt"):
+    if parts.scheme in ("",) or (len(parts.scheme) == 1 and os.name == "nt"):
         return DirectoryObjectStore(text)
     raise StoreConfigError(
         f"artifacts URL {text!r} is not understood; use nats, s3://bucket/prefix, "
-        "file:///path or a directory path")
+        "file:///path or a directory path"
+    )
 
 
 def _need_js(js: Any, url: str) -> Any:
@@ -331,8 +365,9 @@ def _need_js(js: Any, url: str) -> Any:
     return js
 
 
-async def fetch_uri(uri: str, js: JetStreamContext | None = None, *,
-                    s3: S3Options | None = None) -> bytes:
+async def fetch_uri(
+    uri: str, js: JetStreamContext | None = None, *, s3: S3Options | None = None
+) -> bytes:
     """The bytes of an artifact URI from a ReportReady event.
 
     For `s3://` URIs the endpoint comes from `s3` or boto3's own configuration (for MinIO set

@@ -34,9 +34,11 @@ SITE_LANGUAGES = ("en", "zh-CN")
 # index entries, which carry the store's URIs; report-ready.json; the narrator's cache) is not
 _ARTIFACT = re.compile(
     r"^reports/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+/[A-Za-z0-9_-]+/r[1-9][0-9]*/[A-Za-z0-9._-]+/"
-    r"report\.(html|pdf|md|json|schema\.json)$")
+    r"report\.(html|pdf|md|json|schema\.json)$"
+)
 _PAGE = re.compile(
-    r"^(reports/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+/([A-Za-z0-9_-]+/)?)?index(\.zh-CN)?\.html$")
+    r"^(reports/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+/([A-Za-z0-9_-]+/)?)?index(\.zh-CN)?\.html$"
+)
 
 
 def page_name(lang: str) -> str:
@@ -92,8 +94,10 @@ class Figures:
     synthetic: bool = False
 
 
-def figures_of(summary: Any, changed_text: Mapping[str, tuple[str, ...]] | None = None,
-               ) -> Figures:
+def figures_of(
+    summary: Any,
+    changed_text: Mapping[str, tuple[str, ...]] | None = None,
+) -> Figures:
     """The figures of a SummaryData (the JSON artifact's model); `changed_text` the changed
     figures worded per language (the adapter words them with the catalogs)."""
     counts = {name: getattr(summary.counts, name) for name in FIVE}
@@ -101,9 +105,13 @@ def figures_of(summary: Any, changed_text: Mapping[str, tuple[str, ...]] | None 
         series = tuple(h.prs_merged for h in sorted(summary.hourly, key=lambda h: h.start))
     else:
         series = tuple(d.prs_merged for d in sorted(summary.activity, key=lambda d: d.day))
-    return Figures(counts=counts, merged_series=series,
-                   changed=tuple((f.name, f.before, f.after) for f in summary.changed_figures),
-                   changed_text=dict(changed_text or {}), synthetic=summary.synthetic)
+    return Figures(
+        counts=counts,
+        merged_series=series,
+        changed=tuple((f.name, f.before, f.after) for f in summary.changed_figures),
+        changed_text=dict(changed_text or {}),
+        synthetic=summary.synthetic,
+    )
 
 
 @dataclass(frozen=True)
@@ -118,8 +126,12 @@ class Sparkline:
     values: tuple[int, ...]
 
 
-def sparkline(values: Sequence[int], width: int = 96, height: int = 24, pad: int = 2,
-              ) -> Sparkline | None:
+def sparkline(
+    values: Sequence[int],
+    width: int = 96,
+    height: int = 24,
+    pad: int = 2,
+) -> Sparkline | None:
     """The points of a sparkline of `values` (None for fewer than two values); every series
     starts at zero, so two windows' sparklines compare by shape, the peak is printed beside."""
     values = tuple(max(0, int(v)) for v in values)
@@ -151,10 +163,13 @@ class Move:
         return None
 
 
-def count_moves(before: Mapping[str, int | None], after: Mapping[str, int | None]) -> tuple[Move, ...]:
+def count_moves(
+    before: Mapping[str, int | None], after: Mapping[str, int | None]
+) -> tuple[Move, ...]:
     """The five counts that differ between two revisions, in the header's order."""
-    return tuple(Move(n, before.get(n), after.get(n)) for n in FIVE
-                 if before.get(n) != after.get(n))
+    return tuple(
+        Move(n, before.get(n), after.get(n)) for n in FIVE if before.get(n) != after.get(n)
+    )
 
 
 @dataclass(frozen=True)
@@ -180,8 +195,12 @@ class Revision:
 
     def artifacts_in(self, lang: str) -> tuple[ArtifactLink, ...]:
         order = {f: i for i, f in enumerate(FORMATS)}
-        return tuple(sorted((a for a in self.artifacts if a.language == lang),
-                            key=lambda a: order.get(a.format, 99)))
+        return tuple(
+            sorted(
+                (a for a in self.artifacts if a.language == lang),
+                key=lambda a: order.get(a.format, 99),
+            )
+        )
 
     def json_key(self) -> str | None:
         """The key of a JSON artifact (any language: the figures do not depend on it)."""
@@ -246,9 +265,11 @@ class Repository:
         """Merged PRs per window of that kind, oldest to newest: at most 26, all among the
         newest SPARK_WINDOWS windows (the figures a regeneration reads of each repository)."""
         kind = self.spark_kind()
-        values = [w.latest.figures.counts.get("merged_prs") or 0
-                  for w in reversed(self.windows[:SPARK_WINDOWS])
-                  if w.kind == kind and w.latest.figures is not None]
+        values = [
+            w.latest.figures.counts.get("merged_prs") or 0
+            for w in reversed(self.windows[:SPARK_WINDOWS])
+            if w.kind == kind and w.latest.figures is not None
+        ]
         return sparkline(values[-26:])
 
 
@@ -274,14 +295,21 @@ def repository_from_index(index: Mapping[str, Any], figures: Mapping[str, Figure
             continue
         window = windows.get(label)
         if window is None:
-            window = windows[label] = Window(label, str(w.get("kind", "custom")), start, end,
-                                             str(w.get("tz", "UTC")))
-        arts = tuple(ArtifactLink(str(a["format"]), str(a["language"]), str(a["key"]),
-                                  int(a.get("size", 0)))
-                     for a in entry.get("artifacts", [])
-                     if a.get("format") in FORMATS and is_artifact_key(str(a.get("key", ""))))
-        rev = Revision(int(entry["revision"]), _time(entry.get("rendered_at")),
-                       tuple(entry.get("languages", [])), arts, None)
+            window = windows[label] = Window(
+                label, str(w.get("kind", "custom")), start, end, str(w.get("tz", "UTC"))
+            )
+        arts = tuple(
+            ArtifactLink(str(a["format"]), str(a["language"]), str(a["key"]), int(a.get("size", 0)))
+            for a in entry.get("artifacts", [])
+            if a.get("format") in FORMATS and is_artifact_key(str(a.get("key", "")))
+        )
+        rev = Revision(
+            int(entry["revision"]),
+            _time(entry.get("rendered_at")),
+            tuple(entry.get("languages", [])),
+            arts,
+            None,
+        )
         key = rev.json_key()
         rev.figures = figures.get(key) if key else None
         window.revisions.append(rev)
@@ -302,5 +330,6 @@ def site_languages(repos: Sequence[Repository]) -> tuple[str, ...]:
     """The languages of the pages: English (the default page, `index.html`, always there) and
     each other report language present that the UI speaks, in a fixed order."""
     present = {lang for r in repos for lang in r.languages}
-    return (DEFAULT_LANGUAGE,) + tuple(lang for lang in SITE_LANGUAGES
-                                       if lang != DEFAULT_LANGUAGE and lang in present)
+    return (DEFAULT_LANGUAGE,) + tuple(
+        lang for lang in SITE_LANGUAGES if lang != DEFAULT_LANGUAGE and lang in present
+    )

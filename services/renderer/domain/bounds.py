@@ -25,8 +25,22 @@ _PLAIN_PATH = re.compile(r"/[A-Za-z0-9/_~-]*(?:#[A-Za-z0-9_-]*)?")
 TEXT_MAX = 4000
 # single strings shown whole (titles, names, logins, reasons) and the items of string tuples
 # (labels, participants, terms)
-_SHORT_FIELDS = frozenset({"title", "name", "subject", "author", "login", "key", "storyline",
-                           "module", "risk", "category", "affiliation", "ecosystem"})
+_SHORT_FIELDS = frozenset(
+    {
+        "title",
+        "name",
+        "subject",
+        "author",
+        "login",
+        "key",
+        "storyline",
+        "module",
+        "risk",
+        "category",
+        "affiliation",
+        "ecosystem",
+    }
+)
 
 
 def bounded(model: M, repo_url: str) -> M:

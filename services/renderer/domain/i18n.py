@@ -28,7 +28,9 @@ def _needs_space(left: str, right: str) -> bool:
     if not left or not right:
         return False
     a, b = left[-1], right[0]
-    return bool((_CJK.match(a) and _LATIN_START.match(b)) or (_LATIN_END.match(a) and _CJK.match(b)))
+    return bool(
+        (_CJK.match(a) and _LATIN_START.match(b)) or (_LATIN_END.match(a) and _CJK.match(b))
+    )
 
 
 def spaced_format(template: str, fields: Mapping[str, Any]) -> str:
@@ -53,8 +55,9 @@ class MissingMessage(KeyError):
 class Messages:
     """Look-ups in one language's catalog, with an optional fallback catalog (English)."""
 
-    def __init__(self, lang: str, catalog: Mapping[str, Any],
-                 fallback: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, lang: str, catalog: Mapping[str, Any], fallback: Mapping[str, Any] | None = None
+    ) -> None:
         self.lang = lang
         self._catalog = catalog
         self._fallback = fallback
@@ -115,6 +118,11 @@ class Messages:
             return parts[0]
         if self.lang.startswith("zh"):  # "模型支持和 Kernel" (see spaced_format)
             head = sep.join(parts[:-1])
-            return (head + (" " if _needs_space(head, last) else "") + last
-                    + (" " if _needs_space(last, parts[-1]) else "") + parts[-1])
+            return (
+                head
+                + (" " if _needs_space(head, last) else "")
+                + last
+                + (" " if _needs_space(last, parts[-1]) else "")
+                + parts[-1]
+            )
         return sep.join(parts[:-1]) + last + parts[-1]

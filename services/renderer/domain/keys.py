@@ -28,8 +28,11 @@ def component(text: str) -> str:
 def check_key(key: str) -> str:
     """Reject keys that are absolute, empty, or have `.`/`..`/odd components (a store's last guard)."""
     parts = key.split("/")
-    if not key or key.startswith("/") or any(
-            p in ("", ".", "..") or not _KEY_PART.match(p) for p in parts):
+    if (
+        not key
+        or key.startswith("/")
+        or any(p in ("", ".", "..") or not _KEY_PART.match(p) for p in parts)
+    ):
         raise UnsafeKey(f"object key {key!r} is not a safe relative path")
     return key
 
@@ -44,8 +47,9 @@ def report_prefix(repo: str, window_label: str, revision: int) -> str:
 
 
 def artifact_key(repo: str, window_label: str, revision: int, lang: str, filename: str) -> str:
-    return check_key(f"{report_prefix(repo, window_label, revision)}/{component(lang)}/"
-                     f"{component(filename)}")
+    return check_key(
+        f"{report_prefix(repo, window_label, revision)}/{component(lang)}/{component(filename)}"
+    )
 
 
 def index_key(repo: str) -> str:
@@ -64,15 +68,23 @@ def is_entry_key(key: str) -> bool:
 
 def entry_keys(index: dict[str, Any] | None, repo: str) -> set[str]:
     """The entry keys an index already covers: one per (window, revision, language) it lists."""
-    return {entry_key(repo, r["window"]["label"], r["revision"], lang)
-            for r in (index or {}).get("reports", []) for lang in r.get("languages", [])}
+    return {
+        entry_key(repo, r["window"]["label"], r["revision"], lang)
+        for r in (index or {}).get("reports", [])
+        for lang in r.get("languages", [])
+    }
 
 
 def split_entry(entry: dict[str, Any]) -> list[dict[str, Any]]:
     """A report's index entry as one entry per language (what each entry object holds)."""
-    return [{**entry, "languages": [lang],
-             "artifacts": [a for a in entry["artifacts"] if a.get("language") == lang]}
-            for lang in entry["languages"]]
+    return [
+        {
+            **entry,
+            "languages": [lang],
+            "artifacts": [a for a in entry["artifacts"] if a.get("language") == lang],
+        }
+        for lang in entry["languages"]
+    ]
 
 
 def merge_index(index: dict[str, Any] | None, repo: str, entry: dict[str, Any]) -> dict[str, Any]:
@@ -82,19 +94,32 @@ def merge_index(index: dict[str, Any] | None, repo: str, entry: dict[str, Any]) 
     languages, a redelivery) replaces its artifacts for the languages it carries.
     """
     reports = [dict(r) for r in (index or {}).get("reports", [])]
-    same = next((r for r in reports if r.get("window", {}).get("label") == entry["window"]["label"]
-                 and r.get("revision") == entry["revision"]), None)
+    same = next(
+        (
+            r
+            for r in reports
+            if r.get("window", {}).get("label") == entry["window"]["label"]
+            and r.get("revision") == entry["revision"]
+        ),
+        None,
+    )
     if same is not None:
         languages = sorted(set(same.get("languages", [])) | set(entry["languages"]))
         kept = [a for a in same.get("artifacts", []) if a.get("language") not in entry["languages"]]
-        merged = {**same, **entry, "languages": languages,
-                  "artifacts": sorted(kept + list(entry["artifacts"]),
-                                      key=lambda a: (a["language"], a["format"]))}
+        merged = {
+            **same,
+            **entry,
+            "languages": languages,
+            "artifacts": sorted(
+                kept + list(entry["artifacts"]), key=lambda a: (a["language"], a["format"])
+            ),
+        }
         reports[reports.index(same)] = merged
     else:
         reports.append(entry)
-    reports.sort(key=lambda r: (r["window"]["start"], r["window"]["label"], r["revision"]),
-                 reverse=True)
+    reports.sort(
+        key=lambda r: (r["window"]["start"], r["window"]["label"], r["revision"]), reverse=True
+    )
     latest: dict[str, int] = {}
     for r in reports:
         label = r["window"]["label"]

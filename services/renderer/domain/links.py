@@ -30,7 +30,9 @@ def forge_url(url: str, repo_url: str) -> str:
         return ""
     if parts.username is not None or parts.password is not None:
         return ""
-    if (parts.hostname or "") != (base.hostname or "").lower() or (port or 443) != (base_port or 443):
+    if (parts.hostname or "") != (base.hostname or "").lower() or (port or 443) != (
+        base_port or 443
+    ):
         return ""
     prefix = base.path.rstrip("/").lower() + "/"
     path = parts.path

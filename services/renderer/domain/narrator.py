@@ -55,35 +55,79 @@ def narration_input(s: SummaryData) -> dict[str, Any]:
     titles = {k.item.number: k.item.title for k in s.key_prs}
     out: dict[str, Any] = {
         "repository": s.repo,
-        "window": {"kind": s.window.kind, "label": s.window.label,
-                   "start": s.window.start.isoformat(), "end": s.window.end.isoformat(),
-                   "time_zone": s.window.tz},
+        "window": {
+            "kind": s.window.kind,
+            "label": s.window.label,
+            "start": s.window.start.isoformat(),
+            "end": s.window.end.isoformat(),
+            "time_zone": s.window.tz,
+        },
         "counts": c.model_dump(),
         "previous_counts": s.previous_counts.model_dump() if s.previous_counts else None,
-        "modules": [{"module": t.module, "total": t.total, "merged": t.merged, "opened": t.opened,
-                     "issues": t.issues, "previous_total": t.previous_total, "delta": t.delta,
-                     "trend": t.trend}
-                    for t in s.modules if not t.fallback],
-        "themes": [{"module": t.module, "merged": t.merged, "prs": list(t.prs),
-                    "lines_added": t.lines_added, "lines_removed": t.lines_removed}
-                   for t in s.themes[:MAX_INPUT_THEMES]],
-        "key_prs": [{"number": k.item.number, "title": k.item.title, "author": k.item.author,
-                     "modules": list(k.item.modules), "risks": list(k.item.risks),
-                     "merged": k.item.merged, "additions": k.item.additions,
-                     "deletions": k.item.deletions,
-                     "description": _short(k.item.body_excerpt, DESCRIPTION_CHARS)}
-                    for k in sorted(s.key_prs, key=lambda k: (-k.score, k.item.number))
-                    [:MAX_INPUT_KEY_PRS]],
-        "risks": [{"risk": r.risk, "severity": r.severity, "count": r.count,
-                   "items": list(r.items[:MAX_INPUT_RISK_ITEMS]), "reason": r.reason}
-                  for r in s.risks],
-        "discussions": [{"number": d.item.number, "kind": d.item.kind, "title": d.item.title,
-                         "comments": d.comments_in_window, "reviews": d.reviews_in_window,
-                         "participants": len(d.participants), "status": d.status}
-                        for d in s.discussions[:MAX_INPUT_DISCUSSIONS]],
-        "follow_ups": [{"number": f.item.number, "kind": f.kind, "title": f.item.title,
-                        "reason": f.reason}
-                       for f in s.follow_ups[:MAX_INPUT_FOLLOW_UPS]],
+        "modules": [
+            {
+                "module": t.module,
+                "total": t.total,
+                "merged": t.merged,
+                "opened": t.opened,
+                "issues": t.issues,
+                "previous_total": t.previous_total,
+                "delta": t.delta,
+                "trend": t.trend,
+            }
+            for t in s.modules
+            if not t.fallback
+        ],
+        "themes": [
+            {
+                "module": t.module,
+                "merged": t.merged,
+                "prs": list(t.prs),
+                "lines_added": t.lines_added,
+                "lines_removed": t.lines_removed,
+            }
+            for t in s.themes[:MAX_INPUT_THEMES]
+        ],
+        "key_prs": [
+            {
+                "number": k.item.number,
+                "title": k.item.title,
+                "author": k.item.author,
+                "modules": list(k.item.modules),
+                "risks": list(k.item.risks),
+                "merged": k.item.merged,
+                "additions": k.item.additions,
+                "deletions": k.item.deletions,
+                "description": _short(k.item.body_excerpt, DESCRIPTION_CHARS),
+            }
+            for k in sorted(s.key_prs, key=lambda k: (-k.score, k.item.number))[:MAX_INPUT_KEY_PRS]
+        ],
+        "risks": [
+            {
+                "risk": r.risk,
+                "severity": r.severity,
+                "count": r.count,
+                "items": list(r.items[:MAX_INPUT_RISK_ITEMS]),
+                "reason": r.reason,
+            }
+            for r in s.risks
+        ],
+        "discussions": [
+            {
+                "number": d.item.number,
+                "kind": d.item.kind,
+                "title": d.item.title,
+                "comments": d.comments_in_window,
+                "reviews": d.reviews_in_window,
+                "participants": len(d.participants),
+                "status": d.status,
+            }
+            for d in s.discussions[:MAX_INPUT_DISCUSSIONS]
+        ],
+        "follow_ups": [
+            {"number": f.item.number, "kind": f.kind, "title": f.item.title, "reason": f.reason}
+            for f in s.follow_ups[:MAX_INPUT_FOLLOW_UPS]
+        ],
     }
     for theme in out["themes"]:
         theme["pr_titles"] = {str(n): titles[n] for n in theme["prs"] if n in titles}
@@ -109,27 +153,46 @@ def _explained_input(s: SummaryData, out: dict[str, Any]) -> None:
             entry["storyline"] = k.storyline
     if s.storylines:
         out["storylines"] = [
-            {"key": st.key, "name": st.name, "summary": _short(st.summary, WHAT_CHARS),
-             "status": st.status, "previous_items": st.previous_items, "merged": st.merged,
-             "lines_added": st.lines_added, "lines_removed": st.lines_removed, "lead": st.lead,
-             "items": [{"number": i.number, "role": i.role} for i in st.items]}
-            for st in s.storylines[:MAX_INPUT_STORYLINES]]
+            {
+                "key": st.key,
+                "name": st.name,
+                "summary": _short(st.summary, WHAT_CHARS),
+                "status": st.status,
+                "previous_items": st.previous_items,
+                "merged": st.merged,
+                "lines_added": st.lines_added,
+                "lines_removed": st.lines_removed,
+                "lead": st.lead,
+                "items": [{"number": i.number, "role": i.role} for i in st.items],
+            }
+            for st in s.storylines[:MAX_INPUT_STORYLINES]
+        ]
     if s.incidents:
-        out["incidents"] = [{"kind": i.kind, "items": list(i.items), "roles": list(i.roles),
-                             "subject": i.subject, "across_windows": i.across_windows}
-                            for i in s.incidents[:MAX_INPUT_INCIDENTS]]
+        out["incidents"] = [
+            {
+                "kind": i.kind,
+                "items": list(i.items),
+                "roles": list(i.roles),
+                "subject": i.subject,
+                "across_windows": i.across_windows,
+            }
+            for i in s.incidents[:MAX_INPUT_INCIDENTS]
+        ]
     for entry, f in zip(out["follow_ups"], s.follow_ups):
         if f.items:
             entry["items"] = list(f.items)
     if s.source is not None:
-        out["source"] = {"kind": s.source.kind, "name": s.source.name,
-                         "provides": list(s.source.provides), "coverage": s.coverage}
+        out["source"] = {
+            "kind": s.source.kind,
+            "name": s.source.name,
+            "provides": list(s.source.provides),
+            "coverage": s.coverage,
+        }
 
 
 def input_json(s: SummaryData) -> str:
     """The model's input as canonical JSON (sorted keys): its hash keys the narration cache."""
-    return json.dumps(narration_input(s), ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":"))
+    return json.dumps(narration_input(s), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- what the model answers
@@ -138,18 +201,38 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "lead": {"type": "string"},
-        "highlights": {"type": "array", "items": {"type": "object", "properties": {
-            "module": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["module", "text"]}},
-        "themes": {"type": "array", "items": {"type": "object", "properties": {
-            "module": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["module", "text"]}},
-        "risks": {"type": "array", "items": {"type": "object", "properties": {
-            "risk": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["risk", "text"]}},
-        "follow_ups": {"type": "array", "items": {"type": "object", "properties": {
-            "number": {"type": "integer"}, "text": {"type": "string"}},
-            "required": ["number", "text"]}},
+        "highlights": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"module": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["module", "text"],
+            },
+        },
+        "themes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"module": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["module", "text"],
+            },
+        },
+        "risks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"risk": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["risk", "text"],
+            },
+        },
+        "follow_ups": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"number": {"type": "integer"}, "text": {"type": "string"}},
+                "required": ["number", "text"],
+            },
+        },
     },
     "required": ["lead"],
 }
@@ -206,11 +289,15 @@ def parse_model_prose(content: str, model: str, prompt_version: str) -> ModelPro
             out[k] = entry["text"].strip()
         return out
 
-    return ModelProse(model=model, prompt_version=prompt_version, lead=lead.strip(),
-                      highlights=entries("highlights", "module", str),
-                      themes=entries("themes", "module", str),
-                      risks=entries("risks", "risk", str),
-                      follow_ups=entries("follow_ups", "number", int))
+    return ModelProse(
+        model=model,
+        prompt_version=prompt_version,
+        lead=lead.strip(),
+        highlights=entries("highlights", "module", str),
+        themes=entries("themes", "module", str),
+        risks=entries("risks", "risk", str),
+        follow_ups=entries("follow_ups", "number", int),
+    )
 
 
 @dataclass(frozen=True)
@@ -247,6 +334,7 @@ class NarrationCache(Protocol):
 
 # ---------------------------------------------------------------- the figures prose may use
 
+
 def _norm(text: str) -> str | None:
     try:
         d = Decimal(text.replace(",", ""))
@@ -259,8 +347,16 @@ def _norm(text: str) -> str | None:
 def _forms(value: float | int) -> set[str]:
     if isinstance(value, int):
         return {str(value)}
-    return {x for x in (_norm(repr(value)), _norm(f"{value:.1f}"), _norm(f"{value:.0f}"),
-                        _norm(f"{value:.2f}")) if x}
+    return {
+        x
+        for x in (
+            _norm(repr(value)),
+            _norm(f"{value:.1f}"),
+            _norm(f"{value:.0f}"),
+            _norm(f"{value:.2f}"),
+        )
+        if x
+    }
 
 
 @dataclass(frozen=True)
@@ -296,12 +392,20 @@ def summary_facts(s: SummaryData) -> Facts:
         elif isinstance(node, str):
             # numbers standing on their own in titles, descriptions and reasons (as prose would
             # quote them), not the digits inside names
-            numbers.update(x for x in (_norm(m.group(1).rstrip(",."))
-                                       for m in _NUMBER.finditer(node)) if x)
+            numbers.update(
+                x for x in (_norm(m.group(1).rstrip(",.")) for m in _NUMBER.finditer(node)) if x
+            )
         elif isinstance(node, datetime):
             local = node.astimezone(tz)
-            numbers.update({str(local.year), str(local.month), str(local.day), str(local.hour),
-                            str(local.minute)})
+            numbers.update(
+                {
+                    str(local.year),
+                    str(local.month),
+                    str(local.day),
+                    str(local.hour),
+                    str(local.minute),
+                }
+            )
         elif isinstance(node, date):
             numbers.update({str(node.year), str(node.month), str(node.day)})
         elif isinstance(node, dict):
@@ -318,10 +422,16 @@ def summary_facts(s: SummaryData) -> Facts:
     c, p = s.counts, s.previous_counts
     # a count the source cannot tell is None: nothing is derived from it (and prose may not
     # invent it)
-    wholes: list[int] = [x for x in (_sum(c.lines_added, -c.lines_removed),
-                                     _sum(c.new_prs, c.new_issues),
-                                     _sum(c.merged_prs, c.closed_unmerged_prs),
-                                     _sum(c.comments, c.reviews)) if x is not None]
+    wholes: list[int] = [
+        x
+        for x in (
+            _sum(c.lines_added, -c.lines_removed),
+            _sum(c.new_prs, c.new_issues),
+            _sum(c.merged_prs, c.closed_unmerged_prs),
+            _sum(c.comments, c.reviews),
+        )
+        if x is not None
+    ]
     pairs: list[tuple[int | None, int | None]] = []  # (part, whole) shares
     changes: list[tuple[int, int | None]] = []  # (now, before)
     counts = {k: v for k, v in c.model_dump().items() if isinstance(v, int)}
@@ -345,10 +455,14 @@ def summary_facts(s: SummaryData) -> Facts:
         wholes.append(st.lines_added - st.lines_removed)
     for r in s.risks:
         pairs += [(r.count, c.merged_prs), (r.count, c.new_prs), (r.count, len(s.key_prs))]
-    pairs += [(c.merged_prs, c.new_prs), (c.closed_issues, c.new_issues),
-              (c.key_prs, c.merged_prs), (c.first_time_contributors, c.active_contributors),
-              (c.closed_unmerged_prs, _sum(c.merged_prs, c.closed_unmerged_prs)),
-              (c.merged_prs, _sum(c.merged_prs, c.closed_unmerged_prs))]
+    pairs += [
+        (c.merged_prs, c.new_prs),
+        (c.closed_issues, c.new_issues),
+        (c.key_prs, c.merged_prs),
+        (c.first_time_contributors, c.active_contributors),
+        (c.closed_unmerged_prs, _sum(c.merged_prs, c.closed_unmerged_prs)),
+        (c.merged_prs, _sum(c.merged_prs, c.closed_unmerged_prs)),
+    ]
     shares = [(a, b) for a, b in pairs if a is not None and b is not None]
     for w in wholes:
         numbers.add(str(abs(w)))
@@ -379,15 +493,27 @@ def summary_facts(s: SummaryData) -> Facts:
     if p is not None:
         merged.add(p.merged_prs)
         opened.add(p.new_prs)
-    unavailable = {kind for kind, names in _UNAVAILABLE_FROM.items()
-                   if any(getattr(c, n) is None for n in names)}
-    return Facts(frozenset(numbers), frozenset(percents), frozenset(_refs(s)),
-                 frozenset(str(abs(x)) for x in merged if x is not None),
-                 frozenset(str(abs(x)) for x in opened if x is not None), frozenset(unavailable))
+    unavailable = {
+        kind
+        for kind, names in _UNAVAILABLE_FROM.items()
+        if any(getattr(c, n) is None for n in names)
+    }
+    return Facts(
+        frozenset(numbers),
+        frozenset(percents),
+        frozenset(_refs(s)),
+        frozenset(str(abs(x)) for x in merged if x is not None),
+        frozenset(str(abs(x)) for x in opened if x is not None),
+        frozenset(unavailable),
+    )
 
 
-_UNAVAILABLE_FROM = {"issues": ("new_issues", "closed_issues"), "opened": ("new_prs",),
-                     "reviews": ("reviews",), "comments": ("comments",)}
+_UNAVAILABLE_FROM = {
+    "issues": ("new_issues", "closed_issues"),
+    "opened": ("new_prs",),
+    "reviews": ("reviews",),
+    "comments": ("comments",),
+}
 
 
 def _sum(*values: int | None) -> int | None:
@@ -428,7 +554,9 @@ def _refs(s: SummaryData) -> set[int]:
 # `#123` (or `＃123`): a PR or issue reference
 _REF = re.compile(r"[#＃]\s?(\d+)")
 # a number standing on its own: not part of a word such as fp8, H100, k8s, v0.5 or Qwen3
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)(?![\d])(\s?(?:%|％|percent\b|个百分点))?")
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)(?![\d])(\s?(?:%|％|percent\b|个百分点))?"
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")
 
 
@@ -437,10 +565,17 @@ _PRS = r"(?:PRs?|pull requests?)"
 _N = r"(\d[\d,]*)"
 _CLAIMS = (
     ("merged", re.compile(rf"\bmerged\s+{_N}\s+(?:[\w-]+\s+){{0,2}}{_PRS}", re.I)),
-    ("merged", re.compile(rf"(?<![\w.]){_N}\s+(?:[\w-]+\s+){{0,2}}{_PRS}\s+(?:were\s+|got\s+)?merged",
-                          re.I)),
+    (
+        "merged",
+        re.compile(
+            rf"(?<![\w.]){_N}\s+(?:[\w-]+\s+){{0,2}}{_PRS}\s+(?:were\s+|got\s+)?merged", re.I
+        ),
+    ),
     ("merged", re.compile(rf"合并(?:了)?\s*{_N}\s*个?\s*(?:[\w-]{{0,12}}\s*)?{_PRS}", re.I)),
-    ("merged", re.compile(rf"(?<![\w.]){_N}\s*个\s*(?:[\w-]{{0,12}}\s*)?{_PRS}\s*(?:被|已)?合并", re.I)),
+    (
+        "merged",
+        re.compile(rf"(?<![\w.]){_N}\s*个\s*(?:[\w-]{{0,12}}\s*)?{_PRS}\s*(?:被|已)?合并", re.I),
+    ),
     ("opened", re.compile(rf"\b(?:opened|received)\s+{_N}\s+(?:new\s+)?{_PRS}", re.I)),
     ("opened", re.compile(rf"(?<![\w.]){_N}\s+new\s+{_PRS}", re.I)),
     ("opened", re.compile(rf"(?:新增|新开)(?:了)?\s*{_N}\s*个\s*{_PRS}", re.I)),
@@ -496,6 +631,7 @@ def check_sentence(sentence: str, facts: Facts) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------- applying verified prose
+
 
 @dataclass(frozen=True)
 class ProseCheck:
@@ -560,48 +696,74 @@ class _Merger:
         return self.joiner.join(out) if out else template_text
 
 
-def apply_narration(view: ReportView, s: SummaryData, narration: Narration,
-                    messages: Messages) -> ProseReport:
+def apply_narration(
+    view: ReportView, s: SummaryData, narration: Narration, messages: Messages
+) -> ProseReport:
     """Put the verified model prose into `view` (in place) and set its prose note; figures,
     tables, lists and links are never touched."""
     prose = narration.prose
     if prose is None:
-        report = ProseReport("template", narration.model, narration.prompt_version,
-                             unavailable=narration.unavailable or "no answer",
-                             cached=narration.cached, unavailable_code=narration.code)
+        report = ProseReport(
+            "template",
+            narration.model,
+            narration.prompt_version,
+            unavailable=narration.unavailable or "no answer",
+            cached=narration.cached,
+            unavailable_code=narration.code,
+        )
         view.prose = prose_note(report, messages)
         return report
     m = _Merger(summary_facts(s), "" if messages.lang.startswith("zh") else " ")
     view.lead = m.merge("lead", prose.lead, view.lead)
     # a highlight's text is followed by its PR list after a colon: no closing full stop
     view.highlights = tuple(
-        _replace_text(b, m.merge(f"highlights.{b.key}", prose.highlights.get(b.key),
-                                 b.text).rstrip("。.！!"))
-        for b in view.highlights)
+        _replace_text(
+            b, m.merge(f"highlights.{b.key}", prose.highlights.get(b.key), b.text).rstrip("。.！!")
+        )
+        for b in view.highlights
+    )
     view.themes = tuple(
         _replace_text(t, m.merge(f"themes.{t.key}", prose.themes.get(t.key), t.text))
-        for t in view.themes)
+        for t in view.themes
+    )
     view.risks = tuple(
         dataclasses.replace(b, detail=m.merge(f"risks.{b.key}", prose.risks.get(b.key), b.detail))
-        for b in view.risks)
+        for b in view.risks
+    )
     view.follow_ups = tuple(
         _replace_text(b, m.merge(f"follow_ups.{b.key}", prose.follow_ups.get(_int(b.key)), b.text))
-        for b in view.follow_ups)
-    known = ({"lead"} | {f"highlights.{b.key}" for b in view.highlights}
-             | {f"themes.{t.key}" for t in view.themes} | {f"risks.{b.key}" for b in view.risks}
-             | {f"follow_ups.{b.key}" for b in view.follow_ups})
+        for b in view.follow_ups
+    )
+    known = (
+        {"lead"}
+        | {f"highlights.{b.key}" for b in view.highlights}
+        | {f"themes.{t.key}" for t in view.themes}
+        | {f"risks.{b.key}" for b in view.risks}
+        | {f"follow_ups.{b.key}" for b in view.follow_ups}
+    )
     # parts the model wrote for things the summary does not have: reported, not shown
-    for group, entries in (("highlights", prose.highlights), ("themes", prose.themes),
-                           ("risks", prose.risks), ("follow_ups", prose.follow_ups)):
+    for group, entries in (
+        ("highlights", prose.highlights),
+        ("themes", prose.themes),
+        ("risks", prose.risks),
+        ("follow_ups", prose.follow_ups),
+    ):
         for key in entries:
             if f"{group}.{key}" not in known:
                 m.replaced.append(ProseCheck(f"{group}.{key}", "unknown_entry", f"{group}.{key}"))
-    source = "model" if m.model_parts and not m.replaced else (
-        "mixed" if m.model_parts else "template")
-    report = ProseReport(source, prose.model, prose.prompt_version, tuple(m.model_parts),
-                         tuple(m.replaced), cached=narration.cached,
-                         unavailable=None if m.model_parts else "every model sentence failed "
-                         "verification", unavailable_code=None if m.model_parts else "unverified")
+    source = (
+        "model" if m.model_parts and not m.replaced else ("mixed" if m.model_parts else "template")
+    )
+    report = ProseReport(
+        source,
+        prose.model,
+        prose.prompt_version,
+        tuple(m.model_parts),
+        tuple(m.replaced),
+        cached=narration.cached,
+        unavailable=None if m.model_parts else "every model sentence failed verification",
+        unavailable_code=None if m.model_parts else "unverified",
+    )
     view.prose = prose_note(report, messages)
     return report
 
@@ -626,20 +788,35 @@ def prose_note(r: ProseReport, m: Messages) -> str:
         return m.t("prose.template", model=r.model, version=r.prompt_version, reason=reason)
     text = m.t("prose.model", model=r.model, version=r.prompt_version)
     if r.replaced:
-        problems = list(dict.fromkeys(m.t(f"prose.checks.{c.check}", value=c.value)
-                                      for c in r.replaced))
+        problems = list(
+            dict.fromkeys(m.t(f"prose.checks.{c.check}", value=c.value) for c in r.replaced)
+        )
         shown = m.t("list.comma").join(problems[:MAX_NOTED_PROBLEMS])
         if len(problems) > MAX_NOTED_PROBLEMS:
             shown += m.t("prose.more", count=len(problems) - MAX_NOTED_PROBLEMS)
         sentences = len({(c.part, c.sentence) for c in r.replaced})
-        text += m.t("list.sentence") + m.tn("prose.replaced", sentences, count=sentences,
-                                            problems=shown)
+        text += m.t("list.sentence") + m.tn(
+            "prose.replaced", sentences, count=sentences, problems=shown
+        )
     return text
 
 
 __all__ = [
-    "Facts", "MalformedProse", "ModelProse", "Narration", "NarrationCache", "Narrator",
-    "OUTPUT_SCHEMA", "ProseCheck", "ProseReport", "apply_narration", "check_sentence",
-    "input_json", "narration_input", "parse_model_prose", "prose_note", "split_sentences",
+    "Facts",
+    "MalformedProse",
+    "ModelProse",
+    "Narration",
+    "NarrationCache",
+    "Narrator",
+    "OUTPUT_SCHEMA",
+    "ProseCheck",
+    "ProseReport",
+    "apply_narration",
+    "check_sentence",
+    "input_json",
+    "narration_input",
+    "parse_model_prose",
+    "prose_note",
+    "split_sentences",
     "summary_facts",
 ]

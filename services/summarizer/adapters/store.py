@@ -102,7 +102,7 @@ def redacted(url: str) -> str:
 
 def _chunks(seq: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
     for i in range(0, len(seq), size):
-        yield seq[i:i + size]
+        yield seq[i : i + size]
 
 
 class _TitleHistory:
@@ -119,7 +119,9 @@ class _TitleHistory:
 
     def update(self, rows: Iterable[tuple[int, str]], version: tuple) -> None:
         seen: set[int] = set()
-        counts: dict[str, int] | None = None  # copied on first change: handed-out counts stay as they were
+        counts: dict[str, int] | None = (
+            None  # copied on first change: handed-out counts stay as they were
+        )
         for number, title in rows:
             seen.add(number)
             if self.titles.get(number) == title:
@@ -131,7 +133,11 @@ class _TitleHistory:
             terms = terms_of(title)
             for t in terms:
                 counts[t] = counts.get(t, 0) + 1
-            self.titles[number], self.terms[number], self.plain[number] = title, terms, plain_title(title)
+            self.titles[number], self.terms[number], self.plain[number] = (
+                title,
+                terms,
+                plain_title(title),
+            )
         for number in [n for n in self.titles if n not in seen]:  # gone (projections reset)
             if counts is None:
                 counts = dict(self.counts)
@@ -164,18 +170,21 @@ def check_database_url(url: str) -> None:
     except sa.exc.ArgumentError:
         raise StoreError(
             f"REPODIGEST_DATABASE_URL {redacted(url)} is not a database URL; use e.g. "
-            "sqlite:///./repodigest.db or postgresql+psycopg://user@host/db") from None
+            "sqlite:///./repodigest.db or postgresql+psycopg://user@host/db"
+        ) from None
     if sa_url.get_backend_name() not in SUPPORTED_BACKENDS:
         raise StoreError(
             f"database {redacted(url)} is not supported: the projections live in SQLite "
-            "(sqlite:///./repodigest.db) or PostgreSQL (postgresql+psycopg://user@host/db)")
+            "(sqlite:///./repodigest.db) or PostgreSQL (postgresql+psycopg://user@host/db)"
+        )
     try:
         sa_url.get_dialect().import_dbapi()
     except (ModuleNotFoundError, sa.exc.NoSuchModuleError) as exc:
         missing = getattr(exc, "name", None) or sa_url.drivername
         raise StoreError(
             f"no driver for {sa_url.drivername} ({missing} is not installed); for PostgreSQL "
-            "install repodigest[postgres] and use postgresql+psycopg://") from None
+            "install repodigest[postgres] and use postgresql+psycopg://"
+        ) from None
 
 
 def _reason(exc: sa.exc.DBAPIError) -> str:
@@ -231,7 +240,8 @@ class SqlProjections:
         except ModuleNotFoundError as exc:
             raise StoreError(
                 f"no driver for {sa_url.drivername} ({exc.name} is not installed); for PostgreSQL "
-                "install repodigest[postgres] and use postgresql+psycopg://") from None
+                "install repodigest[postgres] and use postgresql+psycopg://"
+            ) from None
         if sa_url.get_backend_name() == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         self.dialect = sa_url.get_backend_name()
@@ -279,11 +289,13 @@ class SqlProjections:
         except sa.exc.OperationalError as exc:
             raise StoreError(
                 f"cannot migrate the projections database {redacted(self.url)}: {_reason(exc)}; "
-                "check that it is reachable and writable (REPODIGEST_DATABASE_URL)") from None
+                "check that it is reachable and writable (REPODIGEST_DATABASE_URL)"
+            ) from None
         except CommandError as exc:  # an unknown target, or one below the database's revision
             raise StoreError(
                 f"cannot upgrade {redacted(self.url)} to {revision!r}: {exc}. Known revisions: "
-                f"{', '.join(known_revisions())} (head {head_revision()})") from None
+                f"{', '.join(known_revisions())} (head {head_revision()})"
+            ) from None
         return revisions[0], revisions[-1]
 
     def current_revision(self) -> str | None:
@@ -298,7 +310,8 @@ class SqlProjections:
         except sa.exc.OperationalError as exc:
             raise StoreError(
                 f"cannot read the projections database {redacted(self.url)}: {_reason(exc)}; "
-                "check that it is reachable (REPODIGEST_DATABASE_URL)") from None
+                "check that it is reachable (REPODIGEST_DATABASE_URL)"
+            ) from None
 
     def check_schema(self) -> str:
         """The revision, when it is the code's head; else StoreError saying to run `repodigest
@@ -312,16 +325,24 @@ class SqlProjections:
         elif current in known_revisions():
             state = f"is at revision {current}, older than this version's {head}"
         else:
-            state = (f"is at revision {current}, which this version does not know (a newer "
-                     "repodigest migrated it: run that version)")
+            state = (
+                f"is at revision {current}, which this version does not know (a newer "
+                "repodigest migrated it: run that version)"
+            )
             raise StoreError(f"the projections database {redacted(self.url)} {state}")
-        raise StoreError(f"the projections database {redacted(self.url)} {state}: run "
-                         "`repodigest db upgrade` (or the migration Job) first")
+        raise StoreError(
+            f"the projections database {redacted(self.url)} {state}: run "
+            "`repodigest db upgrade` (or the migration Job) first"
+        )
 
     def _sqlite_file(self) -> Path | None:
         database = self.engine.url.database
-        if self.dialect != "sqlite" or not database or database == ":memory:" or \
-                database.startswith("file:"):
+        if (
+            self.dialect != "sqlite"
+            or not database
+            or database == ":memory:"
+            or database.startswith("file:")
+        ):
             return None
         return Path(database)
 
@@ -329,8 +350,10 @@ class SqlProjections:
         """StoreError for a SQLite file that does not exist (connecting would create it)."""
         path = self._sqlite_file()
         if path is not None and not path.exists():
-            raise StoreError(f"no projections database at {path} (check REPODIGEST_DATABASE_URL "
-                             "or --database-url; `repodigest db upgrade` creates it)")
+            raise StoreError(
+                f"no projections database at {path} (check REPODIGEST_DATABASE_URL "
+                "or --database-url; `repodigest db upgrade` creates it)"
+            )
 
     def ping(self) -> None:
         with self.engine.connect() as conn:
@@ -359,8 +382,9 @@ class SqlProjections:
             out += bulk.run(conn, part)
         return out
 
-    def _mark_processed(self, conn: Connection, events: Sequence[EnrichedFact | WatermarkForwarded],
-                        now: datetime) -> list[EnrichedFact | WatermarkForwarded]:
+    def _mark_processed(
+        self, conn: Connection, events: Sequence[EnrichedFact | WatermarkForwarded], now: datetime
+    ) -> list[EnrichedFact | WatermarkForwarded]:
         """Record the batch's event ids as processed; the events (first of each id, in order)
         that were not processed before."""
         first = first_of_each_id(events)
@@ -368,7 +392,11 @@ class SqlProjections:
         if conn.dialect.name == "postgresql":
             # insert all, skip the known ones; the inserted ids are the new events (one round
             # trip, through the primary key index)
-            new = set(self._bulk(conn, "processed_new", [(i, stamp, repo_of(e)) for i, e in first.items()]))
+            new = set(
+                self._bulk(
+                    conn, "processed_new", [(i, stamp, repo_of(e)) for i, e in first.items()]
+                )
+            )
             return [e for i, e in first.items() if i in new]
         seen: set[str] = set()
         for part in _chunks(list(first)):
@@ -377,8 +405,14 @@ class SqlProjections:
         self._bulk(conn, "processed", [(e.id, stamp, repo_of(e)) for e in fresh])
         return fresh
 
-    def fold(self, events: Sequence[EnrichedFact | WatermarkForwarded], *, now: datetime,
-             closer: Closer | None = None, admission: Admission = Admission()) -> FoldResult:
+    def fold(
+        self,
+        events: Sequence[EnrichedFact | WatermarkForwarded],
+        *,
+        now: datetime,
+        closer: Closer | None = None,
+        admission: Admission = Admission(),
+    ) -> FoldResult:
         """Apply a batch once: already-processed events are skipped, the rest commit together.
 
         Events `admission` refuses are recorded in `rejected` (and marked processed) instead of
@@ -406,34 +440,59 @@ class SqlProjections:
             result.repos = {e.data.fact.repo for e in facts} | {e.data.repo for e in marks}
         return result
 
-    def _admit(self, conn: Connection, fresh: list[EnrichedFact | WatermarkForwarded], now: datetime,
-               admission: Admission, result: FoldResult) -> list[EnrichedFact | WatermarkForwarded]:
+    def _admit(
+        self,
+        conn: Connection,
+        fresh: list[EnrichedFact | WatermarkForwarded],
+        now: datetime,
+        admission: Admission,
+        result: FoldResult,
+    ) -> list[EnrichedFact | WatermarkForwarded]:
         admitted, refusals = admit(fresh, now, admission)
         refused = []
         for e, verdict in refusals:
             result.rejected[verdict.reason] = result.rejected.get(verdict.reason, 0) + 1
-            refused.append({"event_id": e.id, "repo": repo_of(e), "reason": verdict.reason,
-                            "detail": verdict.detail, "event_time": time_of(e), "received_at": now,
-                            "event": e.model_dump_json()})
+            refused.append(
+                {
+                    "event_id": e.id,
+                    "repo": repo_of(e),
+                    "reason": verdict.reason,
+                    "detail": verdict.detail,
+                    "event_time": time_of(e),
+                    "received_at": now,
+                    "event": e.model_dump_json(),
+                }
+            )
         for part in _chunks(refused):
-            stmt = self._insert(rejected).on_conflict_do_nothing(index_elements=[rejected.c.event_id])
+            stmt = self._insert(rejected).on_conflict_do_nothing(
+                index_elements=[rejected.c.event_id]
+            )
             conn.execute(stmt, list(part))
         if refused:
-            log.warning("%d enriched event(s) not folded: %s", len(refused),
-                        ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())),
-                        extra={"rejected": dict(result.rejected)})
+            log.warning(
+                "%d enriched event(s) not folded: %s",
+                len(refused),
+                ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())),
+                extra={"rejected": dict(result.rejected)},
+            )
         return admitted
 
-    def _release(self, conn: Connection, now: datetime,
-                 admission: Admission) -> list[EnrichedFact | WatermarkForwarded]:
+    def _release(
+        self, conn: Connection, now: datetime, admission: Admission
+    ) -> list[EnrichedFact | WatermarkForwarded]:
         """Held future events whose time is now within the tolerance (and whose repository is
         still accepted), marked released in the same transaction that folds them."""
         horizon = admission.horizon(now)
-        held = (conn.execute(_HELD) if horizon is None
-                else conn.execute(_HELD_DUE, {"horizon": horizon}))
+        held = (
+            conn.execute(_HELD)
+            if horizon is None
+            else conn.execute(_HELD_DUE, {"horizon": horizon})
+        )
         rows = [r for r in held if admission.accepts_repo(r.repo)]
         for part in _chunks([r.event_id for r in rows]):
-            conn.execute(rejected.update().where(rejected.c.event_id.in_(part)).values(released_at=now))
+            conn.execute(
+                rejected.update().where(rejected.c.event_id.in_(part)).values(released_at=now)
+            )
         events = []
         for r in rows:
             try:
@@ -441,8 +500,11 @@ class SqlProjections:
             except ValueError as exc:
                 # held under an older, looser contract: it is not folded (it stays recorded),
                 # and it must not fail every later fold with it
-                log.warning("held event %s no longer meets the event contract, not folded: %s",
-                            r.event_id, " ".join(str(exc).split())[:300])
+                log.warning(
+                    "held event %s no longer meets the event contract, not folded: %s",
+                    r.event_id,
+                    " ".join(str(exc).split())[:300],
+                )
         return events
 
     def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
@@ -465,12 +527,23 @@ class SqlProjections:
             fact, item = data.fact, data.fact.item
             actor = fact_actor(fact)
             tags = tags_of[id(e)] = _json(data.tags)
-            activity_rows.append((
-                data.fact_id, e.id, fact.repo, item.number, item.kind, fact.kind, fact.action,
-                # the person (the identities merge aliases), so first-seen is per person
-                stored(data.fact_time), data.tags.person(actor.login) if actor else None,
-                data.ruleset.version, tags,
-                _json(fact)))
+            activity_rows.append(
+                (
+                    data.fact_id,
+                    e.id,
+                    fact.repo,
+                    item.number,
+                    item.kind,
+                    fact.kind,
+                    fact.action,
+                    # the person (the identities merge aliases), so first-seen is per person
+                    stored(data.fact_time),
+                    data.tags.person(actor.login) if actor else None,
+                    data.ruleset.version,
+                    tags,
+                    _json(fact),
+                )
+            )
         self._bulk(conn, "activity", activity_rows)
         item_rows = []
         for (repo, number), latest in latest_items(facts).items():
@@ -479,45 +552,71 @@ class SqlProjections:
             tags = tags_of.get(id(e))
             if tags is None:
                 tags = tags_of[id(e)] = _json(e.data.tags)
-            item_rows.append((
-                repo, number, snap.kind, snap.title, snap.author.login, snap.state,
-                stored(snap.created_at), stored(snap.closed_at), stored(snap.merged_at),
-                stored(e.data.fact_time), stored(order_of(e)[0]), e.data.fact_id,
-                _json(snap), tags, stored(latest.first_seen)))
+            item_rows.append(
+                (
+                    repo,
+                    number,
+                    snap.kind,
+                    snap.title,
+                    snap.author.login,
+                    snap.state,
+                    stored(snap.created_at),
+                    stored(snap.closed_at),
+                    stored(snap.merged_at),
+                    stored(e.data.fact_time),
+                    stored(order_of(e)[0]),
+                    e.data.fact_id,
+                    _json(snap),
+                    tags,
+                    stored(latest.first_seen),
+                )
+            )
         self._bulk(conn, "items", item_rows)
 
     def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
         """Flag summarized windows a fact lands in: they get a new revision if figures change."""
         flagged = 0
         for repo, stamps in fact_times_by_repo(facts).items():
-            rows = conn.execute(_SUMMARIZED, {"repo": repo, "last": max(stamps),
-                                              "first": min(stamps)}).all()
+            rows = conn.execute(
+                _SUMMARIZED, {"repo": repo, "last": max(stamps), "first": min(stamps)}
+            ).all()
             labels = late_labels(((r.label, r.start, r.end) for r in rows), stamps)
             if labels:
-                conn.execute(windows.update().where(windows.c.repo == repo, windows.c.label.in_(labels))
-                             .values(dirty=True))
+                conn.execute(
+                    windows.update()
+                    .where(windows.c.repo == repo, windows.c.label.in_(labels))
+                    .values(dirty=True)
+                )
                 flagged += len(labels)
         return flagged
 
-    def _advance(self, conn: Connection, marks: list[WatermarkForwarded],
-                 now: datetime) -> list[tuple[str, datetime | None, datetime]]:
+    def _advance(
+        self, conn: Connection, marks: list[WatermarkForwarded], now: datetime
+    ) -> list[tuple[str, datetime | None, datetime]]:
         moved = []
         for repo, mark in highest_watermarks(marks).items():
-            old = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            old = conn.execute(
+                sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)
+            ).scalar()
             if not advances(old, mark):
                 continue
             if old is None:
                 conn.execute(watermarks.insert().values(repo=repo, watermark=mark, updated_at=now))
             else:
-                conn.execute(watermarks.update().where(watermarks.c.repo == repo)
-                             .values(watermark=mark, updated_at=now))
+                conn.execute(
+                    watermarks.update()
+                    .where(watermarks.c.repo == repo)
+                    .values(watermark=mark, updated_at=now)
+                )
             moved.append((repo, old, mark))
         return moved
 
     def _close(self, conn: Connection, repo: str, due: list[Window], now: datetime) -> int:
         if not due:
             return 0
-        stmt = self._insert(windows).on_conflict_do_nothing(index_elements=[windows.c.repo, windows.c.label])
+        stmt = self._insert(windows).on_conflict_do_nothing(
+            index_elements=[windows.c.repo, windows.c.label]
+        )
         conn.execute(stmt, closing_windows(repo, due, now))
         return len(due)
 
@@ -527,9 +626,16 @@ class SqlProjections:
         """Store a pending request; False when it was already stored (a redelivery)."""
         with self.engine.begin() as conn:
             stmt = self._insert(requests).on_conflict_do_nothing(index_elements=[requests.c.id])
-            res = conn.execute(stmt, {"id": request.id, "repo": request.data.repo,
-                                      "as_of": request.data.as_of, "received_at": now,
-                                      "event": request.model_dump_json()})
+            res = conn.execute(
+                stmt,
+                {
+                    "id": request.id,
+                    "repo": request.data.repo,
+                    "as_of": request.data.as_of,
+                    "received_at": now,
+                    "event": request.model_dump_json(),
+                },
+            )
             return res.rowcount == 1
 
     def pending_requests(self, repos: Iterable[str] | None = None) -> list[ReportRequested]:
@@ -537,12 +643,16 @@ class SqlProjections:
         if repos is not None:
             query = query.where(requests.c.repo.in_(sorted(set(repos))))
         with self.engine.connect() as conn:
-            rows = conn.execute(query.order_by(requests.c.received_at, requests.c.id)).scalars().all()
+            rows = (
+                conn.execute(query.order_by(requests.c.received_at, requests.c.id)).scalars().all()
+            )
         return [ReportRequested.model_validate_json(r) for r in rows]
 
     def watermark(self, repo: str) -> datetime | None:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            return conn.execute(
+                sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)
+            ).scalar()
 
     def watermarks(self) -> dict[str, datetime]:
         with self.engine.connect() as conn:
@@ -552,8 +662,9 @@ class SqlProjections:
 
     def window_state(self, repo: str, label: str) -> WindowState | None:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(windows).where(windows.c.repo == repo,
-                                                        windows.c.label == label)).first()
+            row = conn.execute(
+                sa.select(windows).where(windows.c.repo == repo, windows.c.label == label)
+            ).first()
         return _state(row) if row is not None else None
 
     def dirty_windows(self, repos: Iterable[str] | None = None) -> list[WindowState]:
@@ -561,13 +672,24 @@ class SqlProjections:
         if repos is not None:
             query = query.where(windows.c.repo.in_(sorted(set(repos))))
         with self.engine.connect() as conn:
-            rows = conn.execute(query.order_by(windows.c.repo, windows.c.start, windows.c.label)).all()
+            rows = conn.execute(
+                query.order_by(windows.c.repo, windows.c.start, windows.c.label)
+            ).all()
         return [_state(r) for r in rows]
 
-    def record_summary(self, repo: str, window: Window, *, revision: int, figures: dict,
-                       figures_hash: str, summary_id: str, now: datetime,
-                       request_id: str | None = None,
-                       changed: Sequence[ChangedFigure] = ()) -> None:
+    def record_summary(
+        self,
+        repo: str,
+        window: Window,
+        *,
+        revision: int,
+        figures: dict,
+        figures_hash: str,
+        summary_id: str,
+        now: datetime,
+        request_id: str | None = None,
+        changed: Sequence[ChangedFigure] = (),
+    ) -> None:
         """Remember what was published for the window (and that the request is answered).
 
         The windows row holds the latest revision; `window_revisions` keeps one row per revision
@@ -575,30 +697,61 @@ class SqlProjections:
         """
         with self.engine.begin() as conn:
             if summary_id:
-                stmt = self._insert(window_revisions).on_conflict_do_nothing(index_elements=[
-                    window_revisions.c.repo, window_revisions.c.label, window_revisions.c.revision])
-                conn.execute(stmt, {
-                    "repo": repo, "label": window.label, "revision": revision,
-                    "figures_hash": figures_hash, "summary_id": summary_id, "request_id": request_id,
-                    "changed": json.dumps([c.model_dump() for c in changed]), "computed_at": now})
-            values = {"kind": window.kind, "start": window.start, "end": window.end, "tz": window.tz,
-                      "cutoff": window.cutoff, "revision": revision, "figures_hash": figures_hash,
-                      "figures": json.dumps(figures, sort_keys=True), "summary_id": summary_id,
-                      "dirty": False}
-            stmt = self._insert(windows).values(repo=repo, label=window.label, closed_at=now, **values)
-            conn.execute(stmt.on_conflict_do_update(index_elements=[windows.c.repo, windows.c.label],
-                                                    set_=values))
+                stmt = self._insert(window_revisions).on_conflict_do_nothing(
+                    index_elements=[
+                        window_revisions.c.repo,
+                        window_revisions.c.label,
+                        window_revisions.c.revision,
+                    ]
+                )
+                conn.execute(
+                    stmt,
+                    {
+                        "repo": repo,
+                        "label": window.label,
+                        "revision": revision,
+                        "figures_hash": figures_hash,
+                        "summary_id": summary_id,
+                        "request_id": request_id,
+                        "changed": json.dumps([c.model_dump() for c in changed]),
+                        "computed_at": now,
+                    },
+                )
+            values = {
+                "kind": window.kind,
+                "start": window.start,
+                "end": window.end,
+                "tz": window.tz,
+                "cutoff": window.cutoff,
+                "revision": revision,
+                "figures_hash": figures_hash,
+                "figures": json.dumps(figures, sort_keys=True),
+                "summary_id": summary_id,
+                "dirty": False,
+            }
+            stmt = self._insert(windows).values(
+                repo=repo, label=window.label, closed_at=now, **values
+            )
+            conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=[windows.c.repo, windows.c.label], set_=values
+                )
+            )
             if request_id is not None:
-                conn.execute(requests.update().where(requests.c.id == request_id)
-                             .values(answered_at=now))
+                conn.execute(
+                    requests.update().where(requests.c.id == request_id).values(answered_at=now)
+                )
 
     def mark_answered(self, request_id: str, now: datetime) -> None:
         """Take a request off the pending list (answered, or given up on)."""
         with self.engine.begin() as conn:
-            conn.execute(requests.update().where(requests.c.id == request_id).values(answered_at=now))
+            conn.execute(
+                requests.update().where(requests.c.id == request_id).values(answered_at=now)
+            )
 
-    def load_window(self, repo: str, window: Window, previous: Window, *,
-                    open_prs_since: datetime | None = None) -> WindowInput:
+    def load_window(
+        self, repo: str, window: Window, previous: Window, *, open_prs_since: datetime | None = None
+    ) -> WindowInput:
         """The facts of a window and the one before it, the items they touch, open items, first-seen.
 
         Open pull requests older than `open_prs_since` are left out (they can no longer be
@@ -614,16 +767,28 @@ class SqlProjections:
 
         with self.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(activity.c.fact_id, activity.c.time, activity.c.fact, activity.c.tags,
-                          activity.c.ruleset, activity.c.actor)
+                sa.select(
+                    activity.c.fact_id,
+                    activity.c.time,
+                    activity.c.fact,
+                    activity.c.tags,
+                    activity.c.ruleset,
+                    activity.c.actor,
+                )
                 .where(activity.c.repo == repo, activity.c.time >= lo, activity.c.time < window.end)
-                .order_by(activity.c.time, activity.c.fact_id)).all()
+                .order_by(activity.c.time, activity.c.fact_id)
+            ).all()
             current: list[FactRow] = []
             before: list[FactRow] = []
             actors: set[str] = set()
             for r in rows:
-                row = FactRow(fact_id=r.fact_id, time=r.time, fact=FactData.model_validate_json(r.fact),
-                              tags=tags(r.tags), ruleset=r.ruleset)
+                row = FactRow(
+                    fact_id=r.fact_id,
+                    time=r.time,
+                    fact=FactData.model_validate_json(r.fact),
+                    tags=tags(r.tags),
+                    ruleset=r.ruleset,
+                )
                 if window.start <= r.time:
                     current.append(row)
                     if r.actor:
@@ -636,29 +801,45 @@ class SqlProjections:
             def take(result) -> None:
                 for it in result:
                     if it.number not in item_rows:
-                        item_rows[it.number] = ItemRow(snapshot=ItemSnapshot.model_validate_json(it.snapshot),
-                                                       tags=tags(it.tags), first_seen=it.first_seen)
+                        item_rows[it.number] = ItemRow(
+                            snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                            tags=tags(it.tags),
+                            first_seen=it.first_seen,
+                        )
 
             cols = (items.c.number, items.c.snapshot, items.c.tags, items.c.first_seen)
             for part in _chunks(numbers):
-                take(conn.execute(sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))))
+                take(
+                    conn.execute(
+                        sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))
+                    )
+                )
             # items still open at the window's end, for follow-ups (awaiting review, RFCs, bugs)
-            still_open = [items.c.repo == repo, items.c.created_at < window.end,
-                          sa.or_(items.c.closed_at.is_(None), items.c.closed_at >= window.end)]
+            still_open = [
+                items.c.repo == repo,
+                items.c.created_at < window.end,
+                sa.or_(items.c.closed_at.is_(None), items.c.closed_at >= window.end),
+            ]
             if open_prs_since is not None:
-                still_open.append(sa.or_(items.c.kind == "issue", items.c.created_at >= open_prs_since))
+                still_open.append(
+                    sa.or_(items.c.kind == "issue", items.c.created_at >= open_prs_since)
+                )
             take(conn.execute(sa.select(*cols).where(*still_open)))
             first_seen: dict[str, datetime] = {}
             logins = sorted(actors)
             for part in _chunks(logins):
                 for login, seen in conn.execute(
-                        sa.select(activity.c.actor, sa.func.min(activity.c.time))
-                        .where(activity.c.repo == repo, activity.c.actor.in_(part))
-                        .group_by(activity.c.actor)):
+                    sa.select(activity.c.actor, sa.func.min(activity.c.time))
+                    .where(activity.c.repo == repo, activity.c.actor.in_(part))
+                    .group_by(activity.c.actor)
+                ):
                     first_seen[login] = _aware(seen)
-            history = conn.execute(sa.select(sa.func.min(activity.c.time))
-                                   .where(activity.c.repo == repo)).scalar()
-            mark = conn.execute(sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)).scalar()
+            history = conn.execute(
+                sa.select(sa.func.min(activity.c.time)).where(activity.c.repo == repo)
+            ).scalar()
+            mark = conn.execute(
+                sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)
+            ).scalar()
             titles = self._title_history(conn, repo)
             wanted: set[int] = set()
             # under the lock: another report may be bringing the same history up to date
@@ -676,34 +857,57 @@ class SqlProjections:
                             wanted.add(number)
                     quoted, number = quoted_revert(row.snapshot.title)
                     if quoted is not None:
-                        wanted.add(number if number is not None else titles.number_titled(quoted) or 0)
+                        wanted.add(
+                            number if number is not None else titles.number_titled(quoted) or 0
+                        )
                 known = titles.titles.keys() & wanted
             wanted = {n for n in known if n not in item_rows}
             got: dict[int, ItemRow] = {}
             for part in _chunks(sorted(wanted)):
-                for it in conn.execute(sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))):
-                    got[it.number] = ItemRow(snapshot=ItemSnapshot.model_validate_json(it.snapshot),
-                                             tags=tags(it.tags), first_seen=it.first_seen)
+                for it in conn.execute(
+                    sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))
+                ):
+                    got[it.number] = ItemRow(
+                        snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                        tags=tags(it.tags),
+                        first_seen=it.first_seen,
+                    )
             referenced = {n: got[n] for n in sorted(got)}
-        return WindowInput(repo=repo, window=window, previous=previous, facts=current,
-                           previous_facts=before, items=item_rows, actor_first_seen=first_seen,
-                           history_start=_aware(history), watermark=mark,
-                           term_counts=term_counts, history_items=history_items,
-                           referenced=referenced)
+        return WindowInput(
+            repo=repo,
+            window=window,
+            previous=previous,
+            facts=current,
+            previous_facts=before,
+            items=item_rows,
+            actor_first_seen=first_seen,
+            history_start=_aware(history),
+            watermark=mark,
+            term_counts=term_counts,
+            history_items=history_items,
+            referenced=referenced,
+        )
 
     def _title_history(self, conn: Connection, repo: str) -> _TitleHistory:
         """The repository's title history, re-read only when its items changed: the version is
         (items, latest snapshot, total title length), so a new item, a new snapshot or an edited
         title is seen; only changed titles are tokenised again."""
-        version = tuple(conn.execute(
-            sa.select(sa.func.count(), sa.func.max(items.c.snapshot_time),
-                      sa.func.coalesce(sa.func.sum(sa.func.length(items.c.title)), 0))
-            .where(items.c.repo == repo)).one())
+        version = tuple(
+            conn.execute(
+                sa.select(
+                    sa.func.count(),
+                    sa.func.max(items.c.snapshot_time),
+                    sa.func.coalesce(sa.func.sum(sa.func.length(items.c.title)), 0),
+                ).where(items.c.repo == repo)
+            ).one()
+        )
         with self._title_lock:
             cached = self._title_histories.get(repo)
             if cached is not None and cached.version == version:
                 return cached
-        rows = conn.execute(sa.select(items.c.number, items.c.title).where(items.c.repo == repo)).all()
+        rows = conn.execute(
+            sa.select(items.c.number, items.c.title).where(items.c.repo == repo)
+        ).all()
         with self._title_lock:
             cached = self._title_histories.setdefault(repo, _TitleHistory())
             if cached.version != version:
@@ -713,8 +917,16 @@ class SqlProjections:
     def reset(self) -> None:
         """Empty every table, revision history and pending requests included (tests, a fresh start)."""
         with self.engine.begin() as conn:
-            for table in (window_revisions, rejected, requests, windows, watermarks, processed,
-                          activity, items):
+            for table in (
+                window_revisions,
+                rejected,
+                requests,
+                windows,
+                watermarks,
+                processed,
+                activity,
+                items,
+            ):
                 conn.execute(table.delete())
 
     def reset_projections(self, repo: str | None = None) -> dict[str, int]:
@@ -731,19 +943,32 @@ class SqlProjections:
                 for table in (rejected, watermarks, processed, activity, items):
                     deleted[table.name] = conn.execute(table.delete()).rowcount
                 return deleted
-            ids = list(conn.execute(sa.select(activity.c.event_id).where(activity.c.repo == repo)).scalars())
-            ids += conn.execute(sa.select(rejected.c.event_id).where(rejected.c.repo == repo)).scalars()
+            ids = list(
+                conn.execute(
+                    sa.select(activity.c.event_id).where(activity.c.repo == repo)
+                ).scalars()
+            )
+            ids += conn.execute(
+                sa.select(rejected.c.event_id).where(rejected.c.repo == repo)
+            ).scalars()
             # ids folded before migration 0002 have no repository (a watermark's id cannot be
             # traced back): forget them too, or the replay would skip those watermarks. Harmless
             # for other repositories: with no summarizer running nothing is redelivered, and
             # folding is idempotent by content should an old event come again
-            gone = conn.execute(processed.delete().where(
-                sa.or_(processed.c.repo == repo, processed.c.repo.is_(None)))).rowcount
+            gone = conn.execute(
+                processed.delete().where(
+                    sa.or_(processed.c.repo == repo, processed.c.repo.is_(None))
+                )
+            ).rowcount
             for part in _chunks(ids):
-                gone += conn.execute(processed.delete().where(processed.c.event_id.in_(part))).rowcount
+                gone += conn.execute(
+                    processed.delete().where(processed.c.event_id.in_(part))
+                ).rowcount
             deleted["processed"] = gone
             for table in (rejected, watermarks, activity, items):
-                deleted[table.name] = conn.execute(table.delete().where(table.c.repo == repo)).rowcount
+                deleted[table.name] = conn.execute(
+                    table.delete().where(table.c.repo == repo)
+                ).rowcount
         return deleted
 
     def mark_summarized_dirty(self, repo: str | None = None) -> int:
@@ -758,32 +983,48 @@ class SqlProjections:
     def revisions(self, repo: str, label: str) -> list[Revision]:
         """The revision history of one window, oldest first."""
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(window_revisions).where(
-                window_revisions.c.repo == repo, window_revisions.c.label == label)
-                .order_by(window_revisions.c.revision)).all()
-        return [Revision(revision=r.revision, figures_hash=r.figures_hash,
-                         changed=tuple(ChangedFigure.model_validate(c) for c in json.loads(r.changed)),
-                         summary_id=r.summary_id, request_id=r.request_id, computed_at=r.computed_at)
-                for r in rows]
+            rows = conn.execute(
+                sa.select(window_revisions)
+                .where(window_revisions.c.repo == repo, window_revisions.c.label == label)
+                .order_by(window_revisions.c.revision)
+            ).all()
+        return [
+            Revision(
+                revision=r.revision,
+                figures_hash=r.figures_hash,
+                changed=tuple(ChangedFigure.model_validate(c) for c in json.loads(r.changed)),
+                summary_id=r.summary_id,
+                request_id=r.request_id,
+                computed_at=r.computed_at,
+            )
+            for r in rows
+        ]
 
     def revision_changes(self, repo: str, label: str, revision: int) -> tuple[ChangedFigure, ...]:
         """What `revision` of the window changed against the revision before it (() if unknown)."""
         with self.engine.connect() as conn:
-            text = conn.execute(sa.select(window_revisions.c.changed).where(
-                window_revisions.c.repo == repo, window_revisions.c.label == label,
-                window_revisions.c.revision == revision)).scalar()
+            text = conn.execute(
+                sa.select(window_revisions.c.changed).where(
+                    window_revisions.c.repo == repo,
+                    window_revisions.c.label == label,
+                    window_revisions.c.revision == revision,
+                )
+            ).scalar()
         return tuple(ChangedFigure.model_validate(c) for c in json.loads(text)) if text else ()
 
     def held_due(self, horizon: datetime | None) -> bool:
         """Whether some held future event is due for folding (its time is at or before horizon)."""
-        query = sa.select(rejected.c.event_id).where(rejected.c.reason == FUTURE,
-                                                     rejected.c.released_at.is_(None))
+        query = sa.select(rejected.c.event_id).where(
+            rejected.c.reason == FUTURE, rejected.c.released_at.is_(None)
+        )
         if horizon is not None:
             query = query.where(rejected.c.event_time <= horizon)
         with self.engine.connect() as conn:
             return conn.execute(query.limit(1)).first() is not None
 
-    def rejected_events(self, repo: str | None = None, reason: str | None = None) -> list[RejectedEvent]:
+    def rejected_events(
+        self, repo: str | None = None, reason: str | None = None
+    ) -> list[RejectedEvent]:
         """Events the fold did not count (or held and released later), oldest first."""
         query = sa.select(rejected)
         if repo is not None:
@@ -792,16 +1033,35 @@ class SqlProjections:
             query = query.where(rejected.c.reason == reason)
         with self.engine.connect() as conn:
             rows = conn.execute(query.order_by(rejected.c.received_at, rejected.c.event_id)).all()
-        return [RejectedEvent(event_id=r.event_id, repo=r.repo, reason=r.reason, detail=r.detail,
-                              event_time=r.event_time, received_at=r.received_at,
-                              released_at=r.released_at) for r in rows]
+        return [
+            RejectedEvent(
+                event_id=r.event_id,
+                repo=r.repo,
+                reason=r.reason,
+                detail=r.detail,
+                event_time=r.event_time,
+                received_at=r.received_at,
+                released_at=r.released_at,
+            )
+            for r in rows
+        ]
 
     def counts(self) -> dict[str, int]:
         """Row counts per table (for tests, health output and the CLI)."""
         with self.engine.connect() as conn:
-            return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
-                    for t in (items, activity, processed, watermarks, windows, requests, rejected,
-                              window_revisions)}
+            return {
+                t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
+                for t in (
+                    items,
+                    activity,
+                    processed,
+                    watermarks,
+                    windows,
+                    requests,
+                    rejected,
+                    window_revisions,
+                )
+            }
 
 
 # the fold's reads, built once (their compiled form is cached by SQLAlchemy)
@@ -812,29 +1072,38 @@ _SQLITE = sqlite.dialect()
 def _seen_sqlite(n: int) -> str:
     """Which of n event ids are in `processed` (SQLite, qmark parameters, for exec_driver_sql)."""
     stmt = sa.select(processed.c.event_id).where(
-        processed.c.event_id.in_([sa.bindparam(f"id{i}") for i in range(n)]))
+        processed.c.event_id.in_([sa.bindparam(f"id{i}") for i in range(n)])
+    )
     compiled = stmt.compile(dialect=_SQLITE)
     if tuple(compiled.positiontup or ()) != tuple(f"id{i}" for i in range(n)):
         raise AssertionError(f"unexpected parameters {compiled.positiontup}")
     return compiled.string
 
 
-_HELD = (sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event)
-         .where(rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
-         .order_by(rejected.c.event_time, rejected.c.event_id))
-_HELD_DUE = _HELD.where(rejected.c.event_time <= sa.bindparam("horizon", type_=rejected.c.event_time.type))
+_HELD = (
+    sa.select(rejected.c.event_id, rejected.c.repo, rejected.c.event)
+    .where(rejected.c.reason == FUTURE, rejected.c.released_at.is_(None))
+    .order_by(rejected.c.event_time, rejected.c.event_id)
+)
+_HELD_DUE = _HELD.where(
+    rejected.c.event_time <= sa.bindparam("horizon", type_=rejected.c.event_time.type)
+)
 # summarized windows (not already dirty) of a repository that [first, last] overlaps
 _SUMMARIZED = sa.select(windows.c.label, windows.c.start, windows.c.end).where(
-    windows.c.repo == sa.bindparam("repo"), windows.c.revision >= 1, windows.c.dirty.is_(False),
+    windows.c.repo == sa.bindparam("repo"),
+    windows.c.revision >= 1,
+    windows.c.dirty.is_(False),
     windows.c.start <= sa.bindparam("last", type_=windows.c.start.type),
-    windows.c.end > sa.bindparam("first", type_=windows.c.end.type))
+    windows.c.end > sa.bindparam("first", type_=windows.c.end.type),
+)
 
 
 def _upsert_activity(stmt):
     # a re-classification replaces the tags (and rule set); the fact itself never changes
     return stmt.on_conflict_do_update(
         index_elements=[activity.c.fact_id],
-        set_={c: stmt.excluded[c] for c in ("event_id", "ruleset", "tags", "fact", "actor")})
+        set_={c: stmt.excluded[c] for c in ("event_id", "ruleset", "tags", "fact", "actor")},
+    )
 
 
 def _upsert_items(stmt):
@@ -845,15 +1114,34 @@ def _upsert_items(stmt):
     cur_fact = sa.func.coalesce(cur.snapshot_fact, sa.literal_column("''"))
     newer = sa.or_(
         new.snapshot_updated_at > cur_updated,
-        sa.and_(new.snapshot_updated_at == cur_updated, sa.or_(
-            new.snapshot_time > cur.snapshot_time,
-            sa.and_(new.snapshot_time == cur.snapshot_time, new.snapshot_fact >= cur_fact))))
-    replace = {c: sa.case((newer, new[c]), else_=cur[c])
-               for c in ("kind", "title", "author", "state", "created_at", "closed_at",
-                         "merged_at", "snapshot", "tags", "snapshot_updated_at", "snapshot_fact")}
+        sa.and_(
+            new.snapshot_updated_at == cur_updated,
+            sa.or_(
+                new.snapshot_time > cur.snapshot_time,
+                sa.and_(new.snapshot_time == cur.snapshot_time, new.snapshot_fact >= cur_fact),
+            ),
+        ),
+    )
+    replace = {
+        c: sa.case((newer, new[c]), else_=cur[c])
+        for c in (
+            "kind",
+            "title",
+            "author",
+            "state",
+            "created_at",
+            "closed_at",
+            "merged_at",
+            "snapshot",
+            "tags",
+            "snapshot_updated_at",
+            "snapshot_fact",
+        )
+    }
     replace["snapshot_time"] = sa.case((newer, new.snapshot_time), else_=cur.snapshot_time)
-    replace["first_seen"] = sa.case((new.first_seen < cur.first_seen, new.first_seen),
-                                    else_=cur.first_seen)
+    replace["first_seen"] = sa.case(
+        (new.first_seen < cur.first_seen, new.first_seen), else_=cur.first_seen
+    )
     return stmt.on_conflict_do_update(index_elements=[cur.repo, cur.number], set_=replace)
 
 
@@ -864,14 +1152,52 @@ def _upsert_items(stmt):
 _BULK: dict[str, tuple[sa.Table, tuple[str, ...], Callable | None]] = {
     "processed": (processed, ("event_id", "processed_at", "repo"), None),
     # PostgreSQL only: the ids actually inserted (not processed before)
-    "processed_new": (processed, ("event_id", "processed_at", "repo"),
-                      lambda stmt: stmt.on_conflict_do_nothing(index_elements=[processed.c.event_id])
-                      .returning(processed.c.event_id)),
-    "activity": (activity, ("fact_id", "event_id", "repo", "number", "item_kind", "kind", "action",
-                            "time", "actor", "ruleset", "tags", "fact"), _upsert_activity),
-    "items": (items, ("repo", "number", "kind", "title", "author", "state", "created_at",
-                      "closed_at", "merged_at", "snapshot_time", "snapshot_updated_at",
-                      "snapshot_fact", "snapshot", "tags", "first_seen"), _upsert_items),
+    "processed_new": (
+        processed,
+        ("event_id", "processed_at", "repo"),
+        lambda stmt: stmt.on_conflict_do_nothing(index_elements=[processed.c.event_id]).returning(
+            processed.c.event_id
+        ),
+    ),
+    "activity": (
+        activity,
+        (
+            "fact_id",
+            "event_id",
+            "repo",
+            "number",
+            "item_kind",
+            "kind",
+            "action",
+            "time",
+            "actor",
+            "ruleset",
+            "tags",
+            "fact",
+        ),
+        _upsert_activity,
+    ),
+    "items": (
+        items,
+        (
+            "repo",
+            "number",
+            "kind",
+            "title",
+            "author",
+            "state",
+            "created_at",
+            "closed_at",
+            "merged_at",
+            "snapshot_time",
+            "snapshot_updated_at",
+            "snapshot_fact",
+            "snapshot",
+            "tags",
+            "first_seen",
+        ),
+        _upsert_items,
+    ),
 }
 
 
@@ -897,9 +1223,19 @@ class _Bulk:
         if dialect.name == "postgresql":
             from sqlalchemy.dialects.postgresql import ARRAY, insert
 
-            arrays = sa.func.unnest(*[sa.cast(sa.bindparam(f"{n}_", type_=ARRAY(table.c[n].type)),
-                                              ARRAY(table.c[n].type)) for n in names]
-                                    ).table_valued(*names).render_derived()
+            arrays = (
+                sa.func.unnest(
+                    *[
+                        sa.cast(
+                            sa.bindparam(f"{n}_", type_=ARRAY(table.c[n].type)),
+                            ARRAY(table.c[n].type),
+                        )
+                        for n in names
+                    ]
+                )
+                .table_valued(*names)
+                .render_derived()
+            )
             stmt = insert(table).from_select(list(names), sa.select(*[arrays.c[n] for n in names]))
             binds = tuple(f"{n}_" for n in names)
         else:
@@ -908,8 +1244,11 @@ class _Bulk:
             stmt = conflict(stmt)
         compiled = cast(SQLCompiler, stmt.compile(dialect=dialect, column_keys=list(names)))
         columnar, positional = dialect.name == "postgresql", bool(compiled.positional)
-        if (tuple(compiled.positiontup or ()) != binds if positional
-                else set(compiled.binds) != set(binds)):
+        if (
+            tuple(compiled.positiontup or ()) != binds
+            if positional
+            else set(compiled.binds) != set(binds)
+        ):
             raise AssertionError(f"{name}: parameters {list(compiled.binds)} are not {binds}")
         returns = bool(compiled.effective_returning)
         if returns and not columnar:
@@ -924,7 +1263,8 @@ class _Bulk:
             return []
         columns = list(map(list, zip(*rows)))
         result = conn.exec_driver_sql(
-            self.sql, tuple(columns) if self.positional else dict(zip(self.binds, columns)))
+            self.sql, tuple(columns) if self.positional else dict(zip(self.binds, columns))
+        )
         return result.scalars().all() if self.returns else []
 
 
@@ -980,9 +1320,14 @@ def _aware(value):
 
 def _state(row) -> WindowState:
     window = Window(row.kind, row.label, row.start, row.end, row.tz, row.cutoff)
-    return WindowState(repo=row.repo, window=window, revision=row.revision,
-                       figures=json.loads(row.figures) if row.figures else None, dirty=bool(row.dirty),
-                       summary_id=row.summary_id)
+    return WindowState(
+        repo=row.repo,
+        window=window,
+        revision=row.revision,
+        figures=json.loads(row.figures) if row.figures else None,
+        dirty=bool(row.dirty),
+        summary_id=row.summary_id,
+    )
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:

@@ -33,7 +33,8 @@ class UTCDateTime(TypeDecorator):
 REPO = sa.String(140)
 
 items = sa.Table(
-    "items", metadata,
+    "items",
+    metadata,
     sa.Column("repo", REPO, primary_key=True),
     sa.Column("number", sa.Integer, primary_key=True),
     sa.Column("kind", sa.String(16), nullable=False),
@@ -55,7 +56,8 @@ items = sa.Table(
 sa.Index("ix_items_open", items.c.repo, items.c.created_at, items.c.closed_at)
 
 activity = sa.Table(
-    "activity", metadata,
+    "activity",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("fact_id", sa.String(64), nullable=False, unique=True),
     sa.Column("event_id", sa.String(128), nullable=False),
@@ -68,27 +70,32 @@ activity = sa.Table(
     sa.Column("actor", sa.String(100)),
     sa.Column("ruleset", sa.String(128), nullable=False),
     sa.Column("tags", sa.Text, nullable=False),  # Tags JSON
-    sa.Column("fact", sa.Text, nullable=False),  # FactData JSON (with the item snapshot of the moment)
+    sa.Column(
+        "fact", sa.Text, nullable=False
+    ),  # FactData JSON (with the item snapshot of the moment)
 )
 sa.Index("ix_activity_repo_time", activity.c.repo, activity.c.time)
 sa.Index("ix_activity_repo_actor", activity.c.repo, activity.c.actor, activity.c.time)
 
 processed = sa.Table(
-    "processed", metadata,
+    "processed",
+    metadata,
     sa.Column("event_id", sa.String(128), primary_key=True),
     sa.Column("processed_at", UTCDateTime, nullable=False),
     sa.Column("repo", REPO),  # NULL for ids processed before migration 0002
 )
 
 watermarks = sa.Table(
-    "watermarks", metadata,
+    "watermarks",
+    metadata,
     sa.Column("repo", REPO, primary_key=True),
     sa.Column("watermark", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
 windows = sa.Table(
-    "windows", metadata,
+    "windows",
+    metadata,
     sa.Column("repo", REPO, primary_key=True),
     sa.Column("label", sa.String(64), primary_key=True),
     sa.Column("kind", sa.String(8), nullable=False),
@@ -108,7 +115,8 @@ windows = sa.Table(
 sa.Index("ix_windows_repo_span", windows.c.repo, windows.c.start, windows.c.end)
 
 requests = sa.Table(
-    "requests", metadata,
+    "requests",
+    metadata,
     sa.Column("id", sa.String(128), primary_key=True),
     sa.Column("repo", REPO, nullable=False),
     sa.Column("as_of", UTCDateTime),
@@ -121,7 +129,8 @@ sa.Index("ix_requests_pending", requests.c.repo, requests.c.answered_at)
 # events the fold did not count, and why: `unknown-repo` (outside the accepted repositories) or
 # `future` (time beyond now + tolerance; held, and folded once its time comes: released_at)
 rejected = sa.Table(
-    "rejected", metadata,
+    "rejected",
+    metadata,
     sa.Column("event_id", sa.String(128), primary_key=True),
     sa.Column("repo", REPO, nullable=False),
     sa.Column("reason", sa.String(32), nullable=False),
@@ -136,7 +145,8 @@ sa.Index("ix_rejected_repo", rejected.c.repo, rejected.c.received_at)
 
 # every published revision of a window (the windows row keeps only the latest)
 window_revisions = sa.Table(
-    "window_revisions", metadata,
+    "window_revisions",
+    metadata,
     sa.Column("repo", REPO, primary_key=True),
     sa.Column("label", sa.String(64), primary_key=True),
     sa.Column("revision", sa.Integer, primary_key=True),

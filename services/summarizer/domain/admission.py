@@ -50,13 +50,19 @@ class Admission:
     def verdict(self, repo: str, time: datetime, now: datetime) -> Verdict | None:
         """None when the event is folded now; else why it is not."""
         if not self.accepts_repo(repo):
-            return Verdict(UNKNOWN_REPO, f"{repo} is not in the accepted repositories "
-                                         f"({', '.join(self.repos)}); set REPODIGEST_ACCEPT_REPOS "
-                                         "to include it, then run `repodigest rebuild`")
+            return Verdict(
+                UNKNOWN_REPO,
+                f"{repo} is not in the accepted repositories "
+                f"({', '.join(self.repos)}); set REPODIGEST_ACCEPT_REPOS "
+                "to include it, then run `repodigest rebuild`",
+            )
         horizon = self.horizon(now)
         if horizon is not None and time > horizon:
-            return Verdict(FUTURE, f"event time {time.isoformat()} is {_ahead(time - now)} ahead of "
-                                   f"the summarizer clock ({now.isoformat()}); held until then")
+            return Verdict(
+                FUTURE,
+                f"event time {time.isoformat()} is {_ahead(time - now)} ahead of "
+                f"the summarizer clock ({now.isoformat()}); held until then",
+            )
         return None
 
 

@@ -108,8 +108,9 @@ def first_of_each_id(events: Iterable[Event]) -> dict[str, Event]:
     return first
 
 
-def admit(events: Iterable[Event], now: datetime,
-          admission: Admission) -> tuple[list[Event], list[tuple[Event, Verdict]]]:
+def admit(
+    events: Iterable[Event], now: datetime, admission: Admission
+) -> tuple[list[Event], list[tuple[Event, Verdict]]]:
     """(the events folded now, the refused ones with why), each in order."""
     admitted: list[Event] = []
     refused: list[tuple[Event, Verdict]] = []
@@ -154,8 +155,9 @@ def fact_times_by_repo(facts: Iterable[EnrichedFact]) -> dict[str, list[datetime
     return times
 
 
-def late_labels(summarized: Iterable[tuple[str, datetime, datetime]],
-                times: Sequence[datetime]) -> list[str]:
+def late_labels(
+    summarized: Iterable[tuple[str, datetime, datetime]], times: Sequence[datetime]
+) -> list[str]:
     """The labels of summarized windows, (label, start, end), that one of `times` lands in
     ([start, end)): they get a new revision if their figures change."""
     return [label for label, start, end in summarized if any(start <= t < end for t in times)]
@@ -178,6 +180,18 @@ def closing_windows(repo: str, due: Iterable[Window], now: datetime) -> list[dic
     """The windows rows a watermark advance adds: each due window closed now at revision 0
     (never summarized), dirty so that it is summarized. A window already recorded keeps its row
     (the store inserts these only where none exists)."""
-    return [{"repo": repo, "label": w.label, "kind": w.kind, "start": w.start, "end": w.end,
-             "tz": w.tz, "cutoff": w.cutoff, "revision": 0, "closed_at": now, "dirty": True}
-            for w in due]
+    return [
+        {
+            "repo": repo,
+            "label": w.label,
+            "kind": w.kind,
+            "start": w.start,
+            "end": w.end,
+            "tz": w.tz,
+            "cutoff": w.cutoff,
+            "revision": 0,
+            "closed_at": now,
+            "dirty": True,
+        }
+        for w in due
+    ]

@@ -21,7 +21,8 @@ class Schedule:
     def __post_init__(self) -> None:
         if self.kind not in SCHEDULE_KINDS:
             raise WindowError(
-                f"schedule kind {self.kind!r} is not recurring; use one of {', '.join(SCHEDULE_KINDS)}")
+                f"schedule kind {self.kind!r} is not recurring; use one of {', '.join(SCHEDULE_KINDS)}"
+            )
         zone(self.tz)
         parse_cutoff(self.cutoff)
 
@@ -36,8 +37,9 @@ def schedules_for(repo: str, configured: dict[str, list[Schedule]]) -> list[Sche
     return list(configured.get("*", ()))
 
 
-def due_windows(schedule: Schedule, previous: datetime | None, watermark: datetime,
-                grace: timedelta, limit: int) -> list[Window]:
+def due_windows(
+    schedule: Schedule, previous: datetime | None, watermark: datetime, grace: timedelta, limit: int
+) -> list[Window]:
     """Windows whose end + grace the watermark passed since `previous`, oldest first.
 
     A window is due once everything up to its end (plus a grace for stragglers) has been folded.

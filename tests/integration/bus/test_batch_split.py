@@ -48,11 +48,18 @@ async def test_poison_is_isolated_and_a_transient_failure_holds_back_what_follow
     await ensure_topology(js, consumers=all_consumers())
     for n in range(1, 11):  # all in the stream before consuming starts: one batch
         f = fact(n)
-        await js.publish(Subjects.fact("pull_request", "opened", REPO), f.to_bytes(),
-                         headers={"Nats-Msg-Id": f.id})
+        await js.publish(
+            Subjects.fact("pull_request", "opened", REPO),
+            f.to_bytes(),
+            headers={"Nats-Msg-Id": f.id},
+        )
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test")
-    consumer = Consumer(runtime.bus("test"), CLASSIFIER,
-                        ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=handle_batch)
+    consumer = Consumer(
+        runtime.bus("test"),
+        CLASSIFIER,
+        ev.GITHUB_EVENT_ADAPTER.validate_json,
+        handle_batch=handle_batch,
+    )
 
     class _Svc:
         name = "test"
@@ -74,7 +81,7 @@ async def test_poison_is_isolated_and_a_transient_failure_holds_back_what_follow
         # the poison is alone
         for refused, after in zip(calls, calls[1:]):
             if 7 in refused and len(refused) > 1:
-                assert after == refused[:len(refused) // 2], calls
+                assert after == refused[: len(refused) // 2], calls
         assert [7] in calls
         # 3 failed transiently: nothing after it was handled before it came back, each good
         # event once, in stream order
@@ -98,11 +105,15 @@ async def _consume(url: str, spec, handle_batch, n: int):
         await js.add_consumer(spec.stream, config=spec.config())
     for number in range(1, n + 1):
         f = fact(number)
-        await js.publish(Subjects.fact("pull_request", "opened", REPO), f.to_bytes(),
-                         headers={"Nats-Msg-Id": f.id})
+        await js.publish(
+            Subjects.fact("pull_request", "opened", REPO),
+            f.to_bytes(),
+            headers={"Nats-Msg-Id": f.id},
+        )
     runtime = Runtime(CommonSettings(nats_url=url), "test")
-    consumer = Consumer(runtime.bus("test"), spec, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle_batch=handle_batch)
+    consumer = Consumer(
+        runtime.bus("test"), spec, ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=handle_batch
+    )
 
     class _Svc:
         name = "test"
@@ -132,8 +143,7 @@ async def test_poison_alone_costs_the_good_events_no_redelivery(nats_server):
         if 8 in numbers:
             done.set()
 
-    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER,
-                                               handle_batch, 8)
+    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER, handle_batch, 8)
     try:
         await asyncio.wait_for(done.wait(), 30)
         assert handled == [1, 2, 3, 4, 6, 8]
@@ -165,13 +175,13 @@ async def test_a_transient_failure_beside_poison_holds_back_everything_after_it(
         if 8 in numbers:
             done.set()
 
-    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER,
-                                               handle_batch, 8)
+    nc, js, runtime, consumer = await _consume(nats_server.url, CLASSIFIER, handle_batch, 8)
     try:
         await asyncio.wait_for(done.wait(), 30)
         assert handled == [1, 3, 4, 5, 6, 7, 8]  # stream order, each once
         assert len(last_error) == 1 and last_error[0].endswith(
-            "held back behind an earlier event that is being retried"), last_error
+            "held back behind an earlier event that is being retried"
+        ), last_error
     finally:
         await runtime.stop()
         await nc.close()
@@ -192,7 +202,8 @@ async def test_a_batch_that_keeps_failing_is_given_up_with_its_reason(nats_serve
         letter = (await letters.fetch(1, timeout=30))[0]
         reason = letter.headers["Rd-Dead-Reason"]
         assert reason.startswith("gave up after 2 deliveries: ") and reason.endswith(
-            "the database went away"), reason
+            "the database went away"
+        ), reason
         assert calls == 2
     finally:
         await runtime.stop()

@@ -39,8 +39,9 @@ class Replica:
 
     def __init__(self, url: str, spec: ConsumerSpec, handle, name: str) -> None:
         self.runtime = Runtime(CommonSettings(nats_url=url), name)
-        self.consumer = Consumer(self.runtime.bus("test"), spec,
-                                 ev.GITHUB_EVENT_ADAPTER.validate_json, handle)
+        self.consumer = Consumer(
+            self.runtime.bus("test"), spec, ev.GITHUB_EVENT_ADAPTER.validate_json, handle
+        )
         consumer = self.consumer
 
         class _Svc:
@@ -119,8 +120,9 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
 
     # the letter as RD_DEAD stored it (not as published: the stream stores after it routes)
     await js.subscribe(Subjects.dead("test"), cb=on_letter, ordered_consumer=True)
-    await nc.subscribe(f"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{spec.stream}.{spec.durable}",
-                       cb=on_advisory)
+    await nc.subscribe(
+        f"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{spec.stream}.{spec.durable}", cb=on_advisory
+    )
     await nc.flush()
     failing, seq = await publish(js, 1)
     await replicas(Replica(nats_server.url, spec, handle, "give-up"))
@@ -133,7 +135,10 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
     assert h["Rd-Dead-Reason"].startswith(f"gave up after {spec.max_deliver} deliveries: "), h
     assert "the database is restarting" in h["Rd-Dead-Reason"]
     assert (h["Rd-Dead-Subject"], h["Rd-Dead-Stream"], h["Rd-Dead-Sequence"]) == (
-        SUBJECT, STREAM_GITHUB, str(seq))
+        SUBJECT,
+        STREAM_GITHUB,
+        str(seq),
+    )
     assert h["Rd-Dead-Deliveries"] == str(spec.max_deliver)
     assert h["Rd-Dead-Event-Id"] == failing.id  # the message's own Nats-Msg-Id
     # the bytes as they came, and one letter per stream message (JetStream's de-duplication id)
@@ -156,8 +161,9 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
 async def test_stop_hands_back_what_was_delivered_but_not_handled(nats_server, plain, replicas):
     # one message a batch, three requested ahead: while the first is in hand the next two wait
     # in the stopping replica's buffer; ack_wait is long, so only a nak brings them back soon
-    spec = ConsumerSpec("test-hand-back", STREAM_GITHUB, "rd.github.>", batch_size=1, ahead=3,
-                        ack_wait=60.0)
+    spec = ConsumerSpec(
+        "test-hand-back", STREAM_GITHUB, "rd.github.>", batch_size=1, ahead=3, ack_wait=60.0
+    )
     nc, js = await plain(nats_server.url, spec)
     for n in (1, 2, 3, 4):
         await publish(js, n)
@@ -220,6 +226,7 @@ async def test_replicas_share_one_durable_consumer(nats_server, plain, replicas)
             handled[name].append(event.data.item.number)
             if sum(len(v) for v in handled.values()) >= total:
                 everything.set()
+
         return handle
 
     for name in ("r1", "r2", "r3"):
@@ -245,8 +252,9 @@ async def test_replicas_share_one_durable_consumer(nats_server, plain, replicas)
     assert (await js.consumer_info(spec.stream, spec.durable)).delivered.consumer_seq == total
 
 
-async def test_a_message_is_parked_once_however_often_parking_is_retried(nats_server, plain,
-                                                                         replicas):
+async def test_a_message_is_parked_once_however_often_parking_is_retried(
+    nats_server, plain, replicas
+):
     """Parking is retried when its publish is not acknowledged (or a crash redelivers the
     message): a message with a stream position makes one dead letter; letters without one (a
     message that never was in a stream) are each kept."""
@@ -258,15 +266,30 @@ async def test_a_message_is_parked_once_however_often_parking_is_retried(nats_se
     replica = await replicas(Replica(nats_server.url, spec, handle, "park"))
     bus = replica.runtime.bus("test")
     at = fact(1).time
-    placed = ev.DeadLetter(service="test", reason="poison", subject=SUBJECT, stream=STREAM_GITHUB,
-                           sequence=7, deliveries=1, failed_at=at)
+    placed = ev.DeadLetter(
+        service="test",
+        reason="poison",
+        subject=SUBJECT,
+        stream=STREAM_GITHUB,
+        sequence=7,
+        deliveries=1,
+        failed_at=at,
+    )
     unplaced = ev.DeadLetter(service="test", reason="poison", subject=SUBJECT, failed_at=at)
     for letter in (placed, placed, unplaced, unplaced):
         await bus.dead_letter(b"raw bytes", letter)
     stored = []
     for seq in range(1, (await js.stream_info(STREAM_DEAD)).state.last_seq + 1):
         msg = await js.get_msg(STREAM_DEAD, seq)
-        stored.append((msg.data, (msg.headers or {}).get("Rd-Dead-Sequence"),
-                       (msg.headers or {}).get("Nats-Msg-Id")))
-    assert stored == [(b"raw bytes", "7", f"dead:{STREAM_GITHUB}:7"), (b"raw bytes", None, None),
-                      (b"raw bytes", None, None)]
+        stored.append(
+            (
+                msg.data,
+                (msg.headers or {}).get("Rd-Dead-Sequence"),
+                (msg.headers or {}).get("Nats-Msg-Id"),
+            )
+        )
+    assert stored == [
+        (b"raw bytes", "7", f"dead:{STREAM_GITHUB}:7"),
+        (b"raw bytes", None, None),
+        (b"raw bytes", None, None),
+    ]

@@ -25,23 +25,44 @@ def committed_id(event_type: str) -> str:
 
 
 def report_ready() -> ev.ReportReady:
-    return ev.ReportReady.create(ev.ReportReadyData.model_validate({
-        "repo": REPO, "window": {"kind": "week", "label": "2026-W24", "tz": "UTC",
-                                 "start": "2026-06-08T00:00:00Z", "end": "2026-06-15T00:00:00Z"},
-        "revision": 1, "languages": ["en"], "rendered_at": T0, "artifacts": [],
-        "summary_id": "s1"}))
+    return ev.ReportReady.create(
+        ev.ReportReadyData.model_validate(
+            {
+                "repo": REPO,
+                "window": {
+                    "kind": "week",
+                    "label": "2026-W24",
+                    "tz": "UTC",
+                    "start": "2026-06-08T00:00:00Z",
+                    "end": "2026-06-15T00:00:00Z",
+                },
+                "revision": 1,
+                "languages": ["en"],
+                "rendered_at": T0,
+                "artifacts": [],
+                "summary_id": "s1",
+            }
+        )
+    )
 
 
 def fact() -> ev.GithubFact:
-    item = ev.ItemSnapshot(repo=REPO, number=1, kind="pull_request", title="PR 1",
-                           author=ev.Actor(login="dev"), state="open", created_at=T0)
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=1,
+        kind="pull_request",
+        title="PR 1",
+        author=ev.Actor(login="dev"),
+        state="open",
+        created_at=T0,
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened", item=item))
 
 
 async def last_message(nc, stream: str, subject: str):
-    sub = await nc.jetstream().pull_subscribe(subject, stream=stream,
-                                              config=nats.js.api.ConsumerConfig(
-                                                  deliver_policy=DeliverPolicy.ALL))
+    sub = await nc.jetstream().pull_subscribe(
+        subject, stream=stream, config=nats.js.api.ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+    )
     (msg,) = await sub.fetch(1, timeout=5)
     return msg
 
@@ -55,13 +76,23 @@ async def test_published_events_are_structured_cloudevents_naming_their_schema(n
         ready, opened = report_ready(), fact()
         await bus.publish(ready, Subjects.report_ready(REPO))  # RD_REPORTS, through FastStream
         await bus.publish_many([(opened, Subjects.fact("pull_request", "opened", REPO), None)])
-        await bus.dead_letter(b"\xff not json", ev.DeadLetter(
-            service="test", reason="not json", subject="rd.github.x", stream=STREAM_GITHUB,
-            sequence=1, deliveries=1, failed_at=T0))
+        await bus.dead_letter(
+            b"\xff not json",
+            ev.DeadLetter(
+                service="test",
+                reason="not json",
+                subject="rd.github.x",
+                stream=STREAM_GITHUB,
+                sequence=1,
+                deliveries=1,
+                failed_at=T0,
+            ),
+        )
 
-        for stream, subject, event in ((STREAM_REPORTS, Subjects.report_ready(REPO), ready),
-                                       (STREAM_GITHUB, Subjects.fact("pull_request", "opened",
-                                                                     REPO), opened)):
+        for stream, subject, event in (
+            (STREAM_REPORTS, Subjects.report_ready(REPO), ready),
+            (STREAM_GITHUB, Subjects.fact("pull_request", "opened", REPO), opened),
+        ):
             msg = await last_message(nc, stream, subject)
             assert msg.headers["content-type"] == "application/cloudevents+json", subject
             assert msg.headers["Ce-Type"] == event.type and msg.headers["Nats-Msg-Id"] == event.id

@@ -51,14 +51,25 @@ def _write(path, text: str) -> str:
 
 def _env(server: EmbeddedNats, creds: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REPODIGEST_", "OTEL_"))}
-    return {**env, "REPODIGEST_NATS_URL": server.url, "REPODIGEST_NATS_CREDS": creds,
-            "OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", **extra}
+    return {
+        **env,
+        "REPODIGEST_NATS_URL": server.url,
+        "REPODIGEST_NATS_CREDS": creds,
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_METRICS_EXPORTER": "none",
+        **extra,
+    }
 
 
 async def _cli(*args: str, env: dict[str, str], timeout: float = 60):
     proc = await asyncio.create_subprocess_exec(
-        *CLI, *args, cwd=str(ROOT), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        *CLI,
+        *args,
+        cwd=str(ROOT),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     return proc.returncode, out.decode(), err.decode(errors="replace")
 
@@ -80,9 +91,17 @@ def _one_line(err: str, secrets: list[str]) -> str:
 
 def _fact() -> ev.GithubFact:
     at = datetime(2026, 6, 8, 10, 0, tzinfo=UTC)
-    item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="[Core] creds",
-                           author=ev.Actor(login="dev"), state="closed", created_at=at,
-                           closed_at=at, merged_at=at)
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=7,
+        kind="pull_request",
+        title="[Core] creds",
+        author=ev.Actor(login="dev"),
+        state="closed",
+        created_at=at,
+        closed_at=at,
+        merged_at=at,
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -94,8 +113,15 @@ def test_the_jwts_are_what_nats_jwt_v2_writes():
     token = _secrets(text)[0]
     claims = decode_claims(token)
     assert (claims["iss"], claims["sub"]) == (op.account.public, user.public)
-    assert claims["nats"] == {"pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1,
-                              "type": "user", "version": 2}
+    assert claims["nats"] == {
+        "pub": {},
+        "sub": {},
+        "subs": -1,
+        "data": -1,
+        "payload": -1,
+        "type": "user",
+        "version": 2,
+    }
     assert _secrets(text)[1] == user.seed.decode() and user.seed.startswith(b"SU")
 
 
@@ -117,14 +143,24 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
         await ensure_topology(js, consumers=())
         assert (await js.stream_info("RD_GITHUB")).config.name == "RD_GITHUB"
         fact = _fact()
-        await Bus(runtime, "ingest").publish(
-            fact, Subjects.fact("pull_request", "merged", REPO))
-        window = ev.WindowRef(kind="week", label="2026-W24",
-                              start=datetime(2026, 6, 8, tzinfo=UTC),
-                              end=datetime(2026, 6, 15, tzinfo=UTC))
-        ready = ev.ReportReady.create(ev.ReportReadyData(
-            repo=REPO, window=window, revision=1, languages=("en",), artifacts=(),
-            summary_id="s1", rendered_at=datetime.now(UTC)))
+        await Bus(runtime, "ingest").publish(fact, Subjects.fact("pull_request", "merged", REPO))
+        window = ev.WindowRef(
+            kind="week",
+            label="2026-W24",
+            start=datetime(2026, 6, 8, tzinfo=UTC),
+            end=datetime(2026, 6, 15, tzinfo=UTC),
+        )
+        ready = ev.ReportReady.create(
+            ev.ReportReadyData(
+                repo=REPO,
+                window=window,
+                revision=1,
+                languages=("en",),
+                artifacts=(),
+                summary_id="s1",
+                rendered_at=datetime.now(UTC),
+            )
+        )
         await Bus(runtime, "renderer").publish(ready, Subjects.report_ready(REPO))
     finally:
         await runtime.stop()
@@ -135,9 +171,14 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
     try:
         enriched = await nc.jetstream().subscribe("rd.enriched.>", ordered_consumer=True)
         proc = await asyncio.create_subprocess_exec(
-            *CLI, "serve", "classifier", cwd=str(ROOT),
+            *CLI,
+            "serve",
+            "classifier",
+            cwd=str(ROOT),
             env=_env(server, creds, REPODIGEST_LOG_LEVEL="DEBUG"),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
             msg = await enriched.next_msg(timeout=60)
             assert json.loads(msg.data)["data"]["fact_id"] == fact.id
@@ -154,8 +195,9 @@ async def test_a_service_and_the_cli_log_in_with_a_creds_file(operator_server, t
         assert secret not in log
 
     # the CLI: subscribe reads the report-ready event with the same file
-    code, out, err = await _cli("subscribe", REPO, "--history", "--count", "1",
-                                env=_env(server, creds))
+    code, out, err = await _cli(
+        "subscribe", REPO, "--history", "--count", "1", env=_env(server, creds)
+    )
     assert code == 0, err
     assert json.loads(out.splitlines()[0])["id"] == ready.id
     for secret in _secrets(text):
@@ -192,4 +234,3 @@ async def test_a_wrong_creds_file_is_refused_in_one_line(operator_server, tmp_pa
     mixed = _write(tmp_path / "mixed.creds", text.replace(secrets[1], _secrets(mine)[1]))
     with pytest.raises(NatsUnreachable, match="seed is not the key of the user its JWT is about"):
         Runtime(CommonSettings(nats_url=server.url, nats_creds=mixed), "creds-test")
-

@@ -21,9 +21,13 @@ pytestmark = pytest.mark.timeout(120)
 def _write_key(key, path: Path) -> str:
     from cryptography.hazmat.primitives import serialization
 
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                       serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
     return str(path)
 
 
@@ -34,19 +38,38 @@ def _cert(subject: str, key, issuer_key, issuer_name=None, *, ca: bool = False, 
 
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     now = dt.datetime.now(dt.UTC)
-    builder = (x509.CertificateBuilder().subject_name(name).issuer_name(issuer_name or name)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - dt.timedelta(minutes=5))
-               .not_valid_after(now + dt.timedelta(days=1))
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer_name or name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
     if ca:
-        builder = builder.add_extension(x509.KeyUsage(
-            digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-            key_encipherment=False, data_encipherment=False, key_agreement=False,
-            encipher_only=False, decipher_only=False), critical=True)
+        builder = builder.add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
     else:
-        builder = builder.add_extension(x509.ExtendedKeyUsage(
-            [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+        builder = builder.add_extension(
+            x509.ExtendedKeyUsage(
+                [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
+            ),
+            critical=False,
+        )
     if san:
         builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
     return builder.sign(issuer_key, hashes.SHA256())
@@ -66,17 +89,25 @@ def pki(tmp_path) -> dict[str, str]:
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca = _cert("repodigest test CA", ca_key, ca_key, ca=True)
     server_key = ec.generate_private_key(ec.SECP256R1())
-    server = _cert("127.0.0.1", server_key, ca_key, ca.subject, san=[
-        x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")])
+    server = _cert(
+        "127.0.0.1",
+        server_key,
+        ca_key,
+        ca.subject,
+        san=[x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")],
+    )
     client_key = ec.generate_private_key(ec.SECP256R1())
     client = _cert("repodigest client", client_key, ca_key, ca.subject)
     other_key = ec.generate_private_key(ec.SECP256R1())
     other_ca = _cert("some other CA", other_key, other_key, ca=True)
-    return {"ca": pem(ca, "ca.pem"), "server": pem(server, "server.pem"),
-            "server_key": _write_key(server_key, tmp_path / "server.key"),
-            "client": pem(client, "client.pem"),
-            "client_key": _write_key(client_key, tmp_path / "client.key"),
-            "other_ca": pem(other_ca, "other-ca.pem")}
+    return {
+        "ca": pem(ca, "ca.pem"),
+        "server": pem(server, "server.pem"),
+        "server_key": _write_key(server_key, tmp_path / "server.key"),
+        "client": pem(client, "client.pem"),
+        "client_key": _write_key(client_key, tmp_path / "client.key"),
+        "other_ca": pem(other_ca, "other-ca.pem"),
+    }
 
 
 async def _round_trip_cli(settings: CommonSettings) -> None:
@@ -102,14 +133,17 @@ async def _runtime_starts(settings: CommonSettings) -> None:
 
 
 async def test_tls_with_a_ca_for_the_cli_and_the_services(pki, tmp_path):
-    async with EmbeddedNats(store_dir=tmp_path / "js", tls=(pki["server"], pki["server_key"])) as server:
+    async with EmbeddedNats(
+        store_dir=tmp_path / "js", tls=(pki["server"], pki["server_key"])
+    ) as server:
         for url in (server.tls_url, server.url):  # tls://, or nats:// upgraded by the CA setting
             settings = CommonSettings(nats_url=url, nats_tls_ca=pki["ca"])
             await _round_trip_cli(settings)
             await _runtime_starts(settings)
         # a certificate no configured CA signed is refused, with the cause in the message
-        wrong = CommonSettings(nats_url=server.tls_url, nats_tls_ca=pki["other_ca"],
-                               nats_connect_timeout=2)
+        wrong = CommonSettings(
+            nats_url=server.tls_url, nats_tls_ca=pki["other_ca"], nats_connect_timeout=2
+        )
         # the cause (for the services: on the handshake's failure, not "no answer" after the
         # connect time-out), and which setting to fix
         for attempt in (connect(wrong), _runtime_starts(wrong)):
@@ -130,15 +164,23 @@ async def test_a_refused_port_is_said_at_once_by_the_cli_and_the_services():
 
 
 async def test_mutual_tls_needs_the_client_certificate(pki, tmp_path):
-    async with EmbeddedNats(store_dir=tmp_path / "js", tls=(pki["server"], pki["server_key"]),
-                            tls_verify_ca=pki["ca"]) as server:
-        settings = CommonSettings(nats_url=server.tls_url, nats_tls_ca=pki["ca"],
-                                  nats_tls_cert=pki["client"], nats_tls_key=pki["client_key"])
+    async with EmbeddedNats(
+        store_dir=tmp_path / "js", tls=(pki["server"], pki["server_key"]), tls_verify_ca=pki["ca"]
+    ) as server:
+        settings = CommonSettings(
+            nats_url=server.tls_url,
+            nats_tls_ca=pki["ca"],
+            nats_tls_cert=pki["client"],
+            nats_tls_key=pki["client_key"],
+        )
         await _round_trip_cli(settings)
         await _runtime_starts(settings)
         with pytest.raises(NatsUnreachable):
-            await connect(CommonSettings(nats_url=server.tls_url, nats_tls_ca=pki["ca"],
-                                         nats_connect_timeout=2))
+            await connect(
+                CommonSettings(
+                    nats_url=server.tls_url, nats_tls_ca=pki["ca"], nats_connect_timeout=2
+                )
+            )
 
 
 def test_tls_and_credential_files_that_cannot_be_used_are_named(pki, tmp_path):
@@ -154,7 +196,9 @@ def test_tls_and_credential_files_that_cannot_be_used_are_named(pki, tmp_path):
     # a file that is there but holds no user seed (here a public key) is named, not sent
     public = tmp_path / "public.nk"
     public.write_text("UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4\n")
-    with pytest.raises(NatsUnreachable, match="REPODIGEST_NATS_NKEY=.*public.nk: not an NKey user seed") as bad:
+    with pytest.raises(
+        NatsUnreachable, match="REPODIGEST_NATS_NKEY=.*public.nk: not an NKey user seed"
+    ) as bad:
         Runtime(CommonSettings(nats_nkey=str(public)), "tls-test")
     assert "UDXU4" not in str(bad.value)  # what the file holds is never repeated
 
@@ -167,7 +211,10 @@ def test_the_settings_come_from_the_environment(monkeypatch, pki, tmp_path):
     monkeypatch.setenv("REPODIGEST_NATS_NKEY", str(tmp_path / "u.nk"))
     s = CommonSettings()
     assert (s.nats_tls_ca, s.nats_tls_cert, s.nats_tls_key) == (
-        pki["ca"], pki["client"], pki["client_key"])
+        pki["ca"],
+        pki["client"],
+        pki["client_key"],
+    )
     assert s.nats_creds.endswith("u.creds") and s.nats_nkey.endswith("u.nk")
 
 

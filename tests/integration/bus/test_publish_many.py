@@ -20,15 +20,27 @@ REPO = "acme/batch"
 
 
 def fact(n: int) -> ev.GithubFact:
-    item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"PR {n}",
-                           author=ev.Actor(login="dev"), state="open",
-                           created_at=datetime(2026, 6, 8, tzinfo=UTC))
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=f"PR {n}",
+        author=ev.Actor(login="dev"),
+        state="open",
+        created_at=datetime(2026, 6, 8, tzinfo=UTC),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened", item=item))
 
 
 def context_of(trace_id: int):
-    span = NonRecordingSpan(SpanContext(trace_id=trace_id, span_id=0xABC, is_remote=True,
-                                        trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+    span = NonRecordingSpan(
+        SpanContext(
+            trace_id=trace_id,
+            span_id=0xABC,
+            is_remote=True,
+            trace_flags=TraceFlags(TraceFlags.SAMPLED),
+        )
+    )
     return trace.set_span_in_context(span)
 
 

@@ -32,10 +32,17 @@ def setup(connections):
         connections.append(nc)
         js = nc.jetstream()
         await js.add_stream(name=STREAM, subjects=["pt.>"])
-        await js.add_consumer(STREAM, ConsumerConfig(
-            durable_name=durable, ack_policy=AckPolicy.EXPLICIT, ack_wait=ack_wait,
-            max_ack_pending=10_000))
+        await js.add_consumer(
+            STREAM,
+            ConsumerConfig(
+                durable_name=durable,
+                ack_policy=AckPolicy.EXPLICIT,
+                ack_wait=ack_wait,
+                max_ack_pending=10_000,
+            ),
+        )
         return nc, js
+
     return make
 
 

@@ -30,9 +30,15 @@ REPO = "acme/widgets.io"
 
 
 def fact(n: int, action: str = "opened") -> ev.GithubFact:
-    item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"PR {n}",
-                           author=ev.Actor(login="dev"), state="open",
-                           created_at=datetime(2026, 6, 8, tzinfo=UTC))
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=f"PR {n}",
+        author=ev.Actor(login="dev"),
+        state="open",
+        created_at=datetime(2026, 6, 8, tzinfo=UTC),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action=action, item=item))
 
 
@@ -40,8 +46,9 @@ class Harness:
     def __init__(self, url: str, handle) -> None:
         self.runtime = Runtime(CommonSettings(nats_url=url), "test")
         self.bus = self.runtime.bus("test")
-        self.consumer = Consumer(self.bus, CLASSIFIER,
-                                 ev.GITHUB_EVENT_ADAPTER.validate_json, handle)
+        self.consumer = Consumer(
+            self.bus, CLASSIFIER, ev.GITHUB_EVENT_ADAPTER.validate_json, handle
+        )
 
         class _Svc:
             name = "test"
@@ -97,12 +104,15 @@ async def test_in_order_dedupe_and_dead_letter(nats_server):
     await h.runtime.start()
     try:
         for n in range(1, 22):
-            acks = [await h.bus.publish(fact(n), Subjects.fact("pull_request", "opened", REPO))
-                    for _ in range(2)]
+            acks = [
+                await h.bus.publish(fact(n), Subjects.fact("pull_request", "opened", REPO))
+                for _ in range(2)
+            ]
             assert acks[1].duplicate and not acks[0].duplicate
             if n == 5:
-                await h.runtime.broker.publish(b"\xff not json", "rd.github.pull_request.opened.x.y",
-                                               stream=STREAM_GITHUB)
+                await h.runtime.broker.publish(
+                    b"\xff not json", "rd.github.pull_request.opened.x.y", stream=STREAM_GITHUB
+                )
         await asyncio.wait_for(enough.wait(), 30)
         assert seen == [n for n in range(1, 22) if n != 13]
         dead = await h.js.pull_subscribe("rd.dead.>", durable="inspect", stream=STREAM_DEAD)
@@ -154,9 +164,13 @@ async def test_consumer_survives_a_broker_restart(nats_server):
         # published while the client is still reconnecting: nats-py buffers it and JetStream's
         # ack arrives once the connection is back
         f2 = fact(2)
-        await h.runtime.broker.publish(f2.to_bytes(), Subjects.fact("pull_request", "opened", REPO),
-                                       headers={"Nats-Msg-Id": f2.id}, stream=STREAM_GITHUB,
-                                       timeout=30)
+        await h.runtime.broker.publish(
+            f2.to_bytes(),
+            Subjects.fact("pull_request", "opened", REPO),
+            headers={"Nats-Msg-Id": f2.id},
+            stream=STREAM_GITHUB,
+            timeout=30,
+        )
         await asyncio.wait_for(second.wait(), 60)
         assert got == [1, 2]
     finally:
@@ -172,13 +186,18 @@ async def test_existing_durables_keep_what_an_operator_tuned(nats_server, caplog
     caplog.set_level(logging.INFO, logger="repodigest.bus")
 
     def kept_settings() -> list[str]:
-        return [r.getMessage() for r in caplog.records
-                if r.name == "repodigest.bus" and "keeps its own settings" in r.getMessage()]
+        return [
+            r.getMessage()
+            for r in caplog.records
+            if r.name == "repodigest.bus" and "keeps its own settings" in r.getMessage()
+        ]
 
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     await ensure_topology(js, consumers=all_consumers())
-    await ensure_topology(js, consumers=all_consumers())  # the code's own settings: nothing to report
+    await ensure_topology(
+        js, consumers=all_consumers()
+    )  # the code's own settings: nothing to report
     assert kept_settings() == []
     spec = CLASSIFIER
     tuned = dataclasses.replace(spec, ack_wait=30.0, max_deliver=3)

@@ -39,15 +39,25 @@ labeler:
 
 def fact(n: int, head: str | None, files: list[str]) -> ev.GithubFact:
     item = ev.ItemSnapshot(
-        repo="acme/widgets", number=n, kind="pull_request", title="a change",
-        author=ev.Actor(login="dev"), state="open", created_at=T0, base_branch="main",
-        head_branch=head, files=tuple(ev.FileChange(path=p, additions=1) for p in files))
-    return ev.make_fact(ev.FactData(repo="acme/widgets", kind="pull_request", action="opened",
-                                    item=item))
+        repo="acme/widgets",
+        number=n,
+        kind="pull_request",
+        title="a change",
+        author=ev.Actor(login="dev"),
+        state="open",
+        created_at=T0,
+        base_branch="main",
+        head_branch=head,
+        files=tuple(ev.FileChange(path=p, additions=1) for p in files),
+    )
+    return ev.make_fact(
+        ev.FactData(repo="acme/widgets", kind="pull_request", action="opened", item=item)
+    )
 
 
 async def test_labeler_keys_the_action_ignores_are_logged_and_head_branch_fires(
-        nats_server, tmp_path: Path, caplog):
+    nats_server, tmp_path: Path, caplog
+):
     (tmp_path / "acme.yaml").write_text(PROFILE)
     settings = ClassifierSettings(nats_url=nats_server.url, profiles_dir=tmp_path)
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "classifier-test")
@@ -64,11 +74,18 @@ async def test_labeler_keys_the_action_ignores_are_logged_and_head_branch_fires(
         assert reply.ok, reply.error
         assert any(said in r.getMessage() for r in caplog.records), caplog.text
 
-        await publish_facts(js, [fact(1, "feature/dark-mode", ["src/app.ts"]),
-                                 fact(2, "fix/typo", ["docs/index.md"]),
-                                 fact(3, None, ["src/app.ts"])])
-        out = {e.data.fact.item.number: e.data.tags for e in
-               enriched(await read_all(js, "RD_ENRICHED", "rd.enriched.>", 3))}
+        await publish_facts(
+            js,
+            [
+                fact(1, "feature/dark-mode", ["src/app.ts"]),
+                fact(2, "fix/typo", ["docs/index.md"]),
+                fact(3, None, ["src/app.ts"]),
+            ],
+        )
+        out = {
+            e.data.fact.item.number: e.data.tags
+            for e in enriched(await read_all(js, "RD_ENRICHED", "rd.enriched.>", 3))
+        }
         assert [(t.name, t.rule) for t in out[1].modules] == [("feature", "module:feature/files")]
         assert [t.name for t in out[2].modules] == ["docs"]
         assert out[3].modules[0].fallback  # no head branch (an old event): no branch label

@@ -36,10 +36,18 @@ modules:
 
 def merged(n: int, path: str, day: datetime = DAY) -> ev.GithubFact:
     at = day + timedelta(hours=1, minutes=n)
-    item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"Change {n}",
-                           author=ev.Actor(login=f"dev{n % 3}"), state="closed", created_at=day,
-                           closed_at=at, merged_at=at,
-                           files=(ev.FileChange(path=path, additions=5, deletions=1),))
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=f"Change {n}",
+        author=ev.Actor(login=f"dev{n % 3}"),
+        state="closed",
+        created_at=day,
+        closed_at=at,
+        merged_at=at,
+        files=(ev.FileChange(path=path, additions=5, deletions=1),),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -53,10 +61,19 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
     common = dict(nats_url=nats_server.url)
     runtime = Runtime(CommonSettings(**common), "reclassify-test")
     runtime.add(build_classifier(ClassifierSettings(**common), runtime))
-    runtime.add(build_summarizer(SummarizerSettings(
-        **common, database_url=f"sqlite:///{tmp_path / 'p.db'}", close_grace_minutes=0,
-        window_debounce_seconds=0.2, scheduled_formats=["json"],
-        schedules={REPO: [{"kind": "day", "tz": "UTC"}]}), runtime))
+    runtime.add(
+        build_summarizer(
+            SummarizerSettings(
+                **common,
+                database_url=f"sqlite:///{tmp_path / 'p.db'}",
+                close_grace_minutes=0,
+                window_debounce_seconds=0.2,
+                scheduled_formats=["json"],
+                schedules={REPO: [{"kind": "day", "tz": "UTC"}]},
+            ),
+            runtime,
+        )
+    )
     await runtime.start()
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
@@ -64,9 +81,14 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
         summaries = await js.pull_subscribe(Subjects.summary_ready(REPO), stream=STREAM_REPORTS)
         facts = [merged(n, "web/app.ts" if n % 2 else "engine/core.py") for n in range(1, 8)]
         for f in facts:
-            await js.publish(Subjects.fact("pull_request", "merged", REPO), f.to_bytes(),
-                             headers={"Nats-Msg-Id": f.id})
-        mark = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=DAY + timedelta(days=1, hours=1)))
+            await js.publish(
+                Subjects.fact("pull_request", "merged", REPO),
+                f.to_bytes(),
+                headers={"Nats-Msg-Id": f.id},
+            )
+        mark = ev.SyncWatermark.create(
+            ev.WatermarkData(repo=REPO, watermark=DAY + timedelta(days=1, hours=1))
+        )
         await js.publish(Subjects.watermark(REPO), mark.to_bytes())
 
         first = (await next_summary(summaries)).data
@@ -83,7 +105,9 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
         assert second.revision == 2 and second.window.label == first.window.label
         modules_after = {t.module: t.total for t in second.modules}
         assert modules_after.get("frontend") == web and "web" not in modules_after
-        assert second.counts == first.counts and second.facts_counted == first.facts_counted == len(facts)
+        assert second.counts == first.counts and second.facts_counted == first.facts_counted == len(
+            facts
+        )
         assert second.changed_figures  # the revision says what changed
         # one revision for the replay, not one per batch: the next day closed after the replay is
         # the marker — had the replay's facts made another revision of this day, it would be
@@ -91,9 +115,14 @@ async def test_reclassify_gives_the_window_a_new_revision(nats_server, tmp_path:
         # the replayed facts on the streams
         next_day = DAY + timedelta(days=1)
         later = merged(8, "engine/core.py", day=next_day)
-        await js.publish(Subjects.fact("pull_request", "merged", REPO), later.to_bytes(),
-                         headers={"Nats-Msg-Id": later.id})
-        mark = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=next_day + timedelta(days=1, hours=1)))
+        await js.publish(
+            Subjects.fact("pull_request", "merged", REPO),
+            later.to_bytes(),
+            headers={"Nats-Msg-Id": later.id},
+        )
+        mark = ev.SyncWatermark.create(
+            ev.WatermarkData(repo=REPO, watermark=next_day + timedelta(days=1, hours=1))
+        )
         await js.publish(Subjects.watermark(REPO), mark.to_bytes())
         marker = (await next_summary(summaries)).data
         assert (marker.window.start, marker.revision) == (next_day, 1)

@@ -41,33 +41,48 @@ modules:
     paths: ["engine/**"]
 """
 # the same profile with one more rule: a new version
-PROFILE_V2 = PROFILE_V1 + """\
+PROFILE_V2 = (
+    PROFILE_V1
+    + """\
   - name: web
     title_prefixes: [web]
     paths: ["web/**"]
 """
-BROKEN = PROFILE_V1 + """\
+)
+BROKEN = (
+    PROFILE_V1
+    + """\
   - name: api
     title_regex: ['api (v1|v2']
 """
+)
 
 
-def fact(n: int, title: str, files: list[str], repo: str = REPO,
-         action: str = "merged") -> ev.GithubFact:
+def fact(
+    n: int, title: str, files: list[str], repo: str = REPO, action: str = "merged"
+) -> ev.GithubFact:
     at = T0 + timedelta(minutes=n)
     item = ev.ItemSnapshot(
-        repo=repo, number=n, kind="pull_request", title=title, author=ev.Actor(login="dev"),
-        state="closed" if action == "merged" else "open", created_at=T0,
-        closed_at=at if action == "merged" else None, merged_at=at if action == "merged" else None,
-        files=tuple(ev.FileChange(path=p, additions=3, deletions=1) for p in files))
+        repo=repo,
+        number=n,
+        kind="pull_request",
+        title=title,
+        author=ev.Actor(login="dev"),
+        state="closed" if action == "merged" else "open",
+        created_at=T0,
+        closed_at=at if action == "merged" else None,
+        merged_at=at if action == "merged" else None,
+        files=tuple(ev.FileChange(path=p, additions=3, deletions=1) for p in files),
+    )
     return ev.make_fact(ev.FactData(repo=repo, kind="pull_request", action=action, item=item))
 
 
 async def publish_facts(js, facts: list[ev.GithubFact]) -> None:
     for f in facts:
         d = f.data
-        await js.publish(Subjects.fact(d.kind, d.action, d.repo), f.to_bytes(),
-                         headers={"Nats-Msg-Id": f.id})
+        await js.publish(
+            Subjects.fact(d.kind, d.action, d.repo), f.to_bytes(), headers={"Nats-Msg-Id": f.id}
+        )
 
 
 def enriched(msgs) -> list:
@@ -79,7 +94,9 @@ async def ask_reload(nc) -> ReloadReply:
     return ReloadReply.model_validate_json(answer.data)
 
 
-async def test_reload_refuses_a_broken_file_keeps_old_rules_then_takes_a_good_one(nats_server, tmp_path: Path):
+async def test_reload_refuses_a_broken_file_keeps_old_rules_then_takes_a_good_one(
+    nats_server, tmp_path: Path
+):
     profile = tmp_path / "acme.yaml"
     profile.write_text(PROFILE_V1)
     settings = ClassifierSettings(nats_url=nats_server.url, profiles_dir=tmp_path)
@@ -136,11 +153,15 @@ async def test_reclassify_replays_every_fact_under_the_new_rules(nats_server, tm
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     try:
-        facts = [fact(n, f"[Web] change {n}", [f"web/p{n}.ts"], action="merged" if n % 2 else "opened")
-                 for n in range(1, 8)]
+        facts = [
+            fact(n, f"[Web] change {n}", [f"web/p{n}.ts"], action="merged" if n % 2 else "opened")
+            for n in range(1, 8)
+        ]
         other = [fact(50, "[Engine] other repo", ["engine/x.py"], repo=OTHER)]
         await publish_facts(js, facts[:4] + other + facts[4:])
-        mark = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=2)))
+        mark = ev.SyncWatermark.create(
+            ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=2))
+        )
         await js.publish(Subjects.watermark(REPO), mark.to_bytes())
         live = enriched(await read_all(js, "RD_ENRICHED", "rd.enriched.>", len(facts) + 2))
         v1 = {e.data.ruleset.version for e in live if isinstance(e, ev.EnrichedFact)}
@@ -155,8 +176,10 @@ async def test_reclassify_replays_every_fact_under_the_new_rules(nats_server, tm
         assert (result.facts, result.skipped) == (len(facts), 0)
         assert result.watermarks == {REPO: mark.data.watermark}
 
-        out = enriched(await read_all(js, "RD_ENRICHED", "rd.enriched.>", len(facts) + 2 + len(facts) + 1))
-        replayed = out[len(facts) + 2:]
+        out = enriched(
+            await read_all(js, "RD_ENRICHED", "rd.enriched.>", len(facts) + 2 + len(facts) + 1)
+        )
+        replayed = out[len(facts) + 2 :]
         replayed_facts = [e for e in replayed if isinstance(e, ev.EnrichedFact)]
         assert len(replayed_facts) == len(facts)
         assert {e.data.fact_id for e in replayed_facts} == {f.id for f in facts}  # every fact, once
@@ -177,15 +200,31 @@ async def test_reclassify_replays_every_fact_under_the_new_rules(nats_server, tm
         text, err = io.StringIO(), io.StringIO()
         import asyncio
 
-        code = await asyncio.to_thread(reclassify_command, nats_server.url, REPO, since, "generic",
-                                       progress=False, out=text, err=err)
+        code = await asyncio.to_thread(
+            reclassify_command,
+            nats_server.url,
+            REPO,
+            since,
+            "generic",
+            progress=False,
+            out=text,
+            err=err,
+        )
         assert code == 0, err.getvalue()
-        assert (f"reclassified {len(newer)} facts of acme/widgets ({len(facts) - len(newer)} "
-                "before --since") in text.getvalue()
+        assert (
+            f"reclassified {len(newer)} facts of acme/widgets ({len(facts) - len(newer)} "
+            "before --since"
+        ) in text.getvalue()
         assert "generic@" in text.getvalue()
-        tail = enriched(await read_all(js, "RD_ENRICHED", "rd.enriched.>", len(out) + len(newer) + 1))[len(out):]
-        assert sorted(e.data.fact.item.number for e in tail if isinstance(e, ev.EnrichedFact)) == newer
-        assert {e.data.ruleset.profile for e in tail if isinstance(e, ev.EnrichedFact)} == {"generic"}
+        tail = enriched(
+            await read_all(js, "RD_ENRICHED", "rd.enriched.>", len(out) + len(newer) + 1)
+        )[len(out) :]
+        assert (
+            sorted(e.data.fact.item.number for e in tail if isinstance(e, ev.EnrichedFact)) == newer
+        )
+        assert {e.data.ruleset.profile for e in tail if isinstance(e, ev.EnrichedFact)} == {
+            "generic"
+        }
     finally:
         await nc.close()
         await runtime.stop()
@@ -195,8 +234,12 @@ async def test_reclassify_command_says_what_is_wrong(nats_server, tmp_path: Path
     broken = tmp_path / "mine.yaml"
     broken.write_text("profile: mine\nmodules:\n  - {name: x, paths: ['!']}\n")
     err = io.StringIO()
-    assert reclassify_command(nats_server.url, REPO, None, str(broken), progress=False,
-                              out=io.StringIO(), err=err) == 2
+    assert (
+        reclassify_command(
+            nats_server.url, REPO, None, str(broken), progress=False, out=io.StringIO(), err=err
+        )
+        == 2
+    )
     assert f"{broken}:3: modules rule 'x', field 'paths'" in err.getvalue()
     err = io.StringIO()
     assert reclassify_command(nats_server.url, "widgets", None, None, err=err) == 2
@@ -207,8 +250,12 @@ async def test_reclassify_command_says_what_is_wrong(nats_server, tmp_path: Path
     err = io.StringIO()
     import asyncio
 
-    assert await asyncio.to_thread(reclassify_command, "nats://127.0.0.1:1", REPO, None, None,
-                                   progress=False, err=err) == 2
+    assert (
+        await asyncio.to_thread(
+            reclassify_command, "nats://127.0.0.1:1", REPO, None, None, progress=False, err=err
+        )
+        == 2
+    )
     assert "cannot reach NATS" in err.getvalue()
 
 
@@ -221,6 +268,8 @@ async def test_reclassify_with_nothing_to_replay_returns(nats_server):
         result = await reclassify(js, REPO)
         assert (result.facts, result.read, result.watermarks) == (0, 0, {})
         everything = await reclassify(js, None)
-        assert everything.facts == 1 and json.loads(json.dumps(everything.rulesets))[OTHER].startswith("generic@")
+        assert everything.facts == 1 and json.loads(json.dumps(everything.rulesets))[
+            OTHER
+        ].startswith("generic@")
     finally:
         await nc.close()

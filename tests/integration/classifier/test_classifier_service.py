@@ -26,9 +26,17 @@ T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 def merged(n: int, title: str, files: list[str], login: str = "dev") -> ev.GithubFact:
     at = T0 + timedelta(minutes=n)
     item = ev.ItemSnapshot(
-        repo=REPO, number=n, kind="pull_request", title=title, author=ev.Actor(login=login),
-        state="closed", created_at=T0, closed_at=at, merged_at=at,
-        files=tuple(ev.FileChange(path=p, additions=10, deletions=2) for p in files))
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=title,
+        author=ev.Actor(login=login),
+        state="closed",
+        created_at=T0,
+        closed_at=at,
+        merged_at=at,
+        files=tuple(ev.FileChange(path=p, additions=10, deletions=2) for p in files),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -41,7 +49,9 @@ async def read_all(js, stream: str, subject: str, count: int, timeout: float = 3
     while len(out) < count:
         remaining = deadline - loop.time()
         if remaining <= 0:
-            raise AssertionError(f"only {len(out)} of {count} messages on {subject} within {timeout}s")
+            raise AssertionError(
+                f"only {len(out)} of {count} messages on {subject} within {timeout}s"
+            )
         try:
             msgs = await sub.fetch(count - len(out), timeout=min(remaining, 2.0))
         except nats.errors.TimeoutError:
@@ -62,8 +72,17 @@ async def test_facts_are_tagged_bad_message_dead_lettered_watermark_last(nats_se
     js = nc.jetstream()
     try:
         facts = [
-            merged(1, "[ROCm] Enable AITER MLA decode on MI300X", ["csrc/rocm/attention.cu"], "jtan-amd"),
-            merged(2, "[Core] Preempt lowest-priority requests first", ["vllm/v1/core/sched/scheduler.py"]),
+            merged(
+                1,
+                "[ROCm] Enable AITER MLA decode on MI300X",
+                ["csrc/rocm/attention.cu"],
+                "jtan-amd",
+            ),
+            merged(
+                2,
+                "[Core] Preempt lowest-priority requests first",
+                ["vllm/v1/core/sched/scheduler.py"],
+            ),
         ]
         for f in facts[:1]:
             await js.publish(Subjects.fact("pull_request", "merged", REPO), f.to_bytes())
@@ -73,13 +92,18 @@ async def test_facts_are_tagged_bad_message_dead_lettered_watermark_last(nats_se
         bad["data"]["item"]["number"] = -5
         await js.publish(Subjects.fact("pull_request", "merged", REPO), json.dumps(bad).encode())
         await js.publish(Subjects.fact("pull_request", "merged", REPO), facts[1].to_bytes())
-        watermark = ev.SyncWatermark.create(ev.WatermarkData(
-            repo=REPO, watermark=T0 + timedelta(hours=1), facts_published=2))
+        watermark = ev.SyncWatermark.create(
+            ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=1), facts_published=2)
+        )
         await js.publish(Subjects.watermark(REPO), watermark.to_bytes())
 
         out = await read_all(js, "RD_ENRICHED", "rd.enriched.>", 3)
         events = [ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data) for m in out]
-        assert [type(e).__name__ for e in events] == ["EnrichedFact", "EnrichedFact", "WatermarkForwarded"]
+        assert [type(e).__name__ for e in events] == [
+            "EnrichedFact",
+            "EnrichedFact",
+            "WatermarkForwarded",
+        ]
         assert out[-1].subject == Subjects.enriched_watermark(REPO)
         assert out[0].subject == Subjects.enriched("pull_request", "merged", REPO)
 
@@ -98,7 +122,7 @@ async def test_facts_are_tagged_bad_message_dead_lettered_watermark_last(nats_se
         dead = await read_all(js, STREAM_DEAD, "rd.dead.>", 1)
         assert dead[0].subject == Subjects.dead("classifier")
         assert json.loads(dead[0].data)["id"] == "bad-event-0001"  # original bytes intact
-        reason = (dead[0].headers or {})
+        reason = dead[0].headers or {}
         assert any("number" in str(v) for v in reason.values()), reason
         assert service.consumer.stats.dead == 1
     finally:
@@ -129,11 +153,15 @@ async def test_poison_in_a_batch_does_not_lose_the_other_facts(nats_server):
 
         await ensure_topology(js, consumers=consumers())
         for n in (1, 2, 3):
-            await js.publish(Subjects.fact("pull_request", "merged", REPO),
-                             merged(n, f"[Doc] page {n}", [f"docs/p{n}.md"]).to_bytes())
+            await js.publish(
+                Subjects.fact("pull_request", "merged", REPO),
+                merged(n, f"[Doc] page {n}", [f"docs/p{n}.md"]).to_bytes(),
+            )
         await runtime.start()
         out = await read_all(js, "RD_ENRICHED", "rd.enriched.>", 2)
-        numbers = sorted(ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data).data.fact.item.number for m in out)
+        numbers = sorted(
+            ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data).data.fact.item.number for m in out
+        )
         assert numbers == [1, 3]
         dead = await read_all(js, STREAM_DEAD, "rd.dead.>", 1)
         assert "rule engine bug" in json.dumps(dict(dead[0].headers or {}))
@@ -151,12 +179,18 @@ async def test_a_redelivered_fact_is_enriched_once(nats_server):
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     try:
-        fact = merged(7, "[MoE] Tune configs", ["vllm/model_executor/layers/fused_moe/configs/x.json"])
+        fact = merged(
+            7, "[MoE] Tune configs", ["vllm/model_executor/layers/fused_moe/configs/x.json"]
+        )
         for _ in range(2):  # no Nats-Msg-Id: RD_GITHUB keeps both copies
             await js.publish(Subjects.fact("pull_request", "merged", REPO), fact.to_bytes())
-        marker = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=2)))
+        marker = ev.SyncWatermark.create(
+            ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=2))
+        )
         await js.publish(Subjects.watermark(REPO), marker.to_bytes())
-        out = await read_all(js, "RD_ENRICHED", "rd.enriched.>", 2)  # the fact once, then the watermark
+        out = await read_all(
+            js, "RD_ENRICHED", "rd.enriched.>", 2
+        )  # the fact once, then the watermark
         kinds = [type(ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data)).__name__ for m in out]
         assert kinds == ["EnrichedFact", "WatermarkForwarded"]
         assert (await js.stream_info("RD_ENRICHED")).state.messages == 2

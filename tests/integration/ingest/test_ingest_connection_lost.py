@@ -30,8 +30,13 @@ async def break_connection(runtime: Runtime) -> None:
 
 
 async def test_a_connection_closed_for_good_fails_liveness(nats_server):
-    settings = IngestSettings(nats_url=nats_server.url, webhook_enabled=True,
-                              webhook_secret=SECRET, webhook_host="127.0.0.1", webhook_port=0)
+    settings = IngestSettings(
+        nats_url=nats_server.url,
+        webhook_enabled=True,
+        webhook_secret=SECRET,
+        webhook_host="127.0.0.1",
+        webhook_port=0,
+    )
     runtime = Runtime(settings, "ingest-test")
     runtime.add(build_service(settings, runtime))
     await runtime.start()
@@ -47,6 +52,7 @@ async def test_a_connection_closed_for_good_fails_liveness(nats_server):
             async def not_live():
                 r = await client.get("/healthz")
                 return r if r.status_code == 503 else None
+
             r = await wait_until(not_live, 30, "/healthz to fail after the connection closed")
             assert "closed for good" in r.json()["reason"]
             ready = await client.get("/readyz")
@@ -83,9 +89,15 @@ async def test_a_service_exits_non_zero_when_its_connection_is_closed_for_good(n
         sys.exit(run_service("breaker", CommonSettings(nats_url=sys.argv[1]), Breaker))
     """)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", script, nats_server.url, cwd=str(ROOT),
+        sys.executable,
+        "-c",
+        script,
+        nats_server.url,
+        cwd=str(ROOT),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
     except TimeoutError:

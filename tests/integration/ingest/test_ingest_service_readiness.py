@@ -36,46 +36,71 @@ async def _started(url: str, **settings):
 
 async def test_org_wide_hook_ingests_only_configured_repositories(nats_server):
     secret = "org-hook-secret-of-the-test"
-    other = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
+    other = require_shared_data(
+        "github-webhooks", "pull_request", "opened.payload.json"
+    ).read_bytes()
     with GithubEmulator([require_shared_data("github-rest-replay", f) for f in FILES]) as gh:
         runtime, service = await _started(
-            nats_server.url, repos=REPO, github_api_url=gh.base_url, github_token=gh.token,
-            poll_interval=3600, poll_backfill_days=None, webhook_enabled=True,
-            webhook_secret=secret, webhook_host="127.0.0.1", webhook_port=0)
+            nats_server.url,
+            repos=REPO,
+            github_api_url=gh.base_url,
+            github_token=gh.token,
+            poll_interval=3600,
+            poll_backfill_days=None,
+            webhook_enabled=True,
+            webhook_secret=secret,
+            webhook_host="127.0.0.1",
+            webhook_port=0,
+        )
         try:
             poller, server = service.pollers
             await asyncio.wait_for(poller.polled.wait(), 60)
             async with httpx.AsyncClient() as client:
                 r = await client.post(
                     f"http://127.0.0.1:{server.port}{service.settings.webhook_path}",
-                    content=other, headers={
-                        "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "0d4a5e3c-1b2f-4c6d-8e9f-0a1b2c3d4e5f",
+                    content=other,
+                    headers={
+                        "X-GitHub-Event": "pull_request",
+                        "X-GitHub-Delivery": "0d4a5e3c-1b2f-4c6d-8e9f-0a1b2c3d4e5f",
                         "Content-Type": "application/json",
-                        "X-Hub-Signature-256": "sha256=" + hmac.new(
-                            secret.encode(), other, hashlib.sha256).hexdigest()})
+                        "X-Hub-Signature-256": "sha256="
+                        + hmac.new(secret.encode(), other, hashlib.sha256).hexdigest(),
+                    },
+                )
             assert r.status_code == 202
             assert "Codertocat/Hello-World is not configured" in r.json()["ignored"]
             assert await service.ready() is True
             js = runtime.js
             info = await js.stream_info(STREAM_GITHUB)
-            stored = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
-                      for s in range(info.state.first_seq, info.state.last_seq + 1)]
+            stored = [
+                GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
+                for s in range(info.state.first_seq, info.state.last_seq + 1)
+            ]
         finally:
             await runtime.stop()
     assert stored and {e.data.repo for e in stored} == {REPO}
     assert not any(e.data.origin == "webhook" for e in stored if not isinstance(e, SyncWatermark))
 
 
-@pytest.mark.parametrize("repo, token, fragment", [
-    ("nobody/nothing", None, "polling nobody/nothing: repository nobody/nothing not found"),
-    (REPO, "wrong", "GITHUB_TOKEN was rejected"),
-])
-async def test_poll_problems_a_person_must_fix_make_the_service_unready(nats_server, repo, token,
-                                                                       fragment):
+@pytest.mark.parametrize(
+    "repo, token, fragment",
+    [
+        ("nobody/nothing", None, "polling nobody/nothing: repository nobody/nothing not found"),
+        (REPO, "wrong", "GITHUB_TOKEN was rejected"),
+    ],
+)
+async def test_poll_problems_a_person_must_fix_make_the_service_unready(
+    nats_server, repo, token, fragment
+):
     with GithubEmulator([require_shared_data("github-rest-replay", f) for f in FILES]) as gh:
         runtime, service = await _started(
-            nats_server.url, repos=repo, github_api_url=gh.base_url,
-            github_token=token or gh.token, poll_interval=3600, poll_backfill_days=None)
+            nats_server.url,
+            repos=repo,
+            github_api_url=gh.base_url,
+            github_token=token or gh.token,
+            poll_interval=3600,
+            poll_backfill_days=None,
+        )
         try:
             (poller,) = service.pollers
             await asyncio.wait_for(poller.polled.wait(), 60)
@@ -92,8 +117,13 @@ async def test_transient_poll_failures_keep_the_service_ready(nats_server):
     with GithubEmulator([require_shared_data("github-rest-replay", f) for f in FILES]) as gh:
         gh.fail(502, times=1000)
         runtime, service = await _started(
-            nats_server.url, repos=REPO, github_api_url=gh.base_url, github_token=gh.token,
-            poll_interval=3600, poll_backfill_days=None)
+            nats_server.url,
+            repos=REPO,
+            github_api_url=gh.base_url,
+            github_token=gh.token,
+            poll_interval=3600,
+            poll_backfill_days=None,
+        )
         try:
             (poller,) = service.pollers
             poller.source.max_attempts = 2

@@ -64,14 +64,18 @@ async def test_demo_published_once_with_a_watermark_and_deduplicated(nats_server
 
 async def test_backfill_from_settings_runs_at_start(nats_server):
     path = require_shared_data("gharchive", "2021-07-21-few-hours.json")
-    runtime, service = await _started(nats_server.url, backfill_source=f"gharchive:{path}",
-                                      backfill_repo="magma/magma")
+    runtime, service = await _started(
+        nats_server.url, backfill_source=f"gharchive:{path}", backfill_repo="magma/magma"
+    )
     try:
         await asyncio.wait_for(service.backfill_done.wait(), 30)
         assert service.backfill_error is None and await service.ready()
         stored = await _stream(runtime)
-        kinds = sorted((e.data.kind, getattr(e.data, "action", "watermark")) for _, e in stored
-                       if not isinstance(e, SyncWatermark))
+        kinds = sorted(
+            (e.data.kind, getattr(e.data, "action", "watermark"))
+            for _, e in stored
+            if not isinstance(e, SyncWatermark)
+        )
         assert kinds == [("comment", "created"), ("review", "submitted")]
         assert isinstance(stored[-1][1], SyncWatermark)
         assert stored[-1][1].data.watermark == max(e.time for _, e in stored[:-1])
@@ -80,8 +84,9 @@ async def test_backfill_from_settings_runs_at_start(nats_server):
 
 
 async def test_failed_backfill_makes_the_service_unready(nats_server, tmp_path):
-    runtime, service = await _started(nats_server.url,
-                                      backfill_source=f"replay:{tmp_path / 'missing.jsonl'}")
+    runtime, service = await _started(
+        nats_server.url, backfill_source=f"replay:{tmp_path / 'missing.jsonl'}"
+    )
     try:
         await asyncio.wait_for(service.backfill_done.wait(), 30)
         with pytest.raises(IngestNotReady, match="backfill from replay:.*does not exist"):
@@ -146,12 +151,19 @@ async def test_repos_setting_polls_github_into_the_stream(nats_server):
     from tests.github_emulator import GithubEmulator
 
     repo = "PyGithub/PyGithub"
-    files = [require_shared_data("github-rest-replay", f) for f in (
-        "Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")]
+    files = [
+        require_shared_data("github-rest-replay", f)
+        for f in ("Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")
+    ]
     with GithubEmulator(files) as gh:
         runtime, service = await _started(
-            nats_server.url, repos=repo, github_api_url=gh.base_url, github_token=gh.token,
-            poll_interval=3600, poll_backfill_days=None)
+            nats_server.url,
+            repos=repo,
+            github_api_url=gh.base_url,
+            github_token=gh.token,
+            poll_interval=3600,
+            poll_backfill_days=None,
+        )
         try:
             (poller,) = service.pollers
             await asyncio.wait_for(poller.polled.wait(), 60)
@@ -171,8 +183,10 @@ async def test_github_source_syncs_once_and_explains_failures(nats_server):
     from tests.github_emulator import GithubEmulator
 
     repo = "PyGithub/PyGithub"
-    files = [require_shared_data("github-rest-replay", f) for f in (
-        "Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")]
+    files = [
+        require_shared_data("github-rest-replay", f)
+        for f in ("Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt")
+    ]
     runtime, _ = await _started(nats_server.url)
     try:
         bus = runtime.bus("ingest")
@@ -180,14 +194,17 @@ async def test_github_source_syncs_once_and_explains_failures(nats_server):
             with pytest.raises(SourceError) as err:
                 await ingest_source(bus, "github", repo, token="wrong", github_api_url=gh.base_url)
             assert "token" in str(err.value).lower() and "wrong" not in str(err.value)
-            result = await ingest_source(bus, "github", repo, token=gh.token,
-                                         github_api_url=gh.base_url)
+            result = await ingest_source(
+                bus, "github", repo, token=gh.token, github_api_url=gh.base_url
+            )
         with pytest.raises(SourceError, match="needs the repository"):
             await ingest_source(bus, "github", None, token="t")
         stored = [e for _, e in await _stream(runtime)]
         facts = [e for e in stored if not isinstance(e, SyncWatermark)]
         assert result.origin == "poll" and result.facts_published == len(facts) > 0
-        assert isinstance(stored[-1], SyncWatermark) and stored[-1].data.watermark == result.watermark
+        assert (
+            isinstance(stored[-1], SyncWatermark) and stored[-1].data.watermark == result.watermark
+        )
     finally:
         await runtime.stop()
 
@@ -198,24 +215,39 @@ async def test_webhook_setting_serves_signed_deliveries_into_the_stream(nats_ser
 
     import httpx
 
-    payload = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
+    payload = require_shared_data(
+        "github-webhooks", "pull_request", "opened.payload.json"
+    ).read_bytes()
     secret = "s3cret-for-the-test"
-    runtime, service = await _started(nats_server.url, webhook_enabled=True, webhook_secret=secret,
-                                      webhook_host="127.0.0.1", webhook_port=0)
+    runtime, service = await _started(
+        nats_server.url,
+        webhook_enabled=True,
+        webhook_secret=secret,
+        webhook_host="127.0.0.1",
+        webhook_port=0,
+    )
     try:
         (server,) = service.pollers
         url = f"http://127.0.0.1:{server.port}{service.settings.webhook_path}"
         signature = "sha256=" + hmac.new(secret.encode(), payload, hashlib.sha256).hexdigest()
-        headers = {"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "6b3c52a0-4f1e-11ee-8c99-0242ac120002",
-                   "X-Hub-Signature-256": signature, "Content-Type": "application/json"}
+        headers = {
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": "6b3c52a0-4f1e-11ee-8c99-0242ac120002",
+            "X-Hub-Signature-256": signature,
+            "Content-Type": "application/json",
+        }
         async with httpx.AsyncClient() as client:
-            forged = await client.post(url, content=payload, headers={**headers,
-                                       "X-Hub-Signature-256": "sha256=" + "0" * 64})
+            forged = await client.post(
+                url,
+                content=payload,
+                headers={**headers, "X-Hub-Signature-256": "sha256=" + "0" * 64},
+            )
             accepted = await client.post(url, content=payload, headers=headers)
         assert forged.status_code == 401 and accepted.status_code == 202
         stored = [e for _, e in await _stream(runtime)]
         assert [(e.data.kind, e.data.action, e.data.origin) for e in stored] == [
-            ("pull_request", "opened", "webhook")]
+            ("pull_request", "opened", "webhook")
+        ]
     finally:
         await runtime.stop()
 

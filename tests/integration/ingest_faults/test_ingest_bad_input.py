@@ -50,8 +50,11 @@ class Recorder:
 
 
 def signed(event: str | None, body: bytes, **extra) -> dict:
-    headers = {"X-GitHub-Delivery": str(uuid.uuid4()), "Content-Type": "application/json",
-               "X-Hub-Signature-256": github_signature(SECRET.encode(), body)}
+    headers = {
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "Content-Type": "application/json",
+        "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
+    }
     if event is not None:
         headers["X-GitHub-Event"] = event
     headers.update(extra)
@@ -59,9 +62,15 @@ def signed(event: str | None, body: bytes, **extra) -> dict:
 
 
 async def test_bad_deliveries_between_good_ones(nats_server):
-    opened = require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_bytes()
-    comment = require_shared_data("github-webhooks", "issue_comment", "created.payload.json").read_bytes()
-    no_comment = json.dumps({k: v for k, v in json.loads(comment).items() if k != "comment"}).encode()
+    opened = require_shared_data(
+        "github-webhooks", "pull_request", "opened.payload.json"
+    ).read_bytes()
+    comment = require_shared_data(
+        "github-webhooks", "issue_comment", "created.payload.json"
+    ).read_bytes()
+    no_comment = json.dumps(
+        {k: v for k, v in json.loads(comment).items() if k != "comment"}
+    ).encode()
     bad_time = json.loads(opened)
     bad_time["pull_request"]["created_at"] = "yesterday"
     cases = [  # (event, body, headers override, expected status, fragment of the answer)
@@ -82,8 +91,14 @@ async def test_bad_deliveries_between_good_ones(nats_server):
     await runtime.start()
     try:
         js = runtime.js
-        server = webhook_server(runtime.bus("ingest"), await KvIngestState.open(js), SECRET,
-                                host="127.0.0.1", port=0, max_body=100_000)
+        server = webhook_server(
+            runtime.bus("ingest"),
+            await KvIngestState.open(js),
+            SECRET,
+            host="127.0.0.1",
+            port=0,
+            max_body=100_000,
+        )
         await server.start()
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
@@ -95,12 +110,16 @@ async def test_bad_deliveries_between_good_ones(nats_server):
             await server.stop()
         assert server.app.state.stats["accepted"] == 2
         info = await js.stream_info(STREAM_GITHUB)
-        stored = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
-                  for s in range(info.state.first_seq, info.state.last_seq + 1)]
+        stored = [
+            GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
+            for s in range(info.state.first_seq, info.state.last_seq + 1)
+        ]
     finally:
         await runtime.stop()
     assert [(e.data.kind, e.data.action) for e in stored] == [
-        ("pull_request", "opened"), ("comment", "created")]
+        ("pull_request", "opened"),
+        ("comment", "created"),
+    ]
 
 
 def _write(tmp_path: Path, name: str, lines: list[str]) -> Path:
@@ -109,8 +128,13 @@ def _write(tmp_path: Path, name: str, lines: list[str]) -> Path:
     return path
 
 
-async def _check_file_source(kind: str, good: list[str], bad: dict[str, tuple[int, str, str]],
-                             tmp_path: Path, repo: str | None) -> None:
+async def _check_file_source(
+    kind: str,
+    good: list[str],
+    bad: dict[str, tuple[int, str, str]],
+    tmp_path: Path,
+    repo: str | None,
+) -> None:
     """`bad`: name -> (index to insert at, line, fragment of the error)."""
     clean = Recorder()
     result = await ingest_source(clean, f"{kind}:{_write(tmp_path, 'clean', good)}", repo)
@@ -133,10 +157,16 @@ async def test_events_file_with_bad_lines(tmp_path):
     bad = {
         "malformed": (3, "{not json", "Invalid JSON"),
         "truncated": (20, good[5][: len(good[5]) // 2], "Invalid JSON"),
-        "unknown-type": (7, json.dumps({**first, "type": "dev.repodigest.github.pull_request.vanished.v1"}),
-                         "unknown event type 'dev.repodigest.github.pull_request.vanished.v1'"),
-        "missing-field": (9, json.dumps({k: v for k, v in first.items() if k != "data"}),
-                          "data: Field required"),
+        "unknown-type": (
+            7,
+            json.dumps({**first, "type": "dev.repodigest.github.pull_request.vanished.v1"}),
+            "unknown event type 'dev.repodigest.github.pull_request.vanished.v1'",
+        ),
+        "missing-field": (
+            9,
+            json.dumps({k: v for k, v in first.items() if k != "data"}),
+            "data: Field required",
+        ),
     }
     await _check_file_source("events", good, bad, tmp_path, None)
 
@@ -149,8 +179,11 @@ async def test_replay_history_with_bad_lines(tmp_path):
         "malformed": (2, "{'sha': 1}", "line 3 is not JSON"),
         "truncated": (30, good[4][:40], "is not JSON"),
         "not-an-object": (5, "[]", "not a JSON object"),
-        "missing-field": (11, json.dumps({k: v for k, v in record.items() if k != "merged_at"}),
-                          "missing field(s) merged_at"),
+        "missing-field": (
+            11,
+            json.dumps({k: v for k, v in record.items() if k != "merged_at"}),
+            "missing field(s) merged_at",
+        ),
         "bad-time": (12, json.dumps({**record, "merged_at": "soon"}), "not an ISO 8601 time"),
     }
     await _check_file_source("replay", good, bad, tmp_path, None)
@@ -164,15 +197,21 @@ async def test_gharchive_with_bad_lines_and_event_types_that_are_not_facts(tmp_p
     mine = [line for line in lines if json.loads(line)["repo"]["name"] == repo]
     types = Counter(json.loads(line)["type"] for line in mine)
     assert len(mine) >= 2, types
-    other_types = [line for line in lines if json.loads(line)["type"] in ("WatchEvent", "ForkEvent",
-                                                                          "PushEvent")][:5]
+    other_types = [
+        line
+        for line in lines
+        if json.loads(line)["type"] in ("WatchEvent", "ForkEvent", "PushEvent")
+    ][:5]
     good = mine + other_types  # event types that are not facts are part of any real hour
     pr_like = json.loads(mine[0])
     bad = {
         "malformed": (1, '{"id": "1", "type": ', "line 2 is not JSON"),
         "truncated": (len(good), mine[0][: len(mine[0]) // 3], "is not JSON"),
-        "no-type": (1, json.dumps({k: v for k, v in pr_like.items() if k != "type"}),
-                    "not a GH Archive event"),
+        "no-type": (
+            1,
+            json.dumps({k: v for k, v in pr_like.items() if k != "type"}),
+            "not a GH Archive event",
+        ),
     }
     await _check_file_source("gharchive", good, bad, tmp_path, repo)
     # the types that are not facts were skipped, not refused, and every fact is the repo's

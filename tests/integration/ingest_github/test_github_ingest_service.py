@@ -22,8 +22,11 @@ pytestmark = pytest.mark.shared_data
 
 
 async def test_service_polls_configured_repository(nats_server):
-    payload = json.loads(require_shared_data(
-        "github-webhooks", "pull_request", "closed.payload.json").read_text("utf-8"))
+    payload = json.loads(
+        require_shared_data("github-webhooks", "pull_request", "closed.payload.json").read_text(
+            "utf-8"
+        )
+    )
     repo = payload["repository"]["full_name"]
     pr = payload["pull_request"]
     recent = (datetime.now(UTC) - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -31,8 +34,13 @@ async def test_service_polls_configured_repository(nats_server):
     with GithubEmulator() as gh:
         gh.add(f"/repos/{repo}/pulls", [pr])
         gh.add(f"/repos/{repo}/issues", [])
-        settings = IngestSettings(nats_url=nats_server.url, repos=[repo], github_token=gh.token,
-                                  github_api_url=gh.base_url, poll_interval=3600)
+        settings = IngestSettings(
+            nats_url=nats_server.url,
+            repos=[repo],
+            github_token=gh.token,
+            github_api_url=gh.base_url,
+            poll_interval=3600,
+        )
         runtime = Runtime(settings, "ingest")
         service = runtime.add(build_service(settings, runtime))
         await runtime.start()
@@ -43,12 +51,16 @@ async def test_service_polls_configured_repository(nats_server):
             assert pollers[0].errors == {}
             js = runtime.js
             info = await js.stream_info(STREAM_GITHUB)
-            events = [GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
-                      for s in range(info.state.first_seq, info.state.last_seq + 1)]
+            events = [
+                GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, s)).data)
+                for s in range(info.state.first_seq, info.state.last_seq + 1)
+            ]
         finally:
             await runtime.stop()
     facts = [e for e in events if not isinstance(e, SyncWatermark)]
     # the example pull request was closed without merging: opened + closed, then a watermark
-    assert [(e.data.kind, e.data.action) for e in facts] == [("pull_request", "opened"),
-                                                            ("pull_request", "closed")]
+    assert [(e.data.kind, e.data.action) for e in facts] == [
+        ("pull_request", "opened"),
+        ("pull_request", "closed"),
+    ]
     assert isinstance(events[-1], SyncWatermark) and events[-1].data.origin == "poll"

@@ -28,9 +28,13 @@ pytestmark = pytest.mark.shared_data
 
 REPO = "PyGithub/PyGithub"
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
-FILES = ["Repository.testGetIssues.txt", "Repository.testGetPullsWithArguments.txt",
-         "PullRequest.setUp.txt", "PullRequest.testGetFiles.txt",
-         "PullRequest.testGetReviewComments.txt"]
+FILES = [
+    "Repository.testGetIssues.txt",
+    "Repository.testGetPullsWithArguments.txt",
+    "PullRequest.setUp.txt",
+    "PullRequest.testGetFiles.txt",
+    "PullRequest.testGetReviewComments.txt",
+]
 
 
 def replay(name: str):
@@ -55,8 +59,9 @@ def expected_first_sync() -> Counter:
         elif pr.get("closed_at"):
             expected["pull_request.closed"] += 1
     # served as the repository's review-comment listing (see the fixture)
-    expected["comment.created"] += len(recorded_body(
-        "PullRequest.testGetReviewComments.txt", f"/repos/{REPO}/pulls/31/comments"))
+    expected["comment.created"] += len(
+        recorded_body("PullRequest.testGetReviewComments.txt", f"/repos/{REPO}/pulls/31/comments")
+    )
     return expected
 
 
@@ -104,8 +109,9 @@ def source_for(gh: GithubEmulator, **kw) -> PyGithubSource:
 
 
 def kinds(events) -> Counter:
-    return Counter(f"{e.data.kind}.{e.data.action}" for e in events
-                   if not isinstance(e, SyncWatermark))
+    return Counter(
+        f"{e.data.kind}.{e.data.action}" for e in events if not isinstance(e, SyncWatermark)
+    )
 
 
 async def test_first_sync_publishes_history_then_unchanged_costs_nothing(nats_server, emulator):
@@ -116,18 +122,30 @@ async def test_first_sync_publishes_history_then_unchanged_costs_nothing(nats_se
         assert kinds(events) == expected_first_sync()
         assert first.facts_published == sum(expected_first_sync().values())
         assert emulator.count(f"/repos/{REPO}/issues", 200) >= 4  # it paginated
-        merged = [e for e in events if not isinstance(e, SyncWatermark)
-                  and e.data.action == "merged" and e.data.item.number == 31]
+        merged = [
+            e
+            for e in events
+            if not isinstance(e, SyncWatermark)
+            and e.data.action == "merged"
+            and e.data.item.number == 31
+        ]
         assert merged and merged[0].data.item.changed_files == len(merged[0].data.item.files) == 45
         assert merged[0].time == datetime(2012, 5, 27, 10, 29, 7, tzinfo=UTC)
         marks = [e for e in events if isinstance(e, SyncWatermark)]
         assert [m.data.watermark for m in marks] == [NOW] and events[-1] == marks[0]
         # fetched concurrently, published in the listings' order (oldest update first)
-        updated = {o["number"]: o["updated_at"] for o in (
-            recorded_body("Repository.testGetIssues.txt", f"/repos/{REPO}/issues")
-            + recorded_body("Repository.testGetPullsWithArguments.txt", f"/repos/{REPO}/pulls"))}
-        opened = [e.data.item.number for e in events
-                  if not isinstance(e, SyncWatermark) and e.data.action == "opened"]
+        updated = {
+            o["number"]: o["updated_at"]
+            for o in (
+                recorded_body("Repository.testGetIssues.txt", f"/repos/{REPO}/issues")
+                + recorded_body("Repository.testGetPullsWithArguments.txt", f"/repos/{REPO}/pulls")
+            )
+        }
+        opened = [
+            e.data.item.number
+            for e in events
+            if not isinstance(e, SyncWatermark) and e.data.action == "opened"
+        ]
         assert opened == sorted(updated, key=lambda n: (updated[n], n))
 
         spent = emulator.quota_used
@@ -146,8 +164,9 @@ async def test_a_change_is_picked_up_incrementally(nats_server, emulator):
 
         def close_issue_30(issues: list) -> None:
             issue = next(i for i in issues if i["number"] == 30)
-            issue.update(state="closed", closed_at="2012-05-28T08:00:00Z",
-                         updated_at="2012-05-28T08:00:00Z")
+            issue.update(
+                state="closed", closed_at="2012-05-28T08:00:00Z", updated_at="2012-05-28T08:00:00Z"
+            )
             issue["labels"].append({"name": "Bug", "url": "x", "color": "ff0000"})
 
         emulator.mutate(f"/repos/{REPO}/issues", close_issue_30)
@@ -155,7 +174,9 @@ async def test_a_change_is_picked_up_incrementally(nats_server, emulator):
         result = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(hours=1))
         new = (await h.published())[before:]
         assert kinds(new) == Counter({"issue.closed": 1, "issue.labeled": 1})
-        closed = next(e for e in new if not isinstance(e, SyncWatermark) and e.data.action == "closed")
+        closed = next(
+            e for e in new if not isinstance(e, SyncWatermark) and e.data.action == "closed"
+        )
         assert closed.time == datetime(2012, 5, 28, 8, tzinfo=UTC)
         assert result.items_changed == 1
         assert emulator.quota_used - spent == 1  # the issue listing; the others answered 304
@@ -166,8 +187,9 @@ async def test_restart_resumes_from_kv_state(nats_server, emulator):
         await sync_repository(h.bus, h.state, source_for(emulator), REPO, now=NOW)
     spent = emulator.quota_used
     async with Harness(nats_server.url) as h:  # a new process: state only in the KV bucket
-        again = await sync_repository(h.bus, h.state, source_for(emulator), REPO,
-                                      now=NOW + timedelta(minutes=1))
+        again = await sync_repository(
+            h.bus, h.state, source_for(emulator), REPO, now=NOW + timedelta(minutes=1)
+        )
     assert again.facts_published == 0 and emulator.quota_used == spent
 
 
@@ -177,10 +199,14 @@ async def test_first_sync_since_limits_the_backfill(nats_server, emulator):
     pulls = recorded_body("Repository.testGetPullsWithArguments.txt", f"/repos/{REPO}/pulls")
     recent = sum(1 for i in issues + pulls if i["updated_at"] >= "2012-05-01T00:00:00Z")
     async with Harness(nats_server.url) as h:
-        result = await sync_repository(h.bus, h.state, source_for(emulator), REPO, now=NOW,
-                                       since=since)
-        opened = [e for e in await h.published() if not isinstance(e, SyncWatermark)
-                  and e.data.action == "opened"]
+        result = await sync_repository(
+            h.bus, h.state, source_for(emulator), REPO, now=NOW, since=since
+        )
+        opened = [
+            e
+            for e in await h.published()
+            if not isinstance(e, SyncWatermark) and e.data.action == "opened"
+        ]
     assert result.items_changed == recent == len(opened)
     assert 0 < recent < len(issues) + len(pulls)
 
@@ -212,9 +238,15 @@ async def test_github_that_keeps_failing_is_reported_as_unavailable(nats_server,
 
 async def test_bad_token_and_unknown_repository_give_actionable_errors(nats_server, emulator):
     async with Harness(nats_server.url) as h:
-        with pytest.raises(GithubAuthError, match="GITHUB_TOKEN was rejected.*REPODIGEST_GITHUB_TOKEN"):
-            await sync_repository(h.bus, h.state, source_for(emulator, token="wrong"), REPO, now=NOW)
-        with pytest.raises(GithubNotFound, match="repository nobody/nothing not found or the token cannot see it"):
+        with pytest.raises(
+            GithubAuthError, match="GITHUB_TOKEN was rejected.*REPODIGEST_GITHUB_TOKEN"
+        ):
+            await sync_repository(
+                h.bus, h.state, source_for(emulator, token="wrong"), REPO, now=NOW
+            )
+        with pytest.raises(
+            GithubNotFound, match="repository nobody/nothing not found or the token cannot see it"
+        ):
             await sync_repository(h.bus, h.state, source_for(emulator), "nobody/nothing", now=NOW)
 
 
@@ -245,8 +277,14 @@ async def test_budget_resetting_too_late_stops_the_sync_with_the_reset_time(nats
 
 
 async def test_unreachable_github(nats_server):
-    source = PyGithubSource("t", "http://127.0.0.1:9", seconds_between_requests=None,
-                            max_attempts=2, backoff_base=0.01, backoff_max=0.02)
+    source = PyGithubSource(
+        "t",
+        "http://127.0.0.1:9",
+        seconds_between_requests=None,
+        max_attempts=2,
+        backoff_base=0.01,
+        backoff_max=0.02,
+    )
     async with Harness(nats_server.url) as h:
         with pytest.raises(GithubUnavailable, match="cannot reach http://127.0.0.1:9"):
             await sync_repository(h.bus, h.state, source, REPO, now=NOW)
@@ -256,8 +294,15 @@ async def test_poller_polls_until_stopped(nats_server, emulator):
     import asyncio
 
     async with Harness(nats_server.url) as h:
-        poller = GithubPoller(h.bus, h.state, source_for(emulator), [REPO, "nobody/nothing"],
-                              interval=3600, backfill=None, clock=lambda: NOW)
+        poller = GithubPoller(
+            h.bus,
+            h.state,
+            source_for(emulator),
+            [REPO, "nobody/nothing"],
+            interval=3600,
+            backfill=None,
+            clock=lambda: NOW,
+        )
         await poller.start()
         await asyncio.wait_for(poller.polled.wait(), 30)
         await poller.stop()
@@ -291,20 +336,28 @@ def test_closing_the_source_ends_a_rate_limit_wait():
 async def test_comments_come_from_the_repository_comment_listing(nats_server, emulator):
     """Issue #3372 is absent from the issue listing but its four recorded comments are listed:
     the sync fetches the issue itself, publishes its history and each comment once."""
-    emulator.load(require_shared_data("github-rest-replay",
-                                      "PaginatedList.testCustomPerPageReversedIterationSinglePage.txt"))
+    emulator.load(
+        require_shared_data(
+            "github-rest-replay", "PaginatedList.testCustomPerPageReversedIterationSinglePage.txt"
+        )
+    )
     recorded = emulator.body(f"/repos/{REPO}/issues/3372/comments")
     issue = emulator.body(f"/repos/{REPO}/issues/3372")
     emulator.add(f"/repos/{REPO}/issues/comments", recorded)
     source = source_for(emulator)
     async with Harness(nats_server.url) as h:
         await sync_repository(h.bus, h.state, source, REPO, now=NOW)
-        mine = [e for e in await h.published() if not isinstance(e, SyncWatermark)
-                and e.data.item.number == 3372]
+        mine = [
+            e
+            for e in await h.published()
+            if not isinstance(e, SyncWatermark) and e.data.item.number == 3372
+        ]
         assert sorted(e.data.comment.id for e in mine if e.data.kind == "comment") == sorted(
-            c["id"] for c in recorded)
+            c["id"] for c in recorded
+        )
         assert [e.data.action for e in mine if e.data.kind == "issue"] == (
-            ["opened", "closed"] if issue["closed_at"] else ["opened"])
+            ["opened", "closed"] if issue["closed_at"] else ["opened"]
+        )
         assert emulator.count(f"/repos/{REPO}/issues/3372", 200) == 1
         again = await sync_repository(h.bus, h.state, source, REPO, now=NOW + timedelta(hours=1))
         assert again.facts_published == 0 and again.listings_unchanged == 4
@@ -324,10 +377,17 @@ async def test_debug_logs_carry_neither_the_token_nor_payloads(nats_server, emul
 
 
 @pytest.mark.parametrize("status", [403, 429])
-async def test_spent_primary_budget_waits_for_the_reset_not_a_backoff(nats_server, emulator, status):
+async def test_spent_primary_budget_waits_for_the_reset_not_a_backoff(
+    nats_server, emulator, status
+):
     waits: list[float] = []
-    emulator.fail(status, times=1, path_contains="/pulls", message="API rate limit exceeded",
-                  headers={"X-RateLimit-Remaining": "0"})
+    emulator.fail(
+        status,
+        times=1,
+        path_contains="/pulls",
+        message="API rate limit exceeded",
+        headers={"X-RateLimit-Remaining": "0"},
+    )
     source = source_for(emulator, sleep=waits.append, max_reset_wait=7200)
     async with Harness(nats_server.url) as h:
         result = await sync_repository(h.bus, h.state, source, REPO, now=NOW)

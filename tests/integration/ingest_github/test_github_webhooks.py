@@ -37,9 +37,12 @@ def payload_bytes(event: str, name: str) -> bytes:
 
 
 def headers(event: str, body: bytes, *, delivery: str | None = None, secret: str = SECRET) -> dict:
-    return {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-            "X-Hub-Signature-256": github_signature(secret.encode(), body),
-            "Content-Type": "application/json"}
+    return {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+        "X-Hub-Signature-256": github_signature(secret.encode(), body),
+        "Content-Type": "application/json",
+    }
 
 
 class Harness:
@@ -76,15 +79,21 @@ class Harness:
         for seq in range(info.state.first_seq, info.state.last_seq + 1):
             if info.state.messages == 0:
                 break
-            out.append(GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, seq)).data))
+            out.append(
+                GITHUB_EVENT_ADAPTER.validate_json((await js.get_msg(STREAM_GITHUB, seq)).data)
+            )
         return out
 
 
 DELIVERIES = [
-    ("pull_request", "opened.payload.json"), ("pull_request", "closed.payload.json"),
-    ("pull_request", "labeled.payload.json"), ("pull_request", "ready_for_review.payload.json"),
-    ("issues", "opened.payload.json"), ("issues", "labeled.payload.json"),
-    ("issue_comment", "created.payload.json"), ("pull_request_review", "submitted.payload.json"),
+    ("pull_request", "opened.payload.json"),
+    ("pull_request", "closed.payload.json"),
+    ("pull_request", "labeled.payload.json"),
+    ("pull_request", "ready_for_review.payload.json"),
+    ("issues", "opened.payload.json"),
+    ("issues", "labeled.payload.json"),
+    ("issue_comment", "created.payload.json"),
+    ("pull_request_review", "submitted.payload.json"),
     ("pull_request_review_comment", "created.payload.json"),
 ]
 
@@ -97,7 +106,9 @@ async def test_signed_deliveries_publish_their_facts(nats_server):
             for event, name in DELIVERIES:
                 body = payload_bytes(event, name)
                 expected += [make_fact(f).id for f in facts_from_webhook(event, json.loads(body))]
-                r = await client.post("/webhooks/github", content=body, headers=headers(event, body))
+                r = await client.post(
+                    "/webhooks/github", content=body, headers=headers(event, body)
+                )
                 assert r.status_code == 202, r.text
                 assert r.json()["accepted"] == 1
         events = await h.published()
@@ -152,10 +163,16 @@ async def test_publish_failure_answers_503_and_allows_redelivery(nats_server):
         assert len(await h.published()) == 1
 
 
-@pytest.mark.parametrize("event,name,status", [
-    ("ping", "payload.json", 200), ("push", "payload.json", 202), ("release", "published.payload.json", 202),
-    ("label", "created.payload.json", 202), ("pull_request", "synchronize.payload.json", 202),
-])
+@pytest.mark.parametrize(
+    "event,name,status",
+    [
+        ("ping", "payload.json", 200),
+        ("push", "payload.json", 202),
+        ("release", "published.payload.json", 202),
+        ("label", "created.payload.json", 202),
+        ("pull_request", "synchronize.payload.json", 202),
+    ],
+)
 async def test_ping_and_events_that_are_not_facts(nats_server, event, name, status):
     body = payload_bytes(event, name)
     async with Harness(nats_server.url) as h:
@@ -174,14 +191,17 @@ async def test_limits_and_malformed_bodies(nats_server):
         async with h.client(h.app(max_body=1024)) as client:
             big = payload_bytes("pull_request", "opened.payload.json")
             assert len(big) > 1024
-            r = await client.post("/webhooks/github", content=big, headers=headers("pull_request", big))
+            r = await client.post(
+                "/webhooks/github", content=big, headers=headers("pull_request", big)
+            )
             assert r.status_code == 413
             bad = b'{"action": "opened", '
             r = await client.post("/webhooks/github", content=bad, headers=headers("issues", bad))
             assert r.status_code == 400
             broken = json.dumps({"action": "created", "repository": {"full_name": "a/b"}}).encode()
-            r = await client.post("/webhooks/github", content=broken,
-                                  headers=headers("issue_comment", broken))
+            r = await client.post(
+                "/webhooks/github", content=broken, headers=headers("issue_comment", broken)
+            )
             assert r.status_code == 422
         assert await h.published() == []
 
@@ -210,17 +230,23 @@ async def test_webhook_and_poll_of_the_same_pull_request_are_one_event(nats_serv
         await server.start()
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
-                r = await client.post("/webhooks/github", content=body,
-                                      headers=headers("pull_request", body))
+                r = await client.post(
+                    "/webhooks/github", content=body, headers=headers("pull_request", body)
+                )
             assert r.status_code == 202
         finally:
             await server.stop()
         with GithubEmulator() as gh:
             gh.add(f"/repos/{repo}/pulls", [pr])
             gh.add(f"/repos/{repo}/issues", [])
-            result = await sync_once(h.bus, repo, token=gh.token, api_url=gh.base_url,
-                                     now=datetime(2026, 6, 1, tzinfo=UTC),
-                                     seconds_between_requests=None)
+            result = await sync_once(
+                h.bus,
+                repo,
+                token=gh.token,
+                api_url=gh.base_url,
+                now=datetime(2026, 6, 1, tzinfo=UTC),
+                seconds_between_requests=None,
+            )
         assert result.facts_published == result.duplicates == 1  # de-duplicated by JetStream
         events = [e for e in await h.published() if not isinstance(e, SyncWatermark)]
         opened = [e for e in events if e.data.action == "opened"]
@@ -250,8 +276,9 @@ async def test_label_seen_by_webhook_is_not_published_again_by_a_later_poll(nats
             await server.start()
             try:
                 async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as c:
-                    r = await c.post("/webhooks/github", content=hook,
-                                     headers=headers("pull_request", hook))
+                    r = await c.post(
+                        "/webhooks/github", content=hook, headers=headers("pull_request", hook)
+                    )
                 assert r.status_code == 202
             finally:
                 await server.stop()
@@ -287,8 +314,14 @@ async def test_form_encoded_deliveries_are_understood(nats_server):
             r = await client.post("/webhooks/github", content=body, headers=hdrs)
             assert r.status_code == 202, r.text
             empty = b"payload="
-            r = await client.post("/webhooks/github", content=empty, headers=dict(
-                headers("issues", empty), **{"Content-Type": "application/x-www-form-urlencoded"}))
+            r = await client.post(
+                "/webhooks/github",
+                content=empty,
+                headers=dict(
+                    headers("issues", empty),
+                    **{"Content-Type": "application/x-www-form-urlencoded"},
+                ),
+            )
             assert r.status_code == 400
         (event,) = await h.published()
         assert event.id == make_fact(facts_from_webhook("issues", json.loads(raw))[0]).id

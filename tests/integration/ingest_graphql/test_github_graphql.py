@@ -26,8 +26,10 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def emulator():
-    files = [require_shared_data("github-rest-replay", f)
-             for f in FILES + ["PullRequestReview.testAttributes.txt"]]
+    files = [
+        require_shared_data("github-rest-replay", f)
+        for f in FILES + ["PullRequestReview.testAttributes.txt"]
+    ]
     with GithubEmulator(files) as gh:
         gh.add(f"/repos/{REPO}/pulls/comments", gh.body(f"/repos/{REPO}/pulls/31/comments"))
         # recorded reviews (of another PR) served as PR 31's: review facts on both paths
@@ -40,13 +42,18 @@ def facts_of(events) -> list:
 
 
 async def test_graphql_backfill_publishes_the_rest_paths_pull_request_facts_with_equal_ids(
-        nats_server, emulator, tmp_path):
+    nats_server, emulator, tmp_path
+):
     # the REST path on one broker ...
     async with Harness(nats_server.url) as h:
         await sync_repository(h.bus, h.state, source_for(emulator), REPO, now=NOW)
         rest = facts_of(await h.published())
-    rest_pull_facts = {e.id: e for e in rest if e.data.item.kind == "pull_request"
-                       and not (e.data.kind == "comment" and e.data.comment.on_review)}
+    rest_pull_facts = {
+        e.id: e
+        for e in rest
+        if e.data.item.kind == "pull_request"
+        and not (e.data.kind == "comment" and e.data.comment.on_review)
+    }
     assert any(e.data.kind == "review" for e in rest_pull_facts.values())
 
     # ... and GraphQL on another, with fresh state
@@ -58,8 +65,9 @@ async def test_graphql_backfill_publishes_the_rest_paths_pull_request_facts_with
         async with Harness(other.url) as h:
             result = await graphql_backfill(h.bus, h.state, source, REPO, page_size=2)
             published = facts_of(await h.published())
-            assert not any(isinstance(e, SyncWatermark) for e in await h.published()), \
+            assert not any(isinstance(e, SyncWatermark) for e in await h.published()), (
                 "the GraphQL pass has not seen the issues: no watermark"
+            )
     finally:
         await other.stop()
 
@@ -72,17 +80,37 @@ async def test_graphql_backfill_publishes_the_rest_paths_pull_request_facts_with
     for e in published:
         r = rest_pull_facts[e.id].data.item
         g = e.data.item
-        assert (g.number, g.title, g.state, g.merged_at, g.merged_by, g.labels, g.base_branch,
-                g.head_branch, g.author.login, g.files) == (
-                r.number, r.title, r.state, r.merged_at, r.merged_by, r.labels, r.base_branch,
-                r.head_branch, r.author.login, r.files)
+        assert (
+            g.number,
+            g.title,
+            g.state,
+            g.merged_at,
+            g.merged_by,
+            g.labels,
+            g.base_branch,
+            g.head_branch,
+            g.author.login,
+            g.files,
+        ) == (
+            r.number,
+            r.title,
+            r.state,
+            r.merged_at,
+            r.merged_by,
+            r.labels,
+            r.base_branch,
+            r.head_branch,
+            r.author.login,
+            r.files,
+        )
         assert g.head_branch  # every recorded pull request has a head ref
     merged31 = next(e for e in published if e.data.action == "merged" and e.data.item.number == 31)
     assert len(merged31.data.item.files) == merged31.data.item.changed_files == 45
 
 
 async def test_github_graphql_source_equals_the_rest_source_and_costs_fewer_requests(
-        nats_server, emulator, tmp_path):
+    nats_server, emulator, tmp_path
+):
     async with Harness(nats_server.url) as h:
         rest = await sync_repository(h.bus, h.state, source_for(emulator), REPO, now=NOW)
     rest_requests = len(emulator.seen)
@@ -102,8 +130,11 @@ async def test_github_graphql_source_equals_the_rest_source_and_costs_fewer_requ
     assert [e for e in events if isinstance(e, SyncWatermark)][-1].data.watermark == NOW
     assert both.rest.items_changed < rest.items_changed  # PRs already handled by GraphQL
     spent = emulator.seen[before:]
-    pr_gets = [s for s in spent if s.method == "GET" and "/pulls/" in s.path
-               and not s.path.endswith("/pulls/comments")]
+    pr_gets = [
+        s
+        for s in spent
+        if s.method == "GET" and "/pulls/" in s.path and not s.path.endswith("/pulls/comments")
+    ]
     # only PR 31 has diff comments (not in the GraphQL page): REST looks at it again
     assert {s.path.split("/pulls/")[1].split("/")[0] for s in pr_gets} <= {"31"}
     assert len(spent) < rest_requests
@@ -111,8 +142,9 @@ async def test_github_graphql_source_equals_the_rest_source_and_costs_fewer_requ
 
 async def test_github_graphql_source_through_ingest_source(nats_server, emulator):
     async with Harness(nats_server.url) as h:
-        result = await ingest_source(h.bus, "github-graphql", REPO, token=emulator.token,
-                                     github_api_url=emulator.base_url)
+        result = await ingest_source(
+            h.bus, "github-graphql", REPO, token=emulator.token, github_api_url=emulator.base_url
+        )
         assert result.facts_published > 0 and result.watermark_published
         assert emulator.count("/graphql", 200) >= 1
 
@@ -139,8 +171,9 @@ async def test_graphql_retries_a_502_and_a_secondary_limit(nats_server, emulator
 async def test_since_stops_at_older_pull_requests(nats_server, emulator):
     since = datetime(2012, 5, 28, tzinfo=UTC)  # PR 32 was last updated before it
     async with Harness(nats_server.url) as h:
-        result = await graphql_backfill(h.bus, h.state, source_for(emulator), REPO, since=since,
-                                        page_size=1)
+        result = await graphql_backfill(
+            h.bus, h.state, source_for(emulator), REPO, since=since, page_size=1
+        )
         events = facts_of(await h.published())
     assert events and all(e.data.item.updated_at >= since for e in events)
     everything = emulator._pull_numbers(REPO)
@@ -150,16 +183,19 @@ async def test_since_stops_at_older_pull_requests(nats_server, emulator):
 
 
 async def test_pull_requests_with_more_files_than_a_page_get_the_rest_through_rest(
-        nats_server, emulator):
+    nats_server, emulator
+):
     async with Harness(nats_server.url) as h:
         result = await graphql_backfill(h.bus, h.state, source_for(emulator), REPO, files_first=20)
-        merged = [e for e in facts_of(await h.published()) if e.data.action == "merged"
-                  and e.data.item.number == 31]
+        merged = [
+            e
+            for e in facts_of(await h.published())
+            if e.data.action == "merged" and e.data.item.number == 31
+        ]
     files = emulator.body(f"/repos/{REPO}/pulls/31/files")
     assert [f.path for f in merged[0].data.item.files] == [f["filename"] for f in files]
     assert not merged[0].data.item.files_truncated
     assert result.rest_requests == emulator.count(f"/repos/{REPO}/pulls/31/files", 200) == 1
-
 
 
 async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emulator, tmp_path):
@@ -167,8 +203,16 @@ async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emu
 
     async def poll_twice(url: str, graphql: bool) -> tuple[list, int]:
         async with Harness(url) as h:
-            poller = GithubPoller(h.bus, h.state, source_for(emulator), [REPO], interval=3600,
-                                  backfill=None, graphql_backfill=graphql, clock=lambda: NOW)
+            poller = GithubPoller(
+                h.bus,
+                h.state,
+                source_for(emulator),
+                [REPO],
+                interval=3600,
+                backfill=None,
+                graphql_backfill=graphql,
+                clock=lambda: NOW,
+            )
             before = emulator.count("/graphql")
             first = await poller.poll_once()
             posts = emulator.count("/graphql") - before

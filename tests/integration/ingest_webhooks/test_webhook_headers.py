@@ -39,9 +39,12 @@ CRAFTED = {
 
 
 def signed(body: bytes, **override: str | None) -> dict:
-    hdrs = {"X-GitHub-Event": "issues", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
-            "Content-Type": "application/json"}
+    hdrs = {
+        "X-GitHub-Event": "issues",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
+        "Content-Type": "application/json",
+    }
     for name, value in override.items():
         if value is None:
             hdrs.pop(name, None)
@@ -58,7 +61,11 @@ def encoded(hdrs: dict) -> list[tuple[bytes, bytes]]:
 @pytest.mark.parametrize("case", list(CRAFTED))
 async def test_a_crafted_header_gets_400_and_the_connection_stays_up(nats_server, case):
     body = require_shared_data("github-webhooks", "issues", "opened.payload.json").read_bytes()
-    async with served_webhook(nats_server.url, "test-hostile-headers", SECRET) as (runtime, js, server):
+    async with served_webhook(nats_server.url, "test-hostile-headers", SECRET) as (
+        runtime,
+        js,
+        server,
+    ):
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as client:
             hostile = signed(body, **CRAFTED[case])
             r = await client.post(PATH, content=body, headers=encoded(hostile))

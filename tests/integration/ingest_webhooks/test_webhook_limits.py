@@ -36,14 +36,21 @@ def good_body() -> bytes:
 
 
 def signed(body: bytes) -> dict:
-    return {"X-GitHub-Event": "issues", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
-            "Content-Type": "application/json"}
+    return {
+        "X-GitHub-Event": "issues",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
+        "Content-Type": "application/json",
+    }
 
 
 def head(body_length: int) -> bytes:
-    lines = [f"POST {PATH} HTTP/1.1", "Host: hook", f"Content-Length: {body_length}",
-             *(f"{k}: {v}" for k, v in signed(b"x" * body_length).items())]
+    lines = [
+        f"POST {PATH} HTTP/1.1",
+        "Host: hook",
+        f"Content-Length: {body_length}",
+        *(f"{k}: {v}" for k, v in signed(b"x" * body_length).items()),
+    ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
@@ -117,7 +124,9 @@ async def test_headers_that_do_not_arrive_in_time_are_cut_off(client, caplog, mo
                 answer = chunk + await closed_within(reader, 5)
                 break
             else:
-                raise AssertionError("the server kept reading trickled headers for 20 s without closing")
+                raise AssertionError(
+                    "the server kept reading trickled headers for 20 s without closing"
+                )
         else:
             answer = await closed_within(reader, timeout + 10)
         writer.close()
@@ -125,8 +134,9 @@ async def test_headers_that_do_not_arrive_in_time_are_cut_off(client, caplog, mo
         # timeout), not by uvicorn's keep-alive timer or an error, which close without this 408
         assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
         assert answer.endswith(b"\r\n\r\nrequest headers not received in time\r\n"), answer
-        assert [r.getMessage() for r in caplog.records if "headers not received" in r.getMessage()] \
-            == ["webhook request headers not received within 1 s: connection closed"]
+        assert [
+            r.getMessage() for r in caplog.records if "headers not received" in r.getMessage()
+        ] == ["webhook request headers not received within 1 s: connection closed"]
         await still_accepts(server, published)
 
 
@@ -178,10 +188,12 @@ async def test_bodies_beyond_the_concurrent_limit_get_503_at_once():
 
         async def both_reading():
             return app.state.stats.get("reading") == 2
+
         await wait_until(both_reading, 10, "two bodies being received")
         body = good_body()
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}",
-                                     timeout=5) as client:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", timeout=5
+        ) as client:
             r = await client.post(PATH, content=body, headers=signed(body))
         assert r.status_code == 503, r.text
         assert r.headers["retry-after"] and "redeliver later" in r.json()["error"]
@@ -191,6 +203,7 @@ async def test_bodies_beyond_the_concurrent_limit_get_503_at_once():
 
         async def none_reading():
             return app.state.stats["reading"] == 0
+
         await wait_until(none_reading, 10, "the slow bodies to be given up")
         await still_accepts(server, published)
 
@@ -201,6 +214,7 @@ async def test_connections_beyond_the_cap_are_closed_as_they_come():
 
         async def three_open():
             return len(state(server).connections) == 3
+
         await wait_until(three_open, 10, "three open connections")
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(head(10))
@@ -211,6 +225,7 @@ async def test_connections_beyond_the_cap_are_closed_as_they_come():
 
         async def none_open():
             return not state(server).connections
+
         await wait_until(none_open, 10, "the held connections to close")
         await still_accepts(server, published)
 
@@ -252,11 +267,13 @@ async def test_a_client_disconnecting_mid_body_leaves_one_short_line_and_no_trac
 
             async def reading():
                 return state(server).tasks
+
             await wait_until(reading, 10, "the request to be handled")
             writer.close()
 
             async def finished():
                 return not state(server).tasks and not state(server).connections
+
             await wait_until(finished, 10, "the request to finish")
         assert not [r for r in log.records.values() if r.exc_info], log.lines()
         assert not [line for line in log.lines() if "Traceback" in line or "\n" in line]

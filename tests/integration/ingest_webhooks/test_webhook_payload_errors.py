@@ -24,8 +24,9 @@ PATH = "/webhooks/github"
 
 
 def opened() -> dict:
-    return json.loads(require_shared_data("github-webhooks", "issues", "opened.payload.json")
-                      .read_bytes())
+    return json.loads(
+        require_shared_data("github-webhooks", "issues", "opened.payload.json").read_bytes()
+    )
 
 
 def with_number(value: str) -> bytes:
@@ -48,7 +49,7 @@ def with_title(size: int) -> bytes:
 CASES = {  # built in the test: reading the shared data outside one would skip the module
     "number 1e400": (lambda: with_number("1e400"), 422, "number 1e400 is out of range"),
     "number -1e400": (lambda: with_number("-1e400"), 422, "number -1e400 is out of range"),
-    "number 2**70": (lambda: with_number(str(2 ** 70)), None, None),  # 422 once bounded
+    "number 2**70": (lambda: with_number(str(2**70)), None, None),  # 422 once bounded
     "created in year 1": (lambda: with_time("0001-01-01T00:00:00Z"), 422, ""),
     "created in year 9999": (lambda: with_time("9999-12-31T23:59:59Z"), 422, ""),
     "a 2 MB title": (lambda: with_title(2 * 1024 * 1024), 413, "redelivering cannot help"),
@@ -56,18 +57,26 @@ CASES = {  # built in the test: reading the shared data outside one would skip t
 
 
 def signed(body: bytes) -> dict:
-    return {"X-GitHub-Event": "issues", "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
-            "Content-Type": "application/json"}
+    return {
+        "X-GitHub-Event": "issues",
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": github_signature(SECRET.encode(), body),
+        "Content-Type": "application/json",
+    }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 async def test_a_payload_the_event_log_cannot_hold_gets_a_permanent_4xx(nats_server, case):
     build, status, reason = CASES[case]
     body = build()
-    async with served_webhook(nats_server.url, "test-payload-errors", SECRET) as (_runtime, js, server):
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}",
-                                     timeout=30) as client:
+    async with served_webhook(nats_server.url, "test-payload-errors", SECRET) as (
+        _runtime,
+        js,
+        server,
+    ):
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", timeout=30
+        ) as client:
             r = await client.post(PATH, content=body, headers=signed(body))
             good = opened()
             good["issue"]["number"] = 7

@@ -42,15 +42,20 @@ async def served(secret: str):
     server = WebhookServer(build_webhook_app(secret, publish), "127.0.0.1", 0)
     await server.start()
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", timeout=10) as client:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", timeout=10
+        ) as client:
             yield client, published
     finally:
         await server.stop()
 
 
 def headers(signature: str | None, event: str = "ping") -> dict:
-    out = {"X-GitHub-Event": event, "X-GitHub-Delivery": str(uuid.uuid4()),
-           "Content-Type": "application/json"}
+    out = {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "Content-Type": "application/json",
+    }
     if signature is not None:
         out["X-Hub-Signature-256"] = signature
     return out
@@ -77,7 +82,9 @@ async def test_the_endpoint_lets_githubs_documented_signature_through():
             assert r.status_code == 401, (bad, r.text)
         # a JSON ping signed by GitHub's recipe (not by the code's helper) is accepted
         ping = json.dumps({"zen": "Design for failure.", "hook_id": 1}).encode()
-        r = await client.post(PATH, content=ping, headers=headers(github_signature(DOC_SECRET, ping)))
+        r = await client.post(
+            PATH, content=ping, headers=headers(github_signature(DOC_SECRET, ping))
+        )
         assert r.status_code == 200, r.text
         assert published == []  # a ping carries no fact
 
@@ -109,8 +116,11 @@ def _signature_names(tree: ast.AST) -> set[str]:
 
     def tainted(node: ast.AST, names: set[str]) -> bool:
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Constant) and isinstance(sub.value, str) \
-                    and "signature-256" in sub.value.lower():
+            if (
+                isinstance(sub, ast.Constant)
+                and isinstance(sub.value, str)
+                and "signature-256" in sub.value.lower()
+            ):
                 return True
             if isinstance(sub, ast.Call):
                 func = sub.func
@@ -125,8 +135,11 @@ def _signature_names(tree: ast.AST) -> set[str]:
     while True:
         before = len(names)
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
-                    and tainted(node.value, names):
+            if (
+                isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr))
+                and node.value is not None
+                and tainted(node.value, names)
+            ):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
@@ -151,13 +164,21 @@ def test_no_signature_is_compared_with_equality_operators():
                     return True
         return False
 
-    offending = [ast.unparse(node) for node in ast.walk(tree)
-                 if isinstance(node, ast.Compare)
-                 and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
-                 and mentions_signature(node)]
+    offending = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
+        and mentions_signature(node)
+    ]
     assert not offending, f"signatures compared with ==/!= (not constant time): {offending}"
     # and the comparison that is made is hmac.compare_digest, over a signature
-    digests = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-               and isinstance(node.func, ast.Attribute) and node.func.attr == "compare_digest"
-               and any(mentions_signature(arg) for arg in node.args)]
+    digests = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "compare_digest"
+        and any(mentions_signature(arg) for arg in node.args)
+    ]
     assert digests, "no hmac.compare_digest over the signature"

@@ -54,6 +54,7 @@ class WebhookReceiver:
         async def until() -> None:
             async with self.changed:
                 await self.changed.wait_for(predicate)
+
         await asyncio.wait_for(until(), timeout)
 
     async def _post(self, request: Request) -> Response:
@@ -67,17 +68,34 @@ class WebhookReceiver:
         if prefix == "discord" and status == 204:
             return Response(status_code=204)
         if status == 429:
-            return JSONResponse({"message": "You are being rate limited.",
-                                 "retry_after": float(headers.get("Retry-After", 1))},
-                                status_code=429, headers=headers)
-        return Response("ok" if status < 300 else "no_service", status_code=status,
-                        headers=headers, media_type="text/plain")
+            return JSONResponse(
+                {
+                    "message": "You are being rate limited.",
+                    "retry_after": float(headers.get("Retry-After", 1)),
+                },
+                status_code=429,
+                headers=headers,
+            )
+        return Response(
+            "ok" if status < 300 else "no_service",
+            status_code=status,
+            headers=headers,
+            media_type="text/plain",
+        )
 
     async def start(self) -> WebhookReceiver:
         app = Starlette(routes=[Route("/{path:path}", self._post, methods=["POST"])])
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0,
-                                                    log_level="warning", lifespan="off",
-                                                    log_config=None, access_log=False))
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                host="127.0.0.1",
+                port=0,
+                log_level="warning",
+                lifespan="off",
+                log_config=None,
+                access_log=False,
+            )
+        )
         sock = listening_socket("127.0.0.1", 0)  # listening now: no waiting for serve() to start
         self.port = sock.getsockname()[1]
         self.task = asyncio.create_task(self.server.serve(sockets=[sock]))
@@ -106,8 +124,9 @@ class MailHandler:
     async def handle_DATA(self, server, session, envelope) -> str:
         if self.refuse:
             return self.refuse.popleft()
-        self.messages.append(email.message_from_bytes(envelope.content,
-                                                      policy=email.policy.default))
+        self.messages.append(
+            email.message_from_bytes(envelope.content, policy=email.policy.default)
+        )
         self.arrived.set()
         return "250 Message accepted for delivery"
 
@@ -120,8 +139,11 @@ async def start_smtp(handler: MailHandler, user: str, password: str):
     logins: list[str] = []
 
     def authenticator(server, session, envelope, mechanism, auth_data):
-        ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user \
+        ok = (
+            isinstance(auth_data, LoginPassword)
+            and auth_data.login.decode() == user
             and auth_data.password.decode() == password
+        )
         logins.append("ok" if ok else "refused")
         # handled=False: aiosmtpd answers a failure with its 535 (handled=True sends nothing)
         return AuthResult(success=ok, handled=False)
@@ -130,8 +152,13 @@ async def start_smtp(handler: MailHandler, user: str, password: str):
         with warnings.catch_warnings():
             # "AUTH without TLS": deliberate here, on loopback
             warnings.simplefilter("ignore", UserWarning)
-            return SMTP(handler, hostname="mail.test", authenticator=authenticator,
-                        auth_required=True, auth_require_tls=False)
+            return SMTP(
+                handler,
+                hostname="mail.test",
+                authenticator=authenticator,
+                auth_required=True,
+                auth_require_tls=False,
+            )
 
     loop = asyncio.get_running_loop()
     server = await loop.create_server(protocol, "127.0.0.1", 0)

@@ -12,16 +12,27 @@ from shared.events import Artifact
 
 
 def artifact(uri: str, key: str, data: bytes) -> Artifact:
-    return Artifact(format="json", language="en", uri=uri, key=key, size=len(data),
-                    sha256=hashlib.sha256(data).hexdigest(), content_type="application/json")
+    return Artifact(
+        format="json",
+        language="en",
+        uri=uri,
+        key=key,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        content_type="application/json",
+    )
 
 
 async def test_s3_and_file_artifacts_are_read_and_checked(moto_s3, tmp_path, monkeypatch):
     import boto3
 
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    options = {"endpoint_url": moto_s3, "region_name": "us-east-1",
-               "aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+    options = {
+        "endpoint_url": moto_s3,
+        "region_name": "us-east-1",
+        "aws_access_key_id": "testing",
+        "aws_secret_access_key": "testing",
+    }
     boto3.client("s3", **options).create_bucket(Bucket="reports")
     data = b'{"counts": {}}'
     key = "rd/reports/o/r/2026-W24/r1/en/report.json"

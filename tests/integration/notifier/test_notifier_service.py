@@ -45,12 +45,25 @@ PDF = b"%PDF-1.7\n% a stand-in PDF for the attachment\n%%EOF\n"
 
 
 def summary():
-    return daily_summary(synthetic=False, storylines=(
-        Storyline(key="moerunner", name="MoERunner", items=(
-            StorylineItem(number=41184, role="refactor"),), lead=41184, merged=1),
-        Storyline(key="gguf", name="GGUF out of core", items=(
-            StorylineItem(number=39612, role="refactor"),), lead=39612, merged=1),
-    ))
+    return daily_summary(
+        synthetic=False,
+        storylines=(
+            Storyline(
+                key="moerunner",
+                name="MoERunner",
+                items=(StorylineItem(number=41184, role="refactor"),),
+                lead=41184,
+                merged=1,
+            ),
+            Storyline(
+                key="gguf",
+                name="GGUF out of core",
+                items=(StorylineItem(number=39612, role="refactor"),),
+                lead=39612,
+                merged=1,
+            ),
+        ),
+    )
 
 
 async def store_report(js, s) -> ReportReady:
@@ -58,24 +71,46 @@ async def store_report(js, s) -> ReportReady:
     a report-ready as the renderer announces them."""
     store = await js.object_store(OBJECT_BUCKET)
     artifacts = []
-    for fmt, data, ctype in (("html", render_html(s, "en").encode(), "text/html; charset=utf-8"),
-                             ("json", render_json(s).encode(), "application/json"),
-                             ("pdf", PDF, "application/pdf")):
+    for fmt, data, ctype in (
+        ("html", render_html(s, "en").encode(), "text/html; charset=utf-8"),
+        ("json", render_json(s).encode(), "application/json"),
+        ("pdf", PDF, "application/pdf"),
+    ):
         key = f"reports/vllm-project/vllm/{s.window.label}/r{s.revision}/en/report.{fmt}"
         await store.put(key, data)
-        artifacts.append(Artifact(format=fmt, language="en", uri=f"nats://{OBJECT_BUCKET}/{key}",
-                                  key=key, size=len(data), sha256=hashlib.sha256(data).hexdigest(),
-                                  content_type=ctype))
-    return ReportReady.create(ReportReadyData(
-        repo=s.repo, window=s.window, revision=s.revision, languages=("en",),
-        artifacts=tuple(artifacts), summary_id="summary-1",
-        rendered_at=datetime(2026, 3, 27, 4, 5, tzinfo=UTC)))
+        artifacts.append(
+            Artifact(
+                format=fmt,
+                language="en",
+                uri=f"nats://{OBJECT_BUCKET}/{key}",
+                key=key,
+                size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+                content_type=ctype,
+            )
+        )
+    return ReportReady.create(
+        ReportReadyData(
+            repo=s.repo,
+            window=s.window,
+            revision=s.revision,
+            languages=("en",),
+            artifacts=tuple(artifacts),
+            summary_id="summary-1",
+            rendered_at=datetime(2026, 3, 27, 4, 5, tzinfo=UTC),
+        )
+    )
 
 
 async def start(nats_url: str, routes: list[dict], **extra):
-    settings = NotifierSettings(nats_url=nats_url, notifier_routes=routes,
-                                notifier_public_base_url="https://reports.example.org/rd",
-                                notifier_backoff=0.0, notifier_attempts=3, **extra)
+    settings = NotifierSettings(
+        nats_url=nats_url,
+        notifier_routes=routes,
+        notifier_public_base_url="https://reports.example.org/rd",
+        notifier_backoff=0.0,
+        notifier_attempts=3,
+        **extra,
+    )
     runtime = Runtime(CommonSettings(nats_url=nats_url), "notifier-test")
     service = build_service(settings, runtime)
     runtime.add(service)
@@ -89,13 +124,15 @@ async def deliver(runtime: Runtime, ready: ReportReady, copy: int = 0) -> None:
     headers = event_headers(ready)
     if copy:
         headers["Nats-Msg-Id"] = f"{ready.id}:copy{copy}"
-    await runtime.bus("renderer").publish_raw(ready.to_bytes(), Subjects.report_ready(ready.data.repo),
-                                              headers)
+    await runtime.bus("renderer").publish_raw(
+        ready.to_bytes(), Subjects.report_ready(ready.data.repo), headers
+    )
 
 
 async def processed(service, n: int) -> None:
     async def check():
         return service.consumer.stats.processed >= n
+
     await wait_until(check, 60, f"{n} report-ready acknowledged by the notifier")
 
 
@@ -124,17 +161,42 @@ async def test_every_route_posts_once_across_redelivery_and_restart(nats_server,
     gh.add_discussion(REPO, 7)
     base = receiver.base_url
     routes = [
-        {"name": "slack", "kind": "slack", "url": f"{base}/slack/services/T0/B0/{SLACK_TOKEN}",
-         "repos": ["vllm-project/*"], "windows": ["day"]},
+        {
+            "name": "slack",
+            "kind": "slack",
+            "url": f"{base}/slack/services/T0/B0/{SLACK_TOKEN}",
+            "repos": ["vllm-project/*"],
+            "windows": ["day"],
+        },
         {"name": "discord", "kind": "discord", "url": f"{base}/discord/webhooks/1/{DISCORD_TOKEN}"},
         {"name": "teams", "kind": "teams", "url": f"{base}/teams/workflows/run?sig={TEAMS_SIG}"},
-        {"name": "mail", "kind": "email", "smtp_host": "127.0.0.1", "smtp_port": smtp_port,
-         "smtp_security": "none", "smtp_user": "digest", "smtp_password": SMTP_PASSWORD,
-         "mail_from": "repodigest@example.org", "mail_to": ["team@example.org"]},
-        {"name": "gh-issue", "kind": "github", "target": "issue", "number": 100,
-         "token": GITHUB_TOKEN, "api_url": gh.base_url},
-        {"name": "gh-discussion", "kind": "github", "target": "discussion", "number": 7,
-         "token": GITHUB_TOKEN, "api_url": gh.base_url},
+        {
+            "name": "mail",
+            "kind": "email",
+            "smtp_host": "127.0.0.1",
+            "smtp_port": smtp_port,
+            "smtp_security": "none",
+            "smtp_user": "digest",
+            "smtp_password": SMTP_PASSWORD,
+            "mail_from": "repodigest@example.org",
+            "mail_to": ["team@example.org"],
+        },
+        {
+            "name": "gh-issue",
+            "kind": "github",
+            "target": "issue",
+            "number": 100,
+            "token": GITHUB_TOKEN,
+            "api_url": gh.base_url,
+        },
+        {
+            "name": "gh-discussion",
+            "kind": "github",
+            "target": "discussion",
+            "number": 7,
+            "token": GITHUB_TOKEN,
+            "api_url": gh.base_url,
+        },
         # matches neither the window kind nor the repository: never posts
         {"name": "weekly-only", "kind": "slack", "url": f"{base}/weekly/x", "windows": ["week"]},
         {"name": "other-repo", "kind": "slack", "url": f"{base}/other/x", "repos": ["acme/*"]},
@@ -150,34 +212,52 @@ async def test_every_route_posts_once_across_redelivery_and_restart(nats_server,
         await processed(service, 1)
 
         def counts():
-            return (len(receiver.ok("slack")), len(receiver.ok("discord")),
-                    len(receiver.ok("teams")), len(mail.messages),
-                    sum(1 for c in gh.comments if c[1] == "issue"),
-                    sum(1 for c in gh.comments if c[1] == "discussion"))
+            return (
+                len(receiver.ok("slack")),
+                len(receiver.ok("discord")),
+                len(receiver.ok("teams")),
+                len(mail.messages),
+                sum(1 for c in gh.comments if c[1] == "issue"),
+                sum(1 for c in gh.comments if c[1] == "discussion"),
+            )
 
         assert counts() == (1, 1, 1, 1, 1, 1)
         assert not receiver.tries("weekly") and not receiver.tries("other")
 
         # what each protocol received: the report's own lead, the five counts, storylines, links
-        html_url = "https://reports.example.org/rd/reports/vllm-project/vllm/2026-03-26/r2/en/report.html"
+        html_url = (
+            "https://reports.example.org/rd/reports/vllm-project/vllm/2026-03-26/r2/en/report.html"
+        )
         pdf_url = html_url.replace(".html", ".pdf")
         slack = receiver.ok("slack")[0].payload
         assert slack["blocks"][0]["text"]["text"] == "vllm-project/vllm daily report 2026-03-26"
         lead = slack["blocks"][1]["text"]["text"]
         assert lead.startswith("Over the day, vllm-project/vllm merged 41 pull requests")
         fields = [f["text"] for f in slack["blocks"][2]["fields"]]
-        assert fields == ["*New issues*\n37 (+6)", "*Closed issues*\n33 (+8)", "*New PRs*\n96 (+8)",
-                          "*Merged PRs*\n41 (-3)", "*Closed unmerged PRs*\n29 (+8)"]
-        assert "<https://github.com/vllm-project/vllm/pull/41184|MoERunner>" \
+        assert fields == [
+            "*New issues*\n37 (+6)",
+            "*Closed issues*\n33 (+8)",
+            "*New PRs*\n96 (+8)",
+            "*Merged PRs*\n41 (-3)",
+            "*Closed unmerged PRs*\n29 (+8)",
+        ]
+        assert (
+            "<https://github.com/vllm-project/vllm/pull/41184|MoERunner>"
             in slack["blocks"][3]["text"]["text"]
+        )
         assert f"<{html_url}|HTML>" in slack["blocks"][4]["elements"][0]["text"]
         assert f"<{pdf_url}|PDF>" in slack["blocks"][4]["elements"][0]["text"]
         discord = receiver.ok("discord")[0].payload
         assert discord["allowed_mentions"] == {"parse": []}
         embed = discord["embeds"][0]
         assert embed["url"] == html_url and embed["description"] == lead
-        assert [f["value"] for f in embed["fields"][:5]] == ["37 (+6)", "33 (+8)", "96 (+8)",
-                                                             "41 (-3)", "29 (+8)"]
+        assert [f["value"] for f in embed["fields"][:5]] == [
+            "37 (+6)",
+            "33 (+8)",
+            "96 (+8)",
+            "41 (-3)",
+            "29 (+8)",
+        ]
         teams = receiver.ok("teams")[0].payload
         card = teams["attachments"][0]
         assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
@@ -248,8 +328,10 @@ async def test_retries_500_then_200_and_honours_retry_after(nats_server, caplog)
     receiver.answer("slack", (500, {}))
     receiver.answer("discord", (429, {"Retry-After": "1"}))
     base = receiver.base_url
-    routes = [{"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
-              {"name": "discord", "kind": "discord", "url": f"{base}/discord/hook/{DISCORD_TOKEN}"}]
+    routes = [
+        {"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
+        {"name": "discord", "kind": "discord", "url": f"{base}/discord/hook/{DISCORD_TOKEN}"},
+    ]
     runtime, service = await start(nats_server.url, routes)
     try:
         nc = await nats.connect(nats_server.url)
@@ -265,10 +347,16 @@ async def test_retries_500_then_200_and_honours_retry_after(nats_server, caplog)
     assert service.consumer.stats.retried == 0  # retried inside the delivery, not redelivered
     texts = messages(caplog)
     # backoff is 0 in this test: the one wait of a second is the service's Retry-After
-    assert any(t.startswith("route discord: attempt 1 failed (HTTP 429 Too Many Requests")
-               and t.endswith("retrying in 1.0s") for t in texts), texts
-    assert any(t.startswith("route slack: attempt 1 failed (HTTP 500 Internal Server Error")
-               and t.endswith("retrying in 0.0s") for t in texts), texts
+    assert any(
+        t.startswith("route discord: attempt 1 failed (HTTP 429 Too Many Requests")
+        and t.endswith("retrying in 1.0s")
+        for t in texts
+    ), texts
+    assert any(
+        t.startswith("route slack: attempt 1 failed (HTTP 500 Internal Server Error")
+        and t.endswith("retrying in 0.0s")
+        for t in texts
+    ), texts
     assert_no_secret(texts)
 
 
@@ -276,8 +364,10 @@ async def test_a_route_still_failing_is_redelivered_without_reposting_the_others
     receiver = await WebhookReceiver().start()
     receiver.answer("slack", (502, {}), (503, {}), (500, {}))  # all three attempts of delivery 1
     base = receiver.base_url
-    routes = [{"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
-              {"name": "discord", "kind": "discord", "url": f"{base}/discord/hook/{DISCORD_TOKEN}"}]
+    routes = [
+        {"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
+        {"name": "discord", "kind": "discord", "url": f"{base}/discord/hook/{DISCORD_TOKEN}"},
+    ]
     runtime, service = await start(nats_server.url, routes)
     try:
         nc = await nats.connect(nats_server.url)
@@ -303,10 +393,17 @@ async def test_a_refused_route_is_dead_lettered_and_the_others_post(nats_server,
     receiver.answer("teams", (404, {}))
     gh = GithubEmulator(token=GITHUB_TOKEN).start()  # knows no repository: 404 on the comment
     base = receiver.base_url
-    routes = [{"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
-              {"name": "teams", "kind": "teams", "url": f"{base}/teams/run?sig={TEAMS_SIG}"},
-              {"name": "gh", "kind": "github", "number": 5, "token": GITHUB_TOKEN,
-               "api_url": gh.base_url}]
+    routes = [
+        {"name": "slack", "kind": "slack", "url": f"{base}/slack/hook/{SLACK_TOKEN}"},
+        {"name": "teams", "kind": "teams", "url": f"{base}/teams/run?sig={TEAMS_SIG}"},
+        {
+            "name": "gh",
+            "kind": "github",
+            "number": 5,
+            "token": GITHUB_TOKEN,
+            "api_url": gh.base_url,
+        },
+    ]
     runtime, service = await start(nats_server.url, routes)
     try:
         nc = await nats.connect(nats_server.url)
@@ -354,8 +451,10 @@ async def test_invalid_routes_are_refused_without_repeating_secrets(tmp_path):
     text = describe(info.value)
     assert "notifier_routes.0.slack.name" in text and SLACK_TOKEN not in text
     path = tmp_path / "routes.yaml"
-    path.write_text(f"- name: mail\n  kind: email\n  smtp_host: x\n  mail_from: a@b\n"
-                    f"  mail_to: [c@d]\n  smtp_password: {SMTP_PASSWORD}\n")
+    path.write_text(
+        f"- name: mail\n  kind: email\n  smtp_host: x\n  mail_from: a@b\n"
+        f"  mail_to: [c@d]\n  smtp_password: {SMTP_PASSWORD}\n"
+    )
     settings = NotifierSettings(notifier_routes_file=str(path))
     with pytest.raises(ValueError) as info2:
         settings.routes()
@@ -397,10 +496,24 @@ async def test_the_documented_gap_a_post_whose_record_is_lost_is_posted_again(na
     log = LosesTheFirstSentRecord(await KvDeliveryLog.open(js))
     gh = GithubEmulator(token=GITHUB_TOKEN).start()
     gh.repos.add(REPO)
-    settings = NotifierSettings(nats_url=nats_server.url, notifier_backoff=0.0, notifier_routes=[
-        {"name": "slack", "kind": "slack", "url": f"{receiver.base_url}/slack/hook/{SLACK_TOKEN}"},
-        {"name": "gh", "kind": "github", "number": 9, "token": GITHUB_TOKEN,
-         "api_url": gh.base_url}])
+    settings = NotifierSettings(
+        nats_url=nats_server.url,
+        notifier_backoff=0.0,
+        notifier_routes=[
+            {
+                "name": "slack",
+                "kind": "slack",
+                "url": f"{receiver.base_url}/slack/hook/{SLACK_TOKEN}",
+            },
+            {
+                "name": "gh",
+                "kind": "github",
+                "number": 9,
+                "token": GITHUB_TOKEN,
+                "api_url": gh.base_url,
+            },
+        ],
+    )
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "notifier-test")
     service = build_service(settings, runtime, state=log)
     runtime.add(service)
@@ -438,11 +551,19 @@ async def test_smtp_451_is_retried_and_a_refused_login_is_dead_lettered(nats_ser
     mail = MailHandler()
     mail.refuse.append("451 4.3.0 Mail server temporarily busy")
     smtp, port, logins = await start_smtp(mail, "digest", SMTP_PASSWORD)
-    common = {"kind": "email", "smtp_host": "127.0.0.1", "smtp_port": port,
-              "smtp_security": "none", "smtp_user": "digest", "mail_from": "rd@example.org",
-              "mail_to": ["team@example.org"]}
-    routes = [{"name": "mail", "smtp_password": SMTP_PASSWORD, **common},
-              {"name": "mail-old-password", "smtp_password": "not-" + SMTP_PASSWORD, **common}]
+    common = {
+        "kind": "email",
+        "smtp_host": "127.0.0.1",
+        "smtp_port": port,
+        "smtp_security": "none",
+        "smtp_user": "digest",
+        "mail_from": "rd@example.org",
+        "mail_to": ["team@example.org"],
+    }
+    routes = [
+        {"name": "mail", "smtp_password": SMTP_PASSWORD, **common},
+        {"name": "mail-old-password", "smtp_password": "not-" + SMTP_PASSWORD, **common},
+    ]
     runtime, service = await start(nats_server.url, routes)
     try:
         nc = await nats.connect(nats_server.url)
@@ -461,8 +582,10 @@ async def test_smtp_451_is_retried_and_a_refused_login_is_dead_lettered(nats_ser
     assert len(mail.messages) == 1 and sorted(logins) == ["ok", "ok", "refused", "refused"]
     reason = DeadLetter.from_headers(letter.headers).reason
     assert reason.startswith("route mail-old-password (email): SMTP login refused (535)")
-    assert any(t.startswith("route mail: attempt 1 failed (SMTP 451 4.3.0 Mail server "
-                            "temporarily busy)") for t in messages(caplog))
+    assert any(
+        t.startswith("route mail: attempt 1 failed (SMTP 451 4.3.0 Mail server temporarily busy)")
+        for t in messages(caplog)
+    )
     assert_no_secret(messages(caplog) + [reason, json.dumps(letter.headers)])
 
 
@@ -476,8 +599,10 @@ async def test_another_notifiers_fresh_claim_is_awaited_and_a_stale_one_taken_ov
 
     receiver = await WebhookReceiver().start()
     base = receiver.base_url
-    routes = [{"name": "busy", "kind": "slack", "url": f"{base}/busy/hook/{SLACK_TOKEN}"},
-              {"name": "stale", "kind": "slack", "url": f"{base}/stale/hook/{SLACK_TOKEN}"}]
+    routes = [
+        {"name": "busy", "kind": "slack", "url": f"{base}/busy/hook/{SLACK_TOKEN}"},
+        {"name": "stale", "kind": "slack", "url": f"{base}/stale/hook/{SLACK_TOKEN}"},
+    ]
     nc = await nats.connect(nats_server.url)
     js = nc.jetstream()
     runtime, service = await start(nats_server.url, routes)
@@ -486,13 +611,16 @@ async def test_another_notifiers_fresh_claim_is_awaited_and_a_stale_one_taken_ov
         busy = delivery_key("busy", REPO, "2026-03-26", 2)
         now = datetime.now(UTC)
         await records.put(busy, Record("sending", now.isoformat(), 1, owner="replica-2"))
-        await records.put(delivery_key("stale", REPO, "2026-03-26", 2), Record(
-            "sending", (now - timedelta(hours=1)).isoformat(), 1, owner="replica-gone"))
+        await records.put(
+            delivery_key("stale", REPO, "2026-03-26", 2),
+            Record("sending", (now - timedelta(hours=1)).isoformat(), 1, owner="replica-gone"),
+        )
         ready = await store_report(js, summary())
         await deliver(runtime, ready)
 
         async def waited():
             return service.consumer.stats.retried >= 1
+
         await wait_until(waited, 30, "the report-ready to be nacked while replica-2 posts")
         await receiver.wait_for(lambda: receiver.ok("stale"))
         # replica-2 finishes its post

@@ -25,8 +25,11 @@ def s3_bucket(moto_s3, monkeypatch):
     """A fresh bucket on the moto server, with throwaway credentials; yields (endpoint, bucket)."""
     import boto3
 
-    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                        ("AWS_DEFAULT_REGION", "us-east-1")):
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     bucket = f"rd-{uuid.uuid4().hex[:12]}"

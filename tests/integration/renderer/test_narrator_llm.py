@@ -51,8 +51,14 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 lang = "zh-CN" if "简体中文" in body["messages"][0]["content"] else "en"
                 with model.lock:
-                    model.requests.append({"path": self.path, "lang": lang, "body": body,
-                                           "authorization": self.headers.get("Authorization")})
+                    model.requests.append(
+                        {
+                            "path": self.path,
+                            "lang": lang,
+                            "body": body,
+                            "authorization": self.headers.get("Authorization"),
+                        }
+                    )
                 status, payload = model.answer(lang, body)
                 if payload == "hang":
                     model.release.wait(60)
@@ -74,9 +80,18 @@ class ScriptedModel:
 
 
 def completion(content: str) -> tuple[int, dict]:
-    return 200, {"id": "cmpl-1", "object": "chat.completion", "model": MODEL,
-                 "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": content}}]}
+    return 200, {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
 
 
 def good(lang: str) -> str:
@@ -94,8 +109,15 @@ def llm():
 
 
 def narrator(llm: ScriptedModel, store, **kw) -> OpenAIChatNarrator:
-    options = dict(url=llm.url, model=MODEL, api_key=SecretStr(API_KEY), timeout=5.0,
-                   deadline=20.0, attempts=3, backoff=0.01)
+    options = dict(
+        url=llm.url,
+        model=MODEL,
+        api_key=SecretStr(API_KEY),
+        timeout=5.0,
+        deadline=20.0,
+        attempts=3,
+        backoff=0.01,
+    )
     options.update(kw)
     return OpenAIChatNarrator(ChatOptions(**options), StoreNarrationCache(lambda: store))
 
@@ -110,9 +132,17 @@ async def render(store, narr) -> tuple[ReportReady, dict[tuple[str, str], str]]:
 
     summary = daily_summary(formats=("md", "html", "json"))
     try:
-        ready = await asyncio.wait_for(render_report(
-            WindowSummarized.create(summary), store, publish, None,
-            lambda: summary.generated_at, narr), 60)
+        ready = await asyncio.wait_for(
+            render_report(
+                WindowSummarized.create(summary),
+                store,
+                publish,
+                None,
+                lambda: summary.generated_at,
+                narr,
+            ),
+            60,
+        )
     finally:
         await narr.close()
     assert published == [ready]
@@ -121,7 +151,9 @@ async def render(store, narr) -> tuple[ReportReady, dict[tuple[str, str], str]]:
 
 
 def all_stored_text(root: Path) -> str:
-    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*") if p.is_file())
+    return "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*") if p.is_file()
+    )
 
 
 async def test_good_prose_is_published_as_golden_and_cached(llm, tmp_path, caplog) -> None:
@@ -160,8 +192,11 @@ async def test_good_prose_is_published_as_golden_and_cached(llm, tmp_path, caplo
 async def test_an_invented_number_is_replaced_by_template_text(llm, tmp_path) -> None:
     def answer(lang: str, req: dict):
         data = json.loads(good(lang))
-        data["lead"] = ("MoE dominated the day with 26 items. The team merged 42 PRs." if lang == "en"
-                        else "今天的重心在 MoE，相关条目 26 个。本窗口合并了 42 个 PR。")
+        data["lead"] = (
+            "MoE dominated the day with 26 items. The team merged 42 PRs."
+            if lang == "en"
+            else "今天的重心在 MoE，相关条目 26 个。本窗口合并了 42 个 PR。"
+        )
         return completion(json.dumps(data, ensure_ascii=False))
 
     llm.answer = answer
@@ -171,13 +206,15 @@ async def test_an_invented_number_is_replaced_by_template_text(llm, tmp_path) ->
     plain_lead = documents.view_for(daily_summary(), "en").lead
     assert f"MoE dominated the day with 26 items. {plain_lead}" in docs[("en", "md")]
     assert "42" not in docs[("en", "md")].split("> Prose")[1].split("\n## ")[0].replace(
-        "invented number 42", "")
+        "invented number 42", ""
+    )
     assert "1 sentence replaced by template text: invented number 42" in docs[("en", "md")]
     assert "虚构的数字 42" in docs[("zh-CN", "md")]
     prose = json.loads(docs[("en", "json")])["prose"]
     assert prose["source"] == "mixed"
     assert [(c["part"], c["check"], c["value"]) for c in prose["replaced"]] == [
-        ("lead", "invented_number", "42")]
+        ("lead", "invented_number", "42")
+    ]
     # the rest of the model's prose stayed (the daily layout shows the lead; the other parts are
     # kept for the sections a weekly report has)
     assert set(prose["model_parts"]) - {"lead"}
@@ -203,20 +240,50 @@ async def test_a_wrong_pr_number_is_replaced_by_template_text(llm, tmp_path) -> 
     assert prose["replaced"][0]["check"] == "unknown_reference"
 
 
-@pytest.mark.parametrize("script, attempts, reason, code, zh", [
-    (lambda lang, req: completion("Sure! Here is your report: {lead: 'MoE'}"), 1,
-     "malformed answer: the answer is not JSON", "malformed", "模型的回答格式不正确"),
-    (lambda lang, req: (200, {"unexpected": True}), 1,
-     "malformed answer: the answer is not a chat completion", "malformed", "模型的回答格式不正确"),
-    (lambda lang, req: (500, {"error": {"message": "CUDA out of memory"}}), 3,
-     "the model server answered HTTP 500", "server_error", "模型服务出错"),
-    (lambda lang, req: (401, {"error": {"message": "invalid api key"}}), 1,
-     "the model server refused the request: HTTP 401; check", "refused",
-     "模型服务拒绝了请求"),
-    (lambda lang, req: (200, "hang"), 2, "no answer within 0.5 s", "timeout", "模型未在时限内回答"),
-], ids=["malformed-json", "not-a-completion", "http-500", "http-401", "hang"])
-async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, script, attempts,
-                                                      reason, code, zh) -> None:
+@pytest.mark.parametrize(
+    "script, attempts, reason, code, zh",
+    [
+        (
+            lambda lang, req: completion("Sure! Here is your report: {lead: 'MoE'}"),
+            1,
+            "malformed answer: the answer is not JSON",
+            "malformed",
+            "模型的回答格式不正确",
+        ),
+        (
+            lambda lang, req: (200, {"unexpected": True}),
+            1,
+            "malformed answer: the answer is not a chat completion",
+            "malformed",
+            "模型的回答格式不正确",
+        ),
+        (
+            lambda lang, req: (500, {"error": {"message": "CUDA out of memory"}}),
+            3,
+            "the model server answered HTTP 500",
+            "server_error",
+            "模型服务出错",
+        ),
+        (
+            lambda lang, req: (401, {"error": {"message": "invalid api key"}}),
+            1,
+            "the model server refused the request: HTTP 401; check",
+            "refused",
+            "模型服务拒绝了请求",
+        ),
+        (
+            lambda lang, req: (200, "hang"),
+            2,
+            "no answer within 0.5 s",
+            "timeout",
+            "模型未在时限内回答",
+        ),
+    ],
+    ids=["malformed-json", "not-a-completion", "http-500", "http-401", "hang"],
+)
+async def test_a_failing_model_never_fails_the_report(
+    llm, tmp_path, caplog, script, attempts, reason, code, zh
+) -> None:
     caplog.set_level(logging.DEBUG)
     llm.answer = script
     store = DirectoryObjectStore(tmp_path / "store")
@@ -227,8 +294,10 @@ async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, scr
     plain = documents.render_markdown(daily_summary(formats=("md", "html", "json")), "en")
     md = docs[("en", "md")]
     # template prose throughout, and the report says why
-    assert md.replace(next(ln for ln in md.splitlines() if ln.startswith("> Prose")) + "\n\n",
-                      "") == plain
+    assert (
+        md.replace(next(ln for ln in md.splitlines() if ln.startswith("> Prose")) + "\n\n", "")
+        == plain
+    )
     assert f"the model ({MODEL}, prompt v1) was not used: {reason}" in md
     assert f"未采用模型（{MODEL}，提示词 v1）的输出：{zh}（{reason}" in docs[("zh-CN", "md")]
     prose = json.loads(docs[("en", "json")])["prose"]
@@ -240,15 +309,19 @@ async def test_a_failing_model_never_fails_the_report(llm, tmp_path, caplog, scr
     assert not list((tmp_path / "store").rglob("narrator-cache/*"))
 
 
-@pytest.mark.parametrize("status, reason", [
-    (400, "the model server refused the request: HTTP 400; check REPODIGEST_NARRATOR_URL"),
-    (401, "the model server refused the request: HTTP 401; check REPODIGEST_NARRATOR_URL"),
-    (403, "the model server refused the request: HTTP 403; check REPODIGEST_NARRATOR_URL"),
-    (500, "the model server answered HTTP 500"),
-    (200, "malformed answer: the answer repeats the API key"),
-])
-async def test_a_server_echoing_the_key_never_puts_it_anywhere(llm, tmp_path, caplog, status,
-                                                               reason) -> None:
+@pytest.mark.parametrize(
+    "status, reason",
+    [
+        (400, "the model server refused the request: HTTP 400; check REPODIGEST_NARRATOR_URL"),
+        (401, "the model server refused the request: HTTP 401; check REPODIGEST_NARRATOR_URL"),
+        (403, "the model server refused the request: HTTP 403; check REPODIGEST_NARRATOR_URL"),
+        (500, "the model server answered HTTP 500"),
+        (200, "malformed answer: the answer repeats the API key"),
+    ],
+)
+async def test_a_server_echoing_the_key_never_puts_it_anywhere(
+    llm, tmp_path, caplog, status, reason
+) -> None:
     """A server that quotes the request back (its Authorization header) in its error text or its
     answer: the report says a fixed reason; no artifact and no log record holds the key."""
     caplog.set_level(logging.DEBUG)
@@ -257,8 +330,11 @@ async def test_a_server_echoing_the_key_never_puts_it_anywhere(llm, tmp_path, ca
         auth = llm.requests[-1]["authorization"]
         text = f"rejected request with header Authorization: {auth}"
         if status == 200:
-            return completion(json.dumps({"lead": text, "highlights": [], "themes": [],
-                                          "risks": [], "follow_ups": []}))
+            return completion(
+                json.dumps(
+                    {"lead": text, "highlights": [], "themes": [], "risks": [], "follow_ups": []}
+                )
+            )
         return status, {"error": {"message": text[:200]}}
 
     llm.answer = echo
@@ -287,9 +363,17 @@ async def test_a_prompt_over_the_token_budget_is_not_sent(llm, tmp_path) -> None
 
 async def test_an_unreachable_server_leaves_template_prose(tmp_path) -> None:
     store = DirectoryObjectStore(tmp_path / "store")
-    narr = OpenAIChatNarrator(ChatOptions(url=f"http://127.0.0.1:{free_port()}/v1", model=MODEL,
-                                          api_key=SecretStr(API_KEY), timeout=2.0, attempts=2,
-                                          backoff=0.01), StoreNarrationCache(lambda: store))
+    narr = OpenAIChatNarrator(
+        ChatOptions(
+            url=f"http://127.0.0.1:{free_port()}/v1",
+            model=MODEL,
+            api_key=SecretStr(API_KEY),
+            timeout=2.0,
+            attempts=2,
+            backoff=0.01,
+        ),
+        StoreNarrationCache(lambda: store),
+    )
     ready, docs = await render(store, narr)
     assert narr.requests == 2 * 2  # retried once per language
     prose = json.loads(docs[("en", "json")])["prose"]

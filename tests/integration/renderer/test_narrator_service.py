@@ -27,12 +27,21 @@ from .test_narrator_llm import API_KEY, MODEL, completion, good, llm  # noqa: F4
 pytestmark = pytest.mark.timeout(180)
 
 
-async def test_service_narrates_from_environment_settings(nats_server, llm, monkeypatch,  # noqa: F811
-                                                          caplog) -> None:
+async def test_service_narrates_from_environment_settings(
+    nats_server,
+    llm,  # noqa: F811 - the fixture imported above
+    monkeypatch,
+    caplog,
+) -> None:
     caplog.set_level(logging.DEBUG)
     llm.answer = lambda lang, req: completion(good(lang))
-    for name, value in (("URL", llm.url), ("MODEL", MODEL), ("API_KEY", API_KEY),
-                        ("TIMEOUT", "10"), ("ATTEMPTS", "2")):
+    for name, value in (
+        ("URL", llm.url),
+        ("MODEL", MODEL),
+        ("API_KEY", API_KEY),
+        ("TIMEOUT", "10"),
+        ("ATTEMPTS", "2"),
+    ):
         monkeypatch.setenv(f"REPODIGEST_NARRATOR_{name}", value)
     settings = RendererSettings(nats_url=nats_server.url, artifacts_url="nats")
     assert API_KEY not in repr(settings) and API_KEY not in settings.model_dump_json()
@@ -51,15 +60,18 @@ async def test_service_narrates_from_environment_settings(nats_server, llm, monk
     try:
         summary = daily_summary(formats=("md", "json"))
         await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
-        await runtime.bus("test").publish(WindowSummarized.create(summary),
-                                          Subjects.summary_ready(summary.repo))
+        await runtime.bus("test").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
         raw = await asyncio.wait_for(ready.get(), 120)
         report = ReportReady.model_validate_json(raw)
         by = {(a.language, a.format): a for a in report.data.artifacts}
         md = (await fetch_uri(by["en", "md"].uri, js)).decode()
         assert "Prose: model-written (test-model-7b, prompt v1)" in md
         assert "MoE dominated the day" in md
-        assert json.loads(await fetch_uri(by["zh-CN", "json"].uri, js))["prose"]["source"] == "model"
+        assert (
+            json.loads(await fetch_uri(by["zh-CN", "json"].uri, js))["prose"]["source"] == "model"
+        )
         store = open_store("nats", js)
         cached = [k for k in await store.list(CACHE_PREFIX)]
         assert len(cached) == 2  # one answer per language
@@ -83,5 +95,11 @@ def test_a_url_without_a_model_is_a_clear_error(monkeypatch) -> None:
     with pytest.raises(ValueError, match="REPODIGEST_NARRATOR_MODEL"):
         build_narrator(settings, lambda: None)
     with pytest.raises(ValueError, match="no narrator prompt narrate.v9.en.md"):
-        build_narrator(RendererSettings(narrator_url="http://127.0.0.1:1/v1", narrator_model="m",
-                                        narrator_prompt_version="v9"), lambda: None)
+        build_narrator(
+            RendererSettings(
+                narrator_url="http://127.0.0.1:1/v1",
+                narrator_model="m",
+                narrator_prompt_version="v9",
+            ),
+            lambda: None,
+        )

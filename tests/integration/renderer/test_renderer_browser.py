@@ -24,7 +24,9 @@ pytestmark = pytest.mark.browser
 
 def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name) or (f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None)
+        path = shutil.which(name) or (
+            f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None
+        )
         if path:
             return path
     message = "chromium is not installed (Debian package `chromium`)"
@@ -35,10 +37,21 @@ def chromium() -> str:
 
 def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "profile"
-    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-           "--enable-logging=stderr", "--v=0", *args]
+    cmd = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -65,8 +78,13 @@ def test_report_loads_with_charts_in_chromium(tmp_path: Path, lang: str, make) -
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"renderer-report.{lang}.png"
     shot.unlink(missing_ok=True)
-    result = run_chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2000",
-                          "--hide-scrollbars", page.as_uri())
+    result = run_chromium(
+        tmp_path,
+        f"--screenshot={shot}",
+        "--window-size=1280,2000",
+        "--hide-scrollbars",
+        page.as_uri(),
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Uncaught" not in result.stderr
     assert shot.exists() and shot.read_bytes().startswith(b"\x89PNG")

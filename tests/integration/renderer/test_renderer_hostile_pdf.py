@@ -31,7 +31,9 @@ async def test_pdf_links_only_the_forge(pdf_engine, tmp_path) -> None:
 
 async def test_a_100k_title_renders_cut(pdf_engine, tmp_path) -> None:
     item = pr(50001, "y" * 100_000, "mallory", modules=("moe",))
-    summary = daily_summary(appendix=Appendix(merged_prs=(item,)), key_prs=(KeyPR(item=item, score=9.0),))
+    summary = daily_summary(
+        appendix=Appendix(merged_prs=(item,)), key_prs=(KeyPR(item=item, score=9.0),)
+    )
     path = tmp_path / "report.pdf"
     path.write_bytes(await pdf_engine.render(render_html(summary, "en")))
     text = "".join(_run(need("pdftotext"), "-raw", str(path), "-").split())
@@ -41,8 +43,11 @@ async def test_a_100k_title_renders_cut(pdf_engine, tmp_path) -> None:
 
 # an unbroken run in a table cell that may break anywhere (the appendix's): layout time grows with
 # its square; 3,000 characters take several seconds (8,000 took 97 s)
-SLOW_HTML = ("<html><body><table><tr><td style='overflow-wrap: anywhere'>" + "z" * 3000
-             + "</td></tr></table></body></html>")
+SLOW_HTML = (
+    "<html><body><table><tr><td style='overflow-wrap: anywhere'>"
+    + "z" * 3000
+    + "</td></tr></table></body></html>"
+)
 
 
 async def test_a_render_past_its_timeout_ends_its_worker(tmp_path) -> None:

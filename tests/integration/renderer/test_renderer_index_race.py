@@ -26,15 +26,26 @@ def _ready(repo: str, day: int, lang: str = "en", revision: int = 1) -> ReportRe
     start = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=day)
     label = start.strftime("%Y-%m-%d")
     body = f"{repo} {label} {lang}".encode()
-    artifact = Artifact(format="md", language=lang, uri=f"x://{label}/{lang}",
-                        key=f"reports/{repo}/{label}/r{revision}/{lang}/report.md",
-                        size=len(body), sha256=hashlib.sha256(body).hexdigest(),
-                        content_type="text/markdown")
-    return ReportReady.create(ReportReadyData(
-        repo=repo, window=WindowRef(kind="day", label=label, start=start,
-                                    end=start + timedelta(days=1)),
-        revision=revision, languages=(lang,), artifacts=(artifact,), summary_id=f"s-{label}",
-        rendered_at=start + timedelta(days=1, hours=1)))
+    artifact = Artifact(
+        format="md",
+        language=lang,
+        uri=f"x://{label}/{lang}",
+        key=f"reports/{repo}/{label}/r{revision}/{lang}/report.md",
+        size=len(body),
+        sha256=hashlib.sha256(body).hexdigest(),
+        content_type="text/markdown",
+    )
+    return ReportReady.create(
+        ReportReadyData(
+            repo=repo,
+            window=WindowRef(kind="day", label=label, start=start, end=start + timedelta(days=1)),
+            revision=revision,
+            languages=(lang,),
+            artifacts=(artifact,),
+            summary_id=f"s-{label}",
+            rendered_at=start + timedelta(days=1, hours=1),
+        )
+    )
 
 
 @pytest.fixture(params=["nats", "s3", "directory"])
@@ -42,6 +53,7 @@ async def replica_stores(request, tmp_path, nats_server):
     """A factory of independent store instances on one backend (one per simulated replica)."""
     conns = []
     if request.param == "nats":
+
         async def make():
             nc = await nats.connect(nats_server.url)
             conns.append(nc)
@@ -52,8 +64,10 @@ async def replica_stores(request, tmp_path, nats_server):
         async def make():
             return open_store(f"s3://{bucket}/rd?endpoint_url={endpoint}")
     else:
+
         async def make():
             return open_store(str(tmp_path / "artifacts"))
+
     try:
         yield make
     finally:
@@ -65,10 +79,24 @@ async def test_concurrent_index_updates_drop_no_report(replica_stores) -> None:
     repo = f"o/race-{uuid.uuid4().hex[:8]}"
     # one legacy entry, written before index entries existed: kept by every rebuild
     legacy_store = await replica_stores()
-    legacy = {"version": 1, "repo": repo, "reports": [{
-        "window": {"kind": "day", "label": "2026-02-01", "start": "2026-02-01T00:00:00+00:00",
-                   "end": "2026-02-02T00:00:00+00:00", "tz": "UTC"},
-        "revision": 1, "languages": ["en"], "artifacts": []}]}
+    legacy = {
+        "version": 1,
+        "repo": repo,
+        "reports": [
+            {
+                "window": {
+                    "kind": "day",
+                    "label": "2026-02-01",
+                    "start": "2026-02-01T00:00:00+00:00",
+                    "end": "2026-02-02T00:00:00+00:00",
+                    "tz": "UTC",
+                },
+                "revision": 1,
+                "languages": ["en"],
+                "artifacts": [],
+            }
+        ],
+    }
     await legacy_store.put(index_key(repo), json.dumps(legacy).encode(), "application/json")
 
     readies = [_ready(repo, day) for day in range(WRITERS - 2)]
@@ -98,4 +126,8 @@ async def test_a_lost_index_is_rebuilt_from_the_entries(replica_stores) -> None:
     await update_index(store, _ready(repo, 5))
     index = json.loads(await store.get(index_key(repo)))
     assert [r["window"]["label"] for r in index["reports"]] == [
-        "2026-03-06", "2026-03-03", "2026-03-02", "2026-03-01"]
+        "2026-03-06",
+        "2026-03-03",
+        "2026-03-02",
+        "2026-03-01",
+    ]

@@ -27,19 +27,22 @@ def pdf_engine():
         engine.close()
 
 
-@pytest.mark.parametrize("case,lang", [("nothing at all", "zh-CN"),
-                                       ("a day window with zero events", "en"),
-                                       ("no modules", "en")])
-async def test_partial_summary_in_all_formats_pdf_included(pdf_engine, tmp_path, case: str,
-                                                           lang: str) -> None:
+@pytest.mark.parametrize(
+    "case,lang",
+    [("nothing at all", "zh-CN"), ("a day window with zero events", "en"), ("no modules", "en")],
+)
+async def test_partial_summary_in_all_formats_pdf_included(
+    pdf_engine, tmp_path, case: str, lang: str
+) -> None:
     s = _summary(case)
     docs = await render_documents(s, lang, ("md", "html", "pdf", "json"), pdf_engine)
     assert set(docs) == {"md", "html", "pdf", "json"}
     assert json.loads(docs["json"])["window"]["label"] == s.window.label
     path = tmp_path / "report.pdf"
     path.write_bytes(docs["pdf"])
-    text = subprocess.run([need("pdftotext"), str(path), "-"], check=True, capture_output=True,
-                          text=True, timeout=60).stdout
+    text = subprocess.run(
+        [need("pdftotext"), str(path), "-"], check=True, capture_output=True, text=True, timeout=60
+    ).stdout
     note = messages(lang).t("labels.none")
     missing = CASES[case][1]
     # a note per section without data (and in an empty chart), the same number as in the HTML

@@ -114,7 +114,7 @@ async def test_the_appendix_in_each_mode(pdf_engine, tmp_path, mode: str) -> Non
     path = tmp_path / f"appendix-{mode}.pdf"
     path.write_bytes(pdf)
     text = _run(need("pdftotext"), "-layout", str(path), "-")
-    appendix = text[text.index("附录：详细数据列表"):]
+    appendix = text[text.index("附录：详细数据列表") :]
     # a table row: the number, then the title on the same line
     rows = re.findall(r"(#4\d{4})\s+\[[\w-]+\] change number", appendix)
     if mode == "none":
@@ -124,11 +124,13 @@ async def test_the_appendix_in_each_mode(pdf_engine, tmp_path, mode: str) -> Non
     assert "已合并 PR 120" in appendix  # the counts line (the <summary> of the collapsed HTML)
     if mode == "compact":
         assert "点击展开" not in appendix  # nothing to click on paper
-        full = await pdf_engine.render(render_html(
-            summary.model_copy(update={"appendix_mode": "full"}), "zh-CN"))
+        full = await pdf_engine.render(
+            render_html(summary.model_copy(update={"appendix_mode": "full"}), "zh-CN")
+        )
         (tmp_path / "full.pdf").write_bytes(full)
 
         def pages(name: str) -> int:
             info = _run(need("pdfinfo"), str(tmp_path / name))
             return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+
         assert pages(path.name) < pages("full.pdf")  # denser than the full lists

@@ -26,30 +26,50 @@ class Recorder:
 
 def summary(request: str, languages=("en",), formats=("md", "json"), minutes: int = 0):
     # each answer to a request is a new summary of the same revision (its generated_at differs)
-    return WindowSummarized.create(daily_summary(
-        languages=languages, formats=formats, request_id=request,
-        generated_at=daily_summary().generated_at + timedelta(minutes=minutes)))
+    return WindowSummarized.create(
+        daily_summary(
+            languages=languages,
+            formats=formats,
+            request_id=request,
+            generated_at=daily_summary().generated_at + timedelta(minutes=minutes),
+        )
+    )
 
 
 def snapshot(root) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 async def test_an_announced_revision_is_answered_not_rendered_again(tmp_path):
     store, rec = DirectoryObjectStore(tmp_path), Recorder()
-    first = await render_report(summary("req-1"), store, rec.publish, None, lambda: T0,
-                                reply=rec.reply)
+    first = await render_report(
+        summary("req-1"), store, rec.publish, None, lambda: T0, reply=rec.reply
+    )
     before = snapshot(tmp_path)
 
-    again = await render_report(summary("req-2", minutes=5), store, rec.publish, None,
-                                lambda: T0 + timedelta(hours=1), reply=rec.reply)
+    again = await render_report(
+        summary("req-2", minutes=5),
+        store,
+        rec.publish,
+        None,
+        lambda: T0 + timedelta(hours=1),
+        reply=rec.reply,
+    )
     assert snapshot(tmp_path) == before  # nothing written, index included
     assert rec.published == [first]  # no second report-ready
     assert again == first and rec.replies == [(first, first.to_bytes())]
 
     # asking for md only (a subset) is answered the same way
-    await render_report(summary("req-3", formats=("md",), minutes=6), store, rec.publish, None,
-                        lambda: T0, reply=rec.reply)
+    await render_report(
+        summary("req-3", formats=("md",), minutes=6),
+        store,
+        rec.publish,
+        None,
+        lambda: T0,
+        reply=rec.reply,
+    )
     assert snapshot(tmp_path) == before and len(rec.published) == 1
 
 
@@ -59,8 +79,13 @@ async def test_a_new_language_of_an_announced_revision_leaves_the_announced_ones
     en = {a.key: a.sha256 for a in first.data.artifacts}
     en_bytes = {k: v for k, v in snapshot(tmp_path).items() if "/en/" in k}
 
-    both = await render_report(summary("req-2", languages=("en", "zh-CN"), minutes=5), store,
-                               rec.publish, None, lambda: T0 + timedelta(hours=1))
+    both = await render_report(
+        summary("req-2", languages=("en", "zh-CN"), minutes=5),
+        store,
+        rec.publish,
+        None,
+        lambda: T0 + timedelta(hours=1),
+    )
     assert {k: v for k, v in snapshot(tmp_path).items() if "/en/" in k} == en_bytes
     listed = {a.key: a.sha256 for a in both.data.artifacts}
     assert {k: listed[k] for k in en} == en  # the announced digests, unchanged
@@ -82,8 +107,14 @@ def unchanged(request: str, languages=("en",), formats=("md", "json")):
     from shared.answers import UnchangedRequest
 
     data = daily_summary()
-    return UnchangedRequest(request_id=request, repo=data.repo, window_label=data.window.label,
-                            revision=data.revision, languages=languages, formats=formats)
+    return UnchangedRequest(
+        request_id=request,
+        repo=data.repo,
+        window_label=data.window.label,
+        revision=data.revision,
+        languages=languages,
+        formats=formats,
+    )
 
 
 async def test_an_unchanged_request_is_answered_from_what_was_announced(tmp_path):
@@ -102,10 +133,13 @@ async def test_an_unchanged_request_is_answered_from_what_was_announced(tmp_path
     assert snapshot(tmp_path) == before  # answering writes nothing
 
     # zh-CN announced by a report-ready of its own: the answer lists both, each as announced
-    zh = await render_report(summary("req-6", languages=("zh-CN",), minutes=5), store,
-                             rec.publish, None, lambda: T0)
+    zh = await render_report(
+        summary("req-6", languages=("zh-CN",), minutes=5), store, rec.publish, None, lambda: T0
+    )
     answer = ReportReady.model_validate_json(
-        await answer_unchanged(store, unchanged("req-7", ("en", "zh-CN"))))
+        await answer_unchanged(store, unchanged("req-7", ("en", "zh-CN")))
+    )
     assert answer.data.request_id == "req-7" and answer.data.languages == ("en", "zh-CN")
     assert {a.key: a.sha256 for a in answer.data.artifacts} == {
-        a.key: a.sha256 for a in first.data.artifacts + zh.data.artifacts}
+        a.key: a.sha256 for a in first.data.artifacts + zh.data.artifacts
+    }

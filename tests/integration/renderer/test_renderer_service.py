@@ -29,8 +29,9 @@ async def _next(queue: asyncio.Queue, timeout: float = 150.0):
 
 
 @pytest.mark.parametrize("artifacts", ["nats", "s3", "directory"])
-async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str, request,
-                                           monkeypatch) -> None:
+async def test_summary_in_report_ready_out(
+    nats_server, tmp_path, artifacts: str, request, monkeypatch
+) -> None:
     s3 = {}
     if artifacts == "nats":
         url = "nats"
@@ -38,8 +39,12 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
         endpoint, bucket = request.getfixturevalue("s3_bucket")
         url = f"s3://{bucket}/rd"
         # the endpoint and credentials as an operator would set them (settings, not the URL)
-        s3 = {"s3_endpoint_url": endpoint, "s3_region": "us-east-1",
-              "s3_access_key_id": "testing", "s3_secret_access_key": "testing"}
+        s3 = {
+            "s3_endpoint_url": endpoint,
+            "s3_region": "us-east-1",
+            "s3_access_key_id": "testing",
+            "s3_secret_access_key": "testing",
+        }
         monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)  # for fetch_uri's s3:// reads
     else:
         url = str(tmp_path / "reports-dir")
@@ -65,11 +70,14 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
         assert d.summary_id == event.id and d.request_id == summary.request_id
         assert d.revision == summary.revision and d.languages == ("en", "zh-CN")
         assert {(a.language, a.format) for a in d.artifacts} == {
-            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "pdf", "json")}
+            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "pdf", "json")
+        }
         for a in d.artifacts:
             data = await fetch_uri(a.uri, js)
             assert hashlib.sha256(data).hexdigest() == a.sha256 and len(data) == a.size, a.key
-            assert a.key == (f"reports/vllm-project/vllm/2026-03-26/r2/{a.language}/report.{a.format}")
+            assert a.key == (
+                f"reports/vllm-project/vllm/2026-03-26/r2/{a.language}/report.{a.format}"
+            )
         by = {(a.language, a.format): a for a in d.artifacts}
         zh_md = (await fetch_uri(by["zh-CN", "md"].uri, js)).decode()
         assert "开发动态报告" in zh_md and str(summary.counts.new_prs) in zh_md
@@ -83,8 +91,9 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
             assert by["en", "md"].uri.startswith("file://")
 
         store = open_store(url, js, s3=s3_options(settings))
-        schema = json.loads(await store.get(
-            "reports/vllm-project/vllm/2026-03-26/r2/en/report.schema.json"))
+        schema = json.loads(
+            await store.get("reports/vllm-project/vllm/2026-03-26/r2/en/report.schema.json")
+        )
         assert "counts" in schema["properties"]
         # the JSON artifact names its schema; the other formats have none
         assert json.loads(await fetch_uri(by["en", "json"].schema_uri, js)) == schema
@@ -93,15 +102,19 @@ async def test_summary_in_report_ready_out(nats_server, tmp_path, artifacts: str
 
         # a second window of the same repository: the index lists both, newest first
         weekly = weekly_summary(languages=("en",), formats=("md",))
-        await runtime.bus("test").publish(WindowSummarized.create(weekly),
-                                          Subjects.summary_ready(weekly.repo))
+        await runtime.bus("test").publish(
+            WindowSummarized.create(weekly), Subjects.summary_ready(weekly.repo)
+        )
         second = await _next(ready)
         assert [a.format for a in second.data.artifacts] == ["md"]
         index = json.loads(await store.get("reports/vllm-project/vllm/index.json"))
         assert [(r["window"]["label"], r["revision"]) for r in index["reports"]] == [
-            ("2026-W24", 1), ("2026-03-26", 2)]
+            ("2026-W24", 1),
+            ("2026-03-26", 2),
+        ]
         assert {a["sha256"] for a in index["reports"][1]["artifacts"]} == {
-            a.sha256 for a in d.artifacts}
+            a.sha256 for a in d.artifacts
+        }
     finally:
         await nc.close()
         await runtime.stop()
@@ -116,8 +129,9 @@ async def test_summary_asking_for_nothing_is_dead_lettered(nats_server, tmp_path
     js = nc.jetstream()
     try:
         summary = daily_summary(formats=())
-        await runtime.bus("test").publish(WindowSummarized.create(summary),
-                                          Subjects.summary_ready(summary.repo))
+        await runtime.bus("test").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
         sub = await js.pull_subscribe("rd.dead.>", stream=STREAM_DEAD)
         msgs = []
         for _ in range(30):
@@ -143,11 +157,20 @@ async def test_python_m_services_renderer_runs_renders_and_drains(nats_server, t
     import sys
 
     out = tmp_path / "artifacts"
-    env = {**os.environ, "REPODIGEST_NATS_URL": nats_server.url,
-           "REPODIGEST_ARTIFACTS_URL": str(out), "REPODIGEST_LOG_LEVEL": "INFO"}
+    env = {
+        **os.environ,
+        "REPODIGEST_NATS_URL": nats_server.url,
+        "REPODIGEST_ARTIFACTS_URL": str(out),
+        "REPODIGEST_LOG_LEVEL": "INFO",
+    }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.renderer", env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        sys.executable,
+        "-m",
+        "services.renderer",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     nc = await nats.connect(nats_server.url)
     ready: asyncio.Queue = asyncio.Queue()
     seen: list[str] = []
@@ -169,8 +192,11 @@ async def test_python_m_services_renderer_runs_renders_and_drains(nats_server, t
         await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
         await asyncio.wait_for(until_started(), 60)
         event = WindowSummarized.create(summary)
-        await nc.jetstream().publish(Subjects.summary_ready(summary.repo), event.to_bytes(),
-                                     headers={"Nats-Msg-Id": event.id})
+        await nc.jetstream().publish(
+            Subjects.summary_ready(summary.repo),
+            event.to_bytes(),
+            headers={"Nats-Msg-Id": event.id},
+        )
         report = await _next(ready)
         (artifact,) = report.data.artifacts
         data = (out / artifact.key).read_bytes()

@@ -86,10 +86,14 @@ class TornStore:
         return await self._watch(self.inner.list(prefix))
 
 
-async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server,
-                                                                      monkeypatch) -> None:
-    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                        ("AWS_DEFAULT_REGION", "us-east-1")):
+async def test_store_outage_nacks_and_the_retry_completes_the_report(
+    nats_server, monkeypatch
+) -> None:
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     server = MotoServer()
@@ -99,8 +103,9 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server
     monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)  # for fetch_uri's s3:// reads
 
     # one boto3 attempt per call: the outage reaches the consumer at once (nack, backoff)
-    store = TornStore(S3ObjectStore(bucket, "rd", S3Options(endpoint_url=server.url,
-                                                            max_attempts=1)), server)
+    store = TornStore(
+        S3ObjectStore(bucket, "rd", S3Options(endpoint_url=server.url, max_attempts=1)), server
+    )
     settings = RendererSettings(nats_url=nats_server.url, artifacts_url=f"s3://{bucket}/rd")
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
     service = build_service(settings, runtime, store=store)
@@ -115,15 +120,18 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server
     try:
         summary = daily_summary(languages=("en", "zh-CN"), formats=("md", "html", "json"))
         await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
-        await runtime.bus("test").publish(WindowSummarized.create(summary),
-                                          Subjects.summary_ready(summary.repo))
+        await runtime.bus("test").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
 
         # the first delivery fails after a torn write, and the message comes back and fails again
         first = await asyncio.wait_for(store.failures.get(), 60)
         second = await asyncio.wait_for(store.failures.get(), 60)
         # transport failures (refused, or a pooled connection closed under it), not our bugs
         assert isinstance(first, BotoCoreError) and isinstance(second, BotoCoreError), (
-            first, second)
+            first,
+            second,
+        )
         assert service.consumer.stats.retried >= 2
         assert ready.empty(), "a ReportReady was published while artifacts were missing"
         assert store.torn is not None
@@ -132,7 +140,8 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server
         report: ReportReady = await asyncio.wait_for(ready.get(), 120)
         d = report.data
         assert {(a.language, a.format) for a in d.artifacts} == {
-            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "json")}
+            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "json")
+        }
         for a in d.artifacts:
             data = await fetch_uri(a.uri)
             assert hashlib.sha256(data).hexdigest() == a.sha256 and len(data) == a.size, a.key
@@ -141,15 +150,19 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(nats_server
         assert await store.inner.get(torn_key) != torn_bytes
         index = json.loads(await store.inner.get(index_key(summary.repo)))
         assert [(r["window"]["label"], r["languages"]) for r in index["reports"]] == [
-            (summary.window.label, ["en", "zh-CN"])]
+            (summary.window.label, ["en", "zh-CN"])
+        ]
         # one ReportReady for the report, not one per attempt: a later summary (the window's next
         # revision) is the marker; its ReportReady must be the next one, with nothing between
         marker = daily_summary(languages=("en",), formats=("json",), revision=summary.revision + 1)
-        await runtime.bus("test").publish(WindowSummarized.create(marker),
-                                          Subjects.summary_ready(marker.repo))
+        await runtime.bus("test").publish(
+            WindowSummarized.create(marker), Subjects.summary_ready(marker.repo)
+        )
         after: ReportReady = await asyncio.wait_for(ready.get(), 120)
         assert (after.data.window.label, after.data.revision) == (
-            summary.window.label, summary.revision + 1), after.data
+            summary.window.label,
+            summary.revision + 1,
+        ), after.data
     finally:
         await nc.close()
         await runtime.stop()
@@ -160,7 +173,6 @@ async def test_a_missing_bucket_is_an_error_a_person_can_fix(s3_bucket) -> None:
     from services.renderer.adapters.stores import S3StoreError
 
     endpoint, _ = s3_bucket
-    store = S3ObjectStore("rd-no-such-bucket", "", S3Options(endpoint_url=endpoint,
-                                                             max_attempts=1))
+    store = S3ObjectStore("rd-no-such-bucket", "", S3Options(endpoint_url=endpoint, max_attempts=1))
     with pytest.raises(S3StoreError, match="'rd-no-such-bucket' does not exist.*ARTIFACTS_URL"):
         await store.put("reports/o/r/d/r1/en/report.md", b"x", "text/markdown")

@@ -44,7 +44,9 @@ async def test_put_get_list_and_fetch(store_and_js, monkeypatch) -> None:
     pdf = b"%PDF-1.7\n" + bytes(range(256)) * 900  # > 128 KiB: several NATS chunks
     md = "# 周报\n".encode()
     a = await store.put("reports/o/r/2026-W24/r1/en/report.pdf", pdf, "application/pdf")
-    b = await store.put("reports/o/r/2026-W24/r1/zh-CN/report.md", md, "text/markdown; charset=utf-8")
+    b = await store.put(
+        "reports/o/r/2026-W24/r1/zh-CN/report.md", md, "text/markdown; charset=utf-8"
+    )
     await store.put("reports/o/other/2026-W24/r1/en/report.md", b"x", "text/markdown")
 
     assert a.sha256 == hashlib.sha256(pdf).hexdigest() and a.size == len(pdf)

@@ -23,17 +23,27 @@ A, B = "acme/engine", "acme/plugin"
 T0 = datetime(2026, 6, 15, 2, tzinfo=UTC)
 
 
-def summary(repo: str, revision: int = 1, merged: int = 41, label: str = "2026-W24",
-            changed=()) -> WindowSummarized:
-    data = weekly_summary(repo=repo, revision=revision, formats=("md", "html", "json"),
-                          changed_figures=changed, request_id=f"{repo}-{label}-{revision}")
+def summary(
+    repo: str, revision: int = 1, merged: int = 41, label: str = "2026-W24", changed=()
+) -> WindowSummarized:
+    data = weekly_summary(
+        repo=repo,
+        revision=revision,
+        formats=("md", "html", "json"),
+        changed_figures=changed,
+        request_id=f"{repo}-{label}-{revision}",
+    )
     counts = data.counts.model_dump()
     counts["merged_prs"] = merged
     data = data.model_copy(update={"counts": Counts(**counts)})
     if label != data.window.label:
-        week = data.window.model_copy(update={
-            "label": label, "start": data.window.start.replace(day=1),
-            "end": data.window.end.replace(day=8)})
+        week = data.window.model_copy(
+            update={
+                "label": label,
+                "start": data.window.start.replace(day=1),
+                "end": data.window.end.replace(day=8),
+            }
+        )
         data = data.model_copy(update={"window": week})
     return WindowSummarized.create(data)
 
@@ -59,6 +69,7 @@ async def pages_of(store) -> dict[str, bytes]:
 
 async def report(store, event: WindowSummarized, site: SiteBuilder | None) -> None:
     """render_report as the renderer service runs it: the pages before the report-ready."""
+
     async def publish(ready):
         if site is not None:
             await site.publish(ready.data.repo, ready.data.window.label)
@@ -73,9 +84,17 @@ async def test_pages_follow_the_reports(store):
     assert await pages_of(store) == {}
     await report(store, summary(B), site)
     pages = await pages_of(store)
-    assert set(pages) == {f"{p}index{s}.html" for s in ("", ".zh-CN") for p in (
-        "", f"reports/{A}/", f"reports/{A}/2026-W23/", f"reports/{B}/",
-        f"reports/{B}/2026-W24/")}
+    assert set(pages) == {
+        f"{p}index{s}.html"
+        for s in ("", ".zh-CN")
+        for p in (
+            "",
+            f"reports/{A}/",
+            f"reports/{A}/2026-W23/",
+            f"reports/{B}/",
+            f"reports/{B}/2026-W24/",
+        )
+    }
 
     # a new revision: its window's page and its repository's page change (the home pages show
     # nothing of it here: the same last report time, one window, no sparkline)
@@ -83,8 +102,11 @@ async def test_pages_follow_the_reports(store):
     await report(store, summary(B, revision=2, merged=44, changed=moved), site)
     after = await pages_of(store)
     changed = {k for k in after if after[k] != pages.get(k)}
-    assert changed == {f"{p}index{s}.html" for s in ("", ".zh-CN")
-                       for p in (f"reports/{B}/", f"reports/{B}/2026-W24/")}
+    assert changed == {
+        f"{p}index{s}.html"
+        for s in ("", ".zh-CN")
+        for p in (f"reports/{B}/", f"reports/{B}/2026-W24/")
+    }
     window = after[f"reports/{B}/2026-W24/index.html"].decode()
     assert "Since r1: Merged PRs 41 → 44." in window
     assert "Figures the summarizer found changed: merged PRs 41 → 44." in window

@@ -34,9 +34,21 @@ PROFILE = {"profile": "generic"}
 
 def starter(path) -> str:
     env = {k: v for k, v in os.environ.items() if k != "REPODIGEST_IDENTITIES"}
-    done = subprocess.run([sys.executable, "-m", "repodigest", "identities", "--source",
-                           f"replay:{path}", "--starter"], capture_output=True, text=True,
-                          timeout=300, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "repodigest",
+            "identities",
+            "--source",
+            f"replay:{path}",
+            "--starter",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -47,8 +59,10 @@ async def contributors(store: SqlProjections, events, window) -> dict:
 
     deps = Deps(store=store, publish=publish, clock=lambda: datetime(2027, 1, 1, tzinfo=UTC))
     for i in range(0, len(events), 256):
-        await fold_events(deps, events[i:i + 256])
-    summary = build_summary(store.load_window(REPO, window, previous_window(window)), now=window.end)
+        await fold_events(deps, events[i : i + 256])
+    summary = build_summary(
+        store.load_window(REPO, window, previous_window(window)), now=window.end
+    )
     assert summary.counts.active_contributors == sum(not c.bot for c in summary.contributors)
     return {c.login: c for c in summary.contributors}
 
@@ -72,8 +86,13 @@ async def test_commit_names_linked_to_logins_are_one_person(database_url, tmp_pa
             continue
         login = noreply_login(r["author_email"])
         for p in people:
-            if login == p["login"] or (login is None and (
-                    r["author_name"] in p["names"] or r["author_email"].lower() in p.get("emails", []))):
+            if login == p["login"] or (
+                login is None
+                and (
+                    r["author_name"] in p["names"]
+                    or r["author_email"].lower() in p.get("emails", [])
+                )
+            ):
                 expected[p["login"]] += 1
 
     facts = [make_fact(f) for f in load_source(f"replay:{path}").facts]
@@ -93,7 +112,10 @@ async def test_commit_names_linked_to_logins_are_one_person(database_url, tmp_pa
         for login, count in expected.items():
             assert after[login].prs_merged == count, login
             assert count == before[login].prs_merged + sum(
-                before[a].prs_merged for a, to in aliases.items() if to == login)
-        assert sum(c.prs_merged for c in after.values()) == sum(c.prs_merged for c in before.values())
+                before[a].prs_merged for a, to in aliases.items() if to == login
+            )
+        assert sum(c.prs_merged for c in after.values()) == sum(
+            c.prs_merged for c in before.values()
+        )
     finally:
         store.close()

@@ -84,9 +84,14 @@ async def test_events_of_unknown_repositories_are_recorded_not_counted(database_
         # a report request for it is refused at once (dead-lettered with this reason), not left
         # waiting for a watermark that will never be folded
         with pytest.raises(Poison, match="REPODIGEST_ACCEPT_REPOS"):
-            await accept_request(deps, ReportRequested.create(
-                ReportRequestData(repo=OTHER, window=WindowRef.of(DAY), as_of=DAY.end),
-                nonce="n1", at=DAY.end))
+            await accept_request(
+                deps,
+                ReportRequested.create(
+                    ReportRequestData(repo=OTHER, window=WindowRef.of(DAY), as_of=DAY.end),
+                    nonce="n1",
+                    at=DAY.end,
+                ),
+            )
         assert store.pending_requests() == []
         from services.summarizer.audit import rejected_command
 
@@ -104,8 +109,13 @@ async def test_an_older_snapshot_never_overwrites_a_newer_one(database_url):
     spec = ItemSpec(7, "pull_request", t0, merged=t0 + timedelta(hours=5), comments=0)
     opened = enrich(spec, "opened", t0)
     merged = enrich(spec, "merged", t0 + timedelta(hours=5))
-    comment = enrich(spec, "created", t0 + timedelta(hours=2), kind="comment", comment=CommentInfo(
-        id=1, author=Actor(login="bob"), created_at=t0 + timedelta(hours=2)))
+    comment = enrich(
+        spec,
+        "created",
+        t0 + timedelta(hours=2),
+        kind="comment",
+        comment=CommentInfo(id=1, author=Actor(login="bob"), created_at=t0 + timedelta(hours=2)),
+    )
     try:
         # newest first, one batch each: the merged snapshot must stay
         for event in (merged, comment, opened):
@@ -113,7 +123,9 @@ async def test_an_older_snapshot_never_overwrites_a_newer_one(database_url):
 
         def row():
             with store.engine.connect() as conn:
-                return conn.execute(sa.select(items).where(items.c.repo == REPO, items.c.number == 7)).one()
+                return conn.execute(
+                    sa.select(items).where(items.c.repo == REPO, items.c.number == 7)
+                ).one()
 
         r = row()
         assert r.state == "closed" and r.merged_at == spec.merged and r.snapshot_time == spec.merged
@@ -125,12 +137,44 @@ async def test_an_older_snapshot_never_overwrites_a_newer_one(database_url):
         # at +7 h carries an older snapshot: folded after the poll's, it must not win
         late = t0 + timedelta(hours=9)
         polled = enrich(spec, "labeled", t0 + timedelta(hours=6))
-        polled = polled.model_copy(update={"data": polled.data.model_copy(update={"fact": polled.data.fact.model_copy(
-            update={"label": "ready", "item": spec.snapshot(late).model_copy(update={"comments": 9})})})})
-        hook = enrich(spec, "created", t0 + timedelta(hours=7), kind="comment", comment=CommentInfo(
-            id=2, author=Actor(login="carol"), created_at=t0 + timedelta(hours=7)))
-        hook = hook.model_copy(update={"data": hook.data.model_copy(update={"fact": hook.data.fact.model_copy(
-            update={"item": spec.snapshot(t0 + timedelta(hours=7)).model_copy(update={"comments": 3})})})})
+        polled = polled.model_copy(
+            update={
+                "data": polled.data.model_copy(
+                    update={
+                        "fact": polled.data.fact.model_copy(
+                            update={
+                                "label": "ready",
+                                "item": spec.snapshot(late).model_copy(update={"comments": 9}),
+                            }
+                        )
+                    }
+                )
+            }
+        )
+        hook = enrich(
+            spec,
+            "created",
+            t0 + timedelta(hours=7),
+            kind="comment",
+            comment=CommentInfo(
+                id=2, author=Actor(login="carol"), created_at=t0 + timedelta(hours=7)
+            ),
+        )
+        hook = hook.model_copy(
+            update={
+                "data": hook.data.model_copy(
+                    update={
+                        "fact": hook.data.fact.model_copy(
+                            update={
+                                "item": spec.snapshot(t0 + timedelta(hours=7)).model_copy(
+                                    update={"comments": 3}
+                                )
+                            }
+                        )
+                    }
+                )
+            }
+        )
         await fold_events(deps, [polled])
         await fold_events(deps, [hook])
         assert '"comments":9' in row().snapshot.replace(" ", "")
@@ -152,15 +196,23 @@ async def test_future_events_are_held_until_their_time_then_counted(database_url
     spec_edge = ItemSpec(3, "pull_request", now + timedelta(minutes=10))
     try:
         ahead = enrich(spec_later, "opened", spec_later.opened)
-        result = await fold_events(deps, [enrich(spec_now, "opened", spec_now.opened), ahead,
-                                          enrich(spec_edge, "opened", spec_edge.opened),
-                                          watermark(now + timedelta(hours=3))])
+        result = await fold_events(
+            deps,
+            [
+                enrich(spec_now, "opened", spec_now.opened),
+                ahead,
+                enrich(spec_edge, "opened", spec_edge.opened),
+                watermark(now + timedelta(hours=3)),
+            ],
+        )
         assert result.rejected == {FUTURE: 2} and result.facts == 2
         assert counts(store).new_prs == 2  # 1 and 3 (at the tolerance's edge); 2 is held
         assert store.watermark(REPO) is None  # a watermark from the future closes nothing yet
         held = {r.event_id: r for r in store.rejected_events(reason=FUTURE)}
         assert set(held) == {ahead.id, watermark(now + timedelta(hours=3)).id}
-        assert all(r.released_at is None for r in held.values()) and "ahead" in held[ahead.id].detail
+        assert (
+            all(r.released_at is None for r in held.values()) and "ahead" in held[ahead.id].detail
+        )
         # the service's periodic check asks this: nothing is due now, the fact is in two hours
         assert not store.held_due(now + timedelta(minutes=10))
         assert store.held_due(now + timedelta(hours=2))
@@ -171,7 +223,9 @@ async def test_future_events_are_held_until_their_time_then_counted(database_url
         assert released.released == 1 and released.facts == 1
         assert counts(store).new_prs == 3
         assert store.watermark(REPO) is None
-        assert {r.event_id for r in store.rejected_events(reason=FUTURE) if r.released_at} == {ahead.id}
+        assert {r.event_id for r in store.rejected_events(reason=FUTURE) if r.released_at} == {
+            ahead.id
+        }
         # a redelivery of the released event is a duplicate: counted once
         again = await fold_events(deps, [ahead])
         assert again.duplicates == 1 and counts(store).new_prs == 3

@@ -21,8 +21,13 @@ CLI = [sys.executable, "-m", "repodigest"]
 
 def db(database_url: str, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPODIGEST_")}
-    return subprocess.run([*CLI, "db", *args], capture_output=True, text=True, timeout=120,
-                          env={**env, "REPODIGEST_DATABASE_URL": database_url})
+    return subprocess.run(
+        [*CLI, "db", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "REPODIGEST_DATABASE_URL": database_url},
+    )
 
 
 def schema(database_url: str) -> dict:
@@ -30,8 +35,10 @@ def schema(database_url: str) -> dict:
     engine = sa.create_engine(database_url)
     try:
         inspector = sa.inspect(engine)
-        tables = {t: [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(t)]
-                  for t in inspector.get_table_names()}
+        tables = {
+            t: [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(t)]
+            for t in inspector.get_table_names()
+        }
         version = None
         if "alembic_version" in tables:
             with engine.connect() as conn:
@@ -46,8 +53,9 @@ def no_traceback(result: subprocess.CompletedProcess) -> None:
 
 
 def test_reads_never_migrate_and_upgrade_steps_through_the_revisions(database_url, tmp_path):
-    sqlite_file = sa.engine.make_url(database_url).database if database_url.startswith("sqlite") \
-        else None
+    sqlite_file = (
+        sa.engine.make_url(database_url).database if database_url.startswith("sqlite") else None
+    )
 
     # nothing there yet: current says so and creates nothing (not even the SQLite file)
     current = db(database_url, "current")
@@ -117,8 +125,9 @@ def test_an_unreachable_database_is_one_line_and_exit_1(tmp_path):
     assert refused.returncode == 2 and "not supported" in refused.stderr
 
 
-async def test_a_summarizer_that_must_not_migrate_refuses_a_schema_behind(database_url,
-                                                                          monkeypatch):
+async def test_a_summarizer_that_must_not_migrate_refuses_a_schema_behind(
+    database_url, monkeypatch
+):
     monkeypatch.setenv("REPODIGEST_DATABASE_MIGRATE", "false")
     settings = SummarizerSettings(database_url=database_url)
     assert settings.database_migrate is False

@@ -20,9 +20,15 @@ from tests.unit.summarizer.summarizer_builders import ItemSpec, RuleSetRef, enri
 DAY = day_window(datetime(2026, 3, 26).date(), "UTC")
 
 INSTANTS = [
-    *TypeAdapter(list[datetime]).validate_python([
-        "2026-03-26T08:15:00Z", "2026-03-26T08:15:00.5+02:00", "2026-03-26T23:59:59.999999-05:30",
-        "0999-01-01T00:00:00Z", "2026-03-26T08:15:00"]),
+    *TypeAdapter(list[datetime]).validate_python(
+        [
+            "2026-03-26T08:15:00Z",
+            "2026-03-26T08:15:00.5+02:00",
+            "2026-03-26T23:59:59.999999-05:30",
+            "0999-01-01T00:00:00Z",
+            "2026-03-26T08:15:00",
+        ]
+    ),
     datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("Europe/London")),
     datetime(2026, 10, 25, 1, 30, fold=1, tzinfo=ZoneInfo("Europe/London")),
     datetime(2026, 3, 26, 8, 15, 0, 1, tzinfo=timezone(timedelta(hours=14))),
@@ -50,12 +56,21 @@ async def test_folded_rows_hold_what_core_would_store(database_url):
     store = SqlProjections(database_url)
     store.migrate()
     ist = ZoneInfo("Asia/Kolkata")
-    spec = ItemSpec(1, "pull_request", utc(2026, 3, 26, 2, 0, 0).astimezone(ist),
-                    merged=utc(2026, 3, 26, 9, 30, 0).replace(microsecond=250_000))
+    spec = ItemSpec(
+        1,
+        "pull_request",
+        utc(2026, 3, 26, 2, 0, 0).astimezone(ist),
+        merged=utc(2026, 3, 26, 9, 30, 0).replace(microsecond=250_000),
+    )
     other = ItemSpec(2, "issue", utc(2026, 3, 26, 4), closed=utc(2026, 3, 26, 5, 0, 0, 1))
     opened, merged = enrich(spec, "opened", spec.opened), enrich(spec, "merged", spec.merged)
     again = enrich(spec, "merged", spec.merged, ruleset=RuleSetRef(profile="test", version="t2"))
-    events = [merged, enrich(other, "opened", other.opened), opened, enrich(other, "closed", other.closed)]
+    events = [
+        merged,
+        enrich(other, "opened", other.opened),
+        opened,
+        enrich(other, "closed", other.closed),
+    ]
     try:
         store.fold(events + [events[0]], now=DAY.end)
         store.fold([again, opened], now=DAY.end + timedelta(microseconds=7))
@@ -66,18 +81,30 @@ async def test_folded_rows_hold_what_core_would_store(database_url):
                 typed = conn.execute(sa.select(table).order_by(*table.primary_key.columns)).all()
                 names = ", ".join(f'"{c.name}"' for c in table.columns)
                 order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
-                raw = conn.exec_driver_sql(f"select {names} from {table.name} order by {order}").all()
+                raw = conn.exec_driver_sql(
+                    f"select {names} from {table.name} order by {order}"
+                ).all()
                 assert len(raw) == len(typed) > 0
                 for t, r in zip(typed, raw):
                     for name in stamps:
                         # read back as aware UTC, bound again by Core: the very value stored
-                        assert r._mapping[name] == core_bind(dialect, t._mapping[name]), (table.name, name)
+                        assert r._mapping[name] == core_bind(dialect, t._mapping[name]), (
+                            table.name,
+                            name,
+                        )
             item = conn.execute(sa.select(items).where(items.c.number == 1)).one()
-            assert (item.created_at, item.merged_at, item.first_seen) == (spec.opened, spec.merged, spec.opened)
+            assert (item.created_at, item.merged_at, item.first_seen) == (
+                spec.opened,
+                spec.merged,
+                spec.opened,
+            )
             assert item.snapshot_time == spec.merged and item.state == "closed"
             assert item.created_at.tzinfo is not None
-            reclassified = conn.execute(sa.select(activity.c.ruleset, activity.c.time).where(
-                activity.c.fact_id == merged.data.fact_id)).one()
+            reclassified = conn.execute(
+                sa.select(activity.c.ruleset, activity.c.time).where(
+                    activity.c.fact_id == merged.data.fact_id
+                )
+            ).one()
             assert reclassified == ("t2", spec.merged)
             assert conn.execute(sa.select(sa.func.count()).select_from(processed)).scalar() == 5
     finally:

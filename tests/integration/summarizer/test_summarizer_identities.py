@@ -45,8 +45,10 @@ people:
     logins: [chenchuw886]
     names: [Frank Chen]
 """
-PROFILE = {"profile": "generic",
-           "affiliations": [{"name": "huawei", "email_domains": ["huawei.com"]}]}
+PROFILE = {
+    "profile": "generic",
+    "affiliations": [{"name": "huawei", "email_domains": ["huawei.com"]}],
+}
 
 
 def at(day: int, hour: int = 10) -> datetime:
@@ -55,30 +57,58 @@ def at(day: int, hour: int = 10) -> datetime:
 
 def commit(number: int, name: str, email: str, when: datetime) -> FactData:
     """A merged pull request as the git-history replay reads it (the real source's code)."""
-    return replay_fact({"sha": f"{number:040x}", "pr_number": number, "title": f"change {number}",
-                        "author_name": name, "author_email": email, "authored_at": when.isoformat(),
-                        "merged_at": when.isoformat(), "files": [{"path": "vllm_ascend/x.py",
-                                                                   "additions": 3, "deletions": 1}]},
-                       REPO)
+    return replay_fact(
+        {
+            "sha": f"{number:040x}",
+            "pr_number": number,
+            "title": f"change {number}",
+            "author_name": name,
+            "author_email": email,
+            "authored_at": when.isoformat(),
+            "merged_at": when.isoformat(),
+            "files": [{"path": "vllm_ascend/x.py", "additions": 3, "deletions": 1}],
+        },
+        REPO,
+    )
 
 
 def opened(number: int, login: str, when: datetime) -> FactData:
-    item = ItemSnapshot(repo=REPO, number=number, kind="pull_request", title=f"change {number}",
-                        author=Actor(login=login), state="open", created_at=when)
-    return FactData(repo=REPO, kind="pull_request", action="opened", item=item, actor=login,
-                    origin="poll")
+    item = ItemSnapshot(
+        repo=REPO,
+        number=number,
+        kind="pull_request",
+        title=f"change {number}",
+        author=Actor(login=login),
+        state="open",
+        created_at=when,
+    )
+    return FactData(
+        repo=REPO, kind="pull_request", action="opened", item=item, actor=login, origin="poll"
+    )
 
 
 def comment(on: FactData, cid: int, login: str, when: datetime) -> FactData:
-    return on.model_copy(update={"kind": "comment", "action": "created", "actor": login,
-                                 "comment": CommentInfo(id=cid, author=Actor(login=login),
-                                                        created_at=when)})
+    return on.model_copy(
+        update={
+            "kind": "comment",
+            "action": "created",
+            "actor": login,
+            "comment": CommentInfo(id=cid, author=Actor(login=login), created_at=when),
+        }
+    )
 
 
 def review(on: FactData, rid: int, login: str, when: datetime) -> FactData:
-    return on.model_copy(update={"kind": "review", "action": "submitted", "actor": login,
-                                 "review": ReviewInfo(id=rid, author=Actor(login=login),
-                                                      state="approved", submitted_at=when)})
+    return on.model_copy(
+        update={
+            "kind": "review",
+            "action": "submitted",
+            "actor": login,
+            "review": ReviewInfo(
+                id=rid, author=Actor(login=login), state="approved", submitted_at=when
+            ),
+        }
+    )
 
 
 def facts() -> list[FactData]:

@@ -42,7 +42,9 @@ def smuggled(event: EnrichedFact, **item: object) -> EnrichedFact:
     data = event.data
     snap = data.fact.item.model_construct(**{**dict(data.fact.item), **item})
     fact = data.fact.model_construct(**{**dict(data.fact), "item": snap})
-    return event.model_construct(**{**dict(event), "data": data.model_construct(**{**dict(data), "fact": fact})})
+    return event.model_construct(
+        **{**dict(event), "data": data.model_construct(**{**dict(data), "fact": fact})}
+    )
 
 
 def lenient_decode(raw: bytes):
@@ -59,7 +61,8 @@ def lenient_decode(raw: bytes):
 
 @pytest.mark.parametrize("poison", ["number", "nul"])
 async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_folded(
-        poison, database_url, nats_server):
+    poison, database_url, nats_server
+):
     if poison == "nul" and database_url.startswith("sqlite"):
         pytest.skip("SQLite stores a NUL; only PostgreSQL refuses it")
     events = random_scenario(16, WEEK.start, 7.0, n_items=40).events()
@@ -78,7 +81,9 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
     mark = WEEK.end + timedelta(hours=1)
     request = ReportRequested.create(
         ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
 
     # everything is in the stream before the summarizer starts: the poison arrives in one batch
     # with the good facts and the watermark that closes the window
@@ -92,12 +97,19 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
             subject = Subjects.enriched("pull_request", "opened", REPO)
             await js.publish(subject, poison_raw, headers={"Nats-Msg-Id": doc["id"]})
         else:
-            await js.publish(Subjects.enriched(e.data.fact.kind, e.data.fact.action, REPO),
-                             e.to_bytes(), headers={"Nats-Msg-Id": e.id})
-    await js.publish(Subjects.enriched_watermark(REPO), watermark(mark).to_bytes(),
-                     headers={"Nats-Msg-Id": watermark(mark).id})
-    await js.publish(Subjects.report_requested(REPO), request.to_bytes(),
-                     headers={"Nats-Msg-Id": request.id})
+            await js.publish(
+                Subjects.enriched(e.data.fact.kind, e.data.fact.action, REPO),
+                e.to_bytes(),
+                headers={"Nats-Msg-Id": e.id},
+            )
+    await js.publish(
+        Subjects.enriched_watermark(REPO),
+        watermark(mark).to_bytes(),
+        headers={"Nats-Msg-Id": watermark(mark).id},
+    )
+    await js.publish(
+        Subjects.report_requested(REPO), request.to_bytes(), headers={"Nats-Msg-Id": request.id}
+    )
 
     settings = SummarizerSettings(nats_url=nats_server.url, database_url=database_url)
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
@@ -133,9 +145,12 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
         reason = letter.headers["Rd-Dead-Reason"]
         assert reason.startswith(f"the projections refuse {victim.data.fact.kind}.")
         assert f"{REPO}#" in reason
-        expected = {"number": ("OverflowError" if database_url.startswith("sqlite")
-                               else "NumericValueOutOfRange"),
-                    "nul": "CharacterNotInRepertoire"}[poison]
+        expected = {
+            "number": (
+                "OverflowError" if database_url.startswith("sqlite") else "NumericValueOutOfRange"
+            ),
+            "nul": "CharacterNotInRepertoire",
+        }[poison]
         assert expected in reason and "gave up" not in reason
     finally:
         await sub.unsubscribe()

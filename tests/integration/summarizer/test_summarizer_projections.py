@@ -42,8 +42,12 @@ class Clock:
 
 def request(as_of: datetime | None, window=WINDOW) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=REPO, window=WindowRef.of(window), as_of=as_of, languages=("en", "zh-CN")),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+        ReportRequestData(
+            repo=REPO, window=WindowRef.of(window), as_of=as_of, languages=("en", "zh-CN")
+        ),
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
 
 
 def in_window(sc: Scenario, attr: str) -> set[int]:
@@ -84,28 +88,43 @@ async def test_folding_is_idempotent_and_late_events_make_revisions(database_url
         assert first_summary.request_id == req.id and first_summary.revision == 1
         assert first_summary.languages == ("en", "zh-CN")
         assert first_summary.counts.new_prs == len(
-            {i.number for i in sc.items if i.kind == "pull_request" and inside(i.opened)})
+            {i.number for i in sc.items if i.kind == "pull_request" and inside(i.opened)}
+        )
         assert first_summary.counts.merged_prs == len(in_window(sc, "merged"))
         assert first_summary.watermark == mark
 
         # a late merged PR inside the closed window: revision 2 listing what changed
-        late = ItemSpec(number=999, kind="pull_request", opened=WINDOW.start + timedelta(hours=1),
-                        merged=WINDOW.start + timedelta(hours=3), modules=("moe",),
-                        additions=120, deletions=30)
-        await fold_events(deps, [enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)])
+        late = ItemSpec(
+            number=999,
+            kind="pull_request",
+            opened=WINDOW.start + timedelta(hours=1),
+            merged=WINDOW.start + timedelta(hours=3),
+            modules=("moe",),
+            additions=120,
+            deletions=30,
+        )
+        await fold_events(
+            deps, [enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)]
+        )
         assert len(published) == 2
         second = published[1].data
         assert second.revision == 2 and second.request_id is None
         changed = {c.name: (c.before, c.after) for c in second.changed_figures}
-        assert changed["counts.merged_prs"] == (first_summary.counts.merged_prs,
-                                                first_summary.counts.merged_prs + 1)
-        assert changed["counts.lines_added"] == (first_summary.counts.lines_added,
-                                                 first_summary.counts.lines_added + 120)
+        assert changed["counts.merged_prs"] == (
+            first_summary.counts.merged_prs,
+            first_summary.counts.merged_prs + 1,
+        )
+        assert changed["counts.lines_added"] == (
+            first_summary.counts.lines_added,
+            first_summary.counts.lines_added + 120,
+        )
         assert "counts.new_issues" not in changed
 
         # a re-classification of an already-counted fact under another rule set updates tags
         # without counting the fact twice; unchanged figures keep the revision
-        reclassified = enrich(late, "merged", late.merged, ruleset=RuleSetRef(profile="test", version="t2"))
+        reclassified = enrich(
+            late, "merged", late.merged, ruleset=RuleSetRef(profile="test", version="t2")
+        )
         await fold_events(deps, [reclassified])
         assert store.counts()["activity"] == before["activity"] + 2
         third_req = request(as_of=None)
@@ -126,8 +145,13 @@ async def test_watermark_closes_scheduled_windows(database_url):
         published.append(event)
 
     schedule = Schedule("day", "Asia/Shanghai", "11:45")
-    deps = Deps(store=store, publish=publish, clock=Clock(WINDOW.end + timedelta(days=1)),
-                schedules={REPO: [schedule]}, grace=timedelta(minutes=15))
+    deps = Deps(
+        store=store,
+        publish=publish,
+        clock=Clock(WINDOW.end + timedelta(days=1)),
+        schedules={REPO: [schedule]},
+        grace=timedelta(minutes=15),
+    )
     try:
         sc = random_scenario(5, WINDOW.start, 1.0, n_items=30)
         # the watermark stops just short of end + grace: nothing closes yet
@@ -171,8 +195,12 @@ async def test_a_replay_of_late_facts_makes_one_revision_once_quiet(tmp_path):
         published.append(event)
         arrived.set()
 
-    deps = Deps(store=store, publish=publish, clock=Clock(WINDOW.end + timedelta(days=1)),
-                window_debounce=1.0)
+    deps = Deps(
+        store=store,
+        publish=publish,
+        clock=Clock(WINDOW.end + timedelta(days=1)),
+        window_debounce=1.0,
+    )
     try:
         sc = random_scenario(3, WINDOW.start, 1.0, n_items=20)
         await fold_events(deps, [*sc.events(), watermark(WINDOW.end + timedelta(hours=1))])
@@ -180,10 +208,19 @@ async def test_a_replay_of_late_facts_makes_one_revision_once_quiet(tmp_path):
         assert [p.data.revision for p in published] == [1]
         arrived.clear()
         # five batches of late merged PRs in quick succession
-        late = [ItemSpec(900 + n, "pull_request", WINDOW.start + timedelta(hours=n),
-                         merged=WINDOW.start + timedelta(hours=n + 1)) for n in range(5)]
+        late = [
+            ItemSpec(
+                900 + n,
+                "pull_request",
+                WINDOW.start + timedelta(hours=n),
+                merged=WINDOW.start + timedelta(hours=n + 1),
+            )
+            for n in range(5)
+        ]
         for spec in late:
-            await fold_events(deps, [enrich(spec, "opened", spec.opened), enrich(spec, "merged", spec.merged)])
+            await fold_events(
+                deps, [enrich(spec, "opened", spec.opened), enrich(spec, "merged", spec.merged)]
+            )
         await asyncio.wait_for(arrived.wait(), 10)
         await asyncio.wait_for(deps._flusher, 10)
         assert [p.data.revision for p in published] == [1, 2]
@@ -216,7 +253,9 @@ async def test_a_request_that_keeps_failing_is_given_up_and_reported(tmp_path):
                 await accept_request(deps, req)
         await accept_request(deps, req)  # third failure: given up, reported, no longer pending
         assert attempts == 3 and [g[0] for g in given_up] == [req.id]
-        assert "ConnectionError: bus unavailable" in given_up[0][1] and "2026-03-26" in given_up[0][1]
+        assert (
+            "ConnectionError: bus unavailable" in given_up[0][1] and "2026-03-26" in given_up[0][1]
+        )
         assert store.pending_requests() == []
         # a fold afterwards does not try it again
         await fold_events(deps, [watermark(WINDOW.end)])
@@ -241,12 +280,14 @@ async def test_projections_rebuild_from_the_log_to_the_same_figures(database_url
         assert set(store.counts().values()) == {0}
         # replay in other batch sizes: the same figures (and revision 1 again: history was reset)
         for i in range(0, len(log), 7):
-            await fold_events(deps, log[i:i + 7])
+            await fold_events(deps, log[i : i + 7])
         await accept_request(deps, request(as_of=WINDOW.end))
         first, rebuilt = published[0].data, published[1].data
         assert rebuilt.revision == 1 and rebuilt.counts == first.counts
         assert rebuilt.modules == first.modules and rebuilt.key_prs == first.key_prs
-        assert rebuilt.appendix == first.appendix and rebuilt.fact_ids_sample == first.fact_ids_sample
+        assert (
+            rebuilt.appendix == first.appendix and rebuilt.fact_ids_sample == first.fact_ids_sample
+        )
     finally:
         store.close()
 
@@ -257,8 +298,18 @@ async def test_concurrent_migrations_are_safe_and_idempotent(database_url):
         await asyncio.gather(*(asyncio.to_thread(s.migrate) for s in stores))
         stores[0].migrate()
         assert stores[1].counts() == dict.fromkeys(
-            ("items", "activity", "processed", "watermarks", "windows", "requests", "rejected",
-             "window_revisions"), 0)
+            (
+                "items",
+                "activity",
+                "processed",
+                "watermarks",
+                "windows",
+                "requests",
+                "rejected",
+                "window_revisions",
+            ),
+            0,
+        )
     finally:
         for s in stores:
             s.close()
@@ -289,16 +340,37 @@ async def test_the_database_path_reports_what_the_pure_model_reports(database_ur
     deps = Deps(store=store, publish=publish, clock=Clock(now))
     try:
         sc = random_scenario(31, WINDOW.start, 1.0, n_items=120)
-        sc.items.append(ItemSpec(5000, "pull_request", WINDOW.end - timedelta(days=6), author="waiting"))
-        sc.items.append(ItemSpec(5001, "issue", WINDOW.start - timedelta(days=40), title="[RFC] plan", author="r"))
+        sc.items.append(
+            ItemSpec(5000, "pull_request", WINDOW.end - timedelta(days=6), author="waiting")
+        )
+        sc.items.append(
+            ItemSpec(
+                5001, "issue", WINDOW.start - timedelta(days=40), title="[RFC] plan", author="r"
+            )
+        )
         events = sc.events()
         await fold_events(deps, [*events, watermark(WINDOW.end)])
         await accept_request(deps, request(as_of=WINDOW.end))
         got = published[-1].data
         expected = build_summary(window_input(events, WINDOW), now=now)
-        for name in ("counts", "previous_counts", "modules", "key_prs", "themes", "discussions", "risks",
-                     "ecosystems", "follow_ups", "contributors", "activity", "median_hours_to_merge",
-                     "median_hours_to_first_response", "appendix", "fact_ids_sample", "facts_counted"):
+        for name in (
+            "counts",
+            "previous_counts",
+            "modules",
+            "key_prs",
+            "themes",
+            "discussions",
+            "risks",
+            "ecosystems",
+            "follow_ups",
+            "contributors",
+            "activity",
+            "median_hours_to_merge",
+            "median_hours_to_first_response",
+            "appendix",
+            "fact_ids_sample",
+            "facts_counted",
+        ):
             assert getattr(got, name) == getattr(expected, name), name
         kinds = {(f.kind, f.item.number) for f in got.follow_ups}
         assert ("awaiting_review", 5000) in kinds and ("open_rfc", 5001) in kinds
@@ -314,21 +386,47 @@ async def test_load_window_gives_title_history_and_referenced_items(database_url
     store = SqlProjections(database_url)
     deps = Deps(store=store, publish=_ignore, clock=Clock(WINDOW.end + timedelta(hours=2)))
     old = WINDOW.start - timedelta(days=30)
-    pr = lambda n, title, at, **kw: ItemSpec(number=n, kind="pull_request", opened=at - timedelta(hours=2),  # noqa: E731
-                                             merged=at, title=title, **kw)
-    history = [pr(n, f"[BugFix] fix worker crash {n}", old + timedelta(hours=n)) for n in range(1, 40)] + [
+
+    def pr(n, title, at, **kw):
+        return ItemSpec(
+            number=n,
+            kind="pull_request",
+            opened=at - timedelta(hours=2),
+            merged=at,
+            title=title,
+            **kw,
+        )
+
+    history = [
+        pr(n, f"[BugFix] fix worker crash {n}", old + timedelta(hours=n)) for n in range(1, 40)
+    ] + [
         pr(40, "[Feature] Add incremental build cache", old),
         pr(41, "[Feature] DeepSeek-V4 loader", old + timedelta(days=1)),
-        pr(42, "[Misc] unrelated and never referred to", old + timedelta(days=2))]
+        pr(42, "[Misc] unrelated and never referred to", old + timedelta(days=2)),
+    ]
     in_window = WINDOW.start + timedelta(hours=2)
     window_items = [
         pr(50, '[CI] Revert "Add incremental build cache"', in_window),
-        pr(51, "[BugFix] DeepSeek-V4 rope", in_window + timedelta(hours=1),
-           digest=Digest(refs=(Reference(kind="fix_up", number=41), Reference(kind="related", number=42),
-                               Reference(kind="follow_up", number=9999),
-                               Reference(kind="fixes", number=43, repo="other/repo")))),
-        pr(52, "[Doc] DeepSeek-V4 guide", in_window + timedelta(hours=2),
-           digest=Digest(refs=(Reference(kind="reverts", title="[BugFix] fix worker crash 7"),)))]
+        pr(
+            51,
+            "[BugFix] DeepSeek-V4 rope",
+            in_window + timedelta(hours=1),
+            digest=Digest(
+                refs=(
+                    Reference(kind="fix_up", number=41),
+                    Reference(kind="related", number=42),
+                    Reference(kind="follow_up", number=9999),
+                    Reference(kind="fixes", number=43, repo="other/repo"),
+                )
+            ),
+        ),
+        pr(
+            52,
+            "[Doc] DeepSeek-V4 guide",
+            in_window + timedelta(hours=2),
+            digest=Digest(refs=(Reference(kind="reverts", title="[BugFix] fix worker crash 7"),)),
+        ),
+    ]
     sc = Scenario(items=history + window_items)
     try:
         await fold_events(deps, sc.events())
@@ -345,8 +443,14 @@ async def test_load_window_gives_title_history_and_referenced_items(database_url
         before = dict(inp.term_counts)
         renamed = pr(42, "[Misc] DeepSeek-V4 docs", old + timedelta(days=2))
         late = pr(60, "[Feature] DeepSeek-V4 MTP", in_window + timedelta(hours=3))
-        await fold_events(deps, [enrich(renamed, "edited", WINDOW.start + timedelta(hours=1)),
-                                 enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)])
+        await fold_events(
+            deps,
+            [
+                enrich(renamed, "edited", WINDOW.start + timedelta(hours=1)),
+                enrich(late, "opened", late.opened),
+                enrich(late, "merged", late.merged),
+            ],
+        )
         again = store.load_window(REPO, WINDOW, previous_window(WINDOW))
         titles = [i.title for i in sc.items if i.number != 42] + [renamed.title, late.title]
         assert again.history_items == len(titles)

@@ -42,16 +42,30 @@ def enriched(row: dict) -> EnrichedFact:
     """One line of merged_prs.jsonl as the merged fact the classifier would pass on."""
     merged = datetime.fromisoformat(row["merged_at"])
     authored = datetime.fromisoformat(row["authored_at"])
-    files = tuple(FileChange(path=f["path"], additions=f["additions"] or 0, deletions=f["deletions"] or 0)
-                  for f in row["files"])
+    files = tuple(
+        FileChange(path=f["path"], additions=f["additions"] or 0, deletions=f["deletions"] or 0)
+        for f in row["files"]
+    )
     item = ItemSnapshot(
-        repo=REPO, number=row["pr_number"], kind="pull_request", title=row["title"],
-        author=Actor(login=login(row)), state="closed", created_at=min(authored, merged),
-        updated_at=merged, closed_at=merged, merged_at=merged,
-        additions=sum(f.additions for f in files), deletions=sum(f.deletions for f in files),
-        changed_files=len(files), files=files[:300], files_truncated=len(files) > 300)
-    data = FactData(repo=REPO, kind="pull_request", action="merged", item=item, actor=login(row),
-                    origin="git")
+        repo=REPO,
+        number=row["pr_number"],
+        kind="pull_request",
+        title=row["title"],
+        author=Actor(login=login(row)),
+        state="closed",
+        created_at=min(authored, merged),
+        updated_at=merged,
+        closed_at=merged,
+        merged_at=merged,
+        additions=sum(f.additions for f in files),
+        deletions=sum(f.deletions for f in files),
+        changed_files=len(files),
+        files=files[:300],
+        files_truncated=len(files) > 300,
+    )
+    data = FactData(
+        repo=REPO, kind="pull_request", action="merged", item=item, actor=login(row), origin="git"
+    )
     return EnrichedFact.create(make_fact(data), Tags(), NO_RULES)
 
 
@@ -77,7 +91,9 @@ def every_week(first: tuple[int, int], last: tuple[int, int]):
 
 async def test_merged_prs_per_shanghai_week_equal_a_plain_count(database_url):
     path = require_shared_data("vllm-ascend-history", "merged_prs.jsonl")
-    lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
+    lines = [
+        json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text.strip()
+    ]
     expected = plain_weekly_counts(lines)
     assert sum(expected.values()) == sum(1 for r in lines if r["pr_number"] is not None) > 4000
 
@@ -91,7 +107,7 @@ async def test_merged_prs_per_shanghai_week_equal_a_plain_count(database_url):
         events = [enriched(r) for r in lines if r["pr_number"] is not None]
         # the file is newest first: fold it in that order, in service-sized batches
         for i in range(0, len(events), 256):
-            await fold_events(deps, events[i:i + 256])
+            await fold_events(deps, events[i : i + 256])
         got: dict[tuple[int, int], int] = {}
         for year, week in every_week(min(expected), max(expected)):
             window = week_window(year, week, "Asia/Shanghai")

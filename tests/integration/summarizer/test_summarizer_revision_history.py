@@ -30,7 +30,9 @@ WINDOW = day_window(utc(2026, 3, 26).date(), "Asia/Shanghai", "11:45")
 def request(as_of: datetime | None) -> ReportRequested:
     return ReportRequested.create(
         ReportRequestData(repo=REPO, window=WindowRef.of(WINDOW), as_of=as_of),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
 
 
 async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_url, capsys):
@@ -42,13 +44,25 @@ async def test_each_revision_is_kept_with_its_hash_and_changed_figures(database_
 
     deps = Deps(store=store, publish=publish, clock=lambda: WINDOW.end + timedelta(hours=3))
     try:
-        await fold_events(deps, [*random_scenario(8, WINDOW.start, 1.0, n_items=40).events(),
-                                 watermark(WINDOW.end + timedelta(hours=1))])
+        await fold_events(
+            deps,
+            [
+                *random_scenario(8, WINDOW.start, 1.0, n_items=40).events(),
+                watermark(WINDOW.end + timedelta(hours=1)),
+            ],
+        )
         await accept_request(deps, request(WINDOW.end))
         for n in (901, 902):  # two late merges: revisions 2 and 3
-            late = ItemSpec(n, "pull_request", WINDOW.start + timedelta(hours=1),
-                            merged=WINDOW.start + timedelta(hours=2), additions=n)
-            await fold_events(deps, [enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)])
+            late = ItemSpec(
+                n,
+                "pull_request",
+                WINDOW.start + timedelta(hours=1),
+                merged=WINDOW.start + timedelta(hours=2),
+                additions=n,
+            )
+            await fold_events(
+                deps, [enrich(late, "opened", late.opened), enrich(late, "merged", late.merged)]
+            )
         await accept_request(deps, request(None))  # same figures: revision 3 again, no new row
         assert [e.data.revision for e in published] == [1, 2, 3, 3]
 
@@ -89,24 +103,40 @@ async def test_migration_0002_keeps_old_windows_and_items(database_url):
         with store.engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "0001")
-            conn.execute(sa.text(
-                "insert into windows (repo, label, kind, start, \"end\", tz, revision, figures_hash, "
-                "figures, summary_id, closed_at, dirty) values (:r, 'old', 'day', :s, :e, 'UTC', 2, "
-                "'h2', '{}', 's2', :e, :d)"),
-                {"r": REPO, "s": WINDOW.start.replace(tzinfo=None), "e": WINDOW.end.replace(tzinfo=None),
-                 "d": False})
-            spec = ItemSpec(5, "pull_request", WINDOW.start, merged=WINDOW.start + timedelta(hours=4))
+            conn.execute(
+                sa.text(
+                    'insert into windows (repo, label, kind, start, "end", tz, revision, figures_hash, '
+                    "figures, summary_id, closed_at, dirty) values (:r, 'old', 'day', :s, :e, 'UTC', 2, "
+                    "'h2', '{}', 's2', :e, :d)"
+                ),
+                {
+                    "r": REPO,
+                    "s": WINDOW.start.replace(tzinfo=None),
+                    "e": WINDOW.end.replace(tzinfo=None),
+                    "d": False,
+                },
+            )
+            spec = ItemSpec(
+                5, "pull_request", WINDOW.start, merged=WINDOW.start + timedelta(hours=4)
+            )
             snap = spec.snapshot(WINDOW.start + timedelta(hours=4))
-            conn.execute(sa.text(
-                "insert into items (repo, number, kind, title, author, state, created_at, merged_at, "
-                "closed_at, snapshot_time, snapshot, tags, first_seen) values (:r, 5, 'pull_request', "
-                "'t', 'alice', 'closed', :c, :m, :m, :m, :snap, '{}', :c)"),
-                {"r": REPO, "c": WINDOW.start.replace(tzinfo=None),
-                 "m": (WINDOW.start + timedelta(hours=4)).replace(tzinfo=None),
-                 "snap": snap.model_dump_json()})
+            conn.execute(
+                sa.text(
+                    "insert into items (repo, number, kind, title, author, state, created_at, merged_at, "
+                    "closed_at, snapshot_time, snapshot, tags, first_seen) values (:r, 5, 'pull_request', "
+                    "'t', 'alice', 'closed', :c, :m, :m, :m, :snap, '{}', :c)"
+                ),
+                {
+                    "r": REPO,
+                    "c": WINDOW.start.replace(tzinfo=None),
+                    "m": (WINDOW.start + timedelta(hours=4)).replace(tzinfo=None),
+                    "snap": snap.model_dump_json(),
+                },
+            )
         store.migrate()
         (old,) = store.revisions(REPO, "old")
         assert (old.revision, old.figures_hash, old.summary_id, old.changed) == (2, "h2", "s2", ())
+
         # an older fact about the item folded after the upgrade does not replace its snapshot
         async def publish(event: WindowSummarized) -> None:
             raise AssertionError("nothing is due")
@@ -119,8 +149,10 @@ async def test_migration_0002_keeps_old_windows_and_items(database_url):
         # a processed id from before the upgrade has no repository: a rebuild of any one
         # repository forgets it (it may be that repository's watermark)
         with store.engine.begin() as conn:
-            conn.execute(sa.text("insert into processed (event_id, processed_at) values ('legacy', :t)"),
-                         {"t": WINDOW.end.replace(tzinfo=None)})
+            conn.execute(
+                sa.text("insert into processed (event_id, processed_at) values ('legacy', :t)"),
+                {"t": WINDOW.end.replace(tzinfo=None)},
+            )
         assert store.reset_projections("someone/else")["processed"] == 1
         assert store.counts()["items"] == 1 and store.counts()["processed"] == 1
     finally:

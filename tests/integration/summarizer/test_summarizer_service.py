@@ -19,7 +19,10 @@ WEEK = week_window(2026, 24, "Asia/Shanghai")
 # by hand: Monday 8 June 00:00 in Shanghai (UTC+8) is 7 June 16:00 UTC; the week is [start, end)
 WEEK_START, WEEK_END = datetime(2026, 6, 7, 16, tzinfo=UTC), datetime(2026, 6, 14, 16, tzinfo=UTC)
 # the scheduled day 2026-03-26 with cut-off 11:45 in Shanghai: 03:45 UTC to 03:45 UTC
-DAY_START, DAY_END = datetime(2026, 3, 26, 3, 45, tzinfo=UTC), datetime(2026, 3, 27, 3, 45, tzinfo=UTC)
+DAY_START, DAY_END = (
+    datetime(2026, 3, 26, 3, 45, tzinfo=UTC),
+    datetime(2026, 3, 27, 3, 45, tzinfo=UTC),
+)
 
 
 def in_week(t: datetime | None) -> bool:
@@ -30,7 +33,9 @@ def in_day(t: datetime | None) -> bool:
     return t is not None and DAY_START <= t < DAY_END
 
 
-async def next_summary(queue: asyncio.Queue, request_id: str, timeout: float = 30.0) -> WindowSummarized:
+async def next_summary(
+    queue: asyncio.Queue, request_id: str, timeout: float = 30.0
+) -> WindowSummarized:
     async with asyncio.timeout(timeout):
         while True:
             event = WindowSummarized.model_validate_json(await queue.get())
@@ -39,8 +44,9 @@ async def next_summary(queue: asyncio.Queue, request_id: str, timeout: float = 3
 
 
 async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_path):
-    settings = SummarizerSettings(nats_url=nats_server.url,
-                                  database_url=f"sqlite:///{tmp_path / 'projections.db'}")
+    settings = SummarizerSettings(
+        nats_url=nats_server.url, database_url=f"sqlite:///{tmp_path / 'projections.db'}"
+    )
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
     service = runtime.add(build_service(settings, runtime))
     await runtime.start()
@@ -56,15 +62,26 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
         sc = random_scenario(24, WEEK.start, 7.0, n_items=120)
         events = sc.events()
         for event in events:
-            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
+            await bus.publish(
+                event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO)
+            )
         # a second publish of the same events is de-duplicated by Nats-Msg-Id and by the fold
         for event in events[:20]:
-            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
+            await bus.publish(
+                event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO)
+            )
         mark = WEEK.end + timedelta(hours=1)
         request = ReportRequested.create(
-            ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=mark, synthetic=True,
-                              data_note="generated test data"),
-            nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+            ReportRequestData(
+                repo=REPO,
+                window=WindowRef.of(WEEK),
+                as_of=mark,
+                synthetic=True,
+                data_note="generated test data",
+            ),
+            nonce=uuid.uuid4().hex,
+            at=datetime.now(UTC),
+        )
         # the request arrives before the watermark: it must wait for it
         await bus.publish(request, Subjects.report_requested(REPO))
         await bus.publish(watermark(mark), Subjects.enriched_watermark(REPO))
@@ -88,9 +105,13 @@ async def test_request_answered_after_watermark_on_real_broker(nats_server, tmp_
 
 async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server, tmp_path):
     settings = SummarizerSettings(
-        nats_url=nats_server.url, database_url=f"sqlite:///{tmp_path / 'projections.db'}",
+        nats_url=nats_server.url,
+        database_url=f"sqlite:///{tmp_path / 'projections.db'}",
         schedules={"*": [{"kind": "day", "tz": "Asia/Shanghai", "cutoff": "11:45"}]},
-        close_grace_minutes=5, window_debounce_seconds=0.1, scheduled_languages=["zh-CN", "en"])
+        close_grace_minutes=5,
+        window_debounce_seconds=0.1,
+        scheduled_languages=["zh-CN", "en"],
+    )
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "summarizer-test")
     service = runtime.add(build_service(settings, runtime))
     await runtime.start()
@@ -103,17 +124,28 @@ async def test_watermark_closes_scheduled_day_window_on_real_broker(nats_server,
 
         await runtime.nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
         day = service.deps.closer(REPO, None, datetime(2026, 3, 27, 3, 50, tzinfo=UTC))[0]
-        assert (day.label, day.cutoff, day.start, day.end) == ("2026-03-26", "11:45", DAY_START, DAY_END)
+        assert (day.label, day.cutoff, day.start, day.end) == (
+            "2026-03-26",
+            "11:45",
+            DAY_START,
+            DAY_END,
+        )
         sc = random_scenario(2, day.start, 1.0, n_items=40)
         bus = runtime.bus("test")
         for event in sc.events():
-            await bus.publish(event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO))
-        await bus.publish(watermark(day.end + timedelta(minutes=6)), Subjects.enriched_watermark(REPO))
+            await bus.publish(
+                event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO)
+            )
+        await bus.publish(
+            watermark(day.end + timedelta(minutes=6)), Subjects.enriched_watermark(REPO)
+        )
         async with asyncio.timeout(30):
             summary = WindowSummarized.model_validate_json(await summaries.get()).data
         assert summary.window.label == "2026-03-26" and summary.request_id is None
         assert summary.languages == ("zh-CN", "en")
         assert summary.counts.merged_prs == sum(1 for i in sc.items if in_day(i.merged))
-        assert summary.counts.new_issues == sum(1 for i in sc.items if i.kind == "issue" and in_day(i.opened))
+        assert summary.counts.new_issues == sum(
+            1 for i in sc.items if i.kind == "issue" and in_day(i.opened)
+        )
     finally:
         await runtime.stop()

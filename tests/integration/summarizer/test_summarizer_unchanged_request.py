@@ -48,10 +48,18 @@ class Requester:
 
     async def ask(self, languages=("en",), timeout: float = 120) -> tuple[str, bytes]:
         request = ReportRequested.create(
-            ReportRequestData(repo=REPO, window=WindowRef.of(WEEK), as_of=MARK, synthetic=True,
-                              languages=languages, formats=("md", "json"),
-                              data_note="generated test data"),
-            nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+            ReportRequestData(
+                repo=REPO,
+                window=WindowRef.of(WEEK),
+                as_of=MARK,
+                synthetic=True,
+                languages=languages,
+                formats=("md", "json"),
+                data_note="generated test data",
+            ),
+            nonce=uuid.uuid4().hex,
+            at=datetime.now(UTC),
+        )
         answers: asyncio.Queue = asyncio.Queue()
 
         async def on_answer(msg) -> None:
@@ -64,14 +72,17 @@ class Requester:
                 while True:
                     get_event = asyncio.ensure_future(self.ready.get())
                     get_answer = asyncio.ensure_future(answers.get())
-                    done, pending = await asyncio.wait({get_event, get_answer},
-                                                       return_when=asyncio.FIRST_COMPLETED)
+                    done, pending = await asyncio.wait(
+                        {get_event, get_answer}, return_when=asyncio.FIRST_COMPLETED
+                    )
                     for task in pending:
                         task.cancel()
                     for task in done:
                         how, raw = task.result()
-                        if how == "answer" or \
-                                ReportReady.model_validate_json(raw).data.request_id == request.id:
+                        if (
+                            how == "answer"
+                            or ReportReady.model_validate_json(raw).data.request_id == request.id
+                        ):
                             return how, raw
         finally:
             await sub.unsubscribe()
@@ -89,8 +100,12 @@ async def subjects_in_reports(runtime: Runtime) -> list[str]:
 async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_path):
     url = nats_server.url
     summarizer = Runtime(CommonSettings(nats_url=url), "summarizer-test")
-    summarizer.add(build_summarizer(SummarizerSettings(
-        nats_url=url, database_url=f"sqlite:///{tmp_path / 'p.db'}"), summarizer))
+    summarizer.add(
+        build_summarizer(
+            SummarizerSettings(nats_url=url, database_url=f"sqlite:///{tmp_path / 'p.db'}"),
+            summarizer,
+        )
+    )
 
     def renderer_runtime() -> Runtime:
         runtime = Runtime(CommonSettings(nats_url=url), "renderer-test")
@@ -105,8 +120,9 @@ async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_p
     try:
         bus = client.bus("test")
         for event in random_scenario(24, WEEK.start, 7.0, n_items=40).events():
-            await bus.publish(event, Subjects.enriched(event.data.fact.kind,
-                                                       event.data.fact.action, REPO))
+            await bus.publish(
+                event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO)
+            )
         await bus.publish(watermark(MARK), Subjects.enriched_watermark(REPO))
         requester = await Requester(client).start()
 
@@ -127,12 +143,14 @@ async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_p
         assert {a.language for a in ready.data.artifacts} == {"en", "zh-CN"}
 
         async def stored_since() -> list[str] | None:  # the stream stores what subscribers got
-            new = (await subjects_in_reports(client))[len(log_before):]
+            new = (await subjects_in_reports(client))[len(log_before) :]
             return new if len(new) >= 3 else None
 
         assert await wait_until(stored_since, 30, "the report-ready in RD_REPORTS") == [
-            Subjects.report_requested(REPO), Subjects.summary_ready(REPO),
-            Subjects.report_ready(REPO)]
+            Subjects.report_requested(REPO),
+            Subjects.summary_ready(REPO),
+            Subjects.report_ready(REPO),
+        ]
         # ... and now both languages are announced: answered again without an event
         log_before = await subjects_in_reports(client)
         how, again = await requester.ask(("en", "zh-CN"))
@@ -146,14 +164,20 @@ async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_p
         waiting = asyncio.ensure_future(requester.ask())
 
         async def summary_published() -> bool:
-            return Subjects.summary_ready(REPO) in (await subjects_in_reports(client))[len(log_before):]
+            return (
+                Subjects.summary_ready(REPO)
+                in (await subjects_in_reports(client))[len(log_before) :]
+            )
 
         await wait_until(summary_published, 60, "the summary of a request no renderer answered")
         renderer = renderer_runtime()
         await renderer.start()
         how, late = await waiting
         assert how == "answer" and ReportReady.model_validate_json(late).data.revision == 1
-        assert Subjects.report_ready(REPO) not in (await subjects_in_reports(client))[len(log_before):]
+        assert (
+            Subjects.report_ready(REPO)
+            not in (await subjects_in_reports(client))[len(log_before) :]
+        )
     finally:
         await client.stop()
         await renderer.stop()

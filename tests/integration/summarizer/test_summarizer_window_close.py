@@ -31,20 +31,21 @@ def test_a_closed_window_is_stored_with_its_cutoff_and_closing_time(database_url
         closed_by.append((repo, old, new))
         return [day] if new >= datetime(2026, 6, 9, 3, 45, tzinfo=UTC) else []
 
-    first = store.fold([watermark(datetime(2026, 6, 9, 1, 0, tzinfo=UTC))], now=NOW,
-                       closer=closer)
+    first = store.fold([watermark(datetime(2026, 6, 9, 1, 0, tzinfo=UTC))], now=NOW, closer=closer)
     assert (first.watermarks, first.closed_windows) == (1, 0)  # not past the end yet
     assert store.window_state(REPO, day.label) is None
 
-    second = store.fold([watermark(datetime(2026, 6, 9, 4, 0, tzinfo=UTC))], now=NOW,
-                        closer=closer)
+    second = store.fold([watermark(datetime(2026, 6, 9, 4, 0, tzinfo=UTC))], now=NOW, closer=closer)
     assert second.closed_windows == 1
     state = store.window_state(REPO, day.label)
     assert (state.window, state.revision, state.dirty) == (day, 0, True)
     assert state.window.cutoff == "11:45"
     with store.engine.connect() as conn:
-        closed_at = conn.execute(sa.select(windows.c.closed_at).where(
-            windows.c.repo == REPO, windows.c.label == day.label)).scalar_one()
+        closed_at = conn.execute(
+            sa.select(windows.c.closed_at).where(
+                windows.c.repo == REPO, windows.c.label == day.label
+            )
+        ).scalar_one()
     assert closed_at == NOW
     # the closer is told the repository, the watermark before (none at first) and the new one
     first_mark, second_mark = (datetime(2026, 6, 9, h, 0, tzinfo=UTC) for h in (1, 4))
@@ -58,8 +59,9 @@ def test_windows_closed_for_several_repositories_in_one_batch_are_all_counted(da
     day = day_window(date(2026, 6, 8), "UTC")
     mark = datetime(2026, 6, 9, 1, 0, tzinfo=UTC)
     other = "acme/other"
-    result = store.fold([watermark(mark), watermark(mark, repo=other)], now=NOW,
-                        closer=lambda repo, old, new: [day])
+    result = store.fold(
+        [watermark(mark), watermark(mark, repo=other)], now=NOW, closer=lambda repo, old, new: [day]
+    )
     assert (result.watermarks, result.closed_windows) == (2, 2)
     assert {store.window_state(r, day.label).window for r in (REPO, other)} == {day}
     store.close()
@@ -89,8 +91,15 @@ def test_a_watermark_moves_only_forward_and_each_repository_on_its_own(database_
     t1, t2 = (datetime(2026, 6, 9, h, 0, tzinfo=UTC) for h in (1, 2))
     later = datetime(2026, 6, 9, 6, 0, tzinfo=UTC)
     # acme/b's two watermarks in one batch, the later one first: the later one is where it is
-    store.fold([watermark(t1, repo="acme/a"), watermark(t1, repo="acme/b"),
-                watermark(t1 - timedelta(hours=1), repo="acme/b")], now=NOW, closer=closer)
+    store.fold(
+        [
+            watermark(t1, repo="acme/a"),
+            watermark(t1, repo="acme/b"),
+            watermark(t1 - timedelta(hours=1), repo="acme/b"),
+        ],
+        now=NOW,
+        closer=closer,
+    )
     # acme/a: the same watermark again (another event, e.g. another classifier replica's) does
     # not move it; acme/b, after it in the batch, moves all the same
     same = watermark(t1, repo="acme/a").model_copy(update={"id": "another-replica"})

@@ -18,8 +18,18 @@ async def auth_server(tmp_path, *auth: str):
     # -p -1: the server picks a free port and logs it (no port found free, released and then
     # taken by another process first)
     proc = await asyncio.create_subprocess_exec(
-        find_binary(), "-js", "-a", "127.0.0.1", "-p", "-1", "-sd", str(tmp_path / "js"),
-        *auth, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        find_binary(),
+        "-js",
+        "-a",
+        "127.0.0.1",
+        "-p",
+        "-1",
+        "-sd",
+        str(tmp_path / "js"),
+        *auth,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     port = None
     while True:
         line = await asyncio.wait_for(proc.stderr.readline(), 20)
@@ -30,12 +40,17 @@ async def auth_server(tmp_path, *auth: str):
             return proc, f"nats://127.0.0.1:{port}"
 
 
-@pytest.mark.parametrize("auth,good,bad", [
-    (("--user", "svc", "--pass", "s3cret-pw"),
-     {"nats_user": "svc", "nats_password": "s3cret-pw"},
-     {"nats_user": "svc", "nats_password": "wrong-pw"}),
-    (("--auth", "s3cret-token"), {"nats_token": "s3cret-token"}, {"nats_token": "wrong-token"}),
-])
+@pytest.mark.parametrize(
+    "auth,good,bad",
+    [
+        (
+            ("--user", "svc", "--pass", "s3cret-pw"),
+            {"nats_user": "svc", "nats_password": "s3cret-pw"},
+            {"nats_user": "svc", "nats_password": "wrong-pw"},
+        ),
+        (("--auth", "s3cret-token"), {"nats_token": "s3cret-token"}, {"nats_token": "wrong-token"}),
+    ],
+)
 async def test_runtime_uses_nats_credentials(tmp_path, auth, good, bad):
     proc, url = await auth_server(tmp_path, *auth)
     try:
@@ -47,7 +62,9 @@ async def test_runtime_uses_nats_credentials(tmp_path, auth, good, bad):
         finally:
             await runtime.stop()
         with pytest.raises(NatsUnreachable) as refused:
-            await Runtime(CommonSettings(nats_url=url, nats_connect_timeout=2, **bad), "auth").start()
+            await Runtime(
+                CommonSettings(nats_url=url, nats_connect_timeout=2, **bad), "auth"
+            ).start()
         message = str(refused.value)
         assert "authorization" in message.lower() and "REPODIGEST_NATS_" in message
         # the secret tried never shows (the user name may: it says which login was refused)

@@ -25,8 +25,12 @@ REPO = "acme-owner/acme-repo"
 
 def histogram_points(reader: InMemoryMetricReader) -> dict:
     data = reader.get_metrics_data()
-    return {m.name: m.data.data_points[0] for rm in data.resource_metrics
-            for sm in rm.scope_metrics for m in sm.metrics}
+    return {
+        m.name: m.data.data_points[0]
+        for rm in data.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+    }
 
 
 def test_seconds_histograms_get_second_scale_buckets():
@@ -82,30 +86,41 @@ def test_the_span_processor_keeps_every_span_of_a_demo_sized_run(caplog):
     provider.shutdown()
 
 
-@pytest.mark.parametrize("subject,template", [
-    ("rd.github.pull_request.merged.acme-owner.acme-repo",
-     "rd.github.pull_request.merged.{owner}.{repo}"),
-    ("rd.enriched.comment.created.a.b", "rd.enriched.comment.created.{owner}.{repo}"),
-    ("rd.github.sync.watermark.a.b", "rd.github.sync.watermark.{owner}.{repo}"),
-    ("rd.summary.ready.a.b", "rd.summary.ready.{owner}.{repo}"),
-    ("rd.report.ready.a.b", "rd.report.ready.{owner}.{repo}"),
-    ("rd.dead.classifier", "rd.dead.classifier"),
-])
+@pytest.mark.parametrize(
+    "subject,template",
+    [
+        (
+            "rd.github.pull_request.merged.acme-owner.acme-repo",
+            "rd.github.pull_request.merged.{owner}.{repo}",
+        ),
+        ("rd.enriched.comment.created.a.b", "rd.enriched.comment.created.{owner}.{repo}"),
+        ("rd.github.sync.watermark.a.b", "rd.github.sync.watermark.{owner}.{repo}"),
+        ("rd.summary.ready.a.b", "rd.summary.ready.{owner}.{repo}"),
+        ("rd.report.ready.a.b", "rd.report.ready.{owner}.{repo}"),
+        ("rd.dead.classifier", "rd.dead.classifier"),
+    ],
+)
 def test_subject_templates_drop_the_repository(subject, template):
     assert subject_template(subject) == template
 
 
-async def test_publish_spans_name_the_subject_template_and_the_operation(nats_server,
-                                                                         finished_spans):
+async def test_publish_spans_name_the_subject_template_and_the_operation(
+    nats_server, finished_spans
+):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "test")
     await runtime.start()
     try:
         bus = runtime.bus("test")
-        item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="PR 7",
-                               author=ev.Actor(login="dev"), state="open",
-                               created_at=datetime(2026, 6, 8, tzinfo=UTC))
-        fact = ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened",
-                                        item=item))
+        item = ev.ItemSnapshot(
+            repo=REPO,
+            number=7,
+            kind="pull_request",
+            title="PR 7",
+            author=ev.Actor(login="dev"),
+            state="open",
+            created_at=datetime(2026, 6, 8, tzinfo=UTC),
+        )
+        fact = ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened", item=item))
         subject = Subjects.fact("pull_request", "opened", REPO)
         await bus.publish_many([(fact, subject, None)])  # our PRODUCER span
         await bus.publish(fact, subject)  # the same path (a batch of one): our PRODUCER span

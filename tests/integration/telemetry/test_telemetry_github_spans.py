@@ -35,8 +35,9 @@ async def test_github_requests_are_client_spans_with_rate_limits(finished_spans)
         with trace.get_tracer("test").start_as_current_span("poll acme/widgets") as poll:
             first = await asyncio.to_thread(source.get, "/repos/acme/widgets")
             after_first = source.budget.remaining
-            again = await asyncio.to_thread(source.get, "/repos/acme/widgets", None,
-                                            first.validators)
+            again = await asyncio.to_thread(
+                source.get, "/repos/acme/widgets", None, first.validators
+            )
         source.close()
 
     assert first.status == 200 and again.not_modified
@@ -72,16 +73,31 @@ async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, 
             for name in ("pulls", "issues", "issues/comments", "pulls/comments"):
                 gh.add(f"/repos/acme/quiet/{name}", [])
             source = PyGithubSource(gh.token, gh.base_url)
-            result = await sync_repository(bus, state, source, "acme/quiet",
-                                           now=datetime(2026, 6, 9, tzinfo=UTC))
+            result = await sync_repository(
+                bus, state, source, "acme/quiet", now=datetime(2026, 6, 9, tzinfo=UTC)
+            )
             source.close()
 
         at = datetime(2026, 6, 8, 12, tzinfo=UTC)
-        facts = [ev.FactData(repo="acme/widgets", kind="pull_request", action="merged",
-                             item=ev.ItemSnapshot(repo="acme/widgets", number=n, kind="pull_request",
-                                                  title=f"change {n}", author=ev.Actor(login="dev"),
-                                                  state="closed", created_at=at, closed_at=at,
-                                                  merged_at=at)) for n in (1, 2)]
+        facts = [
+            ev.FactData(
+                repo="acme/widgets",
+                kind="pull_request",
+                action="merged",
+                item=ev.ItemSnapshot(
+                    repo="acme/widgets",
+                    number=n,
+                    kind="pull_request",
+                    title=f"change {n}",
+                    author=ev.Actor(login="dev"),
+                    state="closed",
+                    created_at=at,
+                    closed_at=at,
+                    merged_at=at,
+                ),
+            )
+            for n in (1, 2)
+        ]
         with trace.get_tracer("test").start_as_current_span("webhook delivery") as delivery:
             await publish_facts(bus, facts)
     finally:
@@ -90,17 +106,26 @@ async def test_a_sync_is_a_span_and_each_fact_its_own_linked_trace(nats_server, 
     spans = finished_spans.get_finished_spans()
     (sync,) = [s for s in spans if s.name == "GitHub sync"]
     assert sync.attributes["repodigest.repo"] == "acme/quiet"
-    gets = [s for s in spans if s.name == "GitHub GET" and s.parent
-            and s.parent.span_id == sync.context.span_id]
+    gets = [
+        s
+        for s in spans
+        if s.name == "GitHub GET" and s.parent and s.parent.span_id == sync.context.span_id
+    ]
     assert len(gets) == result.requests == sync.attributes["github.requests"] >= 4
 
     roots = [s for s in spans if s.name == "GitHub fact pull_request.merged"]
     assert len(roots) == 2 and all(s.parent is None for s in roots)
     assert len({s.context.trace_id for s in roots}) == 2
     for root in roots:
-        assert [link.context.span_id for link in root.links] == [delivery.get_span_context().span_id]
-        published = [s for s in spans if s.context.trace_id == root.context.trace_id
-                     and s.name.startswith("rd.github.pull_request.merged.")]
+        assert [link.context.span_id for link in root.links] == [
+            delivery.get_span_context().span_id
+        ]
+        published = [
+            s
+            for s in spans
+            if s.context.trace_id == root.context.trace_id
+            and s.name.startswith("rd.github.pull_request.merged.")
+        ]
         assert published, "the publish to RD_GITHUB continues the fact's trace"
 
 
@@ -118,5 +143,7 @@ async def test_graphql_queries_are_client_spans_too(finished_spans):
     (span,) = [s for s in finished_spans.get_finished_spans() if s.name == "GitHub GraphQL"]
     assert span.kind is SpanKind.CLIENT and span.attributes["url.full"].endswith("/graphql")
     assert span.attributes["http.response.status_code"] == 200
-    assert span.attributes["github.ratelimit.remaining"] <= span.attributes["github.ratelimit.limit"]
+    assert (
+        span.attributes["github.ratelimit.remaining"] <= span.attributes["github.ratelimit.limit"]
+    )
     assert span.status.status_code is StatusCode.ERROR

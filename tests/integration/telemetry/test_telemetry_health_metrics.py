@@ -57,9 +57,17 @@ class Probe:
 
 def fact(n: int) -> ev.GithubFact:
     at = T0 + timedelta(minutes=n)
-    item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"[Core] change {n}",
-                           author=ev.Actor(login="dev"), state="closed", created_at=T0,
-                           closed_at=at, merged_at=at)
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=f"[Core] change {n}",
+        author=ev.Actor(login="dev"),
+        state="closed",
+        created_at=T0,
+        closed_at=at,
+        merged_at=at,
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -84,7 +92,11 @@ async def test_readyz_follows_nats_and_service_checks(nats_server, caplog):
             checks = ready.json()["checks"]
             assert checks["nats"] == "ok" and checks["probe"] == "ok"
             assert {k for k in checks if k.startswith("stream:")} == {
-                "stream:RD_GITHUB", "stream:RD_ENRICHED", "stream:RD_REPORTS", "stream:RD_DEAD"}
+                "stream:RD_GITHUB",
+                "stream:RD_ENRICHED",
+                "stream:RD_REPORTS",
+                "stream:RD_DEAD",
+            }
 
             probe.problem = "database at db.internal:5432 unreachable: connection refused"
             with caplog.at_level(logging.WARNING, logger="repodigest.health"):
@@ -162,8 +174,10 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
             scrape = await client.get(f"http://127.0.0.1:{health.port}/metrics")
         assert scrape.status_code == 200 and scrape.headers["content-type"].startswith("text/plain")
         before = samples(scrape.text)
-        assert value(before, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER,
-                     state="pending") == len(facts) + 1
+        assert (
+            value(before, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER, state="pending")
+            == len(facts) + 1
+        )
     finally:
         await health.stop()
         await idle.stop()
@@ -177,8 +191,7 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
     try:
         await asyncio.wait_for(service.consumer.idle.wait(), 60)
         async with httpx.AsyncClient(timeout=10) as client:
-            after = samples((await client.get(
-                f"http://127.0.0.1:{health.port}/metrics")).text)
+            after = samples((await client.get(f"http://127.0.0.1:{health.port}/metrics")).text)
     finally:
         await health.stop()
         await runtime.stop()
@@ -187,15 +200,20 @@ async def test_metrics_show_lag_and_bus_counters(nats_server):
     def delta(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
 
-    assert delta("repodigest_events_consumed_total", consumer=DURABLE_CLASSIFIER,
-                 outcome="ok") == len(facts)
-    assert delta("repodigest_events_consumed_total", consumer=DURABLE_CLASSIFIER,
-                 outcome="dead") == 1
-    assert delta("repodigest_events_published_total", service="classifier",
-                 stream="RD_ENRICHED") == len(facts)
+    assert delta(
+        "repodigest_events_consumed_total", consumer=DURABLE_CLASSIFIER, outcome="ok"
+    ) == len(facts)
+    assert (
+        delta("repodigest_events_consumed_total", consumer=DURABLE_CLASSIFIER, outcome="dead") == 1
+    )
+    assert delta(
+        "repodigest_events_published_total", service="classifier", stream="RD_ENRICHED"
+    ) == len(facts)
     assert delta("repodigest_events_dead_lettered_total", service="classifier") == 1
     assert delta("repodigest_handler_duration_seconds_count", consumer=DURABLE_CLASSIFIER) >= 1
-    assert value(after, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER, state="pending") == 0
+    assert (
+        value(after, "repodigest_consumer_lag", consumer=DURABLE_CLASSIFIER, state="pending") == 0
+    )
 
 
 async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_server):
@@ -203,8 +221,12 @@ async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_se
     from shared.messaging import DURABLE_CLASSIFIER, STREAM_GITHUB, Consumer
 
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
-    consumer = Consumer(runtime.bus("probe"), CLASSIFIER,
-                        ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=lambda events: None)
+    consumer = Consumer(
+        runtime.bus("probe"),
+        CLASSIFIER,
+        ev.GITHUB_EVENT_ADAPTER.validate_json,
+        handle_batch=lambda events: None,
+    )
 
     class Consuming(Probe):
         def register(self, router) -> None:
@@ -216,8 +238,7 @@ async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_se
         checks = await readiness(runtime)
         assert checks[f"consumer:{DURABLE_CLASSIFIER}"] == "ok"
         # an operator deletes the durable under a running service: it says so, it does not spin
-        await runtime.js.delete_consumer(STREAM_GITHUB,
-                                                                             DURABLE_CLASSIFIER)
+        await runtime.js.delete_consumer(STREAM_GITHUB, DURABLE_CLASSIFIER)
 
         async def refused():
             state = (await readiness(runtime))[f"consumer:{DURABLE_CLASSIFIER}"]

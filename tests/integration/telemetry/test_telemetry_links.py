@@ -37,4 +37,5 @@ def test_links_follow_consumed_contexts_and_are_bounded(finished_spans):
     assert [link.context.trace_id for link in done.links] == list(range(1, telemetry.MAX_LINKS + 1))
     assert done.attributes["repodigest.linked_facts"] == telemetry.MAX_LINKS
     assert {link.attributes["repodigest.fact_id"] for link in done.links} == {
-        f"fact-{n}" for n in range(1, telemetry.MAX_LINKS + 1)}
+        f"fact-{n}" for n in range(1, telemetry.MAX_LINKS + 1)
+    }

@@ -42,11 +42,20 @@ def record(logger: logging.Logger, formatter: logging.Formatter, *args, **kwargs
 def test_log_lines_carry_fields_and_the_active_trace():
     logger = logging.getLogger("repodigest.test.logs")
     logger.propagate = False
-    ctx = SpanContext(trace_id=0x4BF92F3577B34DA6A3CE929D0E0E4736, span_id=0x00F067AA0BA902B7,
-                      is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    ctx = SpanContext(
+        trace_id=0x4BF92F3577B34DA6A3CE929D0E0E4736,
+        span_id=0x00F067AA0BA902B7,
+        is_remote=False,
+        trace_flags=TraceFlags(TraceFlags.SAMPLED),
+    )
     with trace.use_span(NonRecordingSpan(ctx)):
-        line = record(logger, LogFormatter(json_lines=True), "folded %d events", 3,
-                      extra={"repo": "acme/widgets", "window": "2026-W24"})
+        line = record(
+            logger,
+            LogFormatter(json_lines=True),
+            "folded %d events",
+            3,
+            extra={"repo": "acme/widgets", "window": "2026-W24"},
+        )
         text = record(logger, LogFormatter(json_lines=False), "folded")
     fields = json.loads(line)
     assert fields["msg"] == "folded 3 events" and fields["level"] == "warning"
@@ -69,8 +78,11 @@ class Captured(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
-        if record.name.startswith("repodigest.ingest") and record.levelno >= logging.WARNING \
-                and "acme/private" in record.getMessage():
+        if (
+            record.name.startswith("repodigest.ingest")
+            and record.levelno >= logging.WARNING
+            and "acme/private" in record.getMessage()
+        ):
             self.poll_failed.set()
 
 
@@ -99,10 +111,18 @@ async def test_no_secret_reaches_the_logs(nats_server, captured):
     QUIET._seen.clear()
     with GithubEmulator(token=GH_TOKEN) as gh:
         settings = IngestSettings(
-            nats_url=nats_server.url, nats_user="svc", nats_password=NATS_PASSWORD,
-            repos=["acme/private"], github_token=GH_TOKEN, github_api_url=gh.base_url,
-            poll_interval=3600, webhook_enabled=True, webhook_secret=WEBHOOK_SECRET,
-            webhook_host="127.0.0.1", webhook_port=0)  # the endpoint binds a port of its own
+            nats_url=nats_server.url,
+            nats_user="svc",
+            nats_password=NATS_PASSWORD,
+            repos=["acme/private"],
+            github_token=GH_TOKEN,
+            github_api_url=gh.base_url,
+            poll_interval=3600,
+            webhook_enabled=True,
+            webhook_secret=WEBHOOK_SECRET,
+            webhook_host="127.0.0.1",
+            webhook_port=0,
+        )  # the endpoint binds a port of its own
         runtime = Runtime(settings, "ingest")
         service = runtime.add(build_service(settings, runtime))
         await runtime.start()
@@ -113,21 +133,34 @@ async def test_no_secret_reaches_the_logs(nats_server, captured):
             url = f"http://127.0.0.1:{port}{settings.webhook_path}"
             body = json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1}).encode()
             async with httpx.AsyncClient(timeout=10) as client:
-                forged = await client.post(url, content=body, headers={
-                    "X-GitHub-Event": "ping", "X-GitHub-Delivery": str(uuid.uuid4()),
-                    "X-Hub-Signature-256": github_signature(b"not the secret", body),
-                    "Content-Type": "application/json"})
-                signed = await client.post(url, content=body, headers={
-                    "X-GitHub-Event": "ping", "X-GitHub-Delivery": str(uuid.uuid4()),
-                    "X-Hub-Signature-256": github_signature(WEBHOOK_SECRET.encode(), body),
-                    "Content-Type": "application/json"})
+                forged = await client.post(
+                    url,
+                    content=body,
+                    headers={
+                        "X-GitHub-Event": "ping",
+                        "X-GitHub-Delivery": str(uuid.uuid4()),
+                        "X-Hub-Signature-256": github_signature(b"not the secret", body),
+                        "Content-Type": "application/json",
+                    },
+                )
+                signed = await client.post(
+                    url,
+                    content=body,
+                    headers={
+                        "X-GitHub-Event": "ping",
+                        "X-GitHub-Delivery": str(uuid.uuid4()),
+                        "X-Hub-Signature-256": github_signature(WEBHOOK_SECRET.encode(), body),
+                        "Content-Type": "application/json",
+                    },
+                )
             assert forged.status_code == 401 and signed.status_code < 300
         finally:
             await runtime.stop()
 
     # unreachable NATS with credentials in the URL: the error names the server, not the password
-    broken = IngestSettings(nats_url=f"nats://svc:{NATS_PASSWORD}@127.0.0.1:{free_port()}",
-                            nats_connect_timeout=1)
+    broken = IngestSettings(
+        nats_url=f"nats://svc:{NATS_PASSWORD}@127.0.0.1:{free_port()}", nats_connect_timeout=1
+    )
     with pytest.raises(NatsUnreachable) as failure:
         await Runtime(broken, "ingest").start()
     assert "127.0.0.1" in str(failure.value) and NATS_PASSWORD not in str(failure.value)

@@ -48,17 +48,27 @@ class OtlpReceiver:
                 if self.path == "/v1/traces":
                     request = ExportTraceServiceRequest.FromString(body)
                     for rs in request.resource_spans:
-                        service = next((a.value.string_value for a in rs.resource.attributes
-                                        if a.key == "service.name"), None)
+                        service = next(
+                            (
+                                a.value.string_value
+                                for a in rs.resource.attributes
+                                if a.key == "service.name"
+                            ),
+                            None,
+                        )
                         for ss in rs.scope_spans:
                             for span in ss.spans:
-                                loop.call_soon_threadsafe(receiver.spans.put_nowait, (service, span))
+                                loop.call_soon_threadsafe(
+                                    receiver.spans.put_nowait, (service, span)
+                                )
                 elif self.path == "/v1/metrics":
                     request = ExportMetricsServiceRequest.FromString(body)
                     for rm in request.resource_metrics:
                         for sm in rm.scope_metrics:
                             for metric in sm.metrics:
-                                loop.call_soon_threadsafe(receiver.metric_names.put_nowait, metric.name)
+                                loop.call_soon_threadsafe(
+                                    receiver.metric_names.put_nowait, metric.name
+                                )
                 else:
                     self.send_response(404)
                     self.end_headers()
@@ -109,9 +119,17 @@ async def wait_for(queue: asyncio.Queue, seen: list, match, timeout: float, what
 
 def merged_fact() -> ev.GithubFact:
     at = datetime(2026, 6, 8, 10, 0, tzinfo=UTC)
-    item = ev.ItemSnapshot(repo=REPO, number=7, kind="pull_request", title="[Core] export spans",
-                           author=ev.Actor(login="dev"), state="closed", created_at=at,
-                           closed_at=at, merged_at=at)
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=7,
+        kind="pull_request",
+        title="[Core] export spans",
+        author=ev.Actor(login="dev"),
+        state="closed",
+        created_at=at,
+        closed_at=at,
+        merged_at=at,
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -120,15 +138,26 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
     trace_id, parent_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
     with OtlpReceiver(loop) as receiver:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
-        env.update({
-            "REPODIGEST_NATS_URL": nats_server.url, "REPODIGEST_NATS_TOKEN": TOKEN,
-            "REPODIGEST_HEALTH_PORT": "0", "REPODIGEST_LOG_LEVEL": "DEBUG",
-            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100",
-            "OTEL_METRIC_EXPORT_INTERVAL": "500",
-        })
+        env.update(
+            {
+                "REPODIGEST_NATS_URL": nats_server.url,
+                "REPODIGEST_NATS_TOKEN": TOKEN,
+                "REPODIGEST_HEALTH_PORT": "0",
+                "REPODIGEST_LOG_LEVEL": "DEBUG",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+                "OTEL_BSP_SCHEDULE_DELAY": "100",
+                "OTEL_METRIC_EXPORT_INTERVAL": "500",
+            }
+        )
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "services.classifier", cwd=str(ROOT), env=env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "services.classifier",
+            cwd=str(ROOT),
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
         stderr = bytearray()
 
         async def drain() -> None:
@@ -146,10 +175,14 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
                 assert proc.returncode is None, f"the service exited:\n{stderr.decode()}"
                 return announced.search(stderr) is not None
 
-            await wait_until(announced_or_dead, 60, "the service to log its health port",
-                             interval=0.1)
+            await wait_until(
+                announced_or_dead, 60, "the service to log its health port", interval=0.1
+            )
             health_port = int(announced.search(stderr).group(1))
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{health_port}", timeout=5) as client:
+            async with httpx.AsyncClient(
+                base_url=f"http://127.0.0.1:{health_port}", timeout=5
+            ) as client:
+
                 async def ready() -> bool:
                     try:
                         return (await client.get("/readyz")).status_code == 200
@@ -164,33 +197,60 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
 
                 bad_trace = "0af7651916cd43dd8448eb211c80319c"
                 await nc.jetstream().publish(
-                    Subjects.fact("pull_request", "merged", REPO), b'{"not": "an event"}',
-                    headers={"Nats-Msg-Id": "bad-1",
-                             "traceparent": f"00-{bad_trace}-b7ad6b7169203331-01"})
+                    Subjects.fact("pull_request", "merged", REPO),
+                    b'{"not": "an event"}',
+                    headers={
+                        "Nats-Msg-Id": "bad-1",
+                        "traceparent": f"00-{bad_trace}-b7ad6b7169203331-01",
+                    },
+                )
                 fact = merged_fact()
                 await nc.jetstream().publish(
-                    Subjects.fact("pull_request", "merged", REPO), fact.to_bytes(),
-                    headers={"Nats-Msg-Id": fact.id,
-                             "traceparent": f"00-{trace_id}-{parent_span}-01"})
+                    Subjects.fact("pull_request", "merged", REPO),
+                    fact.to_bytes(),
+                    headers={
+                        "Nats-Msg-Id": fact.id,
+                        "traceparent": f"00-{trace_id}-{parent_span}-01",
+                    },
+                )
 
                 def of_trace(name):
                     return lambda item: item[1].name == name and item[1].trace_id.hex() == trace_id
 
                 spans: list = []
-                service, process = await wait_for(receiver.spans, spans, of_trace("classifier-enrich process"),
-                                                  60, "the consumer span of the published fact")
+                service, process = await wait_for(
+                    receiver.spans,
+                    spans,
+                    of_trace("classifier-enrich process"),
+                    60,
+                    "the consumer span of the published fact",
+                )
                 assert service == "repodigest-classifier"
                 assert process.parent_span_id.hex() == parent_span  # continues the sender's span
-                await wait_for(receiver.spans, spans, of_trace("classifier.classify"), 30,
-                               "the classification span")
-                await wait_for(receiver.metric_names, [], lambda n: n == "repodigest.events.consumed",
-                               30, "the consumed-events metric over OTLP")
+                await wait_for(
+                    receiver.spans,
+                    spans,
+                    of_trace("classifier.classify"),
+                    30,
+                    "the classification span",
+                )
+                await wait_for(
+                    receiver.metric_names,
+                    [],
+                    lambda n: n == "repodigest.events.consumed",
+                    30,
+                    "the consumed-events metric over OTLP",
+                )
 
                 scrape = await client.get("/metrics")
                 assert scrape.status_code == 200
-                consumed = [line for line in scrape.text.splitlines()
-                            if line.startswith("repodigest_events_consumed_total{")
-                            and 'consumer="classifier-enrich"' in line and 'outcome="ok"' in line]
+                consumed = [
+                    line
+                    for line in scrape.text.splitlines()
+                    if line.startswith("repodigest_events_consumed_total{")
+                    and 'consumer="classifier-enrich"' in line
+                    and 'outcome="ok"' in line
+                ]
                 assert consumed and float(consumed[0].rsplit(" ", 1)[1]) >= 1, scrape.text[:2000]
         finally:
             await nc.close()

@@ -52,25 +52,49 @@ async def test_a_span_carries_the_service_at_work_and_its_tasks_inherit_it(monke
     assert {s.resource.attributes["service.namespace"] for s in spans.values()} == {"repodigest"}
     assert spans["classifier work"].parent.span_id == spans["process's own"].context.span_id
     assert spans["renderer work"].parent.span_id == spans["process's own"].context.span_id
-    assert spans["in a task the classifier started"].parent.span_id == \
-        parent.get_span_context().span_id
+    assert (
+        spans["in a task the classifier started"].parent.span_id
+        == parent.get_span_context().span_id
+    )
     provider.shutdown()
 
 
 async def test_services_in_one_process_name_their_own_spans(nats_server, tmp_path, finished_spans):
-    assert isinstance(trace.get_tracer_provider(), ServiceTracerProvider), \
+    assert isinstance(trace.get_tracer_provider(), ServiceTracerProvider), (
         "the process's tracer provider is not repodigest's (setup_telemetry / finished_spans)"
+    )
     window = parse_window("week:2026-W33", "UTC")
     history = tmp_path / "merged_prs.jsonl"
     at = (window.start + timedelta(hours=5)).isoformat()
-    history.write_text(json.dumps({
-        "sha": f"{1:040x}", "pr_number": 901, "title": "[Ops] one change", "author_name": "dev",
-        "author_email": "dev@example.com", "authored_at": at, "merged_at": at,
-        "files": [{"path": "vllm_ascend/ops/a.py", "additions": 3, "deletions": 1}]}) + "\n")
-    await run_report(ReportJob(
-        repo="vllm-project/vllm-ascend", window=window, source=f"replay:{history}",
-        languages=("en",), formats=("md",), out_dir=tmp_path / "out", nats_url=nats_server.url,
-        data_dir=tmp_path / "data", progress=False, run_services=True))
+    history.write_text(
+        json.dumps(
+            {
+                "sha": f"{1:040x}",
+                "pr_number": 901,
+                "title": "[Ops] one change",
+                "author_name": "dev",
+                "author_email": "dev@example.com",
+                "authored_at": at,
+                "merged_at": at,
+                "files": [{"path": "vllm_ascend/ops/a.py", "additions": 3, "deletions": 1}],
+            }
+        )
+        + "\n"
+    )
+    await run_report(
+        ReportJob(
+            repo="vllm-project/vllm-ascend",
+            window=window,
+            source=f"replay:{history}",
+            languages=("en",),
+            formats=("md",),
+            out_dir=tmp_path / "out",
+            nats_url=nats_server.url,
+            data_dir=tmp_path / "data",
+            progress=False,
+            run_services=True,
+        )
+    )
     spans = finished_spans.get_finished_spans()
     by_name: dict[str, set[str]] = {}
     for span in spans:
@@ -90,12 +114,17 @@ async def test_services_in_one_process_name_their_own_spans(nats_server, tmp_pat
     for span_name, service in expected.items():
         assert by_name.get(span_name) == {service}, (span_name, by_name.get(span_name))
     services = Counter(name_of(s) for s in spans)
-    assert {"repodigest-ingest", "repodigest-classifier", "repodigest-summarizer",
-            "repodigest-renderer"} <= set(services), services
+    assert {
+        "repodigest-ingest",
+        "repodigest-classifier",
+        "repodigest-summarizer",
+        "repodigest-renderer",
+    } <= set(services), services
 
 
-async def test_a_faststream_subscriber_of_a_service_is_that_services(nats_server, tmp_path,
-                                                                     finished_spans):
+async def test_a_faststream_subscriber_of_a_service_is_that_services(
+    nats_server, tmp_path, finished_spans
+):
     """The classifier's reload subject is a FastStream subscriber (not a durable consumer): its
     consume span and its reply are the classifier's too."""
     import nats
@@ -123,8 +152,9 @@ async def test_a_faststream_subscriber_of_a_service_is_that_services(nats_server
     # FastStream's spans of the message and of the reply the handler sent, in its trace
     in_trace = [s for s in spans if s.context.trace_id == consumed.context.trace_id]
     assert any(s.name.startswith("_INBOX.") and s.name.endswith(" publish") for s in in_trace)
-    assert {name_of(s) for s in in_trace} == {"repodigest-classifier"}, \
-        [(s.name, name_of(s)) for s in in_trace]
+    assert {name_of(s) for s in in_trace} == {"repodigest-classifier"}, [
+        (s.name, name_of(s)) for s in in_trace
+    ]
 
 
 async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_server, tmp_path):
@@ -150,13 +180,27 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
     trace_id = "5bf92f3577b34da6a3ce929d0e0e4736"
     with OtlpReceiver(loop) as receiver:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
-        env.update({"REPODIGEST_NATS_URL": nats_server.url,
-                    "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}",
-                    "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100",
-                    "OTEL_METRICS_EXPORTER": "none"})
+        env.update(
+            {
+                "REPODIGEST_NATS_URL": nats_server.url,
+                "REPODIGEST_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+                "OTEL_BSP_SCHEDULE_DELAY": "100",
+                "OTEL_METRICS_EXPORTER": "none",
+            }
+        )
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "repodigest", "serve", "classifier", "summarizer", cwd=str(ROOT),
-            env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "repodigest",
+            "serve",
+            "classifier",
+            "summarizer",
+            cwd=str(ROOT),
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
         stderr = bytearray()
 
         async def drain() -> None:
@@ -181,17 +225,24 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
 
             await wait_until(consuming, 60, "serve to create its consumers", interval=0.2)
             fact = merged_fact()
-            await js.publish(Subjects.fact("pull_request", "merged", REPO), fact.to_bytes(),
-                             headers={"Nats-Msg-Id": fact.id,
-                                      "traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"})
+            await js.publish(
+                Subjects.fact("pull_request", "merged", REPO),
+                fact.to_bytes(),
+                headers={
+                    "Nats-Msg-Id": fact.id,
+                    "traceparent": f"00-{trace_id}-00f067aa0ba902b7-01",
+                },
+            )
 
             def of_trace(name):
                 return lambda item: item[1].name == name and item[1].trace_id.hex() == trace_id
 
             seen: list = []
-            for name, service in (("classifier-enrich process", "repodigest-classifier"),
-                                  ("classifier.classify", "repodigest-classifier"),
-                                  ("summarizer-fold process", "repodigest-summarizer")):
+            for name, service in (
+                ("classifier-enrich process", "repodigest-classifier"),
+                ("classifier.classify", "repodigest-classifier"),
+                ("summarizer-fold process", "repodigest-summarizer"),
+            ):
                 got, _ = await wait_for(receiver.spans, seen, of_trace(name), 60, name)
                 assert got == service, (name, got)
         finally:

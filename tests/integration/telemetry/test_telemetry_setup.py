@@ -24,16 +24,26 @@ print("provider", type(provider).__name__, "prometheus", prometheus_text() is no
 
 def run(**env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "REPODIGEST_"))}
-    return subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env={**clean, **env},
-                          capture_output=True, text=True, timeout=60, check=True)
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
 
 
-@pytest.mark.parametrize("env,provider,console,prometheus", [
-    ({}, "NoneType", False, True),
-    ({"REPODIGEST_OTEL_CONSOLE": "1"}, "ServiceTracerProvider", True, True),
-    ({"OTEL_TRACES_EXPORTER": "console"}, "ServiceTracerProvider", True, True),
-    ({"OTEL_SDK_DISABLED": "true", "REPODIGEST_OTEL_CONSOLE": "1"}, "NoneType", False, False),
-])
+@pytest.mark.parametrize(
+    "env,provider,console,prometheus",
+    [
+        ({}, "NoneType", False, True),
+        ({"REPODIGEST_OTEL_CONSOLE": "1"}, "ServiceTracerProvider", True, True),
+        ({"OTEL_TRACES_EXPORTER": "console"}, "ServiceTracerProvider", True, True),
+        ({"OTEL_SDK_DISABLED": "true", "REPODIGEST_OTEL_CONSOLE": "1"}, "NoneType", False, False),
+    ],
+)
 def test_providers_follow_the_environment(env, provider, console, prometheus):
     out = run(**env)
     assert f"provider {provider} prometheus {prometheus}" in out.stdout, out.stderr

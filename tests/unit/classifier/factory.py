@@ -19,12 +19,23 @@ from shared.events import Actor, FileChange, ItemSnapshot
 T0 = datetime(2026, 3, 26, 4, 0, tzinfo=UTC)
 
 
-def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, login: str = "dev",
-         kind: str = "pull_request", labels: tuple[str, ...] = (), body: str = "",
-         association: str = "CONTRIBUTOR", email_domain: str | None = None, is_bot: bool = False,
-         additions: int | None = None, deletions: int | None = None,
-         base_branch: str | None = None, head_branch: str | None = None,
-         repo: str = "vllm-project/vllm") -> ItemSnapshot:
+def item(
+    title: str,
+    files: list[str] | list[tuple[str, int, int]] = (),
+    *,
+    login: str = "dev",
+    kind: str = "pull_request",
+    labels: tuple[str, ...] = (),
+    body: str = "",
+    association: str = "CONTRIBUTOR",
+    email_domain: str | None = None,
+    is_bot: bool = False,
+    additions: int | None = None,
+    deletions: int | None = None,
+    base_branch: str | None = None,
+    head_branch: str | None = None,
+    repo: str = "vllm-project/vllm",
+) -> ItemSnapshot:
     changes = []
     for f in files:
         if isinstance(f, tuple):
@@ -32,10 +43,23 @@ def item(title: str, files: list[str] | list[tuple[str, int, int]] = (), *, logi
         else:
             changes.append(FileChange(path=f, additions=5, deletions=1))
     return ItemSnapshot(
-        repo=repo, number=1, kind=kind, title=title,
-        author=Actor(login=login, association=association, email_domain=email_domain, is_bot=is_bot),
-        labels=labels, state="open", created_at=T0, body_excerpt=body, files=tuple(changes),
-        additions=additions, deletions=deletions, base_branch=base_branch, head_branch=head_branch)
+        repo=repo,
+        number=1,
+        kind=kind,
+        title=title,
+        author=Actor(
+            login=login, association=association, email_domain=email_domain, is_bot=is_bot
+        ),
+        labels=labels,
+        state="open",
+        created_at=T0,
+        body_excerpt=body,
+        files=tuple(changes),
+        additions=additions,
+        deletions=deletions,
+        base_branch=base_branch,
+        head_branch=head_branch,
+    )
 
 
 @cache
@@ -44,8 +68,9 @@ def builtin(name: str) -> CompiledRuleSet:
     return compile_profile(profile)
 
 
-def compile_yaml(text: str, *, extra: dict[str, str] | None = None,
-                 codeowners: str | None = None) -> CompiledRuleSet:
+def compile_yaml(
+    text: str, *, extra: dict[str, str] | None = None, codeowners: str | None = None
+) -> CompiledRuleSet:
     """Compile an inline profile (plus optional extra inline profiles it may extend)."""
     raws: dict[str, tuple[str, Any]] = dict(read_profiles())
     for name, body in (extra or {}).items():

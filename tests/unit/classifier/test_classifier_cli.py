@@ -8,10 +8,22 @@ import json
 from services.classifier.cli import classify_command
 
 ITEMS = [
-    {"number": 1, "title": "[Bugfix][ROCm] Fix AITER MLA decode crash on MI300X", "author": "jtan-amd",
-     "files": ["vllm/v1/attention/backends/rocm_aiter_mla.py", "vllm/v1/core/sched/scheduler.py"]},
-    {"number": 2, "title": "Bump torch to 2.9.0", "author": {"login": "dependabot[bot]"},
-     "files": [{"path": "requirements/cuda.txt", "additions": 1, "deletions": 1}], "labels": [{"name": "ci/build"}]},
+    {
+        "number": 1,
+        "title": "[Bugfix][ROCm] Fix AITER MLA decode crash on MI300X",
+        "author": "jtan-amd",
+        "files": [
+            "vllm/v1/attention/backends/rocm_aiter_mla.py",
+            "vllm/v1/core/sched/scheduler.py",
+        ],
+    },
+    {
+        "number": 2,
+        "title": "Bump torch to 2.9.0",
+        "author": {"login": "dependabot[bot]"},
+        "files": [{"path": "requirements/cuda.txt", "additions": 1, "deletions": 1}],
+        "labels": [{"name": "ci/build"}],
+    },
     {"number": 3, "title": "Tweak", "author_email": "someone@amd.com", "author": "someone"},
 ]
 
@@ -42,7 +54,9 @@ def test_json_lines_out(tmp_path):
     assert rows[1]["bot"] is True and rows[1]["bot_rule"] == "bot:known-login"
     assert rows[1]["modules"][0]["rule"] == "module:ci/build/label"
     assert [a["name"] for a in rows[2]["affiliations"]] == ["AMD"]  # from the e-mail domain
-    assert rows[2]["modules"] == [{"name": "other", "rule": "module:fallback/no-files", "fallback": True}]
+    assert rows[2]["modules"] == [
+        {"name": "other", "rule": "module:fallback/no-files", "fallback": True}
+    ]
 
 
 def test_explain_is_for_people(tmp_path):
@@ -50,14 +64,23 @@ def test_explain_is_for_people(tmp_path):
     assert code == 0
     assert out.startswith("#1 [Bugfix][ROCm] Fix AITER MLA decode crash on MI300X")
     assert "rocm: title prefix [ROCm]  <module:rocm/title-prefix>" in out
-    assert "[high] core-without-tests: changed vllm/v1/core/sched/scheduler.py (core) and no file under tests/" in out
+    assert (
+        "[high] core-without-tests: changed vllm/v1/core/sched/scheduler.py (core) and no file under tests/"
+        in out
+    )
     assert "AMD: author jtan-amd" in out
     assert "bot: no" in out
 
 
 def test_bad_lines_are_reported_with_their_number_and_the_rest_is_processed(tmp_path):
-    lines = [json.dumps(ITEMS[0]), "{not json", json.dumps({"title": "no number"}), "",
-             json.dumps({"number": 0, "title": "zero"}), json.dumps(ITEMS[1])]
+    lines = [
+        json.dumps(ITEMS[0]),
+        "{not json",
+        json.dumps({"title": "no number"}),
+        "",
+        json.dumps({"number": 0, "title": "zero"}),
+        json.dumps(ITEMS[1]),
+    ]
     code, out, err = run(tmp_path, lines)
     assert code == 1
     assert [json.loads(line)["number"] for line in out.splitlines()] == [1, 2]
@@ -71,14 +94,21 @@ def test_unknown_profile_and_missing_file(tmp_path):
     code, out, err = run(tmp_path, [json.dumps(ITEMS[0])], profile="nope")
     assert code == 2 and out == "" and "unknown profile 'nope'" in err and "llm-serving" in err
     out_io, err_io = io.StringIO(), io.StringIO()
-    assert classify_command("default", str(tmp_path / "missing.jsonl"), False, out=out_io, err=err_io) == 1
+    assert (
+        classify_command("default", str(tmp_path / "missing.jsonl"), False, out=out_io, err=err_io)
+        == 1
+    )
     assert "cannot read" in err_io.getvalue() and "missing.jsonl" in err_io.getvalue()
 
 
 def test_profile_file_by_path(tmp_path):
     path = tmp_path / "mine.yaml"
-    path.write_text("profile: mine\nextends: default\nmodules:\n  - {name: widgets, keywords: [widget]}\n")
-    code, out, _ = run(tmp_path, [json.dumps({"number": 9, "title": "Faster widget"})], profile=str(path))
+    path.write_text(
+        "profile: mine\nextends: default\nmodules:\n  - {name: widgets, keywords: [widget]}\n"
+    )
+    code, out, _ = run(
+        tmp_path, [json.dumps({"number": 9, "title": "Faster widget"})], profile=str(path)
+    )
     row = json.loads(out)
     assert code == 0 and row["profile"] == "mine" and row["modules"][0]["name"] == "widgets"
     assert row["categories"][0]["name"] == "performance"  # inherited from default

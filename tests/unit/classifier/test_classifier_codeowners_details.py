@@ -22,25 +22,34 @@ from .factory import compile_yaml, item, names
 SKIPS = "GitHub skips the line, so does the classifier"
 
 
-@pytest.mark.parametrize("line,token,why", [
-    ("\\#notes @a", "'\\\\#notes'", "escaping a leading '#' with '\\' does not work in CODEOWNERS"),
-    ("!docs/ @a", "'!docs/'", "'!' negation does not work in CODEOWNERS"),
-    ("docs/[ab].md @a", "'docs/[ab].md'", "'[ ]' character ranges do not work in CODEOWNERS"),
-    ("docs/a[b.md @a", "'docs/a[b.md'", "'[ ]' character ranges do not work in CODEOWNERS"),
-    ("docs/a]b.md @a", "'docs/a]b.md'", "'[ ]' character ranges do not work in CODEOWNERS"),
-])
+@pytest.mark.parametrize(
+    "line,token,why",
+    [
+        (
+            "\\#notes @a",
+            "'\\\\#notes'",
+            "escaping a leading '#' with '\\' does not work in CODEOWNERS",
+        ),
+        ("!docs/ @a", "'!docs/'", "'!' negation does not work in CODEOWNERS"),
+        ("docs/[ab].md @a", "'docs/[ab].md'", "'[ ]' character ranges do not work in CODEOWNERS"),
+        ("docs/a[b.md @a", "'docs/a[b.md'", "'[ ]' character ranges do not work in CODEOWNERS"),
+        ("docs/a]b.md @a", "'docs/a]b.md'", "'[ ]' character ranges do not work in CODEOWNERS"),
+    ],
+)
 def test_each_line_github_skips_gets_its_own_warning(line, token, why):
     rules, problems = parse_codeowners_checked(f"* @all\n{line}\n/src/ @dev\n")
     assert problems == [f"CODEOWNERS line 2: {token}: {why}; {SKIPS}"]
     # the lines after a skipped one are read all the same
-    assert [(r.line, r.pattern, r.owners) for r in rules] == [(1, "*", ("@all",)),
-                                                              (3, "/src/", ("@dev",))]
+    assert [(r.line, r.pattern, r.owners) for r in rules] == [
+        (1, "*", ("@all",)),
+        (3, "/src/", ("@dev",)),
+    ]
 
 
 def test_brackets_outside_the_pattern_do_not_make_a_line_invalid():
     rules, problems = parse_codeowners_checked(
-        "#[docs] a comment that starts like a range\n"
-        "/docs/ @writers # see [style guide]\n")
+        "#[docs] a comment that starts like a range\n/docs/ @writers # see [style guide]\n"
+    )
     assert problems == []
     assert [(r.line, r.pattern, r.owners) for r in rules] == [(2, "/docs/", ("@writers",))]
 
@@ -61,7 +70,9 @@ def test_a_file_without_rules_owns_nothing():
 def test_a_section_without_default_owners_gives_none():
     rules = parse_codeowners("[Docs]\n/docs/\n[Web] @web-team\n/web/\n")
     assert [(r.pattern, r.section, r.effective_owners) for r in rules] == [
-        ("/docs/", "Docs", ()), ("/web/", "Web", ("@web-team",))]
+        ("/docs/", "Docs", ()),
+        ("/web/", "Web", ("@web-team",)),
+    ]
 
 
 def test_owner_areas_are_looked_up_as_written_then_in_lower_case():
@@ -78,14 +89,17 @@ def test_an_alias_is_found_by_the_lower_case_name_then_as_written():
     assert area_of(rule, {}, {}, True, False) == "frontend"
 
 
-@pytest.mark.parametrize("pattern,area", [
-    ("/src/app.min.js", "app.min"),   # only the last extension goes
-    ("/tools/a.b", "a"),
-    ("/.github/", "github"),          # a leading dot is not an extension, and is dropped
-    ("/config/.env.local", "env"),
-    ("/Xcode/", "Xcode"),
-    ("/Makefile", "Makefile"),
-])
+@pytest.mark.parametrize(
+    "pattern,area",
+    [
+        ("/src/app.min.js", "app.min"),  # only the last extension goes
+        ("/tools/a.b", "a"),
+        ("/.github/", "github"),  # a leading dot is not an extension, and is dropped
+        ("/config/.env.local", "env"),
+        ("/Xcode/", "Xcode"),
+        ("/Makefile", "Makefile"),
+    ],
+)
 def test_derived_area_of_dotted_names(pattern, area):
     assert derived_area(OwnerRule(1, pattern, ("@x",))) == area
 
@@ -102,16 +116,19 @@ modules:
 OWNERS = "/api/ @a\n/web/ @b\n"
 
 
-@pytest.mark.parametrize("files,order", [
-    # lines changed (additions + deletions) per area, summed over its files
-    ([("api/a.py", 10, 0), ("web/a.ts", 6, 0), ("web/b.ts", 5, 0)], ["web", "api"]),
-    ([("web/a.ts", 8, 0), ("api/a.py", 1, 9)], ["api", "web"]),
-    # a file without line counts (a binary, a rename) weighs 1
-    ([("api/logo.png", 0, 0), ("api/font.woff", 0, 0), ("web/a.ts", 3, 0)], ["web", "api"]),
-    ([("api/logo.png", 0, 0), ("api/font.woff", 0, 0), ("web/a.ts", 1, 0)], ["api", "web"]),
-    # a tie is broken by name, whatever the files' order
-    ([("web/a.ts", 2, 2), ("api/a.py", 4, 0)], ["api", "web"]),
-])
+@pytest.mark.parametrize(
+    "files,order",
+    [
+        # lines changed (additions + deletions) per area, summed over its files
+        ([("api/a.py", 10, 0), ("web/a.ts", 6, 0), ("web/b.ts", 5, 0)], ["web", "api"]),
+        ([("web/a.ts", 8, 0), ("api/a.py", 1, 9)], ["api", "web"]),
+        # a file without line counts (a binary, a rename) weighs 1
+        ([("api/logo.png", 0, 0), ("api/font.woff", 0, 0), ("web/a.ts", 3, 0)], ["web", "api"]),
+        ([("api/logo.png", 0, 0), ("api/font.woff", 0, 0), ("web/a.ts", 1, 0)], ["api", "web"]),
+        # a tie is broken by name, whatever the files' order
+        ([("web/a.ts", 2, 2), ("api/a.py", 4, 0)], ["api", "web"]),
+    ],
+)
 def test_areas_are_ordered_by_lines_changed(files, order):
     rs = compile_yaml(PROFILE, codeowners=OWNERS)
     assert names(rs.classify(item("Tweak things", files)).modules) == order

@@ -82,24 +82,41 @@ CASES = [
     ("* owns everything, at any depth", EXAMPLE, "src/deep/module.py", G),
     ("* owns dot directories too", EXAMPLE, ".github/workflows/ci.yml", G),
     ("*.js: a later match wins over *", EXAMPLE, "index.js", ("@js-owner",)),
-    ("*.js at any depth; the inline comment is no owner", EXAMPLE, "src/lib/app.js", ("@js-owner",)),
+    (
+        "*.js at any depth; the inline comment is no owner",
+        EXAMPLE,
+        "src/lib/app.js",
+        ("@js-owner",),
+    ),
     ("*.js is not *.jsx", EXAMPLE, "src/lib/app.jsx", G),
     ("paths are case sensitive", EXAMPLE, "src/app.JS", G),
     ("an e-mail address owns *.go", EXAMPLE, "cmd/tool/main.go", ("docs@example.com",)),
     ("a team owns *.txt", EXAMPLE, "notes/todo.txt", ("@octo-org/octocats",)),
     ("/build/logs/ is rooted: not under src/", EXAMPLE, "src/build/logs/run.md", OCTO),
     ("/build/logs/ then **/logs: the later line wins", EXAMPLE, "build/logs/run.md", OCTO),
-    ("docs/* matches a file directly in docs/ (/docs/ comes later)", EXAMPLE,
-     "docs/getting-started.md", DOCTO),
-    ("docs/build-app/troubleshooting.md: /docs/ owns it", EXAMPLE,
-     "docs/build-app/troubleshooting.md", DOCTO),
+    (
+        "docs/* matches a file directly in docs/ (/docs/ comes later)",
+        EXAMPLE,
+        "docs/getting-started.md",
+        DOCTO,
+    ),
+    (
+        "docs/build-app/troubleshooting.md: /docs/ owns it",
+        EXAMPLE,
+        "docs/build-app/troubleshooting.md",
+        DOCTO,
+    ),
     ("apps/ anywhere", EXAMPLE, "src/apps/main.c", OCTO),
     ("a FILE named apps is not an apps directory (trailing /)", EXAMPLE, "apps", G),
     ("a file named apps deeper down neither", EXAMPLE, "src/apps", G),
     ("/apps/ owns the root apps directory", EXAMPLE, "apps/web/index.html", OCTO),
     ("/apps/github with no owners: no owners", EXAMPLE, "apps/github/hooks.rb", ()),
-    ("/apps/github matches the directory at any depth below it", EXAMPLE,
-     "apps/github/a/b/c.rb", ()),
+    (
+        "/apps/github matches the directory at any depth below it",
+        EXAMPLE,
+        "apps/github/a/b/c.rb",
+        (),
+    ),
     ("/scripts/: two owners", EXAMPLE, "scripts/deploy.sh", ("@doctocat", "@octocat")),
     ("/scripts/ is rooted", EXAMPLE, "tools/scripts/deploy.sh", G),
     ("**/logs: /scripts/logs", EXAMPLE, "scripts/logs/today.md", OCTO),
@@ -109,8 +126,12 @@ CASES = [
     ("the rest of /apps/ stays @octocat", EXAMPLE_OWN_OWNER, "apps/other/x.rb", OCTO),
     ("no line matches: no owners", EXAMPLE_OWN_OWNER, "README.md", None),
     ("owners on two lines: the last line only", NOT_ON_ONE_LINE, "apps/x.rb", OCTO),
-    ("/.github/ owns the root .github directory", DOT_GITHUB, ".github/workflows/ci.yml",
-     ("@ci-team",)),
+    (
+        "/.github/ owns the root .github directory",
+        DOT_GITHUB,
+        ".github/workflows/ci.yml",
+        ("@ci-team",),
+    ),
     ("/.github/ is rooted", DOT_GITHUB, "src/.github/x.yml", ("@everyone",)),
 ]
 
@@ -156,8 +177,11 @@ EXCEPTIONS = """\
 def test_what_github_says_does_not_work_is_skipped_with_a_warning():
     rules_, skipped = parse_codeowners_checked(EXCEPTIONS)
     assert [r.pattern for r in rules_] == ["*"]
-    assert [w.split(":")[0] for w in skipped] == ["CODEOWNERS line 2", "CODEOWNERS line 3",
-                                                   "CODEOWNERS line 4"]
+    assert [w.split(":")[0] for w in skipped] == [
+        "CODEOWNERS line 2",
+        "CODEOWNERS line 3",
+        "CODEOWNERS line 4",
+    ]
     assert "'[ ]' character ranges do not work" in skipped[0]
     assert "negation does not work" in skipped[1]
     assert owners(EXCEPTIONS, "src/main.c") == ("@everyone",)
@@ -172,7 +196,9 @@ def test_the_codeowners_package_on_the_same_cases():
         assert (tuple(o for _, o in got[0]) if got[1] is not None else None) == expected, path
     for pattern, path, expected in PATTERNS:
         assert (CodeOwners(f"{pattern} @x").matching_line(path)[1] is not None) is expected
-    assert CodeOwners("* @everyone\n*.[ch] @c-owners\n").of("src/main.c") == [("USERNAME", "@c-owners")]
+    assert CodeOwners("* @everyone\n*.[ch] @c-owners\n").of("src/main.c") == [
+        ("USERNAME", "@c-owners")
+    ]
 
 
 # ---------------------------------------------------------------- areas in the classifier
@@ -184,17 +210,20 @@ codeowners:
 """
 
 
-@pytest.mark.parametrize("path,area", [
-    ("README.md", None),  # `*` names no area
-    ("docs/getting-started.md", "docs"),
-    ("apps/web/index.html", "apps"),
-    ("apps/github/hooks.rb", None),  # /apps/github has no owners: it clears /apps/
-    ("apps", None),  # a file named apps: `*` (directories only for apps/ and /apps/)
-    ("scripts/deploy.sh", "scripts"),
-    ("deeply/nested/logs/today.md", "logs"),
-    ("build/logs/run.md", "logs"),
-    ("src/lib/app.js", None),  # *.js wins and names no area: no area, not an earlier line's
-])
+@pytest.mark.parametrize(
+    "path,area",
+    [
+        ("README.md", None),  # `*` names no area
+        ("docs/getting-started.md", "docs"),
+        ("apps/web/index.html", "apps"),
+        ("apps/github/hooks.rb", None),  # /apps/github has no owners: it clears /apps/
+        ("apps", None),  # a file named apps: `*` (directories only for apps/ and /apps/)
+        ("scripts/deploy.sh", "scripts"),
+        ("deeply/nested/logs/today.md", "logs"),
+        ("build/logs/run.md", "logs"),
+        ("src/lib/app.js", None),  # *.js wins and names no area: no area, not an earlier line's
+    ],
+)
 def test_areas_follow_the_line_github_picks(path, area):
     rs = compile_yaml(PROFILE, codeowners=EXAMPLE)
     assert rs.path_area(path) == area
@@ -223,8 +252,11 @@ def test_an_owner_less_line_clears_the_area_of_the_classified_item():
 
 def test_skipped_lines_are_warned_about_when_the_rules_load():
     rs = compile_yaml(PROFILE, codeowners=EXCEPTIONS)
-    assert [w.split(": ")[1] for w in rs.warnings] == ["CODEOWNERS line 2", "CODEOWNERS line 3",
-                                                      "CODEOWNERS line 4"]
+    assert [w.split(": ")[1] for w in rs.warnings] == [
+        "CODEOWNERS line 2",
+        "CODEOWNERS line 3",
+        "CODEOWNERS line 4",
+    ]
 
 
 def test_gitlab_section_default_owners_apply_to_lines_without_owners():

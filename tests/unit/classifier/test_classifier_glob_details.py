@@ -23,12 +23,15 @@ from services.classifier.domain.globs import (
 from .factory import compile_yaml, item
 
 
-@pytest.mark.parametrize("path,matches", [
-    ("docs/guide/intro.txt", True),     # the first alternative
-    ("src/pkg/notes.md", True),         # the second
-    ("README.md", True),
-    ("src/pkg/notes.py", False),
-])
+@pytest.mark.parametrize(
+    "path,matches",
+    [
+        ("docs/guide/intro.txt", True),  # the first alternative
+        ("src/pkg/notes.md", True),  # the second
+        ("README.md", True),
+        ("src/pkg/notes.py", False),
+    ],
+)
 def test_a_brace_glob_matches_each_alternative(path, matches):
     assert (compile_glob("{docs/**,**/*.md}").fullmatch(path) is not None) is matches
 
@@ -47,8 +50,9 @@ def test_a_brace_glob_is_split_into_its_alternatives():
 def test_a_glob_expanding_past_the_limit_is_refused_naming_it():
     with pytest.raises(GlobError) as info:
         compile_glob("{1..1000000}")
-    assert str(info.value) == ("invalid glob '{1..1000000}': Pattern limit exceeded the limit "
-                               "of 1000")
+    assert str(info.value) == (
+        "invalid glob '{1..1000000}': Pattern limit exceeded the limit of 1000"
+    )
 
 
 def labeler(config) -> tuple:
@@ -56,8 +60,15 @@ def labeler(config) -> tuple:
     return parse_labeler(config, table), table
 
 
-@pytest.mark.parametrize("op", ["any-glob-to-any-file", "any-glob-to-all-files",
-                                "all-globs-to-any-file", "all-globs-to-all-files"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "any-glob-to-any-file",
+        "any-glob-to-all-files",
+        "all-globs-to-any-file",
+        "all-globs-to-all-files",
+    ],
+)
 def test_no_files_is_no_match_whatever_the_option(op):
     config, table = labeler([{"changed-files": [{op: ["**"]}]}])
     assert config.test(FileSet.build(table, [])) is False
@@ -73,41 +84,69 @@ def test_inside_all_a_branch_rule_without_a_branch_is_no_match():
 
 
 def test_inside_all_a_changed_files_option_that_fails_fails_the_group():
-    config, table = labeler([{"all": [{"changed-files": [
-        {"any-glob-to-any-file": ["**/*.py"]}, {"all-globs-to-all-files": ["src/**"]}]}]}])
+    config, table = labeler(
+        [
+            {
+                "all": [
+                    {
+                        "changed-files": [
+                            {"any-glob-to-any-file": ["**/*.py"]},
+                            {"all-globs-to-all-files": ["src/**"]},
+                        ]
+                    }
+                ]
+            }
+        ]
+    )
     assert config.test(FileSet.build(table, ["src/a.py", "src/b.txt"])) is True
     assert config.test(FileSet.build(table, ["src/a.py", "docs/b.txt"])) is False
 
 
 def test_the_inside_any_rule_with_a_branch_alternative_and_no_files_is_no_match():
     # a branch alternative makes the files shortcut unsafe: the option itself must say no
-    for op in ("any-glob-to-any-file", "any-glob-to-all-files", "all-globs-to-any-file",
-               "all-globs-to-all-files"):
-        config, table = labeler([{"any": [{"head-branch": ["^release/"]},
-                                          {"changed-files": [{op: ["**"]}]}]}])
+    for op in (
+        "any-glob-to-any-file",
+        "any-glob-to-all-files",
+        "all-globs-to-any-file",
+        "all-globs-to-all-files",
+    ):
+        config, table = labeler(
+            [{"any": [{"head-branch": ["^release/"]}, {"changed-files": [{op: ["**"]}]}]}]
+        )
         assert config.test(FileSet.build(table, []), head="main") is False, op
         assert config.test(FileSet.build(table, ["a.py"]), head="main") is True, op
 
 
 def test_inside_all_a_base_branch_that_does_not_match_fails_the_group():
-    config, table = labeler([{"all": [{"base-branch": ["^main$"]},
-                                      {"changed-files": [{"any-glob-to-any-file": ["**"]}]}]}])
+    config, table = labeler(
+        [
+            {
+                "all": [
+                    {"base-branch": ["^main$"]},
+                    {"changed-files": [{"any-glob-to-any-file": ["**"]}]},
+                ]
+            }
+        ]
+    )
     files = FileSet.build(table, ["a.py"])
     assert config.test(files, base="main") is True
     assert config.test(files, base="dev") is False
 
 
 def test_a_label_with_nothing_the_labeler_knows_never_matches():
-    config, table = labeler([{"any": [{"head-branhc": ["^x"]}]}])   # a misspelt key
+    config, table = labeler([{"any": [{"head-branhc": ["^x"]}]}])  # a misspelt key
     assert config.test(FileSet.build(table, ["a.py"]), head="x") is False
 
 
-@pytest.mark.parametrize("glob,message", [
-    ("", "a glob must be a non-empty string, got ''"),
-    ("   ", "a glob must be a non-empty string, got '   '"),
-    (5, "a glob must be a non-empty string, got 5"),
-    ("!", "invalid glob '!': nothing after '!'"),
-])
+@pytest.mark.parametrize(
+    "glob,message",
+    [
+        ("", "a glob must be a non-empty string, got ''"),
+        ("   ", "a glob must be a non-empty string, got '   '"),
+        (5, "a glob must be a non-empty string, got 5"),
+        ("!", "invalid glob '!': nothing after '!'"),
+    ],
+)
 def test_an_empty_glob_is_refused_naming_it(glob, message):
     with pytest.raises(GlobError) as info:
         GlobTable().bit(glob)
@@ -141,8 +180,9 @@ def test_what_a_file_rule_says_it_fired_on():
     itself): every file; a branch alternative that did not match: the files all the same; a
     `paths` rule that does not match, beside a labeler that does: the labeler's file."""
     trace: dict[str, str] = {}
-    compile_yaml(LABELS).classify(item("x", ["web/a.ts", "b.py"], base_branch="main",
-                                       head_branch="dev"), trace)
+    compile_yaml(LABELS).classify(
+        item("x", ["web/a.ts", "b.py"], base_branch="main", head_branch="dev"), trace
+    )
     assert {k: v for k, v in trace.items() if k.startswith("module:")} == {
         "module:release/files": "base branch main",
         "module:not-docs/files": "changed web/a.ts, b.py",
@@ -162,9 +202,9 @@ def test_an_escaped_magic_character_is_matched_literally():
 def test_a_path_with_the_literal_but_not_the_glob_is_not_matched():
     table = GlobTable()
     star, py, md = table.bit("*"), table.bit("*.py"), table.bit("docs/**/*.md")
-    assert table.mask("a.py") == 1 << star | 1 << py            # both, whichever index comes first
-    assert table.mask("src/a.py") == 0                           # `*` and `*.py` stop at a slash
-    assert table.mask("docs/notes.md.bak") == 0                  # contains ".md", is not *.md
+    assert table.mask("a.py") == 1 << star | 1 << py  # both, whichever index comes first
+    assert table.mask("src/a.py") == 0  # `*` and `*.py` stop at a slash
+    assert table.mask("docs/notes.md.bak") == 0  # contains ".md", is not *.md
     assert table.mask("docs/x/notes.md") == 1 << md
 
 
@@ -212,17 +252,26 @@ categories:
 
 def test_what_a_module_and_an_association_rule_say():
     trace: dict[str, str] = {}
-    tags = compile_yaml(BY_MODULE).classify(item("Tweak", ["src/engine/a.py", "src/alpha/b.py"],
-                                                 login="bob", association="FIRST_TIME_CONTRIBUTOR"),
-                                            trace)
+    tags = compile_yaml(BY_MODULE).classify(
+        item(
+            "Tweak",
+            ["src/engine/a.py", "src/alpha/b.py"],
+            login="bob",
+            association="FIRST_TIME_CONTRIBUTOR",
+        ),
+        trace,
+    )
     # the rule's module among the item's (alpha is the item's too, not the rule's)
     assert trace["category:core-work/module"] == "module engine"
     # a risk's reason template names the files the rule fired on
-    assert [r.reason for r in tags.risks if r.name == "engine-touched"] == ["touches src/engine/a.py"]
+    assert [r.reason for r in tags.risks if r.name == "engine-touched"] == [
+        "touches src/engine/a.py"
+    ]
     assert trace["category:newcomers/association"] == "author bob is first time contributor"
 
 
 def test_a_group_of_unknown_options_keeps_a_label_off_even_beside_a_files_group():
-    config, table = labeler([{"all": [{"head-branhc": ["^x"]}]},
-                             {"changed-files": [{"any-glob-to-any-file": ["**"]}]}])
+    config, table = labeler(
+        [{"all": [{"head-branhc": ["^x"]}]}, {"changed-files": [{"any-glob-to-any-file": ["**"]}]}]
+    )
     assert config.test(FileSet.build(table, ["a.py"]), head="x") is False

@@ -33,8 +33,9 @@ def _pull(path: str) -> dict:
 
 def test_head_branch_rule_fires_on_a_recorded_rest_pull_request():
     rs = compile_yaml(PROFILE)
-    feature = snapshot_from_pull("FlorentClarret/PyGithub",
-                                 _pull("/repos/FlorentClarret/PyGithub/pulls/2"))
+    feature = snapshot_from_pull(
+        "FlorentClarret/PyGithub", _pull("/repos/FlorentClarret/PyGithub/pulls/2")
+    )
     assert feature.head_branch == "feature/pr-maintainer-can-modify"
     tags = rs.classify(feature)
     assert "feature" in names(tags.modules)
@@ -45,8 +46,11 @@ def test_head_branch_rule_fires_on_a_recorded_rest_pull_request():
 
 
 def test_head_branch_rule_fires_on_a_webhook_delivery():
-    payload = json.loads(require_shared_data(
-        "github-webhooks", "pull_request", "opened.payload.json").read_text("utf-8"))
+    payload = json.loads(
+        require_shared_data("github-webhooks", "pull_request", "opened.payload.json").read_text(
+            "utf-8"
+        )
+    )
     (fact,) = facts_from_webhook("pull_request", payload)
     tags = compile_yaml(PROFILE).classify(fact.item)
     assert "from-changes" in names(tags.modules)

@@ -19,9 +19,17 @@ T0 = datetime(2026, 6, 8, 9, 0, tzinfo=UTC)
 def merged(n: int, title: str, files: list[str], login: str = "dev") -> ev.GithubFact:
     at = T0 + timedelta(minutes=n)
     item = ev.ItemSnapshot(
-        repo=REPO, number=n, kind="pull_request", title=title, author=ev.Actor(login=login),
-        state="closed", created_at=T0, closed_at=at, merged_at=at,
-        files=tuple(ev.FileChange(path=p, additions=10, deletions=2) for p in files))
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=title,
+        author=ev.Actor(login=login),
+        state="closed",
+        created_at=T0,
+        closed_at=at,
+        merged_at=at,
+        files=tuple(ev.FileChange(path=p, additions=10, deletions=2) for p in files),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
@@ -30,28 +38,38 @@ async def test_facts_tagged_in_order_a_bad_one_dead_the_watermark_last():
     boot = bootstrap("classifier")
     service = boot.build(boot.settings(), broker)  # the memory broker as its runtime
     ingest = broker.bus("ingest")
-    rocm = merged(1, "[ROCm] Enable AITER MLA decode on MI300X", ["csrc/rocm/attention.cu"],
-                  "jtan-amd")
-    core = merged(2, "[Core] Preempt lowest-priority requests first",
-                  ["vllm/v1/core/sched/scheduler.py"])
+    rocm = merged(
+        1, "[ROCm] Enable AITER MLA decode on MI300X", ["csrc/rocm/attention.cu"], "jtan-amd"
+    )
+    core = merged(
+        2, "[Core] Preempt lowest-priority requests first", ["vllm/v1/core/sched/scheduler.py"]
+    )
     await ingest.publish(rocm, Subjects.fact("pull_request", "merged", REPO))
     bad = json.loads(core.to_bytes())
     bad["id"], bad["data"]["item"]["number"] = "bad-event-0001", -5
-    broker.append(Subjects.fact("pull_request", "merged", REPO), json.dumps(bad).encode(),
-                  {"Nats-Msg-Id": "bad-event-0001"})
+    broker.append(
+        Subjects.fact("pull_request", "merged", REPO),
+        json.dumps(bad).encode(),
+        {"Nats-Msg-Id": "bad-event-0001"},
+    )
     await ingest.publish(core, Subjects.fact("pull_request", "merged", REPO))
-    mark = ev.SyncWatermark.create(ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=1),
-                                                    facts_published=2))
+    mark = ev.SyncWatermark.create(
+        ev.WatermarkData(repo=REPO, watermark=T0 + timedelta(hours=1), facts_published=2)
+    )
     await ingest.publish(mark, Subjects.watermark(REPO))
 
     await broker.run(service.consumer)
 
     out = broker.messages("rd.enriched.>")
     events = [ev.ENRICHED_EVENT_ADAPTER.validate_json(m.data) for m in out]
-    assert [type(e).__name__ for e in events] == ["EnrichedFact", "EnrichedFact",
-                                                  "WatermarkForwarded"]
+    assert [type(e).__name__ for e in events] == [
+        "EnrichedFact",
+        "EnrichedFact",
+        "WatermarkForwarded",
+    ]
     assert [m.subject for m in out] == [Subjects.enriched("pull_request", "merged", REPO)] * 2 + [
-        Subjects.enriched_watermark(REPO)]
+        Subjects.enriched_watermark(REPO)
+    ]
     first, second = events[0].data, events[1].data
     assert first.fact_id == rocm.id and second.fact_id == core.id
     assert first.tags.modules[0].rule == "module:rocm/title-prefix"
@@ -79,11 +97,15 @@ async def test_a_fact_the_rules_cannot_classify_is_dead_the_batch_goes_on():
     ruleset.classify = fragile  # type: ignore[method-assign]
     ingest = broker.bus("ingest")
     for n in (1, 2, 3):
-        await ingest.publish(merged(n, f"[Core] change {n}", ["vllm/engine/x.py"]),
-                             Subjects.fact("pull_request", "merged", REPO))
+        await ingest.publish(
+            merged(n, f"[Core] change {n}", ["vllm/engine/x.py"]),
+            Subjects.fact("pull_request", "merged", REPO),
+        )
     await broker.run(service.consumer)
-    numbers = [e.data.fact.item.number for e in broker.events(
-        "rd.enriched.>", ev.ENRICHED_EVENT_ADAPTER.validate_json)]
+    numbers = [
+        e.data.fact.item.number
+        for e in broker.events("rd.enriched.>", ev.ENRICHED_EVENT_ADAPTER.validate_json)
+    ]
     assert numbers == [1, 3]
     (dead,) = broker.dead_letters("classifier")
     assert "rule engine bug" in dead.headers["Rd-Dead-Reason"]

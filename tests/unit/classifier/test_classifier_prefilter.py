@@ -20,9 +20,31 @@ REGEXES = [
     r"^\w+(?:\([^)]*\))?!:",
     r"k\w+s|ſtop",
 ]
-PIECES = ["by default", "BY DEFAULT", "Changed", "fix", "HOTFIX", "[Bugfix] ", "breaking change",
-          "Backwards-Incompatible", "FOO_VAR", "foo_var", "DEPRECATED", "feat!: ", "K\u212aeys", "ſtop",
-          "STOP", "İ", "ß", " ", ".", "x", "/", "\t", "défault"]
+PIECES = [
+    "by default",
+    "BY DEFAULT",
+    "Changed",
+    "fix",
+    "HOTFIX",
+    "[Bugfix] ",
+    "breaking change",
+    "Backwards-Incompatible",
+    "FOO_VAR",
+    "foo_var",
+    "DEPRECATED",
+    "feat!: ",
+    "K\u212aeys",
+    "ſtop",
+    "STOP",
+    "İ",
+    "ß",
+    " ",
+    ".",
+    "x",
+    "/",
+    "\t",
+    "défault",
+]
 
 
 def test_a_regex_gate_never_rules_out_a_match():
@@ -40,7 +62,9 @@ def test_a_regex_gate_never_rules_out_a_match():
 
 
 def test_literals_are_what_every_match_contains():
-    assert required_literals(re.compile(r"\bdefault\w*\s+(?:to|from)\b|by default", re.I)) == {"default"}
+    assert required_literals(re.compile(r"\bdefault\w*\s+(?:to|from)\b|by default", re.I)) == {
+        "default"
+    }
     assert required_literals(re.compile(r"^\w+(?:\([^)]*\))?!:")) is None
     assert required_literals(re.compile(r"(?-i:[A-Z]+_VARS)", re.I)) is None
 
@@ -52,11 +76,34 @@ def test_the_gates_rule_out_bench_like_titles_for_every_gated_regex():
 
 
 def test_brace_alternatives_match_what_the_whole_glob_matches():
-    globs = ["{docs/**,doc/**,**/*.md,README*}", "!{docs,doc,examples}/**", "**/*.{py,cu,h}",
-             "!csrc/**/*.{cu,cpp}", "{vllm,vllm_ascend}/distributed/**", "!**/kvpool/**", "a/{b,c}/**/d*"]
-    paths = ["docs/a.md", "doc", "README.md", "readme", "x/y/z.md", "examples/a.py", "csrc/k.cu",
-             "csrc/a/b.cpp", "csrc/a.h", "vllm/distributed/x.py", "vllm_ascend/distributed/kvpool/y.py",
-             "a/b/q/dz", "a/c/d", "a/e/d", ".github/x.md", "x/.hidden/y.py", "kvpool"]
+    globs = [
+        "{docs/**,doc/**,**/*.md,README*}",
+        "!{docs,doc,examples}/**",
+        "**/*.{py,cu,h}",
+        "!csrc/**/*.{cu,cpp}",
+        "{vllm,vllm_ascend}/distributed/**",
+        "!**/kvpool/**",
+        "a/{b,c}/**/d*",
+    ]
+    paths = [
+        "docs/a.md",
+        "doc",
+        "README.md",
+        "readme",
+        "x/y/z.md",
+        "examples/a.py",
+        "csrc/k.cu",
+        "csrc/a/b.cpp",
+        "csrc/a.h",
+        "vllm/distributed/x.py",
+        "vllm_ascend/distributed/kvpool/y.py",
+        "a/b/q/dz",
+        "a/c/d",
+        "a/e/d",
+        ".github/x.md",
+        "x/.hidden/y.py",
+        "kvpool",
+    ]
     table = GlobTable()
     for glob in globs:
         table.bit(glob)
@@ -73,12 +120,26 @@ def test_trusted_construction_is_model_construct():
     from shared.events import RiskTag, Tag, Tags
 
     tag = Tag.model_construct(name="rocm", rule="module:rocm/files", fallback=False)
-    risk = RiskTag.model_construct(name="revert", severity="medium", reason="r", rule="risk:revert/x")
+    risk = RiskTag.model_construct(
+        name="revert", severity="medium", reason="r", rule="risk:revert/x"
+    )
     cases = [
         (Tag, dict(name="rocm", rule="module:rocm/files", fallback=False)),
         (RiskTag, dict(name="revert", severity="medium", reason="r", rule="risk:revert/x")),
-        (Tags, dict(modules=(tag,), risks=(risk,), affiliations=(), ecosystems=(tag,), categories=(),
-                    bot=True, bot_rule="bot:known-login", digest=None, people=())),
+        (
+            Tags,
+            dict(
+                modules=(tag,),
+                risks=(risk,),
+                affiliations=(),
+                ecosystems=(tag,),
+                categories=(),
+                bot=True,
+                bot_rule="bot:known-login",
+                digest=None,
+                people=(),
+            ),
+        ),
     ]
     for cls, values in cases:
         fast, slow = trusted(cls)(**values), cls.model_construct(**values)
@@ -95,7 +156,9 @@ def test_the_caches_stay_bounded():
     rs = compile_profile(builtin("generic").profile)
     rs.memo_size = 50
     for n in range(400):
-        rs.classify(item(f"[Perf] change {n}", [f"pkg{n}/mod.py", f"tests/test_{n}.py"], login=f"dev{n}"))
+        rs.classify(
+            item(f"[Perf] change {n}", [f"pkg{n}/mod.py", f"tests/test_{n}.py"], login=f"dev{n}")
+        )
     assert 0 < len(rs._file_facts) <= 50
     assert 0 < len(rs._top_dirs) <= 50
     assert 0 < len(rs._people) <= 50

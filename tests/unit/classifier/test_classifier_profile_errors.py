@@ -49,10 +49,14 @@ def test_a_good_file_loads(tmp_path):
 
 
 def test_invalid_regex_names_file_line_and_reason(tmp_path):
-    text = GOOD + "  - name: api\n    title_regex: ['ok', 'also ok',\n                  '(unclosed']\n"
+    text = (
+        GOOD + "  - name: api\n    title_regex: ['ok', 'also ok',\n                  '(unclosed']\n"
+    )
     message = load_error(tmp_path, text)
     path = tmp_path / "acme.yaml"
-    assert message.startswith(f"{path}:{line_of(text, '(unclosed')}: modules rule 'api', field 'title_regex'")
+    assert message.startswith(
+        f"{path}:{line_of(text, '(unclosed')}: modules rule 'api', field 'title_regex'"
+    )
     assert "invalid regular expression '(unclosed'" in message and "missing )" in message
     assert "at position 0" in message  # where in the pattern as written
 
@@ -61,8 +65,10 @@ def test_a_global_flag_inside_a_pattern_is_refused_with_its_line(tmp_path):
     """`(?i)x` compiles alone but not once grouped with the field's other patterns."""
     text = GOOD + "  - name: api\n    title_regex:\n      - 'ok'\n      - '(?i)api'\n"
     message = load_error(tmp_path, text)
-    assert message.startswith(f"{tmp_path / 'acme.yaml'}:{line_of(text, '(?i)api')}: "
-                              "modules rule 'api', field 'title_regex'")
+    assert message.startswith(
+        f"{tmp_path / 'acme.yaml'}:{line_of(text, '(?i)api')}: "
+        "modules rule 'api', field 'title_regex'"
+    )
     assert "invalid regular expression '(?i)api'" in message and "(?i:word)" in message
 
 
@@ -81,8 +87,10 @@ def test_invalid_glob_names_the_line_of_the_glob(tmp_path):
 
 
 def test_invalid_labeler_glob_inside_files(tmp_path):
-    text = GOOD + ("  - name: ui\n    files:\n      - changed-files:\n"
-                   "          - any-glob-to-any-file: ['ui/**', '!']\n")
+    text = GOOD + (
+        "  - name: ui\n    files:\n      - changed-files:\n"
+        "          - any-glob-to-any-file: ['ui/**', '!']\n"
+    )
     message = load_error(tmp_path, text)
     line = line_of(text, "'ui/**'")
     assert f"acme.yaml:{line}: modules rule 'ui'" in message, message
@@ -100,7 +108,10 @@ def test_unknown_key_and_wrong_type_have_lines(tmp_path):
 def test_yaml_syntax_error_has_line_and_column(tmp_path):
     text = GOOD + "  - name: broken\n    keywords: [a, b\n"
     path = write(tmp_path, text)
-    with pytest.raises(ProfileError, match=rf"acme.yaml \(line {len(text.splitlines()) + 1}, column \d+\): invalid YAML"):
+    with pytest.raises(
+        ProfileError,
+        match=rf"acme.yaml \(line {len(text.splitlines()) + 1}, column \d+\): invalid YAML",
+    ):
         read_profile_file(path)
 
 
@@ -120,5 +131,7 @@ def test_extends_default_still_works(tmp_path):
     write(tmp_path, GOOD.replace("extends: generic", "extends: default"))
     rs = load_registry(tmp_path).get("acme")
     assert rs.profile.extends == "default"
-    assert [n for n, _ in rs.modules][:2] == ["engine", "web"] and "docs" in [n for n, _ in rs.modules]
+    assert [n for n, _ in rs.modules][:2] == ["engine", "web"] and "docs" in [
+        n for n, _ in rs.modules
+    ]
     assert names(rs.classify(item("[Doc] fix typo", ["README.md"])).modules) == ["docs"]

@@ -28,36 +28,72 @@ def raws_with(**profiles: str) -> dict:
 
 
 ERROR_CASES = [
-    ("unknown field",
-     "profile: p\nmodules:\n  - name: rocm\n    title_prefix: [rocm]\n",
-     ["/profiles/p.yaml", "modules rule 'rocm'", "title_prefix", "Extra inputs are not permitted"]),
-    ("bad regex",
-     "profile: p\nmodules:\n  - name: odd\n    title_regex: ['(unclosed']\n",
-     ["/profiles/p.yaml", "modules rule 'odd'", "title_regex", "invalid regular expression '(unclosed'"]),
-    ("bad labeler key",
-     "profile: p\nmodules:\n  - name: docs\n    files: [{changed-files: [{any-glob-to-some-file: ['docs/**']}]}]\n",
-     ["modules rule 'docs'", "files", "labeler syntax", "any-glob-to-some-file"]),
-    ("bad glob",
-     "profile: p\nrisks:\n  - name: r\n    paths: ['']\n",
-     ["risks rule 'r'", "paths", "non-empty string"]),
-    ("risk without a condition",
-     "profile: p\nrisks:\n  - name: empty\n    severity: high\n",
-     ["risks rule 'empty'", "at least one condition"]),
-    ("bad severity",
-     "profile: p\nrisks:\n  - name: r\n    severity: critical\n    keywords: [x]\n",
-     ["risks rule 'r'", "severity", "'low', 'medium' or 'high'"]),
-    ("size without thresholds",
-     "profile: p\nrisks:\n  - name: big\n    kind: size\n",
-     ["risks rule 'big'", "needs `lines` or `files_count`"]),
-    ("duplicate names",
-     "profile: p\nmodules:\n  - {name: a, keywords: [x]}\n  - {name: a, keywords: [y]}\n",
-     ["/profiles/p.yaml", "two rules named 'a'"]),
-    ("unnamed rule", "profile: p\nmodules:\n  - keywords: [x]\n", ["modules rule '#1'", "name", "Field required"]),
-    ("unknown extends", "profile: p\nextends: nowhere\n", ["extends", "unknown profile 'nowhere'", "known profiles"]),
+    (
+        "unknown field",
+        "profile: p\nmodules:\n  - name: rocm\n    title_prefix: [rocm]\n",
+        [
+            "/profiles/p.yaml",
+            "modules rule 'rocm'",
+            "title_prefix",
+            "Extra inputs are not permitted",
+        ],
+    ),
+    (
+        "bad regex",
+        "profile: p\nmodules:\n  - name: odd\n    title_regex: ['(unclosed']\n",
+        [
+            "/profiles/p.yaml",
+            "modules rule 'odd'",
+            "title_regex",
+            "invalid regular expression '(unclosed'",
+        ],
+    ),
+    (
+        "bad labeler key",
+        "profile: p\nmodules:\n  - name: docs\n    files: [{changed-files: [{any-glob-to-some-file: ['docs/**']}]}]\n",
+        ["modules rule 'docs'", "files", "labeler syntax", "any-glob-to-some-file"],
+    ),
+    (
+        "bad glob",
+        "profile: p\nrisks:\n  - name: r\n    paths: ['']\n",
+        ["risks rule 'r'", "paths", "non-empty string"],
+    ),
+    (
+        "risk without a condition",
+        "profile: p\nrisks:\n  - name: empty\n    severity: high\n",
+        ["risks rule 'empty'", "at least one condition"],
+    ),
+    (
+        "bad severity",
+        "profile: p\nrisks:\n  - name: r\n    severity: critical\n    keywords: [x]\n",
+        ["risks rule 'r'", "severity", "'low', 'medium' or 'high'"],
+    ),
+    (
+        "size without thresholds",
+        "profile: p\nrisks:\n  - name: big\n    kind: size\n",
+        ["risks rule 'big'", "needs `lines` or `files_count`"],
+    ),
+    (
+        "duplicate names",
+        "profile: p\nmodules:\n  - {name: a, keywords: [x]}\n  - {name: a, keywords: [y]}\n",
+        ["/profiles/p.yaml", "two rules named 'a'"],
+    ),
+    (
+        "unnamed rule",
+        "profile: p\nmodules:\n  - keywords: [x]\n",
+        ["modules rule '#1'", "name", "Field required"],
+    ),
+    (
+        "unknown extends",
+        "profile: p\nextends: nowhere\n",
+        ["extends", "unknown profile 'nowhere'", "known profiles"],
+    ),
 ]
 
 
-@pytest.mark.parametrize("text,fragments", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
+@pytest.mark.parametrize(
+    "text,fragments", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES]
+)
 def test_validation_errors_name_file_rule_and_problem(text, fragments):
     with pytest.raises(ProfileError) as err:
         resolve_profile("p", raws_with(p=text))
@@ -66,8 +102,10 @@ def test_validation_errors_name_file_rule_and_problem(text, fragments):
 
 
 def test_errors_in_a_parent_name_the_parent_file():
-    raws = raws_with(child="profile: child\nextends: parent\n",
-                     parent="profile: parent\nmodules:\n  - {name: x, labels: 5}\n")
+    raws = raws_with(
+        child="profile: child\nextends: parent\n",
+        parent="profile: parent\nmodules:\n  - {name: x, labels: 5}\n",
+    )
     with pytest.raises(ProfileError, match=r"/profiles/parent.yaml: modules rule 'x'"):
         resolve_profile("child", raws)
 
@@ -102,8 +140,10 @@ modules:
     modules = [n for n, _ in rs.modules]
     assert modules.count("docs") == 1 and "tests" in modules and "ci/build" in modules
     assert names(rs.classify(item("[Manual] update")).modules) == ["docs"]
-    assert names(rs.classify(item("[Doc] update")).modules) != ["docs"]  # the parent's docs rule was replaced
-    assert "code-without-tests" in [r.name for r, _ in rs.risks]     # risks inherited
+    assert names(rs.classify(item("[Doc] update")).modules) != [
+        "docs"
+    ]  # the parent's docs rule was replaced
+    assert "code-without-tests" in [r.name for r, _ in rs.risks]  # risks inherited
 
 
 BASE = """
@@ -140,11 +180,14 @@ profile: v
     assert len(version(BASE)) == 64
 
 
-@pytest.mark.parametrize("change", [
-    lambda t: t.replace("lines: 500", "lines: 501"),
-    lambda t: t.replace("[aiter]", "[aiter, hip]"),
-    lambda t: t + "categories:\n  - {name: perf, keywords: [faster]}\n",
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda t: t.replace("lines: 500", "lines: 501"),
+        lambda t: t.replace("[aiter]", "[aiter, hip]"),
+        lambda t: t + "categories:\n  - {name: perf, keywords: [faster]}\n",
+    ],
+)
 def test_any_rule_change_gives_a_new_version(change):
     assert version(change(BASE)) != version(BASE)
 
@@ -161,19 +204,24 @@ def test_enriched_events_carry_profile_and_version():
     assert rs.ref.profile == "v" and rs.ref.version == version(BASE)
 
 
-@pytest.mark.parametrize("repo,profile", [
-    ("vllm-project/vllm", "vllm"),
-    ("VLLM-Project/vllm-ascend", "vllm-ascend"),
-    ("repodigest-demo/llm-serve", "vllm"),
-    ("vllm-project/vllm-gaudi", "llm-serving"),  # other plugins: the shared base
-    ("acme/widgets", "generic"),
-])
+@pytest.mark.parametrize(
+    "repo,profile",
+    [
+        ("vllm-project/vllm", "vllm"),
+        ("VLLM-Project/vllm-ascend", "vllm-ascend"),
+        ("repodigest-demo/llm-serve", "vllm"),
+        ("vllm-project/vllm-gaudi", "llm-serving"),  # other plugins: the shared base
+        ("acme/widgets", "generic"),
+    ],
+)
 def test_profile_by_repository(repo, profile):
     assert load_registry().profile_name(repo) == profile
 
 
 def test_overrides_win_and_unknown_overrides_fail_early():
-    registry = load_registry(overrides={"acme/widgets": "llm-serving", "vllm-project/vllm": "default"})
+    registry = load_registry(
+        overrides={"acme/widgets": "llm-serving", "vllm-project/vllm": "default"}
+    )
     assert registry.for_repo("acme/widgets").name == "llm-serving"
     assert registry.for_repo("vllm-project/vllm").name == "generic"  # `default` is an alias
     with pytest.raises(ProfileError, match="'acme/x' is set to use profile 'nope'"):
@@ -188,7 +236,9 @@ def test_exact_repo_names_beat_globs():
 
 
 def test_profiles_dir_replaces_builtins_and_codeowners_file(tmp_path: Path):
-    (tmp_path / "generic.yaml").write_text("profile: generic\nmodules:\n  - {name: only, keywords: [magic]}\n")
+    (tmp_path / "generic.yaml").write_text(
+        "profile: generic\nmodules:\n  - {name: only, keywords: [magic]}\n"
+    )
     owners = tmp_path / "CODEOWNERS"
     owners.write_text("/engine/ @core\n")
     registry = load_registry(tmp_path, codeowners={"*": owners})
@@ -202,5 +252,10 @@ def test_profiles_dir_replaces_builtins_and_codeowners_file(tmp_path: Path):
 
 
 def test_builtin_profiles_are_packaged():
-    assert {p.stem for p in BUILTIN_PROFILES.glob("*.yaml")} >= {"generic", "llm-serving", "vllm", "vllm-ascend"}
+    assert {p.stem for p in BUILTIN_PROFILES.glob("*.yaml")} >= {
+        "generic",
+        "llm-serving",
+        "vllm",
+        "vllm-ascend",
+    }
     assert isinstance(load_registry(), ProfileRegistry)

@@ -31,21 +31,38 @@ def new_path(path: str) -> str:
 
 def to_item(row: dict) -> ItemSnapshot:
     email = row["author_email"] or ""
-    login = email.split("@")[0].split("+")[-1] if email.endswith("users.noreply.github.com") else row["author_name"]
-    files = [FileChange(path=new_path(f["path"]), additions=f["additions"] or 0, deletions=f["deletions"] or 0)
-             for f in row["files"] or []]
+    login = (
+        email.split("@")[0].split("+")[-1]
+        if email.endswith("users.noreply.github.com")
+        else row["author_name"]
+    )
+    files = [
+        FileChange(
+            path=new_path(f["path"]), additions=f["additions"] or 0, deletions=f["deletions"] or 0
+        )
+        for f in row["files"] or []
+    ]
     return ItemSnapshot(
-        repo=REPO, number=row["pr_number"] or 1, kind="pull_request", title=row["title"],
+        repo=REPO,
+        number=row["pr_number"] or 1,
+        kind="pull_request",
+        title=row["title"],
         author=Actor(login=login, email_domain=email.rsplit("@", 1)[-1] if "@" in email else None),
-        state="closed", created_at=row["merged_at"], merged_at=row["merged_at"], files=tuple(files[:300]),
-        files_truncated=len(files) > 300)
+        state="closed",
+        created_at=row["merged_at"],
+        merged_at=row["merged_at"],
+        files=tuple(files[:300]),
+        files_truncated=len(files) > 300,
+    )
 
 
 @lru_cache(maxsize=1)
 def classified() -> list:
     path = require_shared_data("vllm-ascend-history", "merged_prs.jsonl")
     rs = builtin("vllm-ascend")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     items = [to_item(r) for r in rows]
     return [(r, i, rs.classify(i)) for r, i in zip(rows, items)]
 
@@ -61,12 +78,16 @@ def test_almost_every_item_gets_a_real_module():
     assert len(data) > 4000
     with_module = sum(1 for _, _, t in data if not t.modules[0].fallback)
     share = with_module / len(data)
-    print(f"\nvllm-ascend profile over {len(data)} real merged PRs: {with_module} "
-          f"({share:.2%}) get a non-fallback module (goal >= 95%)")
+    print(
+        f"\nvllm-ascend profile over {len(data)} real merged PRs: {with_module} "
+        f"({share:.2%}) get a non-fallback module (goal >= 95%)"
+    )
     assert share >= 0.95, share
     # and modules are spread over the code base, not one catch-all
     firsts = Counter(t.modules[0].name for _, _, t in data)
-    assert len(firsts) >= 20 and firsts.most_common(1)[0][1] / len(data) < 0.3, firsts.most_common(5)
+    assert len(firsts) >= 20 and firsts.most_common(1)[0][1] / len(data) < 0.3, firsts.most_common(
+        5
+    )
 
 
 def test_every_ci_title_gets_the_ci_module():
@@ -96,11 +117,17 @@ def data_with_prefix(token: str) -> list:
 
 def test_tests_only_changes_never_lack_tests():
     rs = builtin("vllm-ascend")
-    tests_only = [(i, t) for _, i, t in classified()
-                  if i.files and all(rs.table.mask(f.path) & rs.tests_bits for f in i.files)]
+    tests_only = [
+        (i, t)
+        for _, i, t in classified()
+        if i.files and all(rs.table.mask(f.path) & rs.tests_bits for f in i.files)
+    ]
     assert len(tests_only) > 50
-    flagged = [i.title for i, t in tests_only
-               if {"code-without-tests", "core-without-tests"} & {r.name for r in t.risks}]
+    flagged = [
+        i.title
+        for i, t in tests_only
+        if {"code-without-tests", "core-without-tests"} & {r.name for r in t.risks}
+    ]
     assert not flagged, flagged[:10]
 
 
@@ -118,13 +145,19 @@ def test_without_tests_reasons_name_real_files_of_the_item():
 
 
 def test_reverts_are_flagged():
-    reverts = [(i, t) for _, i, t in classified() if re.match(r"^\s*(\[[^\]]*\]\s*)*revert\b", i.title, re.I)]
+    reverts = [
+        (i, t)
+        for _, i, t in classified()
+        if re.match(r"^\s*(\[[^\]]*\]\s*)*revert\b", i.title, re.I)
+    ]
     assert len(reverts) > 20
     assert all("revert" in {r.name for r in t.risks} for _, t in reverts)
 
 
 def test_affiliation_from_email_domains():
-    huawei = [(i, t) for _, i, t in classified() if (i.author.email_domain or "").endswith("huawei.com")]
+    huawei = [
+        (i, t) for _, i, t in classified() if (i.author.email_domain or "").endswith("huawei.com")
+    ]
     assert len(huawei) > 300
     assert all([a.name for a in t.affiliations] == ["Huawei"] for _, t in huawei)
     gmail = [t for _, i, t in classified() if i.author.email_domain == "gmail.com"]

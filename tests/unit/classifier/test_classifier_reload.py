@@ -18,7 +18,11 @@ async def test_good_load_replaces_and_names_the_changed_profiles(tmp_path: Path)
     registry, reply = await reload_rules(lambda: load_registry(tmp_path), current)
     assert registry is not current and reply.ok and reply.error is None
     assert reply.changed == ("acme", "beta")
-    assert reply.profiles["acme"] == registry.get("acme").ref.version != current.get("acme").ref.version
+    assert (
+        reply.profiles["acme"]
+        == registry.get("acme").ref.version
+        != current.get("acme").ref.version
+    )
 
 
 async def test_unchanged_rules_report_nothing_changed(tmp_path: Path):
@@ -36,7 +40,10 @@ async def test_failures_keep_the_current_rules():
     def crashing():
         raise RuntimeError("disk on fire")
 
-    for loader, said in ((broken, "acme.yaml:7:"), (crashing, "RuntimeError while loading the rules: disk on fire")):
+    for loader, said in (
+        (broken, "acme.yaml:7:"),
+        (crashing, "RuntimeError while loading the rules: disk on fire"),
+    ):
         registry, reply = await reload_rules(loader, current)
         assert registry is current and not reply.ok and said in reply.error
         assert reply.profiles == current.versions() and reply.changed == ()

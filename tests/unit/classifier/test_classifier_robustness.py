@@ -10,24 +10,42 @@ from shared.events import Actor, FileChange, ItemSnapshot, Tags
 from .factory import T0, builtin
 
 # (the event contract refuses NUL and lone surrogates at the edge: the classifier never sees them)
-texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=120)
-segments = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
-                   min_size=1, max_size=12)
+texts = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=120
+)
+segments = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
+    min_size=1,
+    max_size=12,
+)
 paths = st.lists(segments, min_size=1, max_size=5).map("/".join)
 logins = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9-]{0,20}(\[bot\])?", fullmatch=True)
 
 
 @settings(max_examples=300, deadline=None)
-@given(title=texts, body=texts, labels=st.lists(texts, max_size=4), files=st.lists(paths, max_size=8),
-       login=logins, kind=st.sampled_from(["pull_request", "issue"]),
-       domain=st.one_of(st.none(), st.from_regex(r"[a-z0-9.-]{1,20}", fullmatch=True)),
-       adds=st.integers(0, 10**6))
+@given(
+    title=texts,
+    body=texts,
+    labels=st.lists(texts, max_size=4),
+    files=st.lists(paths, max_size=8),
+    login=logins,
+    kind=st.sampled_from(["pull_request", "issue"]),
+    domain=st.one_of(st.none(), st.from_regex(r"[a-z0-9.-]{1,20}", fullmatch=True)),
+    adds=st.integers(0, 10**6),
+)
 def test_any_item_gets_well_formed_tags(title, body, labels, files, login, kind, domain, adds):
     item = ItemSnapshot(
-        repo="vllm-project/vllm", number=1, kind=kind, title=title or "x",
-        author=Actor(login=login, email_domain=domain), labels=tuple(labels), state="open",
-        created_at=T0, body_excerpt=body,
-        files=tuple(FileChange(path=p, additions=adds) for p in files))
+        repo="vllm-project/vllm",
+        number=1,
+        kind=kind,
+        title=title or "x",
+        author=Actor(login=login, email_domain=domain),
+        labels=tuple(labels),
+        state="open",
+        created_at=T0,
+        body_excerpt=body,
+        files=tuple(FileChange(path=p, additions=adds) for p in files),
+    )
     for profile in ("default", "llm-serving"):
         trace: dict[str, str] = {}
         tags = builtin(profile).classify(item, trace)

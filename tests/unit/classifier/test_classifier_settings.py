@@ -23,7 +23,9 @@ def test_settings_from_environment(monkeypatch, tmp_path):
     assert settings.profile_overrides == {"acme/widgets": "llm-serving"}
     assert settings.codeowners_files() == {"*": owners}
     service = build_service(settings, Runtime(settings, "t"))
-    assert service.name == "classifier" and tuple(c.durable for c in service.consumers) == (DURABLE_CLASSIFIER,)
+    assert service.name == "classifier" and tuple(c.durable for c in service.consumers) == (
+        DURABLE_CLASSIFIER,
+    )
     assert service.registry.for_repo("acme/widgets").name == "llm-serving"
     # the CODEOWNERS text is part of every profile's version
     monkeypatch.delenv("REPODIGEST_CODEOWNERS_PATH")
@@ -33,7 +35,11 @@ def test_settings_from_environment(monkeypatch, tmp_path):
 
 
 def test_a_broken_profile_stops_start_up_with_its_message(tmp_path):
-    (tmp_path / "default.yaml").write_text("profile: default\nmodules:\n  - {name: x, title_regex: ['(']}\n")
+    (tmp_path / "default.yaml").write_text(
+        "profile: default\nmodules:\n  - {name: x, title_regex: ['(']}\n"
+    )
     settings = ClassifierSettings(profiles_dir=tmp_path)
-    with pytest.raises(ProfileError, match=r"default.yaml:3: modules rule 'x', field 'title_regex'"):
+    with pytest.raises(
+        ProfileError, match=r"default.yaml:3: modules rule 'x', field 'title_regex'"
+    ):
         build_service(settings, Runtime(settings, "t"))

@@ -44,30 +44,36 @@ def book(text: str = FILE) -> IdentityBook:
     return IdentityBook.from_data(yaml.safe_load(text), "identities.yaml")
 
 
-@pytest.mark.parametrize("actor, person", [
-    (Actor(login="xuchi-0808"), "xuchi-0808"),
-    (Actor(login="XUCHI-0808"), "xuchi-0808"),  # logins are case-insensitive on GitHub
-    (Actor(login="XuChi", name="XuChi", email="other@163.com"), "xuchi-0808"),  # commit name
-    (Actor(login="Xu C", name="Xu C", email="XuChiColson@163.com"), "xuchi-0808"),  # e-mail
-    (Actor(login="someone", email="1+xuchi-0808@users.noreply.github.com"), "xuchi-0808"),
-    (Actor(login="XuChi"), "xuchi-0808"),  # a fact logged before names travelled: name as login
-    (Actor(login="chenchuw886"), "frankchen"),  # a second GitHub account
-    (Actor(login="Frank  Chen", name="Frank  Chen"), "frankchen"),  # spacing is not identity
-    (Actor(login="Lone Committer", email="lone@example.org"), "Lone Committer"),
-    (Actor(login="stranger"), None),
-    (Actor(login="frank", name="frank", email="frank@x.org"), None),
-])
+@pytest.mark.parametrize(
+    "actor, person",
+    [
+        (Actor(login="xuchi-0808"), "xuchi-0808"),
+        (Actor(login="XUCHI-0808"), "xuchi-0808"),  # logins are case-insensitive on GitHub
+        (Actor(login="XuChi", name="XuChi", email="other@163.com"), "xuchi-0808"),  # commit name
+        (Actor(login="Xu C", name="Xu C", email="XuChiColson@163.com"), "xuchi-0808"),  # e-mail
+        (Actor(login="someone", email="1+xuchi-0808@users.noreply.github.com"), "xuchi-0808"),
+        (Actor(login="XuChi"), "xuchi-0808"),  # a fact logged before names travelled: name as login
+        (Actor(login="chenchuw886"), "frankchen"),  # a second GitHub account
+        (Actor(login="Frank  Chen", name="Frank  Chen"), "frankchen"),  # spacing is not identity
+        (Actor(login="Lone Committer", email="lone@example.org"), "Lone Committer"),
+        (Actor(login="stranger"), None),
+        (Actor(login="frank", name="frank", email="frank@x.org"), None),
+    ],
+)
 def test_an_alias_resolves_to_its_person(actor, person):
     found = book().resolve(actor)
     assert (found.key if found else None) == person
 
 
-@pytest.mark.parametrize("day, orgs", [
-    (date(2025, 6, 30), ["huawei"]),  # until is inclusive
-    (date(2025, 7, 1), ["amd"]),  # from is inclusive
-    (date(2024, 1, 1), ["huawei"]),  # open start
-    (date(2027, 1, 1), ["amd"]),  # open end
-])
+@pytest.mark.parametrize(
+    "day, orgs",
+    [
+        (date(2025, 6, 30), ["huawei"]),  # until is inclusive
+        (date(2025, 7, 1), ["amd"]),  # from is inclusive
+        (date(2024, 1, 1), ["huawei"]),  # open start
+        (date(2027, 1, 1), ["amd"]),  # open end
+    ],
+)
 def test_affiliations_follow_the_date(day, orgs):
     b = book()
     got = b.affiliations(b.resolve("xuchi-0808"), day)
@@ -79,15 +85,23 @@ def test_a_person_without_affiliations_leaves_them_to_the_profile():
     assert b.affiliations(b.resolve("frankchen"), date(2026, 1, 1)) is None
 
 
-@pytest.mark.parametrize("text, message", [
-    ("people:\n  - {login: a, names: [X]}\n  - {login: b, names: [x]}", "name 'x' is already a's"),
-    ("people:\n  - {login: a}\n  - {login: b, logins: ['@A']}", "login 'A' is already a's"),
-    ("people:\n  - {names: [X]}", "needs `login`"),
-    ("people:\n  - {login: a, affiliations: [{org: o, from: 2025-02-01, until: 2025-01-01}]}",
-     "is after until"),
-    ("people:\n  - {login: a, alias: b}", "people.0.alias"),
-    ("- a\n- b", "a mapping with `people:`"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "people:\n  - {login: a, names: [X]}\n  - {login: b, names: [x]}",
+            "name 'x' is already a's",
+        ),
+        ("people:\n  - {login: a}\n  - {login: b, logins: ['@A']}", "login 'A' is already a's"),
+        ("people:\n  - {names: [X]}", "needs `login`"),
+        (
+            "people:\n  - {login: a, affiliations: [{org: o, from: 2025-02-01, until: 2025-01-01}]}",
+            "is after until",
+        ),
+        ("people:\n  - {login: a, alias: b}", "people.0.alias"),
+        ("- a\n- b", "a mapping with `people:`"),
+    ],
+)
 def test_a_bad_file_says_what_is_wrong(text, message):
     with pytest.raises(IdentityError) as err:
         book(text)
@@ -103,36 +117,77 @@ def test_reading_a_file_names_the_file_and_line(tmp_path):
         read_identities(tmp_path / "absent.yaml")
 
 
-def _fact(author: Actor, created: datetime, *, kind: str = "pull_request", action: str = "merged",
-          comment_by: str | None = None, review_by: str | None = None, merged_by: str | None = None):
-    item = ItemSnapshot(repo="o/r", number=7, kind="pull_request", title="t", author=author,
-                        state="closed", created_at=created, merged_at=created, merged_by=merged_by)
+def _fact(
+    author: Actor,
+    created: datetime,
+    *,
+    kind: str = "pull_request",
+    action: str = "merged",
+    comment_by: str | None = None,
+    review_by: str | None = None,
+    merged_by: str | None = None,
+):
+    item = ItemSnapshot(
+        repo="o/r",
+        number=7,
+        kind="pull_request",
+        title="t",
+        author=author,
+        state="closed",
+        created_at=created,
+        merged_at=created,
+        merged_by=merged_by,
+    )
     return FactData(
-        repo="o/r", kind=kind, action=action, item=item, actor=author.login,
+        repo="o/r",
+        kind=kind,
+        action=action,
+        item=item,
+        actor=author.login,
         comment=CommentInfo(id=1, author=Actor(login=comment_by), created_at=created)
-        if comment_by else None,
-        review=ReviewInfo(id=2, author=Actor(login=review_by), state="approved", submitted_at=created)
-        if review_by else None)
+        if comment_by
+        else None,
+        review=ReviewInfo(
+            id=2, author=Actor(login=review_by), state="approved", submitted_at=created
+        )
+        if review_by
+        else None,
+    )
 
 
 def test_identify_links_every_actor_of_the_fact_and_dates_the_affiliation():
     b = book()
-    before = _fact(Actor(login="XuChi", name="XuChi", email="xuchicolson@163.com"),
-                   datetime(2025, 6, 30, 23, 0, tzinfo=UTC), merged_by="chenchuw886")
+    before = _fact(
+        Actor(login="XuChi", name="XuChi", email="xuchicolson@163.com"),
+        datetime(2025, 6, 30, 23, 0, tzinfo=UTC),
+        merged_by="chenchuw886",
+    )
     tags = identify(before, Tags(), b)
-    assert {(p.login, p.person) for p in tags.people} == {("XuChi", "xuchi-0808"),
-                                                           ("chenchuw886", "frankchen")}
+    assert {(p.login, p.person) for p in tags.people} == {
+        ("XuChi", "xuchi-0808"),
+        ("chenchuw886", "frankchen"),
+    }
     assert tags.person("XuChi") == "xuchi-0808" and tags.person("nobody") == "nobody"
-    assert [(t.name, t.rule) for t in tags.affiliations] == [("huawei", "identities:huawei/xuchi-0808")]
-    after = _fact(Actor(login="xuchi-0808"), datetime(2025, 7, 1, 0, 30, tzinfo=UTC),
-                  kind="comment", action="created", comment_by="Frank Chen")
+    assert [(t.name, t.rule) for t in tags.affiliations] == [
+        ("huawei", "identities:huawei/xuchi-0808")
+    ]
+    after = _fact(
+        Actor(login="xuchi-0808"),
+        datetime(2025, 7, 1, 0, 30, tzinfo=UTC),
+        kind="comment",
+        action="created",
+        comment_by="Frank Chen",
+    )
     tags = identify(after, Tags(), b)
     # the author is the person's own login: no link; the commenter's commit name links
     assert [(p.login, p.person) for p in tags.people] == [("Frank Chen", "frankchen")]
     assert [t.name for t in tags.affiliations] == ["amd"]
 
 
-PROFILE = {"profile": "generic", "affiliations": [{"name": "huawei", "email_domains": ["huawei.com"]}]}
+PROFILE = {
+    "profile": "generic",
+    "affiliations": [{"name": "huawei", "email_domains": ["huawei.com"]}],
+}
 
 
 def _registry(identities: IdentityBook | None):
@@ -153,11 +208,16 @@ def test_the_profile_decides_outside_the_file_and_the_file_changes_the_version()
     changed = book(FILE + "  - {login: frank, affiliations: [{org: amd}]}\n")
     again = classify_fact(fact, _registry(changed))
     assert [t.name for t in again.data.tags.affiliations] == ["amd"]
-    assert again.data.ruleset.version not in (with_file.data.ruleset.version, plain.data.ruleset.version)
+    assert again.data.ruleset.version not in (
+        with_file.data.ruleset.version,
+        plain.data.ruleset.version,
+    )
     assert classify_fact(fact, _registry(book())).data.ruleset == with_file.data.ruleset
 
 
-async def test_a_reload_reads_the_file_again_and_keeps_the_rules_when_it_is_broken(tmp_path, monkeypatch):
+async def test_a_reload_reads_the_file_again_and_keeps_the_rules_when_it_is_broken(
+    tmp_path, monkeypatch
+):
     import functools
 
     from services.classifier.adapters.profiles import load_registry
@@ -170,8 +230,13 @@ async def test_a_reload_reads_the_file_again_and_keeps_the_rules_when_it_is_brok
     settings = ClassifierSettings()
     assert settings.identities == path
     # what the service's loader is (app.build_service)
-    loader = functools.partial(load_registry, settings.profiles_dir, settings.codeowners_files(),
-                               settings.profile_overrides, identities=settings.identities)
+    loader = functools.partial(
+        load_registry,
+        settings.profiles_dir,
+        settings.codeowners_files(),
+        settings.profile_overrides,
+        identities=settings.identities,
+    )
     first = loader()
     assert first.identities.resolve("XuChi").key == "xuchi-0808"
     path.write_text(FILE.replace("names: [XuChi]", "names: [XuChi, Chi Xu]"), encoding="utf-8")
@@ -180,4 +245,9 @@ async def test_a_reload_reads_the_file_again_and_keeps_the_rules_when_it_is_brok
     assert second.identities.resolve("Chi Xu").key == "xuchi-0808"
     path.write_text("people:\n  - {names: [nobody]}\n", encoding="utf-8")
     kept, reply = await reload_rules(loader, second)
-    assert kept is second and not reply.ok and str(path) in reply.error and "needs `login`" in reply.error
+    assert (
+        kept is second
+        and not reply.ok
+        and str(path) in reply.error
+        and "needs `login`" in reply.error
+    )

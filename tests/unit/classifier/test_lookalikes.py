@@ -16,16 +16,40 @@ T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 def commit(number: int, name: str, email: str, body: str = "") -> FactData:
     author = login_from_commit_author(name, email)
-    item = ItemSnapshot(repo="o/r", number=number, kind="pull_request", title="t", author=author,
-                        state="closed", created_at=T0, merged_at=T0, body_excerpt=body)
-    return FactData(repo="o/r", kind="pull_request", action="merged", item=item, actor=author.login,
-                    origin="git")
+    item = ItemSnapshot(
+        repo="o/r",
+        number=number,
+        kind="pull_request",
+        title="t",
+        author=author,
+        state="closed",
+        created_at=T0,
+        merged_at=T0,
+        body_excerpt=body,
+    )
+    return FactData(
+        repo="o/r",
+        kind="pull_request",
+        action="merged",
+        item=item,
+        actor=author.login,
+        origin="git",
+    )
 
 
 def github(number: int, login: str) -> FactData:
-    item = ItemSnapshot(repo="o/r", number=number, kind="issue", title="t",
-                        author=Actor(login=login), state="open", created_at=T0)
-    return FactData(repo="o/r", kind="issue", action="opened", item=item, actor=login, origin="poll")
+    item = ItemSnapshot(
+        repo="o/r",
+        number=number,
+        kind="issue",
+        title="t",
+        author=Actor(login=login),
+        state="open",
+        created_at=T0,
+    )
+    return FactData(
+        repo="o/r", kind="issue", action="opened", item=item, actor=login, origin="poll"
+    )
 
 
 def test_normal_compares_names_without_case_spaces_or_punctuation():
@@ -34,9 +58,16 @@ def test_normal_compares_names_without_case_spaces_or_punctuation():
 
 
 def test_a_sign_off_with_the_authors_own_address_names_a_look_alike():
-    facts = [commit(1, "SILONG ZENG", "26@qq.com", "x\n\nSigned-off-by: MrZ20 <26@qq.com>\n"
-                                                    "Signed-off-by: other <other@qq.com>"),
-             github(2, "MrZ20"), github(3, "other")]
+    facts = [
+        commit(
+            1,
+            "SILONG ZENG",
+            "26@qq.com",
+            "x\n\nSigned-off-by: MrZ20 <26@qq.com>\nSigned-off-by: other <other@qq.com>",
+        ),
+        github(2, "MrZ20"),
+        github(3, "other"),
+    ]
     result = survey(facts)
     assert [g.keys for g in result.lookalikes] == [("MrZ20", "SILONG ZENG")]
     assert result.links == []  # a sign-off is a look-alike to confirm, not a link
@@ -44,8 +75,12 @@ def test_a_sign_off_with_the_authors_own_address_names_a_look_alike():
 
 
 def test_short_names_say_too_little_and_what_the_file_merges_is_not_listed():
-    facts = [commit(1, "chen", "a@x.org"), github(2, "Chen"),  # "chen": four letters, listed
-             commit(3, "li", "li@x.org"), github(4, "LI")]  # "li": too short to list
+    facts = [
+        commit(1, "chen", "a@x.org"),
+        github(2, "Chen"),  # "chen": four letters, listed
+        commit(3, "li", "li@x.org"),
+        github(4, "LI"),
+    ]  # "li": too short to list
     result = survey(facts)
     assert [g.keys for g in result.lookalikes] == [("chen", "Chen")]
     book = IdentityBook.from_data({"people": [{"login": "Chen", "names": ["chen"]}]})
@@ -53,13 +88,28 @@ def test_short_names_say_too_little_and_what_the_file_merges_is_not_listed():
 
 
 def test_the_starter_file_keeps_the_files_people_and_adds_the_links():
-    facts = [commit(1, "XuChi", "1+xuchi-0808@users.noreply.github.com"),
-             commit(2, "XuChi", "x@163.com")]
-    book = IdentityBook.from_data({"people": [{"login": "frankchen", "names": ["Frank Chen"],
-                                               "affiliations": [{"org": "huawei", "from": "2025-01-01"}]}]})
+    facts = [
+        commit(1, "XuChi", "1+xuchi-0808@users.noreply.github.com"),
+        commit(2, "XuChi", "x@163.com"),
+    ]
+    book = IdentityBook.from_data(
+        {
+            "people": [
+                {
+                    "login": "frankchen",
+                    "names": ["Frank Chen"],
+                    "affiliations": [{"org": "huawei", "from": "2025-01-01"}],
+                }
+            ]
+        }
+    )
     text = starter_file(survey(facts, book), book)
     assert yaml.safe_load(text)["people"] == [
-        {"login": "frankchen", "names": ["Frank Chen"],
-         "affiliations": [{"org": "huawei", "from": "2025-01-01"}]},
-        {"login": "xuchi-0808", "names": ["XuChi"], "emails": ["x@163.com"]}]
+        {
+            "login": "frankchen",
+            "names": ["Frank Chen"],
+            "affiliations": [{"org": "huawei", "from": "2025-01-01"}],
+        },
+        {"login": "xuchi-0808", "names": ["XuChi"], "emails": ["x@163.com"]},
+    ]
     assert IdentityBook.from_data(yaml.safe_load(text)).resolve("XuChi").key == "xuchi-0808"

@@ -38,8 +38,17 @@ def settings_fields() -> set[str]:
 
 def test_compose_file_matches_the_compose_spec():
     result = subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
-         str(ROOT / "docker-compose.yml")], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.compose-spec",
+            str(ROOT / "docker-compose.yml"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -55,8 +64,10 @@ def test_compose_runs_each_service_module_with_known_settings():
         assert "healthcheck" in svc
         unknown = [k for k in svc["environment"] if k.startswith("REPODIGEST_") and k not in known]
         assert not unknown, f"{name}: variables no settings class reads: {unknown}"
-    assert "-js" in " ".join(services["nats"].get("command", [])) or "jetstream" in (
-        ROOT / "deploy/nats/nats.conf").read_text()
+    assert (
+        "-js" in " ".join(services["nats"].get("command", []))
+        or "jetstream" in (ROOT / "deploy/nats/nats.conf").read_text()
+    )
 
 
 def _docs(path: Path) -> list[dict]:
@@ -70,8 +81,11 @@ def _merge(base, patch):
         for key, value in patch.items():
             out[key] = _merge(base[key], value) if key in base else value
         return out
-    if isinstance(base, list) and isinstance(patch, list) and all(
-            isinstance(x, dict) and "name" in x for x in base + patch):
+    if (
+        isinstance(base, list)
+        and isinstance(patch, list)
+        and all(isinstance(x, dict) and "name" in x for x in base + patch)
+    ):
         out = [copy.deepcopy(x) for x in base]
         for item in patch:
             match = next((i for i, x in enumerate(out) if x["name"] == item["name"]), None)
@@ -91,13 +105,27 @@ def build(directory: Path) -> list[dict]:
     for gen in kust.get("configMapGenerator", []):
         for f in gen.get("files", []):
             assert (directory / f).exists(), f"configMapGenerator file missing: {f}"
-        resources.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": gen["name"]},
-                          "data": {Path(f).name: (directory / f).read_text() for f in gen["files"]}})
+        resources.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": gen["name"]},
+                "data": {Path(f).name: (directory / f).read_text() for f in gen["files"]},
+            }
+        )
     for patch in kust.get("patches", []):
         for doc in _docs(directory / patch["path"]):
-            idx = next((i for i, r in enumerate(resources)
-                        if r["kind"] == doc["kind"] and r["metadata"]["name"] == doc["metadata"]["name"]), None)
-            assert idx is not None, f"patch targets a missing {doc['kind']} {doc['metadata']['name']}"
+            idx = next(
+                (
+                    i
+                    for i, r in enumerate(resources)
+                    if r["kind"] == doc["kind"] and r["metadata"]["name"] == doc["metadata"]["name"]
+                ),
+                None,
+            )
+            assert idx is not None, (
+                f"patch targets a missing {doc['kind']} {doc['metadata']['name']}"
+            )
             resources[idx] = _merge(resources[idx], doc)
     for image in kust.get("images", []):
         for r in resources:
@@ -170,8 +198,9 @@ def _published_hosts(port) -> str | None:
 
 def test_compose_publishes_every_port_on_loopback_only():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    published = [(name, port) for name, svc in compose["services"].items()
-                 for port in svc.get("ports", [])]
+    published = [
+        (name, port) for name, svc in compose["services"].items() for port in svc.get("ports", [])
+    ]
     assert published  # NATS, MinIO, Jaeger and the webhook endpoint are published
     exposed = [(name, port) for name, port in published if _published_hosts(port) not in LOOPBACK]
     assert not exposed, f"published on every interface: {exposed}"
@@ -207,14 +236,19 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
 
     password = "compose-nats-password-of-the-test"
     conf = tmp_path / "nats.conf"  # the file as compose mounts it, its store in tmp_path
-    conf.write_text((ROOT / "deploy/nats/nats.conf").read_text().replace(
-        "store_dir: /data/jetstream", f"store_dir: {tmp_path / 'js'}"))
+    conf.write_text(
+        (ROOT / "deploy/nats/nats.conf")
+        .read_text()
+        .replace("store_dir: /data/jetstream", f"store_dir: {tmp_path / 'js'}")
+    )
     # -p -1 / -m -1: the server picks free ports (the file's 4222 and 8222 may be taken) and
     # logs the client port; none is found free here and taken by another process first
     proc = subprocess.Popen(
         [find_binary(), "-c", str(conf), "-a", "127.0.0.1", "-p", "-1", "-m", "-1"],
         env={**os.environ, "REPODIGEST_NATS_PASSWORD": password},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         port, said = None, []
         for line in proc.stderr:  # until it says where it listens (EOF: it refused the file)
@@ -226,22 +260,33 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
 
         async def logged_in():
             if proc.poll() is not None:  # the configuration was refused
-                pytest.fail(f"nats-server refused deploy/nats/nats.conf: {proc.stderr.read().decode()}")
+                pytest.fail(
+                    f"nats-server refused deploy/nats/nats.conf: {proc.stderr.read().decode()}"
+                )
             try:
-                return await nats.connect(url, user="repodigest", password=password,
-                                          allow_reconnect=False, connect_timeout=1)
+                return await nats.connect(
+                    url,
+                    user="repodigest",
+                    password=password,
+                    allow_reconnect=False,
+                    connect_timeout=1,
+                )
             except (OSError, nats.errors.NoServersError):
                 return None  # still starting
 
-        nc = await wait_until(logged_in, 20, "nats-server to listen with deploy/nats/nats.conf", 0.1)
+        nc = await wait_until(
+            logged_in, 20, "nats-server to listen with deploy/nats/nats.conf", 0.1
+        )
         await nc.jetstream().account_info()
         await nc.close()
         for creds in ({}, {"user": "repodigest", "password": "wrong"}):
             with pytest.raises(Exception) as refused:
-                await nats.connect(url, allow_reconnect=False, connect_timeout=2,
-                                   max_reconnect_attempts=0, **creds)
+                await nats.connect(
+                    url, allow_reconnect=False, connect_timeout=2, max_reconnect_attempts=0, **creds
+                )
             assert "authorization" in str(refused.value).lower() or isinstance(
-                refused.value, nats.errors.NoServersError), refused.value
+                refused.value, nats.errors.NoServersError
+            ), refused.value
     finally:
         proc.terminate()
         proc.wait(10)
@@ -285,14 +330,16 @@ def test_every_compose_service_has_resource_limits_and_a_memory_reservation():
 
         def mib(text: str) -> int:
             return int(text[:-1]) * (1024 if text.endswith("G") else 1)
+
         assert mib(reservations["memory"]) <= mib(limits["memory"]), name
 
 
 def _nats_server_version() -> str:
     from shared.natsserver import find_binary
 
-    out = subprocess.run([find_binary(), "--version"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [find_binary(), "--version"], capture_output=True, text=True, check=True
+    ).stdout
     return re.search(r"v(\d+\.\d+\.\d+)", out).group(1)
 
 
@@ -312,8 +359,10 @@ def test_no_compose_image_floats_and_nats_is_the_version_the_tests_run():
     assert found, images["nats"]
     assert found.groups() == (major, minor), (images["nats"], _nats_server_version())
     helm = yaml.safe_load((ROOT / "deploy/nats/helm-values.yaml").read_text())
-    assert helm["container"]["image"] == {"repository": "nats",
-                                          "tag": images["nats"].removeprefix("nats:")}
+    assert helm["container"]["image"] == {
+        "repository": "nats",
+        "tag": images["nats"].removeprefix("nats:"),
+    }
 
 
 def test_the_compose_cli_writes_into_a_volume_its_user_owns():
@@ -326,8 +375,9 @@ def test_the_compose_cli_writes_into_a_volume_its_user_owns():
     # the image makes the mount point and gives it to the user it runs as: a new named volume
     # takes the mount point's owner, so uid 10001 can write ./reports there
     user = re.search(r"^USER (\S+)", dockerfile, re.M).group(1)
-    assert re.search(rf"mkdir {re.escape(workdir)}\b.*chown {user} {re.escape(workdir)}\b",
-                     dockerfile), dockerfile
+    assert re.search(
+        rf"mkdir {re.escape(workdir)}\b.*chown {user} {re.escape(workdir)}\b", dockerfile
+    ), dockerfile
     assert dockerfile.index(f"chown {user} {workdir}") < dockerfile.index(f"USER {user}")
     # the README's and the compose header's way of getting the files out name that directory
     assert "--entrypoint tar cli" in (ROOT / "docker-compose.yml").read_text()
@@ -345,8 +395,10 @@ def test_compose_migrates_once_before_the_summarizer_which_then_only_checks():
     migrate, summarizer = services["migrate"], services["summarizer"]
     assert [*migrate.get("entrypoint", []), *migrate.get("command", [])] == MIGRATE
     assert migrate["restart"] == "no"
-    assert migrate["environment"]["REPODIGEST_DATABASE_URL"] == \
-        summarizer["environment"]["REPODIGEST_DATABASE_URL"]
+    assert (
+        migrate["environment"]["REPODIGEST_DATABASE_URL"]
+        == summarizer["environment"]["REPODIGEST_DATABASE_URL"]
+    )
     assert migrate["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert summarizer["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert summarizer["environment"]["REPODIGEST_DATABASE_MIGRATE"] == "false"
@@ -366,21 +418,32 @@ def test_kubernetes_runs_the_migrations_as_a_job_with_the_summarizers_database()
     (container,) = pod["containers"]
     assert container["command"] == MIGRATE and pod["restartPolicy"] in {"Never", "OnFailure"}
     assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
-    summarizer = next(r for r in resources if r["kind"] == "Deployment"
-                      and r["metadata"]["name"] == "summarizer")
+    summarizer = next(
+        r for r in resources if r["kind"] == "Deployment" and r["metadata"]["name"] == "summarizer"
+    )
     s_env = {e["name"]: e for e in summarizer["spec"]["template"]["spec"]["containers"][0]["env"]}
     j_env = {e["name"]: e for e in container["env"]}
-    assert j_env["REPODIGEST_DATABASE_URL"]["valueFrom"] == s_env["REPODIGEST_DATABASE_URL"]["valueFrom"]
+    assert (
+        j_env["REPODIGEST_DATABASE_URL"]["valueFrom"]
+        == s_env["REPODIGEST_DATABASE_URL"]["valueFrom"]
+    )
     assert s_env["REPODIGEST_DATABASE_MIGRATE"]["value"] == "false"
     # the network policies let the Job's pod reach PostgreSQL
     labels = job["spec"]["template"]["metadata"]["labels"]
-    egress = [rule for p in resources if p["kind"] == "NetworkPolicy"
-              and p["spec"]["podSelector"] != {} and _selects(p, labels)
-              for rule in p["spec"].get("egress", [])]
+    egress = [
+        rule
+        for p in resources
+        if p["kind"] == "NetworkPolicy" and p["spec"]["podSelector"] != {} and _selects(p, labels)
+        for rule in p["spec"].get("egress", [])
+    ]
     assert 5432 in set().union(*[_ports(r) for r in egress])
     # the command exists in the CLI the image installs
-    result = subprocess.run([sys.executable, "-m", "repodigest", *MIGRATE[1:], "--help"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "repodigest", *MIGRATE[1:], "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0 and "--revision" in result.stdout, result.stderr
 
 
@@ -425,10 +488,12 @@ def test_the_report_cronjob_asks_the_deployment_for_the_last_week_one_run_at_a_t
     assert {"configMapRef": {"name": "repodigest-config"}} in container["envFrom"]
     assert config["data"]["REPODIGEST_NATS_URL"].startswith("nats://")
     env = {e["name"]: e for e in container["env"]}
-    for name, secret in (("REPODIGEST_NATS_USER", "repodigest-nats"),
-                         ("REPODIGEST_NATS_PASSWORD", "repodigest-nats"),
-                         ("REPODIGEST_GITHUB_TOKEN", "repodigest-github"),
-                         ("AWS_SECRET_ACCESS_KEY", "repodigest-s3")):
+    for name, secret in (
+        ("REPODIGEST_NATS_USER", "repodigest-nats"),
+        ("REPODIGEST_NATS_PASSWORD", "repodigest-nats"),
+        ("REPODIGEST_GITHUB_TOKEN", "repodigest-github"),
+        ("AWS_SECRET_ACCESS_KEY", "repodigest-s3"),
+    ):
         assert env[name]["valueFrom"]["secretKeyRef"]["name"] == secret, name
     for name, entry in env.items():
         if re.search(r"TOKEN|SECRET|PASSWORD|KEY", name):
@@ -443,7 +508,10 @@ def test_the_report_cronjob_asks_the_deployment_for_the_last_week_one_run_at_a_t
 
     # the network policies let it reach NATS, DNS and HTTPS outside the cluster, nothing else
     labels = job["template"]["metadata"]["labels"]
-    egress = [rule for p in resources if p["kind"] == "NetworkPolicy"
-              and p["spec"]["podSelector"] != {} and _selects(p, labels)
-              for rule in p["spec"].get("egress", [])]
+    egress = [
+        rule
+        for p in resources
+        if p["kind"] == "NetworkPolicy" and p["spec"]["podSelector"] != {} and _selects(p, labels)
+        for rule in p["spec"].get("egress", [])
+    ]
     assert set().union(*[_ports(r) for r in egress]) == {53, 4222, 4318, 443}

@@ -44,8 +44,12 @@ def step(job: str, name: str) -> dict:
 
 
 def scripts() -> list[tuple[str, str]]:
-    return [(f"{job}: {s.get('name') or s.get('uses')}", s["run"])
-            for job, spec in load()["jobs"].items() for s in spec["steps"] if "run" in s]
+    return [
+        (f"{job}: {s.get('name') or s.get('uses')}", s["run"])
+        for job, spec in load()["jobs"].items()
+        for s in spec["steps"]
+        if "run" in s
+    ]
 
 
 def evaluate(expression: str, context: dict[str, dict[str, str]]) -> str:
@@ -82,8 +86,17 @@ def report_command():
 
 def test_the_workflow_matches_githubs_workflow_schema():
     result = subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
-         str(WORKFLOW)], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -113,8 +126,12 @@ def _invocations() -> list[list[str]]:
 
 def _options_added(script: str) -> list[str]:
     """The options a script adds to an array it passes on (`extra+=(--cutoff "$X")`)."""
-    return [w for m in re.finditer(r"\w+\+=\(([^)]*)\)", script)
-            for w in shlex.split(m.group(1)) if w.startswith("-")]
+    return [
+        w
+        for m in re.finditer(r"\w+\+=\(([^)]*)\)", script)
+        for w in shlex.split(m.group(1))
+        if w.startswith("-")
+    ]
 
 
 def test_the_scripts_call_commands_and_options_the_cli_has():
@@ -130,9 +147,16 @@ def test_the_scripts_call_commands_and_options_the_cli_has():
     unknown = sorted(set(used) - known)
     assert not unknown, f"repodigest report has no {unknown}"
     # and Click parses the line as the CLI will (values as the defaults give them)
-    values = {"$REPODIGEST_REPOSITORY": "vllm-project/vllm", "$WINDOW": "week:last",
-              "$REPODIGEST_TZ": "UTC", "$REPODIGEST_LANG": "en", "$REPODIGEST_FORMATS": "md",
-              "$DATA_DIR": "/d", "$OUT_DIR": "/o", "${extra[@]}": "--force"}
+    values = {
+        "$REPODIGEST_REPOSITORY": "vllm-project/vllm",
+        "$WINDOW": "week:last",
+        "$REPODIGEST_TZ": "UTC",
+        "$REPODIGEST_LANG": "en",
+        "$REPODIGEST_FORMATS": "md",
+        "$DATA_DIR": "/d",
+        "$OUT_DIR": "/o",
+        "${extra[@]}": "--force",
+    }
     args = [values.get(w, w) for w in report[1:]]
     assert not [a for a in args if a.startswith("$")], args
     ctx = command.make_context("report", list(args))
@@ -167,11 +191,16 @@ def test_the_token_has_the_least_each_job_needs():
     workflow = load()
     assert workflow["permissions"] == {}  # nothing unless a job asks
     jobs = workflow["jobs"]
-    assert jobs["report"]["permissions"] == {"contents": "read", "issues": "read",
-                                             "pull-requests": "read"}
+    assert jobs["report"]["permissions"] == {
+        "contents": "read",
+        "issues": "read",
+        "pull-requests": "read",
+    }
     assert jobs["commit"]["permissions"] == {"contents": "write"}
     # the job that reads GitHub with the token does not leave it in .git/config
-    checkout = next(s for s in jobs["report"]["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    checkout = next(
+        s for s in jobs["report"]["steps"] if s.get("uses", "").startswith("actions/checkout@")
+    )
     assert checkout["with"]["persist-credentials"] is False
     # the commit job runs only when asked, decided from the inputs and variables in one place
     assert "needs.report.outputs.publish" in jobs["commit"]["if"]
@@ -200,7 +229,11 @@ def test_the_cache_holds_the_data_dir_under_a_key_that_rolls_forward():
     assert f"hashFiles('{relative}/**')" in save["if"] and "!cancelled()" in save["if"]
     # the report keeps its log exactly there, and the save comes after it
     names = [s.get("name") for s in steps("report")]
-    assert names.index("Restore the event log") < names.index("Report") < names.index("Save the event log")
+    assert (
+        names.index("Restore the event log")
+        < names.index("Report")
+        < names.index("Save the event log")
+    )
     (report,) = [a for a in _invocations() if a[:1] == ["report"]]
     assert report[report.index("--data-dir") + 1] == "$DATA_DIR"
 
@@ -213,8 +246,13 @@ def test_the_default_install_is_this_version_and_pdfs_get_the_images_libraries()
     assert requirement.url and requirement.url.endswith(f"@v{project['version']}")
     # what the Dockerfile installs for WeasyPrint and Chinese PDFs, the workflow installs too
     dockerfile = (ROOT / "Dockerfile").read_text()
-    image = set(re.search(r"apt-get install -y --no-install-recommends ([^&]+)&&",
-                          dockerfile.replace("\\\n", " ")).group(1).split())
+    image = set(
+        re.search(
+            r"apt-get install -y --no-install-recommends ([^&]+)&&", dockerfile.replace("\\\n", " ")
+        )
+        .group(1)
+        .split()
+    )
     script = step("report", "Install the libraries PDFs need")["run"]
     workflow = set(re.search(r'packages="([^"]+)"', script).group(1).split())
     workflow |= set(re.findall(r'packages="\$packages ([^"]+)"', script)[0].split())
@@ -239,7 +277,8 @@ def test_the_workflows_variables_are_no_setting_of_the_services():
     variable of the workflow that a settings class also read would change the run unseen."""
     from tests.unit.deploy.test_deploy_files import settings_fields
 
-    names = set(load()["env"]) | {n for job in load()["jobs"].values() for s in job["steps"]
-                                  for n in s.get("env", {})}
+    names = set(load()["env"]) | {
+        n for job in load()["jobs"].values() for s in job["steps"] for n in s.get("env", {})
+    }
     assert not names & settings_fields(), sorted(names & settings_fields())
     assert "REPODIGEST_REPOSITORY" in names  # the check reads the right names

@@ -21,16 +21,44 @@ OVERLAYS = ("base", "overlays/production")
 
 # ---------------------------------------------------------------- Pod Security Standards
 
-BASELINE_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
-                         "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
-SAFE_SYSCTLS = {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range",
-                "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies",
-                "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
-                "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",
-                "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"}
+BASELINE_CAPABILITIES = {
+    "AUDIT_WRITE",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "MKNOD",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
+}
+SAFE_SYSCTLS = {
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.ip_unprivileged_port_start",
+    "net.ipv4.tcp_syncookies",
+    "net.ipv4.ping_group_range",
+    "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+}
 SELINUX_TYPES = {"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"}
-RESTRICTED_VOLUMES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral",
-                      "persistentVolumeClaim", "projected", "secret"}
+RESTRICTED_VOLUMES = {
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+}
 VOLUME_META = {"name"}
 
 
@@ -38,9 +66,11 @@ def restricted_violations(pod: dict, annotations: dict | None = None) -> list[st
     """What keeps a pod spec from the "restricted" Pod Security level (empty: it passes)."""
     out: list[str] = []
     psc = pod.get("securityContext") or {}
-    containers = [("container", c) for c in pod.get("containers", [])] + \
-                 [("initContainer", c) for c in pod.get("initContainers", [])] + \
-                 [("ephemeralContainer", c) for c in pod.get("ephemeralContainers", [])]
+    containers = (
+        [("container", c) for c in pod.get("containers", [])]
+        + [("initContainer", c) for c in pod.get("initContainers", [])]
+        + [("ephemeralContainer", c) for c in pod.get("ephemeralContainers", [])]
+    )
 
     # ---- Baseline
     if (psc.get("windowsOptions") or {}).get("hostProcess"):
@@ -53,15 +83,21 @@ def restricted_violations(pod: dict, annotations: dict | None = None) -> list[st
             out.append(f"volume {volume['name']}: hostPath")
     for key, value in (annotations or {}).items():
         if key.startswith("container.apparmor.security.beta.kubernetes.io/") and not (
-                value == "runtime/default" or value.startswith("localhost/")):
+            value == "runtime/default" or value.startswith("localhost/")
+        ):
             out.append(f"annotation {key}: {value}")
-    for where, ctx in [("pod", psc)] + [(f"{k} {c['name']}", c.get("securityContext") or {})
-                                        for k, c in containers]:
+    for where, ctx in [("pod", psc)] + [
+        (f"{k} {c['name']}", c.get("securityContext") or {}) for k, c in containers
+    ]:
         apparmor = (ctx.get("appArmorProfile") or {}).get("type")
         if apparmor not in (None, "RuntimeDefault", "Localhost"):
             out.append(f"{where}: appArmorProfile {apparmor}")
         selinux = ctx.get("seLinuxOptions") or {}
-        if selinux.get("type", "") not in SELINUX_TYPES or selinux.get("user") or selinux.get("role"):
+        if (
+            selinux.get("type", "") not in SELINUX_TYPES
+            or selinux.get("user")
+            or selinux.get("role")
+        ):
             out.append(f"{where}: seLinuxOptions {selinux}")
         if (ctx.get("seccompProfile") or {}).get("type") == "Unconfined":
             out.append(f"{where}: seccompProfile Unconfined")
@@ -110,8 +146,11 @@ def restricted_violations(pod: dict, annotations: dict | None = None) -> list[st
 
 
 def workloads(overlay: str) -> list[dict]:
-    return [r for r in build(K8S / overlay)
-            if r["kind"] in {"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"}]
+    return [
+        r
+        for r in build(K8S / overlay)
+        if r["kind"] in {"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"}
+    ]
 
 
 def pod_template(resource: dict) -> dict:
@@ -124,12 +163,18 @@ def pod_template(resource: dict) -> dict:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_every_pod_passes_the_restricted_pod_security_level(overlay):
     found = workloads(overlay)
-    assert {r["metadata"]["name"] for r in found} >= {"ingest", "classifier", "summarizer",
-                                                      "renderer", "notifier"}
+    assert {r["metadata"]["name"] for r in found} >= {
+        "ingest",
+        "classifier",
+        "summarizer",
+        "renderer",
+        "notifier",
+    }
     for resource in found:
         template = pod_template(resource)
-        problems = restricted_violations(template["spec"],
-                                         template.get("metadata", {}).get("annotations"))
+        problems = restricted_violations(
+            template["spec"], template.get("metadata", {}).get("annotations")
+        )
         assert not problems, f"{resource['kind']} {resource['metadata']['name']}: {problems}"
 
 
@@ -141,8 +186,9 @@ def test_the_namespace_enforces_the_restricted_level():
 
 def test_the_restricted_check_refuses_what_the_standard_refuses():
     """The checker is no rubber stamp: each control, broken on a passing pod, is caught."""
-    good = pod_template(next(r for r in workloads("base")
-                             if r["metadata"]["name"] == "renderer"))["spec"]
+    good = pod_template(next(r for r in workloads("base") if r["metadata"]["name"] == "renderer"))[
+        "spec"
+    ]
     assert restricted_violations(good) == []
 
     def broken(change) -> list[str]:
@@ -154,8 +200,10 @@ def test_the_restricted_check_refuses_what_the_standard_refuses():
         "no drop ALL": lambda p, c: c["capabilities"].update(drop=["NET_RAW"]),
         "adds SYS_ADMIN": lambda p, c: c["capabilities"].update(add=["SYS_ADMIN"]),
         "adds CHOWN": lambda p, c: c["capabilities"].update(add=["CHOWN"]),
-        "seccomp unset": lambda p, c: (p["securityContext"].pop("seccompProfile", None),
-                                       c.pop("seccompProfile", None)),
+        "seccomp unset": lambda p, c: (
+            p["securityContext"].pop("seccompProfile", None),
+            c.pop("seccompProfile", None),
+        ),
         "seccomp Unconfined": lambda p, c: c.update(seccompProfile={"type": "Unconfined"}),
         "escalation": lambda p, c: c.update(allowPrivilegeEscalation=True),
         "root": lambda p, c: c.update(runAsUser=0),
@@ -163,11 +211,13 @@ def test_the_restricted_check_refuses_what_the_standard_refuses():
         "privileged": lambda p, c: c.update(privileged=True),
         "hostNetwork": lambda p, c: p.update(hostNetwork=True),
         "hostPath": lambda p, c: p["volumes"].append({"name": "h", "hostPath": {"path": "/"}}),
-        "nfs volume": lambda p, c: p["volumes"].append({"name": "n", "nfs": {"server": "x",
-                                                                             "path": "/"}}),
+        "nfs volume": lambda p, c: p["volumes"].append(
+            {"name": "n", "nfs": {"server": "x", "path": "/"}}
+        ),
         "hostPort": lambda p, c: p["containers"][0]["ports"][0].update(hostPort=8080),
         "unsafe sysctl": lambda p, c: p["securityContext"].update(
-            sysctls=[{"name": "kernel.msgmax", "value": "1"}]),
+            sysctls=[{"name": "kernel.msgmax", "value": "1"}]
+        ),
         "procMount": lambda p, c: c.update(procMount="Unmasked"),
     }
     for name, change in cases.items():
@@ -179,14 +229,19 @@ def test_the_restricted_check_refuses_what_the_standard_refuses():
 
 def test_autoscaled_deployments_have_disruption_budgets_that_allow_a_drain():
     resources = build(K8S / "overlays/production")
-    hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in resources
-            if h["kind"] == "HorizontalPodAutoscaler"}
+    hpas = {
+        h["spec"]["scaleTargetRef"]["name"]: h
+        for h in resources
+        if h["kind"] == "HorizontalPodAutoscaler"
+    }
     assert hpas
     deployments = {d["metadata"]["name"]: d for d in resources if d["kind"] == "Deployment"}
     pdbs = [p for p in resources if p["kind"] == "PodDisruptionBudget"]
     for name, hpa in hpas.items():
         labels = deployments[name]["spec"]["template"]["metadata"]["labels"]
-        matching = [p for p in pdbs if p["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+        matching = [
+            p for p in pdbs if p["spec"]["selector"]["matchLabels"].items() <= labels.items()
+        ]
         assert len(matching) == 1, f"{name}: {len(matching)} disruption budgets select its pods"
         spec, floor = matching[0]["spec"], hpa["spec"]["minReplicas"]
         assert floor >= 2
@@ -204,9 +259,13 @@ SMTP = {587, 465}  # submission with STARTTLS, and implicit TLS
 # what each service talks to: DNS, NATS and the collector all; GitHub (ingest), PostgreSQL
 # (summarizer), S3 and the narrator's endpoint (renderer) over HTTPS; webhooks, GitHub and S3
 # over HTTPS and mail servers (notifier)
-EGRESS = {"ingest": {DNS, NATS, OTLP, HTTPS}, "classifier": {DNS, NATS, OTLP},
-          "summarizer": {DNS, NATS, OTLP, POSTGRES}, "renderer": {DNS, NATS, OTLP, HTTPS},
-          "notifier": {DNS, NATS, OTLP, HTTPS, *SMTP}}
+EGRESS = {
+    "ingest": {DNS, NATS, OTLP, HTTPS},
+    "classifier": {DNS, NATS, OTLP},
+    "summarizer": {DNS, NATS, OTLP, POSTGRES},
+    "renderer": {DNS, NATS, OTLP, HTTPS},
+    "notifier": {DNS, NATS, OTLP, HTTPS, *SMTP},
+}
 
 
 def _selects(policy: dict, labels: dict) -> bool:
@@ -220,8 +279,10 @@ def _ports(rule: dict) -> set[int]:
 
 
 def _open_to_all(peers: list[dict] | None) -> bool:
-    return not peers or any(p.get("ipBlock", {}).get("cidr") in {"0.0.0.0/0", "::/0"}
-                            and not p["ipBlock"].get("except") for p in peers)
+    return not peers or any(
+        p.get("ipBlock", {}).get("cidr") in {"0.0.0.0/0", "::/0"} and not p["ipBlock"].get("except")
+        for p in peers
+    )
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -248,10 +309,12 @@ def test_network_policies_deny_by_default_and_open_only_what_each_service_uses(o
         for rule in egress:  # in-cluster peers are named, only HTTPS leaves the cluster
             if _ports(rule) & {NATS, OTLP}:
                 assert all("namespaceSelector" in peer for peer in rule["to"]), (name, rule)
-            if (_ports(rule) & ({HTTPS} | SMTP)):
+            if _ports(rule) & ({HTTPS} | SMTP):
                 blocks = [peer["ipBlock"] for peer in rule["to"]]
-                assert blocks and all({"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}
-                                      <= set(b.get("except", [])) for b in blocks), (name, rule)
+                assert blocks and all(
+                    {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"} <= set(b.get("except", []))
+                    for b in blocks
+                ), (name, rule)
 
 
 # ---------------------------------------------------------------- the image
@@ -267,6 +330,9 @@ def test_the_production_image_is_the_one_the_documented_build_tags():
     assert f"docker build -t {image['newName']}:" in doc and "docker push" in doc
     assert "newTag" in doc and "pyproject.toml" in doc, "how the tag follows the version"
     for resource in build(K8S / "overlays/production"):
-        for c in pod_template(resource)["spec"]["containers"] if resource["kind"] in {
-                "Deployment", "Job", "CronJob"} else []:
+        for c in (
+            pod_template(resource)["spec"]["containers"]
+            if resource["kind"] in {"Deployment", "Job", "CronJob"}
+            else []
+        ):
             assert c["image"] == reference, (resource["metadata"]["name"], c["image"])

@@ -8,12 +8,15 @@ from pydantic import ValidationError
 from services.ingest.config import IngestSettings
 
 
-@pytest.mark.parametrize("value, repos", [
-    ("vllm-project/vllm", ["vllm-project/vllm"]),
-    (" vllm-project/vllm , acme/widgets.io ,", ["vllm-project/vllm", "acme/widgets.io"]),
-    ('["a/b", "c/d"]', ["a/b", "c/d"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "value, repos",
+    [
+        ("vllm-project/vllm", ["vllm-project/vllm"]),
+        (" vllm-project/vllm , acme/widgets.io ,", ["vllm-project/vllm", "acme/widgets.io"]),
+        ('["a/b", "c/d"]', ["a/b", "c/d"]),
+        ("", []),
+    ],
+)
 def test_repos_from_environment(monkeypatch, value, repos):
     monkeypatch.setenv("REPODIGEST_REPOS", value)
     assert IngestSettings().repos == repos
@@ -42,12 +45,15 @@ def test_defaults(monkeypatch):
     assert s.github_api_url == "https://api.github.com" and s.poll_interval == 300.0
 
 
-@pytest.mark.parametrize("values, fragment", [
-    ({"webhook_enabled": True}, "needs a secret: set REPODIGEST_WEBHOOK_SECRET"),
-    ({"backfill_source": "kafka:x"}, "REPODIGEST_BACKFILL_SOURCE: unknown source"),
-    ({"backfill_source": "github"}, "needs REPODIGEST_BACKFILL_REPO"),
-    ({"backfill_source": "github-graphql"}, "github-graphql needs REPODIGEST_BACKFILL_REPO"),
-])
+@pytest.mark.parametrize(
+    "values, fragment",
+    [
+        ({"webhook_enabled": True}, "needs a secret: set REPODIGEST_WEBHOOK_SECRET"),
+        ({"backfill_source": "kafka:x"}, "REPODIGEST_BACKFILL_SOURCE: unknown source"),
+        ({"backfill_source": "github"}, "needs REPODIGEST_BACKFILL_REPO"),
+        ({"backfill_source": "github-graphql"}, "github-graphql needs REPODIGEST_BACKFILL_REPO"),
+    ],
+)
 def test_settings_problems_are_actionable(values, fragment):
     from services.ingest.app import settings_problems
 
@@ -58,9 +64,17 @@ def test_settings_problems_are_actionable(values, fragment):
 def test_good_settings_have_no_problems():
     from services.ingest.app import settings_problems
 
-    assert settings_problems(IngestSettings(
-        webhook_enabled=True, webhook_secret="a-webhook-secret-of-real-length",
-        backfill_source="github", backfill_repo="a/b")) == []
+    assert (
+        settings_problems(
+            IngestSettings(
+                webhook_enabled=True,
+                webhook_secret="a-webhook-secret-of-real-length",
+                backfill_source="github",
+                backfill_repo="a/b",
+            )
+        )
+        == []
+    )
     assert settings_problems(IngestSettings(backfill_source="demo")) == []
 
 

@@ -51,15 +51,17 @@ async def test_facts_then_one_watermark(facts):
     assert [e.id for e in events[:-1]] == [make_fact(f).id for f in facts]  # order kept
     assert sum(result.counts.values()) == len(facts)
     assert result.counts[("pull_request", "opened")] == sum(
-        1 for f in facts if (f.kind, f.action) == ("pull_request", "opened"))
+        1 for f in facts if (f.kind, f.action) == ("pull_request", "opened")
+    )
 
 
 async def test_rerun_counts_duplicates_and_explicit_watermark(facts):
     pub = InMemoryPublisher()
     await ingest_facts(pub, facts[0].repo, facts, origin="demo")
     mark = datetime(2026, 6, 15, tzinfo=UTC)
-    again = await ingest_facts(pub, facts[0].repo, iter(facts), origin="demo", watermark=mark,
-                               progress=True)
+    again = await ingest_facts(
+        pub, facts[0].repo, iter(facts), origin="demo", watermark=mark, progress=True
+    )
     assert again.duplicates == len(facts) and again.new_facts == 0
     assert again.watermark == mark and pub.sent[-1][0].time == mark
 
@@ -87,11 +89,14 @@ async def test_ingest_source_demo_follows_the_window():
     assert day_facts  # the requested day has activity
 
 
-@pytest.mark.parametrize("source, repo, fragment", [
-    ("demo", "vllm-project/vllm", "only generates repodigest-demo/llm-serve"),
-    ("replay:/nonexistent/h.jsonl", None, "does not exist"),
-    ("demo", "not a repo", "not a GitHub repository name"),
-])
+@pytest.mark.parametrize(
+    "source, repo, fragment",
+    [
+        ("demo", "vllm-project/vllm", "only generates repodigest-demo/llm-serve"),
+        ("replay:/nonexistent/h.jsonl", None, "does not exist"),
+        ("demo", "not a repo", "not a GitHub repository name"),
+    ],
+)
 async def test_ingest_source_errors_publish_nothing(source, repo, fragment):
     pub = InMemoryPublisher()
     with pytest.raises(SourceError, match=fragment):

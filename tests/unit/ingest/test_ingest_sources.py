@@ -27,26 +27,32 @@ from tests.conftest import require_shared_data
 # ---------------------------------------------------------------- specs
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ("demo", SourceSpec("demo")),
-    ("github", SourceSpec("github")),
-    ("github-graphql", SourceSpec("github-graphql")),
-    ("replay:/tmp/x.jsonl", SourceSpec("replay", "/tmp/x.jsonl")),
-    ("events:rel/e.jsonl", SourceSpec("events", "rel/e.jsonl")),
-    ("gharchive:C:/data/h.json.gz", SourceSpec("gharchive", "C:/data/h.json.gz")),
-    (" GHArchive:a.json ", SourceSpec("gharchive", "a.json")),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("demo", SourceSpec("demo")),
+        ("github", SourceSpec("github")),
+        ("github-graphql", SourceSpec("github-graphql")),
+        ("replay:/tmp/x.jsonl", SourceSpec("replay", "/tmp/x.jsonl")),
+        ("events:rel/e.jsonl", SourceSpec("events", "rel/e.jsonl")),
+        ("gharchive:C:/data/h.json.gz", SourceSpec("gharchive", "C:/data/h.json.gz")),
+        (" GHArchive:a.json ", SourceSpec("gharchive", "a.json")),
+    ],
+)
 def test_parse_source_spec(spec, expected):
     assert parse_source_spec(spec) == expected
 
 
-@pytest.mark.parametrize("spec, fragment", [
-    ("kafka:topic", "unknown source 'kafka:topic'"),
-    ("replay", "needs a file: replay:PATH"),
-    ("events:", "needs a file"),
-    ("demo:foo", "takes no path"),
-    ("", "unknown source"),
-])
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ("kafka:topic", "unknown source 'kafka:topic'"),
+        ("replay", "needs a file: replay:PATH"),
+        ("events:", "needs a file"),
+        ("demo:foo", "takes no path"),
+        ("", "unknown source"),
+    ],
+)
 def test_parse_source_spec_errors_say_what_to_use(spec, fragment):
     with pytest.raises(SourceError) as err:
         parse_source_spec(spec)
@@ -62,25 +68,37 @@ def test_github_source_points_to_the_live_source():
 # ---------------------------------------------------------------- merged-PR history
 
 
-@pytest.mark.parametrize("name, email, login, domain, bot", [
-    ("Jane", "85173575+chen-commits@users.noreply.github.com", "chen-commits", None, False),
-    ("jack", "QwertyJack@users.noreply.github.com", "QwertyJack", None, False),
-    ("x", "41898282+github-actions[bot]@users.noreply.github.com", "github-actions[bot]", None, True),
-    ("Li Wei", "li.wei@Huawei.com", "Li Wei", "huawei.com", False),
-    ("", "someone@example.org", "someone", "example.org", False),
-    ("only-name", None, "only-name", None, False),
-])
+@pytest.mark.parametrize(
+    "name, email, login, domain, bot",
+    [
+        ("Jane", "85173575+chen-commits@users.noreply.github.com", "chen-commits", None, False),
+        ("jack", "QwertyJack@users.noreply.github.com", "QwertyJack", None, False),
+        (
+            "x",
+            "41898282+github-actions[bot]@users.noreply.github.com",
+            "github-actions[bot]",
+            None,
+            True,
+        ),
+        ("Li Wei", "li.wei@Huawei.com", "Li Wei", "huawei.com", False),
+        ("", "someone@example.org", "someone", "example.org", False),
+        ("only-name", None, "only-name", None, False),
+    ],
+)
 def test_login_from_commit_author(name, email, login, domain, bot):
     actor = login_from_commit_author(name, email)
     assert (actor.login, actor.email_domain, actor.is_bot) == (login, domain, bot)
 
 
-@pytest.mark.parametrize("path, new, renamed", [
-    ("a/b.py", "a/b.py", False),
-    ("docs/{old => new}/x.md", "docs/new/x.md", True),
-    ("vllm_ascend/{ => ops}/fused.py", "vllm_ascend/ops/fused.py", True),
-    ("old.py => pkg/new.py", "pkg/new.py", True),
-])
+@pytest.mark.parametrize(
+    "path, new, renamed",
+    [
+        ("a/b.py", "a/b.py", False),
+        ("docs/{old => new}/x.md", "docs/new/x.md", True),
+        ("vllm_ascend/{ => ops}/fused.py", "vllm_ascend/ops/fused.py", True),
+        ("old.py => pkg/new.py", "pkg/new.py", True),
+    ],
+)
 def test_renamed_path(path, new, renamed):
     assert renamed_path(path) == (new, renamed)
 
@@ -88,10 +106,18 @@ def test_renamed_path(path, new, renamed):
 def test_replay_record_caps_files_and_sums_lines():
     files = [{"path": f"f{i}.py", "additions": i, "deletions": 1} for i in range(FILES_CAP + 7)]
     files.append({"path": "logo.png", "additions": None, "deletions": None})
-    fact = replay_fact({"sha": "abc", "pr_number": 42, "title": "[Perf] faster",
-                        "author_name": "A", "author_email": "a@corp.example",
-                        "authored_at": "2026-06-08T10:00:00+08:00",
-                        "merged_at": "2026-06-09T12:00:00+08:00", "files": files})
+    fact = replay_fact(
+        {
+            "sha": "abc",
+            "pr_number": 42,
+            "title": "[Perf] faster",
+            "author_name": "A",
+            "author_email": "a@corp.example",
+            "authored_at": "2026-06-08T10:00:00+08:00",
+            "merged_at": "2026-06-09T12:00:00+08:00",
+            "files": files,
+        }
+    )
     item = fact.item
     assert (fact.kind, fact.action, fact.origin) == ("pull_request", "merged", "replay")
     assert item.repo == "vllm-project/vllm-ascend"
@@ -105,9 +131,16 @@ def test_replay_record_caps_files_and_sums_lines():
 
 
 def test_replay_record_body_is_the_description():
-    record = {"sha": "abc", "pr_number": 42, "title": "[Perf] faster", "author_name": "A",
-              "author_email": "a@corp.example", "merged_at": "2026-06-09T12:00:00+08:00", "files": [],
-              "body": "### What this PR does / why we need it?\nFaster decode.\n\nSigned-off-by: A"}
+    record = {
+        "sha": "abc",
+        "pr_number": 42,
+        "title": "[Perf] faster",
+        "author_name": "A",
+        "author_email": "a@corp.example",
+        "merged_at": "2026-06-09T12:00:00+08:00",
+        "files": [],
+        "body": "### What this PR does / why we need it?\nFaster decode.\n\nSigned-off-by: A",
+    }
     assert replay_fact(record).item.body_excerpt == record["body"]
     long = dict(record, body="x" * 10_000)
     assert len(replay_fact(long).item.body_excerpt) == 4_000  # capped by the model
@@ -131,23 +164,39 @@ def test_replay_week_matches_the_file():
             expected_numbers.add(rec["pr_number"])
     got = {f.item.number for f in loaded.facts if week.contains(fact_time(f))}
     assert expected_numbers and got == expected_numbers
-    with_number = sum(1 for line in path.read_text(encoding="utf-8").splitlines()
-                      if json.loads(line)["pr_number"] is not None)
+    with_number = sum(
+        1
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["pr_number"] is not None
+    )
     assert len(loaded.facts) == with_number < lines
     times = [fact_time(f) for f in loaded.facts]
     assert times == sorted(times)  # published oldest first
 
 
 def test_replay_errors_name_the_line(tmp_path):
-    good = json.dumps({"sha": "a", "pr_number": 1, "title": "t", "author_name": "n",
-                       "author_email": "n@x.org", "authored_at": "2026-01-01T00:00:00Z",
-                       "merged_at": "2026-01-01T00:00:00Z", "files": []})
+    good = json.dumps(
+        {
+            "sha": "a",
+            "pr_number": 1,
+            "title": "t",
+            "author_name": "n",
+            "author_email": "n@x.org",
+            "authored_at": "2026-01-01T00:00:00Z",
+            "merged_at": "2026-01-01T00:00:00Z",
+            "files": [],
+        }
+    )
     p = tmp_path / "h.jsonl"
     p.write_text(good + "\n" + good + "\n{not json\n", encoding="utf-8")
     with pytest.raises(SourceError, match="line 3 is not JSON"):
         load_source(f"replay:{p}")
-    p.write_text(good + "\n" + json.dumps({"id": "1", "type": "PushEvent"}) + "\n", encoding="utf-8")
-    with pytest.raises(SourceError, match=r"line 2: missing field\(s\) sha, pr_number, title, merged_at"):
+    p.write_text(
+        good + "\n" + json.dumps({"id": "1", "type": "PushEvent"}) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(
+        SourceError, match=r"line 2: missing field\(s\) sha, pr_number, title, merged_at"
+    ):
         load_source(f"replay:{p}")
 
 
@@ -175,8 +224,9 @@ def test_events_file_round_trips(tmp_path):
     facts = _demo_facts()
     # a recorded event keeps its own time even where it differs from the fact's GitHub time
     moved = make_fact(facts[0], time=datetime(2026, 5, 1, 12, tzinfo=UTC))
-    mark = SyncWatermark.create(WatermarkData(repo=facts[0].repo,
-                                              watermark=datetime(2026, 6, 15, tzinfo=UTC)))
+    mark = SyncWatermark.create(
+        WatermarkData(repo=facts[0].repo, watermark=datetime(2026, 6, 15, tzinfo=UTC))
+    )
     p = tmp_path / "recorded" / "events.jsonl.gz"
     events = [moved] + [make_fact(f) for f in facts[1:]]
     assert write_events(p, [*events, mark]) == len(facts) + 1
@@ -239,14 +289,20 @@ def _busiest(path: Path) -> list[str]:
     seen: Counter = Counter()
     for line in path.read_text(encoding="utf-8").splitlines():
         e = json.loads(line)
-        if e["type"] in ("PullRequestEvent", "IssuesEvent", "IssueCommentEvent",
-                         "PullRequestReviewEvent", "PullRequestReviewCommentEvent"):
+        if e["type"] in (
+            "PullRequestEvent",
+            "IssuesEvent",
+            "IssueCommentEvent",
+            "PullRequestReviewEvent",
+            "PullRequestReviewCommentEvent",
+        ):
             seen[e["repo"]["name"]] += 1
     return [r for r, _ in seen.most_common(4)]
 
 
-@pytest.mark.parametrize("name", ["2021-07-21-few-hours.json",
-                                  "2016-07-07-00.first2000.from-parquet.ndjson"])
+@pytest.mark.parametrize(
+    "name", ["2021-07-21-few-hours.json", "2016-07-07-00.first2000.from-parquet.ndjson"]
+)
 def test_gharchive_counts_per_type(name):
     path = require_shared_data("gharchive", name)
     for repo in _busiest(path):
@@ -303,8 +359,11 @@ def test_gharchive_repo_errors_list_the_repos_present(tmp_path):
     with pytest.raises(SourceError, match="name the one to ingest"):
         load_source(f"gharchive:{path}")
     # gzip is read transparently; a single-repository file needs no repository
-    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines()
-             if json.loads(ln)["repo"]["name"] == busiest]
+    lines = [
+        ln
+        for ln in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(ln)["repo"]["name"] == busiest
+    ]
     gz = tmp_path / "one.json.gz"
     gz.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
     loaded = load_source(f"gharchive:{gz}")
@@ -313,8 +372,10 @@ def test_gharchive_repo_errors_list_the_repos_present(tmp_path):
 
 def test_gharchive_wrong_format_names_the_line(tmp_path):
     p = tmp_path / "x.json"
-    p.write_text('{"id": "1", "type": "PushEvent", "repo": {"name": "a/b"}}\n{"sha": "x"}\n',
-                 encoding="utf-8")
+    p.write_text(
+        '{"id": "1", "type": "PushEvent", "repo": {"name": "a/b"}}\n{"sha": "x"}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(SourceError, match="line 2 is not a GH Archive event"):
         load_source(f"gharchive:{p}", "a/b")
 
@@ -344,22 +405,40 @@ def test_gharchive_glob_errors_name_the_file(tmp_path):
         load_source(f"gharchive:{tmp_path}/x-*.json", "a/b")
 
 
-@pytest.mark.parametrize("link, kind", [
-    (None, "issue"),
-    ({"html_url": None, "diff_url": None}, "issue"),  # old payloads on plain issues
-    ({"html_url": "https://github.com/a/b/pull/5"}, "pull_request"),
-])
+@pytest.mark.parametrize(
+    "link, kind",
+    [
+        (None, "issue"),
+        ({"html_url": None, "diff_url": None}, "issue"),  # old payloads on plain issues
+        ({"html_url": "https://github.com/a/b/pull/5"}, "pull_request"),
+    ],
+)
 def test_comment_item_kind_follows_the_pull_request_link(link, kind):
     from services.ingest.domain.sources import gharchive_facts_of
 
-    issue = {"number": 5, "title": "t", "user": {"login": "u"}, "state": "open",
-             "created_at": "2016-07-07T00:00:00Z"}
+    issue = {
+        "number": 5,
+        "title": "t",
+        "user": {"login": "u"},
+        "state": "open",
+        "created_at": "2016-07-07T00:00:00Z",
+    }
     if link is not None:
         issue["pull_request"] = link
-    event = {"type": "IssueCommentEvent", "repo": {"name": "a/b"},
-             "created_at": "2016-07-07T00:01:00Z",
-             "payload": {"action": "created", "issue": issue,
-                         "comment": {"id": 9, "user": {"login": "v"}, "body": "hi",
-                                     "created_at": "2016-07-07T00:01:00Z"}}}
+    event = {
+        "type": "IssueCommentEvent",
+        "repo": {"name": "a/b"},
+        "created_at": "2016-07-07T00:01:00Z",
+        "payload": {
+            "action": "created",
+            "issue": issue,
+            "comment": {
+                "id": 9,
+                "user": {"login": "v"},
+                "body": "hi",
+                "created_at": "2016-07-07T00:01:00Z",
+            },
+        },
+    }
     (fact,) = gharchive_facts_of(event, "a/b")
     assert fact.item.kind == kind and fact.comment.id == 9 and fact.actor is None

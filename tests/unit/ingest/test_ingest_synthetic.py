@@ -24,7 +24,9 @@ def _fact_counts(facts, start, end) -> Counter:
 
 def test_same_seed_and_week_give_identical_facts(demo):
     again = generate_demo("2026-W24", seed=7)
-    assert [make_fact(f).to_bytes() for f in again.facts] == [make_fact(f).to_bytes() for f in demo.facts]
+    assert [make_fact(f).to_bytes() for f in again.facts] == [
+        make_fact(f).to_bytes() for f in demo.facts
+    ]
 
 
 def test_other_seed_or_week_differs(demo):
@@ -80,9 +82,18 @@ def test_realistic_titles_paths_and_people(demo):
     issue_prefixes = {i.title.split(":")[0] for i in demo.items if i.kind == "issue"}
     assert issue_prefixes == {"[Bug]", "[RFC]", "[Feature]", "[Usage]"}
     paths = {f.path for p in prs for f in p.files}
-    for root in ("vllm/v1/core/sched/", "vllm/model_executor/layers/fused_moe/",
-                 "vllm/v1/spec_decode/", "csrc/rocm/", "vllm/distributed/kv_transfer/",
-                 "vllm/entrypoints/openai/", "tests/", ".buildkite/", "docs/", "requirements/"):
+    for root in (
+        "vllm/v1/core/sched/",
+        "vllm/model_executor/layers/fused_moe/",
+        "vllm/v1/spec_decode/",
+        "csrc/rocm/",
+        "vllm/distributed/kv_transfer/",
+        "vllm/entrypoints/openai/",
+        "tests/",
+        ".buildkite/",
+        "docs/",
+        "requirements/",
+    ):
         assert any(p.startswith(root) for p in paths), root
     logins = {p.author.login for p in prs}
     assert {"dependabot[bot]"} <= logins and logins & set(AMD_CONTRIBUTORS)
@@ -114,7 +125,9 @@ def test_hard_cases_are_present(demo):
 
 def test_snapshots_follow_the_item_lifecycle(demo):
     merged = [f for f in demo.facts if (f.kind, f.action) == ("pull_request", "merged")]
-    opened = {f.item.number: f for f in demo.facts if (f.kind, f.action) == ("pull_request", "opened")}
+    opened = {
+        f.item.number: f for f in demo.facts if (f.kind, f.action) == ("pull_request", "opened")
+    }
     assert merged
     for f in merged:
         assert f.item.state == "closed" and f.item.merged_at == f.item.closed_at
@@ -141,7 +154,9 @@ def test_fixes_close_their_issues_and_follow_ups_reference_merged_prs(demo):
         assert issue.kind == "issue" and issue.title.startswith("[Bug]")
         assert issue.created_at < pr.created_at
         if pr.merged_at is not None:
-            assert issue.closed_at is not None and issue.closed_at <= pr.merged_at + timedelta(minutes=1)
+            assert issue.closed_at is not None and issue.closed_at <= pr.merged_at + timedelta(
+                minutes=1
+            )
             closed_by_fix += issue.closed_at == pr.merged_at + timedelta(minutes=1)
     assert closed_by_fix >= 1
     follow_ups = [i for i in demo.items if "Follow-up to #" in i.title]

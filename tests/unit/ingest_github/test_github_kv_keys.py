@@ -30,6 +30,8 @@ def test_key_token_encodes_non_ascii():
 def test_url_key_and_validators():
     assert VALID_KEY.match(f"http.{url_key('https://api.github.com/repos/a/b/issues?x=1')}")
     v = Validators('W/"abc"', "Tue, 30 May 2023 15:23:13 GMT")
-    assert v.headers() == {"If-None-Match": 'W/"abc"',
-                           "If-Modified-Since": "Tue, 30 May 2023 15:23:13 GMT"}
+    assert v.headers() == {
+        "If-None-Match": 'W/"abc"',
+        "If-Modified-Since": "Tue, 30 May 2023 15:23:13 GMT",
+    }
     assert not Validators() and Validators().headers() == {}

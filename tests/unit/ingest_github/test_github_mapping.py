@@ -28,7 +28,7 @@ def exchanges(name: str) -> list[tuple[str, int, dict, object]]:
     lines = path.read_text(encoding="utf-8").split("\n")
     out = []
     for i in range(0, len(lines) - 9, 11):
-        block = lines[i:i + 10]
+        block = lines[i : i + 10]
         body = json.loads(block[9]) if block[9].strip() else None
         out.append((block[4], int(block[7]), dict(ast.literal_eval(block[8])), body))
     return out
@@ -55,15 +55,23 @@ def test_old_issue_listing_is_tolerated_and_not_taken_for_pull_requests():
 
 
 def test_pull_request_detail_maps_merge_and_size():
-    detail = next(b for p, s, h, b in exchanges("PullRequest.setUp.txt")
-                  if p == "/repos/PyGithub/PyGithub/pulls/31")
+    detail = next(
+        b
+        for p, s, h, b in exchanges("PullRequest.setUp.txt")
+        if p == "/repos/PyGithub/PyGithub/pulls/31"
+    )
     files = exchanges("PullRequest.testGetFiles.txt")[0][3]
     snap = snapshot_from_pull("PyGithub/PyGithub", detail, files=files)
     assert snap.kind == "pull_request" and snap.state == "closed"
-    assert snap.merged_at is not None and snap.merged_at.isoformat().startswith(detail["merged_at"][:19])
+    assert snap.merged_at is not None and snap.merged_at.isoformat().startswith(
+        detail["merged_at"][:19]
+    )
     assert snap.merged_by == detail["merged_by"]["login"]
     assert (snap.additions, snap.deletions, snap.changed_files) == (
-        detail["additions"], detail["deletions"], detail["changed_files"])
+        detail["additions"],
+        detail["deletions"],
+        detail["changed_files"],
+    )
     assert [f.path for f in snap.files] == [f["filename"] for f in files]
     assert snap.base_branch == detail["base"]["ref"]
 
@@ -83,22 +91,34 @@ def test_head_branch_comes_from_the_recorded_pull_requests():
     assert seen[("PyGithub/PyGithub", 31)] == "master"
     assert "rebased/develop/virtualjob_extlink" in seen.values()
     # an issue has none, and a pull request whose head repository was deleted may lack it
-    assert snapshot_from_issue("o/r", exchanges("Repository.testGetIssues.txt")[0][3][0]).head_branch is None
-    pr = dict(next(b for p, s, h, b in exchanges("PullRequest.setUp.txt")
-                   if p == "/repos/PyGithub/PyGithub/pulls/31"))
+    assert (
+        snapshot_from_issue("o/r", exchanges("Repository.testGetIssues.txt")[0][3][0]).head_branch
+        is None
+    )
+    pr = dict(
+        next(
+            b
+            for p, s, h, b in exchanges("PullRequest.setUp.txt")
+            if p == "/repos/PyGithub/PyGithub/pulls/31"
+        )
+    )
     pr["head"] = None
     assert snapshot_from_pull("PyGithub/PyGithub", pr).head_branch is None
 
 
 def test_events_logged_before_head_branch_still_read():
     """An event file written before `head_branch` existed validates; the field reads as None."""
-    detail = next(b for p, s, h, b in exchanges("PullRequest.setUp.txt")
-                  if p == "/repos/FlorentClarret/PyGithub/pulls/2")
+    detail = next(
+        b
+        for p, s, h, b in exchanges("PullRequest.setUp.txt")
+        if p == "/repos/FlorentClarret/PyGithub/pulls/2"
+    )
     from services.ingest.domain.mapping import item_fact
     from shared.events import GITHUB_EVENT_ADAPTER
 
-    event = make_fact(item_fact(snapshot_from_pull("FlorentClarret/PyGithub", detail), "opened",
-                                origin="poll"))
+    event = make_fact(
+        item_fact(snapshot_from_pull("FlorentClarret/PyGithub", detail), "opened", origin="poll")
+    )
     raw = json.loads(event.to_bytes())
     assert raw["data"]["item"]["head_branch"] == "feature/pr-maintainer-can-modify"
     del raw["data"]["item"]["head_branch"]
@@ -119,6 +139,7 @@ def test_old_pull_listing_entry_without_modern_fields():
 def test_files_are_capped():
     files = exchanges("PullRequest.testGetFiles.txt")[0][3]
     from services.ingest.domain.mapping import file_changes
+
     kept, truncated = file_changes(files, cap=10)
     assert len(kept) == 10 and truncated
     kept, truncated = file_changes(files, cap=len(files))
@@ -135,22 +156,25 @@ def test_reviews_and_comments():
     assert [c.author.login for c in infos] == [c["user"]["login"] for c in comments]
 
 
-@pytest.mark.parametrize("event,name,kind,action", [
-    ("pull_request", "opened.payload.json", "pull_request", "opened"),
-    ("pull_request", "closed.payload.json", "pull_request", "closed"),
-    ("pull_request", "reopened.payload.json", "pull_request", "reopened"),
-    ("pull_request", "labeled.payload.json", "pull_request", "labeled"),
-    ("pull_request", "ready_for_review.payload.json", "pull_request", "ready_for_review"),
-    ("pull_request", "converted_to_draft.payload.json", "pull_request", "converted_to_draft"),
-    ("pull_request", "opened.with-null-body.json", "pull_request", "opened"),
-    ("issues", "opened.payload.json", "issue", "opened"),
-    ("issues", "reopened.payload.json", "issue", "reopened"),
-    ("issues", "labeled.payload.json", "issue", "labeled"),
-    ("issues", "edited.payload.json", "issue", "edited"),
-    ("issue_comment", "created.payload.json", "comment", "created"),
-    ("pull_request_review", "submitted.payload.json", "review", "submitted"),
-    ("pull_request_review_comment", "created.payload.json", "comment", "created"),
-])
+@pytest.mark.parametrize(
+    "event,name,kind,action",
+    [
+        ("pull_request", "opened.payload.json", "pull_request", "opened"),
+        ("pull_request", "closed.payload.json", "pull_request", "closed"),
+        ("pull_request", "reopened.payload.json", "pull_request", "reopened"),
+        ("pull_request", "labeled.payload.json", "pull_request", "labeled"),
+        ("pull_request", "ready_for_review.payload.json", "pull_request", "ready_for_review"),
+        ("pull_request", "converted_to_draft.payload.json", "pull_request", "converted_to_draft"),
+        ("pull_request", "opened.with-null-body.json", "pull_request", "opened"),
+        ("issues", "opened.payload.json", "issue", "opened"),
+        ("issues", "reopened.payload.json", "issue", "reopened"),
+        ("issues", "labeled.payload.json", "issue", "labeled"),
+        ("issues", "edited.payload.json", "issue", "edited"),
+        ("issue_comment", "created.payload.json", "comment", "created"),
+        ("pull_request_review", "submitted.payload.json", "review", "submitted"),
+        ("pull_request_review_comment", "created.payload.json", "comment", "created"),
+    ],
+)
 def test_webhook_deliveries_map_to_one_fact(event, name, kind, action):
     payload = webhook(event, name)
     facts = facts_from_webhook(event, payload)
@@ -167,11 +191,17 @@ def test_webhook_deliveries_map_to_one_fact(event, name, kind, action):
     make_fact(fact)  # a valid typed event
 
 
-@pytest.mark.parametrize("event,name", [
-    ("pull_request", "assigned.payload.json"), ("pull_request", "synchronize.payload.json"),
-    ("issues", "pinned.payload.json"), ("issue_comment", "edited.payload.json"),
-    ("push", "payload.json"), ("label", "created.payload.json"),
-])
+@pytest.mark.parametrize(
+    "event,name",
+    [
+        ("pull_request", "assigned.payload.json"),
+        ("pull_request", "synchronize.payload.json"),
+        ("issues", "pinned.payload.json"),
+        ("issue_comment", "edited.payload.json"),
+        ("push", "payload.json"),
+        ("label", "created.payload.json"),
+    ],
+)
 def test_webhook_actions_that_are_not_facts(event, name):
     assert facts_from_webhook(event, webhook(event, name)) == []
 
@@ -212,6 +242,7 @@ def test_comment_on_pull_request_has_the_same_id_from_webhook_and_poll():
     (hook,) = facts_from_webhook("issue_comment", payload)
     assert hook.item.kind == "pull_request"
     pr = dict(payload["issue"], base={"ref": "main"}, merged_at=None)
-    polled = comment_fact(snapshot_from_pull(hook.repo, pr), comment_info(payload["comment"]),
-                          origin="poll")
+    polled = comment_fact(
+        snapshot_from_pull(hook.repo, pr), comment_info(payload["comment"]), origin="poll"
+    )
     assert make_fact(polled).id == make_fact(hook).id

@@ -15,8 +15,16 @@ REPO = "octo/repo"
 
 
 def snap(**kw) -> ItemSnapshot:
-    base = dict(repo=REPO, number=7, kind="pull_request", title="Add x", author=Actor(login="alice"),
-                state="open", created_at=T0, updated_at=T0)
+    base = dict(
+        repo=REPO,
+        number=7,
+        kind="pull_request",
+        title="Add x",
+        author=Actor(login="alice"),
+        state="open",
+        created_at=T0,
+        updated_at=T0,
+    )
     base.update(kw)
     return ItemSnapshot(**base)
 
@@ -27,8 +35,12 @@ def actions(facts) -> list[str]:
 
 def test_first_sight_of_merged_pr_reproduces_history():
     merged = T0 + timedelta(hours=5)
-    facts, state = derive(None, snap(state="closed", closed_at=merged, merged_at=merged,
-                                     updated_at=merged, labels=("bug",)))
+    facts, state = derive(
+        None,
+        snap(
+            state="closed", closed_at=merged, merged_at=merged, updated_at=merged, labels=("bug",)
+        ),
+    )
     assert actions(facts) == ["pull_request.opened", "pull_request.merged"]
     assert [make_fact(f).time for f in facts] == [T0, merged]
     assert state.merged and state.state == "closed" and state.labels == ("bug",)
@@ -48,19 +60,36 @@ def test_nothing_changed_means_no_facts():
     assert facts == [] and again == state
 
 
-@pytest.mark.parametrize("before,after,expected", [
-    (dict(), dict(state="closed", closed_at=T0 + timedelta(1), merged_at=T0 + timedelta(1)),
-     ["pull_request.merged"]),
-    (dict(), dict(state="closed", closed_at=T0 + timedelta(1)), ["pull_request.closed"]),
-    (dict(state="closed", closed_at=T0 + timedelta(1)), dict(state="open"), ["pull_request.reopened"]),
-    (dict(draft=True), dict(draft=False), ["pull_request.ready_for_review"]),
-    (dict(draft=False), dict(draft=True), ["pull_request.converted_to_draft"]),
-    (dict(labels=("a",)), dict(labels=("a", "c", "b")), ["pull_request.labeled:b", "pull_request.labeled:c"]),
-    (dict(title="Add x"), dict(title="Add y"), ["pull_request.edited"]),
-    (dict(labels=("a",)), dict(labels=()), []),  # unlabeled is not a fact
-    (dict(state="closed", closed_at=T0 + timedelta(1)),
-     dict(state="closed", closed_at=T0 + timedelta(2)), ["pull_request.closed"]),
-])
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        (
+            dict(),
+            dict(state="closed", closed_at=T0 + timedelta(1), merged_at=T0 + timedelta(1)),
+            ["pull_request.merged"],
+        ),
+        (dict(), dict(state="closed", closed_at=T0 + timedelta(1)), ["pull_request.closed"]),
+        (
+            dict(state="closed", closed_at=T0 + timedelta(1)),
+            dict(state="open"),
+            ["pull_request.reopened"],
+        ),
+        (dict(draft=True), dict(draft=False), ["pull_request.ready_for_review"]),
+        (dict(draft=False), dict(draft=True), ["pull_request.converted_to_draft"]),
+        (
+            dict(labels=("a",)),
+            dict(labels=("a", "c", "b")),
+            ["pull_request.labeled:b", "pull_request.labeled:c"],
+        ),
+        (dict(title="Add x"), dict(title="Add y"), ["pull_request.edited"]),
+        (dict(labels=("a",)), dict(labels=()), []),  # unlabeled is not a fact
+        (
+            dict(state="closed", closed_at=T0 + timedelta(1)),
+            dict(state="closed", closed_at=T0 + timedelta(2)),
+            ["pull_request.closed"],
+        ),
+    ],
+)
 def test_transitions(before, after, expected):
     _, state = derive(None, snap(**before))
     later = dict(before, updated_at=T0 + timedelta(days=3))
@@ -73,15 +102,25 @@ def test_transitions(before, after, expected):
 def test_comments_and_reviews_are_emitted_once_including_equal_timestamps():
     c1 = CommentInfo(id=1, author=Actor(login="b"), created_at=T0 + timedelta(minutes=1))
     c2 = CommentInfo(id=2, author=Actor(login="c"), created_at=T0 + timedelta(minutes=1))
-    r1 = ReviewInfo(id=9, author=Actor(login="d"), state="APPROVED", submitted_at=T0 + timedelta(minutes=2))
+    r1 = ReviewInfo(
+        id=9, author=Actor(login="d"), state="APPROVED", submitted_at=T0 + timedelta(minutes=2)
+    )
     facts, state = derive(None, snap(comments=1), comments=[c1], reviews=[r1])
     assert actions(facts) == ["pull_request.opened", "comment.created", "review.submitted"]
     # the next poll sees the same listings plus a comment with the very same timestamp
-    facts, state = derive(state, snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
-                          comments=[c1, c2], reviews=[r1])
+    facts, state = derive(
+        state,
+        snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
+        comments=[c1, c2],
+        reviews=[r1],
+    )
     assert actions(facts) == ["comment.created"] and facts[0].comment.id == 2
-    facts, _ = derive(state, snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
-                      comments=[c1, c2], reviews=[r1])
+    facts, _ = derive(
+        state,
+        snap(comments=2, updated_at=T0 + timedelta(minutes=3)),
+        comments=[c1, c2],
+        reviews=[r1],
+    )
     assert facts == []
 
 
@@ -90,8 +129,9 @@ def test_state_round_trips_through_json():
     from shared.events import FileChange
 
     files = (FileChange(path="a.py", additions=3, deletions=1, status="modified"),)
-    _, state = derive(None, snap(labels=("x", "y"), draft=True, files=files, reviews=2),
-                      comments=[c1])
+    _, state = derive(
+        None, snap(labels=("x", "y"), draft=True, files=files, reviews=2), comments=[c1]
+    )
     assert ItemState.from_json(state.to_json()) == state
     assert state.file_changes() == files and state.reviews == 2
     assert state.review_comment_mark == Mark(T0, (1,))
@@ -102,8 +142,11 @@ def test_poll_and_webhook_agree_on_ids_for_exactly_timed_facts():
 
     from tests.conftest import require_shared_data
 
-    payload = json.loads(require_shared_data(
-        "github-webhooks", "pull_request", "closed.payload.json").read_text("utf-8"))
+    payload = json.loads(
+        require_shared_data("github-webhooks", "pull_request", "closed.payload.json").read_text(
+            "utf-8"
+        )
+    )
     (hook,) = facts_from_webhook("pull_request", payload)
     from services.ingest.domain.mapping import snapshot_from_pull
 
@@ -133,9 +176,11 @@ def test_webhook_announced_transitions_are_not_published_again_by_the_poll():
     t_hook = T0 + timedelta(minutes=5)
     hooked = snap(draft=False, labels=("bug",), updated_at=t_hook)
     state = polled
-    for fact in (item_fact(hooked, "labeled", origin="webhook", label="bug"),
-                 item_fact(hooked, "ready_for_review", origin="webhook"),
-                 item_fact(hooked, "opened", origin="webhook")):  # exact: not recorded
+    for fact in (
+        item_fact(hooked, "labeled", origin="webhook", label="bug"),
+        item_fact(hooked, "ready_for_review", origin="webhook"),
+        item_fact(hooked, "opened", origin="webhook"),
+    ):  # exact: not recorded
         state = note_webhook(state, fact) or state
     assert {k for k, _ in state.announced} == {"labeled:bug", "ready_for_review"}
     assert note_webhook(None, item_fact(hooked, "labeled", origin="webhook", label="bug")) is None

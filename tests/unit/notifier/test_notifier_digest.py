@@ -23,21 +23,47 @@ from tests.unit.renderer.samples import daily_summary
 
 
 def digest(lang="en", lead="Lead <@here> & more.", storylines=2, summary="default", **links):
-    s = daily_summary(storylines=(
-        Storyline(key="a", name="Small", items=(StorylineItem(number=1),), merged=1),
-        Storyline(key="b", name="Big", items=(StorylineItem(number=41184),
-                                              StorylineItem(number=39612)), lead=41184, merged=2),
-        Storyline(key="c", name="Middle", items=(StorylineItem(number=2),
-                                                 StorylineItem(number=3)), merged=1),
-    )) if summary == "default" else summary
-    return build_digest(s, repo="vllm-project/vllm", window="2026-03-26", window_kind="day",
-                        revision=2, lang=lang, lead=lead, storylines=storylines,
-                        html_url=links.get("html"), pdf_url=links.get("pdf"))
+    s = (
+        daily_summary(
+            storylines=(
+                Storyline(key="a", name="Small", items=(StorylineItem(number=1),), merged=1),
+                Storyline(
+                    key="b",
+                    name="Big",
+                    items=(StorylineItem(number=41184), StorylineItem(number=39612)),
+                    lead=41184,
+                    merged=2,
+                ),
+                Storyline(
+                    key="c",
+                    name="Middle",
+                    items=(StorylineItem(number=2), StorylineItem(number=3)),
+                    merged=1,
+                ),
+            )
+        )
+        if summary == "default"
+        else summary
+    )
+    return build_digest(
+        s,
+        repo="vllm-project/vllm",
+        window="2026-03-26",
+        window_kind="day",
+        revision=2,
+        lang=lang,
+        lead=lead,
+        storylines=storylines,
+        html_url=links.get("html"),
+        pdf_url=links.get("pdf"),
+    )
 
 
 def test_lead_is_the_text_of_the_first_lead_paragraph():
-    html = ('<p>before</p><p class="x lead">A &amp; <a href="#">b</a>\n <em>c</em>.</p>'
-            '<p class="lead">second</p>')
+    html = (
+        '<p>before</p><p class="x lead">A &amp; <a href="#">b</a>\n <em>c</em>.</p>'
+        '<p class="lead">second</p>'
+    )
     assert lead_of(html) == "A & b c."
     assert lead_of("<p>no lead here</p>") == ""
 
@@ -45,8 +71,12 @@ def test_lead_is_the_text_of_the_first_lead_paragraph():
 def test_counts_deltas_and_top_storylines():
     d = digest()
     assert [(c.name, c.text()) for c in d.counts] == [
-        ("new_issues", "37 (+6)"), ("closed_issues", "33 (+8)"), ("new_prs", "96 (+8)"),
-        ("merged_prs", "41 (-3)"), ("closed_unmerged_prs", "29 (+8)")]
+        ("new_issues", "37 (+6)"),
+        ("closed_issues", "33 (+8)"),
+        ("new_prs", "96 (+8)"),
+        ("merged_prs", "41 (-3)"),
+        ("closed_unmerged_prs", "29 (+8)"),
+    ]
     # most merged first, then most items: the third is left out
     assert [s.name for s in d.storylines] == ["Big", "Middle"]
     assert d.storylines[0].url == "https://github.com/vllm-project/vllm/pull/41184"
@@ -68,8 +98,11 @@ def test_slack_escapes_its_control_characters_and_links_as_mrkdwn():
 
 
 def test_without_public_links_the_digest_says_so():
-    for text in (slack_payload(digest())["blocks"][-1]["elements"][0]["text"], email_text(digest()),
-                 github_markdown(digest(), "k")):
+    for text in (
+        slack_payload(digest())["blocks"][-1]["elements"][0]["text"],
+        email_text(digest()),
+        github_markdown(digest(), "k"),
+    ):
         assert "the report's links are not public" in text
     assert "actions" not in teams_payload(digest())["attachments"][0]["content"]
 
@@ -78,11 +111,14 @@ def test_discord_pings_nobody_and_teams_is_an_adaptive_card():
     d = digest(html="https://r.example/a.html")
     p = discord_payload(d)
     assert p["allowed_mentions"] == {"parse": []}
-    assert p["embeds"][0]["url"] == "https://r.example/a.html" and len(p["embeds"][0]["fields"]) == 6
+    assert (
+        p["embeds"][0]["url"] == "https://r.example/a.html" and len(p["embeds"][0]["fields"]) == 6
+    )
     card = teams_payload(d)["attachments"][0]["content"]
     assert card["type"] == "AdaptiveCard" and card["version"] == "1.4"
-    assert card["actions"] == [{"type": "Action.OpenUrl", "title": "HTML",
-                                "url": "https://r.example/a.html"}]
+    assert card["actions"] == [
+        {"type": "Action.OpenUrl", "title": "HTML", "url": "https://r.example/a.html"}
+    ]
 
 
 def test_without_the_json_model_the_digest_has_the_lead_and_links_only():
@@ -104,9 +140,20 @@ def test_delivery_keys_are_kv_safe_and_distinct():
     assert delivery_key("a", "o.r/x", "w", 1) != delivery_key("a", "o/r.x", "w", 1)
 
 
-@pytest.mark.parametrize("status,permanent", [(404, True), (400, True), (403, True), (410, True),
-                                              (429, False), (408, False), (500, False),
-                                              (502, False), (503, False)])
+@pytest.mark.parametrize(
+    "status,permanent",
+    [
+        (404, True),
+        (400, True),
+        (403, True),
+        (410, True),
+        (429, False),
+        (408, False),
+        (500, False),
+        (502, False),
+        (503, False),
+    ],
+)
 def test_which_answers_are_retried(status, permanent):
     assert classify_status(status, "", None).permanent is permanent
 

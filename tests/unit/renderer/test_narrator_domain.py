@@ -43,8 +43,9 @@ def answer(lang: str) -> str:
 
 
 def narration(content: str, **kw) -> Narration:
-    return Narration(model=MODEL, prompt_version="v1",
-                     prose=parse_model_prose(content, MODEL, "v1"), **kw)
+    return Narration(
+        model=MODEL, prompt_version="v1", prose=parse_model_prose(content, MODEL, "v1"), **kw
+    )
 
 
 def edited(lang: str, **changes) -> str:
@@ -55,33 +56,37 @@ def edited(lang: str, **changes) -> str:
 
 # ---------------------------------------------------------------- sentence checks
 
-@pytest.mark.parametrize("sentence, problems", [
-    ("41 PRs were merged.", []),                                  # counts.merged_prs
-    ("42 PRs were merged.", [("invented_number", "42")]),
-    ("The summary counts 1,486 facts.", []),                      # facts_counted, with a comma
-    ("The summary counts 1,487 facts.", [("invented_number", "1,487")]),
-    ("Merges fell by 3 from 44.", []),                            # a delta with the previous window
-    ("MoE grew 73% on the previous window.", []),                 # (26 - 15) / 15
-    ("MoE grew 73.3% on the previous window.", []),
-    ("MoE grew 80% on the previous window.", [("underivable_percent", "80")]),
-    ("See #41184 and #38256.", []),
-    ("See #99999.", [("unknown_reference", "99999")]),
-    ("fp8 kernels on H100 and k8s jobs for Qwen3.", []),          # digits inside words
-    ("The median merge took 18.5 hours.", []),
-    ("The median merge took 18.7 hours.", [("invented_number", "18.7")]),
-    ("本窗口合并了41个PR。", []),
-    ("本窗口合并了 43 个 PR，涉及 #41184。", [("invented_number", "43")]),
-    ("参见＃12345。", [("unknown_reference", "12345")]),
-    # a figure of the summary used as the wrong kind of count
-    ("The repository merged 26 PRs.", [("wrong_merged_count", "26")]),  # 26 is MoE's total
-    ("9 MoE PRs were merged.", []),                                    # MoE's merged
-    ("32 merged PRs changed core paths.", []),                         # a risk's count
-    ("It received 41 new PRs.", [("wrong_opened_count", "41")]),
-    ("It received 96 new PRs.", []),
-    ("本窗口合并了 26 个 PR。", [("wrong_merged_count", "26")]),
-    ("26 个 MoE PR 已合并。", [("wrong_merged_count", "26")]),
-    ("本窗口合并 41 个 PR（上一窗口 44 个）。", []),
-])
+
+@pytest.mark.parametrize(
+    "sentence, problems",
+    [
+        ("41 PRs were merged.", []),  # counts.merged_prs
+        ("42 PRs were merged.", [("invented_number", "42")]),
+        ("The summary counts 1,486 facts.", []),  # facts_counted, with a comma
+        ("The summary counts 1,487 facts.", [("invented_number", "1,487")]),
+        ("Merges fell by 3 from 44.", []),  # a delta with the previous window
+        ("MoE grew 73% on the previous window.", []),  # (26 - 15) / 15
+        ("MoE grew 73.3% on the previous window.", []),
+        ("MoE grew 80% on the previous window.", [("underivable_percent", "80")]),
+        ("See #41184 and #38256.", []),
+        ("See #99999.", [("unknown_reference", "99999")]),
+        ("fp8 kernels on H100 and k8s jobs for Qwen3.", []),  # digits inside words
+        ("The median merge took 18.5 hours.", []),
+        ("The median merge took 18.7 hours.", [("invented_number", "18.7")]),
+        ("本窗口合并了41个PR。", []),
+        ("本窗口合并了 43 个 PR，涉及 #41184。", [("invented_number", "43")]),
+        ("参见＃12345。", [("unknown_reference", "12345")]),
+        # a figure of the summary used as the wrong kind of count
+        ("The repository merged 26 PRs.", [("wrong_merged_count", "26")]),  # 26 is MoE's total
+        ("9 MoE PRs were merged.", []),  # MoE's merged
+        ("32 merged PRs changed core paths.", []),  # a risk's count
+        ("It received 41 new PRs.", [("wrong_opened_count", "41")]),
+        ("It received 96 new PRs.", []),
+        ("本窗口合并了 26 个 PR。", [("wrong_merged_count", "26")]),
+        ("26 个 MoE PR 已合并。", [("wrong_merged_count", "26")]),
+        ("本窗口合并 41 个 PR（上一窗口 44 个）。", []),
+    ],
+)
 def test_check_sentence(sentence: str, problems: list) -> None:
     assert check_sentence(sentence, summary_facts(daily_summary())) == problems
 
@@ -89,7 +94,9 @@ def test_check_sentence(sentence: str, problems: list) -> None:
 def test_digits_of_identifiers_are_not_figures() -> None:
     facts = summary_facts(daily_summary(fact_ids_sample=("f-77731",), request_id="req-55555"))
     assert check_sentence("We saw 77731 facts and 55555 requests.", facts) == [
-        ("invented_number", "77731"), ("invented_number", "55555")]
+        ("invented_number", "77731"),
+        ("invented_number", "55555"),
+    ]
     # a number quoted from a PR description is the summary's (Qwen2.5 is a name, 100 is not)
     assert check_sentence("Outputs matched at 2, 3 and 4 bits.", facts) == []
 
@@ -103,44 +110,57 @@ def test_the_model_input_carries_the_figures_and_not_the_appendix() -> None:
     data = narration_input(daily_summary())
     assert data["counts"]["merged_prs"] == 41
     assert [t["module"] for t in data["themes"]] == ["moe", "speculative-decoding", "quantization"]
-    assert data["key_prs"][0]["number"] == 41184 and "RoutedExperts" in data["key_prs"][0]["description"]
+    assert (
+        data["key_prs"][0]["number"] == 41184
+        and "RoutedExperts" in data["key_prs"][0]["description"]
+    )
     assert {r["risk"] for r in data["risks"]} >= {"core-change", "graph-capture"}
     assert "appendix" not in data and "other" not in {m["module"] for m in data["modules"]}
 
 
 # ---------------------------------------------------------------- parsing
 
-@pytest.mark.parametrize("content, message", [
-    ("Sure! Here is the report: {lead: 1}", "not JSON"),
-    ("[1, 2]", "not an object"),
-    ('{"lead": 5}', "'lead' is not a string"),
-    ('{"lead": "x", "highlights": {"moe": "y"}}', "'highlights' is not a list"),
-    ('{"lead": "x", "risks": [{"text": "y"}]}', "lacks its 'risk'"),
-    ('{"lead": "x", "follow_ups": [{"number": 1}]}', "lacks a text string"),
-])
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("Sure! Here is the report: {lead: 1}", "not JSON"),
+        ("[1, 2]", "not an object"),
+        ('{"lead": 5}', "'lead' is not a string"),
+        ('{"lead": "x", "highlights": {"moe": "y"}}', "'highlights' is not a list"),
+        ('{"lead": "x", "risks": [{"text": "y"}]}', "lacks its 'risk'"),
+        ('{"lead": "x", "follow_ups": [{"number": 1}]}', "lacks a text string"),
+    ],
+)
 def test_malformed_answers_are_refused_with_a_reason(content: str, message: str) -> None:
     with pytest.raises(MalformedProse, match=message):
         parse_model_prose(content, MODEL, "v1")
 
 
 def test_a_fenced_answer_is_read() -> None:
-    prose = parse_model_prose('```json\n{"lead": "Hello.", "follow_ups": [{"number": "#7", '
-                              '"text": "x"}]}\n```', MODEL, "v1")
+    prose = parse_model_prose(
+        '```json\n{"lead": "Hello.", "follow_ups": [{"number": "#7", "text": "x"}]}\n```',
+        MODEL,
+        "v1",
+    )
     assert prose.lead == "Hello." and prose.follow_ups == {7: "x"}
 
 
 # ---------------------------------------------------------------- applying verified prose
 
+
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_good_prose_matches_golden(lang: str) -> None:
     # the formats of the integration test's report (no PDF engine there), which compares with it
-    text = render_markdown(daily_summary(formats=("md", "html", "json")), lang,
-                           narration(answer(lang)))
+    text = render_markdown(
+        daily_summary(formats=("md", "html", "json")), lang, narration(answer(lang))
+    )
     path = GOLDEN / f"daily.{lang}.md"
     if UPDATE:
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8"), (
-        f"{path.name} differs; if intended, regenerate with REPODIGEST_UPDATE_GOLDEN=1")
+        f"{path.name} differs; if intended, regenerate with REPODIGEST_UPDATE_GOLDEN=1"
+    )
     report = prose_report(daily_summary(), lang, narration(answer(lang)))
     assert report.source == "model" and not report.replaced
     assert "lead" in report.model_parts and "follow_ups.38280" in report.model_parts
@@ -153,21 +173,27 @@ def test_good_prose_replaces_prose_and_keeps_figures_and_lists() -> None:
     assert narrated.counts == plain.counts and narrated.modules == plain.modules
     assert narrated.key_prs == plain.key_prs and narrated.appendix == plain.appendix
     assert [b.lines for b in narrated.highlights] == [b.lines for b in plain.highlights]
-    assert narrated.prose == ("Prose: model-written (test-model-7b, prompt v1); figures, tables "
-                              "and lists are computed")
+    assert narrated.prose == (
+        "Prose: model-written (test-model-7b, prompt v1); figures, tables and lists are computed"
+    )
     assert plain.prose is None
 
 
 def test_an_invented_number_gives_way_to_the_template_sentence() -> None:
     s = daily_summary()
-    lead = ("MoE dominated the day with 26 items. The team merged 42 PRs. "
-            "Speculative decoding is new.")
+    lead = (
+        "MoE dominated the day with 26 items. The team merged 42 PRs. Speculative decoding is new."
+    )
     view = view_for(s, "en", narration=narration(edited("en", lead=lead)))
     template = view_for(s, "en").lead
-    assert view.lead == f"MoE dominated the day with 26 items. {template} Speculative decoding is new."
+    assert (
+        view.lead == f"MoE dominated the day with 26 items. {template} Speculative decoding is new."
+    )
     report = prose_report(s, "en", narration(edited("en", lead=lead)))
     assert report.source == "mixed"
-    assert [(c.part, c.check, c.value) for c in report.replaced] == [("lead", "invented_number", "42")]
+    assert [(c.part, c.check, c.value) for c in report.replaced] == [
+        ("lead", "invented_number", "42")
+    ]
     assert "lead" in report.model_parts  # the two good sentences stayed
     assert "1 sentence replaced by template text: invented number 42" in view.prose
 
@@ -182,7 +208,10 @@ def test_a_wrong_pr_number_replaces_only_that_highlight() -> None:
     assert view.highlights[1].text == "Speculative length now adapts to the batch (#32374)"
     assert "unknown reference #99999" in view.prose
     report = prose_report(s, "en", narration(json.dumps(data)))
-    assert "highlights.moe" not in report.model_parts and "highlights.quantization" in report.model_parts
+    assert (
+        "highlights.moe" not in report.model_parts
+        and "highlights.quantization" in report.model_parts
+    )
 
 
 def test_entries_for_things_the_summary_lacks_are_reported_not_shown() -> None:
@@ -195,16 +224,20 @@ def test_entries_for_things_the_summary_lacks_are_reported_not_shown() -> None:
 
 def test_an_unavailable_model_leaves_template_prose_and_says_why() -> None:
     s = daily_summary()
-    down = Narration(model=MODEL, prompt_version="v1", unavailable="no answer within 5 s",
-                     code="timeout")
+    down = Narration(
+        model=MODEL, prompt_version="v1", unavailable="no answer within 5 s", code="timeout"
+    )
     view = view_for(s, "zh-CN", narration=down)
     plain = view_for(s, "zh-CN")
     assert view.lead == plain.lead and view.themes == plain.themes
-    assert view.prose == ("文字：模板生成；未采用模型（test-model-7b，提示词 v1）的输出："
-                          "模型未在时限内回答（no answer within 5 s）")
+    assert view.prose == (
+        "文字：模板生成；未采用模型（test-model-7b，提示词 v1）的输出："
+        "模型未在时限内回答（no answer within 5 s）"
+    )
     assert view_for(s, "en", narration=down).prose == (
         "Prose: template text; the model (test-model-7b, prompt v1) was not used: "
-        "no answer within 5 s")
+        "no answer within 5 s"
+    )
 
 
 def test_json_html_and_markdown_carry_the_prose_note() -> None:
@@ -221,8 +254,12 @@ def test_json_html_and_markdown_carry_the_prose_note() -> None:
 
 def test_every_model_sentence_failing_means_template_prose() -> None:
     s = daily_summary()
-    content = json.dumps({"lead": "We merged 999 PRs.", "follow_ups": [
-        {"number": 38256, "text": "Open for 99 days."}]})
+    content = json.dumps(
+        {
+            "lead": "We merged 999 PRs.",
+            "follow_ups": [{"number": 38256, "text": "Open for 99 days."}],
+        }
+    )
     report = prose_report(s, "en", narration(content))
     assert report.source == "template" and not report.model_parts
     assert report.unavailable_code == "unverified"

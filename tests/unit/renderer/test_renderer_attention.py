@@ -14,32 +14,59 @@ from .explain_samples import explained_summary
 from .samples import pr
 from .test_renderer_explains import MD_LINK, section
 
-DAY = WindowRef(kind="day", label="2026-07-17", start=datetime(2026, 7, 17, 3, 45, tzinfo=UTC),
-                end=datetime(2026, 7, 18, 3, 45, tzinfo=UTC), tz="Asia/Shanghai")
+DAY = WindowRef(
+    kind="day",
+    label="2026-07-17",
+    start=datetime(2026, 7, 17, 3, 45, tzinfo=UTC),
+    end=datetime(2026, 7, 18, 3, 45, tzinfo=UTC),
+    tz="Asia/Shanghai",
+)
 
 
 def fix(number: int, title: str, symptom: str = "", hour: int = 1, categories=("bugfix",)):
     item = pr(number, title, "dev", modules=("kernels",))
-    return item.model_copy(update={"digest": Digest(what="x", symptom=symptom), "categories": categories,
-                                   "merged_at": DAY.start + timedelta(hours=hour)})
+    return item.model_copy(
+        update={
+            "digest": Digest(what="x", symptom=symptom),
+            "categories": categories,
+            "merged_at": DAY.start + timedelta(hours=hour),
+        }
+    )
 
 
-DEADLOCK = fix(12237, "[BugFix] Disable multistream_overlap_shared_expert when enable_fused_mc2 is enabled",
-               "If one card enters the MOE large fusion operator and the other card enters the TP "
-               "communication, the two operators will be deadlocked.", hour=5)
-HANG = fix(11917, "[BugFix] Move KV layer saving to _forward_core for compilation support",
-           "With a layerwise KV connector, this can leave the GDN/Mamba cache group unsubmitted and "
-           "cause the decode request to wait indefinitely.", hour=2)
+DEADLOCK = fix(
+    12237,
+    "[BugFix] Disable multistream_overlap_shared_expert when enable_fused_mc2 is enabled",
+    "If one card enters the MOE large fusion operator and the other card enters the TP "
+    "communication, the two operators will be deadlocked.",
+    hour=5,
+)
+HANG = fix(
+    11917,
+    "[BugFix] Move KV layer saving to _forward_core for compilation support",
+    "With a layerwise KV connector, this can leave the GDN/Mamba cache group unsubmitted and "
+    "cause the decode request to wait indefinitely.",
+    hour=2,
+)
 ACCURACY = fix(11195, "[BugFix] fix qwen3.5+pcp accuracy error", hour=1)
 PLAIN = fix(12012, "[Bugfix] Fix AscendStore parent-hash chain", hour=3)
-FEATURE = fix(12240, "[Feature] Batch-job-aware scheduler that never hangs", hour=4, categories=("feature",))
-CI_DROP = pr(12217, "[CI] Drop vllm main e2e test for v0.24.0rc", "dev").model_copy(update={"categories": ("ci",)})
+FEATURE = fix(
+    12240, "[Feature] Batch-job-aware scheduler that never hangs", hour=4, categories=("feature",)
+)
+CI_DROP = pr(12217, "[CI] Drop vllm main e2e test for v0.24.0rc", "dev").model_copy(
+    update={"categories": ("ci",)}
+)
 CI_REVERT = pr(12229, 'Revert "[CI] Drop vllm main e2e test for v0.24.0rc" (#12217)', "bot")
 
 
 def daily(merged, incidents=()) -> str:
-    s = explained_summary(window=DAY, appendix=Appendix(merged_prs=tuple(merged)), incidents=tuple(incidents),
-                          follow_ups=(), discussions=())
+    s = explained_summary(
+        window=DAY,
+        appendix=Appendix(merged_prs=tuple(merged)),
+        incidents=tuple(incidents),
+        follow_ups=(),
+        discussions=(),
+    )
     return section(render_markdown(s, "en"), "worth attention")
 
 
@@ -48,32 +75,56 @@ def numbers(text: str) -> list[str]:
 
 
 def test_grave_fixes_come_first_in_their_own_words_then_reverts_then_wrong_output():
-    text = daily([ACCURACY, HANG, PLAIN, DEADLOCK, FEATURE, CI_DROP, CI_REVERT],
-                 [Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change"))])
+    text = daily(
+        [ACCURACY, HANG, PLAIN, DEADLOCK, FEATURE, CI_DROP, CI_REVERT],
+        [Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change"))],
+    )
     # hangs and deadlocks in merge order; a plain fix and a feature whose title says "hangs" are not
     assert numbers(text) == ["#11917", "#12237", "#11195"]
     assert "fixes a hang or deadlock: If one card enters the MOE large fusion operator" in text
     assert "fixes a wrong-output or accuracy problem" in text
     assert "#12012" not in text and "#12240" not in text
     # a revert of a CI change comes after a fix of wrong output, and only when there is room
-    assert "#12229" in daily([CI_REVERT, ACCURACY], [Incident(kind="revert", items=(12229, 12217),
-                                                              roles=("reverted", "reverted_change"))])
+    assert "#12229" in daily(
+        [CI_REVERT, ACCURACY],
+        [Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change"))],
+    )
 
 
 def test_a_removal_users_see_outranks_a_revert_and_a_wrong_output_fix():
     removal = pr(12119, "[Refactor] Remove matmulallreduce", "dev")
-    text = daily([ACCURACY, removal, CI_REVERT],
-                 [Incident(kind="removal", items=(12119,), roles=("removal",), subject=removal.title,
-                           reason="VLLM_ASCEND_ENABLE_MATMUL_ALLREDUCE is removed"),
-                  Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change"))])
+    text = daily(
+        [ACCURACY, removal, CI_REVERT],
+        [
+            Incident(
+                kind="removal",
+                items=(12119,),
+                roles=("removal",),
+                subject=removal.title,
+                reason="VLLM_ASCEND_ENABLE_MATMUL_ALLREDUCE is removed",
+            ),
+            Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change")),
+        ],
+    )
     assert numbers(text) == ["#12119", "#11195", "#12229"]
-    assert "removes something users may rely on: VLLM_ASCEND_ENABLE_MATMUL_ALLREDUCE is removed" in text
+    assert (
+        "removes something users may rely on: VLLM_ASCEND_ENABLE_MATMUL_ALLREDUCE is removed"
+        in text
+    )
 
 
 def test_a_quiet_day_says_so_and_chinese_names_the_problem():
     quiet = daily([PLAIN])
-    assert "No merged change of the window fixes a hang" in quiet and "does not provide issues" in quiet
-    s = explained_summary(window=DAY, appendix=Appendix(merged_prs=(DEADLOCK,)), incidents=(), follow_ups=(),
-                          discussions=())
+    assert (
+        "No merged change of the window fixes a hang" in quiet
+        and "does not provide issues" in quiet
+    )
+    s = explained_summary(
+        window=DAY,
+        appendix=Appendix(merged_prs=(DEADLOCK,)),
+        incidents=(),
+        follow_ups=(),
+        discussions=(),
+    )
     zh = section(render_markdown(s, "zh-CN"), "值得关注")
     assert "修复卡死或死锁问题：「If one card enters" in zh

@@ -33,23 +33,45 @@ def _summaries():
     up = random_scenario(5, WEEK.start, 7.0, n_items=40, repo=UP)
     down = random_scenario(6, WEEK.start, 7.0, n_items=40, repo=DOWN)
     merged = WEEK.start + timedelta(days=2)
-    up.items.append(ItemSpec(number=900, kind="pull_request", opened=WEEK.start + timedelta(hours=1),
-                             merged=merged, title="[Core] new KV cache layout", additions=3000,
-                             modules=("kv-cache",)))
-    down.items.append(ItemSpec(
-        number=901, kind="pull_request", opened=merged + timedelta(hours=1),
-        merged=merged + timedelta(days=1), title="Adapt to the new KV cache layout", additions=2500,
-        modules=("kv-cache",),
-        digest=Digest(what="Adapt to upstream's new KV cache layout.",
-                      refs=(Reference(kind="upstream", repo=UP, number=900),))))
+    up.items.append(
+        ItemSpec(
+            number=900,
+            kind="pull_request",
+            opened=WEEK.start + timedelta(hours=1),
+            merged=merged,
+            title="[Core] new KV cache layout",
+            additions=3000,
+            modules=("kv-cache",),
+        )
+    )
+    down.items.append(
+        ItemSpec(
+            number=901,
+            kind="pull_request",
+            opened=merged + timedelta(hours=1),
+            merged=merged + timedelta(days=1),
+            title="Adapt to the new KV cache layout",
+            additions=2500,
+            modules=("kv-cache",),
+            digest=Digest(
+                what="Adapt to upstream's new KV cache layout.",
+                refs=(Reference(kind="upstream", repo=UP, number=900),),
+            ),
+        )
+    )
     return [build_summary(window_input(sc.events(), WEEK), now=NOW) for sc in (up, down)]
 
 
 @pytest.fixture(scope="module")
 def combined():
     a, b = _summaries()
-    return a, b, combine([a, b], combined_key([UP, DOWN]), revision=a.revision + b.revision,
-                         generated_at=NOW)
+    return (
+        a,
+        b,
+        combine(
+            [a, b], combined_key([UP, DOWN]), revision=a.revision + b.revision, generated_at=NOW
+        ),
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
@@ -78,7 +100,10 @@ def test_items_are_named_and_linked_in_their_own_repository(combined, lang):
     links = re.findall(r"\[([\w.-]+)#(\d+)\]\((https://github\.com/[^)]+)\)", md)
     assert links, md[:2000]
     for name, number, url in links:
-        assert url.startswith(f"https://github.com/acme/{name}/") and url.endswith(f"/{number}"), (name, url)
+        assert url.startswith(f"https://github.com/acme/{name}/") and url.endswith(f"/{number}"), (
+            name,
+            url,
+        )
     assert not re.search(r"#\d{8}", md)  # no combined number is shown to a reader
     assert not re.search(r">#\d{8}<", html)
     assert 'class="repo-counts"' in html

@@ -28,16 +28,28 @@ from .samples import daily_summary, weekly_summary
 
 # ---------------------------------------------------------------- keys
 
+
 def test_artifact_key_layout() -> None:
-    assert artifact_key("vllm-project/vllm", "2026-W24", 3, "zh-CN", "report.pdf") == \
-        "reports/vllm-project/vllm/2026-W24/r3/zh-CN/report.pdf"
+    assert (
+        artifact_key("vllm-project/vllm", "2026-W24", 3, "zh-CN", "report.pdf")
+        == "reports/vllm-project/vllm/2026-W24/r3/zh-CN/report.pdf"
+    )
     assert index_key("vllm-project/vllm") == "reports/vllm-project/vllm/index.json"
 
 
-@pytest.mark.parametrize("raw, safe", [
-    ("..", "_"), (".", "_"), ("a/b", "a_b"), ("../../etc", "_.._etc"), ("", "_"),
-    ("we ird*name", "we_ird_name"), (".hidden", "hidden"), ("ok.name-1_2", "ok.name-1_2"),
-])
+@pytest.mark.parametrize(
+    "raw, safe",
+    [
+        ("..", "_"),
+        (".", "_"),
+        ("a/b", "a_b"),
+        ("../../etc", "_.._etc"),
+        ("", "_"),
+        ("we ird*name", "we_ird_name"),
+        (".hidden", "hidden"),
+        ("ok.name-1_2", "ok.name-1_2"),
+    ],
+)
 def test_component_never_escapes(raw: str, safe: str) -> None:
     assert component(raw) == safe
     assert "/" not in component(raw) and component(raw) not in ("", ".", "..")
@@ -56,11 +68,17 @@ def test_hostile_repo_and_label_stay_under_their_prefix() -> None:
 
 # ---------------------------------------------------------------- index
 
+
 def _entry(label: str, start: str, revision: int, langs=("en",)) -> dict:
-    return {"window": {"kind": "day", "label": label, "start": start, "end": start, "tz": "UTC"},
-            "revision": revision, "languages": list(langs),
-            "artifacts": [{"language": lang, "format": "md", "uri": f"x://{label}/{revision}/{lang}"}
-                          for lang in langs]}
+    return {
+        "window": {"kind": "day", "label": label, "start": start, "end": start, "tz": "UTC"},
+        "revision": revision,
+        "languages": list(langs),
+        "artifacts": [
+            {"language": lang, "format": "md", "uri": f"x://{label}/{revision}/{lang}"}
+            for lang in langs
+        ],
+    }
 
 
 def test_index_lists_newest_first_and_marks_latest_revision() -> None:
@@ -98,6 +116,7 @@ def test_index_entries_one_per_language_and_what_an_index_covers() -> None:
 
 # ---------------------------------------------------------------- catalogs
 
+
 def _paths(node, prefix=""):
     if isinstance(node, dict) and not (set(node) <= {"one", "other"} and "other" in node):
         for k, v in node.items():
@@ -126,31 +145,63 @@ def test_unknown_tag_values_are_made_readable() -> None:
 
 # ---------------------------------------------------------------- views
 
+
 def _empty(**kw) -> SummaryData:
-    window = WindowRef(kind="day", label="2026-01-05", start=datetime(2026, 1, 5, tzinfo=UTC),
-                       end=datetime(2026, 1, 6, tzinfo=UTC))
+    window = WindowRef(
+        kind="day",
+        label="2026-01-05",
+        start=datetime(2026, 1, 5, tzinfo=UTC),
+        end=datetime(2026, 1, 6, tzinfo=UTC),
+    )
     kw.setdefault("window", window)
-    return SummaryData(repo="o/quiet", revision=1,
-                       generated_at=datetime(2026, 1, 6, 1, tzinfo=UTC),
-                       counts=Counts(), **kw)
+    return SummaryData(
+        repo="o/quiet",
+        revision=1,
+        generated_at=datetime(2026, 1, 6, 1, tzinfo=UTC),
+        counts=Counts(),
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_an_empty_window_still_has_every_section(lang: str) -> None:
     m = messages(lang)
     # a weekly window has every section of seed 000 (and ours)
-    week = WindowRef(kind="week", label="2026-W02", start=datetime(2026, 1, 5, tzinfo=UTC),
-                     end=datetime(2026, 1, 12, tzinfo=UTC))
+    week = WindowRef(
+        kind="week",
+        label="2026-W02",
+        start=datetime(2026, 1, 5, tzinfo=UTC),
+        end=datetime(2026, 1, 12, tzinfo=UTC),
+    )
     text = render_markdown(_empty(window=week), lang)
-    for section in ("highlights", "summary", "themes", "modules", "key_prs", "discussions",
-                    "ecosystems", "activity", "risks", "follow_ups", "appendix"):
+    for section in (
+        "highlights",
+        "summary",
+        "themes",
+        "modules",
+        "key_prs",
+        "discussions",
+        "ecosystems",
+        "activity",
+        "risks",
+        "follow_ups",
+        "appendix",
+    ):
         assert m.t(f"sections.{section}") in text
     assert text.count(m.t("labels.none")) >= 8
     assert "None" not in text  # no Python None leaks into prose
     # a day window has every section of seed 003, each saying it has nothing
     text = render_markdown(_empty(), lang)
-    for sid in ("summary", "ecosystems", "discussions", "topics", "key_prs", "activity",
-                "attention", "appendix"):
+    for sid in (
+        "summary",
+        "ecosystems",
+        "discussions",
+        "topics",
+        "key_prs",
+        "activity",
+        "attention",
+        "appendix",
+    ):
         key = f"sections_day.{sid}" if m.has(f"sections_day.{sid}") else f"sections.{sid}"
         assert m.t(key) in text
     assert m.t("attention.none") in text
@@ -172,8 +223,7 @@ def test_every_item_links_to_github() -> None:
 
 
 def test_markdown_escaping_keeps_titles_inert() -> None:
-    assert md_escape("[x](http://evil) | *b* <script>") == \
-        r"\[x\](http://evil) \| \*b\* \<script\>"
+    assert md_escape("[x](http://evil) | *b* <script>") == r"\[x\](http://evil) \| \*b\* \<script\>"
 
 
 def test_view_orders_key_prs_by_score() -> None:
@@ -207,10 +257,16 @@ def test_changed_figures_are_readable_and_hide_digests() -> None:
     assert "合并 PR 39 → 41" in zh and "重点 PR 的选择" in zh
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("<!-- template -->\n## Purpose\nAdds **fused** `RoPE`.\n\n## Test Plan\npytest -x", "Adds fused RoPE."),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        (
+            "<!-- template -->\n## Purpose\nAdds **fused** `RoPE`.\n\n## Test Plan\npytest -x",
+            "Adds fused RoPE.",
+        ),
+        ("", ""),
+    ],
+)
 def test_excerpt_is_plain_and_short(body: str, expected: str) -> None:
     from services.renderer.domain.text import excerpt
 
@@ -239,14 +295,35 @@ def test_the_lead_is_a_finished_paragraph(lang: str, end: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
-@pytest.mark.parametrize("kind, label, start, end, tz, expect", [
-    ("month", "2026-06", datetime(2026, 5, 31, 16, tzinfo=UTC),
-     datetime(2026, 6, 30, 16, tzinfo=UTC), "Asia/Shanghai", ("2026-06",)),
-    ("custom", "2026-06-01_2026-06-10", datetime(2026, 6, 1, tzinfo=UTC),
-     datetime(2026, 6, 10, tzinfo=UTC), "UTC", ("2026-06-01", "2026-06-09")),
-    ("day", "2026-03-08", datetime(2026, 3, 8, 5, tzinfo=UTC),
-     datetime(2026, 3, 9, 4, tzinfo=UTC), "America/New_York", ("2026-03-08",)),
-])
+@pytest.mark.parametrize(
+    "kind, label, start, end, tz, expect",
+    [
+        (
+            "month",
+            "2026-06",
+            datetime(2026, 5, 31, 16, tzinfo=UTC),
+            datetime(2026, 6, 30, 16, tzinfo=UTC),
+            "Asia/Shanghai",
+            ("2026-06",),
+        ),
+        (
+            "custom",
+            "2026-06-01_2026-06-10",
+            datetime(2026, 6, 1, tzinfo=UTC),
+            datetime(2026, 6, 10, tzinfo=UTC),
+            "UTC",
+            ("2026-06-01", "2026-06-09"),
+        ),
+        (
+            "day",
+            "2026-03-08",
+            datetime(2026, 3, 8, 5, tzinfo=UTC),
+            datetime(2026, 3, 9, 4, tzinfo=UTC),
+            "America/New_York",
+            ("2026-03-08",),
+        ),
+    ],
+)
 def test_every_window_kind_has_a_title_and_zone(lang, kind, label, start, end, tz, expect) -> None:
     window = WindowRef(kind=kind, label=label, start=start, end=end, tz=tz)
     view = build_view(_empty().model_copy(update={"window": window}), messages(lang))

@@ -35,6 +35,7 @@ def plain(line: str) -> str:
 
 # ---------------------------------------------------------------- what changes do and why
 
+
 def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     text = md()
     themes = section(text, "Key changes by theme")
@@ -56,10 +57,14 @@ def test_highlights_are_storylines_with_their_summary_and_short_what_sentences()
     highlights = section(md(), "Highlights")
     bullets = [ln for ln in highlights.splitlines() if ln.startswith("- ")]
     assert bullets[0].startswith("- **DeepSeek-V4** (3 merged PRs): Adds DeepSeek-V4 inference")
-    assert "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token " \
-           "prediction (MTP) for DeepSeek-V4 to cut decode latency;" in bullets[0]
+    assert (
+        "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token "
+        "prediction (MTP) for DeepSeek-V4 to cut decode latency;" in bullets[0]
+    )
     # a storyline without a summary says what kinds of change it holds
-    assert bullets[1].startswith("- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert — ")
+    assert bullets[1].startswith(
+        "- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert — "
+    )
 
 
 def test_the_lead_names_the_storylines() -> None:
@@ -69,6 +74,7 @@ def test_the_lead_names_the_storylines() -> None:
 
 def test_without_storylines_the_module_themes_stay() -> None:
     from .samples import weekly_summary
+
     text = render_markdown(weekly_summary(), "en")
     assert "line of work" not in text and "### " in section(text, "Key changes by theme")
     assert "- **MoE**: 9 merged PRs — " in section(text, "Highlights")
@@ -80,26 +86,42 @@ def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:
     assert "| Score |" not in text and "Top signals" not in text
     first = quick.strip().splitlines()
     assert first[0].startswith("- [#10501](") and "— Adds DeepSeek-V4 inference" in first[0]
-    assert first[1].strip().startswith("_Why key: new model support; new hardware support; "
-                                       "measured results; leads the DeepSeek-V4 storyline_")
+    assert (
+        first[1]
+        .strip()
+        .startswith(
+            "_Why key: new model support; new hardware support; "
+            "measured results; leads the DeepSeek-V4 storyline_"
+        )
+    )
     assert "  > “TPOT drops 23% at batch 32.”" in quick
     html = render_html(explained_summary(), "en")
     assert 'title="Score 9.5' in html  # the score stays out of the body, in a title attribute
-    assert "<blockquote class=\"claim\">“Decode throughput improves by 1.6x on 910B.”</blockquote>" in html
+    assert (
+        '<blockquote class="claim">“Decode throughput improves by 1.6x on 910B.”</blockquote>'
+        in html
+    )
 
 
 def test_representative_prs_are_not_repeated_across_module_rows() -> None:
-    rows = [ln for ln in section(md(), "Module and topic trends").splitlines()
-            if ln.startswith("| ") and "[#" in ln]
+    rows = [
+        ln
+        for ln in section(md(), "Module and topic trends").splitlines()
+        if ln.startswith("| ") and "[#" in ln
+    ]
     seen = [n for row in rows for n in re.findall(r"\[#(\d+)\]", row)]
     assert len(seen) == len(set(seen)) and "10501" in seen
 
 
 # ---------------------------------------------------------------- incidents and follow-ups
 
+
 @pytest.mark.parametrize("lang, reverts", [("en", "reverts"), ("zh-CN", "回滚了")])
 def test_an_incident_is_one_line_naming_both_prs(lang: str, reverts: str) -> None:
-    for title in (("Risk observations", "风险观察"), ("Risk observations in detail", "风险观察详情")):
+    for title in (
+        ("Risk observations", "风险观察"),
+        ("Risk observations in detail", "风险观察详情"),
+    ):
         risks = section(md(lang), title[0] if lang == "en" else title[1])
         lines = [plain(ln) for ln in risks.splitlines() if "#10414" in ln]
         assert len(lines) == 1 and f"#10414 {reverts} #10069" in lines[0], lines
@@ -107,11 +129,16 @@ def test_an_incident_is_one_line_naming_both_prs(lang: str, reverts: str) -> Non
         bullets = [ln for ln in risks.splitlines() if ln.startswith("- ")]
         assert "#10414" in bullets[0]
     risks = [plain(ln) for ln in section(md(), "Risk observations").splitlines()]
-    assert ("- build cache: added in #10301, fixed in #10320 and #10333, reverted in #10340."
-            in risks)
+    assert (
+        "- build cache: added in #10301, fixed in #10320 and #10333, reverted in #10340." in risks
+    )
     assert "- The upgrade to vLLM (#10600) was followed by the fixes #10610 and #10615." in risks
-    assert any(ln.startswith("- #10414 reverts #10069 (add triton ops log), a change merged "
-                             "before this window") for ln in risks)
+    assert any(
+        ln.startswith(
+            "- #10414 reverts #10069 (add triton ops log), a change merged before this window"
+        )
+        for ln in risks
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
@@ -125,16 +152,21 @@ def test_one_line_per_follow_up_concern_and_never_the_same_sentence_twice(lang: 
     assert "#10700" in core and "#10701" in core
     assert follow.count("[#10700](") == 1
     if lang == "en":
-        assert plain(bullets[0]) == "- Core path changed without tests: add coverage: #10700, #10701"
+        assert (
+            plain(bullets[0]) == "- Core path changed without tests: add coverage: #10700, #10701"
+        )
         revert = next(b for b in bullets if "Reverted" in b)
         assert "test" not in revert.lower()  # a revert is not "add tests"
 
 
 # ---------------------------------------------------------------- what the data cannot say
 
+
 def test_unavailable_counts_are_said_never_zero_or_none() -> None:
-    for lang, na, note in (("en", "n/a", "not available from this source"),
-                           ("zh-CN", "不可用", "此数据源不提供")):
+    for lang, na, note in (
+        ("en", "n/a", "not available from this source"),
+        ("zh-CN", "不可用", "此数据源不提供"),
+    ):
         text, html = md(lang), render_html(explained_summary(), lang)
         assert "None" not in text and "None" not in html
         assert note in text and note in html
@@ -149,8 +181,11 @@ def test_unavailable_counts_are_said_never_zero_or_none() -> None:
     assert "new issues" not in summary and "received" not in summary
     assert "This week, vllm-project/vllm merged 13 pull requests." in en
     # columns with nothing available are left out
-    table = next(ln for ln in section(en, "Module and topic trends").splitlines()
-                 if ln.startswith("| Module"))
+    table = next(
+        ln
+        for ln in section(en, "Module and topic trends").splitlines()
+        if ln.startswith("| Module")
+    )
     assert "Opened" not in table and "Issues" not in table and "Merged" in table
     assert "Total" not in table  # (it would repeat Merged)
     # the trend says which storyline moved a module, in a few words (seed 000's trend column)
@@ -177,12 +212,22 @@ def test_key_prs_outside_every_storyline_are_told_in_the_key_changes_too() -> No
 
 def test_a_tie_for_most_active_names_everyone_tied() -> None:
     from shared.events import Contributor
+
     s = explained_summary()
-    tied = s.model_copy(update={"contributors": (
-        Contributor(login="yiz-liu", prs_merged=8), Contributor(login="wangxiyuan", prs_merged=8),
-        Contributor(login="someone", prs_merged=2))})
+    tied = s.model_copy(
+        update={
+            "contributors": (
+                Contributor(login="yiz-liu", prs_merged=8),
+                Contributor(login="wangxiyuan", prs_merged=8),
+                Contributor(login="someone", prs_merged=2),
+            )
+        }
+    )
     people = section(render_markdown(tied, "en"), "Activity observations")
-    assert "The most active contributors were yiz-liu and wangxiyuan, with 8 merged PRs each." in people
+    assert (
+        "The most active contributors were yiz-liu and wangxiyuan, with 8 merged PRs each."
+        in people
+    )
     zh = render_markdown(tied, "zh-CN")
     assert "最活跃的贡献者是 yiz-liu 和 wangxiyuan，各合并 8 个 PR。" in zh
     alone = section(md(), "Activity observations")
@@ -191,6 +236,7 @@ def test_a_tie_for_most_active_names_everyone_tied() -> None:
 
 def test_a_full_source_keeps_every_column() -> None:
     from .samples import weekly_summary
+
     text = render_markdown(weekly_summary(), "en")
     assert "| Module | Merged | Opened | Issues |" in text and "n/a" not in text
 
@@ -215,12 +261,22 @@ def test_partial_coverage_is_said_at_the_top_with_its_range() -> None:
 
 def test_english_plurals() -> None:
     text = md()
-    for wrong in ("1 people", "1 pull requests", "1 PRs", "1 comments", "1 participants",
-                  "1 reviewers", "1 features", "1 fixes", "1 reverts"):
+    for wrong in (
+        "1 people",
+        "1 pull requests",
+        "1 PRs",
+        "1 comments",
+        "1 participants",
+        "1 reviewers",
+        "1 features",
+        "1 fixes",
+        "1 reverts",
+    ):
         assert wrong not in text, wrong
 
 
 # ---------------------------------------------------------------- the narrator's new material
+
 
 def test_the_narrator_sees_storylines_what_sentences_and_incidents() -> None:
     data = nr.narration_input(explained_summary())
@@ -247,11 +303,21 @@ def test_the_narrator_checks_still_hold_with_unavailable_counts() -> None:
 
 def test_model_prose_for_a_storyline_lands_in_its_highlight() -> None:
     s = explained_summary()
-    content = json.dumps({"lead": "DeepSeek-V4 arrived on Ascend (#10501).", "highlights": [
-        {"module": "deepseek-v4", "text": "DeepSeek-V4 now runs on Ascend with MTP."},
-        {"module": "build cache", "text": "The build cache was added and reverted (#10340)."}]})
-    narration = nr.Narration(model="m", prompt_version="v1",
-                             prose=nr.parse_model_prose(content, "m", "v1"))
+    content = json.dumps(
+        {
+            "lead": "DeepSeek-V4 arrived on Ascend (#10501).",
+            "highlights": [
+                {"module": "deepseek-v4", "text": "DeepSeek-V4 now runs on Ascend with MTP."},
+                {
+                    "module": "build cache",
+                    "text": "The build cache was added and reverted (#10340).",
+                },
+            ],
+        }
+    )
+    narration = nr.Narration(
+        model="m", prompt_version="v1", prose=nr.parse_model_prose(content, "m", "v1")
+    )
     view = view_for(s, "en", narration=narration)
     assert view.highlights[0].text == "DeepSeek-V4 now runs on Ascend with MTP"
     assert view.highlights[1].text == "The build cache was added and reverted (#10340)"
@@ -271,26 +337,62 @@ def test_every_number_of_the_explained_report_comes_from_the_summary(lang: str) 
         names_for,
         texts_of,
     )
+
     s = explained_summary()
-    table = {c.login: {k: getattr(c, k) for k in ("prs_opened", "prs_merged", "issues_opened", "reviews", "comments")}
-             for c in s.contributors}
-    names = names_for(lang, {m.module for m in s.modules}, {r.risk for r in s.risks}, texts_of(s),
-                      {st.name: st.key for st in s.storylines})
-    problems = check(render_markdown(s, lang), lang, expected_from_summary(s), names,
-                     lists_from_summary(s, lang), table)
+    table = {
+        c.login: {
+            k: getattr(c, k)
+            for k in ("prs_opened", "prs_merged", "issues_opened", "reviews", "comments")
+        }
+        for c in s.contributors
+    }
+    names = names_for(
+        lang,
+        {m.module for m in s.modules},
+        {r.risk for r in s.risks},
+        texts_of(s),
+        {st.name: st.key for st in s.storylines},
+    )
+    problems = check(
+        render_markdown(s, lang),
+        lang,
+        expected_from_summary(s),
+        names,
+        lists_from_summary(s, lang),
+        table,
+    )
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("lang,where", [("en", "(medium, 3 items, mostly in V1 engine)"),
-                                        ("zh-CN", "（风险中，3 项，集中在 V1 引擎）")])
+@pytest.mark.parametrize(
+    "lang,where",
+    [
+        ("en", "(medium, 3 items, mostly in V1 engine)"),
+        ("zh-CN", "（风险中，3 项，集中在 V1 引擎）"),
+    ],
+)
 def test_a_tag_risk_says_where_its_items_are(lang: str, where: str) -> None:
     # two of three items in one module: the module is named; one item alone names nowhere
     s = explained_summary()
     core = s.risks[0].model_copy(update={"count": 3, "items": (10700, 10701, 10600)})
-    s = s.model_copy(update={"risks": (core,), "appendix": s.appendix.model_copy(update={
-        "merged_prs": tuple(i.model_copy(update={"modules": ("v1-engine",)})
-                            if i.number in (10701,) else i for i in s.appendix.merged_prs)})})
+    s = s.model_copy(
+        update={
+            "risks": (core,),
+            "appendix": s.appendix.model_copy(
+                update={
+                    "merged_prs": tuple(
+                        i.model_copy(update={"modules": ("v1-engine",)})
+                        if i.number in (10701,)
+                        else i
+                        for i in s.appendix.merged_prs
+                    )
+                }
+            ),
+        }
+    )
     text = render_markdown(s, lang)
     assert where in text, text
-    single = s.model_copy(update={"risks": (core.model_copy(update={"count": 1, "items": (10700,)}),)})
+    single = s.model_copy(
+        update={"risks": (core.model_copy(update={"count": 1, "items": (10700,)}),)}
+    )
     assert "mostly in" not in render_markdown(single, "en")

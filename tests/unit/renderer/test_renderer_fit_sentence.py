@@ -9,59 +9,107 @@ import pytest
 from services.renderer.domain.text import fit_sentence, without_lead_in
 
 
-@pytest.mark.parametrize("sentence,expected", [
-    ("This PR adds C8 (INT8) KV cache quantization support.", "Adds C8 (INT8) KV cache quantization support."),
-    ("This PR aims to enhance the operator performance in the post_update phase.",
-     "Enhance the operator performance in the post_update phase."),
-    ("In this PR, we add a new kernel.", "Add a new kernel."),
-    ("This pull request updates the forward method.", "Updates the forward method."),
-    # the subject stays where the verb is no action of the change
-    ("This PR is a follow-up of #12.", "This PR is a follow-up of #12."),
-    ("This PR has been tested on A3.", "This PR has been tested on A3."),
-    ("This PR's scope is small.", "This PR's scope is small."),
-    ("Adds MTP support.", "Adds MTP support."),
-    # a label before the sentence goes; a name before a colon stays
-    ("Symptom: With pcp=2 + MTP the accuracy drops.", "With pcp=2 + MTP the accuracy drops."),
-    ("Feature Integration: Added support for approximate flash attention.",
-     "Added support for approximate flash attention."),
-    ("Root cause: this PR fixes the race.", "Fixes the race."),
-    ("MTP: support the draft head.", "MTP: support the draft head."),
-    # what is left once a description's "builds upon PR …" went (real #5721), capitalised
-    ("aims to further enhance the npu_graph_ex_passes module.", "Further enhance the npu_graph_ex_passes module."),
-    ("keeps the block ids.", "Keeps the block ids."),
-    ("DeepSeek-V4: add the loader.", "DeepSeek-V4: add the loader."),
-])
+@pytest.mark.parametrize(
+    "sentence,expected",
+    [
+        (
+            "This PR adds C8 (INT8) KV cache quantization support.",
+            "Adds C8 (INT8) KV cache quantization support.",
+        ),
+        (
+            "This PR aims to enhance the operator performance in the post_update phase.",
+            "Enhance the operator performance in the post_update phase.",
+        ),
+        ("In this PR, we add a new kernel.", "Add a new kernel."),
+        ("This pull request updates the forward method.", "Updates the forward method."),
+        # the subject stays where the verb is no action of the change
+        ("This PR is a follow-up of #12.", "This PR is a follow-up of #12."),
+        ("This PR has been tested on A3.", "This PR has been tested on A3."),
+        ("This PR's scope is small.", "This PR's scope is small."),
+        ("Adds MTP support.", "Adds MTP support."),
+        # a label before the sentence goes; a name before a colon stays
+        ("Symptom: With pcp=2 + MTP the accuracy drops.", "With pcp=2 + MTP the accuracy drops."),
+        (
+            "Feature Integration: Added support for approximate flash attention.",
+            "Added support for approximate flash attention.",
+        ),
+        ("Root cause: this PR fixes the race.", "Fixes the race."),
+        ("MTP: support the draft head.", "MTP: support the draft head."),
+        # what is left once a description's "builds upon PR …" went (real #5721), capitalised
+        (
+            "aims to further enhance the npu_graph_ex_passes module.",
+            "Further enhance the npu_graph_ex_passes module.",
+        ),
+        ("keeps the block ids.", "Keeps the block ids."),
+        ("DeepSeek-V4: add the loader.", "DeepSeek-V4: add the loader."),
+    ],
+)
 def test_the_lead_in_gives_way_to_the_verb(sentence, expected):
     assert without_lead_in(sentence) == expected
 
 
-@pytest.mark.parametrize("text,limit,expected", [
-    # fits whole
-    ("Add A5 mla operators to support running DeepSeek models on A5.", 80,
-     "Add A5 mla operators to support running DeepSeek models on A5."),
-    # two sentences when both fit, one when only the first does
-    ("Fixes the hang. Adds a test.", 80, "Fixes the hang. Adds a test."),
-    ("Fixes the hang of the decode node in PD disaggregation. Adds an e2e test for it too.", 60,
-     "Fixes the hang of the decode node in PD disaggregation."),
-    # an aside goes before a sentence is given up
-    ("Adds C8 (INT8) KV cache quantization support for standard GQA attention models (e.g., Qwen3-32B W8A8C8).",
-     80, "Adds C8 (INT8) KV cache quantization support for standard GQA attention models."),
-    # a main clause before a comma stands for the sentence
-    ("Fix the hang of DeepSeek v3.1 C8 when overlaying MTP and full graph modes, which was caused by "
-     "a race between the two streams in the scheduler path.", 90,
-     "Fix the hang of DeepSeek v3.1 C8 when overlaying MTP and full graph modes"),
-    # a sentence that opens with its condition says its point after the comma: nothing fits
-    ("To adapt the Qwen3.5 model to the Ascend 310P, the Torch implementation of the causal_conv1d_fn "
-     "and causal_conv1d_update single operators is added to the Ascend 310P.", 90, ""),
-    ("During the prefill phase of Qwen3-Next and Qwen3.5, the causal_conv1d_fn operator is slow.", 60, ""),
-    # a sentence announcing a list the line cannot show ends the opening
-    ("Optimizes the slot mapping kernel. The key changes include:", 80, "Optimizes the slot mapping kernel."),
-    ("The key changes include: a, b and c.", 80, "The key changes include: a, b and c."),
-    # a head with an open parenthesis or a short one is no clause
-    ("Replace the custom op (which fails on, say, CANN 9) with torch_npu's built-in one everywhere.", 40, ""),
-    ("Tidy, and then rewrite the whole dispatch path of the fused MoE communication layer.", 40, ""),
-    ("", 80, ""),
-])
+@pytest.mark.parametrize(
+    "text,limit,expected",
+    [
+        # fits whole
+        (
+            "Add A5 mla operators to support running DeepSeek models on A5.",
+            80,
+            "Add A5 mla operators to support running DeepSeek models on A5.",
+        ),
+        # two sentences when both fit, one when only the first does
+        ("Fixes the hang. Adds a test.", 80, "Fixes the hang. Adds a test."),
+        (
+            "Fixes the hang of the decode node in PD disaggregation. Adds an e2e test for it too.",
+            60,
+            "Fixes the hang of the decode node in PD disaggregation.",
+        ),
+        # an aside goes before a sentence is given up
+        (
+            "Adds C8 (INT8) KV cache quantization support for standard GQA attention models (e.g., Qwen3-32B W8A8C8).",
+            80,
+            "Adds C8 (INT8) KV cache quantization support for standard GQA attention models.",
+        ),
+        # a main clause before a comma stands for the sentence
+        (
+            "Fix the hang of DeepSeek v3.1 C8 when overlaying MTP and full graph modes, which was caused by "
+            "a race between the two streams in the scheduler path.",
+            90,
+            "Fix the hang of DeepSeek v3.1 C8 when overlaying MTP and full graph modes",
+        ),
+        # a sentence that opens with its condition says its point after the comma: nothing fits
+        (
+            "To adapt the Qwen3.5 model to the Ascend 310P, the Torch implementation of the causal_conv1d_fn "
+            "and causal_conv1d_update single operators is added to the Ascend 310P.",
+            90,
+            "",
+        ),
+        (
+            "During the prefill phase of Qwen3-Next and Qwen3.5, the causal_conv1d_fn operator is slow.",
+            60,
+            "",
+        ),
+        # a sentence announcing a list the line cannot show ends the opening
+        (
+            "Optimizes the slot mapping kernel. The key changes include:",
+            80,
+            "Optimizes the slot mapping kernel.",
+        ),
+        ("The key changes include: a, b and c.", 80, "The key changes include: a, b and c."),
+        # a head with an open parenthesis or a short one is no clause
+        (
+            "Replace the custom op (which fails on, say, CANN 9) with torch_npu's built-in one everywhere.",
+            40,
+            "",
+        ),
+        (
+            "Tidy, and then rewrite the whole dispatch path of the fused MoE communication layer.",
+            40,
+            "",
+        ),
+        ("", 80, ""),
+    ],
+)
 def test_a_sentence_is_told_whole_as_a_main_clause_or_not_at_all(text, limit, expected):
     out = fit_sentence(text, limit)
     assert out == expected
@@ -80,7 +128,11 @@ def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
     st = s.storylines[0].model_copy(update={"summary": "[Model] Support DeepSeek-V4 on Ascend"})
     s = s.model_copy(update={"storylines": (st, *s.storylines[1:])})
     assert lead.title == "[Model] Support DeepSeek-V4 on Ascend"
-    first = [ln for ln in section(render_markdown(s, "en"), "Highlights").splitlines() if ln.startswith("- ")][0]
+    first = [
+        ln
+        for ln in section(render_markdown(s, "en"), "Highlights").splitlines()
+        if ln.startswith("- ")
+    ][0]
     assert first.startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")
 
 

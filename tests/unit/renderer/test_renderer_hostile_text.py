@@ -13,15 +13,19 @@ from .samples import daily_summary, pr
 
 HOSTILE = st.lists(
     st.sampled_from(list("ab 中文|*_[]()<>`#\\!-\n\r\t&\"'") + ["<script>", "](http://x)"]),
-    max_size=30).map("".join)
+    max_size=30,
+).map("".join)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(title=HOSTILE, note=HOSTILE)
 def test_hostile_titles_keep_the_structure(title: str, note: str) -> None:
     item = pr(50001, title, "mallory", modules=("moe",))
-    summary = daily_summary(appendix=Appendix(merged_prs=(item,)), data_note=note or None,
-                            key_prs=(KeyPR(item=item, score=1.0),))
+    summary = daily_summary(
+        appendix=Appendix(merged_prs=(item,)),
+        data_note=note or None,
+        key_prs=(KeyPR(item=item, score=1.0),),
+    )
     md = render_markdown(summary, "en")
     lines = [ln for ln in md.splitlines() if "[#50001](" in ln]
     # the appendix line and the key PR's quick-view line: each item stays on exactly one line

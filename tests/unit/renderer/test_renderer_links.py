@@ -19,28 +19,31 @@ from .samples import REPO, daily_summary, pr
 BASE = f"https://github.com/{REPO}"
 
 
-@pytest.mark.parametrize("url, linked", [
-    (f"{BASE}/pull/1", True),
-    (f"{BASE}/issues/22#issuecomment-3", True),
-    (f"https://GitHub.com/{REPO.upper()}/pull/1", True),  # hosts and names are case-insensitive
-    (f"{BASE}/pull/1)", True),  # linked, but escaped in Markdown (test below)
-    ("javascript:alert(1)", False),
-    ("JavaScript:alert(1)//https://github.com/vllm-project/vllm/pull/1", False),
-    ("data:text/html,<script>alert(1)</script>", False),
-    ("https://evil.example/x", False),
-    (f"http://github.com/{REPO}/pull/1", False),  # not https
-    ("https://github.com/other/repo/pull/1", False),  # another repository
-    (f"https://github.com/{REPO}-fork/pull/1", False),
-    (f"https://github.com.evil.example/{REPO}/pull/1", False),
-    (f"https://user:pw@github.com/{REPO}/pull/1", False),
-    (f"https://github.com:8443/{REPO}/pull/1", False),
-    (f"https://github.com/{REPO}/../../evil/x", False),
-    (f"https://github.com\\@evil.example/{REPO}/pull/1", False),
-    (f"https://github.com/{REPO}/pull/1\njavascript:x", False),
-    (f"{BASE}", False),  # the repository itself is not an item
-    ("", False),
-    ("https://[::1/x", False),  # does not parse
-])
+@pytest.mark.parametrize(
+    "url, linked",
+    [
+        (f"{BASE}/pull/1", True),
+        (f"{BASE}/issues/22#issuecomment-3", True),
+        (f"https://GitHub.com/{REPO.upper()}/pull/1", True),  # hosts and names are case-insensitive
+        (f"{BASE}/pull/1)", True),  # linked, but escaped in Markdown (test below)
+        ("javascript:alert(1)", False),
+        ("JavaScript:alert(1)//https://github.com/vllm-project/vllm/pull/1", False),
+        ("data:text/html,<script>alert(1)</script>", False),
+        ("https://evil.example/x", False),
+        (f"http://github.com/{REPO}/pull/1", False),  # not https
+        ("https://github.com/other/repo/pull/1", False),  # another repository
+        (f"https://github.com/{REPO}-fork/pull/1", False),
+        (f"https://github.com.evil.example/{REPO}/pull/1", False),
+        (f"https://user:pw@github.com/{REPO}/pull/1", False),
+        (f"https://github.com:8443/{REPO}/pull/1", False),
+        (f"https://github.com/{REPO}/../../evil/x", False),
+        (f"https://github.com\\@evil.example/{REPO}/pull/1", False),
+        (f"https://github.com/{REPO}/pull/1\njavascript:x", False),
+        (f"{BASE}", False),  # the repository itself is not an item
+        ("", False),
+        ("https://[::1/x", False),  # does not parse
+    ],
+)
 def test_only_https_urls_of_the_repository_are_linked(url: str, linked: bool) -> None:
     assert forge_url(url, BASE) == (url if linked else "")
 
@@ -53,9 +56,11 @@ def test_an_enterprise_forge_is_its_own_base() -> None:
 
 def test_markdown_targets_are_percent_encoded() -> None:
     assert md_target(f"{BASE}/pull/1)") == f"{BASE}/pull/1%29"
-    assert md_target("https://x/a b(c)<d>[e]\"`") == "https://x/a%20b%28c%29%3Cd%3E%5Be%5D%22%60"
-    assert md_target(f"{BASE}/issues/2#issuecomment-3?x=1&y=%41") == \
-        f"{BASE}/issues/2#issuecomment-3?x=1&y=%41"
+    assert md_target('https://x/a b(c)<d>[e]"`') == "https://x/a%20b%28c%29%3Cd%3E%5Be%5D%22%60"
+    assert (
+        md_target(f"{BASE}/issues/2#issuecomment-3?x=1&y=%41")
+        == f"{BASE}/issues/2#issuecomment-3?x=1&y=%41"
+    )
 
 
 class _Hrefs(HTMLParser):
@@ -74,15 +79,22 @@ def hrefs(html: str) -> list[str]:
     return parser.hrefs
 
 
-HOSTILE_URLS = {50001: "javascript:alert(1)", 50002: "https://evil.example/x",
-                50003: f"{BASE}/pull/1)"}
+HOSTILE_URLS = {
+    50001: "javascript:alert(1)",
+    50002: "https://evil.example/x",
+    50003: f"{BASE}/pull/1)",
+}
 
 
 def hostile_summary():
-    items = tuple(pr(n, f"Item {n}", "mallory", modules=("moe",)).model_copy(update={"url": url})
-                  for n, url in HOSTILE_URLS.items())
-    return daily_summary(appendix=Appendix(merged_prs=items),
-                         key_prs=tuple(KeyPR(item=i, score=9.0 - k) for k, i in enumerate(items)))
+    items = tuple(
+        pr(n, f"Item {n}", "mallory", modules=("moe",)).model_copy(update={"url": url})
+        for n, url in HOSTILE_URLS.items()
+    )
+    return daily_summary(
+        appendix=Appendix(merged_prs=items),
+        key_prs=tuple(KeyPR(item=i, score=9.0 - k) for k, i in enumerate(items)),
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
@@ -115,7 +127,9 @@ def test_long_titles_are_cut_with_an_ellipsis() -> None:
     assert bounded_title("A short title") == "A short title"
 
     item = pr(50001, title, "mallory", modules=("moe",))
-    summary = daily_summary(appendix=Appendix(merged_prs=(item,)), key_prs=(KeyPR(item=item, score=9.0),))
+    summary = daily_summary(
+        appendix=Appendix(merged_prs=(item,)), key_prs=(KeyPR(item=item, score=9.0),)
+    )
     md, html = render_markdown(summary, "en"), render_html(summary, "en")
     assert "x" * (TITLE_MAX + 1) not in md and "x" * (TITLE_MAX + 1) not in html
     assert "x" * TITLE_MAX + "…" in md and "x" * TITLE_MAX + "…" in html

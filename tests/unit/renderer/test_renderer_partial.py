@@ -32,13 +32,27 @@ from .samples import I_OOM, P_DRAFT, P_MOE, daily_summary, large_weekly_summary,
 
 LANGS = ("en", "zh-CN")
 # sections whose note is the "no data for this section" one (the summary's note differs)
-LIST_SECTIONS = ("highlights", "risk_bullets", "themes", "modules", "key_prs", "discussions",
-                 "ecosystems", "activity", "risks", "follow_ups")
+LIST_SECTIONS = (
+    "highlights",
+    "risk_bullets",
+    "themes",
+    "modules",
+    "key_prs",
+    "discussions",
+    "ecosystems",
+    "activity",
+    "risks",
+    "follow_ups",
+)
 
-_ZERO_DAY = WindowRef(kind="day", label="2026-01-05",
-                      start=datetime(2026, 1, 5, 3, 45, tzinfo=UTC),
-                      end=datetime(2026, 1, 6, 3, 45, tzinfo=UTC),
-                      tz="Asia/Shanghai", cutoff="11:45")
+_ZERO_DAY = WindowRef(
+    kind="day",
+    label="2026-01-05",
+    start=datetime(2026, 1, 5, 3, 45, tzinfo=UTC),
+    end=datetime(2026, 1, 6, 3, 45, tzinfo=UTC),
+    tz="Asia/Shanghai",
+    cutoff="11:45",
+)
 
 # name -> (overrides of the daily sample, sections expected to carry the no-data note,
 #          text that must still be in the Markdown because the summary has it)
@@ -46,45 +60,108 @@ CASES: dict[str, tuple[dict, set[str], tuple[str, ...]]] = {
     "no modules": (dict(modules=()), {"modules"}, ("#41184",)),
     "no key PRs": (dict(key_prs=()), {"key_prs"}, ("#41184", "MoE")),
     "no key PRs, themes name PRs nobody lists": (
-        dict(key_prs=(), appendix=Appendix(), discussions=(), follow_ups=(), ecosystems=(),
-             themes=(Theme(module="moe", prs=(99901, 99902), merged=2),)),
-        {"key_prs", "discussions", "ecosystems", "follow_ups"}, ("#99901",)),
+        dict(
+            key_prs=(),
+            appendix=Appendix(),
+            discussions=(),
+            follow_ups=(),
+            ecosystems=(),
+            themes=(Theme(module="moe", prs=(99901, 99902), merged=2),),
+        ),
+        {"key_prs", "discussions", "ecosystems", "follow_ups"},
+        ("#99901",),
+    ),
     "no activity": (dict(activity=()), set(), ("#41184",)),
-    "no activity and no contributors": (dict(activity=(), contributors=()), {"activity"},
-                                        ("#41184",)),
+    "no activity and no contributors": (
+        dict(activity=(), contributors=()),
+        {"activity"},
+        ("#41184",),
+    ),
     "no ecosystems": (dict(ecosystems=()), {"ecosystems"}, ("#38313",)),
     "ecosystem without items": (
-        dict(ecosystems=(EcosystemSection(name="AMD/ROCm", affiliation="amd"),)), set(),
-        ("AMD/ROCm",)),
+        dict(ecosystems=(EcosystemSection(name="AMD/ROCm", affiliation="amd"),)),
+        set(),
+        ("AMD/ROCm",),
+    ),
     "empty appendix": (dict(appendix=Appendix()), set(), ("#41184",)),
     "no previous window": (dict(previous_counts=None), set(), ("#41184",)),
     "no themes, risks, discussions, follow-ups": (
         dict(themes=(), risks=(), discussions=(), follow_ups=()),
         {"highlights", "risk_bullets", "themes", "discussions", "risks", "follow_ups"},
-        ("#41184",)),
+        ("#41184",),
+    ),
     "odd shapes": (
-        dict(key_prs=(KeyPR(item=P_MOE.model_copy(update={"modules": ()}), score=0.0),),
-             discussions=(Discussion(item=I_OOM),),
-             follow_ups=(FollowUp(kind="other", item=P_DRAFT, reason=""),),
-             risks=(RiskObservation(risk="core-change", count=0, items=()),),
-             modules=(ModuleTrend(module="other", fallback=True),),
-             contributors=(), median_hours_to_merge=None, median_hours_to_first_response=None),
-        set(), ("#41184", "#38257", "#38280")),
+        dict(
+            key_prs=(KeyPR(item=P_MOE.model_copy(update={"modules": ()}), score=0.0),),
+            discussions=(Discussion(item=I_OOM),),
+            follow_ups=(FollowUp(kind="other", item=P_DRAFT, reason=""),),
+            risks=(RiskObservation(risk="core-change", count=0, items=()),),
+            modules=(ModuleTrend(module="other", fallback=True),),
+            contributors=(),
+            median_hours_to_merge=None,
+            median_hours_to_first_response=None,
+        ),
+        set(),
+        ("#41184", "#38257", "#38280"),
+    ),
     "a day window with zero events": (
-        dict(window=_ZERO_DAY, counts=Counts(), previous_counts=Counts(), modules=(), key_prs=(),
-             themes=(), discussions=(), risks=(), ecosystems=(), follow_ups=(), contributors=(),
-             activity=(DailyActivity(day=date(2026, 1, 5)),), appendix=Appendix(),
-             changed_figures=(), median_hours_to_merge=None,
-             median_hours_to_first_response=None),
-        {"highlights", "risk_bullets", "themes", "modules", "key_prs", "discussions",
-         "ecosystems", "risks", "follow_ups"}, ("2026-01-05",)),
+        dict(
+            window=_ZERO_DAY,
+            counts=Counts(),
+            previous_counts=Counts(),
+            modules=(),
+            key_prs=(),
+            themes=(),
+            discussions=(),
+            risks=(),
+            ecosystems=(),
+            follow_ups=(),
+            contributors=(),
+            activity=(DailyActivity(day=date(2026, 1, 5)),),
+            appendix=Appendix(),
+            changed_figures=(),
+            median_hours_to_merge=None,
+            median_hours_to_first_response=None,
+        ),
+        {
+            "highlights",
+            "risk_bullets",
+            "themes",
+            "modules",
+            "key_prs",
+            "discussions",
+            "ecosystems",
+            "risks",
+            "follow_ups",
+        },
+        ("2026-01-05",),
+    ),
     "nothing at all": (
-        dict(window=_ZERO_DAY, counts=Counts(), previous_counts=None, modules=(), key_prs=(),
-             themes=(), discussions=(), risks=(), ecosystems=(), follow_ups=(), contributors=(),
-             activity=(), appendix=Appendix(), changed_figures=(), ruleset_versions=(),
-             watermark=None, median_hours_to_merge=None, median_hours_to_first_response=None,
-             data_note=None, synthetic=False),
-        set(LIST_SECTIONS), ("2026-01-05",)),
+        dict(
+            window=_ZERO_DAY,
+            counts=Counts(),
+            previous_counts=None,
+            modules=(),
+            key_prs=(),
+            themes=(),
+            discussions=(),
+            risks=(),
+            ecosystems=(),
+            follow_ups=(),
+            contributors=(),
+            activity=(),
+            appendix=Appendix(),
+            changed_figures=(),
+            ruleset_versions=(),
+            watermark=None,
+            median_hours_to_merge=None,
+            median_hours_to_first_response=None,
+            data_note=None,
+            synthetic=False,
+        ),
+        set(LIST_SECTIONS),
+        ("2026-01-05",),
+    ),
 }
 
 
@@ -104,8 +181,10 @@ def _summary(case: str, kind: str = "day") -> SummaryData:
 def _md_sections(text: str, lang: str) -> dict[str, str]:
     """Section id -> its Markdown (from its `## ` heading to the next one)."""
     m = messages(lang)
-    titles = {m.t(f"sections.{sid}"): sid
-              for sid in LIST_SECTIONS + ("summary", "appendix", "topics", "attention")}
+    titles = {
+        m.t(f"sections.{sid}"): sid
+        for sid in LIST_SECTIONS + ("summary", "appendix", "topics", "attention")
+    }
     titles.update({m.t(f"sections_day.{sid}"): sid for sid in m.raw("sections_day")})
     out: dict[str, str] = {}
     for chunk in re.split(r"^## ", text, flags=re.M)[1:]:
@@ -116,15 +195,18 @@ def _md_sections(text: str, lang: str) -> dict[str, str]:
 
 
 def _html_sections(text: str) -> dict[str, str]:
-    return {m.group(1): m.group(0) for m in re.finditer(
-        r'<h2 id="([a-z_]+)">.*?(?=<h2 id=|</main>)', text, re.S)}
+    return {
+        m.group(1): m.group(0)
+        for m in re.finditer(r'<h2 id="([a-z_]+)">.*?(?=<h2 id=|</main>)', text, re.S)
+    }
 
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("kind", ("day", "week"))
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, kind: str,
-                                                                   lang: str) -> None:
+def test_a_partial_summary_renders_with_a_note_per_missing_section(
+    case: str, kind: str, lang: str
+) -> None:
     overrides, missing, present = CASES[case]
     s = _summary(case, kind)
     order = {sid for sid, _ in SECTION_ORDERS[s.window.kind]}
@@ -149,8 +231,11 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, ki
     assert (no_previous in sections["summary"]) == (s.previous_counts is None)
     assert (no_previous in hsections["summary"]) == (s.previous_counts is None)
     # each appendix list that has nothing says so
-    empty_lists = sum(1 for n in ("new_issues", "closed_issues", "new_prs", "merged_prs",
-                                  "closed_unmerged_prs") if not getattr(s.appendix, n))
+    empty_lists = sum(
+        1
+        for n in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+        if not getattr(s.appendix, n)
+    )
     assert sections["appendix"].count(note) == empty_lists
     assert "None" not in md and ">None<" not in html
 
@@ -158,8 +243,9 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(case: str, ki
 @pytest.mark.parametrize("lang", LANGS)
 def test_charts_say_when_there_is_nothing_to_draw(lang: str) -> None:
     note = messages(lang).t("labels.none")
-    empty = _html_sections(render_html(_summary("nothing at all", "week").model_copy(
-        update={"window": _WEEK}), lang))["charts"]
+    empty = _html_sections(
+        render_html(_summary("nothing at all", "week").model_copy(update={"window": _WEEK}), lang)
+    )["charts"]
     assert note in empty and "<svg" not in empty
     full = _html_sections(render_html(weekly_summary(), lang))["charts"]
     assert note not in full and full.count("<svg") == 3
@@ -169,9 +255,17 @@ def test_charts_say_when_there_is_nothing_to_draw(lang: str) -> None:
 def test_trimmed_appendix_lists_say_how_many_were_left_out(lang: str) -> None:
     base = large_weekly_summary(merged=60, issues=20)
     kept = base.appendix.merged_prs[:45]
-    s = base.model_copy(update={"appendix": base.appendix.model_copy(update={
-        "merged_prs": kept, "closed_issues": (), "omitted": {"merged_prs": 15,
-                                                             "closed_issues": 10}})})
+    s = base.model_copy(
+        update={
+            "appendix": base.appendix.model_copy(
+                update={
+                    "merged_prs": kept,
+                    "closed_issues": (),
+                    "omitted": {"merged_prs": 15, "closed_issues": 10},
+                }
+            )
+        }
+    )
     m = messages(lang)
     more_15 = m.tn("appendix.more", 15, count="15")
     more_10 = m.tn("appendix.more", 10, count="10")

@@ -12,7 +12,9 @@ from .test_renderer_explains import section
 
 def follow_ups(reason: str, lang: str = "en") -> str:
     s = explained_summary()
-    incidents = tuple(i.model_copy(update={"reason": reason}) if i.kind == "revert" else i for i in s.incidents)
+    incidents = tuple(
+        i.model_copy(update={"reason": reason}) if i.kind == "revert" else i for i in s.incidents
+    )
     title = "Follow-up" if lang == "en" else "后续"
     return section(render_markdown(s.model_copy(update={"incidents": incidents}), lang), title)
 

@@ -41,68 +41,165 @@ SEED_000_CHARS = 6_684
 
 # ---------------------------------------------------------------- a busy, realistic week
 
-MODULES = ("moe", "rocm", "speculative-decoding", "quantization", "kv-transfer", "attention",
-           "scheduler/core", "compilation/graphs", "kernels", "models", "v1-engine", "ci/build",
-           "tests", "docs", "frontend/openai-api", "distributed", "sampling", "lora",
-           "multimodal", "platforms", "tool-calling", "model-loading", "config", "patches",
-           "upstream-sync", "observability", "benchmarks", "dependencies", "platform/cpu")
-RISKS = (("core-without-tests", "high"), ("security-sensitive", "high"), ("core-change", "medium"),
-         ("code-without-tests", "medium"), ("graph-capture", "medium"),
-         ("hardware-specific", "medium"), ("interface-change", "medium"),
-         ("large-change", "medium"), ("revert", "medium"), ("removal-deprecation", "medium"),
-         ("ci-build-change", "low"), ("dependency-bump", "low"))
+MODULES = (
+    "moe",
+    "rocm",
+    "speculative-decoding",
+    "quantization",
+    "kv-transfer",
+    "attention",
+    "scheduler/core",
+    "compilation/graphs",
+    "kernels",
+    "models",
+    "v1-engine",
+    "ci/build",
+    "tests",
+    "docs",
+    "frontend/openai-api",
+    "distributed",
+    "sampling",
+    "lora",
+    "multimodal",
+    "platforms",
+    "tool-calling",
+    "model-loading",
+    "config",
+    "patches",
+    "upstream-sync",
+    "observability",
+    "benchmarks",
+    "dependencies",
+    "platform/cpu",
+)
+RISKS = (
+    ("core-without-tests", "high"),
+    ("security-sensitive", "high"),
+    ("core-change", "medium"),
+    ("code-without-tests", "medium"),
+    ("graph-capture", "medium"),
+    ("hardware-specific", "medium"),
+    ("interface-change", "medium"),
+    ("large-change", "medium"),
+    ("revert", "medium"),
+    ("removal-deprecation", "medium"),
+    ("ci-build-change", "low"),
+    ("dependency-bump", "low"),
+)
 
 
 def busy_week(merged: int = 200):
     """A week shaped like vLLM's W24: ~200 merged PRs over 29 modules, a dozen risks with long
     item lists, 60 contributors, key PRs with many modules, a large ecosystem, many follow-ups."""
     prs = tuple(
-        pr(40000 + i, f"[{MODULES[i % 29]}] change number {i}: make the thing faster and safer",
-           f"dev{i % 60}", modules=tuple(MODULES[(i + k) % 29] for k in range(1 + i % 5)),
-           additions=10 * (i % 50), deletions=3 * (i % 20), files=1 + i % 9,
-           risks=(RISKS[i % 12][0],),
-           body=f"Speeds up the scheduler's hot path {i} by caching the block table between "
-                "steps, so that large batches no longer rebuild it. Closes #1.")
-        for i in range(merged))
-    issues = tuple(issue(39000 + i, f"Issue report {i}: something is slow on device {i % 7}",
-                         f"user{i % 23}") for i in range(40))
-    modules = tuple(ModuleTrend(module=mod, merged=30 - j, total=30 - j, previous_total=20,
-                                delta=10 - j, trend="up" if j < 10 else "down",
-                                representative=tuple(40000 + j + 29 * k for k in range(4)))
-                    for j, mod in enumerate(MODULES))
-    risks = tuple(RiskObservation(risk=r, severity=sev, count=12 + 3 * j,
-                                  items=tuple(40000 + j + 12 * k for k in range(12 + 3 * j)),
-                                  reason="changed .github/workflows/ci.yaml (CI or build)")
-                  for j, (r, sev) in enumerate(RISKS))
-    key_prs = tuple(KeyPR(item=prs[i].model_copy(update={"modules": MODULES[:9]}), score=9.0 - i)
-                    for i in range(12))
-    themes = tuple(Theme(module=MODULES[j], prs=tuple(40000 + j + 29 * k for k in range(4)),
-                         merged=30 - j, lines_added=1000, lines_removed=300) for j in range(8))
-    follow_ups = tuple(FollowUp(kind="core_without_tests", item=prs[i], reason="core without tests")
-                       for i in range(30))
-    eco = EcosystemSection(name="AMD/ROCm", affiliation="amd", issues=issues[:9],
-                           pr_groups=tuple(EcosystemGroup(category=c, items=prs[j::17][:9])
-                                           for j, c in enumerate(("performance", "bugfix",
-                                                                  "platform-ci", "release"))),
-                           contributors=tuple(f"dev{i}" for i in range(12)))
-    discussions = tuple(Discussion(item=issues[i], comments_in_window=10 - i, reviews_in_window=0,
-                                   participants=("a", "b", "c"), status="open")
-                        for i in range(5))
+        pr(
+            40000 + i,
+            f"[{MODULES[i % 29]}] change number {i}: make the thing faster and safer",
+            f"dev{i % 60}",
+            modules=tuple(MODULES[(i + k) % 29] for k in range(1 + i % 5)),
+            additions=10 * (i % 50),
+            deletions=3 * (i % 20),
+            files=1 + i % 9,
+            risks=(RISKS[i % 12][0],),
+            body=f"Speeds up the scheduler's hot path {i} by caching the block table between "
+            "steps, so that large batches no longer rebuild it. Closes #1.",
+        )
+        for i in range(merged)
+    )
+    issues = tuple(
+        issue(39000 + i, f"Issue report {i}: something is slow on device {i % 7}", f"user{i % 23}")
+        for i in range(40)
+    )
+    modules = tuple(
+        ModuleTrend(
+            module=mod,
+            merged=30 - j,
+            total=30 - j,
+            previous_total=20,
+            delta=10 - j,
+            trend="up" if j < 10 else "down",
+            representative=tuple(40000 + j + 29 * k for k in range(4)),
+        )
+        for j, mod in enumerate(MODULES)
+    )
+    risks = tuple(
+        RiskObservation(
+            risk=r,
+            severity=sev,
+            count=12 + 3 * j,
+            items=tuple(40000 + j + 12 * k for k in range(12 + 3 * j)),
+            reason="changed .github/workflows/ci.yaml (CI or build)",
+        )
+        for j, (r, sev) in enumerate(RISKS)
+    )
+    key_prs = tuple(
+        KeyPR(item=prs[i].model_copy(update={"modules": MODULES[:9]}), score=9.0 - i)
+        for i in range(12)
+    )
+    themes = tuple(
+        Theme(
+            module=MODULES[j],
+            prs=tuple(40000 + j + 29 * k for k in range(4)),
+            merged=30 - j,
+            lines_added=1000,
+            lines_removed=300,
+        )
+        for j in range(8)
+    )
+    follow_ups = tuple(
+        FollowUp(kind="core_without_tests", item=prs[i], reason="core without tests")
+        for i in range(30)
+    )
+    eco = EcosystemSection(
+        name="AMD/ROCm",
+        affiliation="amd",
+        issues=issues[:9],
+        pr_groups=tuple(
+            EcosystemGroup(category=c, items=prs[j::17][:9])
+            for j, c in enumerate(("performance", "bugfix", "platform-ci", "release"))
+        ),
+        contributors=tuple(f"dev{i}" for i in range(12)),
+    )
+    discussions = tuple(
+        Discussion(
+            item=issues[i],
+            comments_in_window=10 - i,
+            reviews_in_window=0,
+            participants=("a", "b", "c"),
+            status="open",
+        )
+        for i in range(5)
+    )
     return weekly_summary(
-        counts=Counts(new_issues=40, closed_issues=20, new_prs=merged + 40, merged_prs=merged,
-                      closed_unmerged_prs=31, active_contributors=64, key_prs=12,
-                      lines_added=40_000, lines_removed=55_000),
-        modules=modules, risks=risks, key_prs=key_prs, themes=themes, follow_ups=follow_ups,
-        ecosystems=(eco,), discussions=discussions,
+        counts=Counts(
+            new_issues=40,
+            closed_issues=20,
+            new_prs=merged + 40,
+            merged_prs=merged,
+            closed_unmerged_prs=31,
+            active_contributors=64,
+            key_prs=12,
+            lines_added=40_000,
+            lines_removed=55_000,
+        ),
+        modules=modules,
+        risks=risks,
+        key_prs=key_prs,
+        themes=themes,
+        follow_ups=follow_ups,
+        ecosystems=(eco,),
+        discussions=discussions,
         contributors=tuple(Contributor(login=f"dev{i}", prs_merged=60 - i) for i in range(60)),
-        appendix=Appendix(merged_prs=prs, new_issues=issues, new_prs=prs[:40],
-                          closed_issues=issues[:20]))
+        appendix=Appendix(
+            merged_prs=prs, new_issues=issues, new_prs=prs[:40], closed_issues=issues[:20]
+        ),
+    )
 
 
 def main_body(md: str) -> str:
     """The Markdown before the appendix, as text: link targets and escapes removed."""
     cut = re.search(r"^## (附录|Appendix)", md, re.M)
-    body = md[:cut.start()] if cut else md
+    body = md[: cut.start()] if cut else md
     return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", body).replace("\\", "")
 
 
@@ -139,7 +236,7 @@ def test_capped_lists_say_how_many_are_left_out() -> None:
 
 
 def _appendix_md(md: str) -> str:
-    return md[re.search(r"^## (附录|Appendix)", md, re.M).start():]
+    return md[re.search(r"^## (附录|Appendix)", md, re.M).start() :]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -150,7 +247,7 @@ def test_appendix_modes_in_markdown_and_html(lang: str) -> None:
         s = weekly_summary(appendix_mode=mode)
         md, html = render_markdown(s, lang), render_html(s, lang)
         appendix = _appendix_md(md)
-        html_appendix = html[html.index('<section class="appendix'):]
+        html_appendix = html[html.index('<section class="appendix') :]
         if mode == "none":
             # one line with the counts, no item lines
             assert m.t("appendix.none_note", counts="").split("{")[0][:4] in appendix
@@ -176,16 +273,29 @@ def test_the_default_appendix_mode_is_compact() -> None:
 
 
 SEED_003_HEADINGS = {  # seed 003's headings -> our daily section ids
-    "每日开发状态摘要": "summary", "AMD/ROCm 生态相关动态": "ecosystems", "高热度讨论分析": "discussions",
-    "热门话题与趋势分析": "topics", "重点技术变更": "key_prs", "开发活跃度观察": "activity",
-    "值得关注的问题": "attention", "附录：详细数据列表": "appendix",
+    "每日开发状态摘要": "summary",
+    "AMD/ROCm 生态相关动态": "ecosystems",
+    "高热度讨论分析": "discussions",
+    "热门话题与趋势分析": "topics",
+    "重点技术变更": "key_prs",
+    "开发活跃度观察": "activity",
+    "值得关注的问题": "attention",
+    "附录：详细数据列表": "appendix",
 }
 
 
 def test_the_daily_report_follows_seed_003() -> None:
     expected = [sid for sid, _ in DAILY_ORDER]
-    assert expected == ["summary", "ecosystems", "discussions", "topics", "key_prs", "activity",
-                        "attention", "appendix"]
+    assert expected == [
+        "summary",
+        "ecosystems",
+        "discussions",
+        "topics",
+        "key_prs",
+        "activity",
+        "attention",
+        "appendix",
+    ]
     found = sorted(SEEDS.glob("003_*.txt")) if SEEDS.is_dir() else []
     if found:  # the seed's own order, read from its headings
         text = found[0].read_text(encoding="utf-8")
@@ -217,8 +327,11 @@ def test_daily_topics_and_issues_worth_attention() -> None:
     s = daily_summary()
     # open bug and RFC follow-ups first, then open issues discussed in the window
     expected = [f.item.number for f in s.follow_ups if f.kind in ("popular_bug", "open_rfc")]
-    expected += [d.item.number for d in s.discussions
-                 if d.item.kind == "issue" and d.status == "open" and d.item.number not in expected]
+    expected += [
+        d.item.number
+        for d in s.discussions
+        if d.item.kind == "issue" and d.status == "open" and d.item.number not in expected
+    ]
     assert [b.links[0].number for b in v.attention] == expected[:3] and expected
     # no bug or RFC: the section says so
     empty = view_for(daily_summary(follow_ups=(), discussions=()), "zh-CN")
@@ -231,10 +344,16 @@ def test_daily_topics_and_issues_worth_attention() -> None:
 
 def _day(tz: str, local_day: datetime) -> WindowRef:
     from zoneinfo import ZoneInfo
+
     start = local_day.replace(tzinfo=ZoneInfo(tz))
     end = (local_day + timedelta(days=1)).replace(tzinfo=ZoneInfo(tz))
-    return WindowRef(kind="day", label=local_day.strftime("%Y-%m-%d"),
-                     start=start.astimezone(UTC), end=end.astimezone(UTC), tz=tz)
+    return WindowRef(
+        kind="day",
+        label=local_day.strftime("%Y-%m-%d"),
+        start=start.astimezone(UTC),
+        end=end.astimezone(UTC),
+        tz=tz,
+    )
 
 
 def _hours(w: WindowRef) -> tuple[HourlyActivity, ...]:
@@ -245,33 +364,36 @@ def _hours(w: WindowRef) -> tuple[HourlyActivity, ...]:
     return tuple(out)
 
 
-@pytest.mark.parametrize("tz, day, bars", [
-    ("Asia/Shanghai", datetime(2026, 6, 10), 24),
-    ("America/New_York", datetime(2026, 3, 8), 23),  # spring forward
-    ("America/New_York", datetime(2026, 11, 1), 25),  # fall back
-])
+@pytest.mark.parametrize(
+    "tz, day, bars",
+    [
+        ("Asia/Shanghai", datetime(2026, 6, 10), 24),
+        ("America/New_York", datetime(2026, 3, 8), 23),  # spring forward
+        ("America/New_York", datetime(2026, 11, 1), 25),  # fall back
+    ],
+)
 def test_the_daily_activity_chart_is_by_local_hour(tz: str, day: datetime, bars: int) -> None:
     w = _day(tz, day)
     s = daily_summary(window=w, hourly=_hours(w))
     svg = charts(s, messages("zh-CN"))["hourly"]
     series = re.findall(
-        r'<g class="series serie-(\d+) color-\d+">(.*?)</g>\s*(?=<g class="series|</g>)', svg, re.S)
+        r'<g class="series serie-(\d+) color-\d+">(.*?)</g>\s*(?=<g class="series|</g>)', svg, re.S
+    )
     assert series, svg[:500]
     for _, body in series:
         assert body.count('class="rect reactive tooltip-trigger"') == bars
     x_axis = re.search(r'<g class="axis x[^"]*">(.*?)</g>\s*</g>', svg, re.S).group(1)
-    labels = re.findall(r'<text[^>]*>(\d\d)</text>', x_axis)
+    labels = re.findall(r"<text[^>]*>(\d\d)</text>", x_axis)
     assert labels[:2] == ["00", "01"] and len(labels) == bars
     # shown with the activity section, in the HTML
     html = render_html(s, "zh-CN")
-    activity = html[html.index('<h2 id="activity"'):html.index('<h2 id="attention"')]
+    activity = html[html.index('<h2 id="activity"') : html.index('<h2 id="attention"')]
     assert "chart-hourly" in activity
 
 
 def test_charts_without_data_are_left_out() -> None:
     w = _day("Asia/Shanghai", datetime(2026, 6, 10))
-    quiet = daily_summary(window=w, hourly=tuple(HourlyActivity(start=h.start)
-                                                 for h in _hours(w)))
+    quiet = daily_summary(window=w, hourly=tuple(HourlyActivity(start=h.start) for h in _hours(w)))
     assert "hourly" not in charts(quiet, messages("en"))
     week = weekly_summary(activity=())
     assert set(charts(week, messages("en"))) == {"modules"}
@@ -280,8 +402,10 @@ def test_charts_without_data_are_left_out() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_chart_labels_are_whole_or_end_with_an_ellipsis(lang: str) -> None:
     long_name = "an-extremely-long-module-name-that-cannot-fit-anywhere-at-all"
-    mods = tuple(ModuleTrend(module=m, total=5 + i, previous_total=3) for i, m in
-                 enumerate(("scheduler/core", "compilation/graphs", "tool-calling", long_name)))
+    mods = tuple(
+        ModuleTrend(module=m, total=5 + i, previous_total=3)
+        for i, m in enumerate(("scheduler/core", "compilation/graphs", "tool-calling", long_name))
+    )
     s = weekly_summary(modules=mods)
     m = messages(lang)
     svg = modules_chart(s, m)
@@ -294,8 +418,9 @@ def test_chart_labels_are_whole_or_end_with_an_ellipsis(lang: str) -> None:
     if lang == "zh-CN":
         assert "调度器与核心" in texts
     # the plot starts right of the widest label (pygal's own estimate is 0.6 em a character)
-    left = float(re.search(r'<g transform="translate\(([\d.]+), [\d.]+\)" class="plot">',
-                           svg).group(1))
+    left = float(
+        re.search(r'<g transform="translate\(([\d.]+), [\d.]+\)" class="plot">', svg).group(1)
+    )
     assert left >= max(text_em(fit_label(n)) for n in names) * 12
 
 
@@ -307,11 +432,21 @@ _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|`[^`]*`|https?://\S+")
 
 
 def _prose(v) -> list[str]:
-    out = [v.lead, v.modules_text, v.notice or "", v.appendix_line, v.risks_more,
-           *v.summary, *v.activity]
+    out = [
+        v.lead,
+        v.modules_text,
+        v.notice or "",
+        v.appendix_line,
+        v.risks_more,
+        *v.summary,
+        *v.activity,
+    ]
     for group in (v.highlights, v.risk_bullets, v.risks, v.follow_ups, v.topics, v.attention):
-        out += [x for b in group for x in (b.text, b.head if group is not v.topics else "",
-                                            b.detail, b.more)]
+        out += [
+            x
+            for b in group
+            for x in (b.text, b.head if group is not v.topics else "", b.detail, b.more)
+        ]
     out += [t.text for t in v.themes] + [d.text for d in v.discussions]
     out += [e.text for e in v.ecosystems] + [k.signals for k in v.key_prs]
     out += [r.trend for r in v.modules] + [s.title for s in v.sections.values()]
@@ -331,19 +466,27 @@ def test_chinese_reports_have_no_english_sentences(summary) -> None:
 
 def test_chinese_text_has_a_space_between_cjk_and_latin() -> None:
     m = messages("zh-CN")
-    assert m.t("lead.focus", modules=m.join(["CI 与构建", "模型支持", "Kernel"])) == \
-        "开发焦点集中在 CI 与构建、模型支持和 Kernel"
-    assert m.t("summary.risks", risks="核心变更缺少测试（3 项）") == "风险层面需重点关注核心变更缺少测试（3 项）。"
+    assert (
+        m.t("lead.focus", modules=m.join(["CI 与构建", "模型支持", "Kernel"]))
+        == "开发焦点集中在 CI 与构建、模型支持和 Kernel"
+    )
+    assert (
+        m.t("summary.risks", risks="核心变更缺少测试（3 项）")
+        == "风险层面需重点关注核心变更缺少测试（3 项）。"
+    )
     v = view_for(busy_week(), "zh-CN")
     for text in _prose(v):
-        assert not re.search(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]",
-                             _QUOTED.sub(" ", text).replace("#", "")), text
+        assert not re.search(
+            r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]",
+            _QUOTED.sub(" ", text).replace("#", ""),
+        ), text
 
 
 def test_english_plurals() -> None:
     m = messages("en")
-    one = Discussion(item=issue(1, "x", "a"), comments_in_window=1, reviews_in_window=1,
-                     participants=("a",))
+    one = Discussion(
+        item=issue(1, "x", "a"), comments_in_window=1, reviews_in_window=1, participants=("a",)
+    )
     v = view_for(daily_summary(discussions=(one,)), "en")
     assert "1 comment and 1 review in the window from 1 participant" in v.discussions[0].text
     two = one.model_copy(update={"comments_in_window": 2, "participants": ("a", "b")})
@@ -356,6 +499,7 @@ def test_english_plurals() -> None:
 
 def test_long_quoted_sentences_are_cut_inside_their_quotes() -> None:
     from services.renderer.domain.view import _clip
+
     note = "面向用户：「For DeepSeek V4, --block-size now accepts 32 / 64 / 128. When unset, it stays」"
     cut = _clip(note, 50)
     assert cut.startswith("面向用户：「For DeepSeek V4") and cut.endswith("…」") and len(cut) <= 52

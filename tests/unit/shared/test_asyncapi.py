@@ -16,7 +16,8 @@ def test_the_committed_document_is_what_the_services_declare():
     assert DOCUMENT.exists(), "docs/asyncapi.json is missing: python -m services.asyncapi --write"
     assert DOCUMENT.read_text(encoding="utf-8") == current(), (
         "docs/asyncapi.json is out of date: python -m services.asyncapi --write (or "
-        "python -m shared.events.schema --write, which regenerates it with the schemas)")
+        "python -m shared.events.schema --write, which regenerates it with the schemas)"
+    )
 
 
 def addresses() -> list[str]:
@@ -28,10 +29,16 @@ def addresses() -> list[str]:
 
 def test_every_subject_the_services_use_is_documented():
     repo = "acme/widgets.io"
-    used = [Subjects.fact("pull_request", "merged", repo), Subjects.watermark(repo),
-            Subjects.enriched("issue", "opened", repo), Subjects.enriched_watermark(repo),
-            Subjects.report_requested(repo), Subjects.summary_ready(repo),
-            Subjects.report_ready(repo), Subjects.report_answer("req-1")]
+    used = [
+        Subjects.fact("pull_request", "merged", repo),
+        Subjects.watermark(repo),
+        Subjects.enriched("issue", "opened", repo),
+        Subjects.enriched_watermark(repo),
+        Subjects.report_requested(repo),
+        Subjects.summary_ready(repo),
+        Subjects.report_ready(repo),
+        Subjects.report_answer("req-1"),
+    ]
     used += [Subjects.dead(name) for name in SERVICES if contracts()[name].consumers]
     known = addresses()
     for subject in used:
@@ -41,8 +48,9 @@ def test_every_subject_the_services_use_is_documented():
 def test_every_durable_is_documented_with_its_settings():
     doc = json.loads(DOCUMENT.read_text(encoding="utf-8"))
     for spec in consumers():
-        (channel,) = [c for name, c in doc["channels"].items()
-                      if name.startswith(f"{spec.durable}:")]
+        (channel,) = [
+            c for name, c in doc["channels"].items() if name.startswith(f"{spec.durable}:")
+        ]
         assert channel["address"] == spec.filter_subject
         assert f"stream {spec.stream}, durable {spec.durable}" in channel["description"]
         assert f"ack_wait {spec.ack_wait:g} s" in channel["description"]
@@ -54,6 +62,13 @@ def test_every_durable_is_documented_with_its_settings():
 def test_payloads_are_the_event_models():
     doc = json.loads(DOCUMENT.read_text(encoding="utf-8"))
     schemas = doc["components"]["schemas"]
-    for model in ("ReportReady", "WindowSummarized", "ReportRequested", "EnrichedFact",
-                  "WatermarkForwarded", "SyncWatermark", "GithubFact"):
+    for model in (
+        "ReportReady",
+        "WindowSummarized",
+        "ReportRequested",
+        "EnrichedFact",
+        "WatermarkForwarded",
+        "SyncWatermark",
+        "GithubFact",
+    ):
         assert model in schemas, sorted(schemas)

@@ -18,8 +18,12 @@ def test_every_service_has_a_bootstrap_and_a_contract():
         assert boot.name == name and contracts()[name].service == name
         assert boot.settings_class.__module__ == f"services.{name}.config"
     assert [c.durable for c in consumers()] == [
-        "classifier-enrich", "summarizer-fold", "summarizer-requests", "renderer-render",
-        "notifier-deliver"]
+        "classifier-enrich",
+        "summarizer-fold",
+        "summarizer-requests",
+        "renderer-render",
+        "notifier-deliver",
+    ]
     with pytest.raises(KeyError, match="unknown service 'web'"):
         bootstrap("web")
 
@@ -36,12 +40,15 @@ def test_a_short_webhook_secret_is_a_settings_problem_never_quoted(monkeypatch):
 
 def test_an_invalid_value_is_named_by_field_without_the_value(monkeypatch):
     secret = "hook-secret-Pw77"
-    monkeypatch.setenv("REPODIGEST_NOTIFIER_ROUTES",
-                       json.dumps([{"name": "Hook", "kind": "slack",
-                                    "url": f"https://hooks.example/{secret}"}]))
+    monkeypatch.setenv(
+        "REPODIGEST_NOTIFIER_ROUTES",
+        json.dumps([{"name": "Hook", "kind": "slack", "url": f"https://hooks.example/{secret}"}]),
+    )
     with pytest.raises(SettingsProblem) as info:
         bootstrap("notifier").settings()
-    assert str(info.value).startswith("notifier settings are invalid: notifier_routes.0.slack.name: ")
+    assert str(info.value).startswith(
+        "notifier settings are invalid: notifier_routes.0.slack.name: "
+    )
     assert secret not in str(info.value)
 
 

@@ -27,9 +27,15 @@ SPEC = ConsumerSpec("memory-test", STREAM_GITHUB, "rd.github.>", max_deliver=4, 
 
 
 def fact(n: int) -> ev.GithubFact:
-    item = ev.ItemSnapshot(repo=REPO, number=n, kind="pull_request", title=f"change {n}",
-                           author=ev.Actor(login="dev"), state="open",
-                           created_at=T0 + timedelta(minutes=n))
+    item = ev.ItemSnapshot(
+        repo=REPO,
+        number=n,
+        kind="pull_request",
+        title=f"change {n}",
+        author=ev.Actor(login="dev"),
+        state="open",
+        created_at=T0 + timedelta(minutes=n),
+    )
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="opened", item=item))
 
 
@@ -56,8 +62,9 @@ async def test_poison_alone_is_dead_and_a_transient_failure_holds_back_what_foll
             raise ConnectionError("the database went away")
         handled.extend(numbers)
 
-    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle_batch=handle_batch)
+    consumer = Consumer(
+        broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json, handle_batch=handle_batch
+    )
     await broker.run(consumer)
     # the first half failed (3, transiently): it and everything after it came back, in stream
     # order; then the poison was halved down to 7 alone
@@ -79,8 +86,9 @@ async def test_a_failing_message_is_retried_with_backoff_then_dead_at_max_delive
         attempts.append(broker.now)
         raise TimeoutError("S3 does not answer")
 
-    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle=handle)
+    consumer = Consumer(
+        broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json, handle=handle
+    )
     await broker.run(consumer)
     assert len(attempts) == SPEC.max_deliver == 4
     # each retry after the backoff of its delivery: 0.5, 1, 2 s of virtual time
@@ -94,21 +102,26 @@ async def test_a_failing_message_is_retried_with_backoff_then_dead_at_max_delive
 async def test_an_undecodable_message_is_dead_the_others_are_handled():
     broker = MemoryBroker()
     await publish(broker, [1])
-    broker.append(Subjects.fact("pull_request", "opened", REPO), b"\xff not json",
-                  {"Nats-Msg-Id": "garbage-1"})
+    broker.append(
+        Subjects.fact("pull_request", "opened", REPO),
+        b"\xff not json",
+        {"Nats-Msg-Id": "garbage-1"},
+    )
     await publish(broker, [2])
     seen: list[int] = []
 
     async def handle(event):
         seen.append(event.data.item.number)
 
-    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle=handle)
+    consumer = Consumer(
+        broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json, handle=handle
+    )
     await broker.run(consumer)
     assert seen == [1, 2] and consumer.stats.processed == 2
     (letter,) = broker.dead_letters("test")
     assert letter.data == b"\xff not json" and letter.headers["Rd-Dead-Reason"].startswith(
-        "invalid event: ")
+        "invalid event: "
+    )
 
 
 async def test_a_repeated_event_id_is_stored_once():
@@ -121,8 +134,9 @@ async def test_a_repeated_event_id_is_stored_once():
     async def handle(event):
         seen.append(event.data.item.number)
 
-    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle=handle)
+    consumer = Consumer(
+        broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json, handle=handle
+    )
     await broker.run(consumer)
     await publish(broker, [3])
     await broker.run(consumer)
@@ -131,8 +145,9 @@ async def test_a_repeated_event_id_is_stored_once():
 
 def test_a_consumer_registers_on_the_router_it_is_given():
     broker = MemoryBroker()
-    consumer = Consumer(broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json,
-                        handle=lambda event: None)
+    consumer = Consumer(
+        broker.bus("test"), SPEC, ev.GITHUB_EVENT_ADAPTER.validate_json, handle=lambda event: None
+    )
     mine, other = ServiceRouter(), ServiceRouter()
     consumer.register(mine)
     assert mine.pull_consumers == [consumer] and other.pull_consumers == []

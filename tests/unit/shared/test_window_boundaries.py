@@ -37,7 +37,14 @@ WINDOWS = [
     ("day:2026-03-07", "America/New_York", "00:00", z(2026, 3, 7, 5), z(2026, 3, 8, 5), 24),
     ("day:2026-03-09", "America/New_York", "00:00", z(2026, 3, 9, 4), z(2026, 3, 10, 4), 24),
     # with a cut-off of 11:45 the short day is the one labelled the 7th (11:45 EST -> 11:45 EDT)
-    ("day:2026-03-07", "America/New_York", "11:45", z(2026, 3, 7, 16, 45), z(2026, 3, 8, 15, 45), 23),
+    (
+        "day:2026-03-07",
+        "America/New_York",
+        "11:45",
+        z(2026, 3, 7, 16, 45),
+        z(2026, 3, 8, 15, 45),
+        23,
+    ),
     # fall back on Sun 1 November 2026 (02:00 EDT -> 01:00 EST): 00:00 EDT = 04:00 UTC,
     # the next midnight is EST = 05:00 UTC
     ("day:2026-11-01", "America/New_York", "00:00", z(2026, 11, 1, 4), z(2026, 11, 2, 5), 25),
@@ -81,7 +88,12 @@ def test_the_window_after_starts_where_this_one_ends():
 # (instant in UTC, tz, cutoff, label of the day window holding it), worked out by hand
 DAY_OF = [
     # Shanghai, cut-off 11:45 = 03:45 UTC
-    (z(2026, 3, 27, 3, 45), "Asia/Shanghai", "11:45", "2026-03-27"),  # exactly at the cut-off: new day
+    (
+        z(2026, 3, 27, 3, 45),
+        "Asia/Shanghai",
+        "11:45",
+        "2026-03-27",
+    ),  # exactly at the cut-off: new day
     (z(2026, 3, 27, 3, 44, 59, 999999), "Asia/Shanghai", "11:45", "2026-03-26"),
     (z(2026, 3, 26, 16, 30), "Asia/Shanghai", "11:45", "2026-03-26"),  # 00:30 local on the 27th
     (z(2026, 3, 26, 3, 45), "Asia/Shanghai", "11:45", "2026-03-26"),
@@ -143,11 +155,17 @@ def test_local_days_of_dst_days_and_weeks():
     assert week.local_days() == [date(2026, 10, 26) + timedelta(days=i) for i in range(7)]
     # a cut-off day spans two local dates
     assert day_window(date(2026, 3, 26), "Asia/Shanghai", "11:45").local_days() == [
-        date(2026, 3, 26), date(2026, 3, 27)]
+        date(2026, 3, 26),
+        date(2026, 3, 27),
+    ]
 
 
 def test_previous_of_a_dst_day_is_the_day_before_by_hand():
     prev = day_window(date(2026, 3, 9), "America/New_York").previous()
     assert (prev.label, prev.start, prev.end) == ("2026-03-08", z(2026, 3, 8, 5), z(2026, 3, 9, 4))
     prev = day_window(date(2026, 3, 8), "America/New_York", "11:45").previous()
-    assert (prev.label, prev.start, prev.end) == ("2026-03-07", z(2026, 3, 7, 16, 45), z(2026, 3, 8, 15, 45))
+    assert (prev.label, prev.start, prev.end) == (
+        "2026-03-07",
+        z(2026, 3, 7, 16, 45),
+        z(2026, 3, 8, 15, 45),
+    )

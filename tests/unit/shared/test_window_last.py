@@ -15,19 +15,22 @@ def utc(*parts: int) -> datetime:
     return datetime(*parts, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("spec,now,label", [
-    # a Monday: the week before this one, which ended at midnight
-    ("week:last", utc(2026, 6, 15, 6, 0), "2026-W24"),
-    # a Sunday evening: its own week is not complete, the one before is
-    ("week:last", utc(2026, 6, 14, 23, 59), "2026-W23"),
-    # the ISO year turns: 2027-01-01 is a Friday of 2026-W53
-    ("week:last", utc(2027, 1, 4, 0, 0), "2026-W53"),
-    ("week:last", utc(2027, 1, 3, 12, 0), "2026-W52"),
-    ("day:last", utc(2026, 3, 27, 0, 0), "2026-03-26"),
-    ("day:last", utc(2026, 3, 26, 23, 59), "2026-03-25"),
-    ("month:last", utc(2026, 1, 1, 0, 0), "2025-12"),
-    ("month:last", utc(2026, 3, 31, 23, 0), "2026-02"),
-])
+@pytest.mark.parametrize(
+    "spec,now,label",
+    [
+        # a Monday: the week before this one, which ended at midnight
+        ("week:last", utc(2026, 6, 15, 6, 0), "2026-W24"),
+        # a Sunday evening: its own week is not complete, the one before is
+        ("week:last", utc(2026, 6, 14, 23, 59), "2026-W23"),
+        # the ISO year turns: 2027-01-01 is a Friday of 2026-W53
+        ("week:last", utc(2027, 1, 4, 0, 0), "2026-W53"),
+        ("week:last", utc(2027, 1, 3, 12, 0), "2026-W52"),
+        ("day:last", utc(2026, 3, 27, 0, 0), "2026-03-26"),
+        ("day:last", utc(2026, 3, 26, 23, 59), "2026-03-25"),
+        ("month:last", utc(2026, 1, 1, 0, 0), "2025-12"),
+        ("month:last", utc(2026, 3, 31, 23, 0), "2026-02"),
+    ],
+)
 def test_last_is_the_window_before_the_one_holding_now(spec, now, label):
     window = parse_window(spec, "UTC", now=now)
     assert window.label == label and window.kind == spec.split(":")[0]
@@ -42,7 +45,9 @@ def test_last_counts_in_the_time_zone_and_after_the_cutoff():
     assert (before.label, at.label) == ("2026-03-25", "2026-03-26")
     assert at.cutoff == "11:45" and at.end == utc(2026, 3, 27, 3, 45)
     # Sunday 20:00 UTC is Monday 04:00 in Shanghai: that week is already over there
-    assert parse_window("week:last", "Asia/Shanghai", now=utc(2026, 6, 14, 20, 0)).label == "2026-W24"
+    assert (
+        parse_window("week:last", "Asia/Shanghai", now=utc(2026, 6, 14, 20, 0)).label == "2026-W24"
+    )
     assert parse_window("week:last", "UTC", now=utc(2026, 6, 14, 20, 0)).label == "2026-W23"
 
 
@@ -55,10 +60,13 @@ def test_last_without_now_reads_the_clock():
     assert window.end <= after
 
 
-@pytest.mark.parametrize("spec,says", [
-    ("custom:last", "'last' names a recurring window"),
-    ("last", "'last' names a recurring window"),
-])
+@pytest.mark.parametrize(
+    "spec,says",
+    [
+        ("custom:last", "'last' names a recurring window"),
+        ("last", "'last' names a recurring window"),
+    ],
+)
 def test_last_of_no_recurring_kind_says_which_to_use(spec, says):
     with pytest.raises(WindowError) as err:
         parse_window(spec, "UTC", now=utc(2026, 6, 1))

@@ -29,8 +29,12 @@ def refused(spec: str, tz: str = "UTC") -> str:
 def test_naive_datetimes_are_read_in_the_windows_time_zone():
     # Shanghai is UTC+8 all year: 09:30 local is 01:30Z, 17:00 local is 09:00Z
     w = parse_window("custom:2026-06-01T09:30/2026-06-01T17:00", "Asia/Shanghai")
-    assert (w.kind, w.start, w.end, w.tz) == ("custom", utc(2026, 6, 1, 1, 30), utc(2026, 6, 1, 9),
-                                              "Asia/Shanghai")
+    assert (w.kind, w.start, w.end, w.tz) == (
+        "custom",
+        utc(2026, 6, 1, 1, 30),
+        utc(2026, 6, 1, 9),
+        "Asia/Shanghai",
+    )
     # a bound that is not local midnight is labelled with its local hour and minute
     assert w.label == "2026-06-01T0930_2026-06-01T1700"
 
@@ -41,8 +45,11 @@ def test_an_aware_datetime_keeps_its_own_offset():
     assert (w.start, w.end) == (utc(2026, 6, 1, 7, 30), utc(2026, 6, 2))
     assert w.label == "2026-06-01T0730_2026-06-02"
     w = parse_window("custom:2026-06-01T00:00+08:00/2026-06-03T00:00+08:00", "Asia/Shanghai")
-    assert (w.start, w.end, w.label) == (utc(2026, 5, 31, 16), utc(2026, 6, 2, 16),
-                                         "2026-06-01_2026-06-03")
+    assert (w.start, w.end, w.label) == (
+        utc(2026, 5, 31, 16),
+        utc(2026, 6, 2, 16),
+        "2026-06-01_2026-06-03",
+    )
 
 
 def test_bounds_are_utc_whatever_the_process_local_zone(monkeypatch):
@@ -89,16 +96,32 @@ def test_a_window_ending_just_after_midnight_covers_that_day():
 
 def test_the_kind_is_inferred_for_every_spec_form():
     assert (lambda w: (w.kind, w.label, w.start, w.end))(parse_window("2026-06")) == (
-        "month", "2026-06", utc(2026, 6, 1), utc(2026, 7, 1))
+        "month",
+        "2026-06",
+        utc(2026, 6, 1),
+        utc(2026, 7, 1),
+    )
     assert (lambda w: (w.kind, w.start, w.end))(parse_window("2026-06-01/2026-06-03")) == (
-        "custom", utc(2026, 6, 1), utc(2026, 6, 3))
+        "custom",
+        utc(2026, 6, 1),
+        utc(2026, 6, 3),
+    )
     day = parse_window("2026-06-01")  # the default zone is UTC
-    assert (day.kind, day.tz, day.start, day.end) == ("day", "UTC", utc(2026, 6, 1), utc(2026, 6, 2))
+    assert (day.kind, day.tz, day.start, day.end) == (
+        "day",
+        "UTC",
+        utc(2026, 6, 1),
+        utc(2026, 6, 2),
+    )
 
 
 def test_a_custom_window_must_end_after_it_starts():
-    assert refused("custom:2026-06-01/2026-06-01") == "a custom window's end must be after its start"
-    assert refused("custom:2026-06-02/2026-06-01") == "a custom window's end must be after its start"
+    assert (
+        refused("custom:2026-06-01/2026-06-01") == "a custom window's end must be after its start"
+    )
+    assert (
+        refused("custom:2026-06-02/2026-06-01") == "a custom window's end must be after its start"
+    )
 
 
 def test_a_custom_window_spans_at_most_7305_days():
@@ -108,37 +131,50 @@ def test_a_custom_window_spans_at_most_7305_days():
     assert (w.start, w.end) == (utc(2000, 1, 1), utc(2020, 1, 1))
     assert refused("custom:2000-01-01/2020-01-02") == (
         "window 'custom:2000-01-01/2020-01-02' spans 7306 days; a custom window spans at most "
-        "7305 (20 years)")
+        "7305 (20 years)"
+    )
 
 
 def test_a_custom_spec_is_split_at_its_first_slash():
     assert refused("custom:2026-06-01/2026-06-02/2026-06-03") == (
-        "'2026-06-02/2026-06-03' is neither a date (2026-06-01) nor an ISO datetime")
+        "'2026-06-02/2026-06-03' is neither a date (2026-06-01) nor an ISO datetime"
+    )
     assert refused("custom:2026-06-01/tomorrow") == (
-        "'tomorrow' is neither a date (2026-06-01) nor an ISO datetime")
+        "'tomorrow' is neither a date (2026-06-01) nor an ISO datetime"
+    )
 
 
 # --------------------------------------------------------------------------- the edges
 
 
-@pytest.mark.parametrize("spec,start", [
-    ("day:1970-01-01", utc(1970, 1, 1)), ("day:2200-12-31", utc(2200, 12, 31)),
-    ("week:1970-W02", utc(1970, 1, 5)), ("month:2200-12", utc(2200, 12, 1)),
-    ("custom:1970-01-01/1970-01-02", utc(1970, 1, 1)),
-    ("custom:2200-12-31T12:00/2200-12-31T13:00", utc(2200, 12, 31, 12)),
-])
+@pytest.mark.parametrize(
+    "spec,start",
+    [
+        ("day:1970-01-01", utc(1970, 1, 1)),
+        ("day:2200-12-31", utc(2200, 12, 31)),
+        ("week:1970-W02", utc(1970, 1, 5)),
+        ("month:2200-12", utc(2200, 12, 1)),
+        ("custom:1970-01-01/1970-01-02", utc(1970, 1, 1)),
+        ("custom:2200-12-31T12:00/2200-12-31T13:00", utc(2200, 12, 31, 12)),
+    ],
+)
 def test_the_first_and_last_years_are_inside(spec, start):
     assert parse_window(spec).start == start
 
 
-@pytest.mark.parametrize("spec,named", [
-    ("day:1969-12-31", "1969-12-31"), ("day:2201-01-01", "2201-01-01"),
-    ("week:1969-W40", "1969-W40"), ("month:2201-01", "2201-01"),
-    ("custom:1969-12-31/1970-01-02", "1969-12-31"),
-    ("custom:1970-01-01/2201-01-01", "2201-01-01"),
-    ("custom:1969-12-31T23:00/1970-01-02", "1969-12-31T23:00"),
-    ("custom:2200-12-31T23:00/2201-01-01T01:00", "2201-01-01T01:00"),
-])
+@pytest.mark.parametrize(
+    "spec,named",
+    [
+        ("day:1969-12-31", "1969-12-31"),
+        ("day:2201-01-01", "2201-01-01"),
+        ("week:1969-W40", "1969-W40"),
+        ("month:2201-01", "2201-01"),
+        ("custom:1969-12-31/1970-01-02", "1969-12-31"),
+        ("custom:1970-01-01/2201-01-01", "2201-01-01"),
+        ("custom:1969-12-31T23:00/1970-01-02", "1969-12-31T23:00"),
+        ("custom:2200-12-31T23:00/2201-01-01T01:00", "2201-01-01T01:00"),
+    ],
+)
 def test_years_beyond_the_edges_are_refused_naming_the_value(spec, named):
     assert refused(spec) == f"{named} is outside the years 1970..2200 a report can cover"
 
@@ -162,12 +198,18 @@ def test_a_spec_that_is_not_understood_says_every_form():
     assert refused("fortnight:2026-06") == (
         "window 'fortnight:2026-06' is not understood; use day:2026-03-26, week:2026-W24, "
         "month:2026-06, custom:2026-06-01/2026-06-10, or day:last, week:last, month:last (the "
-        "last complete one)")
+        "last complete one)"
+    )
 
 
 def test_window_of_uses_midnight_by_default_and_names_an_unknown_kind():
     w = window_of("day", utc(2026, 6, 1, 0, 0), "UTC")  # midnight belongs to the new day
-    assert (w.label, w.start, w.end, w.cutoff) == ("2026-06-01", utc(2026, 6, 1), utc(2026, 6, 2), None)
+    assert (w.label, w.start, w.end, w.cutoff) == (
+        "2026-06-01",
+        utc(2026, 6, 1),
+        utc(2026, 6, 2),
+        None,
+    )
     with pytest.raises(WindowError) as info:
         window_of("year", utc(2026, 6, 1), "UTC")
     assert str(info.value) == "no recurring window of kind 'year'; use day, week or month"

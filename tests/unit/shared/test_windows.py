@@ -41,16 +41,34 @@ def test_window_of_respects_cutoff():
 
 
 # (spec, tz, cut-off, what the message must say: the bad value and how to write a good one)
-@pytest.mark.parametrize("spec,tz,cutoff,says", [
-    ("yesterday", "UTC", "00:00", ("'yesterday' is not understood", "day:2026-03-26", "week:2026-W24",
-                                   "month:2026-06", "custom:2026-06-01/2026-06-10")),
-    ("week:2026-W60", "UTC", "00:00", ("2026-W60 is not an ISO week", "01..52 or 53")),
-    ("2026-06-01", "Mars/Olympus", "00:00", ("unknown time zone 'Mars/Olympus'", "IANA name", "Asia/Shanghai")),
-    ("2026-06-01", "UTC", "25:00", ("cut-off '25:00'", "HH:MM (24-hour)", "11:45")),
-    ("custom:2026-06-10/2026-06-01", "UTC", "00:00", ("end must be after its start",)),
-    ("month:2026-13", "UTC", "00:00", ("2026-13 is not a month", "01..12")),
-    ("day:1969-12-31", "UTC", "00:00", ("1969-12-31", "outside the years 1970..2200")),
-])
+@pytest.mark.parametrize(
+    "spec,tz,cutoff,says",
+    [
+        (
+            "yesterday",
+            "UTC",
+            "00:00",
+            (
+                "'yesterday' is not understood",
+                "day:2026-03-26",
+                "week:2026-W24",
+                "month:2026-06",
+                "custom:2026-06-01/2026-06-10",
+            ),
+        ),
+        ("week:2026-W60", "UTC", "00:00", ("2026-W60 is not an ISO week", "01..52 or 53")),
+        (
+            "2026-06-01",
+            "Mars/Olympus",
+            "00:00",
+            ("unknown time zone 'Mars/Olympus'", "IANA name", "Asia/Shanghai"),
+        ),
+        ("2026-06-01", "UTC", "25:00", ("cut-off '25:00'", "HH:MM (24-hour)", "11:45")),
+        ("custom:2026-06-10/2026-06-01", "UTC", "00:00", ("end must be after its start",)),
+        ("month:2026-13", "UTC", "00:00", ("2026-13 is not a month", "01..12")),
+        ("day:1969-12-31", "UTC", "00:00", ("1969-12-31", "outside the years 1970..2200")),
+    ],
+)
 def test_bad_specs_say_how_to_fix_them(spec, tz, cutoff, says):
     with pytest.raises(WindowError) as err:
         parse_window(spec, tz, cutoff)

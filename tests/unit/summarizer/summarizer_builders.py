@@ -35,16 +35,21 @@ def utc(*args: int) -> datetime:
     return datetime(*args, tzinfo=UTC)
 
 
-def tags(modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False,
-         digest=None) -> Tags:
+def tags(
+    modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False, digest=None
+) -> Tags:
     return Tags(
         modules=tuple(Tag(name=m, rule=f"module:{m}") for m in modules),
-        risks=tuple(RiskTag(name=r, severity=sev, reason=f"{r} reason", rule=f"risk:{r}")
-                    for r, sev in (x if isinstance(x, tuple) else (x, "medium") for x in risks)),
+        risks=tuple(
+            RiskTag(name=r, severity=sev, reason=f"{r} reason", rule=f"risk:{r}")
+            for r, sev in (x if isinstance(x, tuple) else (x, "medium") for x in risks)
+        ),
         affiliations=tuple(Tag(name=a, rule=f"aff:{a}") for a in affiliations),
         ecosystems=tuple(Tag(name=e, rule=f"eco:{e}") for e in ecosystems),
         categories=tuple(Tag(name=c, rule=f"cat:{c}") for c in categories),
-        bot=bot, bot_rule="login" if bot else None, digest=digest,
+        bot=bot,
+        bot_rule="login" if bot else None,
+        digest=digest,
     )
 
 
@@ -76,25 +81,43 @@ class ItemSpec:
     digest: object = None  # shared.events.Digest
 
     def tags(self) -> Tags:
-        return tags(self.modules, self.risks, self.affiliations, self.ecosystems, self.categories, self.bot,
-                    self.digest)
+        return tags(
+            self.modules,
+            self.risks,
+            self.affiliations,
+            self.ecosystems,
+            self.categories,
+            self.bot,
+            self.digest,
+        )
 
     def snapshot(self, at: datetime, repo: str = REPO) -> ItemSnapshot:
         merged = self.merged if self.merged and self.merged <= at else None
         closed = self.merged or self.closed
         closed = closed if closed and closed <= at else None
         return ItemSnapshot(
-            repo=repo, number=self.number, kind=self.kind,
+            repo=repo,
+            number=self.number,
+            kind=self.kind,
             title=self.title or f"{self.kind} {self.number}",
             author=Actor(login=self.author, association=self.association, is_bot=self.bot),
-            labels=self.labels, state="closed" if closed else "open", draft=self.draft,
-            created_at=self.opened, updated_at=at, closed_at=closed, merged_at=merged,
-            comments=self.comments, review_comments=self.review_comments if self.kind == "pull_request" else 0,
-            reviews=self.reviews, reactions=self.reactions,
+            labels=self.labels,
+            state="closed" if closed else "open",
+            draft=self.draft,
+            created_at=self.opened,
+            updated_at=at,
+            closed_at=closed,
+            merged_at=merged,
+            comments=self.comments,
+            review_comments=self.review_comments if self.kind == "pull_request" else 0,
+            reviews=self.reviews,
+            reactions=self.reactions,
             additions=self.additions if self.kind == "pull_request" else None,
             deletions=self.deletions if self.kind == "pull_request" else None,
             changed_files=len(self.files) if self.kind == "pull_request" else None,
-            files=tuple(FileChange(path=p, additions=1) for p in self.files) if self.kind == "pull_request" else (),
+            files=tuple(FileChange(path=p, additions=1) for p in self.files)
+            if self.kind == "pull_request"
+            else (),
             body_excerpt=f"body of {self.number}",
         )
 
@@ -120,19 +143,59 @@ class Scenario:
                 out.append(enrich(spec, "closed", spec.closed, ruleset=ruleset, repo=self.repo))
         for i, (number, at, login) in enumerate(self.comments):
             spec = self.item(number)
-            info = CommentInfo(id=10_000 + i, author=Actor(login=login), created_at=at, body_excerpt="+1")
-            out.append(enrich(spec, "created", at, kind="comment", comment=info, ruleset=ruleset, repo=self.repo))
+            info = CommentInfo(
+                id=10_000 + i, author=Actor(login=login), created_at=at, body_excerpt="+1"
+            )
+            out.append(
+                enrich(
+                    spec,
+                    "created",
+                    at,
+                    kind="comment",
+                    comment=info,
+                    ruleset=ruleset,
+                    repo=self.repo,
+                )
+            )
         for i, (number, at, login) in enumerate(self.reviews):
             spec = self.item(number)
-            info = ReviewInfo(id=20_000 + i, author=Actor(login=login), state="APPROVED", submitted_at=at)
-            out.append(enrich(spec, "submitted", at, kind="review", review=info, ruleset=ruleset, repo=self.repo))
+            info = ReviewInfo(
+                id=20_000 + i, author=Actor(login=login), state="APPROVED", submitted_at=at
+            )
+            out.append(
+                enrich(
+                    spec,
+                    "submitted",
+                    at,
+                    kind="review",
+                    review=info,
+                    ruleset=ruleset,
+                    repo=self.repo,
+                )
+            )
         return sorted(out, key=lambda e: (e.time, e.id))
 
 
-def enrich(spec: ItemSpec, action: str, at: datetime, *, kind: str | None = None, comment=None,
-           review=None, ruleset: RuleSetRef = RULESET, repo: str = REPO) -> EnrichedFact:
-    data = FactData(repo=repo, kind=kind or spec.kind, action=action, item=spec.snapshot(at, repo),
-                    actor=spec.author, comment=comment, review=review)
+def enrich(
+    spec: ItemSpec,
+    action: str,
+    at: datetime,
+    *,
+    kind: str | None = None,
+    comment=None,
+    review=None,
+    ruleset: RuleSetRef = RULESET,
+    repo: str = REPO,
+) -> EnrichedFact:
+    data = FactData(
+        repo=repo,
+        kind=kind or spec.kind,
+        action=action,
+        item=spec.snapshot(at, repo),
+        actor=spec.author,
+        comment=comment,
+        review=review,
+    )
     return EnrichedFact.create(make_fact(data), spec.tags(), ruleset)
 
 
@@ -144,7 +207,9 @@ MODULES = ("moe", "spec-decode", "rocm", "quantization", "kv-transfer")
 PEOPLE = ("alice", "bob", "carol", "dave", "erin", "frank-amd", "grace", "heidi")
 
 
-def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, repo: str = REPO) -> Scenario:
+def random_scenario(
+    seed: int, start: datetime, days: float, n_items: int = 60, repo: str = REPO
+) -> Scenario:
     """A reproducible mix of PRs and issues opened, merged and closed around [start, start+days)."""
     rnd = random.Random(seed)
     sc = Scenario(repo=repo)
@@ -161,16 +226,26 @@ def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, 
         fate = rnd.random()
         end = opened + timedelta(hours=rnd.uniform(1, 72))
         spec = ItemSpec(
-            number=n, kind=kind, opened=opened, author=author,
+            number=n,
+            kind=kind,
+            opened=opened,
+            author=author,
             association=rnd.choice(("CONTRIBUTOR", "MEMBER", "FIRST_TIME_CONTRIBUTOR", "NONE")),
             merged=end if kind == "pull_request" and fate < 0.5 else None,
-            closed=end if (kind == "issue" and fate < 0.5) or (kind == "pull_request" and 0.5 <= fate < 0.7) else None,
+            closed=end
+            if (kind == "issue" and fate < 0.5) or (kind == "pull_request" and 0.5 <= fate < 0.7)
+            else None,
             modules=tuple(sorted(rnd.sample(MODULES, rnd.choice((0, 1, 1, 2))))),
-            risks=tuple(rnd.sample(("core-path", "cuda-graph", "thread-safety"), rnd.choice((0, 0, 1)))),
+            risks=tuple(
+                rnd.sample(("core-path", "cuda-graph", "thread-safety"), rnd.choice((0, 0, 1)))
+            ),
             affiliations=("amd",) if author.endswith("-amd") else (),
             categories=(rnd.choice(("performance", "bugfix", "ci", "feature")),),
-            additions=rnd.randint(0, 800), deletions=rnd.randint(0, 400),
-            comments=rnd.randint(0, 20), reviews=rnd.randint(0, 4), reactions=rnd.randint(0, 9),
+            additions=rnd.randint(0, 800),
+            deletions=rnd.randint(0, 400),
+            comments=rnd.randint(0, 20),
+            reviews=rnd.randint(0, 4),
+            reactions=rnd.randint(0, 9),
             # diff comments, without drawing from `rnd` (the same seed keeps giving the same items)
             review_comments=(n * 7) % 13 if kind == "pull_request" else 0,
         )
@@ -179,15 +254,25 @@ def random_scenario(seed: int, start: datetime, days: float, n_items: int = 60, 
         spec = rnd.choice(sc.items)
         when = spec.opened + timedelta(hours=rnd.uniform(0.1, 48))
         is_review = spec.kind == "pull_request" and rnd.random() >= 0.7
-        (sc.reviews if is_review else sc.comments).append((spec.number, when.replace(microsecond=0), rnd.choice(PEOPLE)))
+        (sc.reviews if is_review else sc.comments).append(
+            (spec.number, when.replace(microsecond=0), rnd.choice(PEOPLE))
+        )
     return sc
 
 
 def rows(events) -> list:
     from services.summarizer.domain.report import FactRow
 
-    return [FactRow(fact_id=e.data.fact_id, time=e.data.fact_time, fact=e.data.fact, tags=e.data.tags,
-                    ruleset=e.data.ruleset.version) for e in events]
+    return [
+        FactRow(
+            fact_id=e.data.fact_id,
+            time=e.data.fact_time,
+            fact=e.data.fact,
+            tags=e.data.tags,
+            ruleset=e.data.ruleset.version,
+        )
+        for e in events
+    ]
 
 
 def window_input(events, window, previous=None, **extra):
@@ -203,8 +288,12 @@ def window_input(events, window, previous=None, **extra):
         first = items[n].first_seen if n in items else row.time
         items[n] = ItemRow(snapshot=row.fact.item, tags=row.tags, first_seen=first)
     return WindowInput(
-        repo=events[0].data.fact.repo if events else REPO, window=window, previous=previous,
+        repo=events[0].data.fact.repo if events else REPO,
+        window=window,
+        previous=previous,
         # as the store's query selects them: start <= time < end
         facts=[r for r in all_rows if window.start <= r.time < window.end],
         previous_facts=[r for r in all_rows if previous.start <= r.time < previous.end],
-        items=items, **extra)
+        items=items,
+        **extra,
+    )

@@ -49,7 +49,10 @@ def test_the_key_names_the_owner_and_cannot_be_one_of_its_repositories():
     # stored, announced and listed under its own name, apart from any repository's
     from services.renderer.domain.keys import artifact_key
     from shared.messaging import Subjects
-    assert artifact_key("acme/_..all", "2026-W13", 1, "en", "report.md").startswith("reports/acme/_..all/")
+
+    assert artifact_key("acme/_..all", "2026-W13", 1, "en", "report.md").startswith(
+        "reports/acme/_..all/"
+    )
     assert Subjects.report_ready("acme/_..all") != Subjects.report_ready("acme/all")
     with pytest.raises(CombineError, match="one owner"):
         combined_key(["acme/a", "other/b"])
@@ -67,8 +70,9 @@ def test_numbers_of_two_repositories_stay_apart_and_read_as_name_and_number():
 def test_counts_are_the_sums_of_the_repositories_reports(seeds):
     a = summarize(random_scenario(seeds[0], WEEK.start, 7.0, n_items=80, repo=UP))
     b = summarize(random_scenario(seeds[1], WEEK.start, 7.0, n_items=80, repo=DOWN))
-    both = combine([b, a], combined_key([UP, DOWN]), revision=a.revision + b.revision,
-                   generated_at=NOW)
+    both = combine(
+        [b, a], combined_key([UP, DOWN]), revision=a.revision + b.revision, generated_at=NOW
+    )
     assert both.repo == "acme/_..engine..engine-npu"
     assert [p.repo for p in both.repos] == [UP, DOWN]
     assert [p.counts for p in both.repos] == [a.counts, b.counts]
@@ -89,7 +93,10 @@ def test_counts_are_the_sums_of_the_repositories_reports(seeds):
     people_b = {c.login for c in b.contributors if not c.bot}
     assert both.counts.active_contributors == len(people_a | people_b)
     assert len(people_a & people_b) > 0  # the scenarios share people: the union is smaller
-    assert both.counts.active_contributors < a.counts.active_contributors + b.counts.active_contributors
+    assert (
+        both.counts.active_contributors
+        < a.counts.active_contributors + b.counts.active_contributors
+    )
     # every key PR and risk of each repository is there, naming its repository
     assert len(both.key_prs) == len(a.key_prs) + len(b.key_prs)
     assert all(k.item.repo in (UP, DOWN) for k in both.key_prs)
@@ -104,28 +111,63 @@ def _pair(refs_to_up: bool):
     """An upstream change in acme/engine and its downstream adaptation in acme/engine-npu, whose
     description names the upstream change (as vllm-ascend's do vllm's)."""
     merged = WEEK.start + timedelta(days=2)
-    up = Scenario(repo=UP, items=[
-        ItemSpec(number=500, kind="pull_request", opened=WEEK.start + timedelta(hours=3), merged=merged,
-                 title="[Core] new KV cache layout", modules=("kv-cache",)),
-        ItemSpec(number=501, kind="pull_request", opened=WEEK.start + timedelta(hours=5), merged=merged,
-                 title="[Docs] typo", modules=("docs",)),
-    ])
-    ref = Reference(kind="upstream", repo=UP, number=500) if refs_to_up else \
-        Reference(kind="related", repo="someone/else", number=500)
-    down = Scenario(repo=DOWN, items=[
-        ItemSpec(number=77, kind="pull_request", opened=merged + timedelta(hours=1),
-                 merged=merged + timedelta(days=1), title="adapt to the new KV cache layout",
-                 modules=("kv-cache",), digest=Digest(what="Adapt to upstream.", refs=(ref,))),
-        ItemSpec(number=500, kind="pull_request", opened=WEEK.start + timedelta(hours=2),
-                 merged=merged, title="[CI] bump runner", modules=("ci",)),
-    ])
+    up = Scenario(
+        repo=UP,
+        items=[
+            ItemSpec(
+                number=500,
+                kind="pull_request",
+                opened=WEEK.start + timedelta(hours=3),
+                merged=merged,
+                title="[Core] new KV cache layout",
+                modules=("kv-cache",),
+            ),
+            ItemSpec(
+                number=501,
+                kind="pull_request",
+                opened=WEEK.start + timedelta(hours=5),
+                merged=merged,
+                title="[Docs] typo",
+                modules=("docs",),
+            ),
+        ],
+    )
+    ref = (
+        Reference(kind="upstream", repo=UP, number=500)
+        if refs_to_up
+        else Reference(kind="related", repo="someone/else", number=500)
+    )
+    down = Scenario(
+        repo=DOWN,
+        items=[
+            ItemSpec(
+                number=77,
+                kind="pull_request",
+                opened=merged + timedelta(hours=1),
+                merged=merged + timedelta(days=1),
+                title="adapt to the new KV cache layout",
+                modules=("kv-cache",),
+                digest=Digest(what="Adapt to upstream.", refs=(ref,)),
+            ),
+            ItemSpec(
+                number=500,
+                kind="pull_request",
+                opened=WEEK.start + timedelta(hours=2),
+                merged=merged,
+                title="[CI] bump runner",
+                modules=("ci",),
+            ),
+        ],
+    )
     return summarize(up), summarize(down)
 
 
 def test_an_upstream_change_and_its_downstream_adaptation_are_one_storyline():
     up, down = _pair(refs_to_up=True)
     # the summarizer records the reference of every item of the window, key PR or not
-    assert [(c.number, c.repo, c.ref_number, c.kind) for c in down.cross_refs] == [(77, UP, 500, "upstream")]
+    assert [(c.number, c.repo, c.ref_number, c.kind) for c in down.cross_refs] == [
+        (77, UP, 500, "upstream")
+    ]
     assert up.cross_refs == ()
     assert cross_links([up, down]) == [((DOWN, 77), (UP, 500))]
     # without the key PRs' digests, the recorded references alone join them
@@ -153,8 +195,13 @@ def test_one_repository_or_different_windows_are_refused():
     a = summarize(random_scenario(1, WEEK.start, 7.0, n_items=20, repo=UP))
     with pytest.raises(CombineError, match="two"):
         combine([a], "acme/..x", revision=1, generated_at=NOW)
-    other = build_summary(window_input(random_scenario(2, WEEK.start, 7.0, n_items=20, repo=DOWN).events(),
-                                       week_window(2026, 14, "UTC")), now=NOW)
+    other = build_summary(
+        window_input(
+            random_scenario(2, WEEK.start, 7.0, n_items=20, repo=DOWN).events(),
+            week_window(2026, 14, "UTC"),
+        ),
+        now=NOW,
+    )
     with pytest.raises(CombineError, match="different windows"):
         combine([a, other], "acme/..x", revision=1, generated_at=NOW)
     with pytest.raises(CombineError, match="twice"):

@@ -26,25 +26,48 @@ from tests.conftest import require_shared_data
 T0 = datetime(2026, 6, 8, tzinfo=UTC)
 
 
-def it(number: int, title: str, *, day: float = 1.0, files=("src/core.py",), categories=(),
-       digest: Digest | None = None, lines: int = 10, bot: bool = False, merged: bool = True) -> StoryItem:
-    return StoryItem(number=number, title=title, merged_at=T0 + timedelta(days=day) if merged else None,
-                     digest=digest, files=tuple(files), categories=tuple(categories), modules=(),
-                     additions=lines, deletions=lines // 2, bot=bot)
+def it(
+    number: int,
+    title: str,
+    *,
+    day: float = 1.0,
+    files=("src/core.py",),
+    categories=(),
+    digest: Digest | None = None,
+    lines: int = 10,
+    bot: bool = False,
+    merged: bool = True,
+) -> StoryItem:
+    return StoryItem(
+        number=number,
+        title=title,
+        merged_at=T0 + timedelta(days=day) if merged else None,
+        digest=digest,
+        files=tuple(files),
+        categories=tuple(categories),
+        modules=(),
+        additions=lines,
+        deletions=lines // 2,
+        bot=bot,
+    )
 
 
 # a history of 1,000 titles: "fix" and "support" everywhere, "cache" now and then, "DeepSeek-V4"
 # and "MTP" rare, "build cache" never
-HISTORY = ([f"[BugFix] fix crash in worker {i}" for i in range(300)]
-           + [f"[Feature] support model family {i}" for i in range(200)]
-           + [f"Add option {i} to scheduler" for i in range(150)]
-           + [f"[Perf] cache attention metadata {i}" for i in range(40)]
-           + ["[Model] DeepSeek-V4 weights loader", "MTP draft head"]
-           + [f"[Doc] update guide section {i}" for i in range(208)]
-           + [f"[CI] pin runner image {i}" for i in range(100)])
+HISTORY = (
+    [f"[BugFix] fix crash in worker {i}" for i in range(300)]
+    + [f"[Feature] support model family {i}" for i in range(200)]
+    + [f"Add option {i} to scheduler" for i in range(150)]
+    + [f"[Perf] cache attention metadata {i}" for i in range(40)]
+    + ["[Model] DeepSeek-V4 weights loader", "MTP draft head"]
+    + [f"[Doc] update guide section {i}" for i in range(208)]
+    + [f"[CI] pin runner image {i}" for i in range(100)]
+)
 COUNTS = term_counts_of(HISTORY)
-FILLER = [it(500 + i, f"[Misc] tidy component{i} internals", day=i % 7, files=(f"src/c{i}.py",))
-          for i in range(30)]
+FILLER = [
+    it(500 + i, f"[Misc] tidy component{i} internals", day=i % 7, files=(f"src/c{i}.py",))
+    for i in range(30)
+]
 
 
 def titles(lines) -> set[str]:
@@ -52,8 +75,12 @@ def titles(lines) -> set[str]:
 
 
 def test_terms_normalise_case_separators_tags_and_references():
-    for title in ("[Model] DeepSeek-V4 loader (#12)", "deepseek_v4 loader", "DeepSeek V4 loader #3",
-                  "Loader for DeepSeekV4"):
+    for title in (
+        "[Model] DeepSeek-V4 loader (#12)",
+        "deepseek_v4 loader",
+        "DeepSeek V4 loader #3",
+        "Loader for DeepSeekV4",
+    ):
         assert "deepseekv4" in terms_of(title), title
     t = terms_of("[BugFix][DSV4] Fix the build cache of Qwen3.5 (#99)")
     assert {"dsv4", "bugfix", "buildcache", "build", "cache", "qwen3.5"} <= t
@@ -62,21 +89,29 @@ def test_terms_normalise_case_separators_tags_and_references():
     assert COUNTS["fix"] == 300 and COUNTS["support"] == 200
 
 
-@pytest.mark.parametrize("title,categories,digest,role", [
-    ('[Misc] Revert "add ops log (#10)"', ("feature",), None, "revert"),
-    ("[Bugfix][Revert] Revert Build cache temporarily", (), None, "revert"),
-    ("Undo the cache", ("bugfix",), Digest(refs=(Reference(kind="reverts", number=3),)), "revert"),
-    ("Undo the cache", ("bugfix",), Digest(refs=(Reference(kind="fix_up", number=3),)), "fix"),
-    ("[Feature] add MTP for Qwen", ("feature", "test"), None, "feature"),
-    ("[BugFix][Performance] Fix MTP sync", ("bugfix", "performance"), None, "fix"),
-    ("[Perf] faster sampler", (), None, "perf"),
-    ("[Doc] Update guide", (), None, "docs"),
-    ("[CI] fix nightly", ("platform-ci",), None, "ci"),
-    ("[Test] add e2e case", (), None, "test"),
-    ("Support W8A8 on 310P", (), None, "feature"),
-    ("Fix typo", (), None, "fix"),
-    ("Rework things", (), None, "other"),
-])
+@pytest.mark.parametrize(
+    "title,categories,digest,role",
+    [
+        ('[Misc] Revert "add ops log (#10)"', ("feature",), None, "revert"),
+        ("[Bugfix][Revert] Revert Build cache temporarily", (), None, "revert"),
+        (
+            "Undo the cache",
+            ("bugfix",),
+            Digest(refs=(Reference(kind="reverts", number=3),)),
+            "revert",
+        ),
+        ("Undo the cache", ("bugfix",), Digest(refs=(Reference(kind="fix_up", number=3),)), "fix"),
+        ("[Feature] add MTP for Qwen", ("feature", "test"), None, "feature"),
+        ("[BugFix][Performance] Fix MTP sync", ("bugfix", "performance"), None, "fix"),
+        ("[Perf] faster sampler", (), None, "perf"),
+        ("[Doc] Update guide", (), None, "docs"),
+        ("[CI] fix nightly", ("platform-ci",), None, "ci"),
+        ("[Test] add e2e case", (), None, "test"),
+        ("Support W8A8 on 310P", (), None, "feature"),
+        ("Fix typo", (), None, "fix"),
+        ("Rework things", (), None, "other"),
+    ],
+)
 def test_roles(title, categories, digest, role):
     assert role_of(it(1, title, categories=categories, digest=digest)) == role
 
@@ -85,29 +120,65 @@ def test_links_by_number_and_by_quoted_revert_title():
     items = {
         1: it(1, "[Feature] Add incremental build cache", day=0),
         2: it(2, '[CI] Revert "Add incremental build cache"', day=1),
-        3: it(3, "[BugFix] Fix build cache key", day=2,
-              digest=Digest(refs=(Reference(kind="fix_up", number=1), Reference(kind="related", number=2),
-                                  Reference(kind="fixes", number=77)))),
+        3: it(
+            3,
+            "[BugFix] Fix build cache key",
+            day=2,
+            digest=Digest(
+                refs=(
+                    Reference(kind="fix_up", number=1),
+                    Reference(kind="related", number=2),
+                    Reference(kind="fixes", number=77),
+                )
+            ),
+        ),
         4: it(4, 'Revert "Fix build cache key (#3)"', day=3),
-        5: it(5, "Later", digest=Digest(refs=(Reference(kind="reverts", title="[Feature] Add incremental build cache"),
-                                                 Reference(kind="follow_up", number=9, repo="other/repo")))),
+        5: it(
+            5,
+            "Later",
+            digest=Digest(
+                refs=(
+                    Reference(kind="reverts", title="[Feature] Add incremental build cache"),
+                    Reference(kind="follow_up", number=9, repo="other/repo"),
+                )
+            ),
+        ),
     }
     assert sorted(resolve_links(items), key=lambda link: link.source) == [
-        ItemLink(2, 1, "reverts"), ItemLink(3, 1, "fix_up"), ItemLink(4, 3, "reverts"), ItemLink(5, 1, "reverts")]
+        ItemLink(2, 1, "reverts"),
+        ItemLink(3, 1, "fix_up"),
+        ItemLink(4, 3, "reverts"),
+        ItemLink(5, 1, "reverts"),
+    ]
 
 
 def test_a_term_frequent_here_and_rare_in_history_forms_a_storyline_and_fix_support_do_not():
     current = FILLER + [
-        it(1, "[Model] Support DeepSeek-V4 sparse attention", day=1, files=("m/deepseek_v4.py",), lines=900,
-           categories=("feature",), digest=Digest(what="Adds DeepSeek-V4 sparse attention.")),
-        it(2, "[BugFix] Fix DeepSeek V4 rope", day=2, files=("m/deepseek_v4.py",), categories=("bugfix",)),
+        it(
+            1,
+            "[Model] Support DeepSeek-V4 sparse attention",
+            day=1,
+            files=("m/deepseek_v4.py",),
+            lines=900,
+            categories=("feature",),
+            digest=Digest(what="Adds DeepSeek-V4 sparse attention."),
+        ),
+        it(
+            2,
+            "[BugFix] Fix DeepSeek V4 rope",
+            day=2,
+            files=("m/deepseek_v4.py",),
+            categories=("bugfix",),
+        ),
         it(3, "[BugFix] fix deepseek_v4 weight loading", day=3, files=("m/deepseek_v4.py",)),
         it(4, "[Test] Add DeepSeek-V4 accuracy test", day=4, files=("tests/test_dsv4.py",)),
         it(10, "[Feature] Support MTP for Qwen", day=1, files=("spec/mtp.py",)),
         it(11, "[BugFix] Fix MTP placeholder", day=2, files=("spec/mtp.py",)),
         it(12, "[Perf] Faster MTP sampling", day=3, files=("spec/mtp.py",)),
-        it(20, "[BugFix] fix support for scheduler", day=1), it(21, "[Feature] support option", day=2),
-        it(22, "[BugFix] fix worker support", day=3), it(23, "Add support for X", day=4),
+        it(20, "[BugFix] fix support for scheduler", day=1),
+        it(21, "[Feature] support option", day=2),
+        it(22, "[BugFix] fix worker support", day=3),
+        it(23, "Add support for X", day=4),
     ]
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
     by_key = {s.key: s for s in lines}
@@ -127,7 +198,11 @@ def test_a_bigram_is_named_as_written_and_absorbs_its_words():
     current = FILLER + [
         it(1, "[CI] Add ninja build cache for csrc", files=("CMakeLists.txt", "setup.py")),
         it(2, "[CI] Fix build cache in CI env", files=("setup.py",)),
-        it(3, "[CI] build cache: hash-based keys", files=("CMakeLists.txt", ".github/workflows/build.yaml")),
+        it(
+            3,
+            "[CI] build cache: hash-based keys",
+            files=("CMakeLists.txt", ".github/workflows/build.yaml"),
+        ),
         it(4, "Warm the Build cache nightly", files=(".github/workflows/nightly.yaml",)),
     ]
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
@@ -141,8 +216,12 @@ def test_a_bigram_is_named_as_written_and_absorbs_its_words():
 def test_an_identifier_or_a_bare_version_is_named_as_a_reader_would():
     # a code identifier as the stand-out term: the largest change's headline names the line
     selection = FILLER + [
-        it(1, "[CI] Refactor test selection: config-driven routing, estimated_times", lines=900,
-           files=(".github/workflows/a.yaml",)),
+        it(
+            1,
+            "[CI] Refactor test selection: config-driven routing, estimated_times",
+            lines=900,
+            files=(".github/workflows/a.yaml",),
+        ),
         it(2, "[CI] Fix schedule_update_estimated_times bug", files=(".github/workflows/b.yaml",)),
         it(3, "[CI] Fix estimated_times permission", files=(".github/workflows/c.yaml",)),
     ]
@@ -164,16 +243,32 @@ def _with_modules(item: StoryItem, *modules: str) -> StoryItem:
 
 def test_a_busy_module_no_storyline_took_is_a_line_of_its_own_after_the_named_ones():
     # 2026-W02: fourteen speculative-decoding changes, no term standing out, had no theme
-    spec = [_with_modules(it(100 + i, title, day=i % 6, files=(f"spec/p{i}.py",)), "speculative-decoding")
-            for i, title in enumerate(("Refactor the eagle proposer", "[BugFix] wrong draft ids",
-                                       "Tune the acceptance threshold", "Cache drafted tokens",
-                                       "Guard the rejection sampler"))]
-    tests_only = [_with_modules(it(200 + i, f"[Test] cover the worker case {i}",
-                                   files=(f"tests/ut/test_w{i}.py",)), "worker") for i in range(5)]
+    spec = [
+        _with_modules(
+            it(100 + i, title, day=i % 6, files=(f"spec/p{i}.py",)), "speculative-decoding"
+        )
+        for i, title in enumerate(
+            (
+                "Refactor the eagle proposer",
+                "[BugFix] wrong draft ids",
+                "Tune the acceptance threshold",
+                "Cache drafted tokens",
+                "Guard the rejection sampler",
+            )
+        )
+    ]
+    tests_only = [
+        _with_modules(
+            it(200 + i, f"[Test] cover the worker case {i}", files=(f"tests/ut/test_w{i}.py",)),
+            "worker",
+        )
+        for i in range(5)
+    ]
     current = FILLER + spec + tests_only
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
     assert [(s.key, s.name, s.evidence, len(s.items)) for s in lines] == [
-        ("module:speculative-decoding", "speculative-decoding", "module", 5)]
+        ("module:speculative-decoding", "speculative-decoding", "module", 5)
+    ]
     # a quiet window is told by its modules already: no module storyline there
     assert find_storylines(spec + FILLER[:20], [], COUNTS, len(HISTORY)) == []
 
@@ -181,21 +276,34 @@ def test_a_busy_module_no_storyline_took_is_a_line_of_its_own_after_the_named_on
 def test_a_change_and_its_revert_alone_are_no_storyline():
     # 2026-W29: "ViT encoder ACL graph" was a fix (#10824, fixing an earlier #10549) and its revert
     earlier = it(10549, "[BugFix] ViT encoder ACL graph pads the sequence", day=-20)
-    fix = it(10824, "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph",
-             day=1, digest=Digest(refs=(Reference(kind="fix_up", number=10549),)))
-    revert = it(11994, 'Revert "[BugFix][Worker] Fix padded sequence length handling for ViT encoder '
-                'ACL graph (#10824)"', day=3)
-    lines = find_storylines(FILLER + [fix, revert], [], COUNTS, len(HISTORY),
-                            referenced={10549: earlier})
+    fix = it(
+        10824,
+        "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph",
+        day=1,
+        digest=Digest(refs=(Reference(kind="fix_up", number=10549),)),
+    )
+    revert = it(
+        11994,
+        'Revert "[BugFix][Worker] Fix padded sequence length handling for ViT encoder '
+        'ACL graph (#10824)"',
+        day=3,
+    )
+    lines = find_storylines(
+        FILLER + [fix, revert], [], COUNTS, len(HISTORY), referenced={10549: earlier}
+    )
     assert not [s for s in lines if {m.number for m in s.items} & {10824, 11994}]
 
 
 def test_a_line_of_documentation_alone_is_told_after_the_lines_of_code():
     # 2025-W52: "R1" (four tutorials) was one of the week's three main lines
-    docs = [it(300 + i, f"[Doc] R1 tutorial part {w}", files=(f"docs/source/tutorials/r1_{i}.md",))
-            for i, w in enumerate(("alpha", "bravo", "charlie", "delta"))]
-    code = [it(400 + i, f"[Model] Qwen3-Next gating {w}", files=(f"m/qwen3_next_{i}.py",))
-            for i, w in enumerate(("alpha", "bravo", "charlie"))]
+    docs = [
+        it(300 + i, f"[Doc] R1 tutorial part {w}", files=(f"docs/source/tutorials/r1_{i}.md",))
+        for i, w in enumerate(("alpha", "bravo", "charlie", "delta"))
+    ]
+    code = [
+        it(400 + i, f"[Model] Qwen3-Next gating {w}", files=(f"m/qwen3_next_{i}.py",))
+        for i, w in enumerate(("alpha", "bravo", "charlie"))
+    ]
     lines = find_storylines(FILLER + docs + code, [], COUNTS, len(HISTORY))
     assert [len(s.items) for s in lines] == [3, 4] and lines[1].items[0].role == "docs"
 
@@ -214,46 +322,85 @@ def test_a_word_for_a_kind_of_change_names_no_line_of_work():
 def test_removals_that_take_a_body_of_code_out_are_one_line_led_by_the_biggest():
     # 2025-W50: "Drop torchair" (+77/-16,881), its clean-ups and removed environment variables
     current = FILLER + [
-        it(1, "Drop torchair", day=1, files=(".github/workflows/torchair.yaml", "a/torchair/x.py"),
-           lines=0, categories=("platform-ci",)),
+        it(
+            1,
+            "Drop torchair",
+            day=1,
+            files=(".github/workflows/torchair.yaml", "a/torchair/x.py"),
+            lines=0,
+            categories=("platform-ci",),
+        ),
         it(2, "cleanup useless torchair logic", day=2, files=("a/runner.py",)),
         it(3, "[MoE][TorchAir] Remove FusedMoEState", day=3, files=("a/moe.py",)),
-        it(4, "Remove VLLM_ASCEND_ENABLE_TOPK_TOPP_OPTIMIZATION", day=4, files=("a/envs.py",),
-           categories=("performance",)),
+        it(
+            4,
+            "Remove VLLM_ASCEND_ENABLE_TOPK_TOPP_OPTIMIZATION",
+            day=4,
+            files=("a/envs.py",),
+            categories=("performance",),
+        ),
     ]
     removed = {1: 16881, 2: 307, 3: 9, 4: 40}
-    current = [StoryItem(**{**i.__dict__, "deletions": removed[i.number], "additions": 5})
-               if i.number in removed else i for i in current]
+    current = [
+        StoryItem(**{**i.__dict__, "deletions": removed[i.number], "additions": 5})
+        if i.number in removed
+        else i
+        for i in current
+    ]
     (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
     assert line.key == "removals" and [m.number for m in line.items] == [1, 2, 3, 4]
     assert line.lead == 1 and {m.role for m in line.items} == {"refactor"}
     # a change that only touches what a removal took out, or adds more than it removes, is no removal
-    joiner = it(5, "[Feature] Support batch job aware scheduler", day=5, files=("a/runner.py", "a/moe.py"))
+    joiner = it(
+        5, "[Feature] Support batch job aware scheduler", day=5, files=("a/runner.py", "a/moe.py")
+    )
     joiner = StoryItem(**{**joiner.__dict__, "additions": 1899, "deletions": 0})
     (line,) = find_storylines(current + [joiner], [], COUNTS, len(HISTORY))
     assert 5 not in {m.number for m in line.items}
     # three small removals are no line of work
-    small = [StoryItem(**{**i.__dict__, "deletions": 20}) if i.number in removed else i for i in current]
+    small = [
+        StoryItem(**{**i.__dict__, "deletions": 20}) if i.number in removed else i for i in current
+    ]
     assert find_storylines(small, [], COUNTS, len(HISTORY)) == []
 
 
-@pytest.mark.parametrize("title,name", [
-    ("[Bugfix] support mtp kv transfer and pp partition by hand in kv transfer",
-     "Support mtp kv transfer and pp partition"),
-    ("[Kernel] add custom moe ops for prefill", "Add custom moe ops for prefill"),
-    ("Refactor the attention metadata builder dispatch table layout entirely",
-     "Refactor the attention metadata builder dispatch…"),
-])
+@pytest.mark.parametrize(
+    "title,name",
+    [
+        (
+            "[Bugfix] support mtp kv transfer and pp partition by hand in kv transfer",
+            "Support mtp kv transfer and pp partition",
+        ),
+        ("[Kernel] add custom moe ops for prefill", "Add custom moe ops for prefill"),
+        (
+            "Refactor the attention metadata builder dispatch table layout entirely",
+            "Refactor the attention metadata builder dispatch…",
+        ),
+    ],
+)
 def test_a_name_from_a_title_ends_at_a_phrase_boundary(title, name):
     assert _short_name(title) == name
 
 
 def test_a_revert_chain_is_grouped_and_the_lead_is_not_the_revert():
     current = FILLER + [
-        it(1, "[Feature] Add incremental compile of kernels", day=1, lines=500, categories=("feature",)),
+        it(
+            1,
+            "[Feature] Add incremental compile of kernels",
+            day=1,
+            lines=500,
+            categories=("feature",),
+        ),
         it(2, '[CI] Revert "[Feature] Add incremental compile of kernels (#1)"', day=2, lines=900),
-        it(3, "[Feature] Add incremental compile of kernels again", day=3, lines=400,
-           digest=Digest(what="Re-lands #1 with a fixed key.", refs=(Reference(kind="fix_up", number=1),))),
+        it(
+            3,
+            "[Feature] Add incremental compile of kernels again",
+            day=3,
+            lines=400,
+            digest=Digest(
+                what="Re-lands #1 with a fixed key.", refs=(Reference(kind="fix_up", number=1),)
+            ),
+        ),
     ]
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
     chain = next(s for s in lines if {m.number for m in s.items} >= {1, 2, 3})
@@ -275,8 +422,10 @@ def test_the_parts_of_a_series_are_one_line_of_work():
     assert series.name == "Delete legacy modeling codes"
     assert not any(3 in {m.number for m in s.items} for s in lines)
     # a part already in a storyline (MTP, by its term) brings the other parts with it
-    mtp = [it(10 + i, f"[Spec] {w} for MTP", day=i % 5, files=(f"spec/m{i}.py",))
-           for i, w in enumerate(("faster drafts", "graph capture", "sampler fix"))]
+    mtp = [
+        it(10 + i, f"[Spec] {w} for MTP", day=i % 5, files=(f"spec/m{i}.py",))
+        for i, w in enumerate(("faster drafts", "graph capture", "sampler fix"))
+    ]
     lines = find_storylines(FILLER + mtp + [current[-3], current[-2]], [], COUNTS, len(HISTORY))
     (home,) = [s for s in lines if 2 in {m.number for m in s.items}]
     assert home.name == "MTP" and {1, 10, 11, 12} <= {m.number for m in home.items}
@@ -286,8 +435,12 @@ def test_a_chain_reaching_before_the_window_is_its_own_storyline_named_from_the_
     before = it(1, "[Feature] Rework the token sampler for speed", day=-10, categories=("feature",))
     current = FILLER + [
         it(2, '[Misc] Revert "Rework the token sampler for speed (#1)"', day=1),
-        it(3, "[BugFix] Keep the sampler seeds", day=2,
-           digest=Digest(refs=(Reference(kind="fix_up", number=1),))),
+        it(
+            3,
+            "[BugFix] Keep the sampler seeds",
+            day=2,
+            digest=Digest(refs=(Reference(kind="fix_up", number=1),)),
+        ),
     ]
     lines = find_storylines(current, [], COUNTS, len(HISTORY), referenced={1: before})
     chain = next(s for s in lines if s.evidence == "chain")
@@ -297,10 +450,19 @@ def test_a_chain_reaching_before_the_window_is_its_own_storyline_named_from_the_
 
 
 def test_continuing_against_the_previous_window_and_new_otherwise():
-    previous = [it(90, "[Feature] MTP for DeepSeek", day=-5), it(91, "[BugFix] MTP crash", day=-4),
-                it(92, "[Doc] unrelated", day=-3)]
-    current = FILLER + [it(1, "[Feature] MTP draft head"), it(2, "MTP sampler"), it(3, "Faster MTP"),
-                        it(4, "[Feature] Ascend950 kernels"), it(5, "Ascend950 docs"), it(6, "Ascend950 CI")]
+    previous = [
+        it(90, "[Feature] MTP for DeepSeek", day=-5),
+        it(91, "[BugFix] MTP crash", day=-4),
+        it(92, "[Doc] unrelated", day=-3),
+    ]
+    current = FILLER + [
+        it(1, "[Feature] MTP draft head"),
+        it(2, "MTP sampler"),
+        it(3, "Faster MTP"),
+        it(4, "[Feature] Ascend950 kernels"),
+        it(5, "Ascend950 docs"),
+        it(6, "Ascend950 CI"),
+    ]
     by_key = {s.key: s for s in find_storylines(current, previous, COUNTS, len(HISTORY))}
     assert (by_key["mtp"].status, by_key["mtp"].previous_items) == ("continuing", 2)
     assert (by_key["ascend950"].status, by_key["ascend950"].previous_items) == ("new", 0)
@@ -308,9 +470,15 @@ def test_continuing_against_the_previous_window_and_new_otherwise():
 
 def test_an_item_is_in_at_most_one_storyline_and_aliases_join_terms():
     current = FILLER + [
-        it(1, "[DSV4] fused kernel", day=1), it(2, "[DSV4] MTP sampler", day=2), it(3, "DSV4 test", day=3),
-        it(4, "DeepSeek-V4 loader", day=4), it(5, "MTP draft", day=4), it(6, "MTP proposer", day=5),
-        it(7, "MTP accept rate", day=5), it(8, "Qwen MTP", day=6), it(9, "DeepSeek V4 rope", day=6),
+        it(1, "[DSV4] fused kernel", day=1),
+        it(2, "[DSV4] MTP sampler", day=2),
+        it(3, "DSV4 test", day=3),
+        it(4, "DeepSeek-V4 loader", day=4),
+        it(5, "MTP draft", day=4),
+        it(6, "MTP proposer", day=5),
+        it(7, "MTP accept rate", day=5),
+        it(8, "Qwen MTP", day=6),
+        it(9, "DeepSeek V4 rope", day=6),
         it(10, "[DSV4] MTP layer", day=6),
     ]
     lines = find_storylines(current, [], COUNTS, len(HISTORY))
@@ -320,8 +488,10 @@ def test_an_item_is_in_at_most_one_storyline_and_aliases_join_terms():
     # the same window, so #1, #3, #4 and #9 are one line of work, named by the long form
     assert {s.key: len(s.items) for s in lines} == {"mtp": 6, "deepseekv4": 4}
     assert {s.key: s for s in lines}["deepseekv4"].name in ("DeepSeek-V4", "DeepSeek V4")
-    aliased = {s.key: s for s in find_storylines(current, [], COUNTS, len(HISTORY),
-                                                 aliases={"DSV4": "DeepSeek-V4"})}
+    aliased = {
+        s.key: s
+        for s in find_storylines(current, [], COUNTS, len(HISTORY), aliases={"DSV4": "DeepSeek-V4"})
+    }
     assert aliased["deepseekv4"].name == "DeepSeek-V4"
     assert {1, 3, 4, 9} <= {m.number for m in aliased["deepseekv4"].items}
     numbers = [m.number for s in aliased.values() for m in s.items]
@@ -333,15 +503,21 @@ def test_initials_name_the_same_line_only_when_the_long_form_is_there():
 
     assert acronym("DeepSeek V4") == "DSV4" and acronym("Model Runner V2") == "MRV2"
     assert acronym("build cache") == "BC"
-    current = FILLER + [it(1, "[DSV4] fused kernel", day=1), it(2, "DSV4 test", day=2),
-                        it(3, "[DSV4] rope", day=3)]
+    current = FILLER + [
+        it(1, "[DSV4] fused kernel", day=1),
+        it(2, "DSV4 test", day=2),
+        it(3, "[DSV4] rope", day=3),
+    ]
     (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
     assert line.name == "DSV4"  # no long form in the window: the initials are the name
 
 
 def test_bots_and_lonely_terms_make_no_storyline():
-    current = FILLER + [it(n, f"[CI] Auto-update estimated times {n}", bot=True) for n in (1, 2, 3, 4)] + [
-        it(5, "Ascend950 kernel"), it(6, "Ascend950 docs")]
+    current = (
+        FILLER
+        + [it(n, f"[CI] Auto-update estimated times {n}", bot=True) for n in (1, 2, 3, 4)]
+        + [it(5, "Ascend950 kernel"), it(6, "Ascend950 docs")]
+    )
     assert find_storylines(current, [], COUNTS, len(HISTORY)) == []
     assert find_storylines([], [], COUNTS, len(HISTORY)) == []
 
@@ -356,7 +532,9 @@ def _digest_of():
         from services.classifier.domain.digest import digest_of
     except ImportError:  # the classifier's digest is not there yet: storylines work without it
         return lambda title, body, number: None
-    return lambda title, body, number: digest_of(title, body, repo="vllm-project/vllm-ascend", number=number)
+    return lambda title, body, number: digest_of(
+        title, body, repo="vllm-project/vllm-ascend", number=number
+    )
 
 
 def real_items() -> list[StoryItem]:
@@ -369,13 +547,20 @@ def real_items() -> list[StoryItem]:
             if r["pr_number"] is None:
                 continue
             files = r["files"] or []
-            out.append(StoryItem(
-                number=r["pr_number"], title=r["title"], merged_at=datetime.fromisoformat(r["merged_at"]),
-                digest=digest(r["title"], r.get("body") or "", r["pr_number"]),
-                files=tuple(f["path"] for f in files), categories=(), modules=(),
-                additions=sum(f["additions"] or 0 for f in files),
-                deletions=sum(f["deletions"] or 0 for f in files),
-                bot="[bot]" in (r["author_email"] or "")))
+            out.append(
+                StoryItem(
+                    number=r["pr_number"],
+                    title=r["title"],
+                    merged_at=datetime.fromisoformat(r["merged_at"]),
+                    digest=digest(r["title"], r.get("body") or "", r["pr_number"]),
+                    files=tuple(f["path"] for f in files),
+                    categories=(),
+                    modules=(),
+                    additions=sum(f["additions"] or 0 for f in files),
+                    deletions=sum(f["deletions"] or 0 for f in files),
+                    bot="[bot]" in (r["author_email"] or ""),
+                )
+            )
     return out
 
 
@@ -386,8 +571,9 @@ def week_lines(items, year: int, week: int, **kw):
     previous = [i for i in items if before <= i.merged_at < start]
     history = [i.title for i in items if i.merged_at < start]
     known = {i.number: i for i in items if i.merged_at < before}
-    return current, find_storylines(current, previous, term_counts_of(history), len(history),
-                                    referenced=known, **kw)
+    return current, find_storylines(
+        current, previous, term_counts_of(history), len(history), referenced=known, **kw
+    )
 
 
 @pytest.fixture(scope="module")
@@ -408,7 +594,9 @@ def test_real_week_24_has_deepseek_v4_and_mtp_storylines(vllm_ascend):
     # no storyline is named by a code identifier or a bare version (W24 had "estimated_times"
     # and "v0.21.0"; the reports now say "Refactor test selection" and "vLLM v0.21.0")
     assert "vLLM v0.21.0" in [s.name for s in lines]
-    assert all(not re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+|v?\d+(?:\.\d+)+", s.name) for s in lines), names
+    assert all(
+        not re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+|v?\d+(?:\.\d+)+", s.name) for s in lines
+    ), names
     # the profile's synonym joins DSV4 to DeepSeek-V4: then it leads the week
     _, aliased = week_lines(vllm_ascend, 2026, 24, aliases={"DSV4": "DeepSeek-V4"})
     top = [s.name for s in aliased[:3]]

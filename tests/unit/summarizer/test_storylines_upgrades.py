@@ -16,40 +16,80 @@ from shared.events import Digest, Reference
 from tests.unit.summarizer.test_summarizer_explained import at, pr, summarize
 
 T0 = datetime(2026, 6, 8, tzinfo=UTC)
-HISTORY = ([f"[BugFix] fix crash in worker {i}" for i in range(400)]
-           + [f"[Feature] support model family {i}" for i in range(300)]
-           + [f"[Doc] update guide section {i}" for i in range(280)]
-           + [f"[Model] DSV4 bring-up part {i}" for i in range(12)]
-           + ["[Feature] DSpark draft head", "[Perf] qwen3.5 kernel"] * 4)
+HISTORY = (
+    [f"[BugFix] fix crash in worker {i}" for i in range(400)]
+    + [f"[Feature] support model family {i}" for i in range(300)]
+    + [f"[Doc] update guide section {i}" for i in range(280)]
+    + [f"[Model] DSV4 bring-up part {i}" for i in range(12)]
+    + ["[Feature] DSpark draft head", "[Perf] qwen3.5 kernel"] * 4
+)
 COUNTS = term_counts_of(HISTORY)
 FILLER = [f"[Misc] tidy component{i} internals" for i in range(100)]
 
 
-def item(number: int, title: str, *, day: float = 1.0, files=(), modules=(),
-         lines: int = 20, digest: Digest | None = None, categories=()) -> StoryItem:
-    return StoryItem(number=number, title=title, merged_at=T0 + timedelta(days=day), digest=digest,
-                     files=tuple(files) or (f"vllm_ascend/f{number}.py",), categories=tuple(categories), modules=tuple(modules),
-                     additions=lines, deletions=lines // 2)
+def item(
+    number: int,
+    title: str,
+    *,
+    day: float = 1.0,
+    files=(),
+    modules=(),
+    lines: int = 20,
+    digest: Digest | None = None,
+    categories=(),
+) -> StoryItem:
+    return StoryItem(
+        number=number,
+        title=title,
+        merged_at=T0 + timedelta(days=day),
+        digest=digest,
+        files=tuple(files) or (f"vllm_ascend/f{number}.py",),
+        categories=tuple(categories),
+        modules=tuple(modules),
+        additions=lines,
+        deletions=lines // 2,
+    )
 
 
 def filler(start: int = 500, count: int = 30) -> list[StoryItem]:
-    return [item(start + i, t, day=i % 7, files=(f"src/c{i}.py",)) for i, t in enumerate(FILLER[:count])]
+    return [
+        item(start + i, t, day=i % 7, files=(f"src/c{i}.py",)) for i, t in enumerate(FILLER[:count])
+    ]
 
 
 def test_upgrades_and_the_changes_in_the_upgrade_area_are_one_line_named_after_the_release():
     current = filler() + [
         item(1, "[Misc] Upgrade vllm to 0.25.0", day=0, lines=3000, modules=("dependencies",)),
-        item(2, "[CI] Main2main: upgrade vLLM commit to 0717", day=2, modules=("ci/build", "upstream-sync")),
-        item(3, "[Bugfix] Fix main2main eplb", day=3, modules=("upstream-sync", "moe"), categories=("bugfix",)),
+        item(
+            2,
+            "[CI] Main2main: upgrade vLLM commit to 0717",
+            day=2,
+            modules=("ci/build", "upstream-sync"),
+        ),
+        item(
+            3,
+            "[Bugfix] Fix main2main eplb",
+            day=3,
+            modules=("upstream-sync", "moe"),
+            categories=("bugfix",),
+        ),
         item(4, '[Revert] "[Bugfix] Fix main2main eplb"', day=4, modules=("upstream-sync",)),
-        item(5, "[Bugfix] fix main2main eplb", day=5, modules=("upstream-sync", "moe"), categories=("bugfix",)),
+        item(
+            5,
+            "[Bugfix] fix main2main eplb",
+            day=5,
+            modules=("upstream-sync", "moe"),
+            categories=("bugfix",),
+        ),
         item(6, "[CI] Upgrade vllm to v0.25.1", day=5, lines=30, modules=("ci/build",)),
         # a GitHub action's bump is CI tooling, not keeping up with upstream
         item(7, "Bump actions/checkout from 4 to 5", day=1, files=(".github/workflows/ci.yaml",)),
         # a fix elsewhere that merely mentions eplb stays out
         item(8, "[Bugfix] eplb metric typo", day=2, modules=("moe",), categories=("bugfix",)),
     ]
-    lines = find_storylines(current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync", "dependencies"))
+    lines = find_storylines(
+        current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync", "dependencies")
+    )
     up = next(s for s in lines if s.key == "upgrades")
     assert {m.number for m in up.items} >= {1, 2, 3, 5, 6}
     assert not {7, 8} & {m.number for m in up.items}
@@ -61,24 +101,38 @@ def test_upgrades_and_the_changes_in_the_upgrade_area_are_one_line_named_after_t
 
 
 def test_an_upgrade_is_named_by_commit_only_as_its_project():
-    bumps = [item(1, "[CI] upgrade vllm to 0619"), item(2, "[Misc] upgrade vLLM to a30addc7548a9a8b9b3323a7bc3eb7d7c4895d1c"),
-             item(3, "Bump mooncake to v0.3.11.post1")]
+    bumps = [
+        item(1, "[CI] upgrade vllm to 0619"),
+        item(2, "[Misc] upgrade vLLM to a30addc7548a9a8b9b3323a7bc3eb7d7c4895d1c"),
+        item(3, "Bump mooncake to v0.3.11.post1"),
+    ]
     assert _upgrade_name(bumps) == "vLLM"
     assert _upgrade_name([bumps[2]]) == "mooncake v0.3.11.post1"
 
 
 def test_fewer_than_three_upgrade_changes_are_no_line():
-    current = filler() + [item(1, "[Misc] Upgrade vllm to 0.25.0", modules=("dependencies",)),
-                          item(2, "[BugFix] adapt to upstream", modules=("upstream-sync",))]
-    assert not any(s.key == "upgrades" for s in find_storylines(
-        current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync",)))
+    current = filler() + [
+        item(1, "[Misc] Upgrade vllm to 0.25.0", modules=("dependencies",)),
+        item(2, "[BugFix] adapt to upstream", modules=("upstream-sync",)),
+    ]
+    assert not any(
+        s.key == "upgrades"
+        for s in find_storylines(
+            current, [], COUNTS, len(HISTORY), upgrade_modules=("upstream-sync",)
+        )
+    )
 
 
 def test_a_rare_name_busy_in_the_previous_window_continues_without_standing_out():
-    previous = filler(700, 100) + [item(90, "[Feature] DSV4 sparse attention"), item(91, "[BugFix] dsv4 weights")]
-    current = filler(count=100) + [item(1, "[Feature] Support dsv4 mtp graph", files=("a.py",)),
-                          item(2, "[Performance] DSV4 prefix cache hit rate optimize", files=("b.py",)),
-                          item(3, "[BugFix][Model] fix act fn in dsv4", files=("c.py",))]
+    previous = filler(700, 100) + [
+        item(90, "[Feature] DSV4 sparse attention"),
+        item(91, "[BugFix] dsv4 weights"),
+    ]
+    current = filler(count=100) + [
+        item(1, "[Feature] Support dsv4 mtp graph", files=("a.py",)),
+        item(2, "[Performance] DSV4 prefix cache hit rate optimize", files=("b.py",)),
+        item(3, "[BugFix][Model] fix act fn in dsv4", files=("c.py",)),
+    ]
     # 3 of 103 items against 12 of 1,000 titles: too little surprise to stand out on its own
     assert not any(s.key == "dsv4" for s in find_storylines(current, [], COUNTS, len(HISTORY)))
     lines = find_storylines(current, previous, COUNTS, len(HISTORY))
@@ -87,10 +141,12 @@ def test_a_rare_name_busy_in_the_previous_window_continues_without_standing_out(
 
 
 def test_a_name_is_spelled_with_the_capitals_a_title_gives_it():
-    current = filler() + [item(1, "[Feature] dspark for dsv4", files=("a.py", "s.py")),
-                          item(2, "[BugFix] dspark acceptance rate", files=("s.py",)),
-                          item(3, "[BugFix] DSpark multi-DP", files=("s.py",)),
-                          item(4, "fix dspark sp", files=("s.py",))]
+    current = filler() + [
+        item(1, "[Feature] dspark for dsv4", files=("a.py", "s.py")),
+        item(2, "[BugFix] dspark acceptance rate", files=("s.py",)),
+        item(3, "[BugFix] DSpark multi-DP", files=("s.py",)),
+        item(4, "fix dspark sp", files=("s.py",)),
+    ]
     names = {s.key: s.name for s in find_storylines(current, [], COUNTS, len(HISTORY))}
     assert names.get("dspark") == "DSpark"
 
@@ -98,21 +154,52 @@ def test_a_name_is_spelled_with_the_capitals_a_title_gives_it():
 def test_a_chain_is_not_named_after_a_change_undone_in_the_window():
     current = filler() + [
         item(1, "[BugFix] Fix decode mask handling", day=0, files=("attn.py",)),
-        item(2, "[Perf] Split mixed chunked prefill into two calls", day=1, files=("attn.py",),
-             digest=Digest(refs=(Reference(kind="follow_up", number=1),))),
-        item(3, "[BugFix] Restore decode mask handling", day=2, files=("attn.py",),
-             digest=Digest(refs=(Reference(kind="reverts", number=1),))),
+        item(
+            2,
+            "[Perf] Split mixed chunked prefill into two calls",
+            day=1,
+            files=("attn.py",),
+            digest=Digest(refs=(Reference(kind="follow_up", number=1),)),
+        ),
+        item(
+            3,
+            "[BugFix] Restore decode mask handling",
+            day=2,
+            files=("attn.py",),
+            digest=Digest(refs=(Reference(kind="reverts", number=1),)),
+        ),
     ]
-    chain = next(s for s in find_storylines(current, [], COUNTS, len(HISTORY)) if s.key == "chain:1")
+    chain = next(
+        s for s in find_storylines(current, [], COUNTS, len(HISTORY)) if s.key == "chain:1"
+    )
     assert chain.name.startswith("Split mixed chunked prefill") and chain.lead == 2
 
 
 def test_upgrade_fallout_goes_to_the_biggest_upgrade_before_the_fix():
     items = [
-        pr(40, "[Misc] Upgrade vllm to 0.25.0", at(0), additions=2000, deletions=3000, modules=("upstream-sync",)),
-        pr(41, "[CI] Upgrade vllm to v0.25.1", at(1), additions=30, deletions=30, modules=("upstream-sync",)),
-        pr(42, "[BugFix] fix eplb after upstream change", at(2), modules=("upstream-sync",),
-           categories=("bugfix",)),
+        pr(
+            40,
+            "[Misc] Upgrade vllm to 0.25.0",
+            at(0),
+            additions=2000,
+            deletions=3000,
+            modules=("upstream-sync",),
+        ),
+        pr(
+            41,
+            "[CI] Upgrade vllm to v0.25.1",
+            at(1),
+            additions=30,
+            deletions=30,
+            modules=("upstream-sync",),
+        ),
+        pr(
+            42,
+            "[BugFix] fix eplb after upstream change",
+            at(2),
+            modules=("upstream-sync",),
+            categories=("bugfix",),
+        ),
     ]
     fallout = [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
     assert [i.items for i in fallout] == [(40, 42)]
@@ -123,10 +210,24 @@ def test_an_upgrade_landed_again_another_way_relands_the_reverted_one():
     failed image build (#11366) and came back as "Upgrade mooncake from 0.3.9 to 0.3.11.post1"
     (#10871) with the official wheel: re-landed, so no follow-up asks to find what broke."""
     items = [
-        pr(10891, "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles", at(0), files=("Dockerfile",)),
-        pr(11366, '[BugFix] Revert "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles (#10891)"', at(1),
-           files=("Dockerfile",)),
-        pr(10871, "[CI] Upgrade mooncake from 0.3.9 to 0.3.11.post1", at(2), files=("Dockerfile.a3",)),
+        pr(
+            10891,
+            "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles",
+            at(0),
+            files=("Dockerfile",),
+        ),
+        pr(
+            11366,
+            '[BugFix] Revert "[Misc] Bump Mooncake to v0.3.11.post1 in Dockerfiles (#10891)"',
+            at(1),
+            files=("Dockerfile",),
+        ),
+        pr(
+            10871,
+            "[CI] Upgrade mooncake from 0.3.9 to 0.3.11.post1",
+            at(2),
+            files=("Dockerfile.a3",),
+        ),
         pr(10872, "[CI] Upgrade mooncake from 0.3.9 to 0.3.12", at(3), files=("Dockerfile.a5",)),
     ]
     s = summarize(items)
@@ -138,15 +239,21 @@ def test_an_upgrade_landed_again_another_way_relands_the_reverted_one():
 def test_a_title_that_calls_the_change_temporary_is_a_follow_up_to_lift_it():
     """2026-W27: #11437 "UT use case issue temporarily blocked and skipped execution" (its body
     says only that the case will be revised later)."""
-    items = [pr(11437, "[BugFix]UT use case issue temporarily blocked and skipped execution", at(1)),
-             pr(11438, "[BugFix] Fix the temporary buffer size of the sampler", at(2))]
+    items = [
+        pr(11437, "[BugFix]UT use case issue temporarily blocked and skipped execution", at(1)),
+        pr(11438, "[BugFix] Fix the temporary buffer size of the sampler", at(2)),
+    ]
     (f,) = [f for f in summarize(items).follow_ups if f.kind == "temporary"]
     assert (f.item.number, f.items) == (11437, (11437,))
 
 
 def test_a_series_is_named_without_its_place_in_the_series():
     from services.summarizer.domain.storylines import _short_name
-    assert _short_name("[Style] Convert `vllm-ascend/` to ruff format(Batch #3)") == "Convert `vllm-ascend/` to ruff format"
+
+    assert (
+        _short_name("[Style] Convert `vllm-ascend/` to ruff format(Batch #3)")
+        == "Convert `vllm-ascend/` to ruff format"
+    )
     assert _short_name("Refactor the cache (part 2/5)") == "Refactor the cache"
     assert _short_name("Add MoE (DeepSeek) support") == "Add MoE (DeepSeek) support"
 
@@ -158,7 +265,11 @@ def test_a_line_of_shared_files_ranks_by_its_size_not_after_every_named_one():
 
     _current, lines = week_lines(real_items(), 2026, 4)
     names = [(s.name, s.evidence, len(s.items)) for s in lines]
-    fusion = next(i for i, (name, evidence, _n) in enumerate(names) if name == "fusion" and evidence == "files")
+    fusion = next(
+        i
+        for i, (name, evidence, _n) in enumerate(names)
+        if name == "fusion" and evidence == "files"
+    )
     assert names[fusion][2] == 5
     smaller = [i for i, (_name, evidence, n) in enumerate(names) if evidence == "term" and n <= 3]
     assert smaller and fusion < min(smaller), names
@@ -168,10 +279,24 @@ def test_a_change_of_tests_alone_represents_no_module():
     """2026-W23: a test-folder move (239 files) was the representative PR of sampling, distributed
     and xlite; a module's row shows the work on its code first."""
     items = [
-        pr(9807, "[CI] Move the e2e tests to pull_request/full and light", at(0), additions=3000, deletions=3000,
-           modules=("sampling",), files=("tests/e2e/sampling/test_a.py", "tests/e2e/sampling/test_b.py")),
-        pr(9735, "[Feature] Reduce sampling for DFlash and MTP", at(1), additions=40, deletions=5,
-           modules=("sampling",), files=("vllm_ascend/sample/sampler.py",)),
+        pr(
+            9807,
+            "[CI] Move the e2e tests to pull_request/full and light",
+            at(0),
+            additions=3000,
+            deletions=3000,
+            modules=("sampling",),
+            files=("tests/e2e/sampling/test_a.py", "tests/e2e/sampling/test_b.py"),
+        ),
+        pr(
+            9735,
+            "[Feature] Reduce sampling for DFlash and MTP",
+            at(1),
+            additions=40,
+            deletions=5,
+            modules=("sampling",),
+            files=("vllm_ascend/sample/sampler.py",),
+        ),
     ]
     (row,) = [m for m in summarize(items).modules if m.module == "sampling"]
     assert row.representative[:2] == (9735, 9807)

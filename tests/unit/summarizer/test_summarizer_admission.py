@@ -12,14 +12,17 @@ from tests.unit.summarizer.summarizer_builders import utc
 NOW = utc(2026, 6, 10, 12, 0)
 
 
-@pytest.mark.parametrize("repos, repo, accepted", [
-    ((), "any/thing", True),
-    (("vllm-project/vllm",), "vllm-project/vllm", True),
-    (("vllm-project/vllm",), "VLLM-Project/vllm", True),  # GitHub names are case-insensitive
-    (("vllm-project/vllm",), "vllm-project/vllm-ascend", False),
-    (("vllm-project/*",), "vllm-project/vllm-ascend", True),
-    (("vllm-project/*",), "other/vllm", False),
-])
+@pytest.mark.parametrize(
+    "repos, repo, accepted",
+    [
+        ((), "any/thing", True),
+        (("vllm-project/vllm",), "vllm-project/vllm", True),
+        (("vllm-project/vllm",), "VLLM-Project/vllm", True),  # GitHub names are case-insensitive
+        (("vllm-project/vllm",), "vllm-project/vllm-ascend", False),
+        (("vllm-project/*",), "vllm-project/vllm-ascend", True),
+        (("vllm-project/*",), "other/vllm", False),
+    ],
+)
 def test_accept_list(repos, repo, accepted):
     verdict = Admission(repos=repos).verdict(repo, NOW, NOW)
     assert (verdict is None) is accepted
@@ -42,7 +45,9 @@ def test_unknown_repo_wins_over_future():
 
 
 def test_snapshot_order_prefers_updated_at_then_fact_time_then_id():
-    polled = snapshot_order(utc(2026, 6, 10, 9), utc(2026, 6, 10, 1), "aaa")  # merged at 1, seen at 9
+    polled = snapshot_order(
+        utc(2026, 6, 10, 9), utc(2026, 6, 10, 1), "aaa"
+    )  # merged at 1, seen at 9
     webhook = snapshot_order(utc(2026, 6, 10, 3), utc(2026, 6, 10, 3), "bbb")  # comment at 3
     assert polled > webhook
     assert snapshot_order(None, utc(2026, 6, 10, 4), "a") > webhook

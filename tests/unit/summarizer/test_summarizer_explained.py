@@ -37,7 +37,9 @@ def pr(number: int, title: str, merged: datetime, **kw) -> ItemSpec:
 
 def summarize(items, meta=RequestMeta(), policy=ReportPolicy(), window=WEEK, **extra):
     sc = Scenario(items=list(items))
-    return build_summary(window_input(sc.events(), window, **extra), now=NOW, policy=policy, meta=meta)
+    return build_summary(
+        window_input(sc.events(), window, **extra), now=NOW, policy=policy, meta=meta
+    )
 
 
 def revert_digest(title: str, number: int | None = None) -> Digest:
@@ -46,9 +48,22 @@ def revert_digest(title: str, number: int | None = None) -> Digest:
 
 def test_a_revert_and_what_it_reverted_are_never_key_prs_and_make_one_incident():
     items = [
-        pr(10, "[Ops] add triton ops log", at(0), additions=190, deletions=5, categories=("feature",)),
-        pr(11, 'Revert "[Ops] add triton ops log (#10)"', at(3), additions=5, deletions=190,
-           digest=revert_digest("[Ops] add triton ops log", 10)),
+        pr(
+            10,
+            "[Ops] add triton ops log",
+            at(0),
+            additions=190,
+            deletions=5,
+            categories=("feature",),
+        ),
+        pr(
+            11,
+            'Revert "[Ops] add triton ops log (#10)"',
+            at(3),
+            additions=5,
+            deletions=190,
+            digest=revert_digest("[Ops] add triton ops log", 10),
+        ),
         *[pr(20 + n, f"[Feature] unrelated work {n}", at(1), additions=20 + n) for n in range(6)],
     ]
     s = summarize(items)
@@ -67,8 +82,12 @@ def test_added_fixed_and_reverted_is_one_instability_line_in_merge_order():
     items = [
         pr(30, "[Build] add a compile cache", at(0), categories=("feature",)),
         pr(31, "[BugFix] fix the compile cache key", at(1), categories=("bugfix",), digest=fix),
-        pr(32, 'Revert "[Build] add a compile cache (#30)"', at(2),
-           digest=revert_digest("[Build] add a compile cache", 30)),
+        pr(
+            32,
+            'Revert "[Build] add a compile cache (#30)"',
+            at(2),
+            digest=revert_digest("[Build] add a compile cache", 30),
+        ),
     ]
     s = summarize(items)
     unstable = [i for i in s.incidents if i.kind == "instability"]
@@ -81,11 +100,23 @@ def test_added_fixed_and_reverted_is_one_instability_line_in_merge_order():
 def test_a_bump_followed_by_fixes_in_its_area_is_upgrade_fallout():
     items = [
         pr(40, "[Misc] Upgrade vLLM to v0.21.0", at(0), modules=("upstream-sync",)),
-        pr(41, "[BugFix] adapt to the new scheduler interface", at(1),
-           modules=("upstream-sync",), categories=("bugfix",)),
-        pr(42, "[BugFix] fix UT after upstream change", at(2), modules=("upstream-sync", "tests"),
-           categories=("bugfix",)),
-        pr(43, "[BugFix] unrelated kernel fix", at(2), modules=("kernels",), categories=("bugfix",)),
+        pr(
+            41,
+            "[BugFix] adapt to the new scheduler interface",
+            at(1),
+            modules=("upstream-sync",),
+            categories=("bugfix",),
+        ),
+        pr(
+            42,
+            "[BugFix] fix UT after upstream change",
+            at(2),
+            modules=("upstream-sync", "tests"),
+            categories=("bugfix",),
+        ),
+        pr(
+            43, "[BugFix] unrelated kernel fix", at(2), modules=("kernels",), categories=("bugfix",)
+        ),
     ]
     s = summarize(items)
     fallout = [i for i in s.incidents if i.kind == "upgrade_fallout"]
@@ -119,12 +150,27 @@ def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
     """2026-W02: "support mxfp8 quantization (qwen dense)" is quantization work, not new model
     support; "[BugFix][Fusion] Fix graph fusion failure problem" is a fix, not performance work."""
     policy = ReportPolicy()
-    quant = pr(5723, "support mxfp8 quantization (qwen dense)", at(1), modules=("quantization", "models"),
-               categories=("feature",))
-    model = pr(5724, "[Model] Support the Whisper model", at(1), modules=("attention", "models"),
-               categories=("feature",))
-    fix = pr(5676, "[BugFix][Fusion] Fix graph fusion failure problem", at(1), modules=("compilation",),
-             categories=("bugfix", "performance"))
+    quant = pr(
+        5723,
+        "support mxfp8 quantization (qwen dense)",
+        at(1),
+        modules=("quantization", "models"),
+        categories=("feature",),
+    )
+    model = pr(
+        5724,
+        "[Model] Support the Whisper model",
+        at(1),
+        modules=("attention", "models"),
+        categories=("feature",),
+    )
+    fix = pr(
+        5676,
+        "[BugFix][Fusion] Fix graph fusion failure problem",
+        at(1),
+        modules=("compilation",),
+        categories=("bugfix", "performance"),
+    )
     reasons = {}
     for spec in (quant, model, fix):
         snap, tags = spec.snapshot(spec.merged), spec.tags()
@@ -134,10 +180,22 @@ def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
     assert "performance" not in reasons[5676]
     # 2026-W29: a new CI workflow is no product feature; removing an optimisation is no
     # performance work
-    ci = pr(12270, "[CI] add nightly test workflow and config for A3 560T clusters", at(1),
-            modules=("ci",), categories=("feature", "ci"), additions=1376)
-    removal = pr(12119, "[Refactor] Remove matmulallreduce and pass optimization techniques", at(1),
-                 modules=("kernels",), categories=("refactor", "performance"), deletions=3185)
+    ci = pr(
+        12270,
+        "[CI] add nightly test workflow and config for A3 560T clusters",
+        at(1),
+        modules=("ci",),
+        categories=("feature", "ci"),
+        additions=1376,
+    )
+    removal = pr(
+        12119,
+        "[Refactor] Remove matmulallreduce and pass optimization techniques",
+        at(1),
+        modules=("kernels",),
+        categories=("refactor", "performance"),
+        deletions=3185,
+    )
     for spec in (ci, removal):
         snap, tags = spec.snapshot(spec.merged), spec.tags()
         reasons[spec.number] = key_reasons(snap, tags, score_pr(snap, tags, policy)[1])
@@ -150,12 +208,32 @@ def test_a_removal_its_description_says_users_see_is_a_risk_in_its_own_words():
     removal nobody sees and an addition that says user-facing are no such risk."""
     how = "dispatch_gmm_combine_decode is removed, and VLLM_ASCEND_ENABLE_FUSED_MC2 no longer selects mode 2."
     items = [
-        pr(12031, "[Refactor] Remove dispatch_gmm_combine_decode ops", at(1), additions=36, deletions=11956,
-           digest=Digest(what="Remove the fused operator.", user_facing="yes", user_facing_text=how)),
-        pr(12032, "[Refactor] Remove dead helpers", at(1), deletions=300,
-           digest=Digest(what="Remove unused helpers.", user_facing="no")),
-        pr(12033, "[Feature] Add a knob", at(1), additions=300,
-           digest=Digest(what="Adds a knob.", user_facing="yes", user_facing_text="New --knob flag.")),
+        pr(
+            12031,
+            "[Refactor] Remove dispatch_gmm_combine_decode ops",
+            at(1),
+            additions=36,
+            deletions=11956,
+            digest=Digest(
+                what="Remove the fused operator.", user_facing="yes", user_facing_text=how
+            ),
+        ),
+        pr(
+            12032,
+            "[Refactor] Remove dead helpers",
+            at(1),
+            deletions=300,
+            digest=Digest(what="Remove unused helpers.", user_facing="no"),
+        ),
+        pr(
+            12033,
+            "[Feature] Add a knob",
+            at(1),
+            additions=300,
+            digest=Digest(
+                what="Adds a knob.", user_facing="yes", user_facing_text="New --knob flag."
+            ),
+        ),
     ]
     removals = [i for i in summarize(items).incidents if i.kind == "removal"]
     assert [(i.items, i.reason) for i in removals] == [((12031,), how)]
@@ -163,12 +241,32 @@ def test_a_removal_its_description_says_users_see_is_a_risk_in_its_own_words():
 
 def test_a_change_that_calls_itself_temporary_and_removals_users_see_are_follow_ups():
     items = [
-        pr(5746, "[CI] Accuracy issue of qwen3-next-w8a8 nightly test fix.", at(1), digest=Digest(
-            what="Close the Full Graph mode to temporarily avoid accuracy issue for Qwen3-Next-80B-A3B-Instruct-W8A8.")),
-        pr(5747, "[Feature] Add the knob", at(1), digest=Digest(what="Adds a knob to the scheduler.")),
-        pr(12031, "[Refactor] Remove dispatch_gmm_combine_decode ops", at(2), additions=36, deletions=11956,
-           digest=Digest(what="Remove the fused operator.", user_facing="yes",
-                         user_facing_text="VLLM_ASCEND_ENABLE_FUSED_MC2 no longer selects mode 2.")),
+        pr(
+            5746,
+            "[CI] Accuracy issue of qwen3-next-w8a8 nightly test fix.",
+            at(1),
+            digest=Digest(
+                what="Close the Full Graph mode to temporarily avoid accuracy issue for Qwen3-Next-80B-A3B-Instruct-W8A8."
+            ),
+        ),
+        pr(
+            5747,
+            "[Feature] Add the knob",
+            at(1),
+            digest=Digest(what="Adds a knob to the scheduler."),
+        ),
+        pr(
+            12031,
+            "[Refactor] Remove dispatch_gmm_combine_decode ops",
+            at(2),
+            additions=36,
+            deletions=11956,
+            digest=Digest(
+                what="Remove the fused operator.",
+                user_facing="yes",
+                user_facing_text="VLLM_ASCEND_ENABLE_FUSED_MC2 no longer selects mode 2.",
+            ),
+        ),
     ]
     follow = {f.kind: f.items for f in summarize(items).follow_ups}
     assert follow["temporary"] == (5746,) and follow["removal"] == (12031,)
@@ -180,11 +278,30 @@ def test_a_revert_made_on_purpose_for_a_while_asks_to_re_land_not_to_find_what_b
     frozen = "We'll release 0.13.0 soon. The main branch is freeze. Let's redo it once 0.13.0 is released."
     items = [
         pr(5275, "MLA prefill performance optimization", at(0), files=("a/mla.py",)),
-        pr(5410, 'Revert "MLA prefill performance optimization (#5275)"', at(2), files=("a/mla.py",),
-           digest=Digest(what=frozen, refs=(Reference(kind="reverts", number=5275, context="The main branch is freeze"),))),
-        pr(4138, "[KV-Sharing] Support KV-Sharing feature in CLA models", at(0), files=("a/kv.py",)),
-        pr(5317, 'Revert "[KV-Sharing] Support KV-Sharing (#4138)"', at(1), files=("a/kv.py",),
-           digest=Digest(refs=(Reference(kind="reverts", number=4138, context="It makes DeepSeek V3.2 hang"),))),
+        pr(
+            5410,
+            'Revert "MLA prefill performance optimization (#5275)"',
+            at(2),
+            files=("a/mla.py",),
+            digest=Digest(
+                what=frozen,
+                refs=(Reference(kind="reverts", number=5275, context="The main branch is freeze"),),
+            ),
+        ),
+        pr(
+            4138, "[KV-Sharing] Support KV-Sharing feature in CLA models", at(0), files=("a/kv.py",)
+        ),
+        pr(
+            5317,
+            'Revert "[KV-Sharing] Support KV-Sharing (#4138)"',
+            at(1),
+            files=("a/kv.py",),
+            digest=Digest(
+                refs=(
+                    Reference(kind="reverts", number=4138, context="It makes DeepSeek V3.2 hang"),
+                )
+            ),
+        ),
     ]
     follow = {f.kind: f.items for f in summarize(items).follow_ups}
     assert follow["reland"] == (5275,) and follow["revert"] == (4138,)
@@ -194,10 +311,21 @@ def test_a_bump_of_ci_tooling_alone_is_followed_only_by_fixes_that_name_it():
     """2025-W52: "Bump actions/checkout from 4 to 6" was said to be followed by a transformers
     pin for Qwen3-VL, for sharing the upgrade area."""
     items = [
-        pr(5234, "[CI] Bump actions/checkout from 4 to 6", at(0), modules=("upstream-sync",),
-           files=(".github/workflows/lint.yaml",)),
-        pr(5250, "[BugFix] pin transformers to 4.57.3 for Qwen3-VL", at(1), modules=("upstream-sync",),
-           categories=("bugfix",), files=("requirements.txt",)),
+        pr(
+            5234,
+            "[CI] Bump actions/checkout from 4 to 6",
+            at(0),
+            modules=("upstream-sync",),
+            files=(".github/workflows/lint.yaml",),
+        ),
+        pr(
+            5250,
+            "[BugFix] pin transformers to 4.57.3 for Qwen3-VL",
+            at(1),
+            modules=("upstream-sync",),
+            categories=("bugfix",),
+            files=("requirements.txt",),
+        ),
     ]
     assert not [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
 
@@ -207,22 +335,47 @@ def test_a_revert_that_pastes_the_reverted_description_gives_no_reason():
     made, not why it was undone."""
     theirs = "This PR unifies FIA actual_seq_lengths handling for ViT encoder ACL graph across eager and graph modes."
     items = [
-        pr(10824, "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph", at(0),
-           digest=Digest(what=theirs)),
-        pr(11994, 'Revert "[BugFix][Worker] Fix padded sequence length handling (#10824)"', at(2),
-           digest=Digest(what=theirs, refs=(Reference(kind="reverts", number=10824, context=theirs),))),
+        pr(
+            10824,
+            "[BugFix][Worker] Fix padded sequence length handling for ViT encoder ACL graph",
+            at(0),
+            digest=Digest(what=theirs),
+        ),
+        pr(
+            11994,
+            'Revert "[BugFix][Worker] Fix padded sequence length handling (#10824)"',
+            at(2),
+            digest=Digest(
+                what=theirs, refs=(Reference(kind="reverts", number=10824, context=theirs),)
+            ),
+        ),
     ]
     (inc,) = [i for i in summarize(items).incidents if i.kind == "revert"]
     assert inc.items[:2] == (11994, 10824) and inc.reason == ""
 
 
 def test_what_a_change_is_outranks_how_big_it_is():
-    claim = Digest(what="Adds a fused kernel.", claims=(Claim(
-        kind="performance", sentence="Decode throughput improves by 1.3x.", figures=("1.3x",)),))
-    feature = pr(50, "[Feature] fused MoE kernel for the new chip", at(1), additions=120,
-                 categories=("feature", "performance"), digest=claim)
-    logging = pr(51, "[Misc] improve log quality for better debugging", at(1), additions=400,
-                 deletions=180)
+    claim = Digest(
+        what="Adds a fused kernel.",
+        claims=(
+            Claim(
+                kind="performance",
+                sentence="Decode throughput improves by 1.3x.",
+                figures=("1.3x",),
+            ),
+        ),
+    )
+    feature = pr(
+        50,
+        "[Feature] fused MoE kernel for the new chip",
+        at(1),
+        additions=120,
+        categories=("feature", "performance"),
+        digest=claim,
+    )
+    logging = pr(
+        51, "[Misc] improve log quality for better debugging", at(1), additions=400, deletions=180
+    )
     policy = ReportPolicy()
     f_score, f_signals = score_pr(feature.snapshot(feature.merged), feature.tags(), policy)
     l_score, l_signals = score_pr(logging.snapshot(logging.merged), logging.tags(), policy)
@@ -238,8 +391,12 @@ def test_what_a_change_is_outranks_how_big_it_is():
 def test_a_risk_fired_by_words_alone_is_not_high_without_corroboration():
     def risky(number, labels=(), extra=()):
         spec = pr(number, f"[Misc] sanitize the prompt {number}", at(1), labels=labels)
-        risk = RiskTag(name="security-sensitive", severity="high", reason="title mentions sanitize",
-                       rule="risk:security-sensitive/keyword")
+        risk = RiskTag(
+            name="security-sensitive",
+            severity="high",
+            reason="title mentions sanitize",
+            rule="risk:security-sensitive/keyword",
+        )
         spec_tags = Tags(risks=(risk, *extra))
         spec.tags = lambda: spec_tags  # type: ignore[method-assign]
         return spec
@@ -251,8 +408,16 @@ def test_a_risk_fired_by_words_alone_is_not_high_without_corroboration():
 
 
 def test_core_changes_without_tests_are_one_follow_up_and_no_follow_up_repeats():
-    items = [pr(80 + n, f"[Core] change {n}", at(1), additions=10 * (n + 1),
-                risks=(("core-without-tests", "high"),)) for n in range(4)]
+    items = [
+        pr(
+            80 + n,
+            f"[Core] change {n}",
+            at(1),
+            additions=10 * (n + 1),
+            risks=(("core-without-tests", "high"),),
+        )
+        for n in range(4)
+    ]
     s = summarize(items)
     core = [f for f in s.follow_ups if f.kind == "core_without_tests"]
     assert len(core) == 1
@@ -262,24 +427,47 @@ def test_core_changes_without_tests_are_one_follow_up_and_no_follow_up_repeats()
 
 
 def test_module_representatives_are_distinct_prs():
-    items = [pr(90, "[Feature] one change everywhere", at(1), additions=900,
-                modules=("a", "b", "c", "d"), categories=("feature",))]
+    items = [
+        pr(
+            90,
+            "[Feature] one change everywhere",
+            at(1),
+            additions=900,
+            modules=("a", "b", "c", "d"),
+            categories=("feature",),
+        )
+    ]
     items += [pr(91 + n, f"[Misc] small {n}", at(2), modules=(m,)) for n, m in enumerate("abcd")]
     s = summarize(items)
     shown = [n for m in s.modules for n in m.representative]
     assert shown.count(90) == 1
-    assert {m.module: m.representative[0] for m in s.modules} == {"a": 90, "b": 92, "c": 93, "d": 94}
+    assert {m.module: m.representative[0] for m in s.modules} == {
+        "a": 90,
+        "b": 92,
+        "c": 93,
+        "d": 94,
+    }
 
 
-MERGED_ONLY = SourceInfo(kind="replay", name="merged_prs_with_bodies.jsonl", provides=("merged_prs",),
-                         coverage_start=at(-30), coverage_end=at(30))
+MERGED_ONLY = SourceInfo(
+    kind="replay",
+    name="merged_prs_with_bodies.jsonl",
+    provides=("merged_prs",),
+    coverage_start=at(-30),
+    coverage_end=at(30),
+)
 
 
 def test_figures_the_source_cannot_give_are_unavailable_not_zero():
     items = [pr(100 + n, f"[Core] change {n}", at(1)) for n in range(3)]
     s = summarize(items, meta=RequestMeta(source=MERGED_ONLY))
     c = s.counts
-    assert (c.new_issues, c.closed_issues, c.new_prs, c.closed_unmerged_prs) == (None, None, None, None)
+    assert (c.new_issues, c.closed_issues, c.new_prs, c.closed_unmerged_prs) == (
+        None,
+        None,
+        None,
+        None,
+    )
     assert (c.comments, c.reviews, c.reviewers) == (None, None, None)
     assert c.merged_prs == 3 and s.previous_counts.new_prs is None
     assert s.median_hours_to_merge is None and s.median_hours_to_first_response is None
@@ -291,8 +479,13 @@ def test_figures_the_source_cannot_give_are_unavailable_not_zero():
 
 
 def test_a_window_reaching_beyond_the_source_is_partial():
-    late = SourceInfo(kind="replay", name="x.jsonl", provides=("merged_prs",),
-                      coverage_start=at(-30), coverage_end=at(3))
+    late = SourceInfo(
+        kind="replay",
+        name="x.jsonl",
+        provides=("merged_prs",),
+        coverage_start=at(-30),
+        coverage_end=at(3),
+    )
     s = summarize([pr(110, "[Core] change", at(1))], meta=RequestMeta(source=late))
     assert s.coverage == "partial"
 
@@ -303,11 +496,14 @@ def test_a_source_name_is_never_a_path():
     assert SourceInfo(kind="replay", name="C:\\data\\merged.jsonl").name == "merged.jsonl"
 
 
-@pytest.mark.parametrize("day,tz,hours", [
-    (date(2026, 6, 10), "Asia/Shanghai", 24),
-    (date(2026, 3, 8), "America/New_York", 23),   # spring forward
-    (date(2026, 11, 1), "America/New_York", 25),  # fall back
-])
+@pytest.mark.parametrize(
+    "day,tz,hours",
+    [
+        (date(2026, 6, 10), "Asia/Shanghai", 24),
+        (date(2026, 3, 8), "America/New_York", 23),  # spring forward
+        (date(2026, 11, 1), "America/New_York", 25),  # fall back
+    ],
+)
 def test_a_day_window_has_one_activity_slot_per_hour(day, tz, hours):
     window = day_window(day, tz)
     start = window.start
@@ -328,18 +524,42 @@ def test_a_day_window_has_one_activity_slot_per_hour(day, tz, hours):
 def test_a_change_reverted_by_its_own_line_of_work_is_not_a_key_pr():
     cache = ("ci/workflows/build.yaml",)
     items = [
-        pr(120, "[CI] add an incremental build cache", at(0), additions=900, files=cache,
-           categories=("feature",)),
-        pr(121, "[BugFix] fix the incremental build cache", at(1), files=cache, categories=("bugfix",)),
-        pr(122, "[CI] revert the incremental build cache", at(2), files=cache,
-           digest=Digest(refs=(Reference(kind="reverts", title="the incremental build cache"),))),
-        *[pr(130 + n, f"[Feature] unrelated {w}", at(3), additions=50, files=(f"src/{w}.py",))
-          for n, w in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))],
+        pr(
+            120,
+            "[CI] add an incremental build cache",
+            at(0),
+            additions=900,
+            files=cache,
+            categories=("feature",),
+        ),
+        pr(
+            121,
+            "[BugFix] fix the incremental build cache",
+            at(1),
+            files=cache,
+            categories=("bugfix",),
+        ),
+        pr(
+            122,
+            "[CI] revert the incremental build cache",
+            at(2),
+            files=cache,
+            digest=Digest(refs=(Reference(kind="reverts", title="the incremental build cache"),)),
+        ),
+        *[
+            pr(130 + n, f"[Feature] unrelated {w}", at(3), additions=50, files=(f"src/{w}.py",))
+            for n, w in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"))
+        ],
     ]
-    s = summarize(items, term_counts={"incremental": 1, "build": 40, "cache": 30, "incrementalbuild": 1},
-                  history_items=1000)
+    s = summarize(
+        items,
+        term_counts={"incremental": 1, "build": 40, "cache": 30, "incrementalbuild": 1},
+        history_items=1000,
+    )
     unstable = [i for i in s.incidents if i.kind == "instability"]
-    assert [(i.items, i.roles) for i in unstable] == [((120, 121, 122), ("added", "fixed", "reverted"))]
+    assert [(i.items, i.roles) for i in unstable] == [
+        ((120, 121, 122), ("added", "fixed", "reverted"))
+    ]
     assert not {k.item.number for k in s.key_prs} & {120, 121, 122}
 
 
@@ -349,11 +569,23 @@ def test_a_revert_says_why_and_which_change_brought_it_back():
     op = ("csrc/matmul_allreduce_add_rmsnorm/op_host/aclnn_matmul_allreduce_add_rmsnorm.cpp",)
     why = "Reverts vllm-project/vllm-ascend#5082, which broke CI"
     items = [
-        pr(5082, "[bugfix] matmul_allreduce_add_rmsnorm aclnn interface", at(0), files=op,
-           categories=("bugfix",)),
-        pr(5093, "[bugfix] fix mtp accept rate", at(1), files=op + ("vllm_ascend/worker/model_runner_v1.py",),
-           digest=Digest(what="fix mtp accept rate by disabling in_profile_run",
-                         refs=(Reference(kind="reverts", number=5082, context=why),))),
+        pr(
+            5082,
+            "[bugfix] matmul_allreduce_add_rmsnorm aclnn interface",
+            at(0),
+            files=op,
+            categories=("bugfix",),
+        ),
+        pr(
+            5093,
+            "[bugfix] fix mtp accept rate",
+            at(1),
+            files=op + ("vllm_ascend/worker/model_runner_v1.py",),
+            digest=Digest(
+                what="fix mtp accept rate by disabling in_profile_run",
+                refs=(Reference(kind="reverts", number=5082, context=why),),
+            ),
+        ),
         pr(5119, "restore matmul_allreduce_add_rmsnrom aclnn interface", at(2), files=op),
         # restores something else in a file the reverted change touched: not its re-land
         pr(5120, "[BugFix] Restore FIA decode mask handling", at(3), files=op),
@@ -370,18 +602,43 @@ def test_a_change_back_under_another_title_with_the_same_description_is_its_re_l
     """2025-W50: #4194 "add custom moe ops for prefill" was reverted by #4806 ("as it broke CI")
     and came back two days later as #4810 "Add moe normal ops", the same description word for
     word; a change that only shares a file and says something else is no re-land."""
-    what = ("1.Add the implementation of normal Aclnn operators: MoeCombineNormal, "
-            "MoeDispatchNormal, NotifyDispatch，and DispatchLayout.")
+    what = (
+        "1.Add the implementation of normal Aclnn operators: MoeCombineNormal, "
+        "MoeDispatchNormal, NotifyDispatch，and DispatchLayout."
+    )
     ops = ("csrc/moe_dispatch_normal/op_host/moe_dispatch_normal.cpp",)
     items = [
-        pr(4194, "[Kernel] add custom moe ops for prefill", at(0), files=ops, additions=5563,
-           digest=Digest(what=what)),
-        pr(4806, 'Revert "[Kernel] add custom moe ops for prefill"', at(1), files=ops, deletions=5563,
-           digest=revert_digest("[Kernel] add custom moe ops for prefill", 4194)),
-        pr(4810, "[Kernel] Add moe normal ops", at(2), files=ops, additions=5366,
-           digest=Digest(what=" ".join(what.split()))),
-        pr(4811, "[Kernel] tune the dispatch layout", at(3), files=ops,
-           digest=Digest(what="Tunes the dispatch layout of the normal MoE operators for A3.")),
+        pr(
+            4194,
+            "[Kernel] add custom moe ops for prefill",
+            at(0),
+            files=ops,
+            additions=5563,
+            digest=Digest(what=what),
+        ),
+        pr(
+            4806,
+            'Revert "[Kernel] add custom moe ops for prefill"',
+            at(1),
+            files=ops,
+            deletions=5563,
+            digest=revert_digest("[Kernel] add custom moe ops for prefill", 4194),
+        ),
+        pr(
+            4810,
+            "[Kernel] Add moe normal ops",
+            at(2),
+            files=ops,
+            additions=5366,
+            digest=Digest(what=" ".join(what.split())),
+        ),
+        pr(
+            4811,
+            "[Kernel] tune the dispatch layout",
+            at(3),
+            files=ops,
+            digest=Digest(what="Tunes the dispatch layout of the normal MoE operators for A3."),
+        ),
     ]
     s = summarize(items)
     (inc,) = [i for i in s.incidents if i.kind == "revert"]
@@ -395,28 +652,72 @@ def test_a_revert_of_a_named_change_known_by_reference_makes_no_storyline_instab
     #12228 reverted" although #11266 came after the revert and fixed something else)."""
     attn = ("vllm_ascend/attention/attention_v1.py",)
     items = [
-        pr(200, "[Refactor] remove the FIA paged fallback", at(0), files=attn, categories=("refactor",)),
-        pr(201, 'Revert "[Refactor] remove the FIA paged fallback (#200)"', at(1), files=attn,
-           digest=revert_digest("[Refactor] remove the FIA paged fallback", 200)),
-        pr(202, "[BugFix] fix FIA decode mask handling on main", at(2), files=attn, categories=("bugfix",)),
-        pr(203, "[BugFix] fix FIA decode mask for graph mode", at(3), files=attn, categories=("bugfix",)),
-        *[pr(220 + n, f"[Feature] unrelated {w}", at(3), files=(f"src/{w}.py",))
-          for n, w in enumerate(("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"))],
+        pr(
+            200,
+            "[Refactor] remove the FIA paged fallback",
+            at(0),
+            files=attn,
+            categories=("refactor",),
+        ),
+        pr(
+            201,
+            'Revert "[Refactor] remove the FIA paged fallback (#200)"',
+            at(1),
+            files=attn,
+            digest=revert_digest("[Refactor] remove the FIA paged fallback", 200),
+        ),
+        pr(
+            202,
+            "[BugFix] fix FIA decode mask handling on main",
+            at(2),
+            files=attn,
+            categories=("bugfix",),
+        ),
+        pr(
+            203,
+            "[BugFix] fix FIA decode mask for graph mode",
+            at(3),
+            files=attn,
+            categories=("bugfix",),
+        ),
+        *[
+            pr(220 + n, f"[Feature] unrelated {w}", at(3), files=(f"src/{w}.py",))
+            for n, w in enumerate(
+                ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+            )
+        ],
     ]
     s = summarize(items, term_counts={"fia": 1}, history_items=1000)
     # the four are one storyline (FIA), and the revert is the only incident
-    assert [sorted(i.number for i in st.items) for st in s.storylines if st.name == "FIA"] == [[200, 201, 202, 203]]
+    assert [sorted(i.number for i in st.items) for st in s.storylines if st.name == "FIA"] == [
+        [200, 201, 202, 203]
+    ]
     assert [i.kind for i in s.incidents] == ["revert"]
     assert s.incidents[0].items == (201, 200)
 
 
 def test_a_revert_naming_nothing_that_only_turns_tests_back_on_is_no_risk():
     items = [
-        pr(210, "[Fix]Revert temporary skip on mtp1/mtp2 correctness tests (aclgraph fix)", at(1),
-           files=("tests/e2e/singlecard/test_mtp_correctness.py",),
-           digest=Digest(refs=(Reference(kind="reverts", title="temporary skip on mtp1/mtp2 correctness tests"),))),
-        pr(211, "[CI] revert the csrc build cache", at(2), files=("csrc/build.sh",),
-           digest=Digest(refs=(Reference(kind="reverts", title="the csrc build cache"),))),
+        pr(
+            210,
+            "[Fix]Revert temporary skip on mtp1/mtp2 correctness tests (aclgraph fix)",
+            at(1),
+            files=("tests/e2e/singlecard/test_mtp_correctness.py",),
+            digest=Digest(
+                refs=(
+                    Reference(
+                        kind="reverts", title="temporary skip on mtp1/mtp2 correctness tests"
+                    ),
+                )
+            ),
+        ),
+        pr(
+            211,
+            "[CI] revert the csrc build cache",
+            at(2),
+            files=("csrc/build.sh",),
+            digest=Digest(refs=(Reference(kind="reverts", title="the csrc build cache"),)),
+        ),
     ]
     s = summarize(items)
     assert [i.items for i in s.incidents if i.kind == "revert"] == [(211,)]
@@ -426,11 +727,26 @@ def test_a_large_removal_is_a_key_pr_and_says_so():
     """Seed 000's key PRs include moving GGUF out of core (~9k lines): taking a body of code out is
     news however few lines it adds (real 2026-W30: #12305 removed the init-routing custom ops,
     -10,902 lines, and was not a key PR)."""
-    removal = pr(300, "[Refactor][Ops]Remove init routing custom ops", at(1), additions=13, deletions=10902,
-                 files=("csrc/moe_init_routing/kernel.cpp",))
+    removal = pr(
+        300,
+        "[Refactor][Ops]Remove init routing custom ops",
+        at(1),
+        additions=13,
+        deletions=10902,
+        files=("csrc/moe_init_routing/kernel.cpp",),
+    )
     small = pr(301, "[Refactor] remove an unused helper", at(1), additions=2, deletions=40)
-    others = [pr(310 + n, f"[Core] routine change {n}", at(2), additions=150, deletions=20,
-                 files=(f"src/m{n}.py",)) for n in range(10)]
+    others = [
+        pr(
+            310 + n,
+            f"[Core] routine change {n}",
+            at(2),
+            additions=150,
+            deletions=20,
+            files=(f"src/m{n}.py",),
+        )
+        for n in range(10)
+    ]
     s = summarize([removal, small, *others])
     keys = {k.item.number: k for k in s.key_prs}
     assert 300 in keys and "removal" in keys[300].reasons
@@ -443,27 +759,59 @@ def test_a_reapply_that_also_fixes_is_the_change_coming_back_and_earlier_items_k
     the earlier change is named with its title (it is in no list of this window)."""
     items = [
         pr(3365, "[MoE] [Refactor] Remove manual memory cleanup", at(-3), files=("moe/a.py",)),
-        pr(3483, 'Revert "[MoE] [Refactor] Remove manual memory cleanup (#3365)"', at(0), files=("moe/a.py",),
-           digest=revert_digest("[MoE] [Refactor] Remove manual memory cleanup", 3365)),
-        pr(3512, '[MoE] [Refactor] Reapply "Remove manual memory cleanup" and fix the MC2 bug', at(2),
-           files=("moe/a.py",), categories=("bugfix",),
-           digest=Digest(refs=(Reference(kind="fix_up", number=3365),))),
+        pr(
+            3483,
+            'Revert "[MoE] [Refactor] Remove manual memory cleanup (#3365)"',
+            at(0),
+            files=("moe/a.py",),
+            digest=revert_digest("[MoE] [Refactor] Remove manual memory cleanup", 3365),
+        ),
+        pr(
+            3512,
+            '[MoE] [Refactor] Reapply "Remove manual memory cleanup" and fix the MC2 bug',
+            at(2),
+            files=("moe/a.py",),
+            categories=("bugfix",),
+            digest=Digest(refs=(Reference(kind="fix_up", number=3365),)),
+        ),
     ]
     s = summarize(items)
     (line,) = [i for i in s.incidents if i.kind == "instability"]
     assert (line.items, line.roles) == ((3365, 3483, 3512), ("added", "reverted", "relanded"))
     assert not [f for f in s.follow_ups if f.kind == "instability"]
     assert [(r.number, r.title) for r in s.referenced] == [
-        (3365, "[MoE] [Refactor] Remove manual memory cleanup")]
+        (3365, "[MoE] [Refactor] Remove manual memory cleanup")
+    ]
 
 
 def test_a_broad_upstream_upgrade_is_a_key_pr_and_says_so():
-    upgrade = pr(400, "Upgrade to new vllm commit", at(1), additions=300, deletions=250,
-                 files=tuple(f"vllm_ascend/m{n}.py" for n in range(37)), modules=("upstream-sync",))
-    narrow = pr(401, "[Misc] Upgrade ray to 2.48", at(1), files=("requirements.txt",),
-                modules=("dependencies",))
-    others = [pr(410 + n, f"[Core] routine change {n}", at(2), additions=150, deletions=20,
-                 files=(f"src/m{n}.py",)) for n in range(10)]
+    upgrade = pr(
+        400,
+        "Upgrade to new vllm commit",
+        at(1),
+        additions=300,
+        deletions=250,
+        files=tuple(f"vllm_ascend/m{n}.py" for n in range(37)),
+        modules=("upstream-sync",),
+    )
+    narrow = pr(
+        401,
+        "[Misc] Upgrade ray to 2.48",
+        at(1),
+        files=("requirements.txt",),
+        modules=("dependencies",),
+    )
+    others = [
+        pr(
+            410 + n,
+            f"[Core] routine change {n}",
+            at(2),
+            additions=150,
+            deletions=20,
+            files=(f"src/m{n}.py",),
+        )
+        for n in range(10)
+    ]
     s = summarize([upgrade, narrow, *others])
     keys = {k.item.number: k for k in s.key_prs}
     assert 400 in keys and keys[400].reasons[0] == "upgrade"

@@ -32,10 +32,15 @@ PR = ItemSpec(number=7, kind="pull_request", opened=T0, merged=T0 + timedelta(ho
 
 def reclassified(event: EnrichedFact, version: str, *modules: str) -> EnrichedFact:
     """The same fact under another rule set (a new event id, new tags)."""
-    spec = ItemSpec(number=event.data.fact.item.number, kind=event.data.fact.item.kind,
-                    opened=T0, modules=modules)
-    return EnrichedFact.create(make_fact(event.data.fact), spec.tags(),
-                               RuleSetRef(profile="test", version=version))
+    spec = ItemSpec(
+        number=event.data.fact.item.number,
+        kind=event.data.fact.item.kind,
+        opened=T0,
+        modules=modules,
+    )
+    return EnrichedFact.create(
+        make_fact(event.data.fact), spec.tags(), RuleSetRef(profile="test", version=version)
+    )
 
 
 def test_a_copy_delivered_twice_is_folded_once_and_order_is_kept():
@@ -83,8 +88,21 @@ def test_a_snapshot_updated_later_wins_over_a_later_fact_seen_earlier():
     # a poll saw the item at 20:00 (updated_at) for the opening at 09:00; a webhook comment at
     # 12:00 carries the 12:00 snapshot: the poll's snapshot is the newer one, in either order
     polled = enrich(PR, "opened", T0)
-    polled = polled.model_copy(update={"data": polled.data.model_copy(update={"fact": polled.data.fact.model_copy(
-        update={"item": polled.data.fact.item.model_copy(update={"updated_at": T0 + timedelta(hours=11)})})})})
+    polled = polled.model_copy(
+        update={
+            "data": polled.data.model_copy(
+                update={
+                    "fact": polled.data.fact.model_copy(
+                        update={
+                            "item": polled.data.fact.item.model_copy(
+                                update={"updated_at": T0 + timedelta(hours=11)}
+                            )
+                        }
+                    )
+                }
+            )
+        }
+    )
     comment = enrich(PR, "created", T0 + timedelta(hours=3), kind="comment")
     assert time_of(comment) > time_of(polled) and order_of(polled) > order_of(comment)
     for batch in ([polled, comment], [comment, polled]):
@@ -103,14 +121,22 @@ def test_at_equal_order_the_later_copy_of_the_batch_wins():
 def test_items_are_kept_apart_by_repository_and_number():
     issue = ItemSpec(number=8, kind="issue", opened=T0 + timedelta(hours=2))
     elsewhere = ItemSpec(number=7, kind="pull_request", opened=T0 + timedelta(hours=1))
-    batch = [enrich(PR, "opened", T0), enrich(issue, "opened", issue.opened),
-             enrich(elsewhere, "opened", elsewhere.opened, repo=OTHER)]
+    batch = [
+        enrich(PR, "opened", T0),
+        enrich(issue, "opened", issue.opened),
+        enrich(elsewhere, "opened", elsewhere.opened, repo=OTHER),
+    ]
     latest = latest_items(batch)
     assert sorted(latest) == [(OTHER, 7), (REPO, 7), (REPO, 8)]
-    assert [latest[k].first_seen for k in ((REPO, 7), (REPO, 8), (OTHER, 7))] == \
-        [T0, T0 + timedelta(hours=2), T0 + timedelta(hours=1)]
-    assert fact_times_by_repo(batch) == {REPO: [T0, T0 + timedelta(hours=2)],
-                                        OTHER: [T0 + timedelta(hours=1)]}
+    assert [latest[k].first_seen for k in ((REPO, 7), (REPO, 8), (OTHER, 7))] == [
+        T0,
+        T0 + timedelta(hours=2),
+        T0 + timedelta(hours=1),
+    ]
+    assert fact_times_by_repo(batch) == {
+        REPO: [T0, T0 + timedelta(hours=2)],
+        OTHER: [T0 + timedelta(hours=1)],
+    }
 
 
 def test_a_late_fact_flags_only_the_summarized_windows_it_lands_in():
@@ -118,15 +144,23 @@ def test_a_late_fact_flags_only_the_summarized_windows_it_lands_in():
     summarized = [(w.label, w.start, w.end) for w in (monday, tuesday)]
     assert late_labels(summarized, [tuesday.start]) == [tuesday.label]  # [start, end)
     assert late_labels(summarized, [tuesday.end]) == []
-    assert late_labels(summarized, [monday.end - timedelta(microseconds=1), tuesday.end]) == [monday.label]
-    assert late_labels(summarized, [monday.start, tuesday.start + timedelta(hours=1)]) == \
-        [monday.label, tuesday.label]
+    assert late_labels(summarized, [monday.end - timedelta(microseconds=1), tuesday.end]) == [
+        monday.label
+    ]
+    assert late_labels(summarized, [monday.start, tuesday.start + timedelta(hours=1)]) == [
+        monday.label,
+        tuesday.label,
+    ]
     assert late_labels(summarized, []) == []
 
 
 def test_a_watermark_moves_only_forward_to_the_highest_of_the_batch():
-    marks = [watermark(T0 + timedelta(hours=2)), watermark(T0, OTHER), watermark(T0 + timedelta(hours=5)),
-             watermark(T0 + timedelta(hours=1))]
+    marks = [
+        watermark(T0 + timedelta(hours=2)),
+        watermark(T0, OTHER),
+        watermark(T0 + timedelta(hours=5)),
+        watermark(T0 + timedelta(hours=1)),
+    ]
     best = highest_watermarks(marks)
     assert best == {OTHER: T0, REPO: T0 + timedelta(hours=5)} and list(best) == [OTHER, REPO]
     assert advances(None, T0)
@@ -141,7 +175,16 @@ def test_closing_records_each_due_window_unsummarized_and_due_for_a_summary():
     rows = closing_windows(REPO, days, now)
     assert [r["label"] for r in rows] == [d.label for d in days]
     for row, day in zip(rows, days):
-        assert row == {"repo": REPO, "label": day.label, "kind": "day", "start": day.start,
-                       "end": day.end, "tz": "Asia/Shanghai", "cutoff": "11:45", "revision": 0,
-                       "closed_at": now, "dirty": True}
+        assert row == {
+            "repo": REPO,
+            "label": day.label,
+            "kind": "day",
+            "start": day.start,
+            "end": day.end,
+            "tz": "Asia/Shanghai",
+            "cutoff": "11:45",
+            "revision": 0,
+            "closed_at": now,
+            "dirty": True,
+        }
     assert closing_windows(REPO, [], now) == []

@@ -27,24 +27,33 @@ def in_week(t: datetime | None) -> bool:
 
 def request_for(repo: str, mark: datetime) -> ReportRequested:
     return ReportRequested.create(
-        ReportRequestData(repo=repo, window=WindowRef.of(WEEK), as_of=mark, synthetic=True,
-                          data_note="generated test data"),
-        nonce=uuid.uuid4().hex, at=datetime.now(UTC))
+        ReportRequestData(
+            repo=repo,
+            window=WindowRef.of(WEEK),
+            as_of=mark,
+            synthetic=True,
+            data_note="generated test data",
+        ),
+        nonce=uuid.uuid4().hex,
+        at=datetime.now(UTC),
+    )
 
 
 async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):
     broker = MemoryBroker()
     boot = bootstrap("summarizer")  # as `serve` builds it, the memory broker as its runtime
-    service = boot.build(boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}"),
-                         broker)
+    service = boot.build(
+        boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}"), broker
+    )
     await service.start()
     try:
         bus = broker.bus("test")
         sc = random_scenario(24, WEEK.start, 7.0, n_items=60)
         events = sc.events()
         for event in events + events[:10]:  # the repeats are de-duplicated
-            await bus.publish(event, Subjects.enriched(event.data.fact.kind,
-                                                       event.data.fact.action, REPO))
+            await bus.publish(
+                event, Subjects.enriched(event.data.fact.kind, event.data.fact.action, REPO)
+            )
         mark = WEEK.end + timedelta(hours=1)
         request = request_for(REPO, mark)
         await bus.publish(request, Subjects.report_requested(REPO))  # before the watermark
@@ -53,8 +62,9 @@ async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):
     finally:
         await service.stop()
 
-    (summary,) = [s.data for s in broker.events("rd.summary.ready.>",
-                                                  WindowSummarized.model_validate_json)]
+    (summary,) = [
+        s.data for s in broker.events("rd.summary.ready.>", WindowSummarized.model_validate_json)
+    ]
     assert summary.request_id == request.id
     opened = {i.number for i in sc.items if i.kind == "pull_request" and in_week(i.opened)}
     merged = {i.number for i in sc.items if in_week(i.merged)}
@@ -67,12 +77,15 @@ async def test_a_request_is_answered_with_the_weeks_figures(tmp_path):
 async def test_a_request_for_a_repository_not_accepted_is_dead(tmp_path):
     broker = MemoryBroker()
     boot = bootstrap("summarizer")
-    service = boot.build(boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}",
-                                       accept_repos=[REPO]), broker)
+    service = boot.build(
+        boot.settings(database_url=f"sqlite:///{tmp_path / 'projections.db'}", accept_repos=[REPO]),
+        broker,
+    )
     await service.start()
     try:
-        await broker.bus("test").publish(request_for("other/repo", WEEK.end),
-                                         Subjects.report_requested("other/repo"))
+        await broker.bus("test").publish(
+            request_for("other/repo", WEEK.end), Subjects.report_requested("other/repo")
+        )
         await broker.run(service.fold_consumer, service.request_consumer)
     finally:
         await service.stop()

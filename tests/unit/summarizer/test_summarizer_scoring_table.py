@@ -30,49 +30,124 @@ BASE = dict(additions=9, deletions=0, files=("src/a.py", "src/b.py"))  # size 1.
 
 
 def pr(number: int = 1, **kw) -> ItemSpec:
-    return ItemSpec(number, "pull_request", T0, merged=T0 + timedelta(hours=1),
-                    title=kw.pop("title", f"change {number}"), **{**BASE, **kw})
+    return ItemSpec(
+        number,
+        "pull_request",
+        T0,
+        merged=T0 + timedelta(hours=1),
+        title=kw.pop("title", f"change {number}"),
+        **{**BASE, **kw},
+    )
 
 
 # (case, the PR's distinguishing fields, expected signals {name: (value, points)}, expected score)
 TABLE = [
     ("plain", {}, {"size": (9, 1.0), "files": (2, 0.1)}, 1.1),
-    ("review comments alone count as discussion", {"review_comments": 7},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (7, 1.0)}, 2.1),
-    ("comments and review comments add up", {"comments": 3, "review_comments": 4},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (7, 1.0)}, 2.1),
-    ("conversation comments alone", {"comments": 3},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (3, 0.667)}, 1.767),
-    ("discussion reaches its cap", {"comments": 1, "review_comments": 62},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (63, 2.0)}, 3.1),
-    ("discussion stays at its cap", {"comments": 100, "review_comments": 100},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (200, 2.0)}, 3.1),
-    ("a core-path risk is core", {"risks": ("core-path",)},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5), "core": (1, 0.5)}, 2.1),
-    ("a core-change risk is core", {"risks": (("core-change", "low"),)},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.25), "core": (1, 0.5)}, 1.85),
-    ("a non-core risk is not core", {"risks": ("cuda-graph",)},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5)}, 1.6),
-    ("a high non-core risk is not core either", {"risks": (("thread-safety", "high"),)},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 1.0)}, 2.1),
-    ("missing tests is its own risk, not core", {"risks": ("core-without-tests",)},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5)}, 1.6),
-    ("one core risk among others", {"risks": (("interface-change", "low"), ("core", "high"))},
-     {"size": (9, 1.0), "files": (2, 0.1), "risk": (2, 1.0), "core": (1, 0.5)}, 2.6),
-    ("reviews, labels, reactions, a feature", {"additions": 99, "reviews": 3, "labels": ("Performance", "bug"),
-                                               "reactions": 10, "categories": ("feature",)},
-     {"size": (99, 2.0), "files": (2, 0.1), "reviews": (3, 1.5), "labels": (1, 0.75),
-      "reactions": (10, 1.0), "kind": (1, 1.5)}, 6.85),
-    ("docs sink", {"categories": ("docs",), "review_comments": 1},
-     {"size": (9, 1.0), "files": (2, 0.1), "discussion": (1, 0.333), "kind": (1, -2.0)}, -0.567),
+    (
+        "review comments alone count as discussion",
+        {"review_comments": 7},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (7, 1.0)},
+        2.1,
+    ),
+    (
+        "comments and review comments add up",
+        {"comments": 3, "review_comments": 4},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (7, 1.0)},
+        2.1,
+    ),
+    (
+        "conversation comments alone",
+        {"comments": 3},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (3, 0.667)},
+        1.767,
+    ),
+    (
+        "discussion reaches its cap",
+        {"comments": 1, "review_comments": 62},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (63, 2.0)},
+        3.1,
+    ),
+    (
+        "discussion stays at its cap",
+        {"comments": 100, "review_comments": 100},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (200, 2.0)},
+        3.1,
+    ),
+    (
+        "a core-path risk is core",
+        {"risks": ("core-path",)},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5), "core": (1, 0.5)},
+        2.1,
+    ),
+    (
+        "a core-change risk is core",
+        {"risks": (("core-change", "low"),)},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.25), "core": (1, 0.5)},
+        1.85,
+    ),
+    (
+        "a non-core risk is not core",
+        {"risks": ("cuda-graph",)},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5)},
+        1.6,
+    ),
+    (
+        "a high non-core risk is not core either",
+        {"risks": (("thread-safety", "high"),)},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 1.0)},
+        2.1,
+    ),
+    (
+        "missing tests is its own risk, not core",
+        {"risks": ("core-without-tests",)},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (1, 0.5)},
+        1.6,
+    ),
+    (
+        "one core risk among others",
+        {"risks": (("interface-change", "low"), ("core", "high"))},
+        {"size": (9, 1.0), "files": (2, 0.1), "risk": (2, 1.0), "core": (1, 0.5)},
+        2.6,
+    ),
+    (
+        "reviews, labels, reactions, a feature",
+        {
+            "additions": 99,
+            "reviews": 3,
+            "labels": ("Performance", "bug"),
+            "reactions": 10,
+            "categories": ("feature",),
+        },
+        {
+            "size": (99, 2.0),
+            "files": (2, 0.1),
+            "reviews": (3, 1.5),
+            "labels": (1, 0.75),
+            "reactions": (10, 1.0),
+            "kind": (1, 1.5),
+        },
+        6.85,
+    ),
+    (
+        "docs sink",
+        {"categories": ("docs",), "review_comments": 1},
+        {"size": (9, 1.0), "files": (2, 0.1), "discussion": (1, 0.333), "kind": (1, -2.0)},
+        -0.567,
+    ),
     # W50's "Drop torchair" (+77/-16,881): a removal of 1,000+ net lines whose title says so is
     # worth 2, and the docs files it deletes do not sink it (its kind counts at least 0)
-    ("a large removal, docs files and all", {"title": "Drop torchair", "additions": 77,
-                                             "deletions": 16881, "categories": ("docs",)},
-     {"size": (16958, 3.0), "files": (2, 0.1), "removal": (1, 2.0)}, 5.1),
-    ("a large deletion that does not say it removes anything", {
-        "title": "Refactor the runner", "additions": 0, "deletions": 1500},
-     {"size": (1500, 3.0), "files": (2, 0.1)}, 3.1),
+    (
+        "a large removal, docs files and all",
+        {"title": "Drop torchair", "additions": 77, "deletions": 16881, "categories": ("docs",)},
+        {"size": (16958, 3.0), "files": (2, 0.1), "removal": (1, 2.0)},
+        5.1,
+    ),
+    (
+        "a large deletion that does not say it removes anything",
+        {"title": "Refactor the runner", "additions": 0, "deletions": 1500},
+        {"size": (1500, 3.0), "files": (2, 0.1)},
+        3.1,
+    ),
 ]
 
 
@@ -111,9 +186,13 @@ def test_review_comments_lift_a_pr_into_the_key_prs():
 
 def test_only_a_core_risk_gives_the_core_reason():
     # quota 5 of 6: #1 (non-core risk, 1.6) and #2 (core risk, 2.1) lead; #2 says "core", #1 not
-    sc = Scenario(items=[pr(1, title="alpha", author="a", risks=("cuda-graph",)),
-                         pr(2, title="bravo", author="b", risks=("core-path",)),
-                         *(pr(n, title=w, author=w) for n, w in zip(range(3, 7), ("c1", "d1", "e1", "f1")))])
+    sc = Scenario(
+        items=[
+            pr(1, title="alpha", author="a", risks=("cuda-graph",)),
+            pr(2, title="bravo", author="b", risks=("core-path",)),
+            *(pr(n, title=w, author=w) for n, w in zip(range(3, 7), ("c1", "d1", "e1", "f1"))),
+        ]
+    )
     s = build_summary(window_input(sc.events(), DAY), now=DAY.end)
     assert [k.item.number for k in s.key_prs] == [2, 1, 3, 4, 5]
     reasons = {k.item.number: k.reasons for k in s.key_prs}

@@ -29,7 +29,9 @@ def test_first_watermark_closes_only_the_latest_due_window():
 
 def test_grace_holds_a_window_open():
     end = local(2026, 3, 27, 11, 45, "Asia/Shanghai")
-    before = due_windows(SHANGHAI, end - timedelta(hours=1), end + GRACE - timedelta(seconds=1), GRACE, 31)
+    before = due_windows(
+        SHANGHAI, end - timedelta(hours=1), end + GRACE - timedelta(seconds=1), GRACE, 31
+    )
     assert [w.label for w in before] == []
     after = due_windows(SHANGHAI, end + GRACE - timedelta(seconds=1), end + GRACE, GRACE, 31)
     assert [w.label for w in after] == ["2026-03-26"]
@@ -67,8 +69,9 @@ def test_weekly_and_monthly_schedules():
     assert due.label == "2026-W24"
     month = Schedule("month", "UTC")
     # at 04-01 00:00 March was not yet past its grace: it closes with the next watermark
-    due = due_windows(month, datetime(2026, 4, 1, tzinfo=UTC),
-                      datetime(2026, 7, 2, tzinfo=UTC), GRACE, 31)
+    due = due_windows(
+        month, datetime(2026, 4, 1, tzinfo=UTC), datetime(2026, 7, 2, tzinfo=UTC), GRACE, 31
+    )
     assert [w.label for w in due] == ["2026-03", "2026-04", "2026-05", "2026-06"]
 
 
@@ -82,8 +85,11 @@ def test_schedule_errors_say_how_to_fix_them():
 
 
 def test_settings_parse_schedules_per_repository(monkeypatch):
-    monkeypatch.setenv("REPODIGEST_SCHEDULES", '{"a/b": [{"kind": "day", "tz": "Asia/Shanghai", '
-                                               '"cutoff": "11:45"}], "*": [{"kind": "week"}]}')
+    monkeypatch.setenv(
+        "REPODIGEST_SCHEDULES",
+        '{"a/b": [{"kind": "day", "tz": "Asia/Shanghai", '
+        '"cutoff": "11:45"}], "*": [{"kind": "week"}]}',
+    )
     monkeypatch.setenv("REPODIGEST_CLOSE_GRACE_MINUTES", "5")
     settings = SummarizerSettings()
     mapping = settings.schedule_map()
@@ -100,7 +106,9 @@ def test_previous_window_and_refs_round_trip():
     assert previous_window(day).end == day.start and previous_window(day).label == "2026-03-25"
     month = month_window(2026, 3, "UTC")
     assert previous_window(month).label == "2026-02"
-    custom = custom_window(datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 4, tzinfo=UTC), "UTC")
+    custom = custom_window(
+        datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 4, tzinfo=UTC), "UTC"
+    )
     prev = previous_window(custom)
     assert (prev.start, prev.end) == (custom.start - timedelta(days=3), custom.start)
     assert WindowRef.of(day).to_window() == day

@@ -14,6 +14,15 @@ from .planner import generate_demo
 from .vocabulary import DEMO_REPO, STORY_MODEL
 
 __all__ = [
-    "DEMO_REPO", "STORY_MODEL", "DemoCounts", "DemoData", "PlannedComment", "PlannedItem",
-    "PlannedReview", "facts_of", "generate_demo", "parse_week", "snapshot_at",
+    "DEMO_REPO",
+    "STORY_MODEL",
+    "DemoCounts",
+    "DemoData",
+    "PlannedComment",
+    "PlannedItem",
+    "PlannedReview",
+    "facts_of",
+    "generate_demo",
+    "parse_week",
+    "snapshot_at",
 ]

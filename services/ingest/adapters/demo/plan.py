@@ -73,11 +73,15 @@ class DemoCounts(Counts):
 
     def by_fact(self) -> dict[tuple[str, str], int | None]:
         """The same numbers keyed like facts: (kind, action); labels are on both kinds."""
-        return {("pull_request", "opened"): self.new_prs,
-                ("pull_request", "merged"): self.merged_prs,
-                ("pull_request", "closed"): self.closed_unmerged_prs,
-                ("issue", "opened"): self.new_issues, ("issue", "closed"): self.closed_issues,
-                ("comment", "created"): self.comments, ("review", "submitted"): self.reviews}
+        return {
+            ("pull_request", "opened"): self.new_prs,
+            ("pull_request", "merged"): self.merged_prs,
+            ("pull_request", "closed"): self.closed_unmerged_prs,
+            ("issue", "opened"): self.new_issues,
+            ("issue", "closed"): self.closed_issues,
+            ("comment", "created"): self.comments,
+            ("review", "submitted"): self.reviews,
+        }
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class DemoData:
 
     def expected(self, start: datetime, end: datetime) -> DemoCounts:
         """Counts of [start, end) computed from the plan (independently of `facts`)."""
+
         def inside(t: datetime | None) -> bool:
             return t is not None and start <= t < end and t < self.watermark
 

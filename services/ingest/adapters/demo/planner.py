@@ -90,8 +90,9 @@ class _Planner:
         return self.actor(self.rng.choice(CONTRIBUTORS))
 
     def discussant(self) -> Actor:
-        pool = (MAINTAINERS * 3 + COLLABORATORS * 2 + CONTRIBUTORS + AMD_CONTRIBUTORS
-                + REPORTERS[:20])
+        pool = (
+            MAINTAINERS * 3 + COLLABORATORS * 2 + CONTRIBUTORS + AMD_CONTRIBUTORS + REPORTERS[:20]
+        )
         return self.actor(self.rng.choice(pool))
 
     # time
@@ -132,26 +133,46 @@ class _Planner:
                 elif r < 0.7:
                     title += f" on {hardware}"
         elif prefix == "[Perf]":
-            title = (f"{prefix} {rng.choice(spec['titles']).format(model=model)} "
-                     f"({rng.randint(5, 40)}% faster on {hardware})")
+            title = (
+                f"{prefix} {rng.choice(spec['titles']).format(model=model)} "
+                f"({rng.randint(5, 40)}% faster on {hardware})"
+            )
         elif area in AREA_NOUNS and rng.random() < 0.5:
             title = f"{prefix} " + rng.choice(GENERIC_TITLES).format(
-                noun=rng.choice(AREA_NOUNS[area]), feature=rng.choice(FEATURES), model=model)
+                noun=rng.choice(AREA_NOUNS[area]), feature=rng.choice(FEATURES), model=model
+            )
         else:
             title = f"{prefix} {rng.choice(spec['titles']).format(model=model, hw=hardware)}"
         title = self.unique(title, f" for {rng.choice(MODELS)}", f" on {hardware}")
         author = self.pr_author(area)
         files = self.files(area, code=prefix not in ("[Doc]", "[CI]"))
-        item = PlannedItem(key=len(self.items), kind="pull_request", title=title, author=author,
-                           created_at=created, labels=labels, area=area,
-                           body=self.pr_body(prefix, title, files, model, hardware),
-                           draft=rng.random() < 0.08)
+        item = PlannedItem(
+            key=len(self.items),
+            kind="pull_request",
+            title=title,
+            author=author,
+            created_at=created,
+            labels=labels,
+            area=area,
+            body=self.pr_body(prefix, title, files, model, hardware),
+            draft=rng.random() < 0.08,
+        )
         self._set_files(item, files)
         self.outcome(item, merge_p=0.62, close_p=0.12)
         return item
 
-    def pr_body(self, prefix: str, title: str, files: list[FileChange], model: str, hardware: str,
-                *, why: str | None = None, user_facing: str | None = None, extra: str = "") -> str:
+    def pr_body(
+        self,
+        prefix: str,
+        title: str,
+        files: list[FileChange],
+        model: str,
+        hardware: str,
+        *,
+        why: str | None = None,
+        user_facing: str | None = None,
+        extra: str = "",
+    ) -> str:
         """A description in one of the two templates real projects use (vLLM's Purpose / Test Plan
         / Test Result, or vllm-ascend's what-why / user-facing / tested), with the claims a
         pull request of its kind makes: throughput and latency figures for [Perf], an accuracy
@@ -166,38 +187,57 @@ class _Planner:
             pct, hw = (int(m.group(1)), m.group(2)) if m else (t.randint(5, 40), hardware)
             base = t.randint(900, 4000)
             ttft = t.randint(80, 400)
-            claim = (f"On {hw} with {model}, output throughput rises from {base:,} to "
-                     f"{round(base * (1 + pct / 100)):,} tokens/s (+{pct}%) and TTFT p50 drops from "
-                     f"{ttft}ms -> {round(ttft / (1 + pct / 100))}ms.")
+            claim = (
+                f"On {hw} with {model}, output throughput rises from {base:,} to "
+                f"{round(base * (1 + pct / 100)):,} tokens/s (+{pct}%) and TTFT p50 drops from "
+                f"{ttft}ms -> {round(ttft / (1 + pct / 100))}ms."
+            )
         elif prefix == "[Model]" or what.startswith("Add support for"):
             ref = t.uniform(0.80, 0.95)
             claim = f"GSM8K accuracy is {ref - t.uniform(0, 0.01):.3f} (reference {ref:.3f})."
         if user_facing is None:
-            user_facing = (t.choice(USER_FACING_YES).format(model=model) if prefix in ("[Frontend]", "[Feature]",
-                                                                                       "[Model]")
-                           else t.choice(("No.", "No", "None.", "No user-facing change.")))
+            user_facing = (
+                t.choice(USER_FACING_YES).format(model=model)
+                if prefix in ("[Frontend]", "[Feature]", "[Model]")
+                else t.choice(("No.", "No", "None.", "No user-facing change."))
+            )
         if prefix == "[Perf]":
             plan = "vllm bench serve on the ShareGPT dataset, before and after, 3 runs each."
         elif tests:
-            plan = t.choice(("Added unit tests; CI passed.", "New unit tests and the existing e2e tests.",
-                             "pytest tests/ with the new unit tests."))
+            plan = t.choice(
+                (
+                    "Added unit tests; CI passed.",
+                    "New unit tests and the existing e2e tests.",
+                    "pytest tests/ with the new unit tests.",
+                )
+            )
         else:
-            plan = t.choice(("Manual run of the affected path.", "Tested locally with an offline "
-                             f"inference script for {model}.", "CI passed with existing tests."))
+            plan = t.choice(
+                (
+                    "Manual run of the affected path.",
+                    f"Tested locally with an offline inference script for {model}.",
+                    "CI passed with existing tests.",
+                )
+            )
         head = f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
         if t.random() < 0.5:
             result = claim or t.choice(("All tests pass.", "Outputs match the baseline."))
-            return (head + f"## Purpose\n{what}. {why}\n\n## Test Plan\n{plan}\n\n"
-                    f"## Test Result\n{result}{extra}\n\n---\n<details>\n<summary> Essential Elements of an "
-                    "Effective PR Description Checklist </summary>\n\n- [x] The purpose of the PR.\n"
-                    "- [x] The test plan.\n</details>")
-        body = (head + "<!--  Thanks for sending a pull request! -->\n"
-                f"### What this PR does / why we need it?\n{what}. {why}"
-                + (f"\n\n{claim}" if claim else "") + extra
-                + f"\n\n### Does this PR introduce _any_ user-facing change?\n{user_facing}\n\n"
-                f"### How was this patch tested?\n{plan}\n\n- vLLM version: v0.11.0\n"
-                "- vLLM main: https://github.com/vllm-project/vllm/commit/"
-                f"{t.getrandbits(160):040x}")
+            return (
+                head + f"## Purpose\n{what}. {why}\n\n## Test Plan\n{plan}\n\n"
+                f"## Test Result\n{result}{extra}\n\n---\n<details>\n<summary> Essential Elements of an "
+                "Effective PR Description Checklist </summary>\n\n- [x] The purpose of the PR.\n"
+                "- [x] The test plan.\n</details>"
+            )
+        body = (
+            head + "<!--  Thanks for sending a pull request! -->\n"
+            f"### What this PR does / why we need it?\n{what}. {why}"
+            + (f"\n\n{claim}" if claim else "")
+            + extra
+            + f"\n\n### Does this PR introduce _any_ user-facing change?\n{user_facing}\n\n"
+            f"### How was this patch tested?\n{plan}\n\n- vLLM version: v0.11.0\n"
+            "- vLLM main: https://github.com/vllm-project/vllm/commit/"
+            f"{t.getrandbits(160):040x}"
+        )
         return body
 
     def sha(self) -> str:
@@ -251,28 +291,48 @@ class _Planner:
             for j in range(n):
                 at = self.between(item.created_at, end)
                 last = item.merged_at is not None and j == n - 1
-                state = "APPROVED" if last else rng.choice(
-                    ("COMMENTED", "COMMENTED", "CHANGES_REQUESTED", "APPROVED"))
+                state = (
+                    "APPROVED"
+                    if last
+                    else rng.choice(("COMMENTED", "COMMENTED", "CHANGES_REQUESTED", "APPROVED"))
+                )
                 if last and item.merged_at is not None:  # (last: merged)
                     at = item.merged_at - timedelta(minutes=rng.randint(5, 90))
                     at = max(at, item.created_at + timedelta(minutes=1))
                 self.review_id += 1
-                item.reviews.append(PlannedReview(
-                    self.review_id, self.actor(rng.choice(MAINTAINERS + COLLABORATORS)), state, at))
+                item.reviews.append(
+                    PlannedReview(
+                        self.review_id,
+                        self.actor(rng.choice(MAINTAINERS + COLLABORATORS)),
+                        state,
+                        at,
+                    )
+                )
                 if state != "APPROVED" and rng.random() < 0.6:
-                    self.comment(item, self.between(item.created_at, end), on_review=True,
-                                 author=item.reviews[-1].author)
+                    self.comment(
+                        item,
+                        self.between(item.created_at, end),
+                        on_review=True,
+                        author=item.reviews[-1].author,
+                    )
         # conversation
         for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 4))):
             self.comment(item, self.between(item.created_at, end))
         if item.kind == "pull_request" and rng.random() < 0.06:
-            self.comment(item, self.between(item.created_at, end), author=self.actor("mergify[bot]"),
-                         body=MERGIFY_TEXT)
+            self.comment(
+                item,
+                self.between(item.created_at, end),
+                author=self.actor("mergify[bot]"),
+                body=MERGIFY_TEXT,
+            )
         # a label added later ("ready" before merge, "stale"/"needs-rebase" otherwise)
         if item.kind == "pull_request" and rng.random() < 0.3:
             label = "ready" if item.merged_at else rng.choice(("needs-rebase", "stale"))
-            at = (item.merged_at - timedelta(minutes=rng.randint(30, 240)) if item.merged_at
-                  else self.between(item.created_at, end))
+            at = (
+                item.merged_at - timedelta(minutes=rng.randint(30, 240))
+                if item.merged_at
+                else self.between(item.created_at, end)
+            )
             if at > item.created_at:
                 item.label_events.append((label, at))
 
@@ -281,23 +341,38 @@ class _Planner:
         span = (hi - lo).total_seconds()
         return lo + timedelta(seconds=int(60 + self.rng.random() * max(1.0, span - 60)))
 
-    def comment(self, item: PlannedItem, at: datetime, *, on_review: bool = False,
-                author: Actor | None = None, body: str | None = None) -> None:
+    def comment(
+        self,
+        item: PlannedItem,
+        at: datetime,
+        *,
+        on_review: bool = False,
+        author: Actor | None = None,
+        body: str | None = None,
+    ) -> None:
         self.comment_id += 1
         author = author or (item.author if self.rng.random() < 0.3 else self.discussant())
-        text = body or self.rng.choice((
-            "Thanks for the PR! Could you add a test that covers this path?",
-            "I can reproduce this on {hw}; the patch fixes it for me.",
-            "Do we have benchmark numbers before and after on {hw}?",
-            "This conflicts with the ongoing refactor, let's coordinate.",
-            "LGTM once CI is green.",
-            "Can you share the full traceback and `collect_env` output?",
-            "Is this still happening on the latest nightly?",
-            "We should gate this behind an environment variable for now.",
-        )).format(hw=self.rng.choice(HARDWARE))
-        item.comments.append(PlannedComment(self.comment_id, author, at,
-                                            f"{text}\n\n_{SYNTHETIC.format(kind='comment')}_",
-                                            on_review))
+        text = body or self.rng.choice(
+            (
+                "Thanks for the PR! Could you add a test that covers this path?",
+                "I can reproduce this on {hw}; the patch fixes it for me.",
+                "Do we have benchmark numbers before and after on {hw}?",
+                "This conflicts with the ongoing refactor, let's coordinate.",
+                "LGTM once CI is green.",
+                "Can you share the full traceback and `collect_env` output?",
+                "Is this still happening on the latest nightly?",
+                "We should gate this behind an environment variable for now.",
+            )
+        ).format(hw=self.rng.choice(HARDWARE))
+        item.comments.append(
+            PlannedComment(
+                self.comment_id,
+                author,
+                at,
+                f"{text}\n\n_{SYNTHETIC.format(kind='comment')}_",
+                on_review,
+            )
+        )
 
     # issues
     def issue(self, created: datetime) -> PlannedItem:
@@ -307,24 +382,37 @@ class _Planner:
         label = ISSUE_KINDS[prefix][1]
         model, hw, feat = rng.choice(MODELS), rng.choice(HARDWARE), rng.choice(FEATURES)
         title = {
-            "[Bug]": rng.choice((f"{model} produces {rng.choice(SYMPTOMS)} with {feat} on {hw}",
-                                 f"OOM when serving {model} with --max-model-len 131072",
-                                 f"Deadlock in the multiprocess executor when a worker dies ({hw})",
-                                 f"Throughput regression of {rng.randint(8, 35)}% for {model} "
-                                 "after upgrading")),
+            "[Bug]": rng.choice(
+                (
+                    f"{model} produces {rng.choice(SYMPTOMS)} with {feat} on {hw}",
+                    f"OOM when serving {model} with --max-model-len 131072",
+                    f"Deadlock in the multiprocess executor when a worker dies ({hw})",
+                    f"Throughput regression of {rng.randint(8, 35)}% for {model} after upgrading",
+                )
+            ),
             "[Feature]": f"Support {feat} for {model}",
-            "[RFC]": rng.choice(("Unify the KV connector API for disaggregated serving",
-                                 "Deprecate the V0 engine code paths",
-                                 f"Pluggable schedulers for {feat}",
-                                 "A stable plugin interface for hardware backends")),
+            "[RFC]": rng.choice(
+                (
+                    "Unify the KV connector API for disaggregated serving",
+                    "Deprecate the V0 engine code paths",
+                    f"Pluggable schedulers for {feat}",
+                    "A stable plugin interface for hardware backends",
+                )
+            ),
             "[Usage]": f"How to run {model} with {feat} on {hw}?",
         }[prefix]
         author = self.actor(rng.choice(REPORTERS)) if rng.random() < 0.7 else self.discussant()
         labels = (label,) + (("rocm",) if hw.startswith("MI") and rng.random() < 0.7 else ())
-        item = PlannedItem(key=len(self.items), kind="issue", title=self.unique(f"{prefix}: {title}"),
-                           author=author, created_at=created, labels=labels,
-                           body=f"<!-- {SYNTHETIC.format(kind='issue')} ({self.tag}) -->\n\n"
-                                f"### Your current environment\n{hw}, synthetic.\n")
+        item = PlannedItem(
+            key=len(self.items),
+            kind="issue",
+            title=self.unique(f"{prefix}: {title}"),
+            author=author,
+            created_at=created,
+            labels=labels,
+            body=f"<!-- {SYNTHETIC.format(kind='issue')} ({self.tag}) -->\n\n"
+            f"### Your current environment\n{hw}, synthetic.\n",
+        )
         self.outcome(item, merge_p=0.0, close_p=0.4 if prefix != "[RFC]" else 0.1)
         return item
 
@@ -333,19 +421,38 @@ class _Planner:
         if original.merged_at is None:
             return None
         created = original.merged_at + self.delay(10, 0.7)
-        item = PlannedItem(key=len(self.items), kind="pull_request",
-                           title=f'Revert "{original.title} (#{{ref:{original.key}}})"',
-                           author=self.actor(self.rng.choice(MAINTAINERS)), created_at=created,
-                           labels=("ready",), area=original.area, revert_of=original.key,
-                           body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
-                                f"This reverts commit {self.sha()}.\n\n"
-                                "Reverts a change that broke the nightly CI.")
-        self._set_files(item, [FileChange(path=f.path, additions=f.deletions, deletions=f.additions,
-                                          status="modified") for f in original.files])
+        item = PlannedItem(
+            key=len(self.items),
+            kind="pull_request",
+            title=f'Revert "{original.title} (#{{ref:{original.key}}})"',
+            author=self.actor(self.rng.choice(MAINTAINERS)),
+            created_at=created,
+            labels=("ready",),
+            area=original.area,
+            revert_of=original.key,
+            body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+            f"This reverts commit {self.sha()}.\n\n"
+            "Reverts a change that broke the nightly CI.",
+        )
+        self._set_files(
+            item,
+            [
+                FileChange(
+                    path=f.path, additions=f.deletions, deletions=f.additions, status="modified"
+                )
+                for f in original.files
+            ],
+        )
         item.merged_at = item.closed_at = created + self.delay(2, 0.6)
         self.review_id += 1
-        item.reviews.append(PlannedReview(self.review_id, self.actor(self.rng.choice(MAINTAINERS)),
-                                          "APPROVED", item.merged_at - timedelta(minutes=3)))
+        item.reviews.append(
+            PlannedReview(
+                self.review_id,
+                self.actor(self.rng.choice(MAINTAINERS)),
+                "APPROVED",
+                item.merged_at - timedelta(minutes=3),
+            )
+        )
         return item
 
     def follow_up(self, original: PlannedItem) -> PlannedItem | None:
@@ -353,15 +460,25 @@ class _Planner:
         if original.merged_at is None:
             return None
         item = self.pull_request(original.merged_at + self.delay(30, 0.8))
-        prefix = original.title.split("] ", 1)[0] + "]" if original.title.startswith("[") else "[Misc]"
-        tail = self.rng.choice(("address remaining review comments", "add missing unit tests",
-                                "clean up the fallback path", "support the remaining backends"))
+        prefix = (
+            original.title.split("] ", 1)[0] + "]" if original.title.startswith("[") else "[Misc]"
+        )
+        tail = self.rng.choice(
+            (
+                "address remaining review comments",
+                "add missing unit tests",
+                "clean up the fallback path",
+                "support the remaining backends",
+            )
+        )
         item.title = f"{prefix} Follow-up to #{{ref:{original.key}}}: {tail}"
         item.author, item.area, item.follow_up_of = original.author, original.area, original.key
-        item.body = (f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
-                     f"### What this PR does / why we need it?\nFollow-up to #{{ref:{original.key}}}: "
-                     f"{tail}.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
-                     "### How was this patch tested?\nCI passed.")
+        item.body = (
+            f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+            f"### What this PR does / why we need it?\nFollow-up to #{{ref:{original.key}}}: "
+            f"{tail}.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+            "### How was this patch tested?\nCI passed."
+        )
         self._set_files(item, self.files(original.area or "misc", code=True))
         return item
 
@@ -371,8 +488,12 @@ class _Planner:
         for bug in sorted(bugs, key=lambda i: i.created_at):
             if self.rng.random() > 0.45:
                 continue
-            candidates = [p for p in free if bug.created_at < p.created_at
-                          < bug.created_at + timedelta(days=5) and p.fixes is None]
+            candidates = [
+                p
+                for p in free
+                if bug.created_at < p.created_at < bug.created_at + timedelta(days=5)
+                and p.fixes is None
+            ]
             if not candidates:
                 continue
             pr = self.rng.choice(candidates)
@@ -390,17 +511,27 @@ class _Planner:
         title, area, roots, shape, purpose = rng.choice(LARGE_CHANGES)
         item.title, item.area = self.unique(title), area
         item.labels = PREFIXES.get(title.split("] ")[0] + "]", (0, None, ()))[2]
-        item.body = (f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
-                     f"## Purpose\n{purpose}\n\n## Test Plan\nFull CI run.")
+        item.body = (
+            f"<!-- {SYNTHETIC.format(kind='pull request')} ({self.tag}) -->\n\n"
+            f"## Purpose\n{purpose}\n\n## Test Plan\nFull CI run."
+        )
         n = rng.randint(310, 420) if huge else rng.randint(40, 200)  # huge: beyond FILES_CAP
         files = []
         for j in range(n):
             big, small = rng.randint(20, 400), rng.randint(0, 30)
-            add, dele = {"removal": (small, big), "vendor": (big, small),
-                         "format": (big // 4, big // 4)}[shape]
-            files.append(FileChange(path=f"{rng.choice(roots)}synthetic_module_{j:03d}.py",
-                                    additions=add, deletions=dele,
-                                    status="removed" if shape == "removal" and not add else "modified"))
+            add, dele = {
+                "removal": (small, big),
+                "vendor": (big, small),
+                "format": (big // 4, big // 4),
+            }[shape]
+            files.append(
+                FileChange(
+                    path=f"{rng.choice(roots)}synthetic_module_{j:03d}.py",
+                    additions=add,
+                    deletions=dele,
+                    status="removed" if shape == "removal" and not add else "modified",
+                )
+            )
         self._set_files(item, files)
         return item
 
@@ -408,8 +539,14 @@ class _Planner:
         """Merged at `merged_at`, approved a few minutes before by a maintainer."""
         item.merged_at = item.closed_at = merged_at
         self.review_id += 1
-        item.reviews.append(PlannedReview(self.review_id, self.actor(self.rng.choice(MAINTAINERS)),
-                                          "APPROVED", merged_at - timedelta(minutes=self.rng.randint(5, 60))))
+        item.reviews.append(
+            PlannedReview(
+                self.review_id,
+                self.actor(self.rng.choice(MAINTAINERS)),
+                "APPROVED",
+                merged_at - timedelta(minutes=self.rng.randint(5, 60)),
+            )
+        )
         return item
 
     def storylines(self, add) -> None:
@@ -420,13 +557,28 @@ class _Planner:
         day = timedelta(days=1)
         w0 = self.start  # Monday of the previous week; w1 the current week's
 
-        def pr(title: str, area: str, at: datetime, body: str, *, hours: float = 20,
-               author: Actor | None = None, labels: tuple[str, ...] = ()) -> PlannedItem:
+        def pr(
+            title: str,
+            area: str,
+            at: datetime,
+            body: str,
+            *,
+            hours: float = 20,
+            author: Actor | None = None,
+            labels: tuple[str, ...] = (),
+        ) -> PlannedItem:
             at += timedelta(minutes=rng.randint(0, 240))  # seeded: other seeds, other instants
             hours *= rng.uniform(0.8, 1.2)
-            item = PlannedItem(key=0, kind="pull_request", title=self.unique(title),
-                               author=author or self.pr_author(area), created_at=at, body=body,
-                               labels=labels, area=area)
+            item = PlannedItem(
+                key=0,
+                kind="pull_request",
+                title=self.unique(title),
+                author=author or self.pr_author(area),
+                created_at=at,
+                body=body,
+                labels=labels,
+                area=area,
+            )
             self._set_files(item, self.files(area, code=area not in ("doc", "ci")))
             add(self.landed(item, at + timedelta(hours=hours)))
             return item
@@ -438,69 +590,137 @@ class _Planner:
         m = STORY_MODEL
         w1 = w0 + 7 * day
         # a line of work: support, a faster router, a fix of the router, a guide
-        support = pr(f"[Model] Add support for {m}", "model", w0 + day + timedelta(hours=9), "",
-                     labels=("new-model",))
-        support.body = self.pr_body("[Model]", support.title, list(support.files), m, "H100",
-                                    why=f"{m} is a popular mixture-of-experts model with 13B active parameters.")
-        router = pr(f"[Perf] Fuse the {m} MoE router (18% faster on H100)", "moe",
-                    w0 + 3 * day + timedelta(hours=10), "", labels=("performance",))
-        router.body = self.pr_body("[Perf]", router.title, list(router.files), m, "H100",
-                                   extra=f"\n\nBuilds on {ref(support)}.")
-        pr(f"[Bugfix] Fix NaN outputs with {m} under FP8 KV cache", "moe", w1 + timedelta(hours=11),
-           head + "### What this PR does / why we need it?\nFixes the bug introduced in "
-           f"{ref(router)}: the fused router read the FP8 scales before they were loaded, so {m} "
-           "returned NaN logits with `--kv-cache-dtype fp8`.\n\n"
-           "### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
-           "### How was this patch tested?\nAdded a unit test; GSM8K accuracy is back to 0.861 "
-           "(0.012 before the fix).", labels=("bug",))
-        guide = pr(f"[Doc] Add a {m} deployment guide", "doc", w1 + 2 * day + timedelta(hours=9),
-                   head + f"## Purpose\nFollow-up to {ref(support)}: how to serve {m} on 8 GPUs with "
-                   "expert parallelism.\n\n## Test Plan\nBuilt the docs locally.\n\n## Test Result\n"
-                   "The page renders.", labels=("documentation",))
+        support = pr(
+            f"[Model] Add support for {m}",
+            "model",
+            w0 + day + timedelta(hours=9),
+            "",
+            labels=("new-model",),
+        )
+        support.body = self.pr_body(
+            "[Model]",
+            support.title,
+            list(support.files),
+            m,
+            "H100",
+            why=f"{m} is a popular mixture-of-experts model with 13B active parameters.",
+        )
+        router = pr(
+            f"[Perf] Fuse the {m} MoE router (18% faster on H100)",
+            "moe",
+            w0 + 3 * day + timedelta(hours=10),
+            "",
+            labels=("performance",),
+        )
+        router.body = self.pr_body(
+            "[Perf]",
+            router.title,
+            list(router.files),
+            m,
+            "H100",
+            extra=f"\n\nBuilds on {ref(support)}.",
+        )
+        pr(
+            f"[Bugfix] Fix NaN outputs with {m} under FP8 KV cache",
+            "moe",
+            w1 + timedelta(hours=11),
+            head + "### What this PR does / why we need it?\nFixes the bug introduced in "
+            f"{ref(router)}: the fused router read the FP8 scales before they were loaded, so {m} "
+            "returned NaN logits with `--kv-cache-dtype fp8`.\n\n"
+            "### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+            "### How was this patch tested?\nAdded a unit test; GSM8K accuracy is back to 0.861 "
+            "(0.012 before the fix).",
+            labels=("bug",),
+        )
+        guide = pr(
+            f"[Doc] Add a {m} deployment guide",
+            "doc",
+            w1 + 2 * day + timedelta(hours=9),
+            head + f"## Purpose\nFollow-up to {ref(support)}: how to serve {m} on 8 GPUs with "
+            "expert parallelism.\n\n## Test Plan\nBuilt the docs locally.\n\n## Test Result\n"
+            "The page renders.",
+            labels=("documentation",),
+        )
         # added, fixed up, reverted
-        offload = pr("[Core] Add async KV cache offloading to CPU", "core", w0 + 2 * day + timedelta(hours=14),
-                     "", labels=("v1",))
-        offload.body = self.pr_body("[Core]", offload.title, list(offload.files), "Llama-4-Scout", "H200",
-                                    why="Long-context requests no longer need to be preempted when GPU "
-                                        "blocks run out.",
-                                    user_facing="Yes. A new `--kv-offload-cpu-gb` option.")
-        fixup = pr("[Bugfix] Fix a hang in async KV cache offloading", "core",
-                   w0 + 4 * day + timedelta(hours=15),
-                   head + f"## Purpose\nFix the bug introduced in {ref(offload)}: the offload thread "
-                   "waited on a CUDA event that was never recorded when a request finished early.\n\n"
-                   "## Test Plan\npytest tests/v1/core -k offload\n\n## Test Result\nPasses 200 "
-                   "runs in a row.", hours=70, labels=("bug",))
-        revert = pr(f'Revert "{offload.title} ({ref(offload)})"', "core", w1 + day + timedelta(hours=16),
-                    head + f"This reverts commit {self.sha()}.\n\nThe offloading path still deadlocks "
-                    f"with tensor parallelism 8 even after {ref(fixup)}; reverting until it is redesigned.",
-                    hours=3, author=self.actor(rng.choice(MAINTAINERS)))
+        offload = pr(
+            "[Core] Add async KV cache offloading to CPU",
+            "core",
+            w0 + 2 * day + timedelta(hours=14),
+            "",
+            labels=("v1",),
+        )
+        offload.body = self.pr_body(
+            "[Core]",
+            offload.title,
+            list(offload.files),
+            "Llama-4-Scout",
+            "H200",
+            why="Long-context requests no longer need to be preempted when GPU blocks run out.",
+            user_facing="Yes. A new `--kv-offload-cpu-gb` option.",
+        )
+        fixup = pr(
+            "[Bugfix] Fix a hang in async KV cache offloading",
+            "core",
+            w0 + 4 * day + timedelta(hours=15),
+            head + f"## Purpose\nFix the bug introduced in {ref(offload)}: the offload thread "
+            "waited on a CUDA event that was never recorded when a request finished early.\n\n"
+            "## Test Plan\npytest tests/v1/core -k offload\n\n## Test Result\nPasses 200 "
+            "runs in a row.",
+            hours=70,
+            labels=("bug",),
+        )
+        revert = pr(
+            f'Revert "{offload.title} ({ref(offload)})"',
+            "core",
+            w1 + day + timedelta(hours=16),
+            head + f"This reverts commit {self.sha()}.\n\nThe offloading path still deadlocks "
+            f"with tensor parallelism 8 even after {ref(fixup)}; reverting until it is redesigned.",
+            hours=3,
+            author=self.actor(rng.choice(MAINTAINERS)),
+        )
         revert.revert_of = offload.key
         # a dependency bump and the fixes that refer to it
-        bump = pr("[CI] Bump FlashInfer to 0.5.2", "ci", w0 + timedelta(hours=10),
-                  head + "## Purpose\nUpgrade FlashInfer to 0.5.2 for the new sliding-window kernels "
-                  "(https://github.com/flashinfer-ai/flashinfer/pull/1893); it also syncs the sampler "
-                  "with https://github.com/vllm-project/vllm/pull/27001.\n\n## Test Plan\nFull CI run.\n\n"
-                  "## Test Result\nDecode throughput on B200 improves by 6%.",
-                  labels=("ci/build",))
-        pr("[Bugfix] Fix FP8 GEMM dispatch after the FlashInfer 0.5.2 bump", "kernel",
-           w0 + 3 * day + timedelta(hours=9),
-           head + f"### What this PR does / why we need it?\nFixes the regression introduced by "
-           f"{ref(bump)}: FlashInfer 0.5.2 renamed the FP8 GEMM entry point, so every FP8 model fell "
-           "back to the slow path.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
-           "### How was this patch tested?\nUnit tests and an e2e run of the FP8 models.",
-           labels=("bug",))
-        sliding = pr("[Bugfix] Fix sliding-window attention on B200 after the FlashInfer 0.5.2 bump",
-                     "attention", w1 + 2 * day + timedelta(hours=13),
-                     head + f"## Purpose\nFollow-up to {ref(bump)}: the new sliding-window kernel needs "
-                     "the window size in tokens, not blocks.\n\nFixes #{0}.\n\n## Test Plan\n"
-                     "pytest tests/kernels/attention\n\n## Test Result\nAll pass.", labels=("bug",))
+        bump = pr(
+            "[CI] Bump FlashInfer to 0.5.2",
+            "ci",
+            w0 + timedelta(hours=10),
+            head + "## Purpose\nUpgrade FlashInfer to 0.5.2 for the new sliding-window kernels "
+            "(https://github.com/flashinfer-ai/flashinfer/pull/1893); it also syncs the sampler "
+            "with https://github.com/vllm-project/vllm/pull/27001.\n\n## Test Plan\nFull CI run.\n\n"
+            "## Test Result\nDecode throughput on B200 improves by 6%.",
+            labels=("ci/build",),
+        )
+        pr(
+            "[Bugfix] Fix FP8 GEMM dispatch after the FlashInfer 0.5.2 bump",
+            "kernel",
+            w0 + 3 * day + timedelta(hours=9),
+            head + f"### What this PR does / why we need it?\nFixes the regression introduced by "
+            f"{ref(bump)}: FlashInfer 0.5.2 renamed the FP8 GEMM entry point, so every FP8 model fell "
+            "back to the slow path.\n\n### Does this PR introduce _any_ user-facing change?\nNo.\n\n"
+            "### How was this patch tested?\nUnit tests and an e2e run of the FP8 models.",
+            labels=("bug",),
+        )
+        sliding = pr(
+            "[Bugfix] Fix sliding-window attention on B200 after the FlashInfer 0.5.2 bump",
+            "attention",
+            w1 + 2 * day + timedelta(hours=13),
+            head + f"## Purpose\nFollow-up to {ref(bump)}: the new sliding-window kernel needs "
+            "the window size in tokens, not blocks.\n\nFixes #{0}.\n\n## Test Plan\n"
+            "pytest tests/kernels/attention\n\n## Test Result\nAll pass.",
+            labels=("bug",),
+        )
         sliding.body = sliding.body.replace("\n\nFixes #{0}.", "")
         # a backport of the Hunyuan fix to the release branch
-        pr(f"[Release] Backport {m} support to v0.11", "model", w1 + 3 * day + timedelta(hours=10),
-           head + f"Backport of {ref(support)} to releases/v0.11.1, with {ref(guide)} for the docs.\n\n"
-           "### Does this PR introduce _any_ user-facing change?\n"
-           f"Yes. {m} can be served from the 0.11.1 release.\n\n### How was this patch tested?\n"
-           "CI passed.")
+        pr(
+            f"[Release] Backport {m} support to v0.11",
+            "model",
+            w1 + 3 * day + timedelta(hours=10),
+            head
+            + f"Backport of {ref(support)} to releases/v0.11.1, with {ref(guide)} for the docs.\n\n"
+            "### Does this PR introduce _any_ user-facing change?\n"
+            f"Yes. {m} can be served from the 0.11.1 release.\n\n### How was this patch tested?\n"
+            "CI passed.",
+        )
         t.random()  # keep the text stream's position independent of the storyline's wording
 
     def hot(self, item: PlannedItem) -> None:
@@ -513,9 +733,16 @@ class _Planner:
 
 
 def _bump(rng: random.Random) -> str:
-    package = rng.choice(("actions/checkout", "docker/build-push-action", "astral-sh/setup-uv",
-                          "actions/setup-python", "peter-evans/create-pull-request",
-                          "the minor-update group in /requirements"))
+    package = rng.choice(
+        (
+            "actions/checkout",
+            "docker/build-push-action",
+            "astral-sh/setup-uv",
+            "actions/setup-python",
+            "peter-evans/create-pull-request",
+            "the minor-update group in /requirements",
+        )
+    )
     major, minor = rng.randint(1, 6), rng.randint(0, 20)
     return f"Bump {package} from {major}.{minor}.0 to {major}.{minor + rng.randint(1, 3)}.0"
 
@@ -546,29 +773,58 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
         add(plan.large(plan.when(start, end), huge=j == 0))
     for _ in range(18):  # dependabot bumps
         created = plan.when(start, end)
-        item = PlannedItem(key=0, kind="pull_request", author=plan.actor("dependabot[bot]"),
-                           created_at=created, labels=("dependencies",), area="deps",
-                           title=plan.unique(_bump(rng)),
-                           body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({plan.tag}) -->")
-        plan._set_files(item, [FileChange(path=rng.choice(AREAS["deps"]["paths"] + [
-            ".github/workflows/pre-commit.yml"]), additions=1, deletions=1, status="modified")])
+        item = PlannedItem(
+            key=0,
+            kind="pull_request",
+            author=plan.actor("dependabot[bot]"),
+            created_at=created,
+            labels=("dependencies",),
+            area="deps",
+            title=plan.unique(_bump(rng)),
+            body=f"<!-- {SYNTHETIC.format(kind='pull request')} ({plan.tag}) -->",
+        )
+        plan._set_files(
+            item,
+            [
+                FileChange(
+                    path=rng.choice(AREAS["deps"]["paths"] + [".github/workflows/pre-commit.yml"]),
+                    additions=1,
+                    deletions=1,
+                    status="modified",
+                )
+            ],
+        )
         plan.outcome(item, merge_p=0.5, close_p=0.3)
         add(item)
-    merged = [i for i in plan.items if i.kind == "pull_request" and i.merged_at and i.merged_at < end
-              and i.revert_of is None and not i.author.is_bot]
+    merged = [
+        i
+        for i in plan.items
+        if i.kind == "pull_request"
+        and i.merged_at
+        and i.merged_at < end
+        and i.revert_of is None
+        and not i.author.is_bot
+    ]
     for original in rng.sample(merged, 4):
         add(plan.revert(original))
     for original in rng.sample([i for i in merged if i.area not in ("deps", "doc", "ci")], 5):
         add(plan.follow_up(original))
     # the storylines draw from their own stream, so that the rest of the plan stays as it was
-    main_rng, plan.rng = plan.rng, random.Random(f"repodigest-demo-stories:{current.label}:{seed}:{tz}")
+    main_rng, plan.rng = (
+        plan.rng,
+        random.Random(f"repodigest-demo-stories:{current.label}:{seed}:{tz}"),
+    )
     plan.storylines(add)
     plan.rng = main_rng
-    plan.link_fixes([i for i in plan.items if i.kind == "issue" and i.title.startswith("[Bug]")],
-                    [i for i in plan.items if i.title.startswith("[Bugfix]")])
+    plan.link_fixes(
+        [i for i in plan.items if i.kind == "issue" and i.title.startswith("[Bug]")],
+        [i for i in plan.items if i.title.startswith("[Bugfix]")],
+    )
     for week_window_ in (previous, current):  # 2 hot issues and 1 hot PR a week
         in_week = [i for i in plan.items if week_window_.contains(i.created_at)]
-        issues = [i for i in in_week if i.kind == "issue" and i.title.startswith(("[Bug]", "[RFC]"))]
+        issues = [
+            i for i in in_week if i.kind == "issue" and i.title.startswith(("[Bug]", "[RFC]"))
+        ]
         prs = [i for i in in_week if i.kind == "pull_request" and not i.author.is_bot]
         for item in rng.sample(issues, min(2, len(issues))) + rng.sample(prs, min(1, len(prs))):
             plan.hot(item)
@@ -589,5 +845,13 @@ def generate_demo(week: str = "2026-W24", seed: int = 7, tz: str = "UTC") -> Dem
         item.comments.sort(key=lambda c: (c.at, c.id))
         item.reviews.sort(key=lambda r: (r.at, r.id))
     facts = tuple(f for item in ordered for f in facts_of(item, end))
-    return DemoData(DEMO_REPO, current.label, seed, tz, (previous, current), tuple(ordered),
-                    facts, watermark=end)
+    return DemoData(
+        DEMO_REPO,
+        current.label,
+        seed,
+        tz,
+        (previous, current),
+        tuple(ordered),
+        facts,
+        watermark=end,
+    )

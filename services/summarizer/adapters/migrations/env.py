@@ -11,9 +11,11 @@ connection = config.attributes.get("connection")
 if connection is None:
     raise RuntimeError(
         "run the summarizer migrations through services.summarizer.adapters.store.migrate(url), "
-        "which passes a connection to Alembic")
+        "which passes a connection to Alembic"
+    )
 
-context.configure(connection=connection, target_metadata=metadata, render_as_batch=True,
-                  compare_type=True)
+context.configure(
+    connection=connection, target_metadata=metadata, render_as_batch=True, compare_type=True
+)
 with context.begin_transaction():
     context.run_migrations()

@@ -55,7 +55,8 @@ def upgrade() -> None:
     op.execute(
         "insert into window_revisions (repo, label, revision, figures_hash, changed, summary_id, "
         "computed_at) select repo, label, revision, coalesce(figures_hash, ''), '[]', "
-        "coalesce(summary_id, ''), coalesce(closed_at, \"end\") from windows where revision >= 1")
+        "coalesce(summary_id, ''), coalesce(closed_at, \"end\") from windows where revision >= 1"
+    )
 
 
 def downgrade() -> None:

@@ -318,7 +318,7 @@ async def _pull_fetch(
         url = source.url_for(path, kw.get("params"))
         validators = await state.get_validators(url)
 
-        def read():
+        def read() -> tuple[Any, Any]:
             try:
                 pages = list(
                     source.pages(path, kw.get("params"), validators, limit=kw.get("limit"))

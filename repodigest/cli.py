@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,9 +17,16 @@ from shared.events import ALL_FORMATS, check_repo
 from shared.telemetry import setup_logging, setup_telemetry
 from shared.windows import WindowError, parse_window
 
+if TYPE_CHECKING:
+    from repodigest.pipeline import ReportJob
+
 # add_completion: Typer's own --install-completion / --show-completion (bash, zsh, fish, PowerShell)
-app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Daily and weekly development reports for busy GitHub repositories.")
+app = typer.Typer(
+    add_completion=True,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Daily and weekly development reports for busy GitHub repositories.",
+)
 err = Console(stderr=True)
 out = Console()
 
@@ -51,7 +58,9 @@ def _formats(value: str) -> tuple[str, ...]:
     parts = tuple(p.strip().lower() for p in value.split(",") if p.strip())
     bad = [p for p in parts if p not in ALL_FORMATS]
     if bad or not parts:
-        raise fail(f"unknown format(s) {', '.join(bad) or value!r}; choose from {', '.join(ALL_FORMATS)}")
+        raise fail(
+            f"unknown format(s) {', '.join(bad) or value!r}; choose from {', '.join(ALL_FORMATS)}"
+        )
     return parts
 
 
@@ -69,8 +78,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[Optional[bool], typer.Option("--version", callback=_version, is_eager=True,
-                                                    help="print the version and exit")] = None,
+    version: Annotated[
+        bool | None,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = None,
 ) -> None:
     """Daily and weekly development reports for busy GitHub repositories."""
 
@@ -82,26 +95,97 @@ def _logging(level: str) -> None:
 
 @app.command()
 def report(
-    repo: Annotated[str, typer.Argument(help="OWNER/NAME, e.g. vllm-project/vllm; or one report across repositories of one owner: OWNER/A,OWNER/B or OWNER/* (the owner's repositories on GitHub, or those the source and the event log hold)")],
-    window: Annotated[str, typer.Option("--window", "-w", help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END | day:last, week:last, month:last (the last complete one)")],
+    repo: Annotated[
+        str,
+        typer.Argument(
+            help="OWNER/NAME, e.g. vllm-project/vllm; or one report across repositories of one owner: OWNER/A,OWNER/B or OWNER/* (the owner's repositories on GitHub, or those the source and the event log hold)"
+        ),
+    ],
+    window: Annotated[
+        str,
+        typer.Option(
+            "--window",
+            "-w",
+            help="day:2026-03-26 | week:2026-W24 | month:2026-06 | custom:START/END | day:last, week:last, month:last (the last complete one)",
+        ),
+    ],
     tz: Annotated[str, typer.Option(help="IANA time zone of the window")] = "UTC",
-    cutoff: Annotated[Optional[str], typer.Option(help="day windows: the cut-off HH:MM (e.g. 11:45; default 00:00)")] = None,
-    source: Annotated[Optional[str], typer.Option(help="github (default with a token) | github-graphql (faster backfill) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH")] = None,
-    lang: Annotated[list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")] = ["en"],
-    formats: Annotated[str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")] = ",".join(ALL_FORMATS),
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="where to copy the artifacts")] = Path("reports"),
-    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="use this NATS (JetStream) instead of an embedded server")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option(help="keep the event log and projections here between runs (default: a temporary directory)")] = None,
-    database_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_DATABASE_URL", help="projections database (SQLite file by default)")] = None,
-    artifacts: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_ARTIFACTS_URL", help="nats | s3://bucket/prefix | file:///dir")] = None,
-    profile: Annotated[Optional[str], typer.Option(help="classifier rule profile (default: chosen by repository)")] = None,
+    cutoff: Annotated[
+        str | None, typer.Option(help="day windows: the cut-off HH:MM (e.g. 11:45; default 00:00)")
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            help="github (default with a token) | github-graphql (faster backfill) | demo | replay:PATH | events:PATH | gharchive:PATH-or-glob | git:PATH"
+        ),
+    ] = None,
+    lang: Annotated[
+        list[str], typer.Option("--lang", "-l", help="en and/or zh-CN (repeat or comma-separate)")
+    ] = ["en"],  # noqa: B006 - typer's default, never mutated
+    formats: Annotated[
+        str, typer.Option("--formats", help="comma-separated: md,html,pdf,json")
+    ] = ",".join(ALL_FORMATS),
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="where to copy the artifacts")
+    ] = Path("reports"),
+    nats_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REPODIGEST_NATS_URL",
+            help="use this NATS (JetStream) instead of an embedded server",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="keep the event log and projections here between runs (default: a temporary directory)"
+        ),
+    ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REPODIGEST_DATABASE_URL", help="projections database (SQLite file by default)"
+        ),
+    ] = None,
+    artifacts: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REPODIGEST_ARTIFACTS_URL", help="nats | s3://bucket/prefix | file:///dir"
+        ),
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="classifier rule profile (default: chosen by repository)")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the report")] = 900.0,
-    run_services: Annotated[Optional[bool], typer.Option("--run-services/--no-run-services", help="run classifier, summarizer and renderer in this process (default: only with the embedded nats-server)")] = None,
-    appendix: Annotated[str, typer.Option(help="the item lists at the end: full | compact (collapsed in HTML, a dense table in the PDF) | none")] = "compact",
+    run_services: Annotated[
+        bool | None,
+        typer.Option(
+            "--run-services/--no-run-services",
+            help="run classifier, summarizer and renderer in this process (default: only with the embedded nats-server)",
+        ),
+    ] = None,
+    appendix: Annotated[
+        str,
+        typer.Option(
+            help="the item lists at the end: full | compact (collapsed in HTML, a dense table in the PDF) | none"
+        ),
+    ] = "compact",
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
-    force: Annotated[bool, typer.Option("--force", help="make the next revision even when the window is unchanged (else the revision already reported is returned)")] = False,
-    identities: Annotated[Optional[Path], typer.Option(envvar="REPODIGEST_IDENTITIES", help="identities file (YAML): one person's logins, commit names and e-mails, and their affiliations by date")] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="make the next revision even when the window is unchanged (else the revision already reported is returned)",
+        ),
+    ] = False,
+    identities: Annotated[
+        Path | None,
+        typer.Option(
+            envvar="REPODIGEST_IDENTITIES",
+            help="identities file (YAML): one person's logins, commit names and e-mails, and their affiliations by date",
+        ),
+    ] = None,
 ) -> None:
     """Build one report for REPO and WINDOW end to end, and print where the artifacts are."""
     _logging(log_level)
@@ -113,14 +197,18 @@ def report(
     except WindowError as exc:
         raise fail(str(exc)) from None
     if cutoff is not None and win.kind != "day":
-        raise fail(f"--cutoff applies to day windows only; a {win.kind} window starts at 00:00 "
-                   f"in --tz: drop --cutoff, or ask for --window day:YYYY-MM-DD --cutoff {cutoff}")
+        raise fail(
+            f"--cutoff applies to day windows only; a {win.kind} window starts at 00:00 "
+            f"in --tz: drop --cutoff, or ask for --window day:YYYY-MM-DD --cutoff {cutoff}"
+        )
     langs, fmts = _langs(lang), _formats(formats)
     if appendix not in APPENDIX_MODES:
         raise fail(f"unknown --appendix {appendix!r}; choose from {', '.join(APPENDIX_MODES)}")
-    problem = (next(filter(None, (source_problem(source, r) for r in members or (repo,))), None)
-               or report_argument_problem(out_dir=out_dir, data_dir=data_dir, timeout=timeout,
-                                          database_url=database_url))
+    problem = next(
+        filter(None, (source_problem(source, r) for r in members or (repo,))), None
+    ) or report_argument_problem(
+        out_dir=out_dir, data_dir=data_dir, timeout=timeout, database_url=database_url
+    )
     if problem:
         raise fail(problem)
     if identities is not None:  # read now: a bad file is named before anything runs
@@ -134,18 +222,39 @@ def report(
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("REPODIGEST_GITHUB_TOKEN")
     if source is None:
         if not token:
-            raise fail("no data source: set GITHUB_TOKEN to read from GitHub, or pass "
-                       "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH")
+            raise fail(
+                "no data source: set GITHUB_TOKEN to read from GitHub, or pass "
+                "--source demo | replay:PATH | events:PATH | gharchive:PATH | git:PATH"
+            )
         source = "github"
     from repodigest.pipeline import ReportJob
 
     # the report names its source by kind and file name (the summary's SourceInfo), never a path
-    _run_report(ReportJob(
-        repo=repo, window=win, source=source, languages=langs, formats=fmts, out_dir=out_dir,
-        nats_url=nats_url, data_dir=data_dir, database_url=database_url, artifacts_url=artifacts,
-        timeout=timeout, progress=not quiet, synthetic=source == "demo", github_token=token,
-        profile=profile, run_services=run_services, appendix=appendix, force=force,
-        identities=identities, repos=members, owner_wildcard=wildcard))
+    _run_report(
+        ReportJob(
+            repo=repo,
+            window=win,
+            source=source,
+            languages=langs,
+            formats=fmts,
+            out_dir=out_dir,
+            nats_url=nats_url,
+            data_dir=data_dir,
+            database_url=database_url,
+            artifacts_url=artifacts,
+            timeout=timeout,
+            progress=not quiet,
+            synthetic=source == "demo",
+            github_token=token,
+            profile=profile,
+            run_services=run_services,
+            appendix=appendix,
+            force=force,
+            identities=identities,
+            repos=members,
+            owner_wildcard=wildcard,
+        )
+    )
 
 
 def _report_repos(arg: str) -> tuple[str, tuple[str, ...], str | None]:
@@ -163,8 +272,10 @@ def _report_repos(arg: str) -> tuple[str, tuple[str, ...], str | None]:
             return check_repo(arg), (), None
         members = tuple(dict.fromkeys(check_repo(p.strip()) for p in arg.split(",") if p.strip()))
         if len(members) < 2:
-            raise ValueError(f"{arg!r} names one repository: drop the comma, or list two or more "
-                             "(OWNER/A,OWNER/B)")
+            raise ValueError(
+                f"{arg!r} names one repository: drop the comma, or list two or more "
+                "(OWNER/A,OWNER/B)"
+            )
         return combined_key(members), members, None
     except (ValueError, CombineError) as exc:
         raise fail(str(exc)) from None
@@ -173,7 +284,7 @@ def _report_repos(arg: str) -> tuple[str, tuple[str, ...], str | None]:
 APPENDIX_MODES = ("full", "compact", "none")
 
 
-def _run_report(job: "ReportJob") -> None:
+def _run_report(job: ReportJob) -> None:
     """Run one report (the options: `job`) and print where its artifacts are; what a person must
     fix ends the command with a one-line message."""
     from repodigest.pipeline import Interrupted, PipelineError, run_interruptible, run_report
@@ -203,8 +314,11 @@ def _run_report(job: "ReportJob") -> None:
         err.print(f"interrupted ({exc}): stopped and cleaned up", highlight=False)
         raise typer.Exit(128 + exc.signum) from None
     data = outcome.ready.data
-    out.print(f"[bold]{repo}[/] {data.window.kind} {data.window.label} ({data.window.tz}), "
-              f"revision {data.revision}: {outcome.facts_published} facts ingested", highlight=False)
+    out.print(
+        f"[bold]{repo}[/] {data.window.kind} {data.window.label} ({data.window.tz}), "
+        f"revision {data.revision}: {outcome.facts_published} facts ingested",
+        highlight=False,
+    )
     for name, path, size in outcome.files:
         out.print(f"  {name:<13} {size:>10,} B  {path}", highlight=False, soft_wrap=True)
     if nats_url is not None or job.data_dir is not None or job.artifacts_url is not None:
@@ -216,7 +330,7 @@ def _run_report(job: "ReportJob") -> None:
 @app.command()
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", "-o")] = Path("reports/demo"),
-    lang: Annotated[list[str], typer.Option("--lang", "-l")] = ["en", "zh-CN"],
+    lang: Annotated[list[str], typer.Option("--lang", "-l")] = ["en", "zh-CN"],  # noqa: B006 - typer's default, never mutated
     week: Annotated[str, typer.Option(help="ISO week the synthetic data covers")] = DEMO_WEEK,
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
 ) -> None:
@@ -233,16 +347,30 @@ def demo(
         raise fail(problem)
     from repodigest.pipeline import ReportJob
 
-    _run_report(ReportJob(repo=DEMO_REPO, window=win, source="demo", languages=_langs(lang),
-                          formats=ALL_FORMATS, out_dir=out_dir, timeout=900.0, progress=True,
-                          synthetic=True))
+    _run_report(
+        ReportJob(
+            repo=DEMO_REPO,
+            window=win,
+            source="demo",
+            languages=_langs(lang),
+            formats=ALL_FORMATS,
+            out_dir=out_dir,
+            timeout=900.0,
+            progress=True,
+            synthetic=True,
+        )
+    )
 
 
 @app.command()
 def classify(
     source: Annotated[str, typer.Argument(help="JSON lines file, or - for standard input")] = "-",
-    profile: Annotated[str, typer.Option(help="rule profile name or YAML file (generic, vllm, vllm-ascend, ...)")] = "generic",
-    explain: Annotated[bool, typer.Option(help="print for a person: every tag and the rule that fired")] = False,
+    profile: Annotated[
+        str, typer.Option(help="rule profile name or YAML file (generic, vllm, vllm-ascend, ...)")
+    ] = "generic",
+    explain: Annotated[
+        bool, typer.Option(help="print for a person: every tag and the rule that fired")
+    ] = False,
 ) -> None:
     """Classify items ({number, title, body?, labels?, author?, files?}) and print their tags."""
     from services.classifier.cli import classify_command
@@ -252,9 +380,15 @@ def classify(
 
 @app.command()
 def reclassify(
-    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME (default: every repository)")] = None,
-    since: Annotated[Optional[str], typer.Option(help="only facts from this date or ISO time on")] = None,
-    profile: Annotated[Optional[str], typer.Option(help="profile name or YAML file for every repository")] = None,
+    repo: Annotated[
+        str | None, typer.Option("--repo", help="only this OWNER/NAME (default: every repository)")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(help="only facts from this date or ISO time on")
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="profile name or YAML file for every repository")
+    ] = None,
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
 ) -> None:
@@ -270,27 +404,68 @@ def reclassify(
 
 @app.command()
 def identities(
-    repo: Annotated[Optional[str], typer.Argument(help="OWNER/NAME (default: the source's repository, or every repository in the log)")] = None,
-    source: Annotated[Optional[str], typer.Option(help="read the facts of a source: replay:PATH | events:PATH | gharchive:PATH | git:PATH | demo")] = None,
-    identities_file: Annotated[Optional[Path], typer.Option("--identities", envvar="REPODIGEST_IDENTITIES", help="the identities file in use: what it merges is not listed again, and --starter keeps its people")] = None,
-    starter: Annotated[bool, typer.Option("--starter", help="print a starter identities file (YAML): the data's links as people, the look-alikes commented out")] = False,
-    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="read the event log (RD_GITHUB) of this NATS")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option(help="read the event log a `repodigest report --data-dir DIR` kept")] = None,
+    repo: Annotated[
+        str | None,
+        typer.Argument(
+            help="OWNER/NAME (default: the source's repository, or every repository in the log)"
+        ),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            help="read the facts of a source: replay:PATH | events:PATH | gharchive:PATH | git:PATH | demo"
+        ),
+    ] = None,
+    identities_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--identities",
+            envvar="REPODIGEST_IDENTITIES",
+            help="the identities file in use: what it merges is not listed again, and --starter keeps its people",
+        ),
+    ] = None,
+    starter: Annotated[
+        bool,
+        typer.Option(
+            "--starter",
+            help="print a starter identities file (YAML): the data's links as people, the look-alikes commented out",
+        ),
+    ] = False,
+    nats_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REPODIGEST_NATS_URL", help="read the event log (RD_GITHUB) of this NATS"
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="read the event log a `repodigest report --data-dir DIR` kept"),
+    ] = None,
 ) -> None:
     """List who may be one person: commit names the data links to a login (a noreply address),
     and look-alikes (the same name or e-mail local part under different logins or names) to
     confirm in the identities file."""
     from repodigest.identities import identities_command
 
-    raise typer.Exit(identities_command(repo, source=source, identities=identities_file,
-                                        starter=starter, nats_url=nats_url, data_dir=data_dir))
+    raise typer.Exit(
+        identities_command(
+            repo,
+            source=source,
+            identities=identities_file,
+            starter=starter,
+            nats_url=nats_url,
+            data_dir=data_dir,
+        )
+    )
 
 
 @app.command("classifier-reload")
 def classifier_reload(
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
     timeout: Annotated[float, typer.Option(help="seconds to wait for the answers")] = 10.0,
-    replicas: Annotated[int, typer.Option(help="answers to wait for (one per classifier replica)")] = 1,
+    replicas: Annotated[
+        int, typer.Option(help="answers to wait for (one per classifier replica)")
+    ] = 1,
 ) -> None:
     """Ask running classifiers to re-read their rule files; a broken file keeps the old rules."""
     from services.classifier.cli import reload_command
@@ -300,9 +475,13 @@ def classifier_reload(
 
 @app.command()
 def rebuild(
-    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME (default: all)")] = None,
+    repo: Annotated[
+        str | None, typer.Option("--repo", help="only this OWNER/NAME (default: all)")
+    ] = None,
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
-    database_url: Annotated[str, typer.Option(envvar="REPODIGEST_DATABASE_URL")] = "sqlite:///./repodigest.db",
+    database_url: Annotated[
+        str, typer.Option(envvar="REPODIGEST_DATABASE_URL")
+    ] = "sqlite:///./repodigest.db",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
 ) -> None:
@@ -315,7 +494,12 @@ def rebuild(
 
 @app.command()
 def serve(
-    services: Annotated[list[str], typer.Argument(help="ingest classifier summarizer renderer notifier, or all; or web (the report archive, read-only)")] = ["all"],
+    services: Annotated[
+        list[str],
+        typer.Argument(
+            help="ingest classifier summarizer renderer notifier, or all; or web (the report archive, read-only)"
+        ),
+    ] = ["all"],  # noqa: B006 - typer's default, never mutated
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
 ) -> None:
     """Run services against REPODIGEST_NATS_URL until SIGTERM (what deployments run)."""
@@ -323,8 +507,10 @@ def serve(
 
     if "web" in services:
         if services != ["web"]:
-            raise fail("serve web runs alone (it is no service on the bus): start it in a "
-                       "process of its own, e.g. `repodigest serve web`")
+            raise fail(
+                "serve web runs alone (it is no service on the bus): start it in a "
+                "process of its own, e.g. `repodigest serve web`"
+            )
         from repodigest.site import web_command
 
         setup_logging(log_level)
@@ -340,7 +526,9 @@ def serve(
 @app.command()
 def asyncapi(
     write: Annotated[bool, typer.Option("--write", help="regenerate docs/asyncapi.json")] = False,
-    check: Annotated[bool, typer.Option("--check", help="exit 1 when docs/asyncapi.json is out of date")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="exit 1 when docs/asyncapi.json is out of date")
+    ] = False,
 ) -> None:
     """Print the AsyncAPI document of every service (subjects, durables, payloads), from the
     contracts the services declare to FastStream."""
@@ -364,10 +552,28 @@ async def _connect(nats_url: str):
 
 @app.command()
 def site(
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="directory to write the archive into (publishable as is, e.g. on GitHub Pages)")],
-    artifacts: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_ARTIFACTS_URL", help="the renderer's store: nats | s3://bucket/prefix | file:///dir")] = None,
-    nats_url: Annotated[Optional[str], typer.Option(envvar="REPODIGEST_NATS_URL", help="NATS of the nats store")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option(help="the --data-dir of `repodigest report` runs (their embedded store)")] = None,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="directory to write the archive into (publishable as is, e.g. on GitHub Pages)",
+        ),
+    ],
+    artifacts: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REPODIGEST_ARTIFACTS_URL",
+            help="the renderer's store: nats | s3://bucket/prefix | file:///dir",
+        ),
+    ] = None,
+    nats_url: Annotated[
+        str | None, typer.Option(envvar="REPODIGEST_NATS_URL", help="NATS of the nats store")
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="the --data-dir of `repodigest report` runs (their embedded store)"),
+    ] = None,
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "WARNING",
 ) -> None:
     """Export the report archive (pages in English and Chinese, every revision's artifacts) to a
@@ -376,7 +582,8 @@ def site(
     from repodigest.site import site_command
 
     problem = directory_problem(out_dir, "--out") or (
-        directory_problem(data_dir, "--data-dir") if data_dir is not None else None)
+        directory_problem(data_dir, "--data-dir") if data_dir is not None else None
+    )
     if problem:
         raise fail(problem)
     _logging(log_level)
@@ -385,9 +592,13 @@ def site(
 
 @app.command()
 def subscribe(
-    repo: Annotated[Optional[str], typer.Argument(help="OWNER/NAME (default: every repository)")] = None,
+    repo: Annotated[
+        str | None, typer.Argument(help="OWNER/NAME (default: every repository)")
+    ] = None,
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
-    count: Annotated[int, typer.Option(help="exit after this many events (0: run until Ctrl-C)")] = 0,
+    count: Annotated[
+        int, typer.Option(help="exit after this many events (0: run until Ctrl-C)")
+    ] = 0,
     history: Annotated[bool, typer.Option(help="print earlier report-ready events first")] = False,
 ) -> None:
     """Print report-ready events as they arrive, one JSON line each."""
@@ -410,27 +621,37 @@ def subscribe(
         seen = 0
         policy = DeliverPolicy.ALL if history else DeliverPolicy.NEW
         try:
-            sub = await js.subscribe(Subjects.report_ready(repo), ordered_consumer=True,
-                                     deliver_policy=policy)
+            sub = await js.subscribe(
+                Subjects.report_ready(repo), ordered_consumer=True, deliver_policy=policy
+            )
         except nats.errors.Error as exc:
             await nc.close()
             from nats.js.errors import NotFoundError, ServiceUnavailableError
 
             where = redact_url(nats_url)
             if isinstance(exc, ServiceUnavailableError):
-                why = ("JetStream is not enabled on that server: start nats-server with -js "
-                       "(or point --nats-url at repodigest's NATS)")
+                why = (
+                    "JetStream is not enabled on that server: start nats-server with -js "
+                    "(or point --nats-url at repodigest's NATS)"
+                )
             elif isinstance(exc, NotFoundError):
-                why = (f"it has no {STREAM_REPORTS} stream yet: start the services against it "
-                       "(`repodigest serve all`), which create the streams, or point --nats-url "
-                       "at repodigest's NATS")
+                why = (
+                    f"it has no {STREAM_REPORTS} stream yet: start the services against it "
+                    "(`repodigest serve all`), which create the streams, or point --nats-url "
+                    "at repodigest's NATS"
+                )
             else:
-                why = (f"{type(exc).__name__}: is JetStream enabled, and have the services "
-                       "created their streams?")
+                why = (
+                    f"{type(exc).__name__}: is JetStream enabled, and have the services "
+                    "created their streams?"
+                )
             raise fail(f"cannot subscribe to report-ready events at {where}: {why}", 1) from None
-        lost = fail(f"lost the connection to NATS at {redact_url(nats_url)} (the server stopped or "
-                    "the network dropped); run subscribe again, with --history to print the "
-                    "events missed meanwhile", 1)
+        lost = fail(
+            f"lost the connection to NATS at {redact_url(nats_url)} (the server stopped or "
+            "the network dropped); run subscribe again, with --history to print the "
+            "events missed meanwhile",
+            1,
+        )
         try:
             while not (count and seen >= count):
                 try:
@@ -459,8 +680,12 @@ def subscribe(
 
 @app.command()
 def fetch(
-    uri: Annotated[str, typer.Argument(help="an artifact URI from report-ready (nats://, s3://, file://)")],
-    output: Annotated[Optional[Path], typer.Option("--out", "-o", help="file to write (default: stdout)")] = None,
+    uri: Annotated[
+        str, typer.Argument(help="an artifact URI from report-ready (nats://, s3://, file://)")
+    ],
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="file to write (default: stdout)")
+    ] = None,
     nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
 ) -> None:
     """Download one artifact."""
@@ -469,9 +694,11 @@ def fetch(
     from services.renderer.ports import ObjectNotFound
 
     if uri.partition("://")[0] not in ("nats", "s3", "file") or "://" not in uri:
-        raise fail(f"{uri!r} is not an artifact URI: pass one from a report-ready event or the "
-                   "report's output, e.g. nats://RD_ARTIFACTS/OWNER__NAME/2026-W24/r1/en/report.pdf, "
-                   "s3://BUCKET/KEY or file:///PATH")
+        raise fail(
+            f"{uri!r} is not an artifact URI: pass one from a report-ready event or the "
+            "report's output, e.g. nats://RD_ARTIFACTS/OWNER__NAME/2026-W24/r1/en/report.pdf, "
+            "s3://BUCKET/KEY or file:///PATH"
+        )
     problem = output_file_problem(output, "--out") if output is not None else None
     if problem:  # before the download, not after it
         raise fail(problem)
@@ -490,9 +717,13 @@ def fetch(
         raise fail(f"{uri} does not exist ({exc.args[0] if exc.args else exc})", 1) from None
     except ValueError as exc:  # the store's own message names the URI
         text = str(exc)
-        raise fail(text if text.startswith("cannot fetch") else f"cannot fetch {uri}: {text}", 1) from None
+        raise fail(
+            text if text.startswith("cannot fetch") else f"cannot fetch {uri}: {text}", 1
+        ) from None
     except IsADirectoryError:
-        raise fail(f"{uri} is a directory; fetch one artifact (a report.<format> file)", 1) from None
+        raise fail(
+            f"{uri} is a directory; fetch one artifact (a report.<format> file)", 1
+        ) from None
     except OSError as exc:
         raise fail(f"cannot read {uri}: {exc.strerror or exc}", 1) from None
     if output is None:
@@ -502,8 +733,10 @@ def fetch(
             output.expanduser().parent.mkdir(parents=True, exist_ok=True)
             output.expanduser().write_bytes(data)
         except IsADirectoryError:
-            raise fail(f"--out {output} is a directory; name the file to write, e.g. "
-                       f"{output / 'report.pdf'}") from None
+            raise fail(
+                f"--out {output} is a directory; name the file to write, e.g. "
+                f"{output / 'report.pdf'}"
+            ) from None
         except OSError as exc:
             raise fail(f"cannot write {output}: {exc.strerror or exc}", 1) from None
         err.print(f"wrote {len(data):,} bytes to {output}")
@@ -511,12 +744,19 @@ def fetch(
 
 # ---------------------------------------------------------------- the projections database
 
-db_app = typer.Typer(no_args_is_help=True, help="The summarizer's projections database: its "
-                     "schema revision, migrations, and read-only audit views.")
+db_app = typer.Typer(
+    no_args_is_help=True,
+    help="The summarizer's projections database: its "
+    "schema revision, migrations, and read-only audit views.",
+)
 app.add_typer(db_app, name="db")
 
-DatabaseUrl = Annotated[str, typer.Option("--database-url", envvar="REPODIGEST_DATABASE_URL",
-                                          help="the summarizer's database")]
+DatabaseUrl = Annotated[
+    str,
+    typer.Option(
+        "--database-url", envvar="REPODIGEST_DATABASE_URL", help="the summarizer's database"
+    ),
+]
 DEFAULT_DATABASE_URL = "sqlite:///./repodigest.db"  # the summarizer's default
 NOT_AT_HEAD = 3  # `db current`: reachable, but not at this version's revision
 
@@ -533,7 +773,10 @@ def _store(database_url: str):
 
 @db_app.command("upgrade")
 def db_upgrade(
-    revision: Annotated[str, typer.Option("--revision", "-r", help="the revision to upgrade to (default: the newest)")] = "head",
+    revision: Annotated[
+        str,
+        typer.Option("--revision", "-r", help="the revision to upgrade to (default: the newest)"),
+    ] = "head",
     database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
     log_level: Annotated[str, typer.Option(envvar="REPODIGEST_LOG_LEVEL")] = "INFO",
 ) -> None:
@@ -551,12 +794,20 @@ def db_upgrade(
     where, head = redacted(database_url), head_revision()
     mark = " (head)" if after == head else f" (head is {head})"
     if before == after:
-        past = f", past {revision} (upgrade never downgrades)" if revision not in ("head", after) else ""
-        out.print(f"{where}: already at revision {after}{mark}{past}", highlight=False,
-                  soft_wrap=True)
+        past = (
+            f", past {revision} (upgrade never downgrades)"
+            if revision not in ("head", after)
+            else ""
+        )
+        out.print(
+            f"{where}: already at revision {after}{mark}{past}", highlight=False, soft_wrap=True
+        )
     else:
-        out.print(f"{where}: upgraded from {before or 'an empty database'} to revision "
-                  f"{after}{mark}", highlight=False, soft_wrap=True)
+        out.print(
+            f"{where}: upgraded from {before or 'an empty database'} to revision {after}{mark}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @db_app.command("current")
@@ -564,7 +815,10 @@ def db_current(database_url: DatabaseUrl = DEFAULT_DATABASE_URL) -> None:
     """Print the database's schema revision; exit 0 at this version's head, 3 when it is behind
     or unmigrated (run `repodigest db upgrade`), 1 when it cannot be read. Changes nothing."""
     from services.summarizer.adapters.store import (
-        StoreError, head_revision, known_revisions, redacted,
+        StoreError,
+        head_revision,
+        known_revisions,
+        redacted,
     )
 
     store = _store(database_url)
@@ -586,15 +840,19 @@ def db_current(database_url: DatabaseUrl = DEFAULT_DATABASE_URL) -> None:
         state = f"revision {current}, unknown to this version (head {head}): a newer repodigest migrated it"
     out.print(f"{where}: {state}", highlight=False, soft_wrap=True)
     if current is None or current in known_revisions():
-        err.print("run `repodigest db upgrade` (or the migration Job) to bring it to "
-                  f"{head}", highlight=False)
+        err.print(
+            f"run `repodigest db upgrade` (or the migration Job) to bring it to {head}",
+            highlight=False,
+        )
     raise typer.Exit(NOT_AT_HEAD)
 
 
 @db_app.command("revisions")
 def db_revisions(
     repo: Annotated[str, typer.Argument(help="OWNER/NAME")],
-    window: Annotated[str, typer.Argument(help="the window's label: 2026-W24, 2026-03-26, 2026-06")],
+    window: Annotated[
+        str, typer.Argument(help="the window's label: 2026-W24, 2026-03-26, 2026-06")
+    ],
     database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
 ) -> None:
     """Every published revision of a window and the figures it changed (reads only)."""
@@ -610,8 +868,10 @@ def db_revisions(
 
 @db_app.command("rejected")
 def db_rejected(
-    repo: Annotated[Optional[str], typer.Option("--repo", help="only this OWNER/NAME")] = None,
-    reason: Annotated[Optional[str], typer.Option(help="only this reason: unknown-repo, future")] = None,
+    repo: Annotated[str | None, typer.Option("--repo", help="only this OWNER/NAME")] = None,
+    reason: Annotated[
+        str | None, typer.Option(help="only this reason: unknown-repo, future")
+    ] = None,
     database_url: DatabaseUrl = DEFAULT_DATABASE_URL,
 ) -> None:
     """The events the summarizer did not count, and why (reads only)."""

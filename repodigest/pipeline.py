@@ -17,19 +17,25 @@ import tempfile
 import uuid
 from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from shared.messaging import STREAM_DEAD, Subjects, repo_from_subject
 from shared.config import CommonSettings
 from shared.events import (
-    DeadLetter, ReportReady, ReportRequestData, ReportRequested, SourceInfo, SummaryData, WindowRef,
+    DeadLetter,
+    ReportReady,
+    ReportRequestData,
+    ReportRequested,
+    SourceInfo,
+    SummaryData,
+    WindowRef,
 )
+from shared.messaging import STREAM_DEAD, Subjects, repo_from_subject
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
-from shared.telemetry import service_context
 from shared.tasks import stop_processes
+from shared.telemetry import service_context
 from shared.windows import Window
 
 log = logging.getLogger("repodigest.pipeline")
@@ -99,20 +105,27 @@ def build_runtime(settings: CommonSettings, job: ReportJob, data_dir: Path) -> R
     common = settings.model_dump(exclude_none=True)
     runtime = Runtime(settings, "repodigest")
     # the report's own repository is always accepted, whatever the deployment's allow-list says
-    summarizer_over = {"database_url": job.database_url or f"sqlite:///{data_dir / 'projections.db'}",
-                       "accept_repos": []}
+    summarizer_over = {
+        "database_url": job.database_url or f"sqlite:///{data_dir / 'projections.db'}",
+        "accept_repos": [],
+    }
     renderer_over = {"artifacts_url": job.artifacts_url} if job.artifacts_url else {}
-    classifier_over = {}
+    classifier_over: dict[str, Any] = {}
     if job.profile:
         classifier_over["profile_overrides"] = {r: job.profile for r in (job.repos or (job.repo,))}
     if job.identities is not None:
         classifier_over["identities"] = job.identities
     # a one-shot report ingests its own source: no pollers, webhooks or backfills from the env
     ingest_over = {"repos": [], "webhook_enabled": False, "backfill_source": None}
-    overrides = {"ingest": ingest_over, "classifier": classifier_over,
-                 "summarizer": summarizer_over, "renderer": renderer_over}
-    for name in ("ingest", "classifier", "summarizer", "renderer") if job.run_services \
-            else ("ingest",):
+    overrides: dict[str, dict[str, Any]] = {
+        "ingest": ingest_over,
+        "classifier": classifier_over,
+        "summarizer": summarizer_over,
+        "renderer": renderer_over,
+    }
+    for name in (
+        ("ingest", "classifier", "summarizer", "renderer") if job.run_services else ("ingest",)
+    ):
         boot = bootstrap(name)
         fields = set(boot.settings_class.model_fields)
         values = {k: v for k, v in {**common, **overrides[name]}.items() if k in fields}
@@ -139,8 +152,11 @@ async def run_report(job: ReportJob) -> ReportOutcome:
         settings = CommonSettings().model_copy(update={"nats_url": nats_url})
         if server is not None:
             # the embedded server is plain and open: the deployment's TLS and logins are not its
-            settings = settings.model_copy(update=dict.fromkeys(
-                ("nats_tls_ca", "nats_tls_cert", "nats_tls_key", "nats_creds", "nats_nkey")))
+            settings = settings.model_copy(
+                update=dict.fromkeys(
+                    ("nats_tls_ca", "nats_tls_cert", "nats_tls_key", "nats_creds", "nats_nkey")
+                )
+            )
         if job.run_services is None:
             job.run_services = server is not None
         runtime = build_runtime(settings, job, data_dir)
@@ -219,7 +235,7 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
 async def _bounded(work: Awaitable[object], seconds: float, what: str) -> None:
     try:
         await asyncio.wait_for(work, seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         log.warning("%s took longer than %.0f s; going on without waiting", what, seconds)
     except Exception as exc:  # noqa: BLE001 - already stopping: the cleanup after this goes on
         log.warning("%s failed: %s", what, type(exc).__name__)
@@ -229,18 +245,20 @@ async def _stop_server(server: EmbeddedNats) -> None:
     """SIGTERM (JetStream flushes its store), SIGKILL if it is not gone within STOP_GRACE."""
     try:
         await asyncio.wait_for(asyncio.shield(server.stop()), STOP_GRACE)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         await server.kill()
 
 
-def _kill_workers(runtime: Runtime, before: set[int]) -> None:
+def _kill_workers(runtime: Runtime, before: set[int | None]) -> None:
     """End PDF worker processes now: the renderer's (it starts no new one after this), then any
     other child process multiprocessing started during this run."""
     for service in runtime.services:
         kill = getattr(getattr(service, "pdf", None), "kill", None)
         if kill is not None:
             kill()
-    stop_processes([p for p in multiprocessing.active_children() if p.pid not in before], STOP_GRACE)
+    stop_processes(
+        [p for p in multiprocessing.active_children() if p.pid not in before], STOP_GRACE
+    )
 
 
 RULES_MARK = "classified-with.json"  # in --data-dir: repository -> the rule set of its last report
@@ -259,7 +277,9 @@ def _write_rules_mark(job: ReportJob, rules: str) -> None:
     assert job.data_dir is not None
     marks = {**_read_rules_mark(job), job.repo: rules}
     with contextlib.suppress(OSError):  # only a later run's re-classification depends on it
-        (job.data_dir / RULES_MARK).write_text(json.dumps(marks, indent=1, sort_keys=True), encoding="utf-8")
+        (job.data_dir / RULES_MARK).write_text(
+            json.dumps(marks, indent=1, sort_keys=True), encoding="utf-8"
+        )
 
 
 async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str | None:
@@ -273,7 +293,9 @@ async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str 
 
     if not job.run_services or job.data_dir is None:
         return None
-    classifier = next((s for s in runtime.services if getattr(s, "name", None) == "classifier"), None)
+    classifier = next(
+        (s for s in runtime.services if getattr(s, "name", None) == "classifier"), None
+    )
     registry = getattr(classifier, "registry", None)
     if registry is None:
         return None
@@ -283,21 +305,28 @@ async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str 
     if before is None or before == rules:
         return rules
     result = await reclassify(runtime, job.repo, registry=registry)
-    log.warning("the rules changed since the last report over %s (%s -> %s): re-classified %d facts "
-                "of %s", job.data_dir, before, rules, result.facts, job.repo)
+    log.warning(
+        "the rules changed since the last report over %s (%s -> %s): re-classified %d facts of %s",
+        job.data_dir,
+        before,
+        rules,
+        result.facts,
+        job.repo,
+    )
     deadline = asyncio.get_running_loop().time() + job.timeout
     while True:  # the summarizer folds them before this run's facts and request
         info = await runtime.js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
         if int(info.num_pending or 0) + int(info.num_ack_pending or 0) == 0:
             return rules
         if asyncio.get_running_loop().time() > deadline:
-            raise PipelineError(f"the summarizer did not fold the re-classified history of {job.repo} "
-                                f"within {job.timeout:.0f} s; run the report again")
+            raise PipelineError(
+                f"the summarizer did not fold the re-classified history of {job.repo} "
+                f"within {job.timeout:.0f} s; run the report again"
+            )
         await asyncio.sleep(0.1)
 
 
 async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
-    from services.ingest.handlers import ingest_source
     from services.renderer.adapters.stores import fetch_uri
 
     nc = runtime.nc
@@ -315,7 +344,9 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     sub_dead = await nc.subscribe("rd.dead.>", cb=on_dead)
     # an embedded server's dead letters are all this data directory's; a deployment's, this run's
     sub_answer = None
-    dead_from = 1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
+    dead_from = (
+        1 if job.nats_url is None else (await js.stream_info(STREAM_DEAD)).state.last_seq + 1
+    )
     try:
         rules = await _reclassify_if_rules_changed(runtime, job)
         stages = StageProgress(runtime, job)
@@ -328,12 +359,20 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         check_coverage(job.window, result.source)
         request = ReportRequested.create(
             ReportRequestData(
-                repo=job.repo, window=WindowRef.of(job.window), languages=job.languages,
-                formats=job.formats, as_of=result.watermark, data_note=job.data_note,
-                synthetic=job.synthetic, requested_by="cli", source=result.source,
-                appendix=job.appendix, force=job.force,
+                repo=job.repo,
+                window=WindowRef.of(job.window),
+                languages=job.languages,
+                formats=job.formats,
+                as_of=result.watermark,
+                data_note=job.data_note,
+                synthetic=job.synthetic,
+                requested_by="cli",
+                source=result.source,
+                appendix=job.appendix,
+                force=job.force,
             ),
-            nonce=uuid.uuid4().hex, at=datetime.now(timezone.utc),
+            nonce=uuid.uuid4().hex,
+            at=datetime.now(UTC),
         )
 
         async def on_answer(msg) -> None:
@@ -344,17 +383,27 @@ async def _produce(runtime: Runtime, job: ReportJob) -> ReportOutcome:
         # facts the stream already held (a re-run on --data-dir) are not classified again
         async with stages.shown(result.facts_published - getattr(result, "duplicates", 0)):
             ready = stages.ready = await _wait_ready(ready_q, dead_q, request.id, job.timeout)
-        outcome = ReportOutcome(ready=ready, facts_published=result.facts_published,
-                                duplicates=getattr(result, "duplicates", 0))
+        outcome = ReportOutcome(
+            ready=ready,
+            facts_published=result.facts_published,
+            duplicates=getattr(result, "duplicates", 0),
+        )
         # the same layout as in the object store, so the reports' relative links keep working
-        target = job.out_dir / job.repo.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
+        target = (
+            job.out_dir
+            / job.repo.replace("/", "__")
+            / ready.data.window.label
+            / f"r{ready.data.revision}"
+        )
         for art in ready.data.artifacts:
             data = await fetch_uri(art.uri, js)
             path = target / art.language / f"report.{art.format}"
             _write(path, data)
             outcome.files.append((f"{art.format} ({art.language})", path, len(data)))
-        _write(target / "report-ready.json", json.dumps(
-            json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"))
+        _write(
+            target / "report-ready.json",
+            json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"),
+        )
         # facts dead-lettered before the watermark that closed the window are in RD_DEAD by now
         lost = await dead_facts(js, job.repo, dead_from)
         if lost:
@@ -395,14 +444,22 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     except CombineError as exc:
         raise PipelineError(str(exc)) from None
     if len(repos) < 2:
-        raise PipelineError(f"a report across repositories needs two or more; found "
-                            f"{', '.join(repos) or 'none'}: ask for the one repository's report instead")
+        raise PipelineError(
+            f"a report across repositories needs two or more; found "
+            f"{', '.join(repos) or 'none'}: ask for the one repository's report instead"
+        )
     parts: list[SummaryData] = []
-    total = ReportOutcome(ready=None)  # type: ignore[arg-type] - set below
+    total = ReportOutcome(ready=None)  # type: ignore[arg-type]  # set below
     for repo in sorted(repos, key=str.lower):
-        single = dataclasses.replace(job, repo=repo, repos=(), owner_wildcard=None,
-                                     languages=job.languages[:1], formats=("json",),
-                                     ingest=in_source is None or repo in in_source)
+        single = dataclasses.replace(
+            job,
+            repo=repo,
+            repos=(),
+            owner_wildcard=None,
+            languages=job.languages[:1],
+            formats=("json",),
+            ingest=in_source is None or repo in in_source,
+        )
         done = await _produce(runtime, single)
         total.facts_published += done.facts_published
         total.duplicates += done.duplicates
@@ -413,9 +470,16 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     label = parts[0].window.label
     request_id = deterministic_id("combined", key, label, *[(p.repo, p.revision) for p in parts])
     try:
-        data = combine(parts, key, revision=1, generated_at=datetime.now(timezone.utc),
-                       request_id=request_id, languages=job.languages, formats=job.formats,
-                       appendix_mode=job.appendix)
+        data = combine(
+            parts,
+            key,
+            revision=1,
+            generated_at=datetime.now(UTC),
+            request_id=request_id,
+            languages=job.languages,
+            formats=job.formats,
+            appendix_mode=job.appendix,
+        )
     except CombineError as exc:
         raise PipelineError(str(exc)) from None
     revision, made, same = await _combined_revision(runtime, job, data)
@@ -439,9 +503,11 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     async def on_dead(msg) -> None:
         await dead_q.put(DeadLetter.from_headers(dict(msg.headers or {})))
 
-    subs = [await runtime.nc.subscribe(Subjects.report_ready(key), cb=on_ready),
-            await runtime.nc.subscribe(Subjects.report_answer(request_id), cb=on_answer),
-            await runtime.nc.subscribe("rd.dead.>", cb=on_dead)]
+    subs = [
+        await runtime.nc.subscribe(Subjects.report_ready(key), cb=on_ready),
+        await runtime.nc.subscribe(Subjects.report_answer(request_id), cb=on_answer),
+        await runtime.nc.subscribe("rd.dead.>", cb=on_dead),
+    ]
     try:
         await runtime.bus("cli").publish(WindowSummarized.create(data), Subjects.summary_ready(key))
         ready = await _wait_ready(ready_q, dead_q, request_id, job.timeout)
@@ -452,24 +518,30 @@ async def _produce_combined(runtime: Runtime, job: ReportJob) -> ReportOutcome:
     return await _copy_combined(runtime, job, key, ready, total)
 
 
-async def _copy_combined(runtime: Runtime, job: ReportJob, key: str, ready: ReportReady,
-                         total: ReportOutcome) -> ReportOutcome:
+async def _copy_combined(
+    runtime: Runtime, job: ReportJob, key: str, ready: ReportReady, total: ReportOutcome
+) -> ReportOutcome:
     from services.renderer.adapters.stores import fetch_uri
 
     total.ready = ready
-    target = job.out_dir / key.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
+    target = (
+        job.out_dir / key.replace("/", "__") / ready.data.window.label / f"r{ready.data.revision}"
+    )
     for art in ready.data.artifacts:
         raw = await fetch_uri(art.uri, runtime.js)
         path = target / art.language / f"report.{art.format}"
         _write(path, raw)
         total.files.append((f"{art.format} ({art.language})", path, len(raw)))
-    _write(target / "report-ready.json", json.dumps(
-        json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"))
+    _write(
+        target / "report-ready.json",
+        json.dumps(json.loads(ready.to_bytes()), indent=2, ensure_ascii=False).encode("utf-8"),
+    )
     return total
 
 
-async def _combined_revision(runtime: Runtime, job: ReportJob,
-                             data: SummaryData) -> tuple[int, ReportReady | None, bool]:
+async def _combined_revision(
+    runtime: Runtime, job: ReportJob, data: SummaryData
+) -> tuple[int, ReportReady | None, bool]:
     """The revision of a report across repositories (`data`, whose request id names its
     repositories and their revisions): the latest stored one when it was made from the same (with
     its report-ready when that lists every format and language asked for; True), else the next."""
@@ -485,7 +557,7 @@ async def _combined_revision(runtime: Runtime, job: ReportJob,
     prefix = f"{repo_prefix(data.repo)}/{component(label)}/"
     entries: dict[int, list[str]] = {}
     for k in await store.list(prefix):
-        m = re.match(r"r(\d+)/([^/]+)/" + re.escape(ENTRY_NAME) + "$", k[len(prefix):])
+        m = re.match(r"r(\d+)/([^/]+)/" + re.escape(ENTRY_NAME) + "$", k[len(prefix) :])
         if m:
             entries.setdefault(int(m.group(1)), []).append(k)
     if not entries:
@@ -502,7 +574,8 @@ async def _combined_revision(runtime: Runtime, job: ReportJob,
     for lang in job.languages:
         with contextlib.suppress(ObjectNotFound, ValueError):
             ready = ReportReady.model_validate_json(
-                await store.get(artifact_key(data.repo, label, latest, lang, READY_NAME)))
+                await store.get(artifact_key(data.repo, label, latest, lang, READY_NAME))
+            )
             if wanted <= {(a.format, a.language) for a in ready.data.artifacts}:
                 return latest, ready, True
     return latest, None, True  # the same report asked in more formats or languages
@@ -514,8 +587,9 @@ def _artifact_store(runtime: Runtime, job: ReportJob):
     from services.renderer.config import RendererSettings
 
     renderer = next((s for s in runtime.services if getattr(s, "name", None) == "renderer"), None)
-    if getattr(renderer, "store", None) is not None:
-        return renderer.store
+    store = getattr(renderer, "store", None)
+    if store is not None:
+        return store
     return open_store(job.artifacts_url or RendererSettings().artifacts_url, runtime.js)
 
 
@@ -533,8 +607,10 @@ async def owner_repositories(runtime: Runtime, job: ReportJob) -> tuple[list[str
         raise PipelineError(str(exc)) from None
     found = in_source | await repos_in_log(runtime, owner)
     if not found:
-        raise PipelineError(f"{owner}/* names no repository: the source {job.source} and the event "
-                            f"log hold none of {owner}'s; check the owner's spelling or the source")
+        raise PipelineError(
+            f"{owner}/* names no repository: the source {job.source} and the event "
+            f"log hold none of {owner}'s; check the owner's spelling or the source"
+        )
     return sorted(found, key=str.lower), in_source
 
 
@@ -559,9 +635,11 @@ async def listed_in_log(runtime: Runtime, job: ReportJob, repos: list[str]) -> s
         logged |= {r.lower() for r in await repos_in_log(runtime, owner)}
     missing = [r for r in lacking if r.lower() not in logged]
     if missing:
-        raise PipelineError(f"{', '.join(missing)}: neither the source {job.source} nor the event "
-                            "log holds facts of it; name a source that does, or keep the log of an "
-                            "earlier report with --data-dir")
+        raise PipelineError(
+            f"{', '.join(missing)}: neither the source {job.source} nor the event "
+            "log holds facts of it; name a source that does, or keep the log of an "
+            "earlier report with --data-dir"
+        )
     return in_source
 
 
@@ -578,7 +656,7 @@ async def repos_in_log(runtime: Runtime, owner: str) -> set[str]:
         return set()
     prefix = token(owner).lower()
     found = set()
-    for subject in (info.state.subjects or {}):
+    for subject in info.state.subjects or {}:
         tokens = subject.split(".")
         if len(tokens) >= 4 and tokens[-2].lower() == prefix:
             with contextlib.suppress(ValueError, IndexError):
@@ -591,8 +669,9 @@ def _write(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:  # read-only, full, a file where a directory should be
-        raise PipelineError(f"cannot write the report to {path}: {exc.strerror or exc}; "
-                            "choose another --out") from None
+        raise PipelineError(
+            f"cannot write the report to {path}: {exc.strerror or exc}; choose another --out"
+        ) from None
 
 
 async def dead_facts(js, repo: str, first_seq: int) -> list[DeadLetter]:
@@ -608,8 +687,11 @@ async def dead_facts(js, repo: str, first_seq: int) -> list[DeadLetter]:
         except NotFoundError:  # aged out or purged
             continue
         letter = DeadLetter.from_headers(dict(msg.headers or {}))
-        if (letter.subject.startswith(("rd.github.", "rd.enriched."))
-                and letter.subject.count(".") >= 3 and repo_from_subject(letter.subject) == repo):
+        if (
+            letter.subject.startswith(("rd.github.", "rd.enriched."))
+            and letter.subject.count(".") >= 3
+            and repo_from_subject(letter.subject) == repo
+        ):
             letters.append(letter)
     return letters
 
@@ -622,12 +704,17 @@ def lost_facts_message(repo: str, letters: list[DeadLetter], target: Path) -> st
     parts = []
     for service, reasons in sorted(by_service.items()):
         shown = "; ".join(dict.fromkeys(r[:200] for r in reasons[:3]))
-        parts.append(f"{len(reasons)} by the {service} ({shown}{'; ...' if len(reasons) > 3 else ''})")
+        parts.append(
+            f"{len(reasons)} by the {service} ({shown}{'; ...' if len(reasons) > 3 else ''})"
+        )
     n = len(letters)
-    return (f"{n} fact{'s' if n != 1 else ''} of {repo} could not be processed and "
-            f"{'are' if n != 1 else 'is'} missing from the report written to {target}: "
-            + ", ".join(parts) + f". They are kept in the {STREAM_DEAD} stream with these reasons "
-            "and their original bytes; fix the source and run the report again")
+    return (
+        f"{n} fact{'s' if n != 1 else ''} of {repo} could not be processed and "
+        f"{'are' if n != 1 else 'is'} missing from the report written to {target}: "
+        + ", ".join(parts)
+        + f". They are kept in the {STREAM_DEAD} stream with these reasons "
+        "and their original bytes; fix the source and run the report again"
+    )
 
 
 def check_coverage(window: Window, source: SourceInfo | None) -> None:
@@ -636,12 +723,17 @@ def check_coverage(window: Window, source: SourceInfo | None) -> None:
     if source is None or source.coverage_start is None or source.coverage_end is None:
         return
     if window.end <= source.coverage_start or window.start > source.coverage_end:
-        what = f"{source.kind} source {source.name}".strip() if source.name else f"{source.kind} source"
+        what = (
+            f"{source.kind} source {source.name}".strip()
+            if source.name
+            else f"{source.kind} source"
+        )
         raise PipelineError(
             f"the {window.kind} {window.label} ({window.start:%Y-%m-%d %H:%M} to "
             f"{window.end:%Y-%m-%d %H:%M} UTC) lies outside what the {what} covers: "
             f"{source.coverage_start:%Y-%m-%d %H:%M} to {source.coverage_end:%Y-%m-%d %H:%M} UTC; "
-            "pick a window inside that span")
+            "pick a window inside that span"
+        )
 
 
 class StageProgress:
@@ -719,19 +811,33 @@ class StageProgress:
             return
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
         )
 
         self.facts = max(0, facts)
         job = self.job
-        p = self.progress = Progress(SpinnerColumn(), TextColumn("{task.description:<22}"),
-                                     BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                     console=Console(stderr=True), transient=False)
+        p = self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description:<22}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
         self.classify = p.add_task("classify", total=self.facts or None)
         self.fold = p.add_task("fold", total=self.facts or None)
         self.summarize = p.add_task("summarize", total=1)
-        self.render = {(fmt, lang): p.add_task(f"render {fmt} ({lang})", total=1)
-                       for lang in job.languages for fmt in job.formats}
+        self.render = {
+            (fmt, lang): p.add_task(f"render {fmt} ({lang})", total=1)
+            for lang in job.languages
+            for fmt in job.formats
+        }
         self._update()
         p.start()
         self._poll = asyncio.create_task(self._poll_fold())
@@ -790,16 +896,22 @@ async def _ingest(runtime: Runtime, job: ReportJob):
         return IngestResult(repo=job.repo, origin="log")
     try:
         with service_context("ingest"):  # its spans are ingest's (service.name repodigest-ingest)
-            return await ingest_source(runtime.bus("ingest"), job.source, job.repo,
-                                       window=job.window, progress=job.progress,
-                                       token=job.github_token,
-                                       github_api_url=IngestSettings().github_api_url)
+            return await ingest_source(
+                runtime.bus("ingest"),
+                job.source,
+                job.repo,
+                window=job.window,
+                progress=job.progress,
+                token=job.github_token,
+                github_api_url=IngestSettings().github_api_url,
+            )
     except SourceError as exc:
         raise PipelineError(str(exc)) from None
 
 
-async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id: str,
-                      timeout: float) -> ReportReady:
+async def _wait_ready(
+    ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id: str, timeout: float
+) -> ReportReady:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
@@ -807,18 +919,21 @@ async def _wait_ready(ready_q: asyncio.Queue, dead_q: asyncio.Queue, request_id:
         if remaining <= 0:
             raise PipelineError(
                 f"no report after {timeout:.0f}s; run with --log-level DEBUG to see which service "
-                "is stuck, or raise --timeout for very large windows")
+                "is stuck, or raise --timeout for very large windows"
+            )
         get_ready = asyncio.ensure_future(ready_q.get())
         get_dead = asyncio.ensure_future(dead_q.get())
-        done, pending = await asyncio.wait({get_ready, get_dead}, timeout=remaining,
-                                           return_when=asyncio.FIRST_COMPLETED)
+        done, pending = await asyncio.wait(
+            {get_ready, get_dead}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+        )
         for task in pending:
             task.cancel()
         if get_dead in done:
             letter: DeadLetter = get_dead.result()
             if letter.subject.startswith(("rd.summary.", "rd.report.")):
                 raise PipelineError(
-                    f"the {letter.service} could not process {letter.subject}: {letter.reason}")
+                    f"the {letter.service} could not process {letter.subject}: {letter.reason}"
+                )
             # a fact: the report goes on without it, and the run then fails naming what it lacks
             log.warning("a fact was dead-lettered by the %s: %s", letter.service, letter.reason)
         if get_ready in done:

@@ -7,17 +7,25 @@ import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from shared.messaging import Subjects
 from shared.events import (
-    ALL_PROVIDED, FactData, GithubFact, SourceInfo, SyncWatermark, WatermarkData, check_repo,
-    fact_time, make_fact, utc,
+    ALL_PROVIDED,
+    FactData,
+    GithubFact,
+    SourceInfo,
+    SyncWatermark,
+    WatermarkData,
+    check_repo,
+    fact_time,
+    make_fact,
+    utc,
 )
 from shared.events.envelope import CloudEvent
+from shared.messaging import Subjects
 
 from .domain.sources import SourceError, SourceSpec, parse_source_spec
 
@@ -60,17 +68,25 @@ class IngestResult:
     def summary(self) -> str:
         parts = ", ".join(f"{k}.{a} {n}" for (k, a), n in sorted(self.counts.items()))
         mark = self.watermark.isoformat() if self.watermark else "none"
-        return (f"{self.repo}: {self.facts_published} facts ({self.duplicates} already published)"
-                f" from {self.origin}; watermark {mark}" + (f"; {parts}" if parts else ""))
+        return (
+            f"{self.repo}: {self.facts_published} facts ({self.duplicates} already published)"
+            f" from {self.origin}; watermark {mark}" + (f"; {parts}" if parts else "")
+        )
 
 
 def _is_duplicate(ack: Any) -> bool:
     return bool(getattr(ack, "duplicate", False))
 
 
-async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | GithubFact], *,
-                       origin: str,
-                       watermark: datetime | None = None, progress: bool = False) -> IngestResult:
+async def ingest_facts(
+    bus: Publisher,
+    repo: str,
+    facts: Iterable[FactData | GithubFact],
+    *,
+    origin: str,
+    watermark: datetime | None = None,
+    progress: bool = False,
+) -> IngestResult:
     """Publish every fact of `repo` on its subject, then one SyncWatermark.
 
     Facts are published in the order given, `PUBLISH_WINDOW` at a time (each window awaited before
@@ -95,8 +111,10 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | Git
             for fact in chunk:
                 data = fact.data if isinstance(fact, GithubFact) else fact
                 if data.repo != repo:
-                    raise SourceError(f"a fact of {data.repo} (#{data.item.number}) was given to "
-                                      f"ingest for {repo}: filter the source by repository first")
+                    raise SourceError(
+                        f"a fact of {data.repo} (#{data.item.number}) was given to "
+                        f"ingest for {repo}: filter the source by repository first"
+                    )
                 event = fact if isinstance(fact, GithubFact) else make_fact(data)
                 events.append((event, Subjects.fact(data.kind, data.action, repo)))
                 result.counts[(data.kind, data.action)] += 1
@@ -114,20 +132,38 @@ async def ingest_facts(bus: Publisher, repo: str, facts: Iterable[FactData | Git
     mark = utc(watermark) if watermark is not None else latest
     result.watermark = mark
     if mark is not None:
-        event = SyncWatermark.create(WatermarkData(
-            repo=repo, watermark=mark, origin=origin, facts_published=result.facts_published))
+        event = SyncWatermark.create(
+            WatermarkData(
+                repo=repo, watermark=mark, origin=origin, facts_published=result.facts_published
+            )
+        )
         await bus.publish(event, Subjects.watermark(repo))
         result.watermark_published = True
-    log.info("ingested %s", result.summary(),
-             extra={"repo": repo, "origin": origin, "facts": result.facts_published,
-                    "duplicates": result.duplicates})
+    log.info(
+        "ingested %s",
+        result.summary(),
+        extra={
+            "repo": repo,
+            "origin": origin,
+            "facts": result.facts_published,
+            "duplicates": result.duplicates,
+        },
+    )
     return result
 
 
-async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
-                        progress: bool = False, demo_week: str | None = None, demo_seed: int = 7,
-                        window: "Window | None" = None, token: str | None = None,
-                        github_api_url: str = "https://api.github.com") -> IngestResult:
+async def ingest_source(
+    bus: Publisher,
+    source: str,
+    repo: str | None = None,
+    *,
+    progress: bool = False,
+    demo_week: str | None = None,
+    demo_seed: int = 7,
+    window: Window | None = None,
+    token: str | None = None,
+    github_api_url: str = "https://api.github.com",
+) -> IngestResult:
     """Publish a source: `demo`, `replay:PATH`, `events:PATH`, `gharchive:PATH`, `git:PATH`,
     `github` (one sync of `repo` through the GitHub REST API with `token`) or `github-graphql`
     (its pull requests through GraphQL, fifty with their files per request, then the same REST
@@ -149,29 +185,51 @@ async def ingest_source(bus: Publisher, source: str, repo: str | None = None, *,
         except ValueError as exc:
             raise SourceError(str(exc)) from None
     if spec.kind in ("github", "github-graphql"):
-        return await ingest_github(bus, repo, token=token, window=window, api_url=github_api_url,
-                                   progress=progress, graphql=spec.kind == "github-graphql")
+        return await ingest_github(
+            bus,
+            repo,
+            token=token,
+            window=window,
+            api_url=github_api_url,
+            progress=progress,
+            graphql=spec.kind == "github-graphql",
+        )
     tz = "UTC"
     if window is not None:
         tz = window.tz
         if demo_week is None:
             demo_week = demo_week_of(window)
     try:
-        loaded = await asyncio.to_thread(load_source, spec, repo, demo_week=demo_week or "2026-W24",
-                                         demo_seed=demo_seed, demo_tz=tz)
+        loaded = await asyncio.to_thread(
+            load_source,
+            spec,
+            repo,
+            demo_week=demo_week or "2026-W24",
+            demo_seed=demo_seed,
+            demo_tz=tz,
+        )
     except ValueError as exc:
         if isinstance(exc, SourceError):
             raise
         raise SourceError(f"{spec}: {exc}") from None  # e.g. a demo week that is not an ISO week
     # all or nothing: every fact is made into its event and checked before the first is published
-    not_after = None if spec.kind == "demo" else datetime.now(timezone.utc) + FUTURE_TOLERANCE
-    events = await asyncio.to_thread(publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM,
-                                     not_after)
+    not_after = None if spec.kind == "demo" else datetime.now(UTC) + FUTURE_TOLERANCE
+    events = await asyncio.to_thread(
+        publishable, loaded.facts, max_payload(bus) - ENRICHMENT_ROOM, not_after
+    )
     if not_after is not None and loaded.watermark is not None and loaded.watermark > not_after:
-        raise SourceError(f"{spec}: its watermark {loaded.watermark:%Y-%m-%d %H:%M} UTC has not "
-                          "come yet; nothing was published")
-    result = await ingest_facts(bus, loaded.repo, events, origin=loaded.origin,
-                                watermark=loaded.watermark, progress=progress)
+        raise SourceError(
+            f"{spec}: its watermark {loaded.watermark:%Y-%m-%d %H:%M} UTC has not "
+            "come yet; nothing was published"
+        )
+    result = await ingest_facts(
+        bus,
+        loaded.repo,
+        events,
+        origin=loaded.origin,
+        watermark=loaded.watermark,
+        progress=progress,
+    )
     result.source = source_info(spec, loaded)
     return result
 
@@ -193,8 +251,9 @@ def max_payload(bus: Any) -> int:
     return value if isinstance(value, int) and value > 0 else DEFAULT_MAX_PAYLOAD
 
 
-def publishable(facts: Sequence[FactData | GithubFact], limit: int,
-                not_after: datetime | None = None) -> list[GithubFact]:
+def publishable(
+    facts: Sequence[FactData | GithubFact], limit: int, not_after: datetime | None = None
+) -> list[GithubFact]:
     """The facts as the events they are published as, each checked against `limit` bytes and
     `not_after`; a SourceError naming the first that is too large or in the future (a file source
     then publishes nothing)."""
@@ -208,19 +267,25 @@ def publishable(facts: Sequence[FactData | GithubFact], limit: int,
             raise SourceError(
                 f"the {event.data.kind}.{event.data.action} fact of #{event.data.item.number} is "
                 f"timed {event.time:%Y-%m-%d %H:%M} UTC, which has not come yet: a file can only "
-                "hold what has happened. Nothing was published: fix its time or leave it out")
+                "hold what has happened. Nothing was published: fix its time or leave it out"
+            )
         size = len(event.to_bytes())
         if size > limit:
             data, item = event.data, event.data.item
-            fields = {"title": len(item.title), "labels": sum(map(len, item.labels)),
-                      "file paths": sum(len(f.path) for f in item.files),
-                      "description": len(item.body_excerpt), "author": len(item.author.login)}
+            fields = {
+                "title": len(item.title),
+                "labels": sum(map(len, item.labels)),
+                "file paths": sum(len(f.path) for f in item.files),
+                "description": len(item.body_excerpt),
+                "author": len(item.author.login),
+            }
             longest = max(fields, key=fields.__getitem__)
             raise SourceError(
                 f"the {data.kind}.{data.action} fact of #{item.number} is "
                 f"{size:,} bytes as an event, more than the {limit:,} a fact may take (the NATS "
                 f"server's max_payload less {ENRICHMENT_ROOM:,} for its tags); its {longest} is "
-                f"{fields[longest]:,} characters. Nothing was published: shorten it or leave it out")
+                f"{fields[longest]:,} characters. Nothing was published: shorten it or leave it out"
+            )
         events.append(event)
     return events
 
@@ -237,19 +302,30 @@ def source_info(spec: SourceSpec, loaded: Any) -> SourceInfo:
     name = Path(spec.path).name if spec.path else ""
     provides = MERGED_ONLY if spec.kind in ("replay", "git") else ALL_PROVIDED
     if spec.kind == "demo":
-        return SourceInfo(kind="demo", name="", provides=provides)  # type: ignore[arg-type]
-    return SourceInfo(kind=spec.kind, name=name, provides=provides,  # type: ignore[arg-type]
-                      coverage_start=min(times) if times else None,
-                      coverage_end=max(times) if times else None)
+        return SourceInfo(kind="demo", name="", provides=provides)
+    return SourceInfo(
+        kind=spec.kind,
+        name=name,
+        provides=provides,
+        coverage_start=min(times) if times else None,
+        coverage_end=max(times) if times else None,
+    )
 
 
 def fact_time_of(fact: FactData | GithubFact) -> datetime:
     return fact.time if isinstance(fact, GithubFact) else fact_time(fact)
 
 
-async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
-                        window: "Window | None" = None, api_url: str = "https://api.github.com",
-                        progress: bool = False, graphql: bool = False) -> IngestResult:
+async def ingest_github(
+    bus: Any,
+    repo: str | None,
+    *,
+    token: str | None,
+    window: Window | None = None,
+    api_url: str = "https://api.github.com",
+    progress: bool = False,
+    graphql: bool = False,
+) -> IngestResult:
     """One sync of `repo` from GitHub (the poller's use case, state in the KV bucket), then its
     watermark; with `graphql`, its pull requests come through the GraphQL batch path first.
     `bus` must be a `shared.messaging.Bus` (the sync keeps its cursors in JetStream KV)."""
@@ -257,29 +333,42 @@ async def ingest_github(bus: Any, repo: str | None, *, token: str | None,
     from .sync import backfill_once, sync_once
 
     if repo is None:
-        raise SourceError("the GitHub source needs the repository: OWNER/NAME, e.g. vllm-project/vllm")
+        raise SourceError(
+            "the GitHub source needs the repository: OWNER/NAME, e.g. vllm-project/vllm"
+        )
     since = window.previous().start if window is not None else None
     bar = _progress(progress, f"sync {repo} from GitHub (items)", None)
     try:
         sync = backfill_once if graphql else sync_once
-        synced = await sync(bus, repo, token=token, api_url=api_url, since=since,
-                            on_item=(lambda _n: bar.advance(1)) if bar else None)
+        synced = await sync(
+            bus,
+            repo,
+            token=token,
+            api_url=api_url,
+            since=since,
+            on_item=(lambda _n: bar.advance(1)) if bar else None,
+        )
     except GithubError as exc:
         raise SourceError(str(exc)) from exc
     finally:
         if bar is not None:
             bar.close()
-    result = IngestResult(repo=repo, origin="graphql+poll" if graphql else "poll",
-                          facts_published=synced.facts_published,
-                          duplicates=synced.duplicates, watermark=synced.watermark,
-                          watermark_published=synced.watermark is not None,
-                          source=SourceInfo(kind="github-graphql" if graphql else "github"))
+    result = IngestResult(
+        repo=repo,
+        origin="graphql+poll" if graphql else "poll",
+        facts_published=synced.facts_published,
+        duplicates=synced.duplicates,
+        watermark=synced.watermark,
+        watermark_published=synced.watermark is not None,
+        source=SourceInfo(kind="github-graphql" if graphql else "github"),
+    )
     log.info("synced %s", synced.summary(), extra={"repo": repo, "facts": synced.facts_published})
     return result
 
 
-async def owner_repos_in_source(source: str, owner: str, *, token: str | None = None,
-                                api_url: str | None = None) -> list[str]:
+async def owner_repos_in_source(
+    source: str, owner: str, *, token: str | None = None, api_url: str | None = None
+) -> list[str]:
     """`OWNER/*` for a report across repositories: the owner's repositories — on GitHub (an
     organisation's, else a user's; archived ones left out) for `github` and `github-graphql`,
     else those the source holds (a file names its repositories; demo, replay and git one)."""
@@ -299,14 +388,19 @@ async def owner_repos_in_source(source: str, owner: str, *, token: str | None = 
                     pages = list(gh.pages(f"/users/{owner}/repos", {"type": "owner"}))
             finally:
                 gh.close()
-            return [r["full_name"] for page in pages for r in page.data or ()
-                    if isinstance(r, dict) and r.get("full_name") and not r.get("archived")]
+            return [
+                r["full_name"]
+                for page in pages
+                for r in page.data or ()
+                if isinstance(r, dict) and r.get("full_name") and not r.get("archived")
+            ]
 
         try:
             names = await asyncio.to_thread(listing)
         except GithubNotFound:
-            raise SourceError(f"GitHub knows no organisation or user {owner!r}: check the "
-                              f"spelling of {owner}/*") from None
+            raise SourceError(
+                f"GitHub knows no organisation or user {owner!r}: check the spelling of {owner}/*"
+            ) from None
         except GithubError as exc:
             raise SourceError(str(exc)) from exc
     else:
@@ -316,7 +410,7 @@ async def owner_repos_in_source(source: str, owner: str, *, token: str | None = 
     return sorted({n for n in names if n.split("/", 1)[0].lower() == want}, key=str.lower)
 
 
-def demo_week_of(window: "Window") -> str:
+def demo_week_of(window: Window) -> str:
     """The ISO week (in the window's time zone) that holds the window's start."""
     from zoneinfo import ZoneInfo
 
@@ -328,13 +422,25 @@ class _Bar:
     def __init__(self, description: str, total: int | None) -> None:
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-            TimeElapsedColumn, TimeRemainingColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                                 console=Console(stderr=True), transient=False)
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
         self.progress.start()
         self.task = self.progress.add_task(description, total=total)
 

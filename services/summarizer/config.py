@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Annotated, cast
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import NoDecode
@@ -67,7 +67,7 @@ class SummarizerSettings(CommonSettings):
         description="languages of scheduled (unrequested) reports",
     )
     scheduled_formats: list[Format] = Field(
-        default_factory=lambda: cast("list[Format]", list(ALL_FORMATS)),
+        default_factory=lambda: list(ALL_FORMATS),
         description="formats of scheduled reports",
     )
     close_grace_minutes: float = Field(

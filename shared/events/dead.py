@@ -31,14 +31,18 @@ class DeadLetter(Frozen):
             f"{PREFIX}Subject": self.subject,
             f"{PREFIX}Failed-At": utc(self.failed_at).isoformat(),
         }
-        for name, value in (("Stream", self.stream), ("Sequence", self.sequence),
-                            ("Deliveries", self.deliveries), ("Event-Id", self.event_id)):
+        for name, value in (
+            ("Stream", self.stream),
+            ("Sequence", self.sequence),
+            ("Deliveries", self.deliveries),
+            ("Event-Id", self.event_id),
+        ):
             if value is not None:
                 headers[f"{PREFIX}{name}"] = str(value)
         return headers
 
     @classmethod
-    def from_headers(cls, headers: dict[str, str]) -> "DeadLetter":
+    def from_headers(cls, headers: dict[str, str]) -> DeadLetter:
         def get(name: str) -> str | None:
             return headers.get(f"{PREFIX}{name}")
 
@@ -47,11 +51,15 @@ class DeadLetter(Frozen):
             reason=get("Reason") or "",
             subject=get("Subject") or "",
             stream=get("Stream"),
-            sequence=int(get("Sequence")) if get("Sequence") else None,
-            deliveries=int(get("Deliveries")) if get("Deliveries") else None,
+            sequence=_number(get("Sequence")),
+            deliveries=_number(get("Deliveries")),
             event_id=get("Event-Id"),
             failed_at=datetime.fromisoformat(get("Failed-At") or "1970-01-01T00:00:00+00:00"),
         )
+
+
+def _number(text: str | None) -> int | None:
+    return int(text) if text else None
 
 
 def _one_line(text: str) -> str:

@@ -6,9 +6,7 @@ Producer: classifier. Consumers: summarizer.
 from __future__ import annotations
 
 import re
-
-from datetime import datetime
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -53,7 +51,8 @@ REASON_WORDS = re.compile(
     r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*|because|due to"
     r"|caus\w+|bugs?|wrong|incorrect|accuracy|precision|problems?|conflict\w*|for ci"
     # ... or that it is undone on purpose, for a while ("the main branch is freeze")
-    r"|freez\w*|frozen|postpon\w*|redo)\b")
+    r"|freez\w*|frozen|postpon\w*|redo)\b"
+)
 
 
 class Reference(Frozen):
@@ -148,7 +147,7 @@ class EnrichedFact(CloudEvent):
     data: EnrichedData
 
     @classmethod
-    def create(cls, fact: GithubFact, tags: Tags, ruleset: RuleSetRef) -> "EnrichedFact":
+    def create(cls, fact: GithubFact, tags: Tags, ruleset: RuleSetRef) -> EnrichedFact:
         # a re-classification under another rule set is a new event for the same fact
         return cls(
             id=deterministic_id(fact.id, ruleset.version),
@@ -174,7 +173,7 @@ class WatermarkForwarded(CloudEvent):
     data: WatermarkData
 
     @classmethod
-    def create(cls, data: WatermarkData) -> "WatermarkForwarded":
+    def create(cls, data: WatermarkData) -> WatermarkForwarded:
         return cls(
             id=deterministic_id(data.repo, "watermark-forwarded", data.watermark),
             source="/repodigest/classifier",
@@ -184,12 +183,21 @@ class WatermarkForwarded(CloudEvent):
         )
 
 
-AnyEnrichedEvent = Annotated[
-    Union[EnrichedFact, WatermarkForwarded], Field(discriminator="type")
-]
+AnyEnrichedEvent = Annotated[EnrichedFact | WatermarkForwarded, Field(discriminator="type")]
 ENRICHED_EVENT_ADAPTER: TypeAdapter = TypeAdapter(AnyEnrichedEvent)
 
 __all__ = [
-    "Claim", "Digest", "Reference", "EnrichedData", "EnrichedFact", "RepoName", "RiskTag", "RuleSetRef", "Severity", "Tag",
-    "Tags", "WatermarkForwarded", "ENRICHED_EVENT_ADAPTER",
+    "Claim",
+    "Digest",
+    "Reference",
+    "EnrichedData",
+    "EnrichedFact",
+    "RepoName",
+    "RiskTag",
+    "RuleSetRef",
+    "Severity",
+    "Tag",
+    "Tags",
+    "WatermarkForwarded",
+    "ENRICHED_EVENT_ADAPTER",
 ]

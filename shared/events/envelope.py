@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
 
 SPECVERSION = "1.0"
 # The NATS binding's structured content mode: the message is the whole event as JSON
@@ -24,6 +31,7 @@ def _dataschema(data: dict[str, Any]) -> str | None:
     event_type = data.get("type")
     return schema_uri(event_type) if isinstance(event_type, str) and event_type else None
 
+
 # What the projections (SQLite, PostgreSQL) can hold, checked where a fact enters: one fact that
 # storage refuses must be refused at the edge, not fail a whole fold batch downstream.
 # Text: no NUL (PostgreSQL text cannot hold it) and no lone surrogate (not encodable as UTF-8).
@@ -37,8 +45,8 @@ Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
 ITEM_NUMBER_MAX = 2**31 - 1
 # the years a GitHub time can have (with room ahead); outside them a time is a mistake or an attack
 YEAR_MIN, YEAR_MAX = 1970, 2200
-TIME_MIN = datetime(YEAR_MIN, 1, 1, tzinfo=timezone.utc)
-TIME_END = datetime(YEAR_MAX + 1, 1, 1, tzinfo=timezone.utc)
+TIME_MIN = datetime(YEAR_MIN, 1, 1, tzinfo=UTC)
+TIME_END = datetime(YEAR_MAX + 1, 1, 1, tzinfo=UTC)
 
 
 class Frozen(BaseModel):
@@ -66,8 +74,8 @@ def _canonical(part: object) -> str:
 def utc(value: datetime) -> datetime:
     """Normalise to an aware UTC datetime (naive values are taken to be UTC, as GitHub sends them)."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 def bounded_utc(value: datetime) -> datetime:

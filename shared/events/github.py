@@ -7,12 +7,20 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import AfterValidator, Field, TypeAdapter, field_validator
 
 from .envelope import (
-    ITEM_NUMBER_MAX, CloudEvent, Count, Frozen, Int64, Text, Time, deterministic_id, utc,
+    ITEM_NUMBER_MAX,
+    CloudEvent,
+    Count,
+    Frozen,
+    Int64,
+    Text,
+    Time,
+    deterministic_id,
+    utc,
 )
 
 REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -32,8 +40,14 @@ def check_repo(value: str) -> str:
 RepoName = Annotated[str, AfterValidator(check_repo)]
 ItemKind = Literal["pull_request", "issue"]
 Association = Literal[
-    "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER",
-    "MANNEQUIN", "NONE",
+    "OWNER",
+    "MEMBER",
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIME_CONTRIBUTOR",
+    "FIRST_TIMER",
+    "MANNEQUIN",
+    "NONE",
 ]
 
 
@@ -171,7 +185,9 @@ class GithubFact(CloudEvent):
 class PullRequestOpened(GithubFact):
     """A pull request was opened. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.opened.v1"] = "dev.repodigest.github.pull_request.opened.v1"
+    type: Literal["dev.repodigest.github.pull_request.opened.v1"] = (
+        "dev.repodigest.github.pull_request.opened.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.opened.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "opened"
@@ -180,7 +196,9 @@ class PullRequestOpened(GithubFact):
 class PullRequestMerged(GithubFact):
     """A pull request was merged. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.merged.v1"] = "dev.repodigest.github.pull_request.merged.v1"
+    type: Literal["dev.repodigest.github.pull_request.merged.v1"] = (
+        "dev.repodigest.github.pull_request.merged.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.merged.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "merged"
@@ -189,7 +207,9 @@ class PullRequestMerged(GithubFact):
 class PullRequestClosed(GithubFact):
     """A pull request was closed without being merged. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.closed.v1"] = "dev.repodigest.github.pull_request.closed.v1"
+    type: Literal["dev.repodigest.github.pull_request.closed.v1"] = (
+        "dev.repodigest.github.pull_request.closed.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.closed.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "closed"
@@ -198,7 +218,9 @@ class PullRequestClosed(GithubFact):
 class PullRequestReopened(GithubFact):
     """A closed pull request was reopened. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.reopened.v1"] = "dev.repodigest.github.pull_request.reopened.v1"
+    type: Literal["dev.repodigest.github.pull_request.reopened.v1"] = (
+        "dev.repodigest.github.pull_request.reopened.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.reopened.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "reopened"
@@ -207,7 +229,9 @@ class PullRequestReopened(GithubFact):
 class PullRequestEdited(GithubFact):
     """A pull request's title, body or base branch changed. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.edited.v1"] = "dev.repodigest.github.pull_request.edited.v1"
+    type: Literal["dev.repodigest.github.pull_request.edited.v1"] = (
+        "dev.repodigest.github.pull_request.edited.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.edited.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "edited"
@@ -216,7 +240,9 @@ class PullRequestEdited(GithubFact):
 class PullRequestLabeled(GithubFact):
     """A label was added to a pull request (`data.label`). Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.labeled.v1"] = "dev.repodigest.github.pull_request.labeled.v1"
+    type: Literal["dev.repodigest.github.pull_request.labeled.v1"] = (
+        "dev.repodigest.github.pull_request.labeled.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.labeled.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "labeled"
@@ -225,7 +251,9 @@ class PullRequestLabeled(GithubFact):
 class PullRequestReadyForReview(GithubFact):
     """A draft pull request was marked ready for review. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.ready_for_review.v1"] = "dev.repodigest.github.pull_request.ready_for_review.v1"
+    type: Literal["dev.repodigest.github.pull_request.ready_for_review.v1"] = (
+        "dev.repodigest.github.pull_request.ready_for_review.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.ready_for_review.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "ready_for_review"
@@ -234,7 +262,9 @@ class PullRequestReadyForReview(GithubFact):
 class PullRequestConvertedToDraft(GithubFact):
     """A pull request was converted to a draft. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.pull_request.converted_to_draft.v1"] = "dev.repodigest.github.pull_request.converted_to_draft.v1"
+    type: Literal["dev.repodigest.github.pull_request.converted_to_draft.v1"] = (
+        "dev.repodigest.github.pull_request.converted_to_draft.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.pull_request.converted_to_draft.v1"
     KIND: ClassVar[str] = "pull_request"
     ACTION: ClassVar[str] = "converted_to_draft"
@@ -261,7 +291,9 @@ class IssueClosed(GithubFact):
 class IssueReopened(GithubFact):
     """A closed issue was reopened. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.issue.reopened.v1"] = "dev.repodigest.github.issue.reopened.v1"
+    type: Literal["dev.repodigest.github.issue.reopened.v1"] = (
+        "dev.repodigest.github.issue.reopened.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.issue.reopened.v1"
     KIND: ClassVar[str] = "issue"
     ACTION: ClassVar[str] = "reopened"
@@ -279,7 +311,9 @@ class IssueEdited(GithubFact):
 class IssueLabeled(GithubFact):
     """A label was added to an issue (`data.label`). Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.issue.labeled.v1"] = "dev.repodigest.github.issue.labeled.v1"
+    type: Literal["dev.repodigest.github.issue.labeled.v1"] = (
+        "dev.repodigest.github.issue.labeled.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.issue.labeled.v1"
     KIND: ClassVar[str] = "issue"
     ACTION: ClassVar[str] = "labeled"
@@ -288,7 +322,9 @@ class IssueLabeled(GithubFact):
 class CommentCreated(GithubFact):
     """A comment was written on an issue or pull request, or on a PR's diff. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.comment.created.v1"] = "dev.repodigest.github.comment.created.v1"
+    type: Literal["dev.repodigest.github.comment.created.v1"] = (
+        "dev.repodigest.github.comment.created.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.comment.created.v1"
     KIND: ClassVar[str] = "comment"
     ACTION: ClassVar[str] = "created"
@@ -297,17 +333,30 @@ class CommentCreated(GithubFact):
 class ReviewSubmitted(GithubFact):
     """A pull request review was submitted. Producer: ingest. Consumers: classifier."""
 
-    type: Literal["dev.repodigest.github.review.submitted.v1"] = "dev.repodigest.github.review.submitted.v1"
+    type: Literal["dev.repodigest.github.review.submitted.v1"] = (
+        "dev.repodigest.github.review.submitted.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.review.submitted.v1"
     KIND: ClassVar[str] = "review"
     ACTION: ClassVar[str] = "submitted"
 
 
 FACT_TYPES: tuple[type[GithubFact], ...] = (
-    PullRequestOpened, PullRequestMerged, PullRequestClosed, PullRequestReopened,
-    PullRequestEdited, PullRequestLabeled, PullRequestReadyForReview, PullRequestConvertedToDraft,
-    IssueOpened, IssueClosed, IssueReopened, IssueEdited, IssueLabeled,
-    CommentCreated, ReviewSubmitted,
+    PullRequestOpened,
+    PullRequestMerged,
+    PullRequestClosed,
+    PullRequestReopened,
+    PullRequestEdited,
+    PullRequestLabeled,
+    PullRequestReadyForReview,
+    PullRequestConvertedToDraft,
+    IssueOpened,
+    IssueClosed,
+    IssueReopened,
+    IssueEdited,
+    IssueLabeled,
+    CommentCreated,
+    ReviewSubmitted,
 )
 FACT_BY_KEY: dict[tuple[str, str], type[GithubFact]] = {(c.KIND, c.ACTION): c for c in FACT_TYPES}
 
@@ -322,12 +371,14 @@ class WatermarkData(Frozen):
 class SyncWatermark(CloudEvent):
     """Everything on GitHub for `repo` up to `watermark` has been published. Producer: ingest."""
 
-    type: Literal["dev.repodigest.github.sync.watermark.v1"] = "dev.repodigest.github.sync.watermark.v1"
+    type: Literal["dev.repodigest.github.sync.watermark.v1"] = (
+        "dev.repodigest.github.sync.watermark.v1"
+    )
     TYPE: ClassVar[str] = "dev.repodigest.github.sync.watermark.v1"
     data: WatermarkData
 
     @classmethod
-    def create(cls, data: WatermarkData) -> "SyncWatermark":
+    def create(cls, data: WatermarkData) -> SyncWatermark:
         return cls(
             id=deterministic_id(data.repo, "watermark", data.watermark),
             source=f"/repodigest/ingest/{data.origin}",
@@ -337,8 +388,9 @@ class SyncWatermark(CloudEvent):
         )
 
 
-AnyGithubEvent = Annotated[
-    Union[tuple(FACT_TYPES) + (SyncWatermark,)],  # type: ignore[valid-type]
+# a union built at run time from FACT_TYPES: a value for TypeAdapter, not a static type
+AnyGithubEvent: Any = Annotated[
+    Union[tuple(FACT_TYPES) + (SyncWatermark,)],  # noqa: UP007 - X | Y cannot take a tuple
     Field(discriminator="type"),
 ]
 GITHUB_EVENT_ADAPTER: TypeAdapter = TypeAdapter(AnyGithubEvent)
@@ -371,10 +423,8 @@ def make_fact(data: FactData, *, time: datetime | None = None) -> GithubFact:
     if cls is None:
         raise ValueError(f"no GitHub fact type for kind={data.kind!r} action={data.action!r}")
     when = utc(time) if time is not None else fact_time(data)
-    extra = (
-        data.comment.id if data.comment else data.review.id if data.review else data.label or ""
-    )
-    return cls(
+    extra = data.comment.id if data.comment else data.review.id if data.review else data.label or ""
+    return cls(  # type: ignore[call-arg]  # each fact class pins `type` with its default
         id=deterministic_id(data.repo, data.item.number, data.kind, data.action, when, extra),
         source=f"/repodigest/ingest/{data.origin}",
         subject=f"{data.repo}#{data.item.number}",

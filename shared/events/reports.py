@@ -49,10 +49,16 @@ class ReportReady(CloudEvent):
     data: ReportReadyData
 
     @classmethod
-    def create(cls, data: ReportReadyData) -> "ReportReady":
+    def create(cls, data: ReportReadyData) -> ReportReady:
         return cls(
-            id=deterministic_id("report", data.repo, data.window.label, data.revision,
-                                ",".join(data.languages), data.request_id or ""),
+            id=deterministic_id(
+                "report",
+                data.repo,
+                data.window.label,
+                data.revision,
+                ",".join(data.languages),
+                data.request_id or "",
+            ),
             source="/repodigest/renderer",
             subject=f"{data.repo}@{data.window.label}",
             time=data.rendered_at,

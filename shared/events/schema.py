@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 from . import ALL_EVENT_TYPES
-from .envelope import schema_uri
+from .envelope import CloudEvent, schema_uri
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 
 
-def schema_of(cls: type) -> dict:
+def schema_of(cls: type[CloudEvent]) -> dict:
     schema = cls.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = schema_uri(cls.TYPE)
@@ -46,11 +46,18 @@ def main(argv: list[str]) -> int:
         from services.asyncapi import main as asyncapi
 
         return asyncapi(["--write"])
-    stale = [n for n, t in files.items()
-             if not (SCHEMA_DIR / n).exists() or (SCHEMA_DIR / n).read_text(encoding="utf-8") != t]
+    stale = [
+        n
+        for n, t in files.items()
+        if not (SCHEMA_DIR / n).exists() or (SCHEMA_DIR / n).read_text(encoding="utf-8") != t
+    ]
     if stale:
-        print("schemas out of date: " + ", ".join(stale)
-              + "\nrun: python -m shared.events.schema --write", file=sys.stderr)
+        print(
+            "schemas out of date: "
+            + ", ".join(stale)
+            + "\nrun: python -m shared.events.schema --write",
+            file=sys.stderr,
+        )
         return 1
     print(f"{len(files)} schemas up to date")
     return 0

@@ -22,12 +22,29 @@ Language = Literal["en", "zh-CN"]
 AppendixMode = Literal["full", "compact", "none"]
 # what a data source can tell: a figure built from something its source does not provide is
 # reported as not available (None), never as 0
-Provided = Literal["merged_prs", "opened_prs", "closed_prs", "issues", "comments", "reviews",
-                   "open_times", "labels"]
-ALL_PROVIDED: tuple[str, ...] = ("merged_prs", "opened_prs", "closed_prs", "issues", "comments",
-                                 "reviews", "open_times", "labels")
-SourceKind = Literal["github", "github-graphql", "webhook", "service", "demo", "replay", "events",
-                     "gharchive", "git"]
+Provided = Literal[
+    "merged_prs",
+    "opened_prs",
+    "closed_prs",
+    "issues",
+    "comments",
+    "reviews",
+    "open_times",
+    "labels",
+]
+ALL_PROVIDED: tuple[str, ...] = (
+    "merged_prs",
+    "opened_prs",
+    "closed_prs",
+    "issues",
+    "comments",
+    "reviews",
+    "open_times",
+    "labels",
+)
+SourceKind = Literal[
+    "github", "github-graphql", "webhook", "service", "demo", "replay", "events", "gharchive", "git"
+]
 
 
 class SourceInfo(Frozen):
@@ -46,8 +63,9 @@ class SourceInfo(Frozen):
         # a report names its source, never a machine's file layout
         return v.replace("\\", "/").rsplit("/", 1)[-1]
 
+
 Format = Literal["md", "html", "pdf", "json"]
-ALL_FORMATS: tuple[str, ...] = ("md", "html", "pdf", "json")
+ALL_FORMATS: tuple[Format, ...] = ("md", "html", "pdf", "json")
 
 
 class WindowRef(Frozen):
@@ -68,8 +86,14 @@ class WindowRef(Frozen):
     @classmethod
     def of(cls, window: Window) -> WindowRef:
         """The reference to a `shared.windows.Window` (kind, label, instants, zone, cut-off)."""
-        return cls(kind=window.kind, label=window.label, start=window.start, end=window.end,
-                   tz=window.tz, cutoff=window.cutoff)
+        return cls(
+            kind=window.kind,
+            label=window.label,
+            start=window.start,
+            end=window.end,
+            tz=window.tz,
+            cutoff=window.cutoff,
+        )
 
     def to_window(self) -> Window:
         """The `shared.windows.Window` this reference names (the inverse of `of`)."""
@@ -105,7 +129,7 @@ class ReportRequested(CloudEvent):
     data: ReportRequestData
 
     @classmethod
-    def create(cls, data: ReportRequestData, *, nonce: str, at: datetime) -> "ReportRequested":
+    def create(cls, data: ReportRequestData, *, nonce: str, at: datetime) -> ReportRequested:
         # a request is an intent, not a GitHub fact: two requests are two events, so the caller
         # passes a nonce (the CLI run id); re-sending the same request is still de-duplicated
         return cls(
@@ -193,9 +217,22 @@ class ScoreSignal(Frozen):
     points: float
 
 
-KeyReason = Literal["upgrade", "removal", "feature", "new_model", "new_hardware", "performance", "measured_claim",
-                   "user_facing", "storyline_lead", "large", "core", "discussed", "reviewed",
-                   "notable_label"]
+KeyReason = Literal[
+    "upgrade",
+    "removal",
+    "feature",
+    "new_model",
+    "new_hardware",
+    "performance",
+    "measured_claim",
+    "user_facing",
+    "storyline_lead",
+    "large",
+    "core",
+    "discussed",
+    "reviewed",
+    "notable_label",
+]
 
 
 class KeyPR(Frozen):
@@ -300,9 +337,19 @@ class EcosystemSection(Frozen):
 class FollowUp(Frozen):
     """One concern, once: its first item, and every item it covers in `items`."""
 
-    kind: Literal["open_rfc", "awaiting_review", "popular_bug", "core_without_tests",
-                  "instability", "revert", "reland", "upgrade_fallout", "temporary", "removal",
-                  "other"]
+    kind: Literal[
+        "open_rfc",
+        "awaiting_review",
+        "popular_bug",
+        "core_without_tests",
+        "instability",
+        "revert",
+        "reland",
+        "upgrade_fallout",
+        "temporary",
+        "removal",
+        "other",
+    ]
     item: ItemRef
     reason: str
     days: float | None = None
@@ -481,10 +528,11 @@ class WindowSummarized(CloudEvent):
     data: SummaryData
 
     @classmethod
-    def create(cls, data: SummaryData) -> "WindowSummarized":
+    def create(cls, data: SummaryData) -> WindowSummarized:
         return cls(
-            id=deterministic_id("summary", data.repo, data.window.label, data.revision,
-                                data.request_id or ""),
+            id=deterministic_id(
+                "summary", data.repo, data.window.label, data.revision, data.request_id or ""
+            ),
             source="/repodigest/summarizer",
             subject=f"{data.repo}@{data.window.label}",
             time=data.generated_at,

@@ -27,8 +27,11 @@ _CODE_TICKS = re.compile(r"`+")
 _STRONG = re.compile(r"\*\*|__|~~")
 _EM_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _EM_UNDER = re.compile(r"(?<!\w)_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)")
-_MARKER = re.compile(r"^\s*(?:>\s*)*(?:\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*)?"
-                     r"(?:#{1,6}\s+|(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?", re.I)
+_MARKER = re.compile(
+    r"^\s*(?:>\s*)*(?:\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*)?"
+    r"(?:#{1,6}\s+|(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?)?",
+    re.I,
+)
 _SPACE = re.compile(r"\s+")
 
 
@@ -54,7 +57,9 @@ def normalized(text: str) -> str:
     """Text as `is_span` compares it: no comments, no line markers, no inline markup, single
     spaces."""
     text = _COMMENT.sub("", text.replace("\r\n", "\n"))
-    return _SPACE.sub(" ", plain(" ".join(_MARKER.sub("", ln, count=1) for ln in text.split("\n")))).strip()
+    return _SPACE.sub(
+        " ", plain(" ".join(_MARKER.sub("", ln, count=1) for ln in text.split("\n")))
+    ).strip()
 
 
 def is_span(text: str, body: str, _cache: dict[int, str] | None = None) -> bool:
@@ -77,12 +82,12 @@ _LINE_KINDS = {
     "check": r"[-*+]\s*\[[ xX]?\]",
     "table": r"\|",
     "trailer": r"(?i:Signed-off-by|Co-authored-by|Reviewed-by|Tested-by|Suggested-by|Reported-by"
-               r"|Acked-by|Helped-by|Change-Id|Cc)\s*:",
+    r"|Acked-by|Helped-by|Change-Id|Cc)\s*:",
     "sep": r"(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$",
     "version": r"(?:[-*+]\s*)?(?i:vLLM|vllm-ascend|vLLM[- ]Ascend)[\s_-]*(?i:version|main|commit|branch)s?\b"
-               r"[^:\n]{0,20}:(?P<vrest>.*)",
+    r"[^:\n]{0,20}:(?P<vrest>.*)",
     "html": r"</?(?i:details|summary|img|br|p|div|picture|source|a|table|tr|td|th|sup|sub|hr)\b[^>]*>\s*"
-            r"(?:.*</[a-z]+>\s*)?$",
+    r"(?:.*</[a-z]+>\s*)?$",
     "image": r"(?:\[?!\[[^\]]*\]\([^)]*\)\]?(?:\([^)]*\))?\s*)+$",
     "bullet": r"(?:[-*+]|\d{1,3}[.)])\s+(?P<ltext>.*)",
     "quote": r"(?:>\s?)+(?P<qtext>.*)",
@@ -96,39 +101,59 @@ def _line_pattern(*kinds: str) -> re.Pattern[str]:
 # the kinds a line can be, by its first non-blank character (a line of prose fails at most one
 # small pattern instead of a dozen alternatives); a character not listed starts prose
 _LINE_BY_CHAR: dict[str, re.Pattern[str]] = {}
-for _chars, _kinds in (("`~", ("fence",)), ("#", ("heading",)), ("_", ("boldhead", "sep")),
-                       ("*", ("boldhead", "check", "sep", "version", "bullet")),
-                       ("-+", ("check", "sep", "version", "bullet")), ("|", ("table",)), ("=", ("sep",)),
-                       ("0123456789", ("bullet",)), ("<", ("html",)), ("![", ("image",)), (">", ("quote",)),
-                       ("SsCcRrTtAaHh", ("trailer",)), ("Vv", ("version",))):
+for _chars, _kinds in (
+    ("`~", ("fence",)),
+    ("#", ("heading",)),
+    ("_", ("boldhead", "sep")),
+    ("*", ("boldhead", "check", "sep", "version", "bullet")),
+    ("-+", ("check", "sep", "version", "bullet")),
+    ("|", ("table",)),
+    ("=", ("sep",)),
+    ("0123456789", ("bullet",)),
+    ("<", ("html",)),
+    ("![", ("image",)),
+    (">", ("quote",)),
+    ("SsCcRrTtAaHh", ("trailer",)),
+    ("Vv", ("version",)),
+):
     for _c in _chars:
         _LINE_BY_CHAR[_c] = _line_pattern(*_kinds)
 _BARE_URL = re.compile(r"^\s*<?https?://\S+>?\s*$")
 _ALERT = re.compile(r"^\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 _REF_ONLY = re.compile(
     r"^\s*(?:[A-Za-z-]+:?\s+){0,3}(?:#\d*|(?:https?://)?github\.com/\S+|[\w.-]+/[\w.-]+#\d+)"
-    r"(?:[\s,;&]+(?:and\s+)?(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*\s*[.]?\s*$", re.I)
+    r"(?:[\s,;&]+(?:and\s+)?(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*\s*[.]?\s*$",
+    re.I,
+)
 
 # heading -> section kind
 _H_UF = re.compile(r"user[\s_*-]*facing|release[- ]notes?", re.I)
 _H_TEST = re.compile(
     r"how (?:was|is|were) (?:this|the) (?:patch|pr|change)s? (?:been )?tested|test(?:ing)? plan|test(?:ing)? results?"
     r"|^(?:\W*)(?:tests?|testing|tested|validation|verification|how to test|test(?:ed)? (?:with|on|by)"
-    r"|benchmark(?:s| results?)?|accuracy(?: results?)?|performance(?: results?)?|results?)\b", re.I)
+    r"|benchmark(?:s| results?)?|accuracy(?: results?)?|performance(?: results?)?|results?)\b",
+    re.I,
+)
 _H_WHAT = re.compile(
     r"what (?:this|the) pr does|why we need it|what does this pr do|^(?:\W*)(?:purpose|summary|motivation|description"
     r"|changes|change summary|main changes|key changes|changes made|scope of changes|modifications|problem"
     r"|background|root cause|solution|fix|what|why|overview|context|details|describe the bug|proposal"
-    r"|the feature, motivation and pitch|feature|issue)\b", re.I)
+    r"|the feature, motivation and pitch|feature|issue)\b",
+    re.I,
+)
 
 _PLACEHOLDER = re.compile(
     r"^(?:n/?a|na|no|nope|none|nothing|null|not involved|not applicable|tbd|todo|wip|-+|/|\.+|"
-    r"yes/no|same as (?:the )?title|see title|as title|this reverts commit [0-9a-f]{7,40})[.!]?$", re.I)
+    r"yes/no|same as (?:the )?title|see title|as title|this reverts commit [0-9a-f]{7,40})[.!]?$",
+    re.I,
+)
 _HELP = re.compile(
     r"^(?:please (?:clarify|describe|provide|explain|fill|add|make sure|read)|thanks? for (?:sending|your)"
     r"|note that it means|if possible, please|if it was tested|if tests were not added|documentation-only "
     r"updates are not considered|describe your changes|the purpose of (?:the|this) pr|fixes\s*#\s*$"
-    r"|\(optional\)|essential elements of|before submitting)", re.I)
+    r"|\(optional\)|essential elements of|before submitting)",
+    re.I,
+)
 
 
 class _Unit:
@@ -176,7 +201,8 @@ def _heading_kind(text: str) -> str:
 
 _PLAIN_HEADING = re.compile(
     r"(?i)\s*(?:what this pr does\b.*|what does this pr do\b.*|why we need it\??|does this pr introduce"
-    r"\b.*\buser[\s_*-]*facing changes?\??|how was this patch tested\??)\s*[:：]?\s*$")
+    r"\b.*\buser[\s_*-]*facing changes?\??|how was this patch tested\??)\s*[:：]?\s*$"
+)
 
 
 def _heading_kind_of(text: str) -> str:
@@ -240,6 +266,7 @@ def _sections(body: str) -> tuple[list[_Section], bool, list[str]]:
                 cur.units.append(unit)
                 gap = False
             continue
+        assert m is not None  # g is the name of the group m matched
         if g == "fence":
             in_code, unit, gap = True, None, True
             cur.raw.append(line)
@@ -296,8 +323,12 @@ def _sections(body: str) -> tuple[list[_Section], bool, list[str]]:
 
 # ---------------------------------------------------------------- sentences
 
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|fig|no|mr|dr|cf|incl|resp|al)\.|\b[A-Z]\.)$", re.I)
-_SENT_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])\s*(?=\S)")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|fig|no|mr|dr|cf|incl|resp|al)\.|\b[A-Z]\.)$", re.I
+)
+_SENT_END = re.compile(
+    r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])\s*(?=\S)"
+)
 
 
 def _sentence_ends(text: str) -> list[int]:
@@ -307,9 +338,9 @@ def _sentence_ends(text: str) -> list[int]:
         end = m.start()
         if _ABBREV.search(text, max(0, end - 8), end):  # "e.g." ends no sentence
             continue
-        if not text[ends[-1] if ends else 0:end].isspace():
+        if not text[ends[-1] if ends else 0 : end].isspace():
             ends.append(end)
-    if not ends or text[ends[-1]:].strip():
+    if not ends or text[ends[-1] :].strip():
         ends.append(len(text))
     return ends
 
@@ -325,8 +356,8 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
         return text
     fits = [e for e in _sentence_ends(text) if len(text[:e].strip()) <= limit]
     if fits:
-        return text[:fits[-1]].strip()
-    cut = text[:limit - 1]
+        return text[: fits[-1]].strip()
+    cut = text[: limit - 1]
     space = cut.rfind(" ")
     if space > limit // 2:
         cut = cut[:space]
@@ -343,7 +374,9 @@ _POINTER = re.compile(
     # where the change comes from, not what it does ("Extracted from PR #5513", real #5702)
     r"|extracted from\b|split (?:out )?(?:of|from)\b|cherry[- ]?picked from\b|ported from\b"
     r"|(?:the |an? )?(?:rfc|issue|design doc|doc|document)\b.{0,12}\bfor (?:more )?details\b)"
-    r"|this (?:adapts|ports|syncs) the (?:behaviou?r|change|fix)s? (?:from|of)\b)", re.I)
+    r"|this (?:adapts|ports|syncs) the (?:behaviou?r|change|fix)s? (?:from|of)\b)",
+    re.I,
+)
 _NOT_WORDS = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+|`[^`]*`")
 
 
@@ -369,7 +402,9 @@ def _only_pointers(text: str) -> bool:
 _RESTS_ON = re.compile(
     r"\s*(?:(?:this pr is |it is |this pr |it )?(?:based on|building on|built on|on top of|builds? (?:up)?on)\s+"
     r"(?:(?:the |a )?(?:pr|rfc|issue|change|commit)s?\s*:?\s*)?(?:https?://\S+|[\w.-]*/?[\w.-]*#\d+)"
-    r"(?:\s*(?:and|,)\s*(?:https?://\S+|#\d+))*\s*(?:,|;|:|and\b)\s*)", re.I)
+    r"(?:\s*(?:and|,)\s*(?:https?://\S+|#\d+))*\s*(?:,|;|:|and\b)\s*)",
+    re.I,
+)
 
 
 def _lead(text: str, limit: int = MAX_TEXT) -> str:
@@ -378,22 +413,24 @@ def _lead(text: str, limit: int = MAX_TEXT) -> str:
     that only point elsewhere are passed over while a sentence remains."""
     ends = _sentence_ends(text)
     start = 0
-    while len(ends) > 1 and _pointer(text[start:ends[0]].strip()):
+    while len(ends) > 1 and _pointer(text[start : ends[0]].strip()):
         start, ends = ends[0], ends[1:]
     # "Based on #7476, this PR keeps …", "Builds upon PR <link> and aims to …": what it rests on
     # goes, what it does stays (real #9701, #5721) — still a slice of the text
     head = _RESTS_ON.match(text, start, ends[0])
     if head is not None and ends[0] - head.end() > 20:
         start = head.end()
-    first = text[start:ends[0]].strip()
-    if len(first) < 100 and len(ends) > 1 and len(text[start:ends[1]].strip()) <= limit:
-        return text[start:ends[1]].strip()
+    first = text[start : ends[0]].strip()
+    if len(first) < 100 and len(ends) > 1 and len(text[start : ends[1]].strip()) <= limit:
+        return text[start : ends[1]].strip()
     return clip(first, limit)
 
 
 # a token that is a path or a file name ("vllm_ascend/ops/x.py", "config.yaml"), or table markup
-_PATH_TOKEN = re.compile(r"[|`*:\-]*(?:[\w.\-]*/[\w./\-]*|[\w\-]+\.(?:py|pyi|cpp|cc|c|h|hpp|cu|yaml|yml|json|toml"
-                         r"|md|rst|txt|sh|cfg|ini))[|`*:,;.]*|[|:\-]+")
+_PATH_TOKEN = re.compile(
+    r"[|`*:\-]*(?:[\w.\-]*/[\w./\-]*|[\w\-]+\.(?:py|pyi|cpp|cc|c|h|hpp|cu|yaml|yml|json|toml"
+    r"|md|rst|txt|sh|cfg|ini))[|`*:,;.]*|[|:\-]+"
+)
 
 
 def _usable(text: str) -> bool:
@@ -410,16 +447,21 @@ def _usable(text: str) -> bool:
 
 # ---------------------------------------------------------------- what
 
-_INTRO_ONLY = re.compile(r"^(?:this|the)?\s*(?:pr|patch|change|commit|it)?\s*(?:\w+\s+){0,3}?"
-                         r"(?:does|changes|includes|contains|adds|following|summary|main changes|key changes|changes)?"
-                         r"(?: the following)?(?: changes)?\s*:$", re.I)
+_INTRO_ONLY = re.compile(
+    r"^(?:this|the)?\s*(?:pr|patch|change|commit|it)?\s*(?:\w+\s+){0,3}?"
+    r"(?:does|changes|includes|contains|adds|following|summary|main changes|key changes|changes)?"
+    r"(?: the following)?(?: changes)?\s*:$",
+    re.I,
+)
 
 
 _COUNTED_INTRO = re.compile(
     r"^(?:(?:this|the)\s+(?:pr|patch|change|commit)\s+|it\s+|we\s+)?(?:\w+\s+)?"
     r"(?:does|do|accomplish(?:es)?|make[s]?|contain[s]?|include[s]?|has|have|bring[s]?)\s+"
     r"(?:two|three|four|five|several|\d+|a few|the following)\s+(?:things|changes|parts|fixes|items|points|modifications)"
-    r"\W*$", re.I)
+    r"\W*$",
+    re.I,
+)
 
 
 def _what_of(units: list[_Unit]) -> str:
@@ -431,7 +473,7 @@ def _what_of(units: list[_Unit]) -> str:
             continue  # a paragraph that only points elsewhere, with more to come
         # the list items right after it (none after a gap, none unusable: a span of the body)
         items: list[str] = []
-        for v in units[i + 1:i + 3]:
+        for v in units[i + 1 : i + 3]:
             if v.kind != "li" or v.after_gap or not _usable(v.text):
                 break
             items.append(v.text)
@@ -445,16 +487,23 @@ def _what_of(units: list[_Unit]) -> str:
                 return _lead(text)
             if intro or len(text.split()) <= 4 or _INTRO_ONLY.match(text):
                 out = items[0]
-                if (len(items) > 1 and out.endswith((".", "!", "?", "。"))
-                        and len(out) + 1 + len(items[1]) <= MAX_TEXT):
+                if (
+                    len(items) > 1
+                    and out.endswith((".", "!", "?", "。"))
+                    and len(out) + 1 + len(items[1]) <= MAX_TEXT
+                ):
                     out += " " + items[1]
                 return clip(out)
             out = text + " " + items[0]
             return clip(out) if len(out) <= MAX_TEXT else _lead(text)
         if u.kind == "li":
             out = text
-            if (items and out.endswith((".", "!", "?", "。")) and len(out) < 100
-                    and len(out) + 1 + len(items[0]) <= MAX_TEXT):
+            if (
+                items
+                and out.endswith((".", "!", "?", "。"))
+                and len(out) < 100
+                and len(out) + 1 + len(items[0]) <= MAX_TEXT
+            ):
                 out += " " + items[0]
             return clip(out)
         return _lead(text)
@@ -467,7 +516,9 @@ _YES = re.compile(r"^\W*yes\b[\s,.:;!)\-–—]*", re.I)
 _NO = re.compile(
     r"^\W*(?:no|none|nope|n/?a|na|not|nothing|without|never)\b|\b(?:no|not|none|nothing|without)\b"
     r"|n't\b|\b(?:doc(?:s|ument(?:ation)?)?|test(?:s|ing)?|ci|internal(?:ly)?|refactor(?:ing)?)[- ]only\b"
-    r"|\bonly (?:affects|changes|touches|updates) (?:the )?(?:doc|test|ci|internal)|不涉及|无", re.I)
+    r"|\bonly (?:affects|changes|touches|updates) (?:the )?(?:doc|test|ci|internal)|不涉及|无",
+    re.I,
+)
 
 
 def _user_facing(units: list[_Unit]) -> tuple[str, str]:
@@ -477,17 +528,21 @@ def _user_facing(units: list[_Unit]) -> tuple[str, str]:
             continue
         y = _YES.match(t)
         if y:
-            rest = t[y.end():].strip()
+            rest = t[y.end() :].strip()
             if len(rest.split()) >= 2 or (rest and not rest.isascii()):
                 return "yes", _lead(rest)
-            for v in units[i + 1:i + 3]:
+            for v in units[i + 1 : i + 3]:
                 if _usable(v.text):
                     return "yes", _lead(v.text)
             return "yes", ""
         if _PLACEHOLDER.match(t):
             low = t.lower().rstrip(".!")
-            return ("no", "") if low in ("no", "none", "nope", "n/a", "na", "nothing", "not involved",
-                                          "not applicable") else ("unknown", "")
+            return (
+                ("no", "")
+                if low
+                in ("no", "none", "nope", "n/a", "na", "nothing", "not involved", "not applicable")
+                else ("unknown", "")
+            )
         first = sentences(t)[0] if t else t
         if _NO.search(first):
             return "no", ""
@@ -499,22 +554,44 @@ def _user_facing(units: list[_Unit]) -> tuple[str, str]:
 
 # on the lowercased text of the test sections, one scan from word starts: the group that matched
 # names the kind (Chinese words have no word boundary inside a sentence: plain substrings)
-_TEST_KINDS = re.compile(r"\b(?:" + "|".join(f"(?P<{k}>{rx})" for k, rx in (
-    ("unit", r"unit[- ]?tests?\b|tests/ut\b|unittest|uts?\b"),
-    ("e2e", r"e2e\b|end[- ]to[- ]end|tests/e2e"),
-    ("benchmark", r"bench(?:mark\w*)?\b|throughput\b|ttft\b|tpot\b|qps\b|tokens?/s\b"),
-    ("accuracy", r"accuracy\b|gsm8k\b|mmlu\b|c-?eval\b|aime\d*\b|lm[_-]eval|humaneval\b|acc\b"),
-    ("manual", r"manual(?:ly)?\b|local(?:ly)?\b|by hand|offline inference|curl\b|python3? examples/"
-               r"|vllm serve\b|serving\b"),
-    ("ci", r"ci\b|existing tests?\b|new added\b|github actions"),
-)) + ")")
-_TEST_KINDS_ZH = (("unit", "单元测试"), ("benchmark", "性能测试"), ("accuracy", "精度"), ("manual", "本地"),
-                  ("manual", "手动"))
+_TEST_KINDS = re.compile(
+    r"\b(?:"
+    + "|".join(
+        f"(?P<{k}>{rx})"
+        for k, rx in (
+            ("unit", r"unit[- ]?tests?\b|tests/ut\b|unittest|uts?\b"),
+            ("e2e", r"e2e\b|end[- ]to[- ]end|tests/e2e"),
+            ("benchmark", r"bench(?:mark\w*)?\b|throughput\b|ttft\b|tpot\b|qps\b|tokens?/s\b"),
+            (
+                "accuracy",
+                r"accuracy\b|gsm8k\b|mmlu\b|c-?eval\b|aime\d*\b|lm[_-]eval|humaneval\b|acc\b",
+            ),
+            (
+                "manual",
+                r"manual(?:ly)?\b|local(?:ly)?\b|by hand|offline inference|curl\b|python3? examples/"
+                r"|vllm serve\b|serving\b",
+            ),
+            ("ci", r"ci\b|existing tests?\b|new added\b|github actions"),
+        )
+    )
+    + ")"
+)
+_TEST_KINDS_ZH = (
+    ("unit", "单元测试"),
+    ("benchmark", "性能测试"),
+    ("accuracy", "精度"),
+    ("manual", "本地"),
+    ("manual", "手动"),
+)
 _KIND_ORDER = ("unit", "e2e", "benchmark", "accuracy", "manual", "ci")
 _NOT_TESTED = re.compile(
     r"^\W*(?:no|none|nope|n/?a|na|not (?:tested|involved|needed|required|applicable)|nothing|no (?:need|test))\b"
-    r"|\bno (?:tests?|testing) (?:is |are )?(?:needed|required|necessary)|\bnot (?:need|require)", re.I)
-_CI_ONLY = re.compile(r"^\W*(?:by|via|through|in|with)?\s*(?:the\s+)?ci\b|\bci (?:passed|pass|green)", re.I)
+    r"|\bno (?:tests?|testing) (?:is |are )?(?:needed|required|necessary)|\bnot (?:need|require)",
+    re.I,
+)
+_CI_ONLY = re.compile(
+    r"^\W*(?:by|via|through|in|with)?\s*(?:the\s+)?ci\b|\bci (?:passed|pass|green)", re.I
+)
 
 
 def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
@@ -549,28 +626,40 @@ def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
 # ---------------------------------------------------------------- claims
 
 _N = r"(?<![\w.#/@:=-])[+\-±~]?\d+(?:[.,]\d+)*"
-_UNIT = (r"(?:\s?%|\s?[x×](?![\w])|\s?times\b|\s?(?:ms|us|µs|s|sec|secs|seconds|min|minutes|hours?)\b"
-         r"|\s?(?:tokens?|toks?|reqs?|requests?)/s\b|\s?(?:tps|qps|QPS|TPS|tok/s)\b|\s?[GMKT]i?B\b|\s?pp\b)")
+_UNIT = (
+    r"(?:\s?%|\s?[x×](?![\w])|\s?times\b|\s?(?:ms|us|µs|s|sec|secs|seconds|min|minutes|hours?)\b"
+    r"|\s?(?:tokens?|toks?|reqs?|requests?)/s\b|\s?(?:tps|qps|QPS|TPS|tok/s)\b|\s?[GMKT]i?B\b|\s?pp\b)"
+)
 _FIG = rf"{_N}(?:\s?(?:-|–|~|to)\s?{_N})?{_UNIT}"
 _FIGURE = re.compile(rf"{_FIG}(?:\s*(?:->|→|=>|⟶|to)\s*{_FIG})?", re.I)
-_DECIMAL = re.compile(r"(?<![\w.#/@:=-])[+\-±~]?\d+\.\d+(?![\w.])(?:\s*(?:->|→|=>|to)\s*\d+\.\d+(?![\w.]))?")
+_DECIMAL = re.compile(
+    r"(?<![\w.#/@:=-])[+\-±~]?\d+\.\d+(?![\w.])(?:\s*(?:->|→|=>|to)\s*\d+\.\d+(?![\w.]))?"
+)
 _PERF_WORD = re.compile(
     r"\b(?:throughput|latenc(?:y|ies)|ttft|tpot|itl|e2el|speed(?:s|ed)?[- ]?ups?|faster|slower|qps|tps|tok/s"
     r"|tokens?/s|memory|performance|perf|bandwidth|overhead|improv\w*|reduc\w*|boost\w*|accelerat\w*"
-    r"|speed|decode time|prefill time|step time|runtime|compile time|startup time|hbm|footprint)\b", re.I)
+    r"|speed|decode time|prefill time|step time|runtime|compile time|startup time|hbm|footprint)\b",
+    re.I,
+)
 _PERF_ZH = ("性能", "吞吐", "时延", "延迟", "提升", "加速", "内存", "显存")
 # cheap gates before the patterns above: a number with a unit; an accuracy word (any case)
-_FIG_GATE = re.compile(r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµ]s\b|sec|min|hour|tok|req|tps|TPS|qps"
-                       r"|QPS|[GMKT]i?B\b|pp\b)")
+_FIG_GATE = re.compile(
+    r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµ]s\b|sec|min|hour|tok|req|tps|TPS|qps"
+    r"|QPS|[GMKT]i?B\b|pp\b)"
+)
 _ACC_GATE = ("acc", "score", "gsm8k", "mmlu", "eval", "aime", "精度")
 _DEC_GATE = re.compile(r"\d\.\d")
 # a pasted log line is output, not a claim someone makes: "(APIServer pid=774401) INFO 06-11
 # 11:07:59 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 tokens/s, …"
-_LOG_LINE = re.compile(r"\bpid=\d|\[[\w./-]+\.py:\d+\]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b.{0,40}"
-                       r"\b\d{1,2}:\d{2}:\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b.{0,40}\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b")
+_LOG_LINE = re.compile(
+    r"\bpid=\d|\[[\w./-]+\.py:\d+\]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b.{0,40}"
+    r"\b\d{1,2}:\d{2}:\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b.{0,40}\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b"
+)
 
 
-_ACC_LOW = re.compile(r"(?:accuracy|gsm8k|mmlu|c-?eval|aime\d*|humaneval|lm[_-]eval|acc|exact[_ ]match|score)\b")
+_ACC_LOW = re.compile(
+    r"(?:accuracy|gsm8k|mmlu|c-?eval|aime\d*|humaneval|lm[_-]eval|acc|exact[_ ]match|score)\b"
+)
 
 
 def _is_acc(s: str) -> bool:
@@ -612,8 +701,13 @@ def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
                 if not figs or s in seen:
                     continue
                 seen.add(s)
-                out.append(Claim(kind="accuracy" if acc else "performance", sentence=s,
-                                 figures=tuple(dict.fromkeys(figs))))
+                out.append(
+                    Claim(
+                        kind="accuracy" if acc else "performance",
+                        sentence=s,
+                        figures=tuple(dict.fromkeys(figs)),
+                    )
+                )
                 if len(out) >= MAX_CLAIMS:
                     return tuple(out)
     return tuple(out)
@@ -626,9 +720,13 @@ SEVERE_PROBLEM = re.compile(
     r"\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez(?:e|es|ing)"
     r"|crash\w*|segfault\w*|segmentation fault|core ?dump\w*|oom|out of memory|memory leak\w*|leak(?:s|ed|ing)"
     r"|garbled|wrong (?:output|result|answer)s?|accuracy (?:drop|loss|regression|issue|problem|error)s?"
-    r"|precision (?:issue|problem|error|loss)s?|nan values?)\b", re.I)
-_SEVERE_GATE = re.compile(r"(?i)dead|hang|hung|stuck|indefinite|forever|freez|crash|segf|segmentation|core ?dump"
-                          r"|oom|out of memory|leak|garbled|wrong|accuracy|precision|nan")
+    r"|precision (?:issue|problem|error|loss)s?|nan values?)\b",
+    re.I,
+)
+_SEVERE_GATE = re.compile(
+    r"(?i)dead|hang|hung|stuck|indefinite|forever|freez|crash|segf|segmentation|core ?dump"
+    r"|oom|out of memory|leak|garbled|wrong|accuracy|precision|nan"
+)
 
 
 def _symptom(sections: list[_Section]) -> str:
@@ -651,37 +749,79 @@ def _symptom(sections: list[_Section]) -> str:
 _GH = r"https?://(?:www\.)?github\.com/"
 # a reference: a GitHub pull/issue/commit URL, `owner/name#N` or `#N`
 _REF = re.compile(
-    _GH + r"(?P<repo>[\w.-]+/[\w.-]+)/(?:(?:pull|issues|pulls)/(?P<urln>\d+)|commit/(?P<sha>[0-9a-f]{7,40}))"
-    r"|#(?P<num>\d+)\b", re.I)
-_OWNER_NAME = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)$")  # `owner/name` right before `#N`
+    _GH
+    + r"(?P<repo>[\w.-]+/[\w.-]+)/(?:(?:pull|issues|pulls)/(?P<urln>\d+)|commit/(?P<sha>[0-9a-f]{7,40}))"
+    r"|#(?P<num>\d+)\b",
+    re.I,
+)
+_OWNER_NAME = re.compile(
+    r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)$"
+)  # `owner/name` right before `#N`
 _PR = r"(?:(?:the\s+)?(?:pr|pull request|change|commit)\s*:?\s*)?"
 # what precedes a reference and says how it is referred to (searched in the ~100 characters
 # before each reference: a few references a body, instead of a scan of the whole body)
-_CONTEXT = re.compile("".join((
-    r"\b(?:(?P<fix_up>(?:fix(?:es|ed|ing)?|hot-?fix(?:es|ed)?|repair(?:s|ed)?|address(?:es|ed)?)",
-    r"\s+(?:(?:the|a|an|some|two|several)\s+)?(?:[\w-]+\s+){0,3}?",
-    r"(?:bugs?|regressions?|issues?|problems?|errors?|breakages?|failures?|crash(?:es)?)\s+",
-    r"(?:(?:which|that)\s+(?:was|were|is|are)\s+)?(?:introduced|caused|brought|added)\s+(?:by|in|from|with)\s+",
-    _PR,
-    r"|fix[- ]?ups?\s+(?:of|for|to|on)\s+", _PR,
-    r"|hot-?fix\s+(?:of|for|to|on)\s+", _PR,
-    r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+", _PR,
-    # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
-    r"|(?:caused|broken|regressed)\s+by\s+", _PR, ")",
-    r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?", _PR, r":?\s*)",
-    r"|(?P<reverts>revert(?:s|ed|ing)?\s+(?:of\s+)?", _PR, ")",
-    r"|(?P<backport>back-?port(?:s|ed|ing)?\s*(?:of\s+|from\s+)?", _PR,
-    r"|cherry[- ]?pick(?:s|ed|ing)?\s*(?:of\s+|from\s+)?", _PR,
-    r"|(?:forward[- ])?ports?\s+", _PR, ")",
-    r"|(?P<fixes>(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)",
-    r")\(?$")), re.I)
-_CONTEXT_WORDS = ("fix", "follow", "revert", "port", "pick", "close", "resolve", "regression", "bug", "issue",
-                  "breakage", "repair", "address", "caused", "broken", "regressed")
+_CONTEXT = re.compile(
+    "".join(
+        (
+            r"\b(?:(?P<fix_up>(?:fix(?:es|ed|ing)?|hot-?fix(?:es|ed)?|repair(?:s|ed)?|address(?:es|ed)?)",
+            r"\s+(?:(?:the|a|an|some|two|several)\s+)?(?:[\w-]+\s+){0,3}?",
+            r"(?:bugs?|regressions?|issues?|problems?|errors?|breakages?|failures?|crash(?:es)?)\s+",
+            r"(?:(?:which|that)\s+(?:was|were|is|are)\s+)?(?:introduced|caused|brought|added)\s+(?:by|in|from|with)\s+",
+            _PR,
+            r"|fix[- ]?ups?\s+(?:of|for|to|on)\s+",
+            _PR,
+            r"|hot-?fix\s+(?:of|for|to|on)\s+",
+            _PR,
+            r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+",
+            _PR,
+            # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
+            r"|(?:caused|broken|regressed)\s+by\s+",
+            _PR,
+            ")",
+            r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?",
+            _PR,
+            r":?\s*)",
+            r"|(?P<reverts>revert(?:s|ed|ing)?\s+(?:of\s+)?",
+            _PR,
+            ")",
+            r"|(?P<backport>back-?port(?:s|ed|ing)?\s*(?:of\s+|from\s+)?",
+            _PR,
+            r"|cherry[- ]?pick(?:s|ed|ing)?\s*(?:of\s+|from\s+)?",
+            _PR,
+            r"|(?:forward[- ])?ports?\s+",
+            _PR,
+            ")",
+            r"|(?P<fixes>(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)",
+            r")\(?$",
+        )
+    ),
+    re.I,
+)
+_CONTEXT_WORDS = (
+    "fix",
+    "follow",
+    "revert",
+    "port",
+    "pick",
+    "close",
+    "resolve",
+    "regression",
+    "bug",
+    "issue",
+    "breakage",
+    "repair",
+    "address",
+    "caused",
+    "broken",
+    "regressed",
+)
 _LIST_SEP = re.compile(r"\s*(?:,|&|and|,\s*and|/)\s*$", re.I)
 _PORT_TO = re.compile(r"\s+(?:to|into|onto)\b", re.I)
 _REVERT_TITLE = re.compile(
     r"""^\s*(?:\[[^\]]*\]\s*)*(?:[\w-]+(?:\([^)]*\))?!?:\s*)?revert(?:s|ed)?\b[\s:]*(?P<rest>.*)$"""
-    r"""|^\s*(?:\[[^\]]*\]\s*)*?\[revert\]\s*(?:\[[^\]]*\]\s*)*(?P<quoted>["“].*)$""", re.I)
+    r"""|^\s*(?:\[[^\]]*\]\s*)*?\[revert\]\s*(?:\[[^\]]*\]\s*)*(?P<quoted>["“].*)$""",
+    re.I,
+)
 _QUOTED = re.compile(r"""^["“'](?P<inner>.*)["”'](?P<after>.*)$""")
 _TRAIL_NUM = re.compile(r"\s*\(\s*#(\d+)\s*\)\s*$")
 _ANY_NUM = re.compile(r"\(\s*#(\d+)\s*\)")
@@ -706,13 +846,13 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
         if tn:
             n = int(tn.group(1))
             if tn.string is inner:
-                inner = inner[:tn.start()]
+                inner = inner[: tn.start()]
     else:
         inner = rest.lstrip("\"“'")  # a title cut short ("…") loses its closing quote
         tn = _ANY_NUM.search(inner)
         if tn:
             n = int(tn.group(1))
-            inner = inner[:tn.start()]
+            inner = inner[: tn.start()]
     inner = inner.strip().rstrip("…").strip()
     bare = _BARE_REVERT.fullmatch(inner)
     if bare:
@@ -722,17 +862,26 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
     return inner or None, n
 
 
-_UNDO_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)*(?:restore|roll\s*back|rollback|undo|back\s*out)\b", re.I)
+_UNDO_TITLE = re.compile(
+    r"^\s*(?:\[[^\]]*\]\s*:?\s*)*(?:restore|roll\s*back|rollback|undo|back\s*out)\b", re.I
+)
 _REVERT_WORD = re.compile(r"\brevert(?:s|ed|ing)?\b", re.I)
-_INTRODUCED = re.compile(r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\s+(?:pr\s*)?$", re.I)
-_REGRESSED = re.compile(r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
-                        r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
-                        r"|errors?|hangs?|degradation|drops?)\b", re.I)
+_INTRODUCED = re.compile(
+    r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\s+(?:pr\s*)?$", re.I
+)
+_REGRESSED = re.compile(
+    r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
+    r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
+    r"|errors?|hangs?|degradation|drops?)\b",
+    re.I,
+)
 _TOLD = ("reverts", "fix_up")
 
 
 # "Revert PR 5253 to fix the smoking problem" says why; "Revert #12" alone does not
-_REVERT_BECAUSE = re.compile(r"(?i)\b(?:to fix|to avoid|because|as it|as this|since|due to|which|that)\b")
+_REVERT_BECAUSE = re.compile(
+    r"(?i)\b(?:to fix|to avoid|because|as it|as this|since|due to|which|that)\b"
+)
 # how it was tested is no reason: "It was tested in the failure case."
 _TEST_NOTE = re.compile(r"(?i)[-*>\s]*(?:it\s+(?:was|is|has been)\s+|was\s+|been\s+)?tested\b")
 
@@ -744,12 +893,20 @@ def _why_line(text: str) -> str:
     for line in text.split("\n"):
         t = line.strip()
         m = REASON_WORDS.search(line)
-        if (m and not _REVERTS_SHA.search(t) and not t.startswith(("#", "|"))
-                and not (re.match(r"(?i)[-*>\s]*revert\b", t) and not _REVERT_BECAUSE.search(t))
-                and not _TEST_NOTE.match(t)):
+        if (
+            m
+            and not _REVERTS_SHA.search(t)
+            and not t.startswith(("#", "|"))
+            and not (re.match(r"(?i)[-*>\s]*revert\b", t) and not _REVERT_BECAUSE.search(t))
+            and not _TEST_NOTE.match(t)
+        ):
             found = _context(text, pos + m.start(), pos + m.end())
             # up to a pointer ("… failure. see <url>") or inline HTML (an <img> pasted after it)
-            found = re.split(r"(?i)(?<=[.!?])\s+(?=(?:see|refer to|cf)\b|https?://)|\s*<[a-z/!]", found, maxsplit=1)[0]
+            found = re.split(
+                r"(?i)(?<=[.!?])\s+(?=(?:see|refer to|cf)\b|https?://)|\s*<[a-z/!]",
+                found,
+                maxsplit=1,
+            )[0]
             found = re.sub(r"[:：]\s*$", "", found).strip()
             if "](" in found or found.count("[") != found.count("]") or not is_span(found, text):
                 return ""  # (a Markdown link cut in two is no span of the body)
@@ -770,14 +927,23 @@ def _context(text: str, start: int, end: int) -> str:
         pos += len(ln) + 1
     i = max(k for k, o in enumerate(offsets) if o <= start)
     first = last = i
-    while first > 0 and i - first < 5 and not _STRUCTURAL.match(lines[first]) and not _ENDS.search(lines[first - 1]) \
-            and not _STRUCTURAL.match(lines[first - 1]):
+    while (
+        first > 0
+        and i - first < 5
+        and not _STRUCTURAL.match(lines[first])
+        and not _ENDS.search(lines[first - 1])
+        and not _STRUCTURAL.match(lines[first - 1])
+    ):
         first -= 1
-    while (last + 1 < len(lines) and last - i < 5 and not _ENDS.search(lines[last])
-           and not _STRUCTURAL.match(lines[last + 1])):
+    while (
+        last + 1 < len(lines)
+        and last - i < 5
+        and not _ENDS.search(lines[last])
+        and not _STRUCTURAL.match(lines[last + 1])
+    ):
         last += 1
     line_start = offsets[first]
-    line = " ".join(lines[first:last + 1])
+    line = " ".join(lines[first : last + 1])
     at, begin = start - line_start, 0
     for stop in _sentence_ends(line):
         if stop > at:
@@ -792,7 +958,7 @@ def _context(text: str, start: int, end: int) -> str:
     sentence = re.sub(r"(?i)[\s,]+(?:in|at|by|on|from|see|of|to|here)\s*:?$", "", sentence)
     if len(sentence) > CONTEXT_MAX:
         cut = sentence.rfind(" ", 0, CONTEXT_MAX)
-        sentence = sentence[:cut if cut > CONTEXT_MAX // 2 else CONTEXT_MAX].rstrip(" ,;:") + "…"
+        sentence = sentence[: cut if cut > CONTEXT_MAX // 2 else CONTEXT_MAX].rstrip(" ,;:") + "…"
     return sentence
 
 
@@ -805,14 +971,21 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
     refs: dict[tuple, Reference] = {}
     own = repo.lower() if repo else None
 
-    def add(kind: str, n: int | None, other: str | None = None, sha: str | None = None,
-            title_: str | None = None, context: str = "") -> None:
+    def add(
+        kind: str,
+        n: int | None,
+        other: str | None = None,
+        sha: str | None = None,
+        title_: str | None = None,
+        context: str = "",
+    ) -> None:
         if n is not None and other is None and n == number:
             return
         key = (kind, other, n, sha)
         if key not in refs:
-            refs[key] = Reference(kind=kind, number=n, repo=other, sha=sha, title=title_,
-                                  context=context)
+            refs[key] = Reference(
+                kind=kind, number=n, repo=other, sha=sha, title=title_, context=context
+            )
 
     reverted = _revert_of_title(title) if title else None
     if reverted is not None:
@@ -849,17 +1022,25 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             start = m.start() - (len(other) if other is not None and g("num") else 0)
             if other is not None and own is not None and other.lower() == own:
                 other = None
-            window = src[max(0, start - 100):start]
+            window = src[max(0, start - 100) : start]
             low = window.lower()
             c = _CONTEXT.search(window) if any(w in low for w in _CONTEXT_WORDS) else None
             kind = next(k for k in _KINDS if c.group(k)) if c else None
             if kind is None and last_kind in _KINDS and _LIST_SEP.fullmatch(src, last_end, start):
                 kind = last_kind
-            if kind == "backport" and c and c.group("backport").lower().lstrip().startswith(("port", "forward")):
+            if (
+                kind == "backport"
+                and c
+                and c.group("backport").lower().lstrip().startswith(("port", "forward"))
+            ):
                 if not _PORT_TO.match(src, m.end()):
                     kind = None
-            if kind is None and other is None and _INTRODUCED.search(window) and _REGRESSED.match(
-                    src, m.end(), min(len(src), m.end() + 160)):
+            if (
+                kind is None
+                and other is None
+                and _INTRODUCED.search(window)
+                and _REGRESSED.match(src, m.end(), min(len(src), m.end() + 160))
+            ):
                 # "the optimization introduced by #11266 causes an accuracy regression": this
                 # change answers a regression of that one
                 kind = "fix_up"
@@ -871,15 +1052,27 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             last_kind, last_end = kind, m.end()
             if other is not None and other.lower() == UPSTREAM and kind in ("fix_up", "follow_up"):
                 kind = "upstream"  # adapting to an upstream change is a sync, whatever the wording
-            add(kind, n, other, sha,
-                context=_context(src, start, m.end()) if src is text and kind in _TOLD else "")
+            add(
+                kind,
+                n,
+                other,
+                sha,
+                context=_context(src, start, m.end()) if src is text and kind in _TOLD else "",
+            )
     # "Restore FIA decode mask handling" whose body says the change #11266 made caused a
     # regression and "the revert showed a clear accuracy improvement": a revert of that change
     # under another title (2026-W30)
-    if (title and not any(r.kind == "reverts" for r in refs.values()) and _UNDO_TITLE.match(title)
-            and _REVERT_WORD.search(text)):
-        undone = [k for k, r in refs.items() if r.kind in ("fix_up", "related") and r.repo is None
-                  and r.number is not None]
+    if (
+        title
+        and not any(r.kind == "reverts" for r in refs.values())
+        and _UNDO_TITLE.match(title)
+        and _REVERT_WORD.search(text)
+    ):
+        undone = [
+            k
+            for k, r in refs.items()
+            if r.kind in ("fix_up", "related") and r.repo is None and r.number is not None
+        ]
         if len(undone) == 1:
             r = refs.pop(undone[0])
             add("reverts", r.number, context=r.context or _why_line(text))
@@ -898,8 +1091,14 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
 _EMPTY = Digest()
 
 
-def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | None = None,
-              number: int | None = None) -> Digest | None:
+def digest_of(
+    title: str,
+    body: str,
+    kind: str = "pull_request",
+    *,
+    repo: str | None = None,
+    number: int | None = None,
+) -> Digest | None:
     """What `body` (a pull request's or issue's description) says of the change: what and why,
     user-facing or not, how tested, claims with numbers, references; `repo`/`number`, when given,
     are the item's own (a link into `repo` is local; the item's own number is never a reference).
@@ -915,8 +1114,10 @@ def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | 
     if "<!--" in body:
         body = _COMMENT.sub("", body)
     if not body.strip():
-        refs = _refs(title or "", "", repo, number) if title and _REF_GATE.search(title) else ()
-        return Digest(refs=refs) if refs else _EMPTY
+        title_refs = (
+            _refs(title or "", "", repo, number) if title and _REF_GATE.search(title) else ()
+        )
+        return Digest(refs=title_refs) if title_refs else _EMPTY
     sections, template, prose = _sections(body)
     what_secs = [s for s in sections if s.kind == "what"]
     what = ""
@@ -951,9 +1152,16 @@ def digest_of(title: str, body: str, kind: str = "pull_request", *, repo: str | 
     refs: tuple[Reference, ...] = ()
     if "#" in body or "github.com/" in body or "evert" in body or "#" in title or "evert" in title:
         refs = _refs(title, "\n".join(prose), repo, number)
-    template_only = (template and not what and user_facing == "unknown" and not tested
-                     and not claims)
+    template_only = template and not what and user_facing == "unknown" and not tested and not claims
     symptom = _symptom(sections) if _SEVERE_GATE.search(body) else ""
-    return Digest(what=what, user_facing=user_facing, user_facing_text=uf_text, tested=tested,
-                  tested_text=tested_text, claims=claims, refs=refs, template_only=template_only,
-                  symptom=symptom)
+    return Digest(
+        what=what,
+        user_facing=user_facing,
+        user_facing_text=uf_text,
+        tested=tested,
+        tested_text=tested_text,
+        claims=claims,
+        refs=refs,
+        template_only=template_only,
+        symptom=symptom,
+    )

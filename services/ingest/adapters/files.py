@@ -19,9 +19,19 @@ from shared.events import FactData, GithubFact, fact_time
 from shared.events.envelope import CloudEvent
 
 from ..domain.sources import (
-    GIT_LOG_FORMAT, REPLAY_REPO, EventsScan, SourceError, SourceSpec, gharchive_facts,
-    gharchive_repos, git_facts, github_repo_of_remote, missing_repo_error, parse_source_spec,
-    recorded_events, replay_facts,
+    GIT_LOG_FORMAT,
+    REPLAY_REPO,
+    EventsScan,
+    SourceError,
+    SourceSpec,
+    gharchive_facts,
+    gharchive_repos,
+    git_facts,
+    github_repo_of_remote,
+    missing_repo_error,
+    parse_source_spec,
+    recorded_events,
+    replay_facts,
 )
 from .demo import DEMO_REPO, generate_demo
 
@@ -53,8 +63,9 @@ def expand(path: str) -> list[Path]:
     pattern = str(p.relative_to(anchor)) if p.is_absolute() else str(p)
     found = sorted(f for f in anchor.glob(pattern) if f.is_file())
     if not found:
-        raise SourceError(f"no file matches {path}: check the pattern (quote it so the shell "
-                          "does not expand it)")
+        raise SourceError(
+            f"no file matches {path}: check the pattern (quote it so the shell does not expand it)"
+        )
     return found
 
 
@@ -71,15 +82,18 @@ def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line number, text) of a UTF-8 text file, gzip-compressed when it ends in .gz."""
     p = Path(path).expanduser()
     if not p.exists():
-        raise SourceError(f"{p} does not exist: check the path (relative paths are taken from "
-                          f"{Path.cwd()})")
+        raise SourceError(
+            f"{p} does not exist: check the path (relative paths are taken from {Path.cwd()})"
+        )
     if p.is_dir():
         raise SourceError(f"{p} is a directory: name one file")
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] == ".parquet":
-        raise SourceError(f"{p} is Parquet; this source reads JSON lines (.json, .jsonl, .ndjson, "
-                          "optionally .gz). Convert it first, e.g. with pyarrow: "
-                          "pq.read_table(path).to_pylist() written one JSON object per line")
+        raise SourceError(
+            f"{p} is Parquet; this source reads JSON lines (.json, .jsonl, .ndjson, "
+            "optionally .gz). Convert it first, e.g. with pyarrow: "
+            "pq.read_table(path).to_pylist() written one JSON object per line"
+        )
     try:
         raw = p.open("rb")
     except OSError as exc:
@@ -94,11 +108,14 @@ def open_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 try:
                     yield number, data.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise SourceError(f"{p}: line {number} is not UTF-8 text (byte {exc.start + 1}"
-                                      "); is this the right file?") from None
+                    raise SourceError(
+                        f"{p}: line {number} is not UTF-8 text (byte {exc.start + 1}"
+                        "); is this the right file?"
+                    ) from None
         except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
-            raise SourceError(f"{p}: unreadable after line {number} ({exc}); is it truncated "
-                              "or not really gzip?") from None
+            raise SourceError(
+                f"{p}: unreadable after line {number} ({exc}); is it truncated or not really gzip?"
+            ) from None
 
 
 def data_of(fact: FactData | GithubFact) -> FactData:
@@ -114,9 +131,14 @@ def _sorted(facts: list) -> list:
     return sorted(facts, key=_time)
 
 
-def load_source(source: str | SourceSpec, repo: str | None = None, *,
-                demo_week: str = "2026-W24", demo_seed: int = 7,
-                demo_tz: str = "UTC") -> LoadedSource:
+def load_source(
+    source: str | SourceSpec,
+    repo: str | None = None,
+    *,
+    demo_week: str = "2026-W24",
+    demo_seed: int = 7,
+    demo_tz: str = "UTC",
+) -> LoadedSource:
     """Read `source` (see `parse_source_spec`) into the facts of `repo`.
 
     `repo=None` means: the source's own repository (replay: vllm-project/vllm-ascend, demo:
@@ -124,16 +146,21 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
     """
     spec = parse_source_spec(source) if isinstance(source, str) else source
     if spec.kind in ("github", "github-graphql"):
-        raise SourceError(f"source {spec.kind!r} is the live GitHub API, not a file: use ingest_source "
-                          "(the CLI's --source github with GITHUB_TOKEN) or run the ingest service "
-                          "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN")
+        raise SourceError(
+            f"source {spec.kind!r} is the live GitHub API, not a file: use ingest_source "
+            "(the CLI's --source github with GITHUB_TOKEN) or run the ingest service "
+            "with REPODIGEST_REPOS and REPODIGEST_GITHUB_TOKEN"
+        )
     if spec.kind == "demo":
         if repo not in (None, DEMO_REPO):
-            raise SourceError(f"the demo source only generates {DEMO_REPO}, not {repo}: name "
-                              f"{DEMO_REPO} as the repository, or run `repodigest demo`")
+            raise SourceError(
+                f"the demo source only generates {DEMO_REPO}, not {repo}: name "
+                f"{DEMO_REPO} as the repository, or run `repodigest demo`"
+            )
         demo = generate_demo(demo_week, demo_seed, demo_tz)
-        return LoadedSource(spec, DEMO_REPO, "demo", _sorted(list(demo.facts)),
-                            watermark=demo.watermark)
+        return LoadedSource(
+            spec, DEMO_REPO, "demo", _sorted(list(demo.facts)), watermark=demo.watermark
+        )
     assert spec.path is not None
     label = str(Path(spec.path).expanduser())
     if spec.kind == "replay":
@@ -148,33 +175,47 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
         if repo is None:
             if len(scan.repos) > 1:
                 listing = ", ".join(f"{r} ({n})" for r, n in scan.repos.most_common(10))
-                raise SourceError(f"{label} holds facts of {len(scan.repos)} repositories "
-                                  f"({listing}); name the one to ingest")
+                raise SourceError(
+                    f"{label} holds facts of {len(scan.repos)} repositories "
+                    f"({listing}); name the one to ingest"
+                )
             if not scan.repos:
                 raise SourceError(f"{label} holds no GitHub facts")
             repo = next(iter(scan.repos))
         if not facts:  # an empty file (or watermarks only): an error, as for every file source
-            raise SourceError(f"{label} holds no GitHub facts; events:PATH reads repodigest "
-                              "CloudEvents, one per line")
+            raise SourceError(
+                f"{label} holds no GitHub facts; events:PATH reads repodigest "
+                "CloudEvents, one per line"
+            )
         origins = Counter(e.data.origin for e in facts)
         origin = origins.most_common(1)[0][0] if origins else "replay"
         return LoadedSource(spec, repo, origin, _sorted(facts), watermark=scan.watermark)
     if spec.kind == "gharchive":
         paths = expand(spec.path)
         if repo is None:
-            seen = Counter()
+            seen: Counter[str] = Counter()
             for path in paths:
                 seen.update(_in_file(path, lambda p: gharchive_repos(open_lines(p))))
             if len(seen) != 1:
                 listing = ", ".join(f"{r} ({n})" for r, n in seen.most_common(10))
-                raise SourceError(f"{label} holds activity of {len(seen)} repositories; name the "
-                                  f"one to ingest" + (f", e.g. {listing}" if seen else ""))
+                raise SourceError(
+                    f"{label} holds activity of {len(seen)} repositories; name the "
+                    f"one to ingest" + (f", e.g. {listing}" if seen else "")
+                )
             repo = next(iter(seen))
         seen = Counter()
         facts = []
         for path in paths:
-            facts.extend(_in_file(path, lambda p: list(gharchive_facts(
-                open_lines(p), repo, seen, source=str(p), require=len(paths) == 1))))
+            facts.extend(
+                _in_file(
+                    path,
+                    lambda p: list(
+                        gharchive_facts(
+                            open_lines(p), repo, seen, source=str(p), require=len(paths) == 1
+                        )
+                    ),
+                )
+            )
         if not facts and not any(n.lower() == repo.lower() for n in seen):
             raise missing_repo_error(repo, seen, label)
         repo = facts[0].repo if facts else repo
@@ -183,12 +224,16 @@ def load_source(source: str | SourceSpec, repo: str | None = None, *,
         text, remote = read_git_history(spec.path)
         target = repo or (github_repo_of_remote(remote) if remote else None)
         if target is None:
-            raise SourceError(f"{label}: cannot tell which GitHub repository this clone is (remote "
-                              f"'origin' is {remote or 'not set'}); name the repository")
+            raise SourceError(
+                f"{label}: cannot tell which GitHub repository this clone is (remote "
+                f"'origin' is {remote or 'not set'}); name the repository"
+            )
         facts = list(git_facts(text, target))
         if not facts:
-            raise SourceError(f"{label}: no first-parent commit subject ends in (#N), so there are "
-                              "no merged pull requests to replay")
+            raise SourceError(
+                f"{label}: no first-parent commit subject ends in (#N), so there are "
+                "no merged pull requests to replay"
+            )
         return LoadedSource(spec, target, "git", _sorted(facts))
     raise SourceError(f"source kind {spec.kind!r} is not readable offline")  # pragma: no cover
 
@@ -227,14 +272,21 @@ def read_git_history(path: str | Path, ref: str = "HEAD") -> tuple[str, str | No
         raise SourceError("git:PATH needs the `git` command on PATH; install git")
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([git, "-C", str(p), *args], capture_output=True, text=True,
-                              encoding="utf-8", errors="replace", check=False)
+        return subprocess.run(
+            [git, "-C", str(p), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            check=False,
+        )
 
-    log_ = run("log", "--first-parent", "--numstat", "-M",
-               f"--format={GIT_LOG_FORMAT}", ref)
+    log_ = run("log", "--first-parent", "--numstat", "-M", f"--format={GIT_LOG_FORMAT}", ref)
     if log_.returncode != 0:
-        raise SourceError(f"{p}: git log failed: {log_.stderr.strip()[:300]} (is it a clone with "
-                          "at least one commit?)")
+        raise SourceError(
+            f"{p}: git log failed: {log_.stderr.strip()[:300]} (is it a clone with "
+            "at least one commit?)"
+        )
     remote = run("remote", "get-url", "origin")
     return log_.stdout, (remote.stdout.strip() or None) if remote.returncode == 0 else None
 

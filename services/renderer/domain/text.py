@@ -9,8 +9,11 @@ from zoneinfo import ZoneInfo
 from shared.events import WindowRef
 
 
-def num(n: int | float) -> str:
-    """An exact count with thousands separators (1,234)."""
+def num(n: int | float | None) -> str:
+    """An exact count with thousands separators (1,234). An unknown count (None) is the caller's
+    to show (as the lead and the totals do): here it is an error."""
+    if n is None:
+        raise ValueError("num(None): an unknown count has no figure")
     if isinstance(n, float) and not n.is_integer():
         return f"{n:,.1f}"
     return f"{int(n):,}"
@@ -68,8 +71,11 @@ _MD_BLOCK = re.compile(r"(^|\s)(#{1,6}|[-*>]|\d+\.)\s+|!\[[^\]]*\]\([^)]*\)")
 _MD_INLINE = re.compile(r"`{1,3}|\*\*|__")
 # a PR template's test sections say how, not what: the excerpt stops before them
 _TEST_SECTIONS = re.compile(r"(^|\n)\s*#{1,6}\s*test (plan|result)s?\b.*", re.I | re.S)
-_BOILERPLATE = re.compile(r"\b(purpose|test plan|test result|essential elements of an effective pr "
-                          r"description checklist)\b:?", re.I)
+_BOILERPLATE = re.compile(
+    r"\b(purpose|test plan|test result|essential elements of an effective pr "
+    r"description checklist)\b:?",
+    re.I,
+)
 
 
 def excerpt(text: str, limit: int = 240) -> str:
@@ -123,7 +129,8 @@ _LEAD_IN = re.compile(
     r"is\s+(?:used\s+)?to|will|would|is\s+going\s+to)\s+)*"
     r"(?!(?:is|was|has|had|does|did|doesn'?t|didn'?t|can|could|should|only|just|the|a|an|and|"
     r"not|no|also|still|must|may|might|will|would|pr|itself|on|in|for|from|to|of|by)\b)(?=[a-z])",
-    re.I)
+    re.I,
+)
 
 
 # a description's label before its first sentence ("Symptom: …", "Feature Integration: Added …",
@@ -140,12 +147,12 @@ def without_lead_in(sentence: str) -> str:
     -> "With pcp=2 …"); unchanged when there is none."""
     label = _LABEL.match(sentence)
     if label and label.end() < len(sentence):
-        sentence = sentence[label.end():]
+        sentence = sentence[label.end() :]
         sentence = sentence[:1].upper() + sentence[1:]
     m = _LEAD_IN.match(sentence) or _AIMS.match(sentence)
     if not m or m.end() >= len(sentence):
         return sentence[:1].upper() + sentence[1:] if sentence[:1].islower() else sentence
-    rest = sentence[m.end():]
+    rest = sentence[m.end() :]
     return rest[:1].upper() + rest[1:]
 
 
@@ -156,17 +163,20 @@ _SUBORDINATE = re.compile(
     r"(?i)^(?:to|when|if|as|since|because|during|while|although|though|after|before|in\s+order|"
     r"for|with|without|by|once|unless|until|whereas|currently|previously|now\s+that|given|"
     r"in\s+the\s+case|in\s+case|due\s+to|based\s+on|according\s+to|under|on|in|at|"
-    r"当|如果|由于|因为|为了|在)\b")
+    r"当|如果|由于|因为|为了|在)\b"
+)
 # a parenthesised example, reference or link: what the sentence says stands without it
-_ASIDE = re.compile(r"\s*[(（](?:e\.\s?g\.|i\.\s?e\.|such as|see|like|ref|refer|cf\.|#\d|https?://)[^()（）]*[)）]",
-                    re.I)
+_ASIDE = re.compile(
+    r"\s*[(（](?:e\.\s?g\.|i\.\s?e\.|such as|see|like|ref|refer|cf\.|#\d|https?://)[^()（）]*[)）]",
+    re.I,
+)
 _PAIRS = ("()", "[]", "“”", "「」", "（）")
 
 
 def _balanced(text: str) -> bool:
     if text.count('"') % 2 or text.count("`") % 2:
         return False
-    return all(text.count(a) == text.count(b) for a, b in _PAIRS)
+    return all(text.count(pair[0]) == text.count(pair[1]) for pair in _PAIRS)
 
 
 def fit_sentence(text: str, limit: int) -> str:
@@ -195,7 +205,7 @@ def fit_sentence(text: str, limit: int) -> str:
         return ""
     best = ""
     for m in _CLAUSE_END.finditer(first):
-        head = first[:m.start()].rstrip()
+        head = first[: m.start()].rstrip()
         if len(head) > limit:
             break
         if _balanced(head):

@@ -13,18 +13,40 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from shared.events import (
-    Discussion, EcosystemSection, FollowUp, ItemRef, KeyPR, ModuleTrend, RiskObservation,
-    SummaryData, Theme,
+    ALL_PROVIDED,
+    Discussion,
+    EcosystemSection,
+    FollowUp,
+    Incident,
+    ItemRef,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    Storyline,
+    SummaryData,
+    Theme,
 )
-from shared.events import ALL_PROVIDED, Incident, Storyline
 from shared.events.summary import number_label, split_number  # reports across repositories
 
 from .bounds import bounded
 from .i18n import Messages
-from .text import cut_words, days_text, excerpt, fit_sentence, without_lead_in, short_version, num, one_decimal, signed, stamp, utc_offset, window_span
+from .text import (
+    cut_words,
+    days_text,
+    excerpt,
+    fit_sentence,
+    num,
+    one_decimal,
+    short_version,
+    signed,
+    stamp,
+    utc_offset,
+    window_span,
+    without_lead_in,
+)
 
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
 # every list in it is capped ("… and N more") and the long lists live in the appendix
@@ -256,7 +278,7 @@ class ReportView:
     # the daily window's activity chart is by hour (drawn with the activity section)
     hourly_chart: bool = False
     # a report across repositories: the five counts of each repository, then the total
-    repo_counts: tuple["RepoCounts", ...] = ()
+    repo_counts: tuple[RepoCounts, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -288,7 +310,7 @@ def shown_repo(s: SummaryData) -> str:
     return f"{s.repo.split('/', 1)[0]}: " + ", ".join(p.repo.split("/", 1)[1] for p in s.repos)
 
 
-def repo_counts(w: "_Writer") -> tuple[RepoCounts, ...]:
+def repo_counts(w: _Writer) -> tuple[RepoCounts, ...]:
     """Each repository's five counts (as its own report has them), then the report's total."""
     s, m = w.s, w.m
 
@@ -296,24 +318,41 @@ def repo_counts(w: "_Writer") -> tuple[RepoCounts, ...]:
         out = []
         for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
             value = w.na(getattr(c, name))
-            if prev is not None and getattr(c, name) is not None and getattr(prev, name) is not None:
+            if (
+                prev is not None
+                and getattr(c, name) is not None
+                and getattr(prev, name) is not None
+            ):
                 value += m.t("counts.delta", delta=signed(getattr(c, name) - getattr(prev, name)))
             out.append(value)
         return tuple(out)
 
     if not s.repos:
         return ()
-    rows = [RepoCounts(p.repo.split("/", 1)[1], f"https://github.com/{p.repo}",
-                       values(p.counts, p.previous_counts)) for p in s.repos]
-    rows.append(RepoCounts(m.t("counts.total"), "", values(s.counts, s.previous_counts), total=True))
+    rows = [
+        RepoCounts(
+            p.repo.split("/", 1)[1],
+            f"https://github.com/{p.repo}",
+            values(p.counts, p.previous_counts),
+        )
+        for p in s.repos
+    ]
+    rows.append(
+        RepoCounts(m.t("counts.total"), "", values(s.counts, s.previous_counts), total=True)
+    )
     return tuple(rows)
 
 
 def _item_index(s: SummaryData) -> dict[int, ItemRef]:
     """Every item the summary mentions, by number (key PRs and lists carry the full ItemRef)."""
     index: dict[int, ItemRef] = {}
-    lists = (s.appendix.merged_prs, s.appendix.new_prs, s.appendix.closed_unmerged_prs,
-             s.appendix.new_issues, s.appendix.closed_issues)
+    lists = (
+        s.appendix.merged_prs,
+        s.appendix.new_prs,
+        s.appendix.closed_unmerged_prs,
+        s.appendix.new_issues,
+        s.appendix.closed_issues,
+    )
     for items in lists:
         for item in items:
             index.setdefault(item.number, item)
@@ -339,10 +378,14 @@ class _Writer:
         self.s, self.m = s, m
         self.items = _item_index(s)
         # changes reverted in the window and not brought back: reverted -> its revert
-        self.undone = {inc.items[1]: inc.items[0] for inc in s.incidents
-                       if inc.kind == "revert" and len(inc.items) >= 2 and "relanded" not in inc.roles}
-        self.reverts = frozenset(i.number for st in s.storylines for i in st.items if i.role == "revert") | \
-            frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
+        self.undone = {
+            inc.items[1]: inc.items[0]
+            for inc in s.incidents
+            if inc.kind == "revert" and len(inc.items) >= 2 and "relanded" not in inc.roles
+        }
+        self.reverts = frozenset(
+            i.number for st in s.storylines for i in st.items if i.role == "revert"
+        ) | frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
         self.repo_url = combined_repo_url(s)
 
     # ------------------------------------------------------------ helpers
@@ -355,16 +398,26 @@ class _Writer:
         place, own = split_number(number)
         if self.s.repos and place is not None and place < len(self.s.repos):
             repo = self.s.repos[place].repo
-            return Link(number, f"https://github.com/{repo}/issues/{own}", "", "issue",
-                        shown=number_label(number, [p.repo for p in self.s.repos]))
+            return Link(
+                number,
+                f"https://github.com/{repo}/issues/{own}",
+                "",
+                "issue",
+                shown=number_label(number, [p.repo for p in self.s.repos]),
+            )
         return Link(number, f"{self.repo_url}/issues/{number}", "", "issue")
 
     def module(self, name: str) -> str:
         return self.m.name("module_names", name)
 
     def size(self, item: ItemRef) -> str:
-        return self.m.tn("item.size", item.changed_files, added=num(item.additions),
-                         removed=num(item.deletions), files=num(item.changed_files))
+        return self.m.tn(
+            "item.size",
+            item.changed_files,
+            added=num(item.additions),
+            removed=num(item.deletions),
+            files=num(item.changed_files),
+        )
 
     def pr_line(self, item: ItemRef) -> Line:
         bits = [self.m.t("item.by", author=item.author)]
@@ -386,13 +439,19 @@ class _Writer:
     def title(self) -> str:
         w = self.s.window
         start, end = window_span(w)
-        return self.m.t(f"title.{w.kind}", repo=shown_repo(self.s), label=w.label, start=start, end=end)
+        return self.m.t(
+            f"title.{w.kind}", repo=shown_repo(self.s), label=w.label, start=start, end=end
+        )
 
     def header(self) -> tuple[Figure, ...]:
         s, m = self.s, self.m
         start, end = window_span(s.window)
         offset = utc_offset(s.window.start, s.window.tz)
-        key = "header.window_value_utc" if s.window.tz in ("UTC", "Etc/UTC") else "header.window_value"
+        key = (
+            "header.window_value_utc"
+            if s.window.tz in ("UTC", "Etc/UTC")
+            else "header.window_value"
+        )
         if start == end:  # a whole local day: one date says it
             key = key.replace("window_value", "window_single")
         window = m.t(key, start=start, end=end, tz=s.window.tz, offset=offset)
@@ -401,16 +460,31 @@ class _Writer:
         rows = [
             Figure(m.t("header.repository"), shown_repo(s)),
             Figure(m.t("header.window"), window),
-            Figure(m.t("header.sources"), m.t("header.sources_value", merged=num(s.counts.merged_prs),
-                                               key=num(s.counts.key_prs or len(s.key_prs)))),
-            Figure(m.t("header.generated"), m.t("header.generated_value",
-                                                 at=stamp(s.generated_at, s.window.tz),
-                                                 offset=utc_offset(s.generated_at, s.window.tz))),
+            Figure(
+                m.t("header.sources"),
+                m.t(
+                    "header.sources_value",
+                    merged=num(s.counts.merged_prs),
+                    key=num(s.counts.key_prs or len(s.key_prs)),
+                ),
+            ),
+            Figure(
+                m.t("header.generated"),
+                m.t(
+                    "header.generated_value",
+                    at=stamp(s.generated_at, s.window.tz),
+                    offset=utc_offset(s.generated_at, s.window.tz),
+                ),
+            ),
             Figure(m.t("header.revision"), m.t("header.revision_value", revision=s.revision)),
         ]
         if s.ruleset_versions:
-            rows.append(Figure(m.t("header.rulesets"),
-                               m.t("list.comma").join(short_version(v) for v in s.ruleset_versions)))
+            rows.append(
+                Figure(
+                    m.t("header.rulesets"),
+                    m.t("list.comma").join(short_version(v) for v in s.ruleset_versions),
+                )
+            )
         if s.watermark is not None:
             rows.append(Figure(m.t("header.watermark"), stamp(s.watermark, s.window.tz)))
         return tuple(rows)
@@ -420,7 +494,11 @@ class _Writer:
         out = []
         for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
             value = self.na(getattr(c, name))
-            if prev is not None and getattr(c, name) is not None and getattr(prev, name) is not None:
+            if (
+                prev is not None
+                and getattr(c, name) is not None
+                and getattr(prev, name) is not None
+            ):
                 delta = getattr(c, name) - getattr(prev, name)
                 value += m.t("counts.delta", delta=signed(delta))
             out.append(Figure(m.t(f"counts.{name}"), value))
@@ -434,8 +512,14 @@ class _Writer:
         if s.data_note:
             note = _strip_paths(s.data_note)
             if m.lang != "en" and note.isascii():  # an English note, quoted as written
-                note = m.t("notice.replayed", source=m.t("quote.text", text=note[len("replayed from "):])) \
-                    if note.startswith("replayed from ") else m.t("quote.text", text=note)
+                note = (
+                    m.t(
+                        "notice.replayed",
+                        source=m.t("quote.text", text=note[len("replayed from ") :]),
+                    )
+                    if note.startswith("replayed from ")
+                    else m.t("quote.text", text=note)
+                )
             if s.source is not None and note.strip()[-1:] not in ".。!！?？":
                 note = note.strip() + m.t("lead.end")  # a sentence about the source follows
             parts.append(m.t("notice.note", note=note))
@@ -453,8 +537,12 @@ class _Writer:
             return m.name("figure_names", rest)
         if group == "modules" and rest:
             module, _, measure = rest.rpartition(".")
-            return m.t(f"changed.module_{measure}" if measure in ("total", "merged")
-                       else "changed.module_total", module=self.module(module or rest))
+            return m.t(
+                f"changed.module_{measure}"
+                if measure in ("total", "merged")
+                else "changed.module_total",
+                module=self.module(module or rest),
+            )
         if group == "risks" and rest:
             return m.name("risk_names", rest.rpartition(".")[0] or rest)
         return m.name("figure_names", name)
@@ -469,9 +557,14 @@ class _Writer:
                 # a digest of the selection, not a figure a person can read
                 parts.append(m.t("changed.key_prs"))
                 continue
-            parts.append(m.t("changed.figure", name=self.figure_name(f.name),
-                             before="-" if f.before is None else num(f.before),
-                             after="-" if f.after is None else num(f.after)))
+            parts.append(
+                m.t(
+                    "changed.figure",
+                    name=self.figure_name(f.name),
+                    before="-" if f.before is None else num(f.before),
+                    after="-" if f.after is None else num(f.after),
+                )
+            )
         more = len(self.s.changed_figures) - MAX_CHANGED
         text = m.t("list.comma").join(parts)
         if more > 0:
@@ -486,28 +579,57 @@ class _Writer:
 
     def lead(self) -> str:
         s, m, c = self.s, self.m, self.s.counts
-        parts = [self.lead_activity() or m.tn(
-            "lead.activity", c.merged_prs, repo=shown_repo(s), period=self.period(),
-            merged=num(c.merged_prs), new_prs=num(c.new_prs), new_issues=num(c.new_issues),
-            closed_issues=num(c.closed_issues))]
+        parts = [
+            self.lead_activity()
+            or m.tn(
+                "lead.activity",
+                c.merged_prs,
+                repo=shown_repo(s),
+                period=self.period(),
+                merged=num(c.merged_prs),
+                new_prs=num(c.new_prs),
+                new_issues=num(c.new_issues),
+                closed_issues=num(c.closed_issues),
+            )
+        ]
         tops = self.top_modules()
         if self.main_storylines():
             parts.append(self.storyline_lead())
         elif tops:
             parts.append(m.t("lead.focus", modules=m.join([self.module(t.module) for t in tops])))
-        rising = sorted((t for t in s.modules if t.trend in ("up", "new") and t.delta > 0
-                         and not t.fallback), key=lambda t: (-t.delta, t.module))
+        rising = sorted(
+            (t for t in s.modules if t.trend in ("up", "new") and t.delta > 0 and not t.fallback),
+            key=lambda t: (-t.delta, t.module),
+        )
         if rising:
             t = rising[0]
-            parts.append(m.tn("lead.rising", t.delta, module=self.module(t.module),
-                              delta=num(t.delta), total=num(t.total)))
+            parts.append(
+                m.tn(
+                    "lead.rising",
+                    t.delta,
+                    module=self.module(t.module),
+                    delta=num(t.delta),
+                    total=num(t.total),
+                )
+            )
         high = [r for r in s.risks if r.severity == "high"]
         if high:
             # a day's report has no risk section: the lead names the items (2026-06-24: "1
             # high-severity risk needs attention" and no PR said which)
-            named = [m.name("risk_names", r.risk) + (
-                m.t("lead.risk_items", items=m.t("list.ref_sep").join(f"#{n}" for n in r.items[:MAX_RISK_LINKS_SHORT]))
-                if s.window.kind == "day" and r.items else "") for r in high[:3]]
+            named = [
+                m.name("risk_names", r.risk)
+                + (
+                    m.t(
+                        "lead.risk_items",
+                        items=m.t("list.ref_sep").join(
+                            f"#{n}" for n in r.items[:MAX_RISK_LINKS_SHORT]
+                        ),
+                    )
+                    if s.window.kind == "day" and r.items
+                    else ""
+                )
+                for r in high[:3]
+            ]
             parts.append(m.tn("lead.risks", len(high), count=num(len(high)), risks=m.join(named)))
         return m.t("lead.joiner").join(parts) + m.t("lead.end")
 
@@ -525,8 +647,9 @@ class _Writer:
     def risk_bullet(self, r: RiskObservation, detailed: bool) -> Bullet:
         m = self.m
         head = m.name("risk_names", r.risk)
-        text = m.tn("risks.bullet", r.count, count=num(r.count),
-                    severity=m.t(f"severity.{r.severity}"))
+        text = m.tn(
+            "risks.bullet", r.count, count=num(r.count), severity=m.t(f"severity.{r.severity}")
+        )
         detail = ""
         if self.m.has(f"risk_help.{r.risk}"):
             detail = m.t(f"risk_help.{r.risk}")
@@ -556,28 +679,45 @@ class _Writer:
         parts = []
         core = by.get("core-change")
         if core is not None:
-            parts.append(m.tn("risks.core_changed", core.count, count=num(core.count))
-                         + self.risk_where(core))
+            parts.append(
+                m.tn("risks.core_changed", core.count, count=num(core.count))
+                + self.risk_where(core)
+            )
         core_untested = by.get("core-without-tests")
         untested = (core_untested.count if core_untested else 0) + (
-            by["code-without-tests"].count if "code-without-tests" in by else 0)
+            by["code-without-tests"].count if "code-without-tests" in by else 0
+        )
         if untested:
             text = m.tn("risks.untested", untested, count=num(untested))
             if core_untested is not None and core_untested.count and "code-without-tests" in by:
-                text += m.tn("risks.untested_core", core_untested.count, count=num(core_untested.count))
+                text += m.tn(
+                    "risks.untested_core", core_untested.count, count=num(core_untested.count)
+                )
             parts.append(text)
-        numbers = list(dict.fromkeys(
-            n for key in ("core-without-tests", "code-without-tests", "core-change") if key in by
-            for n in by[key].items))
+        numbers = list(
+            dict.fromkeys(
+                n
+                for key in ("core-without-tests", "code-without-tests", "core-change")
+                if key in by
+                for n in by[key].items
+            )
+        )
         # at least as many as the largest of them (their item lists may be samples)
         total = max(len(numbers), *(r.count for r in risks))
         cap = _cap(len(numbers), MAX_RISK_LINKS_SHORT)
-        return Bullet(m.tn("risks.bullet", total, count=num(total),
-                           severity=m.t(f"severity.{gravest.severity}")),
-                      head=m.name("risk_names", CORE_TESTS),
-                      links=tuple(self.ref(n) for n in numbers[:cap]),
-                      more=_more(m, total - min(cap, len(numbers))),
-                      detail=m.t("list.semicolon").join(parts), key=CORE_TESTS)
+        return Bullet(
+            m.tn(
+                "risks.bullet",
+                total,
+                count=num(total),
+                severity=m.t(f"severity.{gravest.severity}"),
+            ),
+            head=m.name("risk_names", CORE_TESTS),
+            links=tuple(self.ref(n) for n in numbers[:cap]),
+            more=_more(m, total - min(cap, len(numbers))),
+            detail=m.t("list.semicolon").join(parts),
+            key=CORE_TESTS,
+        )
 
     def risk_where(self, r: RiskObservation) -> str:
         """Where a tag risk's items are, in words, as the seeds say it ("core paths (scheduler,
@@ -586,72 +726,135 @@ class _Writer:
         nothing stands out."""
         if len(r.items) < 2:
             return ""
-        in_story: dict[int, str] = {it.number: st.name for st in self.s.storylines[:MAX_HIGHLIGHTS]
-                                    if st.evidence != "module" for it in st.items}
+        in_story: dict[int, str] = {
+            it.number: st.name
+            for st in self.s.storylines[:MAX_HIGHLIGHTS]
+            if st.evidence != "module"
+            for it in st.items
+        }
         stories = Counter(in_story[n] for n in r.items if n in in_story)
-        names = [name for name, c in stories.most_common(RISK_AREAS) if c >= 2 and c * 5 >= len(r.items)]
+        names = [
+            name for name, c in stories.most_common(RISK_AREAS) if c >= 2 and c * 5 >= len(r.items)
+        ]
         if names:
             return self.m.t("risks.where_lines", areas=self.m.join(names))
-        modules = Counter(mod for n in r.items if (item := self.items.get(n)) is not None
-                          for mod in item.modules)
-        top = [mod for mod, c in modules.most_common(RISK_AREAS) if c >= 2 and c * 4 >= len(r.items)]
-        return (self.m.t("risks.where", areas=self.m.join([self.module(mod) for mod in top]))
-                if top else "")
+        modules = Counter(
+            mod for n in r.items if (item := self.items.get(n)) is not None for mod in item.modules
+        )
+        top = [
+            mod for mod, c in modules.most_common(RISK_AREAS) if c >= 2 and c * 4 >= len(r.items)
+        ]
+        return (
+            self.m.t("risks.where", areas=self.m.join([self.module(mod) for mod in top]))
+            if top
+            else ""
+        )
 
     def summary(self) -> tuple[str, ...]:
         s, m, c = self.s, self.m, self.s.counts
-        paras = [self.summary_totals() or m.tn(
-            "summary.totals", c.merged_prs, period=self.period(), merged=num(c.merged_prs),
-            key=num(c.key_prs or len(s.key_prs)), new_prs=num(c.new_prs),
-            closed_unmerged=num(c.closed_unmerged_prs), new_issues=num(c.new_issues),
-            closed_issues=num(c.closed_issues))]
+        paras = [
+            self.summary_totals()
+            or m.tn(
+                "summary.totals",
+                c.merged_prs,
+                period=self.period(),
+                merged=num(c.merged_prs),
+                key=num(c.key_prs or len(s.key_prs)),
+                new_prs=num(c.new_prs),
+                closed_unmerged=num(c.closed_unmerged_prs),
+                new_issues=num(c.new_issues),
+                closed_issues=num(c.closed_issues),
+            )
+        ]
         if c.lines_added or c.lines_removed:
             net = c.lines_added - c.lines_removed
             key = "summary.lines_net_removed" if net < 0 else "summary.lines_net_added"
-            paras[0] += m.t("list.sentence") + m.t(key, added=num(c.lines_added),
-                                                    removed=num(c.lines_removed),
-                                                    net=num(abs(net)))
+            paras[0] += m.t("list.sentence") + m.t(
+                key, added=num(c.lines_added), removed=num(c.lines_removed), net=num(abs(net))
+            )
             biggest = self.biggest_change(net)
             if biggest is not None:
                 item, lines = biggest
                 paras[0] = paras[0].rstrip("。.") + m.t(
                     "summary.lines_mostly_removed" if net < 0 else "summary.lines_mostly_added",
-                    number=link(item).label, title=m.t("quote.title", text=_span(item.title, 80)),
-                    lines=num(lines))
+                    number=link(item).label,
+                    title=m.t("quote.title", text=_span(item.title, 80)),
+                    lines=num(lines),
+                )
         else:
             paras[0] += m.t("lead.end")
         tops = self.top_modules()
         if self.main_storylines():
-            lines = [m.tn("summary.storyline" + _all_merged(st), len(st.items), name=st.name,
-                          total=num(len(st.items)), merged=num(st.merged))
-                     for st in self.main_storylines()]
-            paras.append(m.tn("summary.mainlines", len(lines), count=num(len(lines)),
-                              lines=m.join(lines)))
+            lines = [
+                m.tn(
+                    "summary.storyline" + _all_merged(st),
+                    len(st.items),
+                    name=st.name,
+                    total=num(len(st.items)),
+                    merged=num(st.merged),
+                )
+                for st in self.main_storylines()
+            ]
+            paras.append(
+                m.tn("summary.mainlines", len(lines), count=num(len(lines)), lines=m.join(lines))
+            )
         elif tops:
-            lines = [m.tn("summary.module", t.total, module=self.module(t.module),
-                          total=num(t.total), merged=num(t.merged)) for t in tops]
-            paras.append(m.tn("summary.mainlines", len(tops), count=num(len(tops)),
-                              lines=m.join(lines)))
+            lines = [
+                m.tn(
+                    "summary.module",
+                    t.total,
+                    module=self.module(t.module),
+                    total=num(t.total),
+                    merged=num(t.merged),
+                )
+                for t in tops
+            ]
+            paras.append(
+                m.tn("summary.mainlines", len(tops), count=num(len(tops)), lines=m.join(lines))
+            )
         if s.previous_counts is not None:
             prev = s.previous_counts
             known = c.new_issues is not None and prev.new_issues is not None
-            paras.append(m.t("summary.previous" if known else "summary.previous_merged",
-                             merged=num(c.merged_prs), prev_merged=num(prev.merged_prs),
-                             delta=signed(c.merged_prs - prev.merged_prs),
-                             new_issues=self.na(c.new_issues),
-                             prev_new_issues=self.na(prev.new_issues)))
+            paras.append(
+                m.t(
+                    "summary.previous" if known else "summary.previous_merged",
+                    merged=num(c.merged_prs),
+                    prev_merged=num(prev.merged_prs),
+                    delta=signed(c.merged_prs - prev.merged_prs),
+                    new_issues=self.na(c.new_issues),
+                    prev_new_issues=self.na(prev.new_issues),
+                )
+            )
         if s.risks:
             worst = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))[:2]
-            paras.append(m.t("summary.risks", risks=m.join(
-                [m.tn("summary.risk", r.count, risk=m.name("risk_names", r.risk), count=num(r.count))
-                 for r in worst])))
+            paras.append(
+                m.t(
+                    "summary.risks",
+                    risks=m.join(
+                        [
+                            m.tn(
+                                "summary.risk",
+                                r.count,
+                                risk=m.name("risk_names", r.risk),
+                                count=num(r.count),
+                            )
+                            for r in worst
+                        ]
+                    ),
+                )
+            )
         return tuple(paras)
 
     def theme(self, theme: Theme) -> ThemeView:
         m = self.m
-        text = m.tn("themes.text", theme.merged, merged=num(theme.merged),
-                    key=num(len(theme.prs)), added=num(theme.lines_added),
-                    removed=num(theme.lines_removed))
+        text = m.tn(
+            "themes.text",
+            theme.merged,
+            merged=num(theme.merged),
+            key=num(len(theme.prs)),
+            added=num(theme.lines_added),
+            removed=num(theme.lines_removed),
+        )
         trend = next((t for t in self.s.modules if t.module == theme.module), None)
         if trend is not None and trend.trend != "flat":
             text += m.t("list.sentence") + self.trend_sentence(trend)
@@ -663,78 +866,124 @@ class _Writer:
                 continue
             line = self.pr_line(item)
             what = self.what(item)
-            lines.append(Line(line.link, line.text,
-                              m.t("quote.what", text=what) if what
-                              else excerpt(item.body_excerpt, EXCERPT_THEME),
-                              notes=self.digest_notes(item), quotes=self.claims(item)))
+            lines.append(
+                Line(
+                    line.link,
+                    line.text,
+                    m.t("quote.what", text=what)
+                    if what
+                    else excerpt(item.body_excerpt, EXCERPT_THEME),
+                    notes=self.digest_notes(item),
+                    quotes=self.claims(item),
+                )
+            )
         return ThemeView(self.module(theme.module), text, tuple(lines), key=theme.module)
 
     def trend_sentence(self, t: ModuleTrend) -> str:
-        return self.m.tn(f"trend_sentence.{t.trend}", t.previous_total if t.trend == "gone" else t.total,
-                         total=num(t.total), previous=num(t.previous_total), delta=num(abs(t.delta)))
+        return self.m.tn(
+            f"trend_sentence.{t.trend}",
+            t.previous_total if t.trend == "gone" else t.total,
+            total=num(t.total),
+            previous=num(t.previous_total),
+            delta=num(abs(t.delta)),
+        )
 
     def module_row(self, t: ModuleTrend) -> ModuleRow:
         m = self.m
         name = self.module(t.module) + (m.t("modules_table.fallback") if t.fallback else "")
-        return ModuleRow(name, num(t.merged), num(t.opened), num(t.issues), num(t.total),
-                         num(t.previous_total), signed(t.delta), m.t(f"trend.{t.trend}"),
-                         t.trend, tuple(self.ref(n) for n in t.representative[:4]))
+        return ModuleRow(
+            name,
+            num(t.merged),
+            num(t.opened),
+            num(t.issues),
+            num(t.total),
+            num(t.previous_total),
+            signed(t.delta),
+            m.t(f"trend.{t.trend}"),
+            t.trend,
+            tuple(self.ref(n) for n in t.representative[:4]),
+        )
 
     def modules_text(self) -> str:
         m = self.m
         ups = [t for t in self.s.modules if t.trend in ("up", "new")]
         downs = [t for t in self.s.modules if t.trend in ("down", "gone")]
-        return m.t("modules_table.text", modules=num(len(self.s.modules)), up=num(len(ups)),
-                   down=num(len(downs)))
+        return m.t(
+            "modules_table.text",
+            modules=num(len(self.s.modules)),
+            up=num(len(ups)),
+            down=num(len(downs)),
+        )
 
     def key_pr(self, k: KeyPR) -> KeyPRRow:
         m = self.m
         signals = sorted(k.signals, key=lambda g: (-g.points, g.name))[:3]
         sig = m.t("list.comma").join(
             m.t("key_prs.signal", name=m.name("signal_names", g.name), points=one_decimal(g.points))
-            for g in signals)
-        return KeyPRRow(link(k.item), k.item.author,
-                        m.t("list.sep").join(self.module(x) for x in k.item.modules),
-                        one_decimal(k.score), sig, self.size(k.item))
+            for g in signals
+        )
+        return KeyPRRow(
+            link(k.item),
+            k.item.author,
+            m.t("list.sep").join(self.module(x) for x in k.item.modules),
+            one_decimal(k.score),
+            sig,
+            self.size(k.item),
+        )
 
     def discussion(self, d: Discussion) -> DiscussionView:
         m = self.m
         kind = m.t(f"kind.{d.item.kind}")
         people = d.participants[:4]
         # counted words ("1 comment from 1 participant"): units.* in the catalog
-        text = m.t("discussions.text",
-                   comments=m.tn("units.comment", d.comments_in_window,
-                                 count=num(d.comments_in_window)),
-                   reviews=m.tn("units.review", d.reviews_in_window,
-                                count=num(d.reviews_in_window)),
-                   participants=m.tn("units.participant", len(d.participants),
-                                     count=num(len(d.participants))),
-                   author=d.item.author)
+        text = m.t(
+            "discussions.text",
+            comments=m.tn("units.comment", d.comments_in_window, count=num(d.comments_in_window)),
+            reviews=m.tn("units.review", d.reviews_in_window, count=num(d.reviews_in_window)),
+            participants=m.tn(
+                "units.participant", len(d.participants), count=num(len(d.participants))
+            ),
+            author=d.item.author,
+        )
         if people:
-            text += m.t("list.sentence") + m.t("discussions.people",
-                                               people=m.t("list.comma").join(people))
+            text += m.t("list.sentence") + m.t(
+                "discussions.people", people=m.t("list.comma").join(people)
+            )
         status = m.name("status_names", d.status)
-        return DiscussionView(link(d.item), kind, text, status,
-                              excerpt(d.item.body_excerpt, EXCERPT_DISCUSSION))
+        return DiscussionView(
+            link(d.item), kind, text, status, excerpt(d.item.body_excerpt, EXCERPT_DISCUSSION)
+        )
 
     def ecosystem(self, e: EcosystemSection) -> EcosystemView:
         m = self.m
         prs = sum(len(g.items) for g in e.pr_groups)
         merged = sum(1 for g in e.pr_groups for i in g.items if i.merged)
-        text = m.t("ecosystem.text", prs=num(prs), merged=num(merged), issues=num(len(e.issues)),
-                   contributors=num(len(e.contributors)))
+        text = m.t(
+            "ecosystem.text",
+            prs=num(prs),
+            merged=num(merged),
+            issues=num(len(e.issues)),
+            contributors=num(len(e.contributors)),
+        )
         # stable: among equally large groups the summarizer's order wins
         biggest = sorted(e.pr_groups, key=lambda g: -len(g.items))
         if biggest and len(biggest[0].items) > 1:
-            text += m.t("list.sentence") + m.tn("ecosystem.focus", len(biggest[0].items),
-                                                category=m.name("category_names",
-                                                                biggest[0].category),
-                                                count=num(len(biggest[0].items)))
+            text += m.t("list.sentence") + m.tn(
+                "ecosystem.focus",
+                len(biggest[0].items),
+                category=m.name("category_names", biggest[0].category),
+                count=num(len(biggest[0].items)),
+            )
         if e.affiliation:
             text += m.t("list.sentence") + m.t("ecosystem.affiliation", affiliation=e.affiliation)
-        groups = tuple(EcosystemGroupView(
-            m.name("category_names", g.category) + m.t("ecosystem.group_count", count=num(len(g.items))),
-            tuple(self.pr_line(i) for i in g.items)) for g in e.pr_groups)
+        groups = tuple(
+            EcosystemGroupView(
+                m.name("category_names", g.category)
+                + m.t("ecosystem.group_count", count=num(len(g.items))),
+                tuple(self.pr_line(i) for i in g.items),
+            )
+            for g in e.pr_groups
+        )
         issues = tuple(Line(link(i), m.t("item.by", author=i.author)) for i in e.issues)
         return EcosystemView(m.t("ecosystem.title", name=e.name), text, issues, groups)
 
@@ -745,8 +994,9 @@ class _Writer:
         if s.median_hours_to_merge is not None:
             medians.append(m.t("activity.median_merge", hours=one_decimal(s.median_hours_to_merge)))
         if s.median_hours_to_first_response is not None:
-            medians.append(m.t("activity.median_response",
-                               hours=one_decimal(s.median_hours_to_first_response)))
+            medians.append(
+                m.t("activity.median_response", hours=one_decimal(s.median_hours_to_first_response))
+            )
         if medians:
             paras.append(m.t("activity.medians", medians=m.join(medians)))
         humans = [x for x in s.contributors if not x.bot]
@@ -755,35 +1005,65 @@ class _Writer:
             if c.reviews is None:  # the source cannot tell reviews: say only what it can
                 # a tie names everyone tied (up to three), not whoever sorts first
                 tied = [x.login for x in humans if x.prs_merged == top.prs_merged][:3]
-                paras.append(m.tn("activity.top_merged", top.prs_merged, login=m.join(tied),
-                                  merged=num(top.prs_merged)) if len(tied) == 1 else
-                             m.tn("activity.top_merged_tied", top.prs_merged, logins=m.join(tied),
-                                  merged=num(top.prs_merged)))
+                paras.append(
+                    m.tn(
+                        "activity.top_merged",
+                        top.prs_merged,
+                        login=m.join(tied),
+                        merged=num(top.prs_merged),
+                    )
+                    if len(tied) == 1
+                    else m.tn(
+                        "activity.top_merged_tied",
+                        top.prs_merged,
+                        logins=m.join(tied),
+                        merged=num(top.prs_merged),
+                    )
+                )
             else:
-                paras.append(m.tn("activity.top", top.prs_merged, login=top.login,
-                                  merged=num(top.prs_merged),
-                                  reviews_n=m.tn("activity.reviews_n", top.reviews,
-                                                 reviews=num(top.reviews))))
+                paras.append(
+                    m.tn(
+                        "activity.top",
+                        top.prs_merged,
+                        login=top.login,
+                        merged=num(top.prs_merged),
+                        reviews_n=m.tn("activity.reviews_n", top.reviews, reviews=num(top.reviews)),
+                    )
+                )
         bots = [x for x in s.contributors if x.bot]
         if bots:
             # named: "listed separately" promised a list no section held
             names = m.join([b.login for b in bots[:MAX_BOTS_NAMED]])
-            paras.append(m.tn("activity.bots", len(bots), count=num(len(bots)),
-                              logins=names + ("…" if len(bots) > MAX_BOTS_NAMED else "")))
+            paras.append(
+                m.tn(
+                    "activity.bots",
+                    len(bots),
+                    count=num(len(bots)),
+                    logins=names + ("…" if len(bots) > MAX_BOTS_NAMED else ""),
+                )
+            )
         return tuple(paras)
 
     def contributor_rows(self) -> tuple[ContributorRow, ...]:
         m = self.m
         rows = []
-        for x in self.s.contributors[:_cap(len(self.s.contributors), MAX_CONTRIBUTORS)]:
+        for x in self.s.contributors[: _cap(len(self.s.contributors), MAX_CONTRIBUTORS)]:
             notes = []
             if x.first_time:
                 notes.append(m.t("contributors.first_time"))
             if x.bot:
                 notes.append(m.t("contributors.bot"))
-            rows.append(ContributorRow(x.login, num(x.prs_opened), num(x.prs_merged),
-                                       num(x.issues_opened), num(x.reviews), num(x.comments),
-                                       m.t("list.comma").join(notes)))
+            rows.append(
+                ContributorRow(
+                    x.login,
+                    num(x.prs_opened),
+                    num(x.prs_merged),
+                    num(x.issues_opened),
+                    num(x.reviews),
+                    num(x.comments),
+                    m.t("list.comma").join(notes),
+                )
+            )
         return tuple(rows)
 
     def follow_up(self, f: FollowUp) -> Bullet:
@@ -793,7 +1073,11 @@ class _Writer:
         if kind == "revert":
             # every revert says why (a failed build, tests it broke): the cause is known, the
             # work left is to fix it and land the change again (2026-W27: #11366, #11415)
-            why = {i.items[1]: i.reason for i in self.s.incidents if i.kind == "revert" and len(i.items) > 1}
+            why = {
+                i.items[1]: i.reason
+                for i in self.s.incidents
+                if i.kind == "revert" and len(i.items) > 1
+            }
             undone = [n for n in dict.fromkeys((f.item.number, *f.items)) if n in why]
             if undone and all(why[n].strip() for n in undone):
                 kind = "revert_known"
@@ -812,11 +1096,14 @@ class _Writer:
             if getattr(self.s.counts, name) is None:
                 continue  # a list the source cannot fill is left out (the line above names it n/a)
             count = num(len(items) + omitted)
-            out.append(AppendixList(
-                m.t(f"appendix.{name}") + m.t("appendix.count", count=count),
-                tuple(link(i) for i in items),
-                tuple(m.t("list.sep").join(self.module(x) for x in i.modules) for i in items),
-                m.tn("appendix.more", omitted, count=num(omitted)) if omitted else ""))
+            out.append(
+                AppendixList(
+                    m.t(f"appendix.{name}") + m.t("appendix.count", count=count),
+                    tuple(link(i) for i in items),
+                    tuple(m.t("list.sep").join(self.module(x) for x in i.modules) for i in items),
+                    m.tn("appendix.more", omitted, count=num(omitted)) if omitted else "",
+                )
+            )
         return tuple(out)
 
     def notes(self) -> dict[str, str]:
@@ -826,11 +1113,14 @@ class _Writer:
             "highlights": not s.themes and not s.storylines,
             "risk_bullets": not s.risks and not s.incidents,
             "charts": not s.activity and not any(t.total or t.previous_total for t in s.modules),
-            "themes": not s.themes and not s.storylines, "modules": not s.modules,
+            "themes": not s.themes and not s.storylines,
+            "modules": not s.modules,
             "key_prs": not s.key_prs,
-            "discussions": not s.discussions, "ecosystems": not s.ecosystems,
+            "discussions": not s.discussions,
+            "ecosystems": not s.ecosystems,
             "activity": not s.contributors and not s.activity,
-            "risks": not s.risks and not s.incidents, "follow_ups": not s.follow_ups,
+            "risks": not s.risks and not s.incidents,
+            "follow_ups": not s.follow_ups,
             "appendix": not any(getattr(s.appendix, n) for n in APPENDIX_LISTS)
             and not any(s.appendix.omitted.values()),
         }
@@ -901,8 +1191,13 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None:
             return ()
-        return tuple(dict.fromkeys(self.quote(_span(c.sentence, EXCERPT_WHAT))
-                                   for c in d.claims[:MAX_CLAIMS] if c.sentence.strip()))
+        return tuple(
+            dict.fromkeys(
+                self.quote(_span(c.sentence, EXCERPT_WHAT))
+                for c in d.claims[:MAX_CLAIMS]
+                if c.sentence.strip()
+            )
+        )
 
     def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
         m, notes = self.m, []
@@ -911,14 +1206,21 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is not None:
             if d.user_facing == "yes":
-                notes.append(m.t("digest.user_facing_text", text=_span(d.user_facing_text, 120))
-                             if d.user_facing_text.strip() else m.t("digest.user_facing"))
+                notes.append(
+                    m.t("digest.user_facing_text", text=_span(d.user_facing_text, 120))
+                    if d.user_facing_text.strip()
+                    else m.t("digest.user_facing")
+                )
             elif d.user_facing == "no":
                 notes.append(m.t("digest.internal"))
             kinds = [k for k in d.tested if k != "none"]
             if kinds:
-                notes.append(m.t("digest.tested", kinds=m.t("list.sep").join(
-                    m.name("test_kinds", k) for k in kinds)))
+                notes.append(
+                    m.t(
+                        "digest.tested",
+                        kinds=m.t("list.sep").join(m.name("test_kinds", k) for k in kinds),
+                    )
+                )
             elif "none" in d.tested:
                 notes.append(m.t("digest.untested"))
         return tuple(notes)
@@ -929,33 +1231,48 @@ class _Writer:
     def story_order(self, st: Storyline) -> list[int]:
         """A storyline's PRs, most telling first: its lead, then by role, in merge order."""
         rank = {r: i for i, r in enumerate(ROLE_ORDER)}
-        items = sorted(enumerate(st.items), key=lambda p: (p[1].number != st.lead,
-                                                            rank.get(p[1].role, len(rank)), p[0]))
+        items = sorted(
+            enumerate(st.items),
+            key=lambda p: (p[1].number != st.lead, rank.get(p[1].role, len(rank)), p[0]),
+        )
         return list(dict.fromkeys(i.number for _, i in items))
 
     def roles_text(self, st: Storyline) -> str:
         counts: dict[str, int] = {}
         for i in st.items:
             counts[i.role] = counts.get(i.role, 0) + 1
-        parts = [self.m.tn(f"roles.{r}", counts[r], count=num(counts[r]))
-                 for r in ROLE_ORDER if counts.get(r)]
+        parts = [
+            self.m.tn(f"roles.{r}", counts[r], count=num(counts[r]))
+            for r in ROLE_ORDER
+            if counts.get(r)
+        ]
         return self.m.join(parts)
 
     def story_status(self, st: Storyline) -> str:
         if st.status == "continuing":
             if st.previous_items:
-                return self.m.tn("story.continuing_n", st.previous_items,
-                                 previous=num(st.previous_items))
+                return self.m.tn(
+                    "story.continuing_n", st.previous_items, previous=num(st.previous_items)
+                )
             return self.m.t("story.continuing")
         return self.m.t("story.new")
 
     def storyline_highlight(self, st: Storyline) -> Bullet:
         m = self.m
-        detail = m.tn("story.count" + _all_merged(st), len(st.items), count=num(len(st.items)),
-                      merged=num(st.merged))
+        detail = m.tn(
+            "story.count" + _all_merged(st),
+            len(st.items),
+            count=num(len(st.items)),
+            merged=num(st.merged),
+        )
         # the lead's sentence when it fits whole (or as its main clause), else the roles say it
-        summary = (fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT)
-                   .rstrip("。.！!") if st.summary else "")
+        summary = (
+            fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT).rstrip(
+                "。.！!"
+            )
+            if st.summary
+            else ""
+        )
         lead = self.items.get(st.lead) if st.lead is not None else None
         if summary and lead is not None and _bare(summary) in (_bare(lead.title), ""):
             summary = ""  # a description that repeats its title (real #13350) says nothing more
@@ -973,9 +1290,16 @@ class _Writer:
 
     def storyline_theme(self, st: Storyline) -> ThemeView:
         m = self.m
-        sentences = [m.tn("story.text" + _all_merged(st), len(st.items), count=num(len(st.items)),
-                          merged=num(st.merged), added=num(st.lines_added),
-                          removed=num(st.lines_removed))]
+        sentences = [
+            m.tn(
+                "story.text" + _all_merged(st),
+                len(st.items),
+                count=num(len(st.items)),
+                merged=num(st.merged),
+                added=num(st.lines_added),
+                removed=num(st.lines_removed),
+            )
+        ]
         roles = self.roles_text(st)
         if roles:
             sentences.append(m.t("story.roles", roles=roles))
@@ -997,29 +1321,42 @@ class _Writer:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
         what = self.fitted_what(item, CLIP_WHAT)
         if item.number in self.undone:  # said first: the change did not stay
-            notes = (self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),) + tuple(notes)
-        return Line(link(item), self.m.t("quote.what", text=what) if what else "",
-                    "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
-                    notes=notes, quotes=self.claims(item))
+            notes = (
+                self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),
+            ) + tuple(notes)
+        return Line(
+            link(item),
+            self.m.t("quote.what", text=what) if what else "",
+            "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
+            notes=notes,
+            quotes=self.claims(item),
+        )
 
     def storyline_themes(self) -> tuple[ThemeView, ...]:
         """The storylines told as themes, then the key PRs no told storyline holds, as one theme
         of their own within the first MAX_THEMES: a week's biggest features are not always a
         storyline's, and section 2 must not miss them."""
         told = self.s.storylines[:MAX_STORY_THEMES]
-        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[:_cap(len(self.s.key_prs), MAX_KEY_PRS)]
+        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[
+            : _cap(len(self.s.key_prs), MAX_KEY_PRS)
+        ]
         inside = {i.number for st in told for i in st.items}
         outside = [k for k in keys if k.item.number not in inside]
         themes = [self.storyline_theme(st) for st in told]
         if not outside:
             return tuple(themes)
         m = self.m
-        lines = [self.explained_line(k.item, (self.reasons_text(k),) if k.reasons else ())
-                 for k in outside[:MAX_THEME_PRS]]
-        other = ThemeView(m.t("themes.other_key"), m.tn("themes.other_key_text", len(outside),
-                                                         count=num(len(outside))),
-                          tuple(lines), key="key-prs",
-                          more=tuple(link(k.item) for k in outside[MAX_THEME_PRS:]))
+        lines = [
+            self.explained_line(k.item, (self.reasons_text(k),) if k.reasons else ())
+            for k in outside[:MAX_THEME_PRS]
+        ]
+        other = ThemeView(
+            m.t("themes.other_key"),
+            m.tn("themes.other_key_text", len(outside), count=num(len(outside))),
+            tuple(lines),
+            key="key-prs",
+            more=tuple(link(k.item) for k in outside[MAX_THEME_PRS:]),
+        )
         at = min(len(themes), MAX_THEMES - 1)
         return tuple(themes[:at] + [other] + themes[at:])
 
@@ -1042,8 +1379,9 @@ class _Writer:
         names = [m_name for m_name in (st.name for st in tops) if m_name]
         if not names:
             return ""
-        return self.m.tn("lead.storylines", len(names), count=num(len(names)),
-                         names=self.m.join(names))
+        return self.m.tn(
+            "lead.storylines", len(names), count=num(len(names)), names=self.m.join(names)
+        )
 
     def reasons_text(self, k: KeyPR) -> str:
         m = self.m
@@ -1067,9 +1405,12 @@ class _Writer:
             # no digest (an older summary): the description's opening says what it does
             what = excerpt(k.item.body_excerpt, EXCERPT_THEME)
         return dataclasses.replace(
-            row, what=self.m.t("quote.what", text=what) if what else "",
-            why=self.reasons_text(k), quotes=self.claims(k.item),
-            storyline=st.name if st is not None else "")
+            row,
+            what=self.m.t("quote.what", text=what) if what else "",
+            why=self.reasons_text(k),
+            quotes=self.claims(k.item),
+            storyline=st.name if st is not None else "",
+        )
 
     def inline(self, key: str, links: dict[str, list[Link]], **fields: object) -> tuple:
         """A catalog sentence whose {fields} are references: the text and Links in order."""
@@ -1099,8 +1440,11 @@ class _Writer:
         """The incidents, without a revert that a line of instability already tells (2026-W23:
         "#9744 added, fixed in #9869, reverted in #9898 and #9899" beside both reverts again)."""
         chains = [set(i.items) for i in self.s.incidents if i.kind == "instability"]
-        return [i for i in self.s.incidents
-                if not (i.kind == "revert" and any(set(i.items[:2]) <= c for c in chains))]
+        return [
+            i
+            for i in self.s.incidents
+            if not (i.kind == "revert" and any(set(i.items[:2]) <= c for c in chains))
+        ]
 
     def short_incidents(self) -> tuple[Bullet, ...]:
         """The incidents for the top of the report, short: removals users see in one line (a
@@ -1111,10 +1455,16 @@ class _Writer:
             out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
         elif removals:
             shown = removals[:MAX_RISK_LINKS_SHORT]
-            parts = self.inline("incidents.removals", {"items": [self.ref(n) for n in shown]},
-                                count=num(len(removals)))
-            out.append(Bullet("", parts=parts, key="removals",
-                              more=_more(self.m, len(removals) - len(shown))))
+            parts = self.inline(
+                "incidents.removals",
+                {"items": [self.ref(n) for n in shown]},
+                count=num(len(removals)),
+            )
+            out.append(
+                Bullet(
+                    "", parts=parts, key="removals", more=_more(self.m, len(removals) - len(shown))
+                )
+            )
         return tuple(out)
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
@@ -1122,9 +1472,11 @@ class _Writer:
         subject = _span(inc.subject, 120)
         subj = m.t("quote.subject", text=subject) if subject else ""
         if inc.kind == "revert" and len(inc.items) >= 2:
-            parts = self.inline("incidents.revert" + ("_subject" if subj else ""),
-                                {"revert": [self.ref(inc.items[0])],
-                                 "reverted": [self.ref(inc.items[1])]}, subject=subj)
+            parts = self.inline(
+                "incidents.revert" + ("_subject" if subj else ""),
+                {"revert": [self.ref(inc.items[0])], "reverted": [self.ref(inc.items[1])]},
+                subject=subj,
+            )
             if inc.across_windows:  # (said of the reverted change, before what brought it back)
                 parts += (m.t("incidents.across_revert"),)
             back = [n for n, r in zip(inc.items, inc.roles) if r == "relanded"]
@@ -1132,27 +1484,40 @@ class _Writer:
                 parts += self.inline("incidents.relanded", {"items": [self.ref(n) for n in back]})
         elif inc.kind == "revert" and inc.items:
             ref = self.ref(inc.items[0])
-            parts = self.inline("incidents.revert_named" if subj else "incidents.revert_alone",
-                                {"revert": [ref]}, subject=subj,
-                                title=m.t("quote.subject", text=_span(ref.title, 120)))
+            parts = self.inline(
+                "incidents.revert_named" if subj else "incidents.revert_alone",
+                {"revert": [ref]},
+                subject=subj,
+                title=m.t("quote.subject", text=_span(ref.title, 120)),
+            )
         elif inc.kind == "removal" and inc.items:
-            parts = self.inline("incidents.removal", {"item": [self.ref(inc.items[0])]},
-                                subject=subj)
+            parts = self.inline(
+                "incidents.removal", {"item": [self.ref(inc.items[0])]}, subject=subj
+            )
             if reason and inc.reason.strip():
-                parts = parts + (m.t("incidents.removal_how", how=self.quote(
-                    _span(inc.reason, EXCERPT_WHAT))),)
+                parts = parts + (
+                    m.t("incidents.removal_how", how=self.quote(_span(inc.reason, EXCERPT_WHAT))),
+                )
             reason = False  # (said above, as how users see it)
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
             fixes = [n for n in inc.items if n not in bumps]
-            key = "incidents.upgrade" + ("_subject" if subject else "") + ("_fixes" if fixes else "")
+            key = (
+                "incidents.upgrade" + ("_subject" if subject else "") + ("_fixes" if fixes else "")
+            )
             # the summary names what the upgrade moves to ("vLLM v0.21.0"); without it, the
             # upgrade's own title says what it was
-            title = "" if subject else m.t("quote.subject", text=_span(self.ref(bumps[0]).title, 120))
-            parts = self.inline(key, {"bump": [self.ref(n) for n in bumps],
-                                      "fixes": [self.ref(n) for n in fixes]}, subject=subject,
-                                title=title, fix_word=m.tn("incidents.fix_word", len(fixes)))
+            title = (
+                "" if subject else m.t("quote.subject", text=_span(self.ref(bumps[0]).title, 120))
+            )
+            parts = self.inline(
+                key,
+                {"bump": [self.ref(n) for n in bumps], "fixes": [self.ref(n) for n in fixes]},
+                subject=subject,
+                title=title,
+                fix_word=m.tn("incidents.fix_word", len(fixes)),
+            )
         else:
             roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
             # told in the order it happened (the items are in merge order): "added in #1, fixed
@@ -1164,27 +1529,37 @@ class _Writer:
                     runs[-1][1].append(n)
                 else:
                     runs.append((r, [n]))
-            phrases = [self.inline(f"incidents.role.{r}", {"items": [self.ref(n) for n in ns]})
-                       for r, ns in runs]
+            phrases = [
+                self.inline(f"incidents.role.{r}", {"items": [self.ref(n) for n in ns]})
+                for r, ns in runs
+            ]
             sep = m.t("list.comma")
             joined: list = []
             for i, ph in enumerate(phrases):
                 if i:
                     joined.append(sep)
                 joined.extend(ph)
-            head = m.t("incidents.instability_head", subject=subject) if subject else m.t(
-                "incidents.instability_anon")
+            head = (
+                m.t("incidents.instability_head", subject=subject)
+                if subject
+                else m.t("incidents.instability_anon")
+            )
             parts = (head,) + tuple(joined)
         if inc.across_windows and inc.kind != "revert":
             parts = parts + (m.t("incidents.across"),)
         if reason and inc.reason.strip():
-            parts = parts + (m.t("incidents.reason", reason=self.quote(
-                _span(inc.reason, EXCERPT_WHAT).rstrip(" .。"))),)
+            parts = parts + (
+                m.t(
+                    "incidents.reason",
+                    reason=self.quote(_span(inc.reason, EXCERPT_WHAT).rstrip(" .。")),
+                ),
+            )
         parts = parts + (m.t("lead.end"),)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
-        return Bullet(text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}",
-                      parts=parts)
+        return Bullet(
+            text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}", parts=parts
+        )
 
     def follow_ups_grouped(self) -> tuple[Bullet, ...]:
         """One line per concern: follow-ups that would say the same sentence are one bullet with
@@ -1210,15 +1585,21 @@ class _Writer:
         """The trend table; a PR is representative of one row only (the first it appears in)."""
         used: set[int] = set()
         rows = []
-        for t in sorted(self.s.modules, key=lambda t: (t.fallback, -t.total, t.module))[:MAX_MODULE_ROWS]:
+        for t in sorted(self.s.modules, key=lambda t: (t.fallback, -t.total, t.module))[
+            :MAX_MODULE_ROWS
+        ]:
             fresh = [n for n in dict.fromkeys(t.representative) if n not in used]
             used.update(fresh[:4])
             row = self.module_row(t)
             line = self.module_storyline(t.module)
-            trend = (self.m.t("modules_table.trend_with", trend=row.trend, storyline=line)
-                     if line else row.trend)
-            rows.append(dataclasses.replace(row, trend=trend,
-                                            links=tuple(self.ref(n) for n in fresh[:4])))
+            trend = (
+                self.m.t("modules_table.trend_with", trend=row.trend, storyline=line)
+                if line
+                else row.trend
+            )
+            rows.append(
+                dataclasses.replace(row, trend=trend, links=tuple(self.ref(n) for n in fresh[:4]))
+            )
         return tuple(rows)
 
     def module_storyline(self, module: str) -> str:
@@ -1228,8 +1609,11 @@ class _Writer:
         for st in self.s.storylines[:MAX_HIGHLIGHTS]:  # (only a line the report tells by name)
             if st.evidence == "module":
                 continue  # a module's own line says nothing the row does not ("up: Speculative decoding")
-            inside = sum(1 for i in st.items
-                         if (ref := self.items.get(i.number)) is not None and module in ref.modules)
+            inside = sum(
+                1
+                for i in st.items
+                if (ref := self.items.get(i.number)) is not None and module in ref.modules
+            )
             if inside > most and inside * 2 >= len(st.items):
                 best, most = st.name, inside
         return best
@@ -1258,8 +1642,11 @@ class _Writer:
             return None
         src = s.source
         if src is not None and src.coverage_start is not None and src.coverage_end is not None:
-            return m.t("coverage.partial", start=stamp(src.coverage_start, s.window.tz),
-                       end=stamp(src.coverage_end, s.window.tz))
+            return m.t(
+                "coverage.partial",
+                start=stamp(src.coverage_start, s.window.tz),
+                end=stamp(src.coverage_end, s.window.tz),
+            )
         if src is not None and src.coverage_end is not None:
             return m.t("coverage.partial_until", end=stamp(src.coverage_end, s.window.tz))
         if src is not None and src.coverage_start is not None:
@@ -1271,16 +1658,23 @@ class _Writer:
         if src is None:
             return None
         kind = src.kind
-        if kind == "replay" and "merged_prs" in src.provides and not (
-                {"opened_prs", "issues"} & set(src.provides)):
+        if (
+            kind == "replay"
+            and "merged_prs" in src.provides
+            and not ({"opened_prs", "issues"} & set(src.provides))
+        ):
             kind = "replay_merged"
         what = m.name("source_kinds", kind)
-        text = (m.t("source.named", what=what, name=_basename(src.name)) if src.name
-                else m.t("source.unnamed", what=what))
+        text = (
+            m.t("source.named", what=what, name=_basename(src.name))
+            if src.name
+            else m.t("source.unnamed", what=what)
+        )
         missing = [p for p in ALL_PROVIDED if p not in src.provides]
         if missing:
-            text += m.t("list.sentence") + m.t("source.missing", what=m.join(
-                [m.name("provided_names", p) for p in missing]))
+            text += m.t("list.sentence") + m.t(
+                "source.missing", what=m.join([m.name("provided_names", p) for p in missing])
+            )
         return text + m.t("lead.end")
 
     def lead_activity(self) -> str | None:
@@ -1288,13 +1682,19 @@ class _Writer:
         s, m, c = self.s, self.m, self.s.counts
         if all(x is not None for x in (c.new_prs, c.new_issues, c.closed_issues)):
             return None
-        text = m.tn("lead.merged_only", c.merged_prs, repo=shown_repo(s), period=self.period(),
-                    merged=num(c.merged_prs))
+        text = m.tn(
+            "lead.merged_only",
+            c.merged_prs,
+            repo=shown_repo(s),
+            period=self.period(),
+            merged=num(c.merged_prs),
+        )
         if c.new_prs is not None:
             text += m.tn("lead.and_new_prs", c.new_prs, new_prs=num(c.new_prs))
         if c.new_issues is not None and c.closed_issues is not None:
-            text += m.t("lead.and_issues", new_issues=num(c.new_issues),
-                        closed_issues=num(c.closed_issues))
+            text += m.t(
+                "lead.and_issues", new_issues=num(c.new_issues), closed_issues=num(c.closed_issues)
+            )
         return text
 
     def biggest_change(self, net: int) -> tuple[ItemRef, int] | None:
@@ -1307,10 +1707,19 @@ class _Writer:
         w = self.s.window
         # (a bot's or a documentation-only change is churn, not the week's work: 2026-W28's
         # "Translated Doc files" by the CI account took 40,990 lines out of the docs)
-        best = max((i for i in self.items.values() if i.merged and i.merged_at is not None
-                    and w.start <= i.merged_at < w.end and not i.bot
-                    and not (i.modules and set(i.modules) <= DOCS_MODULES)),
-                   key=lambda i: (sign * (i.additions - i.deletions), -i.number), default=None)
+        best = max(
+            (
+                i
+                for i in self.items.values()
+                if i.merged
+                and i.merged_at is not None
+                and w.start <= i.merged_at < w.end
+                and not i.bot
+                and not (i.modules and set(i.modules) <= DOCS_MODULES)
+            ),
+            key=lambda i: (sign * (i.additions - i.deletions), -i.number),
+            default=None,
+        )
         if best is None:
             return None
         lines = sign * (best.additions - best.deletions)
@@ -1320,40 +1729,64 @@ class _Writer:
 
     def summary_totals(self) -> str | None:
         s, m, c = self.s, self.m, self.s.counts
-        if all(x is not None for x in (c.new_prs, c.closed_unmerged_prs, c.new_issues,
-                                       c.closed_issues)):
+        if all(
+            x is not None for x in (c.new_prs, c.closed_unmerged_prs, c.new_issues, c.closed_issues)
+        ):
             return None
-        text = m.tn("summary.totals_merged", c.merged_prs, period=self.period(),
-                    merged=num(c.merged_prs), key=num(c.key_prs or len(s.key_prs)))
+        text = m.tn(
+            "summary.totals_merged",
+            c.merged_prs,
+            period=self.period(),
+            merged=num(c.merged_prs),
+            key=num(c.key_prs or len(s.key_prs)),
+        )
         if c.new_prs is not None:
             text += m.tn("summary.and_new_prs", c.new_prs, new_prs=num(c.new_prs))
         if c.closed_unmerged_prs is not None:
             text += m.t("summary.and_closed_unmerged", closed_unmerged=num(c.closed_unmerged_prs))
         if c.new_issues is not None and c.closed_issues is not None:
-            text += m.t("summary.and_issues", new_issues=num(c.new_issues),
-                        closed_issues=num(c.closed_issues))
+            text += m.t(
+                "summary.and_issues",
+                new_issues=num(c.new_issues),
+                closed_issues=num(c.closed_issues),
+            )
         return text
 
     def activity_people(self) -> str:
         m, c = self.m, self.s.counts
         figures = (c.reviewers, c.reviews, c.comments, c.active_contributors)
         if all(x is not None and x != 1 for x in figures):  # the usual sentence reads right
-            return m.tn("activity.people", c.active_contributors,
-                        contributors=num(c.active_contributors),
-                        first_time=num(c.first_time_contributors), reviewers=num(c.reviewers),
-                        comments=num(c.comments), reviews=num(c.reviews))
-        text = m.tn("activity.people_active", c.active_contributors,
-                    contributors=num(c.active_contributors), first_time=num(c.first_time_contributors))
+            return m.tn(
+                "activity.people",
+                c.active_contributors,
+                contributors=num(c.active_contributors),
+                first_time=num(c.first_time_contributors),
+                reviewers=num(c.reviewers),
+                comments=num(c.comments),
+                reviews=num(c.reviews),
+            )
+        text = m.tn(
+            "activity.people_active",
+            c.active_contributors,
+            contributors=num(c.active_contributors),
+            first_time=num(c.first_time_contributors),
+        )
         parts = []
         if c.reviewers is not None and c.reviews is not None:
-            parts.append(m.tn("activity.reviews_by", c.reviews, reviews=num(c.reviews),
-                              reviewers=m.tn("activity.reviewers", c.reviewers,
-                                             count=num(c.reviewers))))
+            parts.append(
+                m.tn(
+                    "activity.reviews_by",
+                    c.reviews,
+                    reviews=num(c.reviews),
+                    reviewers=m.tn("activity.reviewers", c.reviewers, count=num(c.reviewers)),
+                )
+            )
         if c.comments is not None:
             parts.append(m.tn("activity.comments_n", c.comments, comments=num(c.comments)))
         if parts:
             text += m.t("activity.people_joiner") + m.join(parts)
         return text + m.t("lead.end")
+
 
 # ---- what changes do and why (issue #15 parts 2-5): storylines, digests, incidents, availability
 EXCERPT_WHAT = 240  # a digest's what-sentence (already a span of at most ~240 characters)
@@ -1367,10 +1800,25 @@ SECTION_NEEDS: dict[str, tuple[str, ...]] = {
     "discussions": ("comments", "reviews"),
     "attention": ("issues",),
 }
-INCIDENT_ROLES = ("added", "bump", "fixed", "follow_up", "reverted", "reverted_change", "relanded",
-                  "other")
-NULLABLE_COUNTS = ("new_issues", "closed_issues", "new_prs", "closed_unmerged_prs", "reviewers",
-                   "comments", "reviews")
+INCIDENT_ROLES = (
+    "added",
+    "bump",
+    "fixed",
+    "follow_up",
+    "reverted",
+    "reverted_change",
+    "relanded",
+    "other",
+)
+NULLABLE_COUNTS = (
+    "new_issues",
+    "closed_issues",
+    "new_prs",
+    "closed_unmerged_prs",
+    "reviewers",
+    "comments",
+    "reviews",
+)
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
 
@@ -1407,10 +1855,19 @@ APPENDIX_LISTS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "close
 
 # (section id, numbered) in reading order; the header, lead, highlights and short risks come first
 SECTION_ORDER = (
-    ("highlights", False), ("risk_bullets", False), ("charts", False),
-    ("summary", True), ("themes", True), ("modules", True), ("key_prs", True),
-    ("discussions", True), ("ecosystems", True), ("activity", True), ("risks", True),
-    ("follow_ups", True), ("appendix", False),
+    ("highlights", False),
+    ("risk_bullets", False),
+    ("charts", False),
+    ("summary", True),
+    ("themes", True),
+    ("modules", True),
+    ("key_prs", True),
+    ("discussions", True),
+    ("ecosystems", True),
+    ("activity", True),
+    ("risks", True),
+    ("follow_ups", True),
+    ("appendix", False),
 )
 
 
@@ -1421,17 +1878,36 @@ SECTION_ORDER = (
 # status summary, AMD/ROCm ecosystem, hot discussions, hot topics and trends, key technical
 # changes, activity observations (with the hourly chart), issues worth attention, appendix.
 WEEKLY_ORDER = (
-    ("highlights", False), ("risk_bullets", False), ("charts", False),
-    ("summary", True), ("themes", True), ("modules", True), ("risks", True), ("key_prs", True),
-    ("discussions", True), ("ecosystems", True), ("activity", True), ("follow_ups", True),
+    ("highlights", False),
+    ("risk_bullets", False),
+    ("charts", False),
+    ("summary", True),
+    ("themes", True),
+    ("modules", True),
+    ("risks", True),
+    ("key_prs", True),
+    ("discussions", True),
+    ("ecosystems", True),
+    ("activity", True),
+    ("follow_ups", True),
     ("appendix", False),
 )
 DAILY_ORDER = (
-    ("summary", True), ("ecosystems", True), ("discussions", True), ("topics", True),
-    ("key_prs", True), ("activity", True), ("attention", True), ("appendix", False),
+    ("summary", True),
+    ("ecosystems", True),
+    ("discussions", True),
+    ("topics", True),
+    ("key_prs", True),
+    ("activity", True),
+    ("attention", True),
+    ("appendix", False),
 )
-SECTION_ORDERS = {"week": WEEKLY_ORDER, "day": DAILY_ORDER, "month": WEEKLY_ORDER,
-                  "custom": WEEKLY_ORDER}
+SECTION_ORDERS = {
+    "week": WEEKLY_ORDER,
+    "day": DAILY_ORDER,
+    "month": WEEKLY_ORDER,
+    "custom": WEEKLY_ORDER,
+}
 APPENDIX_MODES = ("full", "compact", "none")
 MAX_DAILY_KEY_PRS = 5
 ATTENTION_KINDS = ("popular_bug", "open_rfc")
@@ -1454,57 +1930,95 @@ def _appendix_line(s: SummaryData, m: Messages) -> str:
     for name in APPENDIX_LISTS:
         count = len(getattr(a, name)) + max(0, int(a.omitted.get(name, 0)))
         # a list the source cannot fill says so ("n/a"), never 0
-        shown = m.t("na.short") if getattr(s.counts, name, 0) is None and m.has("na.short") \
+        shown = (
+            m.t("na.short")
+            if getattr(s.counts, name, 0) is None and m.has("na.short")
             else num(count)
+        )
         parts.append(m.t("appendix.line_item", name=m.t(f"appendix.{name}"), count=shown))
     return m.t("appendix.line_sep").join(parts)
 
 
-def _topics(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
+def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     """Hot topics and trends of the day: storylines when there are any, else module trends."""
     out = []
     for st in s.storylines[:MAX_TOPICS]:
         numbers = [it.number for it in st.items]
-        text = m.tn("topics.storyline" + _all_merged(st), len(numbers), count=num(len(numbers)),
-                    merged=num(st.merged))
-        out.append(Bullet(text, head=st.name, key=st.key,
-                          links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
-                          more=_more(m, len(numbers) - MAX_TOPIC_LINKS)))
+        text = m.tn(
+            "topics.storyline" + _all_merged(st),
+            len(numbers),
+            count=num(len(numbers)),
+            merged=num(st.merged),
+        )
+        out.append(
+            Bullet(
+                text,
+                head=st.name,
+                key=st.key,
+                links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
+                more=_more(m, len(numbers) - MAX_TOPIC_LINKS),
+            )
+        )
     # then the busiest modules no topic above covers, two changes at least (a day of few named
     # lines had one topic where seed 003 has four; one PR is no topic)
     covered = {n for st in s.storylines[:MAX_TOPICS] for n in (it.number for it in st.items)}
-    mods = sorted((t for t in s.modules if not t.fallback and t.total >= 2
-                   and not set(t.representative) <= covered),
-                  key=lambda t: (-(t.delta if t.trend in ("up", "new") else 0), -t.total, t.module))
-    for t in mods[:MAX_TOPICS - len(out)]:
-        text = m.tn("topics.module" + ("_merged" if t.merged == t.total else ""), t.total,
-                    total=num(t.total), merged=num(t.merged))
+    mods = sorted(
+        (
+            t
+            for t in s.modules
+            if not t.fallback and t.total >= 2 and not set(t.representative) <= covered
+        ),
+        key=lambda t: (-(t.delta if t.trend in ("up", "new") else 0), -t.total, t.module),
+    )
+    for t in mods[: MAX_TOPICS - len(out)]:
+        text = m.tn(
+            "topics.module" + ("_merged" if t.merged == t.total else ""),
+            t.total,
+            total=num(t.total),
+            merged=num(t.merged),
+        )
         if t.trend != "flat" and (t.previous_total or t.trend == "new"):
             text += m.t("list.sentence") + w.trend_sentence(t).rstrip("。.")
-        out.append(Bullet(text, head=w.module(t.module), key=t.module,
-                          links=tuple(w.ref(n) for n in t.representative[:MAX_TOPIC_LINKS])))
+        out.append(
+            Bullet(
+                text,
+                head=w.module(t.module),
+                key=t.module,
+                links=tuple(w.ref(n) for n in t.representative[:MAX_TOPIC_LINKS]),
+            )
+        )
     return tuple(out)
 
 
-def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
+def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     """Issues worth attention: open bug and RFC follow-ups, then issues discussed in the window."""
     out, seen = [], set()
     for f in s.follow_ups:
         if f.kind not in ATTENTION_KINDS or f.item.number in seen:
             continue
         seen.add(f.item.number)
-        out.append(Bullet(m.t(f"follow_ups.{f.kind}"), links=(link(f.item),),
-                          key=str(f.item.number)))
+        out.append(
+            Bullet(m.t(f"follow_ups.{f.kind}"), links=(link(f.item),), key=str(f.item.number))
+        )
     for d in s.discussions:
         if d.item.kind != "issue" or d.item.number in seen or d.status != "open":
             continue
         seen.add(d.item.number)
-        out.append(Bullet(m.t("attention.discussed",
-                              comments=m.tn("units.comment", d.comments_in_window,
-                                            count=num(d.comments_in_window)),
-                              participants=m.tn("units.participant", len(d.participants),
-                                                count=num(len(d.participants)))),
-                          links=(link(d.item),), key=str(d.item.number)))
+        out.append(
+            Bullet(
+                m.t(
+                    "attention.discussed",
+                    comments=m.tn(
+                        "units.comment", d.comments_in_window, count=num(d.comments_in_window)
+                    ),
+                    participants=m.tn(
+                        "units.participant", len(d.participants), count=num(len(d.participants))
+                    ),
+                ),
+                links=(link(d.item),),
+                key=str(d.item.number),
+            )
+        )
     # what else an operator must know of the day, from the merged changes themselves (a source of
     # merged PRs has no issues; 2026-07-17 had a deadlock and a PD hang fixed and said neither):
     # fixes of a hang, crash or memory running out, removals users see, reverts, fixes of wrong
@@ -1515,10 +2029,22 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
         said = item.digest.symptom if item is not None and item.digest is not None else ""
         said = (fit_sentence(said, CLIP_WHAT * 2) or _span(said, CLIP_WHAT * 2)) if said else ""
         problem = m.name("problem_names", kind)
-        text = (m.t("attention.fixed_said", problem=problem, text=m.t("quote.what", text=said.rstrip("。.")))
-                if said else m.t("attention.fixed", problem=problem))
-        ranked.append((3 if kind == "accuracy" else 0, len(ranked),
-                       Bullet(text, links=(w.ref(number),), key=str(number))))
+        text = (
+            m.t(
+                "attention.fixed_said",
+                problem=problem,
+                text=m.t("quote.what", text=said.rstrip("。.")),
+            )
+            if said
+            else m.t("attention.fixed", problem=problem)
+        )
+        ranked.append(
+            (
+                3 if kind == "accuracy" else 0,
+                len(ranked),
+                Bullet(text, links=(w.ref(number),), key=str(number)),
+            )
+        )
     for inc in s.incidents:
         first = inc.items[0] if inc.items else None
         if first is None or inc.kind not in ("revert", "removal"):
@@ -1526,13 +2052,23 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
         if inc.kind == "revert" and len(inc.items) >= 2:
             text = m.t("attention.revert", reverted=w.ref(inc.items[1]).label)
             undone = w.items.get(inc.items[1]) or w.items.get(first)
-            tooling = undone is not None and bool({"ci", "test", "tests", "docs"} & set(undone.categories)) \
-                or any(_TOOLING_TAG.search(x.title) for x in (undone, w.items.get(first)) if x is not None)
+            tooling = (
+                undone is not None
+                and bool({"ci", "test", "tests", "docs"} & set(undone.categories))
+                or any(
+                    _TOOLING_TAG.search(x.title)
+                    for x in (undone, w.items.get(first))
+                    if x is not None
+                )
+            )
             rank = 4 if tooling else 2
         else:
             said = _span(inc.reason, CLIP_NOTE * 2) if inc.reason else ""
-            text = (m.t("attention.removal_text", text=m.t("quote.what", text=said)) if said
-                    else m.t("attention.removal"))
+            text = (
+                m.t("attention.removal_text", text=m.t("quote.what", text=said))
+                if said
+                else m.t("attention.removal")
+            )
             rank = 1
         ranked.append((rank, len(ranked), Bullet(text, links=(w.ref(first),), key=str(first))))
     for _rank, _order, bullet in sorted(ranked, key=lambda r: r[:2]):
@@ -1548,15 +2084,23 @@ def _attention(s: SummaryData, w: "_Writer", m: Messages) -> tuple[Bullet, ...]:
 _TOOLING_TAG = re.compile(r"(?i)\[(?:ci|tests?|docs?|e2e|ut)\]")
 # a fix of one of these is worth an operator's attention, in this order (title or what-sentence)
 _SEVERE = (
-    ("hang", re.compile(r"(?i)\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez\w*)\b")),
+    (
+        "hang",
+        re.compile(
+            r"(?i)\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez\w*)\b"
+        ),
+    ),
     ("crash", re.compile(r"(?i)\b(?:crash\w*|segfault\w*|segmentation fault|core ?dump\w*)\b")),
     ("oom", re.compile(r"(?i)\b(?:oom|out of memory|memory leak\w*|leak(?:s|ed|ing)?)\b")),
-    ("accuracy", re.compile(r"(?i)\b(?:accuracy|precision|garbled|wrong (?:output|result|answer)s?|nan)\b")),
+    (
+        "accuracy",
+        re.compile(r"(?i)\b(?:accuracy|precision|garbled|wrong (?:output|result|answer)s?|nan)\b"),
+    ),
 )
 _FIX_TITLE = re.compile(r"(?i)\bfix\w*|\bbug\w*|\bhotfix")
 
 
-def _severe_fixes(s: SummaryData, w: "_Writer") -> list[tuple[int, str]]:
+def _severe_fixes(s: SummaryData, w: _Writer) -> list[tuple[int, str]]:
     """Merged fixes of the window whose title or what-sentence names a severe problem, gravest
     kind first, then in merge order."""
     found = []
@@ -1568,15 +2112,18 @@ def _severe_fixes(s: SummaryData, w: "_Writer") -> list[tuple[int, str]]:
         text = f"{item.title} {symptom}"
         for rank, (kind, pattern) in enumerate(_SEVERE):
             if pattern.search(text):
-                found.append((rank, item.merged_at or datetime.max.replace(tzinfo=timezone.utc),
-                              item.number, kind))
+                found.append(
+                    (rank, item.merged_at or datetime.max.replace(tzinfo=UTC), item.number, kind)
+                )
                 break
     return [(number, kind) for _r, _t, number, kind in sorted(found)]
 
 
 # the seeds' shape: quoted what-sentences in the main body are cut to a budget (the seed's
 # highlight and quick-view lines are 60-120 characters); the whole description stays on GitHub
-CLIP_HIGHLIGHT = 120  # a highlight's summary sentence (the seed's highlight bullets: 60-120 characters)
+CLIP_HIGHLIGHT = (
+    120  # a highlight's summary sentence (the seed's highlight bullets: 60-120 characters)
+)
 CLIP_LINE = 80  # a PR's sentence in a highlight
 CLIP_WHAT = 100  # a key PR's or a theme line's what-sentence
 CLIP_NOTE = 50  # a note under a PR (user-facing change quoted, tests)
@@ -1591,7 +2138,7 @@ def _clip(text: str, limit: int) -> str:
     for opening, close in _QUOTES.items():  # "面向用户：「…」": the quote is cut inside its marks
         start = text.find(opening)
         if text.endswith(close) and 0 <= start < len(text) - 1:
-            head, inner, closing = text[:start + 1], text[start + 1:-1], close
+            head, inner, closing = text[: start + 1], text[start + 1 : -1], close
             break
     budget = max(limit - len(head), 12)
     if len(inner) <= budget:
@@ -1600,16 +2147,22 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _clip_line(ln: Line, limit: int) -> Line:
-    return dataclasses.replace(ln, text=_clip(ln.text, limit), excerpt=_clip(ln.excerpt, limit),
-                               notes=tuple(_clip(x, CLIP_NOTE) for x in ln.notes),
-                               quotes=ln.quotes[:1])
+    return dataclasses.replace(
+        ln,
+        text=_clip(ln.text, limit),
+        excerpt=_clip(ln.excerpt, limit),
+        notes=tuple(_clip(x, CLIP_NOTE) for x in ln.notes),
+        quotes=ln.quotes[:1],
+    )
 
 
-def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
+def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     """Section order per window kind, capped lists with "… and N more", the appendix mode, and
     the daily sections (topics, attention). Runs last in build_view; figures stay the summary's."""
     order = SECTION_ORDERS.get(s.window.kind, WEEKLY_ORDER)
-    if order is WEEKLY_ORDER:  # a section added to SECTION_ORDER later still shows, before the appendix
+    if (
+        order is WEEKLY_ORDER
+    ):  # a section added to SECTION_ORDER later still shows, before the appendix
         known = {sid for sid, _ in order}
         order = order[:-1] + tuple(x for x in SECTION_ORDER if x[0] not in known) + order[-1:]
     view.order = tuple(sid for sid, _ in order)
@@ -1619,31 +2172,52 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
         if numbered:
             number += 1
         key = f"sections_{s.window.kind}.{sid}"
-        view.sections[sid] = Section(sid, number if numbered else None,
-                                     m.t(key) if m.has(key) else m.t(f"sections.{sid}"))
+        view.sections[sid] = Section(
+            sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
+        )
     mode = getattr(s, "appendix_mode", "compact")
     view.appendix_mode = mode if mode in APPENDIX_MODES else "compact"
     line = _appendix_line(s, m)
-    view.appendix_line = m.t("appendix.none_note", counts=line) if view.appendix_mode == "none" else line
+    view.appendix_line = (
+        m.t("appendix.none_note", counts=line) if view.appendix_mode == "none" else line
+    )
     view.appendix_summary = m.t("appendix.summary")
     if view.appendix_mode == "compact":  # a dense table: at most MAX_ROW_MODULES modules a row
         mods_of = {i.number: i.modules for n in APPENDIX_LISTS for i in getattr(s.appendix, n)}
-        view.appendix = tuple(dataclasses.replace(a, modules=tuple(
-            m.t("list.sep").join(w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES])
-            + ("…" if len(mods_of.get(lk.number, ())) > MAX_ROW_MODULES else "")
-            for lk in a.links)) for a in view.appendix)
+        view.appendix = tuple(
+            dataclasses.replace(
+                a,
+                modules=tuple(
+                    m.t("list.sep").join(
+                        w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES]
+                    )
+                    + ("…" if len(mods_of.get(lk.number, ())) > MAX_ROW_MODULES else "")
+                    for lk in a.links
+                ),
+            )
+            for a in view.appendix
+        )
     # capped tables: say how many rows are left out
     view.modules_more = _more(m, len(s.modules) - len(view.modules))
-    view.contributors_more = _more(m, len(s.contributors) - len(view.contributors), "list.more_people")
+    view.contributors_more = _more(
+        m, len(s.contributors) - len(view.contributors), "list.more_people"
+    )
     if s.window.kind == "day":
         view.key_prs = view.key_prs[:MAX_DAILY_KEY_PRS]
     view.key_prs_more = _more(m, len(s.key_prs) - len(view.key_prs))
     mods = {k.item.number: k.item.modules for k in s.key_prs}
     view.key_prs = tuple(
-        dataclasses.replace(r, modules=m.t("list.sep").join(
-            [w.module(x) for x in mods.get(r.link.number, ())[:MAX_ROW_MODULES]])
-            + ("…" if len(mods.get(r.link.number, ())) > MAX_ROW_MODULES else ""))
-        if r.link.number in mods else r for r in view.key_prs)
+        dataclasses.replace(
+            r,
+            modules=m.t("list.sep").join(
+                [w.module(x) for x in mods.get(r.link.number, ())[:MAX_ROW_MODULES]]
+            )
+            + ("…" if len(mods.get(r.link.number, ())) > MAX_ROW_MODULES else ""),
+        )
+        if r.link.number in mods
+        else r
+        for r in view.key_prs
+    )
     # risks: every risk's list capped; low-severity risks as links; at most MAX_RISKS_DETAILED
     by_risk = {r.risk: r for r in s.risks}
     risks = []
@@ -1660,46 +2234,86 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
     kept, rest = risks[:MAX_RISKS_DETAILED], risks[MAX_RISKS_DETAILED:]
     view.risks = tuple(kept)
     if rest:
-        view.risks_more = m.t("risks.more_kinds", risks=m.join(
-            [m.tn("summary.risk", by_risk[b.key].count if b.key in by_risk else 0, risk=b.head,
-                  count=num(by_risk[b.key].count if b.key in by_risk else 0)) for b in rest]))
+        view.risks_more = m.t(
+            "risks.more_kinds",
+            risks=m.join(
+                [
+                    m.tn(
+                        "summary.risk",
+                        by_risk[b.key].count if b.key in by_risk else 0,
+                        risk=b.head,
+                        count=num(by_risk[b.key].count if b.key in by_risk else 0),
+                    )
+                    for b in rest
+                ]
+            ),
+        )
     view.risk_bullets = tuple(
-        dataclasses.replace(b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items))
-                                          - len(b.links)))
-        if b.key in by_risk else b for b in view.risk_bullets)
-    view.highlights = tuple(dataclasses.replace(
-        b, text=_clip(b.text, CLIP_HIGHLIGHT),
-        lines=tuple(_clip_line(ln, CLIP_LINE) for ln in b.lines[:MAX_HIGHLIGHT_PRS]))
-        for b in view.highlights)
+        dataclasses.replace(
+            b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items)) - len(b.links))
+        )
+        if b.key in by_risk
+        else b
+        for b in view.risk_bullets
+    )
+    view.highlights = tuple(
+        dataclasses.replace(
+            b,
+            text=_clip(b.text, CLIP_HIGHLIGHT),
+            lines=tuple(_clip_line(ln, CLIP_LINE) for ln in b.lines[:MAX_HIGHLIGHT_PRS]),
+        )
+        for b in view.highlights
+    )
     # a theme tells MAX_THEME_PRS PRs (seed 000: 2-4); the others stay as links
-    view.themes = tuple(dataclasses.replace(
-        t, lines=tuple(_clip_line(ln, CLIP_WHAT) for ln in t.lines[:MAX_THEME_PRS]),
-        more=tuple(ln.link for ln in t.lines[MAX_THEME_PRS:]) + tuple(t.more))
-        for t in view.themes)
-    view.key_prs = tuple(dataclasses.replace(k, what=_clip(k.what, CLIP_WHAT), quotes=k.quotes[:1])
-                         for k in view.key_prs)
+    view.themes = tuple(
+        dataclasses.replace(
+            t,
+            lines=tuple(_clip_line(ln, CLIP_WHAT) for ln in t.lines[:MAX_THEME_PRS]),
+            more=tuple(ln.link for ln in t.lines[MAX_THEME_PRS:]) + tuple(t.more),
+        )
+        for t in view.themes
+    )
+    view.key_prs = tuple(
+        dataclasses.replace(k, what=_clip(k.what, CLIP_WHAT), quotes=k.quotes[:1])
+        for k in view.key_prs
+    )
     if len(view.themes) > MAX_THEMES:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]
         view.themes_more = m.t("themes_more", themes=m.join([t.title for t in rest]))
     follow_ups = view.follow_ups
     view.follow_ups = tuple(
-        dataclasses.replace(b, links=b.links[:_cap(len(b.links), MAX_FOLLOW_UP_LINKS)],
-                            more=_more(m, len(b.links) - _cap(len(b.links), MAX_FOLLOW_UP_LINKS)))
-        for b in follow_ups[:MAX_FOLLOW_UPS])
+        dataclasses.replace(
+            b,
+            links=b.links[: _cap(len(b.links), MAX_FOLLOW_UP_LINKS)],
+            more=_more(m, len(b.links) - _cap(len(b.links), MAX_FOLLOW_UP_LINKS)),
+        )
+        for b in follow_ups[:MAX_FOLLOW_UPS]
+    )
     view.follow_ups_more = _more(m, len(follow_ups) - len(view.follow_ups))
     # ecosystems: each group (and the issues) capped
     ecos = []
     issues_more = []
     for e in view.ecosystems:
         if s.window.kind == "day":  # seed 003: a line per PR, what it does
-            groups = tuple(dataclasses.replace(g, lines=g.lines[:MAX_ECOSYSTEM_LINES],
-                                               more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINES))
-                           for g in e.groups)
+            groups = tuple(
+                dataclasses.replace(
+                    g,
+                    lines=g.lines[:MAX_ECOSYSTEM_LINES],
+                    more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINES),
+                )
+                for g in e.groups
+            )
         else:  # a week: each group in one line of links (the items are in the appendix)
-            groups = tuple(dataclasses.replace(
-                g, lines=(), links=tuple(ln.link for ln in g.lines[:MAX_ECOSYSTEM_LINKS]),
-                more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINKS)) for g in e.groups)
+            groups = tuple(
+                dataclasses.replace(
+                    g,
+                    lines=(),
+                    links=tuple(ln.link for ln in g.lines[:MAX_ECOSYSTEM_LINKS]),
+                    more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINKS),
+                )
+                for g in e.groups
+            )
         issues_more.append(_more(m, len(e.issues) - MAX_ECOSYSTEM_LINES))
         ecos.append(dataclasses.replace(e, groups=groups, issues=e.issues[:MAX_ECOSYSTEM_LINES]))
     view.ecosystems = tuple(ecos)
@@ -1713,8 +2327,9 @@ def _shape(view: ReportView, s: SummaryData, w: "_Writer", m: Messages) -> None:
         if not view.attention:
             lacking = w.not_provided(SECTION_NEEDS["attention"])
             # (the merged changes were read: the source's missing issues are said beside that)
-            view.notes["attention"] = (m.t("attention.none_merged", what=lacking) if lacking
-                                       else m.t("attention.none"))
+            view.notes["attention"] = (
+                m.t("attention.none_merged", what=lacking) if lacking else m.t("attention.none")
+            )
 
 
 def _all_merged(st: Storyline) -> str:
@@ -1726,6 +2341,7 @@ def _all_merged(st: Storyline) -> str:
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
+
     def name(st: Storyline) -> str | None:
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
             return m.t(f"storyline_names.{st.key}", name=st.name)
@@ -1745,8 +2361,11 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     named = [(st, name(st) or quoted(st)) for st in s.storylines]
     if not any(n for _, n in named):
         return s
-    return s.model_copy(update={"storylines": tuple(
-        st.model_copy(update={"name": n}) if n else st for st, n in named)})
+    return s.model_copy(
+        update={
+            "storylines": tuple(st.model_copy(update={"name": n}) if n else st for st, n in named)
+        }
+    )
 
 
 DOCS_MODULES = frozenset({"docs", "documentation"})
@@ -1754,8 +2373,9 @@ TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 
 
-def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData,
-               incidents: int | None = None) -> list[RiskObservation]:
+def _top_risks(
+    risks_sorted: Sequence[RiskObservation], s: SummaryData, incidents: int | None = None
+) -> list[RiskObservation]:
     """The tag-based risks for the top of the report, beside the evidence-based incidents (told
     first): together at most the seeds' five bullets, at least the two gravest tag risks (a long
     list of medium path and tag risks buries the reverts and instability; section 4 has them all).
@@ -1770,8 +2390,11 @@ def _top_risks(risks_sorted: Sequence[RiskObservation], s: SummaryData,
         if bullets >= room:
             break
         bullets += 1
-        out += [x for x in risks_sorted if x.risk in CORE_TEST_RISKS] if (
-            together and r.risk in CORE_TEST_RISKS) else [r]
+        out += (
+            [x for x in risks_sorted if x.risk in CORE_TEST_RISKS]
+            if (together and r.risk in CORE_TEST_RISKS)
+            else [r]
+        )
     return out
 
 
@@ -1785,9 +2408,11 @@ def _core_tests_told_together(s: SummaryData) -> bool:
     return sum(1 for r in s.risks if r.risk in CORE_TEST_RISKS) >= 2
 
 
-def _risk_bullets(w: "_Writer", tops: Sequence[RiskObservation]) -> tuple[Bullet, ...]:
+def _risk_bullets(w: _Writer, tops: Sequence[RiskObservation]) -> tuple[Bullet, ...]:
     """The top's risk bullets; the core-path and test-coverage risks as one."""
-    together = [r for r in tops if r.risk in CORE_TEST_RISKS] if _core_tests_told_together(w.s) else []
+    together = (
+        [r for r in tops if r.risk in CORE_TEST_RISKS] if _core_tests_told_together(w.s) else []
+    )
     out: list[Bullet] = []
     for r in tops:
         if r in together:
@@ -1822,8 +2447,12 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),
         modules_text=w.modules_text(),
-        key_prs=tuple(w.key_pr_explained(k) for k in sorted(
-            s.key_prs, key=lambda k: (-k.score, k.item.number))[:_cap(len(s.key_prs), MAX_KEY_PRS)]),
+        key_prs=tuple(
+            w.key_pr_explained(k)
+            for k in sorted(s.key_prs, key=lambda k: (-k.score, k.item.number))[
+                : _cap(len(s.key_prs), MAX_KEY_PRS)
+            ]
+        ),
         discussions=tuple(w.discussion(d) for d in s.discussions[:MAX_DISCUSSIONS]),
         ecosystems=tuple(w.ecosystem(e) for e in s.ecosystems),
         activity=w.activity(),
@@ -1843,8 +2472,9 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
     for sid, numbered in SECTION_ORDER:
         if numbered:
             number += 1
-        view.sections[sid] = Section(sid, number if numbered else None,
-                                     messages.t(f"sections.{sid}"))
+        view.sections[sid] = Section(
+            sid, number if numbered else None, messages.t(f"sections.{sid}")
+        )
     _shape(view, s, w, messages)  # the seeds' shape: order per window kind, caps, appendix mode
     return view
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+
+from pydantic import BaseModel
 
 from shared.events.summary import (
     NUMBER_STRIDE,
@@ -72,9 +74,11 @@ def combined_key(repos: Sequence[str], whole_owner: bool = False) -> str:
     names = sorted({r.split("/", 1)[1] for r in repos}, key=str.lower)
     owners = {r.split("/", 1)[0].lower() for r in repos}
     if len(owners) != 1:
-        raise CombineError(f"a report across repositories takes repositories of one owner; these "
-                           f"are of {len(owners)} ({', '.join(sorted(owners))}): run one report "
-                           "per owner")
+        raise CombineError(
+            f"a report across repositories takes repositories of one owner; these "
+            f"are of {len(owners)} ({', '.join(sorted(owners))}): run one report "
+            "per owner"
+        )
     owner = repos[0].split("/", 1)[0]
     if whole_owner:
         return f"{owner}/{ALL_MARK}"
@@ -132,18 +136,28 @@ def _people(parts: Sequence[SummaryData], total: Counts) -> Counts:
     first = [{c.login for c in p.contributors if not c.bot and c.first_time} for p in parts]
     first_ok = all(len(f) == p.counts.first_time_contributors for f, p in zip(first, parts))
     # first-time across the repositories: new in every repository the person was active in
-    newcomers = {login for login in people
-                 if all(login in f for f, h in zip(first, humans) if login in h)}
-    return total.model_copy(update={
-        "active_contributors": len(people),
-        **({"first_time_contributors": len(newcomers)} if first_ok else {}),
-    })
+    newcomers = {
+        login for login in people if all(login in f for f, h in zip(first, humans) if login in h)
+    }
+    return total.model_copy(
+        update={
+            "active_contributors": len(people),
+            **({"first_time_contributors": len(newcomers)} if first_ok else {}),
+        }
+    )
 
 
-def combine(parts: Sequence[SummaryData], key: str, *, revision: int, generated_at: datetime,
-            request_id: str | None = None, languages: tuple[str, ...] | None = None,
-            formats: tuple[str, ...] | None = None, appendix_mode: str | None = None,
-            ) -> SummaryData:
+def combine(
+    parts: Sequence[SummaryData],
+    key: str,
+    *,
+    revision: int,
+    generated_at: datetime,
+    request_id: str | None = None,
+    languages: tuple[str, ...] | None = None,
+    formats: tuple[str, ...] | None = None,
+    appendix_mode: str | None = None,
+) -> SummaryData:
     """One report model across `parts` (each repository's report of the same window)."""
     if len(parts) < 2:
         raise CombineError("a report across repositories needs at least two repositories")
@@ -161,11 +175,16 @@ def combine(parts: Sequence[SummaryData], key: str, *, revision: int, generated_
     prev = None
     if all(p.previous_counts is not None for p in parts):
         prev = sum_counts([p.previous_counts for p in parts])  # type: ignore[misc]
-    key_prs = tuple(sorted((k for m in maps for k in m.key_prs()),
-                           key=lambda k: (-k.score, k.item.number)))
+    key_prs = tuple(
+        sorted((k for m in maps for k in m.key_prs()), key=lambda k: (-k.score, k.item.number))
+    )
     storylines, storyline_of = _storylines(parts, maps)
-    key_prs = tuple(k.model_copy(update={"storyline": storyline_of.get(k.storyline, k.storyline)})
-                    if k.storyline else k for k in key_prs)
+    key_prs = tuple(
+        k.model_copy(update={"storyline": storyline_of.get(k.storyline, k.storyline)})
+        if k.storyline
+        else k
+        for k in key_prs
+    )
     first = parts[0]
     sources = {p.source for p in parts}
     notes = list(dict.fromkeys(p.data_note for p in parts if p.data_note))
@@ -181,7 +200,7 @@ def combine(parts: Sequence[SummaryData], key: str, *, revision: int, generated_
         data_note=" ".join(notes) or None,
         source=first.source if len(sources) == 1 else None,
         coverage="partial" if any(p.coverage == "partial" for p in parts) else "full",
-        appendix_mode=appendix_mode or first.appendix_mode,  # type: ignore[arg-type]
+        appendix_mode=appendix_mode or first.appendix_mode,
         watermark=min((p.watermark for p in parts if p.watermark), default=None),
         counts=total.model_copy(update={"key_prs": len(key_prs)}),
         previous_counts=prev,
@@ -189,16 +208,28 @@ def combine(parts: Sequence[SummaryData], key: str, *, revision: int, generated_
         key_prs=key_prs,
         themes=_themes(parts, maps),
         storylines=storylines,
-        incidents=tuple(inc.model_copy(update={"items": tuple(m.n(i) for i in inc.items)})
-                        for m, p in zip(maps, parts) for inc in p.incidents),
-        discussions=tuple(sorted((d.model_copy(update={"item": m.item(d.item)})
-                                  for m, p in zip(maps, parts) for d in p.discussions),
-                                 key=lambda d: -d.heat)),
+        incidents=tuple(
+            inc.model_copy(update={"items": tuple(m.n(i) for i in inc.items)})
+            for m, p in zip(maps, parts)
+            for inc in p.incidents
+        ),
+        discussions=tuple(
+            sorted(
+                (
+                    d.model_copy(update={"item": m.item(d.item)})
+                    for m, p in zip(maps, parts)
+                    for d in p.discussions
+                ),
+                key=lambda d: -d.heat,
+            )
+        ),
         risks=_risks(parts, maps),
         ecosystems=_ecosystems(parts, maps),
-        follow_ups=tuple(f.model_copy(update={"item": m.item(f.item),
-                                              "items": tuple(m.n(i) for i in f.items)})
-                         for m, p in zip(maps, parts) for f in p.follow_ups),
+        follow_ups=tuple(
+            f.model_copy(update={"item": m.item(f.item), "items": tuple(m.n(i) for i in f.items)})
+            for m, p in zip(maps, parts)
+            for f in p.follow_ups
+        ),
         contributors=_contributors(parts),
         activity=_by(DailyActivity, "day", (a for p in parts for a in p.activity)),
         hourly=_by(HourlyActivity, "start", (h for p in parts for h in p.hourly)),
@@ -210,8 +241,12 @@ def combine(parts: Sequence[SummaryData], key: str, *, revision: int, generated_
         fact_ids_sample=tuple(f for p in parts for f in p.fact_ids_sample)[:200],
         facts_counted=sum(p.facts_counted for p in parts),
         request_id=request_id,
-        repos=tuple(RepoPart(repo=p.repo, revision=p.revision, counts=p.counts,
-                             previous_counts=p.previous_counts) for p in parts),
+        repos=tuple(
+            RepoPart(
+                repo=p.repo, revision=p.revision, counts=p.counts, previous_counts=p.previous_counts
+            )
+            for p in parts
+        ),
     )
 
 
@@ -229,23 +264,38 @@ class _Renumber:
         return f"{self.part.repo}:{key}"
 
     def key_prs(self) -> list[KeyPR]:
-        return [k.model_copy(update={"item": self.item(k.item),
-                                     "storyline": self.key(k.storyline) if k.storyline else None})
-                for k in self.part.key_prs]
+        return [
+            k.model_copy(
+                update={
+                    "item": self.item(k.item),
+                    "storyline": self.key(k.storyline) if k.storyline else None,
+                }
+            )
+            for k in self.part.key_prs
+        ]
 
     def storyline(self, st: Storyline) -> Storyline:
-        return st.model_copy(update={
-            "key": self.key(st.key),
-            "items": tuple(i.model_copy(update={"number": self.n(i.number)}) for i in st.items),
-            "lead": self.n(st.lead) if st.lead is not None else None,
-        })
+        return st.model_copy(
+            update={
+                "key": self.key(st.key),
+                "items": tuple(i.model_copy(update={"number": self.n(i.number)}) for i in st.items),
+                "lead": self.n(st.lead) if st.lead is not None else None,
+            }
+        )
 
 
 def _all_items(part: SummaryData) -> dict[int, ItemRef]:
     a = part.appendix
     found: dict[int, ItemRef] = {}
-    for items in (a.merged_prs, a.new_prs, a.closed_unmerged_prs, a.new_issues, a.closed_issues,
-                  part.referenced, tuple(k.item for k in part.key_prs)):
+    for items in (
+        a.merged_prs,
+        a.new_prs,
+        a.closed_unmerged_prs,
+        a.new_issues,
+        a.closed_issues,
+        part.referenced,
+        tuple(k.item for k in part.key_prs),
+    ):
         for item in items:
             had = found.get(item.number)
             if had is None or (had.digest is None and item.digest is not None):
@@ -272,8 +322,10 @@ def cross_links(parts: Sequence[SummaryData]) -> list[tuple[tuple[str, int], tup
     return sorted(set(links))
 
 
-def _storylines(parts: Sequence[SummaryData], maps: Sequence[_Renumber],
-                ) -> tuple[tuple[Storyline, ...], dict[str, str]]:
+def _storylines(
+    parts: Sequence[SummaryData],
+    maps: Sequence[_Renumber],
+) -> tuple[tuple[Storyline, ...], dict[str, str]]:
     """The repositories' storylines, those joined by cross-repository references as one (a joined
     item that was in no storyline joins as itself). Returns them and old key -> joined key."""
     place = {p.repo: i for i, p in enumerate(parts)}
@@ -285,8 +337,11 @@ def _storylines(parts: Sequence[SummaryData], maps: Sequence[_Renumber],
             lines[st.key] = st
             for it in st.items:
                 line_of.setdefault(it.number, st.key)
-    items = {encode(place[p.repo], n): maps[place[p.repo]].item(i)
-             for p in parts for n, i in _all_items(p).items()}
+    items = {
+        encode(place[p.repo], n): maps[place[p.repo]].item(i)
+        for p in parts
+        for n, i in _all_items(p).items()
+    }
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -318,8 +373,10 @@ def _storylines(parts: Sequence[SummaryData], maps: Sequence[_Renumber],
             continue
         if len(members) == 1:
             continue  # a loose item never linked (cannot happen; links join two)
-        joined = _join([lines[k] for k in members if k in lines],
-                       [items[loose[k]] for k in members if k in loose])
+        joined = _join(
+            [lines[k] for k in members if k in lines],
+            [items[loose[k]] for k in members if k in loose],
+        )
         out.append(joined)
         for k in members:
             renamed[k] = joined.key
@@ -349,10 +406,16 @@ def _join(stories: list[Storyline], loose: list[ItemRef]) -> Storyline:
     name = main.name if main else (first_loose.title if first_loose else "")
     key = "cross:" + (main.key if main else f"{first_loose.repo}#{first_loose.number}")  # type: ignore[union-attr]
     return Storyline(
-        key=key, name=name, evidence="chain",
+        key=key,
+        name=name,
+        evidence="chain",
         items=tuple(seen[n] for n in sorted(seen)),
-        lead=main.lead if main and main.lead is not None else (first_loose.number if first_loose else None),
-        merged=merged, lines_added=added, lines_removed=removed,
+        lead=main.lead
+        if main and main.lead is not None
+        else (first_loose.number if first_loose else None),
+        merged=merged,
+        lines_added=added,
+        lines_removed=removed,
         status="continuing" if any(s.status == "continuing" for s in stories) else "new",
         previous_items=sum(s.previous_items for s in stories),
         summary=main.summary if main else "",
@@ -364,9 +427,18 @@ def _modules(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tuple[M
     acc: dict[str, dict] = {}
     for m, p in zip(maps, parts):
         for t in p.modules:
-            a = acc.setdefault(t.module, {"merged": 0, "opened": 0, "issues": 0, "total": 0,
-                                          "previous_total": 0, "representative": [],
-                                          "fallback": True})
+            a = acc.setdefault(
+                t.module,
+                {
+                    "merged": 0,
+                    "opened": 0,
+                    "issues": 0,
+                    "total": 0,
+                    "previous_total": 0,
+                    "representative": [],
+                    "fallback": True,
+                },
+            )
             for f in ("merged", "opened", "issues", "total", "previous_total"):
                 a[f] += getattr(t, f)
             a["representative"] += [m.n(n) for n in t.representative]
@@ -374,12 +446,26 @@ def _modules(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tuple[M
     out = []
     for module, a in acc.items():
         delta = a["total"] - a["previous_total"]
-        trend = ("new" if a["previous_total"] == 0 and a["total"] > 0 else
-                 "gone" if a["total"] == 0 and a["previous_total"] > 0 else
-                 "up" if delta > 0 else "down" if delta < 0 else "flat")
-        out.append(ModuleTrend(module=module, delta=delta, trend=trend,
-                               representative=tuple(a.pop("representative")),
-                               **{k: v for k, v in a.items()}))
+        trend = (
+            "new"
+            if a["previous_total"] == 0 and a["total"] > 0
+            else "gone"
+            if a["total"] == 0 and a["previous_total"] > 0
+            else "up"
+            if delta > 0
+            else "down"
+            if delta < 0
+            else "flat"
+        )
+        out.append(
+            ModuleTrend(
+                module=module,
+                delta=delta,
+                trend=trend,
+                representative=tuple(a.pop("representative")),
+                **{k: v for k, v in a.items()},
+            )
+        )
     out.sort(key=lambda t: (-t.total, t.module))
     return tuple(out)
 
@@ -390,10 +476,18 @@ def _themes(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tuple[Th
         for t in p.themes:
             t = t.model_copy(update={"prs": tuple(m.n(n) for n in t.prs)})
             old = acc.get(t.module)
-            acc[t.module] = t if old is None else old.model_copy(update={
-                "prs": old.prs + t.prs, "merged": old.merged + t.merged,
-                "lines_added": old.lines_added + t.lines_added,
-                "lines_removed": old.lines_removed + t.lines_removed})
+            acc[t.module] = (
+                t
+                if old is None
+                else old.model_copy(
+                    update={
+                        "prs": old.prs + t.prs,
+                        "merged": old.merged + t.merged,
+                        "lines_added": old.lines_added + t.lines_added,
+                        "lines_removed": old.lines_removed + t.lines_removed,
+                    }
+                )
+            )
     return tuple(sorted(acc.values(), key=lambda t: (-t.merged, t.module)))
 
 
@@ -403,21 +497,36 @@ def _risks(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tuple[Ris
         for r in p.risks:
             r = r.model_copy(update={"items": tuple(m.n(n) for n in r.items)})
             old = acc.get(r.risk)
-            acc[r.risk] = r if old is None else old.model_copy(update={
-                "count": old.count + r.count, "items": old.items + r.items,
-                "severity": max(old.severity, r.severity, key=_SEVERITY.__getitem__),
-                "reason": old.reason or r.reason})
+            acc[r.risk] = (
+                r
+                if old is None
+                else old.model_copy(
+                    update={
+                        "count": old.count + r.count,
+                        "items": old.items + r.items,
+                        "severity": max(old.severity, r.severity, key=_SEVERITY.__getitem__),
+                        "reason": old.reason or r.reason,
+                    }
+                )
+            )
     return tuple(sorted(acc.values(), key=lambda r: (-_SEVERITY[r.severity], -r.count, r.risk)))
 
 
-def _ecosystems(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tuple[EcosystemSection, ...]:
+def _ecosystems(
+    parts: Sequence[SummaryData], maps: Sequence[_Renumber]
+) -> tuple[EcosystemSection, ...]:
     acc: dict[str, EcosystemSection] = {}
     for m, p in zip(maps, parts):
         for e in p.ecosystems:
-            e = e.model_copy(update={
-                "issues": tuple(m.item(i) for i in e.issues),
-                "pr_groups": tuple(g.model_copy(update={"items": tuple(m.item(i) for i in g.items)})
-                                   for g in e.pr_groups)})
+            e = e.model_copy(
+                update={
+                    "issues": tuple(m.item(i) for i in e.issues),
+                    "pr_groups": tuple(
+                        g.model_copy(update={"items": tuple(m.item(i) for i in g.items)})
+                        for g in e.pr_groups
+                    ),
+                }
+            )
             old = acc.get(e.name)
             if old is None:
                 acc[e.name] = e
@@ -425,11 +534,16 @@ def _ecosystems(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> tupl
             groups: dict[str, EcosystemGroup] = {g.category: g for g in old.pr_groups}
             for g in e.pr_groups:
                 had = groups.get(g.category)
-                groups[g.category] = g if had is None else had.model_copy(
-                    update={"items": had.items + g.items})
-            acc[e.name] = old.model_copy(update={
-                "issues": old.issues + e.issues, "pr_groups": tuple(groups.values()),
-                "contributors": tuple(dict.fromkeys(old.contributors + e.contributors))})
+                groups[g.category] = (
+                    g if had is None else had.model_copy(update={"items": had.items + g.items})
+                )
+            acc[e.name] = old.model_copy(
+                update={
+                    "issues": old.issues + e.issues,
+                    "pr_groups": tuple(groups.values()),
+                    "contributors": tuple(dict.fromkeys(old.contributors + e.contributors)),
+                }
+            )
     return tuple(acc.values())
 
 
@@ -439,14 +553,29 @@ def _contributors(parts: Sequence[SummaryData]) -> tuple[Contributor, ...]:
     for p in parts:
         for c in p.contributors:
             old = acc.get(c.login)
-            acc[c.login] = c if old is None else old.model_copy(update={
-                **{f: getattr(old, f) + getattr(c, f) for f in numeric},
-                "first_time": old.first_time and c.first_time, "bot": old.bot or c.bot})
-    return tuple(sorted(acc.values(), key=lambda c: (
-        -(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews), c.login)))
+            acc[c.login] = (
+                c
+                if old is None
+                else old.model_copy(
+                    update={
+                        **{f: getattr(old, f) + getattr(c, f) for f in numeric},
+                        "first_time": old.first_time and c.first_time,
+                        "bot": old.bot or c.bot,
+                    }
+                )
+            )
+    return tuple(
+        sorted(
+            acc.values(),
+            key=lambda c: (
+                -(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews),
+                c.login,
+            ),
+        )
+    )
 
 
-def _by(cls: Callable, field: str, rows: Iterable) -> tuple:
+def _by(cls: type[BaseModel], field: str, rows: Iterable) -> tuple:
     acc: dict = {}
     for row in rows:
         k = getattr(row, field)
@@ -454,8 +583,9 @@ def _by(cls: Callable, field: str, rows: Iterable) -> tuple:
         if old is None:
             acc[k] = row
             continue
-        acc[k] = old.model_copy(update={f: getattr(old, f) + getattr(row, f)
-                                        for f in cls.model_fields if f != field})
+        acc[k] = old.model_copy(
+            update={f: getattr(old, f) + getattr(row, f) for f in cls.model_fields if f != field}
+        )
     return tuple(acc[k] for k in sorted(acc))
 
 
@@ -465,6 +595,10 @@ def _appendix(parts: Sequence[SummaryData], maps: Sequence[_Renumber]) -> Append
     for p in parts:
         for k, v in p.appendix.omitted.items():
             omitted[k] += v
-    return Appendix(**{name: tuple(m.item(i) for m, p in zip(maps, parts)
-                                   for i in getattr(p.appendix, name)) for name in lists},
-                    omitted=dict(omitted))
+    return Appendix(
+        **{
+            name: tuple(m.item(i) for m, p in zip(maps, parts) for i in getattr(p.appendix, name))
+            for name in lists
+        },
+        omitted=dict(omitted),
+    )

@@ -16,31 +16,77 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shared.events import (
-    ALL_PROVIDED, Actor, Appendix, ChangedFigure, Contributor, Counts, DailyActivity, Discussion,
-    EcosystemGroup, EcosystemSection, FactData, FollowUp, HourlyActivity, Incident, ItemRef,
-    ItemSnapshot, KeyPR, ModuleTrend, RiskObservation, ScoreSignal, SourceInfo, Storyline,
-    REASON_WORDS, SummaryData, Tags, Theme, WindowRef,
+    ALL_PROVIDED,
+    REASON_WORDS,
+    Actor,
+    Appendix,
+    ChangedFigure,
+    Contributor,
+    Counts,
+    DailyActivity,
+    Discussion,
+    EcosystemGroup,
+    EcosystemSection,
+    FactData,
+    FollowUp,
+    HourlyActivity,
+    Incident,
+    ItemRef,
+    ItemSnapshot,
+    KeyPR,
+    ModuleTrend,
+    RiskObservation,
+    ScoreSignal,
+    SourceInfo,
+    Storyline,
+    SummaryData,
+    Tags,
+    Theme,
+    WindowRef,
 )
-from shared.events.summary import AppendixMode, Format, Language
-from shared.events.summary import CrossRef  # reports across repositories
+from shared.events.summary import (
+    AppendixMode,
+    CrossRef,  # reports across repositories
+    Format,
+    Language,
+)
 from shared.windows import Window
 
-from .storylines import (ItemLink, StoryItem, file_kind, find_storylines, plain_title, quoted_revert,
-                         resolve_links, role_of, takes_out, upgrade_target, REMOVAL_TITLE)
+from .storylines import (
+    REMOVAL_TITLE,
+    ItemLink,
+    StoryItem,
+    file_kind,
+    find_storylines,
+    plain_title,
+    quoted_revert,
+    resolve_links,
+    role_of,
+    takes_out,
+    upgrade_target,
+)
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
 SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
 SEVERITY_POINTS = {"low": 0.5, "medium": 1.0, "high": 2.0}
 ECOSYSTEM_GROUPS = ("performance", "bugfix", "platform-ci", "release", "other")
 _GROUP_OF_CATEGORY = {
-    "performance": "performance", "perf": "performance", "optimization": "performance",
-    "bugfix": "bugfix", "bug": "bugfix", "fix": "bugfix",
-    "platform": "platform-ci", "ci": "platform-ci", "build": "platform-ci",
-    "hardware": "platform-ci", "platform-ci": "platform-ci", "test": "platform-ci",
+    "performance": "performance",
+    "perf": "performance",
+    "optimization": "performance",
+    "bugfix": "bugfix",
+    "bug": "bugfix",
+    "fix": "bugfix",
+    "platform": "platform-ci",
+    "ci": "platform-ci",
+    "build": "platform-ci",
+    "hardware": "platform-ci",
+    "platform-ci": "platform-ci",
+    "test": "platform-ci",
     "release": "release",
 }
 
@@ -100,13 +146,30 @@ class ReportPolicy:
     # risk tag names meaning "touches core paths" and "lacks tests" (classifier rule sets name them)
     core_risks: tuple[str, ...] = ("core-change", "core", "core-path", "core-paths")
     # the classifier's profiles emit core-without-tests (llm-serving) and code-without-tests (generic)
-    missing_test_risks: tuple[str, ...] = ("core-without-tests", "code-without-tests",
-                                           "missing-tests", "untested")
-    notable_labels: tuple[str, ...] = ("rfc", "breaking", "performance", "security", "release-blocker")
+    missing_test_risks: tuple[str, ...] = (
+        "core-without-tests",
+        "code-without-tests",
+        "missing-tests",
+        "untested",
+    )
+    notable_labels: tuple[str, ...] = (
+        "rfc",
+        "breaking",
+        "performance",
+        "security",
+        "release-blocker",
+    )
     # what kind of change it is: features and speed-ups lead, documentation, tests and CI trail
-    category_points: Mapping[str, float] = field(default_factory=lambda: {
-        "feature": 1.5, "performance": 1.0, "docs": -2.0, "test": -1.0, "platform-ci": -1.0,
-        "ci": -1.0})
+    category_points: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "feature": 1.5,
+            "performance": 1.0,
+            "docs": -2.0,
+            "test": -1.0,
+            "platform-ci": -1.0,
+            "ci": -1.0,
+        }
+    )
     # storylines (domain/storylines.py): how many, and a profile's term aliases ("dsv4" -> "deepseek v4")
     storylines: int = 8
     storyline_aliases: Mapping[str, str] = field(default_factory=dict)
@@ -198,16 +261,31 @@ def _open_at(snap: ItemSnapshot, end: datetime) -> bool:
 
 def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0, digest: bool = False) -> ItemRef:
     return ItemRef(
-        number=snap.number, kind=snap.kind, title=snap.title, url=snap.html_url,
-        author=tags.person(snap.author.login), author_association=str(snap.author.association),
-        bot=_author_bot(snap, tags), labels=snap.labels, modules=_names(tags.modules),
-        risks=_names(tags.risks), categories=_names(tags.categories),
-        affiliations=_names(tags.affiliations), ecosystems=_names(tags.ecosystems),
-        state=snap.state, draft=snap.draft, merged=snap.merged_at is not None,
-        created_at=snap.created_at, closed_at=snap.closed_at, merged_at=snap.merged_at,
-        additions=snap.additions or 0, deletions=snap.deletions or 0,
-        changed_files=snap.changed_files or len(snap.files), comments=snap.comments + snap.review_comments,
-        reviews=snap.reviews, reactions=snap.reactions,
+        number=snap.number,
+        kind=snap.kind,
+        title=snap.title,
+        url=snap.html_url,
+        author=tags.person(snap.author.login),
+        author_association=str(snap.author.association),
+        bot=_author_bot(snap, tags),
+        labels=snap.labels,
+        modules=_names(tags.modules),
+        risks=_names(tags.risks),
+        categories=_names(tags.categories),
+        affiliations=_names(tags.affiliations),
+        ecosystems=_names(tags.ecosystems),
+        state=snap.state,
+        draft=snap.draft,
+        merged=snap.merged_at is not None,
+        created_at=snap.created_at,
+        closed_at=snap.closed_at,
+        merged_at=snap.merged_at,
+        additions=snap.additions or 0,
+        deletions=snap.deletions or 0,
+        changed_files=snap.changed_files or len(snap.files),
+        comments=snap.comments + snap.review_comments,
+        reviews=snap.reviews,
+        reactions=snap.reactions,
         body_excerpt=snap.body_excerpt[:excerpt] if excerpt else "",
         digest=tags.digest if digest else None,
     )
@@ -237,8 +315,9 @@ class _Tally:
 
 
 def _tally(window: Window, facts: Iterable[FactRow]) -> _Tally:
-    inside = sorted((f for f in facts if window.start <= f.time < window.end),
-                    key=lambda f: (f.time, f.fact_id))
+    inside = sorted(
+        (f for f in facts if window.start <= f.time < window.end), key=lambda f: (f.time, f.fact_id)
+    )
     t = _Tally(window, inside)
     for row in inside:
         data = row.fact
@@ -293,18 +372,31 @@ def _first_timers(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> set[str]
     return logins
 
 
-def _counts(t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | None = None) -> Counts:
+def _counts(
+    t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | None = None
+) -> Counts:
     humans = {login for login, actor in t.actors.items() if not is_bot(actor)}
-    reviewers = {r.tags.person(r.fact.review.author.login) for r in t.reviews
-                 if r.fact.review is not None and not is_bot(r.fact.review.author)}
+    reviewers = {
+        r.tags.person(r.fact.review.author.login)
+        for r in t.reviews
+        if r.fact.review is not None and not is_bot(r.fact.review.author)
+    }
     merged = t.merged_prs.values()
     if key_prs is None:
-        key_prs = key_pr_quota(sum(1 for r in merged if not _author_bot(r.fact.item, r.tags)), policy)
+        key_prs = key_pr_quota(
+            sum(1 for r in merged if not _author_bot(r.fact.item, r.tags)), policy
+        )
     return Counts(
-        new_issues=len(t.new_issues), closed_issues=len(t.closed_issues), new_prs=len(t.new_prs),
-        merged_prs=len(t.merged_prs), closed_unmerged_prs=len(t.closed_unmerged),
-        active_contributors=len(humans), first_time_contributors=len(_first_timers(t, inp, policy)),
-        reviewers=len(reviewers), comments=len(t.comments), reviews=len(t.reviews),
+        new_issues=len(t.new_issues),
+        closed_issues=len(t.closed_issues),
+        new_prs=len(t.new_prs),
+        merged_prs=len(t.merged_prs),
+        closed_unmerged_prs=len(t.closed_unmerged),
+        active_contributors=len(humans),
+        first_time_contributors=len(_first_timers(t, inp, policy)),
+        reviewers=len(reviewers),
+        comments=len(t.comments),
+        reviews=len(t.reviews),
         lines_added=sum(r.fact.item.additions or 0 for r in merged),
         lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
         key_prs=key_prs,
@@ -319,11 +411,15 @@ def _has_tests(snap: ItemSnapshot) -> bool:
 
 
 # a change that only touches logging, wording or formatting ranks low whatever its size
-_MINOR = re.compile(r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|"
-                    r"format(?:ting)?|comments?|docstrings?|readme|whitespace|wording|print(?:s|ing)?)\b")
+_MINOR = re.compile(
+    r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|"
+    r"format(?:ting)?|comments?|docstrings?|readme|whitespace|wording|print(?:s|ing)?)\b"
+)
 # "add / support / enable / introduce": new capability, when the module says model or platform
-_NEW = re.compile(r"(?i)\b(?:support(?:s|ed|ing)?|enabl(?:e|es|ed|ing)|add(?:s|ed|ing)?|"
-                  r"introduc(?:e|es|ed|ing)|new|initial)\b")
+_NEW = re.compile(
+    r"(?i)\b(?:support(?:s|ed|ing)?|enabl(?:e|es|ed|ing)|add(?:s|ed|ing)?|"
+    r"introduc(?:e|es|ed|ing)|new|initial)\b"
+)
 _CLAIM_POINTS = 1.5
 _USER_FACING_POINTS = 0.75
 _SUPPORT_POINTS = 1.0
@@ -344,7 +440,8 @@ def _is_broad_upgrade(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, file
         return False
     modules = {_fold(m.name) for m in tags.modules}
     return bool(modules & {_fold(m) for m in policy.upgrade_modules}) or bool(
-        re.search(r"(?i)\b(?:bump|upgrade)\b", snap.title or ""))
+        re.search(r"(?i)\b(?:bump|upgrade)\b", snap.title or "")
+    )
 
 
 def _is_removal(snap: ItemSnapshot) -> bool:
@@ -364,7 +461,9 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     modelish = [("model" in m and "load" not in m) for m in modules[:3]]
     # the model area is the change's main one, or the title says it is about a model: mxfp8
     # quantization "(qwen dense)" is quantization work that happens to name a model (2026-W02)
-    if modelish[:1] == [True] or (any(modelish) and re.search(r"(?i)\bmodels?\b", snap.title or "")):
+    if modelish[:1] == [True] or (
+        any(modelish) and re.search(r"(?i)\bmodels?\b", snap.title or "")
+    ):
         return "new_model"
     # an ecosystem tag alone is not enough: in a hardware plugin every change touches its chip
     if any(m.startswith(("platform", "hardware")) for m in modules[:2]):
@@ -372,8 +471,9 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     return None
 
 
-def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
-             storyline_lead: bool = False) -> tuple[float, tuple[ScoreSignal, ...]]:
+def score_pr(
+    snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *, storyline_lead: bool = False
+) -> tuple[float, tuple[ScoreSignal, ...]]:
     """Explainable score of a merged PR: each signal says its raw value and the points it gave.
 
     What a change is counts more than how big it is: features, new model or hardware support,
@@ -401,29 +501,49 @@ def score_pr(snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *,
         ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
         ScoreSignal(name="risk", value=len(tags.risks), points=min(1.0, 0.5 * risk_points)),
         ScoreSignal(name="core", value=1 if core else 0, points=0.5 if core else 0.0),
-        ScoreSignal(name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)),
+        ScoreSignal(
+            name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)
+        ),
         ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
         ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
         ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
         # a large removal is its own kind: the CI or docs files it deletes do not make it a tweak
-        ScoreSignal(name="kind", value=len(kinds), points=(
-            max(0.0, kind_points) if removal else kind_points)),
+        ScoreSignal(
+            name="kind",
+            value=len(kinds),
+            points=(max(0.0, kind_points) if removal else kind_points),
+        ),
         ScoreSignal(name="claims", value=len(claims), points=_CLAIM_POINTS if claims else 0.0),
-        ScoreSignal(name="user_facing", value=1 if user_facing else 0,
-                    points=_USER_FACING_POINTS if user_facing else 0.0),
-        ScoreSignal(name="support", value=1 if support else 0, points=_SUPPORT_POINTS if support else 0.0),
+        ScoreSignal(
+            name="user_facing",
+            value=1 if user_facing else 0,
+            points=_USER_FACING_POINTS if user_facing else 0.0,
+        ),
+        ScoreSignal(
+            name="support", value=1 if support else 0, points=_SUPPORT_POINTS if support else 0.0
+        ),
         ScoreSignal(name="minor", value=1 if minor else 0, points=_MINOR_POINTS if minor else 0.0),
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
-        ScoreSignal(name="removal", value=1 if removal else 0, points=_REMOVAL_POINTS if removal else 0.0),
+        ScoreSignal(
+            name="removal", value=1 if removal else 0, points=_REMOVAL_POINTS if removal else 0.0
+        ),
         # following the upstream or a dependency across many files is the week's news for every
         # downstream user (W43: the vLLM commit upgrade touched 37 files)
-        ScoreSignal(name="upgrade", value=1 if upgrade else 0, points=_SUPPORT_POINTS if upgrade else 0.0),
-        ScoreSignal(name="storyline_lead", value=1 if storyline_lead else 0,
-                    points=_LEAD_POINTS if storyline_lead else 0.0),
+        ScoreSignal(
+            name="upgrade", value=1 if upgrade else 0, points=_SUPPORT_POINTS if upgrade else 0.0
+        ),
+        ScoreSignal(
+            name="storyline_lead",
+            value=1 if storyline_lead else 0,
+            points=_LEAD_POINTS if storyline_lead else 0.0,
+        ),
     ]
-    signals = tuple(ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
-                    for s in candidates if s.points)
+    signals = tuple(
+        ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
+        for s in candidates
+        if s.points
+    )
     return round(sum(s.points for s in signals), 3), signals
 
 
@@ -443,7 +563,11 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("feature")  # (a new CI workflow or test is no product feature)
     if "claims" in got:
         out.append("measured_claim")
-    elif "performance" in kinds and not _is_bugfix(tags) and not REMOVAL_TITLE.search(snap.title or ""):
+    elif (
+        "performance" in kinds
+        and not _is_bugfix(tags)
+        and not REMOVAL_TITLE.search(snap.title or "")
+    ):
         out.append("performance")  # (a fix in a performance area is a fix, not performance work)
     if "storyline_lead" in got:
         out.append("storyline_lead")
@@ -463,7 +587,7 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
     return tuple(out[:4])
 
 
-def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story") -> list[KeyPR]:
+def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: _Story) -> list[KeyPR]:
     """The window's key PRs: never a revert nor a change reverted in the window (they are risks),
     at most `key_prs_per_storyline` per storyline, best scored first."""
     scored = []
@@ -486,14 +610,27 @@ def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story")
             if per_story[key] >= policy.key_prs_per_storyline:
                 continue
             per_story[key] += 1
-        out.append(KeyPR(item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt, digest=True),
-                         score=score, signals=signals, reasons=key_reasons(snap, tags, signals),  # type: ignore[arg-type]
-                         storyline=key))
+        out.append(
+            KeyPR(
+                item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt, digest=True),
+                score=score,
+                signals=signals,
+                reasons=key_reasons(snap, tags, signals),
+                storyline=key,
+            )
+        )
     return out
 
 
-def _ref_for(number: int, inp: WindowInput, snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0,
-             digest: bool = False) -> ItemRef:
+def _ref_for(
+    number: int,
+    inp: WindowInput,
+    snap: ItemSnapshot,
+    tags: Tags,
+    *,
+    excerpt: int = 0,
+    digest: bool = False,
+) -> ItemRef:
     """The report line of an item: its latest snapshot when folded, else the fact's own."""
     row = inp.items.get(number)
     if row is not None:
@@ -506,7 +643,9 @@ def _ref_for(number: int, inp: WindowInput, snap: ItemSnapshot, tags: Tags, *, e
 
 def _module_sets(t: _Tally) -> dict[str, dict[str, set[int]]]:
     """module -> {"merged", "opened", "issues", "all"} item numbers, from each fact's own tags."""
-    out: dict[str, dict[str, set[int]]] = defaultdict(lambda: {k: set() for k in ("merged", "opened", "issues", "all")})
+    out: dict[str, dict[str, set[int]]] = defaultdict(
+        lambda: {k: set() for k in ("merged", "opened", "issues", "all")}
+    )
     for bucket, rows in (("merged", t.merged_prs), ("opened", t.new_prs), ("issues", t.new_issues)):
         for number, row in rows.items():
             for module in set(row.tags.module_names()):
@@ -525,7 +664,9 @@ def _trend(total: int, previous: int) -> str:
     return "up" if delta > threshold else "down" if delta < -threshold else "flat"
 
 
-def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: ReportPolicy) -> list[ModuleTrend]:
+def _modules(
+    t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: ReportPolicy
+) -> list[ModuleTrend]:
     now_sets, prev_sets = _module_sets(t), _module_sets(prev)
     fallback: dict[str, bool] = {}
     for row in (*t.merged_prs.values(), *t.new_prs.values(), *t.new_issues.values()):
@@ -539,36 +680,65 @@ def _modules(t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: Repor
                 primary.setdefault(number, names[0])
     # a change of tests, CI or docs alone stands for no module's work (2026-W23: a test-folder move
     # was the sampling, distributed and xlite rows' representative)
-    aside = {number for rows_ in (t.merged_prs, t.new_prs) for number, row in rows_.items()
-             if row.fact.item.files and all(file_kind(f.path) is not None for f in row.fact.item.files)}
-    order = sorted(set(now_sets) | set(prev_sets),
-                   key=lambda m: (-len(now_sets[m]["all"]) if m in now_sets else 0,
-                                  -(len(prev_sets[m]["all"]) if m in prev_sets else 0), m))
+    aside = {
+        number
+        for rows_ in (t.merged_prs, t.new_prs)
+        for number, row in rows_.items()
+        if row.fact.item.files and all(file_kind(f.path) is not None for f in row.fact.item.files)
+    }
+    order = sorted(
+        set(now_sets) | set(prev_sets),
+        key=lambda m: (
+            -len(now_sets[m]["all"]) if m in now_sets else 0,
+            -(len(prev_sets[m]["all"]) if m in prev_sets else 0),
+            m,
+        ),
+    )
     used: set[int] = set()
     rows = []
     for module in order:
         cur = now_sets.get(module, {k: set() for k in ("merged", "opened", "issues", "all")})
-        total, previous = len(cur["all"]), len(prev_sets[module]["all"]) if module in prev_sets else 0
+        total, previous = (
+            len(cur["all"]),
+            len(prev_sets[module]["all"]) if module in prev_sets else 0,
+        )
         prs = cur["merged"] | cur["opened"]
         # representative: its own PRs first (this module is their main one), merged before open,
         # then by score; a PR already shown for a bigger module gives way (one PR, one row)
-        ranked = sorted(prs, key=lambda n: (n in used, n in aside, primary.get(n) != module,
-                                            n not in cur["merged"], -scores.get(n, 0.0), n))
+        ranked = sorted(
+            prs,
+            key=lambda n: (
+                n in used,
+                n in aside,
+                primary.get(n) != module,
+                n not in cur["merged"],
+                -scores.get(n, 0.0),
+                n,
+            ),
+        )
         rep = [n for n in ranked if n not in used][: policy.representative_prs] or ranked[:1]
         used.update(rep)
-        rows.append(ModuleTrend(
-            module=module, merged=len(cur["merged"]), opened=len(cur["opened"]),
-            issues=len(cur["issues"]), total=total, previous_total=previous,
-            delta=total - previous, trend=_trend(total, previous),
-            representative=tuple(rep[: policy.representative_prs]),
-            fallback=fallback.get(module, False),
-        ))
+        rows.append(
+            ModuleTrend(
+                module=module,
+                merged=len(cur["merged"]),
+                opened=len(cur["opened"]),
+                issues=len(cur["issues"]),
+                total=total,
+                previous_total=previous,
+                delta=total - previous,
+                trend=_trend(total, previous),
+                representative=tuple(rep[: policy.representative_prs]),
+                fallback=fallback.get(module, False),
+            )
+        )
     rows.sort(key=lambda m: (-m.total, -m.previous_total, m.module))
     return rows
 
 
-def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
-            policy: ReportPolicy) -> list[Theme]:
+def _themes(
+    key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float], policy: ReportPolicy
+) -> list[Theme]:
     """Lines of work: each key PR leads the theme of its first (strongest) module; a theme is
     filled up to `theme_prs` with its module's best-scored merged PRs not shown elsewhere."""
     merged_by_module: dict[str, list[FactRow]] = defaultdict(list)
@@ -584,9 +754,14 @@ def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
     order = sorted(lead, key=lambda m: (-len(merged_by_module.get(m, ())), m))
     for module in order:
         numbers = list(lead[module][: policy.theme_prs])
-        extra = sorted((r.fact.item.number for r in merged_by_module.get(module, ())
-                        if r.fact.item.number not in used and not _author_bot(r.fact.item, r.tags)),
-                       key=lambda n: (-scores.get(n, 0.0), n))
+        extra = sorted(
+            (
+                r.fact.item.number
+                for r in merged_by_module.get(module, ())
+                if r.fact.item.number not in used and not _author_bot(r.fact.item, r.tags)
+            ),
+            key=lambda n: (-scores.get(n, 0.0), n),
+        )
         for number in extra[: max(0, min(2, policy.theme_prs) - len(numbers))]:
             numbers.append(number)
             used.add(number)
@@ -594,11 +769,15 @@ def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
     themes = []
     for module in order[: policy.themes]:
         merged = merged_by_module.get(module, [])
-        themes.append(Theme(
-            module=module, prs=tuple(picked[module]), merged=len(merged),
-            lines_added=sum(r.fact.item.additions or 0 for r in merged),
-            lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
-        ))
+        themes.append(
+            Theme(
+                module=module,
+                prs=tuple(picked[module]),
+                merged=len(merged),
+                lines_added=sum(r.fact.item.additions or 0 for r in merged),
+                lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
+            )
+        )
     return themes
 
 
@@ -607,10 +786,17 @@ def _themes(key_prs: Sequence[KeyPR], t: _Tally, scores: Mapping[int, float],
 
 def story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
     return StoryItem(
-        number=snap.number, title=snap.title, merged_at=snap.merged_at, digest=tags.digest,
-        files=tuple(f.path for f in snap.files), categories=_names(tags.categories),
-        modules=_names(tags.modules), additions=snap.additions or 0, deletions=snap.deletions or 0,
-        bot=_author_bot(snap, tags), kind=snap.kind,
+        number=snap.number,
+        title=snap.title,
+        merged_at=snap.merged_at,
+        digest=tags.digest,
+        files=tuple(f.path for f in snap.files),
+        categories=_names(tags.categories),
+        modules=_names(tags.modules),
+        additions=snap.additions or 0,
+        deletions=snap.deletions or 0,
+        bot=_author_bot(snap, tags),
+        kind=snap.kind,
     )
 
 
@@ -635,7 +821,9 @@ def _story_items(t: _Tally, inp: WindowInput | None) -> dict[int, StoryItem]:
             if number in out:
                 continue
             item = inp.items.get(number) if inp is not None else None
-            snap, tags = (item.snapshot, item.tags) if item is not None else (row.fact.item, row.tags)
+            snap, tags = (
+                (item.snapshot, item.tags) if item is not None else (row.fact.item, row.tags)
+            )
             out[number] = story_item(snap, tags)
     return out
 
@@ -647,10 +835,15 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
     known = {**referenced, **previous, **current}
     links = resolve_links(known)
     storylines = find_storylines(
-        [i for i in current.values() if not i.bot], [i for i in previous.values() if not i.bot],
-        inp.term_counts, inp.history_items, referenced=referenced,
-        aliases=policy.storyline_aliases, upgrade_modules=policy.upgrade_modules,
-        limit=policy.storylines)
+        [i for i in current.values() if not i.bot],
+        [i for i in previous.values() if not i.bot],
+        inp.term_counts,
+        inp.history_items,
+        referenced=referenced,
+        aliases=policy.storyline_aliases,
+        upgrade_modules=policy.upgrade_modules,
+        limit=policy.storylines,
+    )
     story = _Story(storylines=storylines, links=links, items=known)
     for line in storylines:
         for member in line.items:
@@ -697,21 +890,32 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         linked.add(link.source)
         target = items.get(link.target)
         back = _relands(link.source, link.target, items, merged)
-        out.append(Incident(kind="revert", items=(link.source, link.target, *back),
-                            roles=("revert", "reverted_change", *("relanded",) * len(back)),
-                            subject=target.title if target is not None else "",
-                            across_windows=before_window(link.target),
-                            reason=_not_its_description(
-                                _revert_reason(items.get(link.source), link.target), target)))
+        out.append(
+            Incident(
+                kind="revert",
+                items=(link.source, link.target, *back),
+                roles=("revert", "reverted_change", *("relanded",) * len(back)),
+                subject=target.title if target is not None else "",
+                across_windows=before_window(link.target),
+                reason=_not_its_description(
+                    _revert_reason(items.get(link.source), link.target), target
+                ),
+            )
+        )
     # a revert that names nothing it undid is a risk of its own only when it takes code out
     # ("[Fix] Revert temporary skip on … tests" turns tests back on)
-    unlinked = sorted(n for n in story.reverts - linked
-                      if n in items and (_names_reverted(items[n]) or _touches_code(items[n])))
+    unlinked = sorted(
+        n
+        for n in story.reverts - linked
+        if n in items and (_names_reverted(items[n]) or _touches_code(items[n]))
+    )
     # a change added, then fixed up and/or reverted: by references...
     followers: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for link in story.links:
         if link.kind in ("reverts", "fix_up"):
-            followers[link.target].append((link.source, "reverted" if link.kind == "reverts" else "fixed"))
+            followers[link.target].append(
+                (link.source, "reverted" if link.kind == "reverts" else "fixed")
+            )
     chains: list[tuple[list[int], dict[int, str], str]] = []
     for root in sorted(followers):
         if any(root == src for srcs in followers.values() for src, _ in srcs):
@@ -728,10 +932,14 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                     queue.append(src)
         # three or more steps; or a change of this window that already needed a fix in it (a
         # regression answered within days: "#11266 added, #12605 fixed")
-        fixed_here = len(roles) == 2 and all(n in merged for n in roles) and "fixed" in roles.values()
+        fixed_here = (
+            len(roles) == 2 and all(n in merged for n in roles) and "fixed" in roles.values()
+        )
         if (len(roles) >= 3 or fixed_here) and any(n in merged for n in roles if n != root):
             root_item = items.get(root)
-            chains.append((_merged_order(roles, items), roles, root_item.title if root_item else ""))
+            chains.append(
+                (_merged_order(roles, items), roles, root_item.title if root_item else "")
+            )
     # ... or inside one storyline: reverts among its fixes
     for line in story.storylines:
         roles_in = {m.number: m.role for m in line.items}
@@ -739,8 +947,11 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         fixes = [n for n, r in roles_in.items() if r == "fix"]
         if not reverts or not fixes:
             continue
-        targets = {lk.target for lk in story.links if lk.kind == "reverts" and lk.source in reverts
-                   and lk.target in items}
+        targets = {
+            lk.target
+            for lk in story.links
+            if lk.kind == "reverts" and lk.source in reverts and lk.target in items
+        }
         if targets:
             # what was reverted is known: the revert (and any chain of references) tells it;
             # fixes that merely share a topic and a file are no evidence of the same instability
@@ -749,19 +960,32 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
             # "Revert build cache temporarily": the change it undid is the line's first new work
             first_revert = _merged_order(reverts, items)[0]
             cutoff = items[first_revert].merged_at
-            added = [n for n in _merged_order(roles_in, items)
-                     if roles_in[n] not in ("fix", "revert") and cutoff is not None
-                     and items[n].merged_at is not None and items[n].merged_at < cutoff]
+            added = [
+                n
+                for n in _merged_order(roles_in, items)
+                if roles_in[n] not in ("fix", "revert")
+                and cutoff is not None
+                and (merged_at := items[n].merged_at) is not None
+                and merged_at < cutoff
+            ]
             targets = set(added[:1])
-        start = min((items[n].merged_at for n in targets if items[n].merged_at is not None), default=None)
-        touched = {f for n in (*targets, *reverts) for f in items[n].files if "test" not in f.lower()}
+        start = min((at for n in targets if (at := items[n].merged_at) is not None), default=None)
+        touched = {
+            f for n in (*targets, *reverts) for f in items[n].files if "test" not in f.lower()
+        }
         roles = {n: "reverted" for n in reverts}
         # a fix counts toward the instability once the change it fixes is in, when it touches the
         # same code (a topic shared by title alone is not evidence that it fixed that change) and
         # is not the change coming back ("Reapply …", "[redo]")
-        roles.update({n: "fixed" for n in fixes
-                      if (start is None or (items[n].merged_at is not None and items[n].merged_at > start))
-                      and touched & set(items[n].files) and not _RELAND.search(items[n].title)})
+        roles.update(
+            {
+                n: "fixed"
+                for n in fixes
+                if (start is None or ((at := items[n].merged_at) is not None and at > start))
+                and touched & set(items[n].files)
+                and not _RELAND.search(items[n].title)
+            }
+        )
         roles.update({n: "added" for n in targets})
         if len(roles) >= 3:
             chains.append((_merged_order(roles, items), roles, line.name))
@@ -772,24 +996,38 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         if any(len(members & c) >= len(members) / 2 for c in covered):
             continue
         covered.append(members)
-        out.append(Incident(kind="instability", items=tuple(order),
-                            roles=tuple(roles[n] for n in order), subject=subject,
-                            across_windows=any(before_window(n) for n in order)))
+        out.append(
+            Incident(
+                kind="instability",
+                items=tuple(order),
+                roles=tuple(roles[n] for n in order),
+                subject=subject,
+                across_windows=any(before_window(n) for n in order),
+            )
+        )
     # a revert whose target is unknown: told with its instability when it has one, else alone
     told = {n for inc in out if inc.kind == "instability" for n in inc.items}
     for number in unlinked:
         if number not in told:
             it = items.get(number)
             # the subject is what it names (`Revert "x"` -> x), else nothing: its title is its link
-            out.append(Incident(kind="revert", items=(number,), roles=("revert",),
-                                subject=(quoted_revert(it.title)[0] or "") if it is not None else "",
-                                reason=_revert_reason(it, None)))
+            out.append(
+                Incident(
+                    kind="revert",
+                    items=(number,),
+                    roles=("revert",),
+                    subject=(quoted_revert(it.title)[0] or "") if it is not None else "",
+                    reason=_revert_reason(it, None),
+                )
+            )
     out.extend(_upgrade_fallout(t, story, policy))
     out.extend(_user_facing_removals(t, story))
     return out
 
 
-_RELAND = re.compile(r"(?i)\b(?:reapply|re-?appl\w*|re-?land\w*|redo|restor\w*|re-?introduc\w*|re-?enabl\w*)\b")
+_RELAND = re.compile(
+    r"(?i)\b(?:reapply|re-?appl\w*|re-?land\w*|redo|restor\w*|re-?introduc\w*|re-?enabl\w*)\b"
+)
 
 
 def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
@@ -799,12 +1037,21 @@ def _revert_reason(revert: StoryItem | None, target: int | None) -> str:
     if revert is None or revert.digest is None:
         return ""
     for ref in revert.digest.refs:
-        if ref.kind == "reverts" and ref.context and (target is None or ref.number in (None, target)):
+        if (
+            ref.kind == "reverts"
+            and ref.context
+            and (target is None or ref.number in (None, target))
+        ):
             # "Reverts #12515" or "Manually reverts #11899 from main" says no why
             return ref.context if _says_why(ref.context) else ""
     what = revert.digest.what.strip()
     # the what-sentence only when it gives a reason (a revert's "- fix lint" list item does not)
-    if not what or revert.digest.template_only or not _says_why(what) or not REASON_WORDS.search(what):
+    if (
+        not what
+        or revert.digest.template_only
+        or not _says_why(what)
+        or not REASON_WORDS.search(what)
+    ):
         return ""
     if plain_title(what) == plain_title(revert.title):
         return ""
@@ -815,15 +1062,19 @@ def _not_its_description(reason: str, reverted: StoryItem | None) -> str:
     """A revert's reason, unless it is the reverted change's own description pasted into the
     revert's body (2026-W29: #11994 embedded #10824's "This PR unifies FIA …"; it says why the
     change was made, not why it was undone)."""
-    theirs = " ".join((reverted.digest.what if reverted is not None and reverted.digest else "").split())
+    theirs = " ".join(
+        (reverted.digest.what if reverted is not None and reverted.digest else "").split()
+    )
     ours = " ".join(reason.split())
     if ours and theirs and (ours[:60] in theirs or theirs[:60] in ours):
         return ""
     return reason
 
 
-_NOT_WHY = re.compile(r"(?i)https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|\b(?:this|that|the|pr|commit|manually|partially"
-                     r"|revert\w*|from|main|branch|of|to|in|[0-9a-f]{7,40})\b|[^\w\s]")
+_NOT_WHY = re.compile(
+    r"(?i)https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|\b(?:this|that|the|pr|commit|manually|partially"
+    r"|revert\w*|from|main|branch|of|to|in|[0-9a-f]{7,40})\b|[^\w\s]"
+)
 
 
 def _says_why(sentence: str) -> bool:
@@ -855,7 +1106,9 @@ def _upgrade_key(title: str) -> tuple[str, str] | None:
     return parts[0].casefold(), parts[-1].casefold().removeprefix("v")
 
 
-def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: set[int]) -> list[int]:
+def _relands(
+    revert: int, target: int, items: Mapping[int, StoryItem], merged: set[int]
+) -> list[int]:
     """Changes of the window that bring a reverted change back: merged after the revert, saying
     so ("restore", "reapply", "re-land") and touching its code, or naming it."""
     rv, old = items.get(revert), items.get(target)
@@ -866,19 +1119,36 @@ def _relands(revert: int, target: int, items: Mapping[int, StoryItem], merged: s
     out = []
     for n in sorted(merged):
         it = items.get(n)
-        if (it is None or n in (revert, target) or it.merged_at is None or it.merged_at <= rv.merged_at
-                or role_of(it) == "revert"):
+        if (
+            it is None
+            or n in (revert, target)
+            or it.merged_at is None
+            or it.merged_at <= rv.merged_at
+            or role_of(it) == "revert"
+        ):
             continue
         refs = {r.number for r in it.digest.refs} if it.digest is not None else set()
-        if target in refs and _RELAND.search(it.title + " " + (it.digest.what if it.digest else "")):
+        if target in refs and _RELAND.search(
+            it.title + " " + (it.digest.what if it.digest else "")
+        ):
             out.append(n)
-        elif code & set(it.files) and words and (
+        elif (
+            code & set(it.files)
+            and words
+            and (
                 _plain_words(it.title) == words
-                or (_RELAND.search(it.title) and len(words & _plain_words(it.title)) * 2 >= len(words))):
+                or (
+                    _RELAND.search(it.title)
+                    and len(words & _plain_words(it.title)) * 2 >= len(words)
+                )
+            )
+        ):
             # "restore <most of its title>" or the very same title again; "Restore FIA decode
             # mask handling" does not bring back "Remove paged attention" for sharing a file
             out.append(n)
-        elif _upgrade_key(old.title) is not None and _upgrade_key(old.title) == _upgrade_key(it.title):
+        elif _upgrade_key(old.title) is not None and _upgrade_key(old.title) == _upgrade_key(
+            it.title
+        ):
             # the same upgrade landed again another way (2026-W27: "Bump Mooncake to v0.3.11.post1
             # in Dockerfiles" reverted for a failed image build, then "Upgrade mooncake from 0.3.9
             # to 0.3.11.post1" with the official wheel)
@@ -903,10 +1173,18 @@ def _same_what(a: StoryItem, b: StoryItem) -> bool:
 
 def _plain_words(title: str) -> frozenset[str]:
     """A title's words without [Tags], (#N), function words and the re-land verbs."""
-    return frozenset(w for w in re.findall(r"[a-z0-9_.]+", plain_title(title))
-                     if len(w) > 2 and not _RELAND.fullmatch(w)
-                     and w not in ("the", "and", "for", "with", "fix", "fixes", "bugfix"))
-_BUMP = re.compile(r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)")
+    return frozenset(
+        w
+        for w in re.findall(r"[a-z0-9_.]+", plain_title(title))
+        if len(w) > 2
+        and not _RELAND.fullmatch(w)
+        and w not in ("the", "and", "for", "with", "fix", "fixes", "bugfix")
+    )
+
+
+_BUMP = re.compile(
+    r"(?i)\b(?:bump|upgrade|update|sync|align)\w*\b.*?(?:\bto\b|\bv?\d+\.\d+|\bmain\b|upstream)"
+)
 
 
 def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
@@ -914,8 +1192,11 @@ def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
         return False
     modules = {_fold(m) for m in item.modules}
     upgrade_area = bool(modules & {_fold(m) for m in policy.upgrade_modules})
-    return bool(_BUMP.search(item.title)) and (upgrade_area or "depend" in " ".join(modules)
-                                                or bool(re.search(r"(?i)\b(?:bump|upgrade)\b", item.title)))
+    return bool(_BUMP.search(item.title)) and (
+        upgrade_area
+        or "depend" in " ".join(modules)
+        or bool(re.search(r"(?i)\b(?:bump|upgrade)\b", item.title))
+    )
 
 
 def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
@@ -928,19 +1209,32 @@ def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
         if it is None or it.digest is None or it.digest.user_facing != "yes":
             continue
         if takes_out(it):
-            out.append(Incident(kind="removal", items=(number,), roles=("removal",),
-                                subject=it.title, reason=it.digest.user_facing_text))
+            out.append(
+                Incident(
+                    kind="removal",
+                    items=(number,),
+                    roles=("removal",),
+                    subject=it.title,
+                    reason=it.digest.user_facing_text,
+                )
+            )
     return out
 
 
 # "temporarily", not "temporary": a temporary tensor is no stopgap (2025-W52)
 # ("for now" is no promise: "(at least for now)" hedged a permanent refactor, 2025-W43)
-_STOPGAP = re.compile(r"(?i)\b(?:temporarily|workaround|work around|stopgap|hack|until\b.{0,40}"
-                      r"\b(?:fixed|resolved|released|lands?|merged))\b")
-_PLANNED_REVERT = re.compile(r"(?i)\b(?:freez\w*|frozen|redo|re-?land|re-?apply|postpon\w*|until|once\b.{0,40}"
-                             r"\breleased|after the release|for now|temporarily)\b")
-_BROKE = re.compile(r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*"
-                    r"|accuracy|precision|wrong|incorrect|bug)\b")
+_STOPGAP = re.compile(
+    r"(?i)\b(?:temporarily|workaround|work around|stopgap|hack|until\b.{0,40}"
+    r"\b(?:fixed|resolved|released|lands?|merged))\b"
+)
+_PLANNED_REVERT = re.compile(
+    r"(?i)\b(?:freez\w*|frozen|redo|re-?land|re-?apply|postpon\w*|until|once\b.{0,40}"
+    r"\breleased|after the release|for now|temporarily)\b"
+)
+_BROKE = re.compile(
+    r"(?i)\b(?:break|breaks|broke|broken|fail\w*|regress\w*|errors?|crash\w*|hang\w*"
+    r"|accuracy|precision|wrong|incorrect|bug)\b"
+)
 
 
 def _tooling_only(item: StoryItem) -> bool:
@@ -964,18 +1258,27 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
     horizon = timedelta(days=policy.upgrade_fallout_days)
     fixes: dict[int, list[int]] = defaultdict(list)
     for item in merged:
-        if role_of(item) != "fix":
+        if role_of(item) != "fix" or item.merged_at is None:  # (merged: never None)
             continue
-        earlier = [b for b in bumps if b.merged_at <= item.merged_at <= b.merged_at + horizon
-                   and b.number != item.number]
+        fixed_at = item.merged_at
+        earlier = [
+            b
+            for b in bumps
+            if b.merged_at is not None
+            and b.merged_at <= fixed_at <= b.merged_at + horizon
+            and b.number != item.number
+        ]
         if not earlier:
             continue
         pointed = [b for b in earlier if b.number in refers[item.number]]
         # a bump of CI tooling only (a GitHub action) is followed by fixes that name it, never by
         # whatever fix lands in the upgrade area next (2025-W52: actions/checkout 6 "followed by"
         # a transformers pin for Qwen3-VL)
-        same_area = [b for b in earlier if {_fold(m) for m in item.modules} & upgrade
-                     and not _tooling_only(b)]
+        same_area = [
+            b
+            for b in earlier
+            if {_fold(m) for m in item.modules} & upgrade and not _tooling_only(b)
+        ]
         if pointed:
             fixes[pointed[-1].number].append(item.number)
         elif same_area:
@@ -984,10 +1287,15 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
             # 54-file adaptation) did not bring the fixes
             biggest = max(same_area, key=lambda b: (b.additions + b.deletions, b.merged_at))
             fixes[biggest.number].append(item.number)
-    return [Incident(kind="upgrade_fallout", items=(b, *numbers),
-                     roles=("bump", *("fixed",) * len(numbers)),
-                     subject=upgrade_target(items[b].title))
-            for b, numbers in sorted(fixes.items())]
+    return [
+        Incident(
+            kind="upgrade_fallout",
+            items=(b, *numbers),
+            roles=("bump", *("fixed",) * len(numbers)),
+            subject=upgrade_target(items[b].title),
+        )
+        for b, numbers in sorted(fixes.items())
+    ]
 
 
 # ---------------------------------------------------------------- discussions, risks, ecosystems
@@ -1010,12 +1318,16 @@ def _discussions(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Disc
         heat = comments[number] + reviews[number] + 0.5 * len(people[number])
         item = inp.items.get(number)
         snap = item.snapshot if item else row.fact.item
-        out.append(Discussion(
-            item=_ref_for(number, inp, row.fact.item, row.tags),
-            comments_in_window=comments[number], reviews_in_window=reviews[number],
-            participants=tuple(sorted(people[number])), status=_status_at(snap, t.window.end),
-            heat=round(heat, 3),
-        ))
+        out.append(
+            Discussion(
+                item=_ref_for(number, inp, row.fact.item, row.tags),
+                comments_in_window=comments[number],
+                reviews_in_window=reviews[number],
+                participants=tuple(sorted(people[number])),
+                status=_status_at(snap, t.window.end),
+                heat=round(heat, 3),
+            )
+        )
     out.sort(key=lambda d: (-d.heat, d.item.number))
     return out[: policy.hot_discussions]
 
@@ -1025,7 +1337,10 @@ def _window_items(t: _Tally) -> dict[int, FactRow]:
     out: dict[int, FactRow] = {}
     for rows in (t.new_prs, t.new_issues, t.merged_prs, t.closed_prs, t.closed_issues):
         for number, row in rows.items():
-            if number not in out or (row.time, row.fact_id) > (out[number].time, out[number].fact_id):
+            if number not in out or (row.time, row.fact_id) > (
+                out[number].time,
+                out[number].fact_id,
+            ):
                 out[number] = row
     return out
 
@@ -1045,7 +1360,7 @@ def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
     return "medium"
 
 
-def _risks(t: _Tally, story: "_Story | None" = None) -> list[RiskObservation]:
+def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
     """Risk tags of the changes that landed (merged in the window), with counts and PR lists.
     Reverts are told as incidents, never as changes that lack tests."""
     items: dict[str, set[int]] = defaultdict(set)
@@ -1061,10 +1376,16 @@ def _risks(t: _Tally, story: "_Story | None" = None) -> list[RiskObservation]:
             if SEVERITY_RANK[level] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
                 severity[risk.name] = level
             reasons[risk.name][risk.reason] += 1
-    out = [RiskObservation(
-        risk=name, severity=severity[name], count=len(numbers), items=tuple(sorted(numbers)),
-        reason=sorted(reasons[name].items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
-    ) for name, numbers in items.items()]
+    out = [
+        RiskObservation(
+            risk=name,
+            severity=severity[name],
+            count=len(numbers),
+            items=tuple(sorted(numbers)),
+            reason=sorted(reasons[name].items(), key=lambda kv: (-kv[1], kv[0]))[0][0],
+        )
+        for name, numbers in items.items()
+    ]
     out.sort(key=lambda r: (-SEVERITY_RANK[r.severity], -r.count, r.risk))
     return out
 
@@ -1111,21 +1432,33 @@ def _ecosystems(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> list[Ecosy
                 groups[_group_of(tags)].append(ref)
         if not issues and not groups:
             continue
-        sections.append(EcosystemSection(
-            name=spec.name, affiliation=spec.affiliation, ecosystem=spec.ecosystem,
-            issues=tuple(issues),
-            pr_groups=tuple(EcosystemGroup(category=g, items=tuple(groups[g]))
-                            for g in ECOSYSTEM_GROUPS if groups.get(g)),
-            contributors=tuple(sorted(contributors)),
-        ))
+        sections.append(
+            EcosystemSection(
+                name=spec.name,
+                affiliation=spec.affiliation,
+                ecosystem=spec.ecosystem,
+                issues=tuple(issues),
+                pr_groups=tuple(
+                    EcosystemGroup(category=g, items=tuple(groups[g]))
+                    for g in ECOSYSTEM_GROUPS
+                    if groups.get(g)
+                ),
+                contributors=tuple(sorted(contributors)),
+            )
+        )
     return sections
 
 
 # ---------------------------------------------------------------- follow-ups and people
 
 
-def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Story | None" = None,
-                incidents: Sequence[Incident] = ()) -> list[FollowUp]:
+def _follow_ups(
+    t: _Tally,
+    inp: WindowInput,
+    policy: ReportPolicy,
+    story: _Story | None = None,
+    incidents: Sequence[Incident] = (),
+) -> list[FollowUp]:
     end = t.window.end
     limit = policy.follow_ups_per_kind
     touched = {row.fact.item.number for row in t.facts}
@@ -1136,9 +1469,18 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
             continue
         labels = {_fold(x) for x in snap.labels}
         if snap.kind == "issue":
-            rfc = any("rfc" in x for x in labels) or any(_fold(c.name) == "rfc" for c in tags.categories)
+            rfc = any("rfc" in x for x in labels) or any(
+                _fold(c.name) == "rfc" for c in tags.categories
+            )
             if rfc or _fold(snap.title).startswith("[rfc]"):
-                rfcs.append((number not in touched, -(snap.updated_at or snap.created_at).timestamp(), number, row))
+                rfcs.append(
+                    (
+                        number not in touched,
+                        -(snap.updated_at or snap.created_at).timestamp(),
+                        number,
+                        row,
+                    )
+                )
             buggy = any("bug" in x for x in labels) or _is_bugfix(tags)
             if buggy and snap.reactions >= policy.popular_bug_reactions:
                 bugs.append((-snap.reactions, number, row))
@@ -1156,48 +1498,94 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
         flagged = names & set(policy.missing_test_risks) or (core_paths and not _has_tests(snap))
         if flagged:
             lines = (snap.additions or 0) + (snap.deletions or 0)
-            core.append((-lines, number, frow, core_paths or any("core" in n for n in flagged)))
+            # (without core paths, flagged is the set of missing-test risks)
+            core.append(
+                (
+                    -lines,
+                    number,
+                    frow,
+                    core_paths or any("core" in n for n in names & set(policy.missing_test_risks)),
+                )
+            )
     out: list[FollowUp] = []
-    for *_, number, row in sorted(rfcs, key=lambda x: x[:3])[:limit]:
-        out.append(FollowUp(kind="open_rfc", item=item_ref(row.snapshot, row.tags),
-                            reason="RFC still open at the end of the window"))
-    for _, number, row, age in sorted(waiting, key=lambda x: x[:2])[:limit]:
-        out.append(FollowUp(kind="awaiting_review", item=item_ref(row.snapshot, row.tags),
-                            reason=f"open {age:.1f} days without a review", days=round(age, 1)))
-    for _, number, row in sorted(bugs, key=lambda x: x[:2])[:limit]:
-        out.append(FollowUp(kind="popular_bug", item=item_ref(row.snapshot, row.tags),
-                            reason=f"open bug with {row.snapshot.reactions} reactions"))
+    for *_, _number, row in sorted(rfcs, key=lambda x: x[:3])[:limit]:
+        out.append(
+            FollowUp(
+                kind="open_rfc",
+                item=item_ref(row.snapshot, row.tags),
+                reason="RFC still open at the end of the window",
+            )
+        )
+    for _, _number, row, age in sorted(waiting, key=lambda x: x[:2])[:limit]:
+        out.append(
+            FollowUp(
+                kind="awaiting_review",
+                item=item_ref(row.snapshot, row.tags),
+                reason=f"open {age:.1f} days without a review",
+                days=round(age, 1),
+            )
+        )
+    for _, _number, row in sorted(bugs, key=lambda x: x[:2])[:limit]:
+        out.append(
+            FollowUp(
+                kind="popular_bug",
+                item=item_ref(row.snapshot, row.tags),
+                reason=f"open bug with {row.snapshot.reactions} reactions",
+            )
+        )
     if core:
         # one concern, one line: the merged changes to core paths without tests — the same
         # items as that risk — else, when none touched core paths, code changes without tests
         on_core = [x for x in core if x[3]]
         ordered = sorted(on_core or core, key=lambda x: x[:2])
         _, number, frow, _on = ordered[0]
-        out.append(FollowUp(kind="core_without_tests",
-                            item=_ref_for(number, inp, frow.fact.item, frow.tags),
-                            reason="merged changes to core paths without test files"
-                            if on_core else "merged code changes without test files",
-                            items=tuple(x[1] for x in ordered)))
+        out.append(
+            FollowUp(
+                kind="core_without_tests",
+                item=_ref_for(number, inp, frow.fact.item, frow.tags),
+                reason="merged changes to core paths without test files"
+                if on_core
+                else "merged code changes without test files",
+                items=tuple(x[1] for x in ordered),
+            )
+        )
     out.extend(_incident_follow_ups(incidents, inp, story))
     # a stopgap the change itself calls temporary is a follow-up its own words promise (2026-W02:
     # #5746 "Close the Full Graph mode to temporarily avoid accuracy issue for …")
-    stopgaps = sorted(n for n, frow in t.merged_prs.items()
-                      if n not in reverts and not _author_bot(frow.fact.item, frow.tags)
-                      and (_STOPGAP.search(frow.fact.item.title or "")  # ("… temporarily skipped", 2026-W27)
-                           or (frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))))
+    stopgaps = sorted(
+        n
+        for n, frow in t.merged_prs.items()
+        if n not in reverts
+        and not _author_bot(frow.fact.item, frow.tags)
+        and (
+            _STOPGAP.search(frow.fact.item.title or "")  # ("… temporarily skipped", 2026-W27)
+            or (frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))
+        )
+    )
     if stopgaps:
         frow = t.merged_prs[stopgaps[0]]
-        out.append(FollowUp(kind="temporary", item=_ref_for(stopgaps[0], inp, frow.fact.item, frow.tags),
-                            reason="the change calls itself temporary: lift it when the cause is fixed",
-                            items=tuple(stopgaps)))
+        out.append(
+            FollowUp(
+                kind="temporary",
+                item=_ref_for(stopgaps[0], inp, frow.fact.item, frow.tags),
+                reason="the change calls itself temporary: lift it when the cause is fixed",
+                items=tuple(stopgaps),
+            )
+        )
     # removals users see: the release notes owe them a line (2026-W29 retired seven features)
     removed = [n for i in incidents if i.kind == "removal" for n in i.items]
     if removed:
         frow = t.merged_prs.get(removed[0])
-        first = (_ref_for(removed[0], inp, frow.fact.item, frow.tags) if frow is not None else None)
+        first = _ref_for(removed[0], inp, frow.fact.item, frow.tags) if frow is not None else None
         if first is not None:
-            out.append(FollowUp(kind="removal", item=first, items=tuple(removed),
-                                reason="removed what users see: say so in the release notes"))
+            out.append(
+                FollowUp(
+                    kind="removal",
+                    item=first,
+                    items=tuple(removed),
+                    reason="removed what users see: say so in the release notes",
+                )
+            )
     seen: set[tuple[str, tuple[int, ...], str]] = set()
     unique = []
     for f in out:
@@ -1208,8 +1596,9 @@ def _follow_ups(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: "_Stor
     return unique
 
 
-def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
-                         story: "_Story | None") -> list[FollowUp]:
+def _incident_follow_ups(
+    incidents: Sequence[Incident], inp: WindowInput, story: _Story | None
+) -> list[FollowUp]:
     """One follow-up per instability and per upgrade; the reverted changes together, once."""
     out: list[FollowUp] = []
 
@@ -1220,48 +1609,90 @@ def _incident_follow_ups(incidents: Sequence[Incident], inp: WindowInput,
         it = story.items.get(number) if story is not None else None
         if it is None:
             return None
-        return ItemRef(number=number, kind=it.kind, title=it.title,  # type: ignore[arg-type]
-                       url=f"https://github.com/{inp.repo}/pull/{number}", author="",
-                       merged=it.merged_at is not None, merged_at=it.merged_at)
+        return ItemRef(
+            number=number,
+            kind=it.kind,
+            title=it.title,
+            url=f"https://github.com/{inp.repo}/pull/{number}",
+            author="",
+            merged=it.merged_at is not None,
+            merged_at=it.merged_at,
+        )
 
     in_chain = {n for i in incidents if i.kind == "instability" for n in i.items}
-    undone = [i for i in incidents if i.kind == "revert" and len(i.items) > 1
-              and i.items[1] not in in_chain and "relanded" not in i.roles]
+    undone = [
+        i
+        for i in incidents
+        if i.kind == "revert"
+        and len(i.items) > 1
+        and i.items[1] not in in_chain
+        and "relanded" not in i.roles
+    ]
     # reverted on purpose, to come back ("the main branch is frozen … redo it once 0.13.0 is
     # released"): nothing broke, so nothing is to be found out (2025-W52)
-    planned = [i.items[1] for i in undone if _PLANNED_REVERT.search(i.reason)
-               and not _BROKE.search(i.reason)]
+    planned = [
+        i.items[1]
+        for i in undone
+        if _PLANNED_REVERT.search(i.reason) and not _BROKE.search(i.reason)
+    ]
     reverted = [i.items[1] for i in undone if i.items[1] not in planned]
     for inc in incidents:
         first = ref(inc.items[0])
         if first is None:
             continue
         if inc.kind == "instability" and len(inc.items) >= 3 and inc.roles[-1:] != ("relanded",):
-            out.append(FollowUp(kind="instability", item=first, items=inc.items,
-                                reason=f"{inc.subject}: added, fixed and reverted within days; "
-                                       "settle the design before building on it"))
+            out.append(
+                FollowUp(
+                    kind="instability",
+                    item=first,
+                    items=inc.items,
+                    reason=f"{inc.subject}: added, fixed and reverted within days; "
+                    "settle the design before building on it",
+                )
+            )
         elif inc.kind == "upgrade_fallout":
-            out.append(FollowUp(kind="upgrade_fallout", item=first, items=inc.items,
-                                reason=f"{len(inc.items) - 1} fixes followed the upgrade; check "
-                                       "what else it broke"))
+            out.append(
+                FollowUp(
+                    kind="upgrade_fallout",
+                    item=first,
+                    items=inc.items,
+                    reason=f"{len(inc.items) - 1} fixes followed the upgrade; check "
+                    "what else it broke",
+                )
+            )
     if reverted:
         first = ref(reverted[0])
         if first is not None:
-            out.append(FollowUp(kind="revert", item=first, items=tuple(reverted),
-                                reason="reverted in the window: re-land with the fix, or drop"))
+            out.append(
+                FollowUp(
+                    kind="revert",
+                    item=first,
+                    items=tuple(reverted),
+                    reason="reverted in the window: re-land with the fix, or drop",
+                )
+            )
     if planned:
         first = ref(planned[0])
         if first is not None:
-            out.append(FollowUp(kind="reland", item=first, items=tuple(planned),
-                                reason="reverted for now, as planned: re-land when its revert says"))
+            out.append(
+                FollowUp(
+                    kind="reland",
+                    item=first,
+                    items=tuple(planned),
+                    reason="reverted for now, as planned: re-land when its revert says",
+                )
+            )
     return out
 
 
 def _contributors(t: _Tally, first_timers: set[str]) -> list[Contributor]:
     stats: dict[str, Counter[str]] = defaultdict(Counter)
     bots: dict[str, bool] = {}
-    for key, rows in (("prs_opened", t.new_prs.values()), ("prs_merged", t.merged_prs.values()),
-                      ("issues_opened", t.new_issues.values())):
+    for key, rows in (
+        ("prs_opened", t.new_prs.values()),
+        ("prs_merged", t.merged_prs.values()),
+        ("issues_opened", t.new_issues.values()),
+    ):
         for row in rows:
             author = row.fact.item.author
             who = row.tags.person(author.login)
@@ -1274,15 +1705,24 @@ def _contributors(t: _Tally, first_timers: set[str]) -> list[Contributor]:
                 who = row.tags.person(actor.login)
                 stats[who][key] += 1
                 bots[who] = bots.get(who, False) or is_bot(actor)
-    out = [Contributor(login=login, first_time=login in first_timers, bot=bots.get(login, False), **counts)
-           for login, counts in stats.items()]
-    out.sort(key=lambda c: (-(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews), c.login))
+    out = [
+        Contributor(
+            login=login, first_time=login in first_timers, bot=bots.get(login, False), **counts
+        )
+        for login, counts in stats.items()
+    ]
+    out.sort(
+        key=lambda c: (
+            -(c.prs_merged + c.prs_opened + c.issues_opened + c.comments + c.reviews),
+            c.login,
+        )
+    )
     return out
 
 
 def _activity(t: _Tally) -> list[DailyActivity]:
     zone = ZoneInfo(t.window.tz)
-    days = {d: Counter() for d in t.window.local_days()}
+    days: dict[date, Counter[str]] = {d: Counter() for d in t.window.local_days()}
 
     def bump(rows: Iterable[FactRow], key: str) -> None:
         for row in rows:
@@ -1307,7 +1747,7 @@ def _hourly(t: _Tally) -> list[HourlyActivity]:
     while at < t.window.end:
         starts.append(at)
         at += hour
-    slots = {s: Counter() for s in starts}
+    slots: dict[datetime, Counter[str]] = {s: Counter() for s in starts}
 
     def bump(rows: Iterable[FactRow], key: str) -> None:
         for row in rows:
@@ -1357,8 +1797,13 @@ def _median_hours(values: list[float]) -> float | None:
 
 
 def _hours_to_merge(t: _Tally) -> float | None:
-    return _median_hours([(r.fact.item.merged_at - r.fact.item.created_at) / timedelta(hours=1)
-                          for r in t.merged_prs.values() if r.fact.item.merged_at is not None])
+    return _median_hours(
+        [
+            (r.fact.item.merged_at - r.fact.item.created_at) / timedelta(hours=1)
+            for r in t.merged_prs.values()
+            if r.fact.item.merged_at is not None
+        ]
+    )
 
 
 def _hours_to_first_response(t: _Tally) -> float | None:
@@ -1370,34 +1815,55 @@ def _hours_to_first_response(t: _Tally) -> float | None:
         actor = fact_actor(row.fact)
         if number not in opened or number in first or actor is None or is_bot(actor):
             continue
-        if row.tags.person(actor.login) == opened[number].tags.person(opened[number].fact.item.author.login):
+        if row.tags.person(actor.login) == opened[number].tags.person(
+            opened[number].fact.item.author.login
+        ):
             continue
         first[number] = row.time
-    return _median_hours([(first[n] - opened[n].fact.item.created_at) / timedelta(hours=1) for n in first])
+    return _median_hours(
+        [(first[n] - opened[n].fact.item.created_at) / timedelta(hours=1) for n in first]
+    )
 
 
-def _appendix(t: _Tally, inp: WindowInput, story: "_Story | None" = None) -> Appendix:
+def _appendix(t: _Tally, inp: WindowInput, story: _Story | None = None) -> Appendix:
     # storyline members carry their digest: the report tells what each does (fit_size drops it
     # first when the summary grows too big for a message)
     told = set(story.storyline_of) if story is not None else set()
 
     def refs(rows: Mapping[int, FactRow]) -> tuple[ItemRef, ...]:
         # (and so do changes whose description names a grave problem: a day's "worth attention")
-        return tuple(_ref_for(n, inp, rows[n].fact.item, rows[n].tags,
-                              digest=n in told or bool(rows[n].tags.digest and rows[n].tags.digest.symptom))
-                     for n in sorted(rows))
+        return tuple(
+            _ref_for(
+                n,
+                inp,
+                rows[n].fact.item,
+                rows[n].tags,
+                digest=n in told or bool((d := rows[n].tags.digest) and d.symptom),
+            )
+            for n in sorted(rows)
+        )
 
-    return Appendix(new_issues=refs(t.new_issues), closed_issues=refs(t.closed_issues),
-                    new_prs=refs(t.new_prs), merged_prs=refs(t.merged_prs),
-                    closed_unmerged_prs=refs(t.closed_unmerged))
+    return Appendix(
+        new_issues=refs(t.new_issues),
+        closed_issues=refs(t.closed_issues),
+        new_prs=refs(t.new_prs),
+        merged_prs=refs(t.merged_prs),
+        closed_unmerged_prs=refs(t.closed_unmerged),
+    )
 
 
 # ---------------------------------------------------------------- the report
 
 
-def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
-                  policy: ReportPolicy = ReportPolicy(), meta: RequestMeta = RequestMeta(),
-                  changed_figures: Sequence[ChangedFigure] = ()) -> SummaryData:
+def build_summary(
+    inp: WindowInput,
+    *,
+    now: datetime,
+    revision: int = 1,
+    policy: ReportPolicy = ReportPolicy(),
+    meta: RequestMeta = RequestMeta(),
+    changed_figures: Sequence[ChangedFigure] = (),
+) -> SummaryData:
     """The whole report model of one window (one revision)."""
     t = _tally(inp.window, inp.facts)
     prev = _tally(inp.previous, inp.previous_facts)
@@ -1410,17 +1876,28 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
     key_prs = _key_prs(t, inp, policy, story)
     scores = {}
     for number, row in t.merged_prs.items():
-        scores[number] = story.scores[number] if number in story.scores else score_pr(
-            row.fact.item, row.tags, policy, storyline_lead=number in story.leads)[0]
+        scores[number] = (
+            story.scores[number]
+            if number in story.scores
+            else score_pr(row.fact.item, row.tags, policy, storyline_lead=number in story.leads)[0]
+        )
     first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     can = provided(meta)
     return SummaryData(
-        repo=inp.repo, window=WindowRef.of(inp.window), revision=revision, generated_at=now,
+        repo=inp.repo,
+        window=WindowRef.of(inp.window),
+        revision=revision,
+        generated_at=now,
         ruleset_versions=tuple(sorted({r.ruleset for r in t.facts if r.ruleset})),
-        languages=meta.languages, formats=meta.formats, synthetic=meta.synthetic,
-        data_note=meta.data_note, source=meta.source, coverage=_coverage(inp.window, meta.source),  # type: ignore[arg-type]
-        appendix_mode=meta.appendix, watermark=inp.watermark,
+        languages=meta.languages,
+        formats=meta.formats,
+        synthetic=meta.synthetic,
+        data_note=meta.data_note,
+        source=meta.source,
+        coverage=_coverage(inp.window, meta.source),
+        appendix_mode=meta.appendix,
+        watermark=inp.watermark,
         counts=_available(_counts(t, inp, policy, key_prs=len(key_prs)), can),
         previous_counts=_available(_counts(prev, inp, policy), can),
         modules=tuple(_modules(t, prev, scores, policy)),
@@ -1436,8 +1913,11 @@ def build_summary(inp: WindowInput, *, now: datetime, revision: int = 1,
         activity=tuple(_activity(t)),
         hourly=tuple(_hourly(t)),
         median_hours_to_merge=_hours_to_merge(t) if "open_times" in can else None,
-        median_hours_to_first_response=(_hours_to_first_response(t)
-                                        if {"comments", "reviews"} & can and "opened_prs" in can else None),
+        median_hours_to_first_response=(
+            _hours_to_first_response(t)
+            if {"comments", "reviews"} & can and "opened_prs" in can
+            else None
+        ),
         appendix=_appendix(t, inp, story),
         referenced=_referenced(incidents, t, prev, inp),
         cross_refs=_cross_refs(t, inp),
@@ -1458,18 +1938,28 @@ def _cross_refs(t: _Tally, inp: WindowInput) -> tuple[CrossRef, ...]:
         for ref in digest.refs if digest is not None else ():
             if ref.repo and ref.number is not None and ref.repo.lower() != inp.repo.lower():
                 with contextlib.suppress(ValueError):  # a reference that is no repository name
-                    out.append(CrossRef(number=n, repo=ref.repo, ref_number=int(ref.number),
-                                        kind=ref.kind))
+                    out.append(
+                        CrossRef(number=n, repo=ref.repo, ref_number=int(ref.number), kind=ref.kind)
+                    )
     return tuple(dict.fromkeys(out))
 
 
-def _referenced(incidents: Sequence[Incident], t: _Tally, prev: _Tally,
-                inp: WindowInput) -> tuple[ItemRef, ...]:
+def _referenced(
+    incidents: Sequence[Incident], t: _Tally, prev: _Tally, inp: WindowInput
+) -> tuple[ItemRef, ...]:
     """The items incidents name that the window's lists do not hold (earlier changes), with
     their titles and links, so that a report never shows a bare number for them."""
-    listed = set(t.merged_prs) | set(t.new_prs) | set(t.closed_prs) | set(t.new_issues) | set(t.closed_issues)
+    listed = (
+        set(t.merged_prs)
+        | set(t.new_prs)
+        | set(t.closed_prs)
+        | set(t.new_issues)
+        | set(t.closed_issues)
+    )
     wanted = sorted({n for inc in incidents for n in inc.items} - listed)
-    earlier = {n: r for rows in (prev.merged_prs, prev.new_prs, prev.closed_prs) for n, r in rows.items()}
+    earlier = {
+        n: r for rows in (prev.merged_prs, prev.new_prs, prev.closed_prs) for n, r in rows.items()
+    }
     out = []
     for n in wanted:
         row = inp.items.get(n) or inp.referenced.get(n)
@@ -1484,9 +1974,23 @@ def _referenced(incidents: Sequence[Incident], t: _Tally, prev: _Tally,
 
 
 # appendix lists give way first (least read first); every count stays exact
-APPENDIX_TRIM_ORDER = ("new_prs", "closed_unmerged_prs", "closed_issues", "new_issues", "merged_prs")
-_BARE = {"labels": (), "modules": (), "risks": (), "categories": (), "affiliations": (),
-         "ecosystems": (), "body_excerpt": "", "digest": None}
+APPENDIX_TRIM_ORDER = (
+    "new_prs",
+    "closed_unmerged_prs",
+    "closed_issues",
+    "new_issues",
+    "merged_prs",
+)
+_BARE = {
+    "labels": (),
+    "modules": (),
+    "risks": (),
+    "categories": (),
+    "affiliations": (),
+    "ecosystems": (),
+    "body_excerpt": "",
+    "digest": None,
+}
 
 
 def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:
@@ -1500,8 +2004,10 @@ def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:
     if size <= max_bytes:
         return summary
     appendix = summary.appendix
-    bare = {name: tuple(ref.model_copy(update=_BARE) for ref in getattr(appendix, name))
-            for name in APPENDIX_TRIM_ORDER}
+    bare = {
+        name: tuple(ref.model_copy(update=_BARE) for ref in getattr(appendix, name))
+        for name in APPENDIX_TRIM_ORDER
+    }
     appendix = appendix.model_copy(update=bare)
     summary = summary.model_copy(update={"appendix": appendix})
     size = len(summary.model_dump_json())
@@ -1515,7 +2021,9 @@ def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:
         per_ref = len(appendix.model_dump_json(include={name})) / len(refs)
         drop = min(len(refs), math.ceil((size - max_bytes) / per_ref) + 1)
         omitted[name] = drop
-        appendix = appendix.model_copy(update={name: refs[: len(refs) - drop], "omitted": dict(omitted)})
+        appendix = appendix.model_copy(
+            update={name: refs[: len(refs) - drop], "omitted": dict(omitted)}
+        )
         summary = summary.model_copy(update={"appendix": appendix})
         size = len(summary.model_dump_json())
     return summary
@@ -1551,16 +2059,23 @@ def figures_hash(values: Mapping[str, float | int | None]) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
 
 
-def changed(before: Mapping[str, float | int | None],
-            after: Mapping[str, float | int | None]) -> tuple[ChangedFigure, ...]:
+def changed(
+    before: Mapping[str, float | int | None], after: Mapping[str, float | int | None]
+) -> tuple[ChangedFigure, ...]:
     """Figures that differ between two revisions (absent on one side counts as None)."""
     names = sorted(set(before) | set(after))
-    return tuple(ChangedFigure(name=n, before=before.get(n), after=after.get(n))
-                 for n in names if before.get(n) != after.get(n))
+    return tuple(
+        ChangedFigure(name=n, before=before.get(n), after=after.get(n))
+        for n in names
+        if before.get(n) != after.get(n)
+    )
 
 
-def next_revision(current: int, before: Mapping[str, float | int | None] | None,
-                  after: Mapping[str, float | int | None]) -> tuple[int, tuple[ChangedFigure, ...]]:
+def next_revision(
+    current: int,
+    before: Mapping[str, float | int | None] | None,
+    after: Mapping[str, float | int | None],
+) -> tuple[int, tuple[ChangedFigure, ...]]:
     """Revision 1 first; n+1 (with what changed) when figures differ; n again when they don't.
 
     Names starting with `_` (the key-PR selection) count for the revision but are not listed.

@@ -7,9 +7,9 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
-from typing import AbstractSet as Set, Callable, Collection, Iterable, Mapping, Sequence
 
 from shared.events import Digest
 from shared.events.summary import Role, Storyline, StorylineItem
@@ -41,21 +41,25 @@ class ItemLink:
 
 # English function words only: whether a content word ("fix", "support", a project's name) is
 # generic is for the history's statistics to say, never for a list
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a an the of for to and or in on at with by from into onto as is are be been being was were it its
 this that these those via vs not no nor but if when while than then so such per all any each some
 more most less only also just can could should would will may might must do does did has have had
 up out off over under after before about between within without we our you your i my me us they
 their them he she his her there here what which who whom whose how why where new use using used
-""".split())
+""".split()
+)
 
 # words that say what kind of change it is, in any repository, never which line of work: "e2e"
 # in seven titles of a week was a fusion rename, a test skip and a script deletion (2025-W50)
-KIND_WORDS = frozenset("""
+KIND_WORDS = frozenset(
+    """
 e2e ut uts unittest unittests test tests testing ci cd doc docs documentation readme lint linting
 typo typos refactor refactoring cleanup misc chore style format formatting bugfix bugfixes hotfix
 perf performance feature features enhancement improvement changelog
-""".split())
+""".split()
+)
 
 _BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
 _NUMBER_REF = re.compile(r"\(\s*#\d+\s*\)|#\d+")
@@ -92,9 +96,13 @@ def _segment_terms(segment: str, out: list[_Term]) -> None:
             w2, _s2, e2 = words[i + 1]
             # a bigram's key is its words joined, so "build cache" meets "BuildCache" and
             # "Ascend 950" meets "Ascend950"; a number may end one ("Ascend 950"), not start it
-            if (w not in STOP_WORDS and w2 not in STOP_WORDS and len(w) > 1
-                    and not w.replace(".", "").isdigit()
-                    and not (w in _SERIES_WORDS and w2.isdigit())):
+            if (
+                w not in STOP_WORDS
+                and w2 not in STOP_WORDS
+                and len(w) > 1
+                and not w.replace(".", "").isdigit()
+                and not (w in _SERIES_WORDS and w2.isdigit())
+            ):
                 out.append(_Term(w + w2, segment[s:e2], (w, w2)))
 
 
@@ -138,9 +146,19 @@ def term_counts_of(titles: Iterable[str]) -> dict[str, int]:
 # ---------------------------------------------------------------- roles
 
 _ROLE_OF_CATEGORY: dict[str, Role] = {
-    "bugfix": "fix", "fix": "fix", "performance": "perf", "perf": "perf", "feature": "feature",
-    "refactor": "refactor", "test": "test", "tests": "test", "docs": "docs", "doc": "docs",
-    "ci": "ci", "platform-ci": "ci", "build": "ci",
+    "bugfix": "fix",
+    "fix": "fix",
+    "performance": "perf",
+    "perf": "perf",
+    "feature": "feature",
+    "refactor": "refactor",
+    "test": "test",
+    "tests": "test",
+    "docs": "docs",
+    "doc": "docs",
+    "ci": "ci",
+    "platform-ci": "ci",
+    "build": "ci",
 }
 _REVERT_TITLE = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)*revert\b|\[revert\]", re.IGNORECASE)
 # generic conventions of titles, for items the classifier gave no category
@@ -156,14 +174,21 @@ _TAG_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
 _VERB_ROLE: tuple[tuple[re.Pattern[str], Role], ...] = (
     (re.compile(r"^(?:fix|fixes|fixed|hotfix|resolve)\b", re.I), "fix"),
     (re.compile(r"^(?:optimi[sz]e|speed up|accelerate)\b", re.I), "perf"),
-    (re.compile(r"^(?:add|adds|support|supports|introduce|implement|enable|allow)\b", re.I), "feature"),
+    (
+        re.compile(r"^(?:add|adds|support|supports|introduce|implement|enable|allow)\b", re.I),
+        "feature",
+    ),
     (re.compile(r"^(?:refactor|clean up|cleanup|simplify|rename|move)\b", re.I), "refactor"),
 )
 
 
-_DOC_FILE = re.compile(r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|pot)$"
-                       r"|^(?:mkdocs|\.readthedocs)\.ya?ml$")
-_CI_FILE = re.compile(r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$")
+_DOC_FILE = re.compile(
+    r"(?i)(?:^|/)(?:docs?|documentation)/|\.(?:md|rst|txt|po|pot)$"
+    r"|^(?:mkdocs|\.readthedocs)\.ya?ml$"
+)
+_CI_FILE = re.compile(
+    r"(?i)^\.(?:github|gitlab|circleci|buildkite)/|(?:^|/)(?:jenkinsfile|\.pre-commit-config\.yaml)$"
+)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -182,14 +207,16 @@ def role_of(item: StoryItem) -> Role:
     """What the item is to its storyline: a revert first, then its first category that names a
     role (the classifier orders them by strength), else the title's [Tag]s and leading verb."""
     if _REVERT_TITLE.search(item.title) or (
-            item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)):
+        item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)
+    ):
         return "revert"
     role = _stated_role(item)
     # what the change touches outranks what its title claims: a tutorial titled "Add …" is
     # documentation; a fix stays a fix, of CI or of a test as well
     kinds = {file_kind(f) for f in item.files}
-    if role != "fix" and len(kinds) == 1 and None not in kinds:
-        return next(iter(kinds))  # type: ignore[return-value]
+    only = next(iter(kinds)) if len(kinds) == 1 else None
+    if role != "fix" and only is not None:
+        return only
     if role in ("ci", "perf", "feature", "other") and REMOVAL_TITLE.search(item.title):
         # "Drop torchair" is clean-up, whatever CI files or optimisation flags it takes out
         return "refactor"
@@ -261,8 +288,11 @@ def resolve_links(items: Mapping[int, StoryItem]) -> list[ItemLink]:
         if not any(k == "reverts" for (s, _t), k in links.items() if s == number):
             quoted, target = quoted_revert(item.title)
             if quoted is not None:
-                add(number, target if target in items else by_title.get(plain_title(quoted)),
-                    "reverts")
+                add(
+                    number,
+                    target if target in items else by_title.get(plain_title(quoted)),
+                    "reverts",
+                )
     return [ItemLink(s, t, k) for (s, t), k in links.items()]
 
 
@@ -303,7 +333,9 @@ def _surprise(k: int, n: int, p: float) -> float:
     lp, lq = math.log(p), math.log1p(-p)
     logs = []
     for j in range(k, n + 1):
-        term = math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * lp + (n - j) * lq
+        term = (
+            math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * lp + (n - j) * lq
+        )
         logs.append(term)
         if len(logs) > 1 and term < logs[0] - 40:
             break
@@ -315,15 +347,20 @@ def _surprise(k: int, n: int, p: float) -> float:
 def _is_test_file(path: str) -> bool:
     parts = path.lower().split("/")
     name = parts[-1]
-    return (any(p in ("test", "tests", "testing", "e2e", "ut") for p in parts[:-1])
-            or name.startswith("test_") or name.endswith(("_test.py", "_tests.py")))
+    return (
+        any(p in ("test", "tests", "testing", "e2e", "ut") for p in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith(("_test.py", "_tests.py"))
+    )
 
 
 def _order(item: StoryItem) -> tuple:
     return (item.merged_at is None, item.merged_at or datetime.max, item.number)
 
 
-_SERIES_PLACE = re.compile(r"(?i)\(\s*(?:batch|part|step|phase|round|no\.?)?\s*#?\s*\d*\s*(?:/\s*(?:\d+|n))?\s*\)")
+_SERIES_PLACE = re.compile(
+    r"(?i)\(\s*(?:batch|part|step|phase|round|no\.?)?\s*#?\s*\d*\s*(?:/\s*(?:\d+|n))?\s*\)"
+)
 
 
 def _short_name(title: str, words: int = 6) -> str:
@@ -338,10 +375,12 @@ def _short_name(title: str, words: int = 6) -> str:
     if cut:
         # end before a preposition or conjunction within reach ("Support mtp kv transfer and pp
         # partition" from "… partition by hand in kv transfer"), without an ellipsis
-        stops = [i for i in range(3, min(len(parts), words + 2)) if parts[i].lower() in _PHRASE_STOPS]
+        stops = [
+            i for i in range(3, min(len(parts), words + 2)) if parts[i].lower() in _PHRASE_STOPS
+        ]
         if stops:
-            parts, cut = parts[:stops[-1]], False
-    name = " ".join(parts[:words + 2] if not cut else parts[:words]).strip(" .:-,;")
+            parts, cut = parts[: stops[-1]], False
+    name = " ".join(parts[: words + 2] if not cut else parts[:words]).strip(" .:-,;")
     name = name[:1].upper() + name[1:]
     return name + ("…" if cut else "")
 
@@ -362,8 +401,12 @@ class _Group:
     core: frozenset[int] = frozenset()  # the items that carry its name (joined ones do not lead)
 
 
-def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role],
-          core: frozenset[int] = frozenset(), undone: Set[int] = frozenset()) -> int | None:
+def _lead(
+    members: Sequence[StoryItem],
+    roles: Mapping[int, Role],
+    core: frozenset[int] = frozenset(),
+    undone: Set[int] = frozenset(),
+) -> int | None:
     candidates = [m for m in members if roles[m.number] != "revert"]
     # a change a revert undid does not speak for the line, while another can
     candidates = [m for m in candidates if m.number not in undone] or candidates
@@ -375,19 +418,26 @@ def _lead(members: Sequence[StoryItem], roles: Mapping[int, Role],
 
     def weight(m: StoryItem) -> tuple:
         has_what = bool(m.digest is not None and m.digest.what)
-        return (roles[m.number] in ("feature", "perf"), has_what, m.additions + m.deletions,
-                -m.number)
+        return (
+            roles[m.number] in ("feature", "perf"),
+            has_what,
+            m.additions + m.deletions,
+            -m.number,
+        )
 
     return max(candidates, key=weight).number
 
 
-PHRASE_SHARE = 0.5  # a storyline of shared files is named by a phrase at least this share of it uses
+PHRASE_SHARE = (
+    0.5  # a storyline of shared files is named by a phrase at least this share of it uses
+)
 COMMON_LEAD_SHARE = 0.1  # ... and a pair whose first word leads this share of all titles is no name
 RARE_WORD_SHARE = 0.02  # ... a single word only when at most this share of the history uses it
 
 
-def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int,
-               strict: bool = False) -> str:
+def _phrase_of(
+    members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int, strict: bool = False
+) -> str:
     """A name for items grouped by their files, from their own titles: the word pair (or a word
     rare in the history) that at least half of them share ("incremental build", "nightly"), a
     pair before a word, then the most shared, then the rarest; "" when none is shared — items
@@ -411,18 +461,29 @@ def _phrase_of(members: Sequence[StoryItem], term_counts: Mapping[str, int], his
     def usable(key: str, count: int) -> bool:
         share = term_counts.get(key, 0) / history if history else 0.0
         if pair[key]:
-            enough = count > PHRASE_SHARE * len(members) if strict else count >= PHRASE_SHARE * len(members)
+            enough = (
+                count > PHRASE_SHARE * len(members)
+                if strict
+                else count >= PHRASE_SHARE * len(members)
+            )
             # "Add initial", "Fix the": a pair led by a word of every other title names nothing
             first = parts_of_key[key][0]
             lead_share = term_counts.get(first, 0) / history if history else 0.0
-            return count >= 2 and enough and share <= MAX_HISTORY_SHARE and lead_share <= COMMON_LEAD_SHARE
+            return (
+                count >= 2
+                and enough
+                and share <= MAX_HISTORY_SHARE
+                and lead_share <= COMMON_LEAD_SHARE
+            )
         # one word must hold more of them, and be rare: "batch" in two of four titles is chance
         return count >= 2 and count > PHRASE_SHARE * len(members) and share <= RARE_WORD_SHARE
 
     found = [(k, c) for k, c in seen.items() if usable(k, c)]
     if not found:
         return ""
-    key, _count = min(found, key=lambda kv: (not pair[kv[0]], -kv[1], term_counts.get(kv[0], 0), kv[0]))
+    key, _count = min(
+        found, key=lambda kv: (not pair[kv[0]], -kv[1], term_counts.get(kv[0], 0), kv[0])
+    )
     return forms[key].most_common(1)[0][0]
 
 
@@ -432,7 +493,8 @@ _FILE_NAME = re.compile(r"(?i)\.(?:ya?ml|json|toml|py|sh|md|txt|cfg|ini|cpp|h)$"
 _VERSION = re.compile(r"(?i)^v?\d+(?:\.\d+)+(?:[.-]?(?:rc|post|dev)\d*)?$")
 _UPGRADE_TARGET = re.compile(
     r"(?i)\b(?:bump|upgrade|update|sync|align)(?:s|d|ed|ing)?\s+(?P<what>[^\s].*?)??\s*"
-    r"(?:\bfrom\s+\S+\s+)?\bto\s+(?P<to>\S+)(?:\s+(?P<next>\S+))?")
+    r"(?:\bfrom\s+\S+\s+)?\bto\s+(?P<to>\S+)(?:\s+(?P<next>\S+))?"
+)
 _UPGRADE_NOISE = {"version", "versions", "commit", "hash", "the", "tag", "pin"}
 _NUMBER_IN_PARENS = re.compile(r"\(\s*#\d+\s*\)")
 
@@ -447,8 +509,11 @@ def upgrade_target(title: str) -> str | None:
         return None
     what = [w for w in (m.group("what") or "").split() if w.lower() not in _UPGRADE_NOISE]
     to = m.group("to").strip(".,;:")
-    if not what and m.group("next") and (re.search(r"\d", m.group("next"))
-                                         or m.group("next").lower() in ("main", "latest")):
+    if (
+        not what
+        and m.group("next")
+        and (re.search(r"\d", m.group("next")) or m.group("next").lower() in ("main", "latest"))
+    ):
         what, to = [to], m.group("next").strip(".,;:")  # "upgrade to vllm 0.9.0"
     if not (re.search(r"\d", to) or to.lower() in ("main", "latest")) or len(what) > 4:
         return None
@@ -456,9 +521,11 @@ def upgrade_target(title: str) -> str | None:
 
 
 # a title that says the change takes something out (the key-PR removal rule reads it too)
-REMOVAL_TITLE = re.compile(r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete"
-                           r"|deletes|deprecate|deprecates|clean\s*up|cleanup|sunset|retire"
-                           r"|move\s+\S+(?:\s+\S+)?\s+out)\b")
+REMOVAL_TITLE = re.compile(
+    r"(?i)^(?:\W*\[[^\]]*\])*\W*(?:remove|removes|removed|removing|drop|drops|delete"
+    r"|deletes|deprecate|deprecates|clean\s*up|cleanup|sunset|retire"
+    r"|move\s+\S+(?:\s+\S+)?\s+out)\b"
+)
 UPGRADES_KEY = "upgrades"  # the renderer says "Keeping up with {name}" in the report's language
 _RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+)?")
 REMOVALS_KEY = "removals"
@@ -466,7 +533,9 @@ REMOVALS_NAME = "Removals and clean-up"  # the renderer says it in the report's 
 MIN_REMOVALS = 3
 REMOVAL_STORY_LINES = 500  # net lines the removals of a window take out together
 BIG_REMOVAL_LINES = 1000  # a change taking this many net lines out is a removal when its title
-_REMOVAL_WORD = re.compile(r"(?i)\b(?:remov|drop|delet|deprecat|clean\s*up|cleanup)\w*")  # ... says so anywhere
+_REMOVAL_WORD = re.compile(
+    r"(?i)\b(?:remov|drop|delet|deprecat|clean\s*up|cleanup)\w*"
+)  # ... says so anywhere
 
 
 def _ci_only(item: StoryItem) -> bool:
@@ -488,7 +557,11 @@ def _upgrade_name(bumps: Sequence[StoryItem]) -> str:
 
     def release(t: list[str]) -> tuple[tuple[int, ...], str]:
         m = _RELEASE.fullmatch(t[-1])
-        return (tuple(int(x) for x in re.findall(r"\d+", m.group(0))), t[-1]) if m and len(t) > 1 else ((), "")
+        return (
+            (tuple(int(x) for x in re.findall(r"\d+", m.group(0))), t[-1])
+            if m and len(t) > 1
+            else ((), "")
+        )
 
     newest = max((release(t) for t in mine), default=((), ""))
     return f"{project} {newest[1]}" if newest[0] else project
@@ -499,9 +572,14 @@ def takes_out(item: StoryItem) -> bool:
     (at its start; anywhere, for 1,000+ net lines: "refact hamming ops and call，remove sparse
     action")."""
     net = item.deletions - item.additions
-    return net > 0 and role_of(item) != "revert" and bool(
-        REMOVAL_TITLE.search(item.title)
-        or (net >= BIG_REMOVAL_LINES and _REMOVAL_WORD.search(item.title)))
+    return (
+        net > 0
+        and role_of(item) != "revert"
+        and bool(
+            REMOVAL_TITLE.search(item.title)
+            or (net >= BIG_REMOVAL_LINES and _REMOVAL_WORD.search(item.title))
+        )
+    )
 
 
 _IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
@@ -532,8 +610,9 @@ def _title_name(members: Sequence[StoryItem], term_counts: Mapping[str, int], hi
 _SERIES_MARK = re.compile(r"(?i)(?:^|[\s\[(])(\d{1,2})\s*/\s*(n|\d{1,2})(?=[\s\])]|$)")
 
 
-def _series(window: Sequence[StoryItem], history_count: Callable[[str], int],
-            history: int) -> list[list[StoryItem]]:
+def _series(
+    window: Sequence[StoryItem], history_count: Callable[[str], int], history: int
+) -> list[list[StoryItem]]:
     """Items of the window marked as parts of a series ("1/N", "[2/3]"), grouped when they
     share a [Tag] and a word that is not common in the history."""
     marked = [i for i in sorted(window, key=_order) if _SERIES_MARK.search(i.title)]
@@ -542,11 +621,20 @@ def _series(window: Sequence[StoryItem], history_count: Callable[[str], int],
 
     def words(item: StoryItem) -> set[str]:
         text = _SERIES_MARK.sub(" ", _BRACKET.sub(" ", item.title))
-        return {w for w in (m.group(0).lower() for m in _WORD.finditer(text))
-                if _usable(w) and not (history and history_count(w) / history > MAX_HISTORY_SHARE)}
+        return {
+            w
+            for w in (m.group(0).lower() for m in _WORD.finditer(text))
+            if _usable(w) and not (history and history_count(w) / history > MAX_HISTORY_SHARE)
+        }
 
-    tags = {i.number: {t.strip().lower() for t in _BRACKET.findall(i.title)
-                       if not _SERIES_MARK.fullmatch(" " + t.strip())} for i in marked}
+    tags = {
+        i.number: {
+            t.strip().lower()
+            for t in _BRACKET.findall(i.title)
+            if not _SERIES_MARK.fullmatch(" " + t.strip())
+        }
+        for i in marked
+    }
     own = {i.number: words(i) for i in marked}
     parent = {i.number: i.number for i in marked}
 
@@ -556,7 +644,7 @@ def _series(window: Sequence[StoryItem], history_count: Callable[[str], int],
         return x
 
     for a_i, a in enumerate(marked):
-        for b in marked[a_i + 1:]:
+        for b in marked[a_i + 1 :]:
             if tags[a.number] & tags[b.number] and own[a.number] & own[b.number]:
                 parent[find(b.number)] = find(a.number)
     out: dict[int, list[StoryItem]] = defaultdict(list)
@@ -578,18 +666,28 @@ def acronym(phrase: str) -> str:
     return "".join(out)
 
 
-def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
-                    term_counts: Mapping[str, int], history_items: int, *,
-                    referenced: Mapping[int, StoryItem] = {}, aliases: Mapping[str, str] = {},
-                    upgrade_modules: Collection[str] = (), limit: int = 8) -> list[Storyline]:
+def find_storylines(
+    current: Sequence[StoryItem],
+    previous: Sequence[StoryItem],
+    term_counts: Mapping[str, int],
+    history_items: int,
+    *,
+    referenced: Mapping[int, StoryItem] = {},
+    aliases: Mapping[str, str] = {},
+    upgrade_modules: Collection[str] = (),
+    limit: int = 8,
+) -> list[Storyline]:
     """The window's storylines, largest and most distinctive first (each item in at most one).
 
     `term_counts`/`history_items`: the history's document frequency of `terms_of` (see
     `term_counts_of`); `referenced`: earlier items the window's items refer to; `aliases`: a
     profile's synonyms, phrase -> phrase ("DSV4" -> "DeepSeek-V4"); `upgrade_modules`: the module
     tags that mean keeping up with an upstream or a dependency ("upstream-sync")."""
-    alias = {normalise_term(a): normalise_term(b) for a, b in aliases.items()
-             if normalise_term(a) and normalise_term(b)}
+    alias = {
+        normalise_term(a): normalise_term(b)
+        for a, b in aliases.items()
+        if normalise_term(a) and normalise_term(b)
+    }
     alias_name = {normalise_term(b): b for b in aliases.values()}
     window = [i for i in current if not i.bot]
     by_number = {i.number: i for i in window}
@@ -598,8 +696,12 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     n = len(by_number)
 
     def item_terms(item: StoryItem) -> list[_Term]:
-        return [_Term(alias[t.key], alias_name[alias[t.key]], ()) if t.key in alias
-                else _Term(t.key, t.surface, t.parts) for t in _title_terms(item.title)]
+        return [
+            _Term(alias[t.key], alias_name[alias[t.key]], ())
+            if t.key in alias
+            else _Term(t.key, t.surface, t.parts)
+            for t in _title_terms(item.title)
+        ]
 
     # term -> window items; its surface forms; its words (for a bigram)
     term_items: dict[str, set[int]] = defaultdict(set)
@@ -644,8 +746,11 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             if not _is_test_file(path):
                 file_items[path].add(item.number)
     # (a package's __init__ is where everything registers: it says nothing of a line of work)
-    specific = {f: xs for f, xs in file_items.items() if len(xs) <= max(MIN_ITEMS, FILE_SHARE * n)
-                and f.rsplit("/", 1)[-1] != "__init__.py"}
+    specific = {
+        f: xs
+        for f, xs in file_items.items()
+        if len(xs) <= max(MIN_ITEMS, FILE_SHARE * n) and f.rsplit("/", 1)[-1] != "__init__.py"
+    }
     files_of = {x: {f for f in by_number[x].files if f in specific} for x in by_number}
 
     def coherence(members: set[int]) -> float:
@@ -681,8 +786,13 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         forms = surfaces[key]
         named = sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values())
         lift = (k / n) / rate
-        if (named and lift >= 1.0 and prev_term_items[key] >= MIN_ITEMS - 1
-                and seen <= RARE_WORD_SHARE * history and not _VERSION.match(key)):
+        if (
+            named
+            and lift >= 1.0
+            and prev_term_items[key] >= MIN_ITEMS - 1
+            and seen <= RARE_WORD_SHARE * history
+            and not _VERSION.match(key)
+        ):
             # continuing: a name rare in the history (not an area such as "MoE" or "KV"), as busy
             # as usual at least, and busy in the previous window too
             named_keys.add(key)
@@ -703,7 +813,9 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     # a bigram absorbs its words when it holds most of their items ("build cache" vs "cache")
     for key in sorted(scores, key=lambda k: -scores[k]):
         for part in parts_of.get(key, ()):
-            if part in scores and len(term_items[key] & term_items[part]) >= ABSORB * len(term_items[part]):
+            if part in scores and len(term_items[key] & term_items[part]) >= ABSORB * len(
+                term_items[part]
+            ):
                 del scores[part]
 
     # terms whose items mostly overlap are one line of work
@@ -723,12 +835,17 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         # "qwen3.5", "DSpark" over "dspark" (2026-W27, W30: lowercase names read as identifiers)
         # (a plain phrase keeps its most common form: "build cache", not "Build cache")
         forms = surfaces[key]
-        capital = [(count, form) for form, count in forms.items()
-                   if form != form.lower() and (any(ch.isdigit() for ch in form) or form[1:] != form[1:].lower())]
+        capital = [
+            (count, form)
+            for form, count in forms.items()
+            if form != form.lower()
+            and (any(ch.isdigit() for ch in form) or form[1:] != form[1:].lower())
+        ]
         return max(capital)[1] if capital else forms.most_common(1)[0][0]
 
     assigned: dict[int, int] = {}  # item -> group index
     groups: list[_Group] = []
+
     # keeping up with upstream: the window's moves to a new version of an upstream project or a
     # dependency ("Upgrade vllm to 0.25.0", "main2main: upgrade vLLM commit to 0717") and the
     # changes in the upgrade area beside them are a line of work in any downstream project
@@ -739,16 +856,34 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         return role_of(i) != "revert"
 
     upgrade_area = {m.casefold() for m in upgrade_modules}
-    bumps = [i for i in sorted(window, key=_order) if upgrade_target(i.title) is not None
-             and role_of(i) != "fix" and not _ci_only(i) and free_for_upgrades(i)]
+    bumps = [
+        i
+        for i in sorted(window, key=_order)
+        if upgrade_target(i.title) is not None
+        and role_of(i) != "fix"
+        and not _ci_only(i)
+        and free_for_upgrades(i)
+    ]
     if bumps:
-        beside = [i for i in sorted(window, key=_order) if i not in bumps and free_for_upgrades(i)
-                  and any(m.casefold() in upgrade_area for m in i.modules[:1])]
+        beside = [
+            i
+            for i in sorted(window, key=_order)
+            if i not in bumps
+            and free_for_upgrades(i)
+            and any(m.casefold() in upgrade_area for m in i.modules[:1])
+        ]
         members = sorted([*bumps, *beside], key=_order)
         if len(members) >= MIN_ITEMS:
-            groups.append(_Group(key=UPGRADES_KEY, name=_upgrade_name(bumps), evidence="term",
-                                 items=[i.number for i in members], score=float(len(members)),
-                                 core=frozenset(i.number for i in bumps)))
+            groups.append(
+                _Group(
+                    key=UPGRADES_KEY,
+                    name=_upgrade_name(bumps),
+                    evidence="term",
+                    items=[i.number for i in members],
+                    score=float(len(members)),
+                    core=frozenset(i.number for i in bumps),
+                )
+            )
             for i in members:
                 assigned[i.number] = len(groups) - 1
 
@@ -765,19 +900,35 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             pairs = [written(k) for k in keys if k in parts_of]
             pairs = [p for p in pairs if not _IDENTIFIER.match(p)]
             members = [by_number[x] for x in free]
-            better = (pairs[0] if pairs and not _FILE_NAME.search(pairs[0]) else
-                      _title_name(members, term_counts, history))
+            better = (
+                pairs[0]
+                if pairs and not _FILE_NAME.search(pairs[0])
+                else _title_name(members, term_counts, history)
+            )
             if not better and _IDENTIFIER.match(name):
                 better = _headline(members) or name.replace("_", " ")
             name = better or name
         if _VERSION.match(name):
             # a version alone ("v0.21.0") is the upgrade's: "vLLM v0.21.0", as its title says
-            targets = [t for t in (upgrade_target(by_number[x].title) for x in free)
-                       if t and t.lower().endswith(name.lower()) and t.lower() != name.lower()]
+            targets = [
+                t
+                for t in (upgrade_target(by_number[x].title) for x in free)
+                if t and t.lower().endswith(name.lower()) and t.lower() != name.lower()
+            ]
             name = targets[0] if targets else name
         terms = tuple(dict.fromkeys(written(k) for k in keys))
-        groups.append(_Group(key=top, name=name, evidence="term", items=free, score=scores[top],
-                             terms=terms, term_keys=frozenset(keys), core=frozenset(free)))
+        groups.append(
+            _Group(
+                key=top,
+                name=name,
+                evidence="term",
+                items=free,
+                score=scores[top],
+                terms=terms,
+                term_keys=frozenset(keys),
+                core=frozenset(free),
+            )
+        )
         for x in free:
             assigned[x] = len(groups) - 1
 
@@ -824,12 +975,22 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         # named after its first change that stayed in this window: not one merged and reverted
         # here, nor a revert (2026-W30: "Fix FIA decode mask handling", undone two days later,
         # named a line); an earlier change reverted now is what the line is about and names it
-        stayed = [x for x in members if role_of(known[x]) != "revert"
-                  and not (x in reverted and x in by_number)]
+        stayed = [
+            x
+            for x in members
+            if role_of(known[x]) != "revert" and not (x in reverted and x in by_number)
+        ]
         namer = min(stayed, key=lambda x: _order(known[x])) if stayed else first
-        groups.append(_Group(key=f"chain:{first}", name=_short_name(known[namer].title),
-                             evidence="chain", items=inside, score=float(len(members)),
-                             previous=sum(1 for x in members if x in previous_numbers)))
+        groups.append(
+            _Group(
+                key=f"chain:{first}",
+                name=_short_name(known[namer].title),
+                evidence="chain",
+                items=inside,
+                score=float(len(members)),
+                previous=sum(1 for x in members if x in previous_numbers),
+            )
+        )
         for x in inside:
             assigned[x] = len(groups) - 1
 
@@ -845,9 +1006,16 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                     assigned[m.number] = g
             continue
         first = members[0]
-        groups.append(_Group(key=f"series:{first.number}", name=_short_name(first.title),
-                             evidence="chain", items=[m.number for m in members],
-                             score=float(len(members)), core=frozenset(m.number for m in members)))
+        groups.append(
+            _Group(
+                key=f"series:{first.number}",
+                name=_short_name(first.title),
+                evidence="chain",
+                items=[m.number for m in members],
+                score=float(len(members)),
+                core=frozenset(m.number for m in members),
+            )
+        )
         for m in members:
             assigned[m.number] = len(groups) - 1
 
@@ -862,9 +1030,16 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
     removals = [i for i in sorted(window, key=_order) if takes_out(i) and free_for_removals(i)]
     taken_out = sum(i.deletions - i.additions for i in removals)
     if len(removals) >= MIN_REMOVALS and taken_out >= REMOVAL_STORY_LINES:
-        groups.append(_Group(key=REMOVALS_KEY, name=REMOVALS_NAME, evidence="term",
-                             items=[i.number for i in removals], score=float(len(removals)),
-                             core=frozenset(i.number for i in removals)))
+        groups.append(
+            _Group(
+                key=REMOVALS_KEY,
+                name=REMOVALS_NAME,
+                evidence="term",
+                items=[i.number for i in removals],
+                score=float(len(removals)),
+                core=frozenset(i.number for i in removals),
+            )
+        )
         for i in removals:
             if i.number in assigned:
                 groups[assigned[i.number]].items.remove(i.number)
@@ -897,28 +1072,42 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
             if path in tried:
                 continue
             free = [x for x in xs if x not in assigned]
-            if (len(free) >= FILE_STORY_ITEMS and len(xs) <= FILE_STORY_SHARE * n
-                    and (best is None or (len(free), path) > (best[0], best[1]))):
+            if (
+                len(free) >= FILE_STORY_ITEMS
+                and len(xs) <= FILE_STORY_SHARE * n
+                and (best is None or (len(free), path) > (best[0], best[1]))
+            ):
                 best = (len(free), path)
         if best is None:
             break
         path = best[1]
-        free = sorted((x for x in specific[path] if x not in assigned), key=lambda x: _order(by_number[x]))
+        free = sorted(
+            (x for x in specific[path] if x not in assigned), key=lambda x: _order(by_number[x])
+        )
         tried.add(path)
         # changes that share a file and reverts among them are one line of work when half of
         # their titles share a word pair (build cache: added, fixed, reverted); without a revert,
         # more than half must
         members = [by_number[x] for x in free]
-        name = _phrase_of(members, term_counts, history,
-                          strict=not any(role_of(m) == "revert" for m in members))
+        name = _phrase_of(
+            members, term_counts, history, strict=not any(role_of(m) == "revert" for m in members)
+        )
         if not name:
             continue
         key = normalise_term(name)
         carriers = frozenset(m.number for m in members if key in terms_of(m.title))
-        groups.append(_Group(key=f"files:{path}", name=name, evidence="files", items=free,
-                             core=carriers,
-                             score=float(len(free)), terms=(path,),
-                             previous=sum(1 for i in previous if not i.bot and path in i.files)))
+        groups.append(
+            _Group(
+                key=f"files:{path}",
+                name=name,
+                evidence="files",
+                items=free,
+                core=carriers,
+                score=float(len(free)),
+                terms=(path,),
+                previous=sum(1 for i in previous if not i.bot and path in i.files),
+            )
+        )
         for x in free:
             assigned[x] = len(groups) - 1
 
@@ -934,13 +1123,21 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
         if n < MODULE_WINDOW_MIN:
             break  # a quiet window is told by its modules already (the report's module themes)
         roles_here = Counter(role_of(m) for m in members)
-        if (len(members) < MIN_MODULE_ITEMS
-                or (roles_here["test"] + roles_here["ci"] + roles_here["docs"]) * 2 >= len(members)):
+        if len(members) < MIN_MODULE_ITEMS or (
+            roles_here["test"] + roles_here["ci"] + roles_here["docs"]
+        ) * 2 >= len(members):
             continue
-        groups.append(_Group(key=f"{MODULE_KEY_PREFIX}{module}", name=module, evidence="module",
-                             items=[m.number for m in members], score=float(len(members)) * MODULE_WEIGHT,
-                             core=frozenset(m.number for m in members),
-                             previous=sum(1 for i in previous if not i.bot and i.modules[:1] == (module,))))
+        groups.append(
+            _Group(
+                key=f"{MODULE_KEY_PREFIX}{module}",
+                name=module,
+                evidence="module",
+                items=[m.number for m in members],
+                score=float(len(members)) * MODULE_WEIGHT,
+                core=frozenset(m.number for m in members),
+                previous=sum(1 for i in previous if not i.bot and i.modules[:1] == (module,)),
+            )
+        )
         for m in members:
             assigned[m.number] = len(groups) - 1
 
@@ -954,22 +1151,34 @@ def find_storylines(current: Sequence[StoryItem], previous: Sequence[StoryItem],
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
         if g.key == REMOVALS_KEY:  # the biggest removal
-            lead: int | None = max(members, key=lambda m: (m.deletions - m.additions, -m.number)).number
+            lead: int | None = max(
+                members, key=lambda m: (m.deletions - m.additions, -m.number)
+            ).number
         elif g.key == UPGRADES_KEY:  # the biggest upgrade
-            lead = max((m for m in members if m.number in g.core),
-                       key=lambda m: (m.additions + m.deletions, m.number)).number
+            lead = max(
+                (m for m in members if m.number in g.core),
+                key=lambda m: (m.additions + m.deletions, m.number),
+            ).number
         else:
             lead = _lead(members, roles, g.core, reverted)
         lead_item = by_number[lead] if lead is not None else None
-        summary = lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
+        summary = (
+            lead_item.digest.what if lead_item is not None and lead_item.digest is not None else ""
+        )
         story = Storyline(
-            key=g.key, name=g.name, evidence=g.evidence,  # type: ignore[arg-type]
+            key=g.key,
+            name=g.name,
+            evidence=g.evidence,
             items=tuple(StorylineItem(number=m.number, role=roles[m.number]) for m in members),
-            lead=lead, merged=sum(1 for m in members if m.merged_at is not None),
+            lead=lead,
+            merged=sum(1 for m in members if m.merged_at is not None),
             lines_added=sum(m.additions for m in members),
             lines_removed=sum(m.deletions for m in members),
-            status="continuing" if g.previous else "new", previous_items=g.previous,
-            summary=summary, terms=g.terms)
+            status="continuing" if g.previous else "new",
+            previous_items=g.previous,
+            summary=summary,
+            terms=g.terms,
+        )
         # a module's leftovers weigh half a named line of work of the same size, a line found by
         # its shared files three quarters (2026-W04: "fusion", seven passes, was never told)
         size = len(members) * {"module": MODULE_WEIGHT, "files": FILES_WEIGHT}.get(g.evidence, 1.0)

@@ -60,6 +60,7 @@ from .storylines import (
     REMOVAL_TITLE,
     ItemLink,
     StoryItem,
+    ci_only,
     file_kind,
     find_storylines,
     plain_title,
@@ -1237,11 +1238,6 @@ _BROKE = re.compile(
 )
 
 
-def _tooling_only(item: StoryItem) -> bool:
-    kinds = {file_kind(f) for f in item.files}
-    return bool(kinds) and kinds <= {"ci"}
-
-
 def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Incident]:
     """A dependency or upstream bump merged in the window, then the fixes that followed it (within
     `upgrade_fallout_days`, in the same upgrade area or pointing at the bump)."""
@@ -1275,9 +1271,7 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
         # whatever fix lands in the upgrade area next (2025-W52: actions/checkout 6 "followed by"
         # a transformers pin for Qwen3-VL)
         same_area = [
-            b
-            for b in earlier
-            if {_fold(m) for m in item.modules} & upgrade and not _tooling_only(b)
+            b for b in earlier if {_fold(m) for m in item.modules} & upgrade and not ci_only(b)
         ]
         if pointed:
             fixes[pointed[-1].number].append(item.number)

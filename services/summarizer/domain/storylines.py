@@ -538,7 +538,9 @@ _REMOVAL_WORD = re.compile(
 )  # ... says so anywhere
 
 
-def _ci_only(item: StoryItem) -> bool:
+def ci_only(item: StoryItem) -> bool:
+    """A change of CI tooling alone (a GitHub action's bump): no upgrade of the code, no upgrade's
+    fallout (the upgrades line and the fallout risk both read it)."""
     kinds = {file_kind(f) for f in item.files}
     return bool(kinds) and kinds <= {"ci"}
 
@@ -861,7 +863,7 @@ def find_storylines(
         for i in sorted(window, key=_order)
         if upgrade_target(i.title) is not None
         and role_of(i) != "fix"
-        and not _ci_only(i)
+        and not ci_only(i)
         and free_for_upgrades(i)
     ]
     if bumps:

@@ -94,12 +94,16 @@ class RendererService:
         return self._store
 
     async def _publish(self, event: ReportReady) -> None:
-        if self.settings.site_enabled:
-            # the archive's pages show this report before anyone hears of it; a failure here is
-            # a store failure like the artifacts': the summary is retried, the pages rewritten
-            self._site = self._site or SiteBuilder(self.store)
-            await self._site.publish(event.data.repo, event.data.window.label)
         await self.bus.publish(event, Subjects.report_ready(event.data.repo))
+
+    async def _pages(self, ready: ReportReady) -> None:
+        """The archive's pages, after the report-ready: no reader of a report waits for them
+        (notifications link to the artifacts, which are stored before it). Still before the
+        summary is acknowledged: a store failure here retries the summary, whose artifacts are
+        then found announced (nothing rendered or published twice) and the pages written."""
+        if self.settings.site_enabled:
+            self._site = self._site or SiteBuilder(self.store)
+            await self._site.publish(ready.data.repo, ready.data.window.label)
 
     async def on_summary(self, event: WindowSummarized) -> None:
         # the summary's own request is answered, not the earlier report-ready's
@@ -111,7 +115,7 @@ class RendererService:
                 await conn.publish(Subjects.report_answer(request_id), raw)
                 await conn.flush()
 
-        await render_report(
+        ready = await render_report(
             event,
             self.store,
             self._publish,
@@ -120,6 +124,7 @@ class RendererService:
             self.narrator,
             reply=reply,
         )
+        await self._pages(ready)
 
     async def on_unchanged(self, msg) -> None:
         """A repeated request for an unchanged revision (shared/answers.py): send the requester

@@ -38,7 +38,8 @@ class RendererSettings(CommonSettings):
     site_enabled: bool = Field(
         True,
         description="regenerate the archive's pages (index.html, reports/<owner>/<repo>/"
-        "index.html, .../<window>/index.html) in the artifact store before each report-ready",
+        "index.html, .../<window>/index.html) in the artifact store after each report-ready "
+        "(before its summary is acknowledged)",
     )
     pdf_workers: int = Field(1, ge=1, le=16, description="WeasyPrint worker processes")
     pdf_timeout: float = Field(300.0, gt=0, description="seconds one PDF may take")

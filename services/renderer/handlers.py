@@ -10,6 +10,8 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from pydantic import ValidationError
+
 from services.renderer.adapters import documents
 from services.renderer.domain.keys import (
     artifact_key,
@@ -154,6 +156,14 @@ async def render_report(
         raise Poison(f"summary {event.id} asks for no language; expected some of {SUPPORTED}")
     if not formats:
         raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
+    finished = await finished_attempt(store, event, languages, formats)
+    if finished is not None:
+        # a redelivery of a summary whose report was stored (e.g. the pages failed after the
+        # report-ready): nothing is rendered again; the index is completed and the same
+        # report-ready published again (same id: the stream keeps it once)
+        await update_index(store, finished, languages)
+        await publish(finished)
+        return finished
     existing: dict[str, dict[str, Artifact]] = {}
     earlier: dict[str, bytes | None] = {}
     for lang in languages:
@@ -241,6 +251,41 @@ async def render_report(
         len(artifacts),
         extra={"repo": data.repo, "window": data.window.label, "revision": data.revision},
     )
+    return ready
+
+
+async def finished_attempt(
+    store: ObjectStore,
+    event: WindowSummarized,
+    languages: tuple[str, ...],
+    formats: tuple[str, ...],
+) -> ReportReady | None:
+    """The report-ready an earlier delivery of this very summary stored beside its artifacts,
+    when it rendered every language and format asked for: it is written after the last
+    artifact, so those are complete. None otherwise (then the report is rendered)."""
+    data = event.data
+    raws = set()
+    for lang in languages:
+        try:
+            raws.add(
+                await store.get(
+                    artifact_key(data.repo, data.window.label, data.revision, lang, READY_NAME)
+                )
+            )
+        except ObjectNotFound:
+            return None
+    if len(raws) != 1:
+        return None
+    try:
+        ready = ReportReady.model_validate_json(raws.pop())
+    except ValidationError:
+        return None
+    have = {(a.language, a.format) for a in ready.data.artifacts}
+    if (
+        ready.data.summary_id != event.id
+        or not {(lang, f) for lang in languages for f in formats} <= have
+    ):
+        return None
     return ready
 
 

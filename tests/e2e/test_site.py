@@ -2,7 +2,7 @@
 
 Real reports of the demo repository (two windows; 2026-W24 twice, the second revision counting
 three merges the first lacked) are made in-process by `repodigest report`'s pipeline over one
-`--data-dir`, whose renderer writes the archive's pages into the NATS object store before each
+`--data-dir`, whose renderer writes the archive's pages into the NATS object store after each
 report-ready. Then: `repodigest site --out` exports it (relative links only, every link resolves,
 the same pages the renderer wrote); `repodigest serve web` serves it from the NATS store and from
 the exported directory, with its caching headers, 304s, 404s, 405s and refused traversals, checked

@@ -181,7 +181,10 @@ async def test_good_prose_is_published_as_golden_and_cached(llm, tmp_path, caplo
     assert API_KEY not in ready.model_dump_json() and API_KEY not in caplog.text
     assert API_KEY not in repr(narr.o)
 
-    # a re-render (a redelivery, another replica: a new client on the same store) asks nothing
+    # a re-render (a redelivery of a delivery that failed before its report-ready was stored,
+    # another replica: a new client on the same store) asks nothing
+    for stored in (tmp_path / "store").rglob("report-ready.json"):
+        stored.unlink()
     again = narrator(llm, store)
     ready2, docs2 = await render(store, again)
     assert len(llm.requests) == 2 and again.requests == 0

@@ -14,14 +14,20 @@ import nats
 import pytest
 from botocore.exceptions import BotoCoreError
 
-from services.renderer.adapters.stores import S3ObjectStore, S3Options, fetch_uri
+from services.renderer.adapters.stores import (
+    DirectoryObjectStore,
+    S3ObjectStore,
+    S3Options,
+    fetch_uri,
+)
 from services.renderer.app import build_service
 from services.renderer.config import RendererSettings
+from services.renderer.domain.archive import is_page_key, window_page_key
 from services.renderer.domain.keys import index_key
 from services.renderer.ports import ObjectNotFound
 from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
-from shared.messaging import Subjects
+from shared.messaging import STREAM_REPORTS, Subjects
 from shared.service import Runtime
 from tests.unit.renderer.samples import daily_summary
 
@@ -176,3 +182,72 @@ async def test_a_missing_bucket_is_an_error_a_person_can_fix(s3_bucket) -> None:
     store = S3ObjectStore("rd-no-such-bucket", "", S3Options(endpoint_url=endpoint, max_attempts=1))
     with pytest.raises(S3StoreError, match="'rd-no-such-bucket' does not exist.*ARTIFACTS_URL"):
         await store.put("reports/o/r/d/r1/en/report.md", b"x", "text/markdown")
+
+
+class PagesFailOnce:
+    """A directory store whose first page write fails (the store went away just then)."""
+
+    def __init__(self, inner: DirectoryObjectStore) -> None:
+        self.inner = inner
+        self.failed: asyncio.Event = asyncio.Event()
+        self.pages: asyncio.Queue = asyncio.Queue()  # page keys written, in order
+        self.reports = 0  # report documents written
+
+    async def put(self, key: str, data: bytes, content_type: str):
+        if is_page_key(key) and not self.failed.is_set():
+            self.failed.set()
+            raise OSError("the store went away while the pages were written")
+        stored = await self.inner.put(key, data, content_type)
+        self.reports += key.endswith("/report.md")
+        if is_page_key(key):
+            self.pages.put_nowait(key)
+        return stored
+
+    async def get(self, key: str) -> bytes:
+        return await self.inner.get(key)
+
+    async def list(self, prefix: str = "") -> list[str]:
+        return await self.inner.list(prefix)
+
+
+async def test_pages_come_after_the_report_ready_and_a_failure_rewrites_only_them(
+    nats_server, tmp_path
+) -> None:
+    """The pages are written after the report-ready (no reader waits for them); a store failure
+    while they are written retries the summary: the report is not rendered again, its
+    report-ready is published again with the same id (the stream keeps one), and the pages are
+    written on the retry."""
+    store = PagesFailOnce(DirectoryObjectStore(tmp_path / "artifacts"))
+    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=f"file://{tmp_path}/a")
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
+    service = build_service(settings, runtime, store=store)
+    runtime.add(service)
+    await runtime.start()
+    nc = await nats.connect(nats_server.url)
+    ready: asyncio.Queue = asyncio.Queue()
+
+    async def on_ready(msg) -> None:
+        await ready.put(ReportReady.model_validate_json(msg.data))
+
+    try:
+        summary = daily_summary(languages=("en",), formats=("md", "json"))
+        await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
+        await runtime.bus("test").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
+        report: ReportReady = await asyncio.wait_for(ready.get(), 60)
+        await asyncio.wait_for(store.failed.wait(), 60)
+        # the retry writes the pages, the window's among them
+        page = window_page_key(summary.repo, summary.window.label, "en")
+        while await asyncio.wait_for(store.pages.get(), 60) != page:
+            pass
+        assert service.consumer.stats.retried >= 1
+        assert store.reports == 1, "the report was rendered again"
+        again: ReportReady = await asyncio.wait_for(ready.get(), 60)
+        assert again.id == report.id and again.data.artifacts == report.data.artifacts
+        subject = Subjects.report_ready(summary.repo)
+        info = await nc.jetstream().stream_info(STREAM_REPORTS, subjects_filter=subject)
+        assert info.state.subjects == {subject: 1}
+    finally:
+        await nc.close()
+        await runtime.stop()

@@ -1,5 +1,5 @@
 """The archive's pages in each object store (NATS object store, S3, directory), regenerated as the
-renderer does before each report-ready: what a report changes, a redelivery writing nothing, a
+renderer does after each report-ready: what a report changes, a redelivery writing nothing, a
 store older than the site getting every page, and another replica's report landing while the
 pages are written."""
 
@@ -68,13 +68,15 @@ async def pages_of(store) -> dict[str, bytes]:
 
 
 async def report(store, event: WindowSummarized, site: SiteBuilder | None) -> None:
-    """render_report as the renderer service runs it: the pages before the report-ready."""
+    """render_report as the renderer service runs it: the pages after the report-ready (or
+    after the answer that an earlier one announced the revision)."""
 
     async def publish(ready):
-        if site is not None:
-            await site.publish(ready.data.repo, ready.data.window.label)
+        pass
 
-    await render_report(event, store, publish, None, lambda: T0)
+    ready = await render_report(event, store, publish, None, lambda: T0)
+    if site is not None:
+        await site.publish(ready.data.repo, ready.data.window.label)
 
 
 async def test_pages_follow_the_reports(store):

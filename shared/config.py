@@ -35,6 +35,16 @@ class CommonSettings(BaseSettings):
     nats_nkey: str | None = Field(None, description="file holding an NKey user seed (SU...)")
     nats_connect_timeout: float = 5.0
     jetstream_replicas: int = Field(1, ge=1, le=5)
+    # every process declares the streams, so every process knows the count (one ConfigMap key);
+    # a stream partitioned otherwise is refused, never silently re-dealt (topology.py)
+    summarizer_partitions: int = Field(
+        1,
+        ge=1,
+        le=64,  # shared.messaging.partitions.MAX_PARTITIONS
+        description="summarizer replicas, each folding its partition of the repositories "
+        "(RD_ENRICHED and RD_REPORTS deal them out by a subject transform); the same on "
+        "every service and the CLI; 1: no partitions",
+    )
     log_level: str = "INFO"
     log_json: bool = False
     health_port: int | None = Field(

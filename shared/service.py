@@ -458,7 +458,12 @@ class Runtime:
                 f"{login_tried(self.settings)} ({exc}): " + LOGIN_HELP
             ) from None
         await ensure_topology(
-            self.js, Topology(replicas=self.settings.jetstream_replicas), self.consumer_specs()
+            self.js,
+            Topology(
+                replicas=self.settings.jetstream_replicas,
+                partitions=self.settings.summarizer_partitions,
+            ),
+            self.consumer_specs(),
         )
         await self.broker.start()
         for service in self.services:

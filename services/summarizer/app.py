@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from shared.tasks import cancel_and_wait
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
 from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publish_due
-from .messaging import CONTRACT, FOLD, REQUESTS
+from .messaging import CONTRACT, FOLD, REQUESTS, fold_spec, requests_spec
 
 if TYPE_CHECKING:
     from shared.messaging import ServiceRouter
@@ -38,6 +39,11 @@ class SummarizerService:
         self, settings: SummarizerSettings, runtime: Runtime, store: SqlProjections | None = None
     ) -> None:
         self.settings = settings
+        # this replica's share of the repositories (all of them unpartitioned): its durables,
+        # and the pending requests, closed windows and held events it answers for
+        self.partition = settings.partition()
+        fold, requests = fold_spec(self.partition), requests_spec(self.partition)
+        self.consumers = (fold, requests)
         self.bus = runtime.bus(NAME)
         self.store = (
             store
@@ -46,15 +52,18 @@ class SummarizerService:
         )
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
         self.deps.answer_unchanged = self._answer_unchanged
+        if self.partition.partitioned:
+            self.deps.owns = self.partition.owns
+            self.deps.admission = replace(self.deps.admission, partition_owns=self.partition.owns)
         self._releaser: asyncio.Task | None = None
         self.fold_consumer = Consumer(
             self.bus,
-            FOLD,
+            fold,
             ENRICHED_EVENT_ADAPTER.validate_json,
             handle_batch=self.on_enriched_batch,
         )
         self.request_consumer = Consumer(
-            self.bus, REQUESTS, ReportRequested.model_validate_json, handle=self.on_report_requested
+            self.bus, requests, ReportRequested.model_validate_json, handle=self.on_report_requested
         )
 
     async def _publish(self, event: WindowSummarized) -> None:
@@ -107,6 +116,14 @@ class SummarizerService:
     async def start(self) -> None:
         await self.deps.ensure_schema()
         log.info("summarizer projections at %s", redacted(self.settings.database_url))
+        if self.partition.partitioned:
+            log.info(
+                "summarizer partition %d of %d: durables %s, %s",
+                self.partition.index,
+                self.partition.count,
+                self.partition.fold_durable,
+                self.partition.requests_durable,
+            )
         # requests and closed windows left pending by a previous run
         await publish_due(self.deps)
         if self.deps.admission.future_tolerance is not None:

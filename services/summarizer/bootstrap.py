@@ -4,6 +4,6 @@ CLI's in-process run and the tests all use this (see shared/bootstrap.py)."""
 from shared.bootstrap import Bootstrap
 
 from .app import build_service
-from .config import SummarizerSettings
+from .config import SummarizerSettings, partition_problems
 
-BOOTSTRAP = Bootstrap("summarizer", SummarizerSettings, build_service)
+BOOTSTRAP = Bootstrap("summarizer", SummarizerSettings, build_service, partition_problems)

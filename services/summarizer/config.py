@@ -12,6 +12,7 @@ from pydantic_settings import NoDecode
 from shared.config import CommonSettings, split_list
 from shared.events import ALL_FORMATS
 from shared.events.summary import Format, Language
+from shared.messaging.partitions import Partition
 from shared.windows import WindowError
 
 from .domain.admission import Admission
@@ -58,6 +59,12 @@ class SummarizerSettings(CommonSettings):
         description="upgrade the projections schema at start (Alembic); false: only check "
         "that it is at this version's revision and refuse to start otherwise, for deployments "
         "that run `repodigest db upgrade` as a Job or one-shot service first",
+    )
+    summarizer_partition_index: int = Field(
+        0,
+        ge=0,
+        description="which partition of the repositories this replica folds and reports "
+        "(0..REPODIGEST_SUMMARIZER_PARTITIONS-1; in Kubernetes the StatefulSet pod's ordinal)",
     )
     schedules: dict[str, list[ScheduleSetting]] = Field(
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)"
@@ -166,6 +173,14 @@ class SummarizerSettings(CommonSettings):
                 )
         return v
 
+    def partition(self) -> Partition:
+        """This replica's partition (raises ValueError outside the count: `partition_problems`
+        says so at start)."""
+        problems = partition_problems(self)
+        if problems:
+            raise ValueError(problems[0])
+        return Partition(self.summarizer_partition_index, self.summarizer_partitions)
+
     def admission(self) -> Admission:
         tolerance = self.future_tolerance_minutes
         return Admission(
@@ -198,3 +213,18 @@ class SummarizerSettings(CommonSettings):
                 EcosystemSpec(e.name, e.affiliation, e.ecosystem) for e in self.ecosystems
             ),
         )
+
+
+def partition_problems(settings: SummarizerSettings) -> list[str]:
+    """A replica whose partition index is outside the count folds nothing anyone reads: refused
+    at start, saying what to set."""
+    index, count = settings.summarizer_partition_index, settings.summarizer_partitions
+    if index < count:
+        return []
+    return [
+        f"REPODIGEST_SUMMARIZER_PARTITION_INDEX={index} is outside the partitions 0..{count - 1} "
+        f"(REPODIGEST_SUMMARIZER_PARTITIONS={count}): run one summarizer per partition, with "
+        f"indexes 0..{count - 1} — in Kubernetes the StatefulSet's replicas must equal "
+        "REPODIGEST_SUMMARIZER_PARTITIONS (raise both together: README, Operations, "
+        "changing the partition count)"
+    ]

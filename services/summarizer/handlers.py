@@ -88,6 +88,10 @@ class Deps:
     # False back, publishes the summary again (shared/answers.py)
     answer_unchanged: AnswerUnchanged | None = None
     max_request_failures: int = 3
+    # a partitioned replica's repositories (None: all): the pending requests and closed windows
+    # it answers at start and after a quiet fold are its own partition's, never another
+    # replica's (two replicas summarizing one window would race for its revision)
+    owns: Callable[[str], bool] | None = None
     _failures: dict[str, int] = field(default_factory=dict)
     # False: never migrate, only check that the schema is at head (REPODIGEST_DATABASE_MIGRATE
     # off, for operators who run `repodigest db upgrade` as a Job before the summarizer)
@@ -251,6 +255,8 @@ async def publish_due(
     repos = None if repos is None else set(repos)
     async with deps.flush_lock:
         pending = await asyncio.to_thread(deps.store.pending_requests, repos) if requests else []
+        if deps.owns is not None:
+            pending = [r for r in pending if deps.owns(r.data.repo)]
         marks = await asyncio.to_thread(deps.store.watermarks)
         for request in pending:
             as_of, mark = request.data.as_of, marks.get(request.data.repo)
@@ -288,6 +294,8 @@ async def publish_due(
                 async with deps.db_lock:
                     await asyncio.to_thread(deps.store.mark_answered, request.id, deps.clock())
         dirty = await asyncio.to_thread(deps.store.dirty_windows, repos) if windows else []
+        if deps.owns is not None:
+            dirty = [state for state in dirty if deps.owns(state.repo)]
         for state in dirty:
             mark = marks.get(state.repo)
             # a late fact re-summarizes once the watermark is past the window (no churn mid-sync)

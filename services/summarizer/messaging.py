@@ -5,29 +5,42 @@ from __future__ import annotations
 from shared import answers
 from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
 from shared.messaging import (
-    DURABLE_SUMMARIZER,
-    DURABLE_SUMMARIZER_REQUESTS,
     STREAM_ENRICHED,
     STREAM_REPORTS,
     ConsumerSpec,
     Contract,
+    Partition,
     Publication,
     Subscription,
 )
+from shared.messaging.partitions import UNPARTITIONED
 
-FOLD = ConsumerSpec(
-    DURABLE_SUMMARIZER,
-    STREAM_ENRICHED,
-    "rd.enriched.>",
-    description="tagged facts folded into the projections; watermarks close windows",
-)
-REQUESTS = ConsumerSpec(
-    DURABLE_SUMMARIZER_REQUESTS,
-    STREAM_REPORTS,
-    "rd.summary.requested.>",
-    batch_size=16,
-    description="report requests: a window's summary",
-)
+
+def fold_spec(partition: Partition = UNPARTITIONED) -> ConsumerSpec:
+    """The fold's durable for a partition: `summarizer-fold` over `rd.enriched.>` unpartitioned,
+    else `summarizer-fold-<i>-of-<n>` over `rd.enriched.<i>.>` (shared/messaging/partitions.py)."""
+    return ConsumerSpec(
+        partition.fold_durable,
+        STREAM_ENRICHED,
+        partition.fold_filter,
+        description="tagged facts folded into the projections; watermarks close windows",
+    )
+
+
+def requests_spec(partition: Partition = UNPARTITIONED) -> ConsumerSpec:
+    """The report requests' durable for a partition: the same repositories as its fold."""
+    return ConsumerSpec(
+        partition.requests_durable,
+        STREAM_REPORTS,
+        partition.requests_filter,
+        batch_size=16,
+        description="report requests: a window's summary",
+    )
+
+
+# unpartitioned (REPODIGEST_SUMMARIZER_PARTITIONS=1): what the contract documents
+FOLD = fold_spec()
+REQUESTS = requests_spec()
 
 CONTRACT = Contract(
     "summarizer",

@@ -3,7 +3,8 @@
 What it does, in order:
 
 1. Refuses while a summarizer is running. A running summarizer keeps pull requests waiting on
-   its durable consumer `summarizer-fold` (or holds delivered, unacknowledged messages); folding
+   its durable consumer `summarizer-fold` (each partition's, `summarizer-fold-<i>-of-<n>`, when
+   the summarizer is partitioned) (or holds delivered, unacknowledged messages); folding
    the same tables from two places while one of them is being emptied would leave a mix of old
    and new state. Stop every summarizer replica (and `repodigest run` / one-shot reports that run
    one in-process) first; a crashed one releases its messages after the consumer's ack wait.
@@ -11,7 +12,8 @@ What it does, in order:
    ids, watermarks, rejected events; for one repository with `--repo`). Windows with their
    revisions and revision history and pending report requests are kept: revision numbers go on
    (a second "revision 1" with other figures would overwrite rendered artifacts).
-3. Replays every message of RD_ENRICHED (filtered to the repository's subjects with `--repo`)
+3. Replays every message of RD_ENRICHED (filtered to the repository's subjects with `--repo`,
+   partitioned or not)
    through an ephemeral pull consumer, in stream order, in batches, through the same fold as the
    service (`handlers.fold_batch`: same accept list, future-time hold, window closing), so the
    result equals the incremental one. Invalid messages are counted and skipped (the service
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 
 from shared.events import ENRICHED_EVENT_ADAPTER, WindowSummarized
 from shared.messaging import STREAM_ENRICHED, Subjects, collector_paused, repo_tokens
+from shared.messaging.partitions import is_summarizer_durable
 
 from .handlers import Deps, fold_batch, publish_due
 
@@ -65,9 +68,18 @@ class RebuildResult:
     seconds: float = 0.0
 
 
-def replay_subject(repo: str | None) -> str:
-    """RD_ENRICHED subjects of one repository (`rd.enriched.<kind>.<action>.<owner>.<name>`)."""
-    return "rd.enriched.>" if repo is None else f"rd.enriched.*.*.{repo_tokens(repo)}"
+def replay_subjects(repo: str | None) -> list[str]:
+    """RD_ENRICHED subjects of one repository: `rd.enriched.<kind>.<action>.<owner>.<name>`, and
+    as a partitioned stream stores them, `rd.enriched.<partition>.<kind>.<action>.<owner>.<name>`
+    (a log may hold both: partitioned since some day)."""
+    if repo is None:
+        return ["rd.enriched.>"]
+    return [f"rd.enriched.*.*.{repo_tokens(repo)}", f"rd.enriched.*.*.*.{repo_tokens(repo)}"]
+
+
+async def summarizer_durables(js, stream: str) -> list:
+    """The summarizers' durable consumers on `stream`, of every partition (consumer infos)."""
+    return [c for c in await js.consumers_info(stream) if is_summarizer_durable(c.name)]
 
 
 async def check_no_running_summarizer(js, *, samples: int = 5, interval: float = 0.25) -> None:
@@ -83,22 +95,26 @@ async def check_no_running_summarizer(js, *, samples: int = 5, interval: float =
 
     for i in range(samples):
         try:
-            info = await js.consumer_info(spec.stream, spec.durable)
+            # every partition's fold durable (one, `summarizer-fold`, unpartitioned)
+            infos = await summarizer_durables(js, spec.stream)
         except nats.js.errors.NotFoundError:
-            return  # no summarizer has ever run against this server (or the stream is new)
-        if info.num_waiting:
-            raise RebuildRefused(
-                f"a summarizer is running: its durable consumer {spec.durable} has "
-                f"{info.num_waiting} waiting pull request(s). Stop every summarizer (the service, "
-                "`repodigest run`, one-shot reports using this NATS) and run rebuild again"
-            )
-        if info.num_ack_pending:
-            raise RebuildRefused(
-                f"the durable consumer {spec.durable} has {info.num_ack_pending} delivered "
-                "message(s) not yet acknowledged: a summarizer is folding them, or one stopped "
-                f"without acknowledging (they are released after {spec.ack_wait:.0f} s). Stop "
-                "every summarizer, wait that long, and run rebuild again"
-            )
+            return  # the stream is new
+        for info in infos:
+            if info.num_waiting:
+                raise RebuildRefused(
+                    f"a summarizer is running: its durable consumer {info.name} has "
+                    f"{info.num_waiting} waiting pull request(s). Stop every summarizer (the "
+                    "service, `repodigest run`, one-shot reports using this NATS) and run "
+                    "rebuild again"
+                )
+            if info.num_ack_pending:
+                raise RebuildRefused(
+                    f"the durable consumer {info.name} has {info.num_ack_pending} delivered "
+                    "message(s) not yet acknowledged: a summarizer is folding them, or one "
+                    f"stopped without acknowledging (they are released after "
+                    f"{spec.ack_wait:.0f} s). Stop every summarizer, wait that long, and run "
+                    "rebuild again"
+                )
         if i + 1 < samples:
             await asyncio.sleep(interval)
 
@@ -134,14 +150,15 @@ async def rebuild(
         extra={"repo": repo or "*"},
     )
 
-    subject = replay_subject(repo)
+    subjects = replay_subjects(repo)
     config = ConsumerConfig(
+        filter_subjects=subjects if len(subjects) > 1 else None,
         deliver_policy=DeliverPolicy.ALL,
         ack_policy=AckPolicy.NONE,
         inactive_threshold=max(60.0, 4 * fetch_timeout),
         mem_storage=True,
     )
-    sub = await js.pull_subscribe(subject, stream=STREAM_ENRICHED, config=config)
+    sub = await js.pull_subscribe(subjects[0], stream=STREAM_ENRICHED, config=config)
     # the fold of one batch (a worker thread, mostly in the database driver) runs while the next
     # batch is fetched and decoded; folds still happen one at a time, in stream order
     folding: asyncio.Task | None = None

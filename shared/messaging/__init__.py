@@ -5,6 +5,7 @@
 - `publisher`: `Bus`, the one publishing path (acks gathered on one inbox), dead letters
 - `pull`, `consumer`: `StreamingPull` and the durable `Consumer` on it
 - `outcomes`: the ack / retry with backoff / dead-letter rules (`Poison`)
+- `partitions`: the summarizer's partitions of the repositories (`Partition`, `partition_of`)
 - `tracing`: spans and metrics; `collector`: GC tuning for batches
 - `router`: `ServiceRouter` and `Contract` (what a service consumes and publishes)
 - `asyncapi`: the AsyncAPI document of every service; `testing`: an in-memory bus
@@ -13,6 +14,7 @@
 from .collector import collector_paused
 from .consumer import Consumer
 from .outcomes import ConsumerStats, Poison, Transient, backoff_seconds
+from .partitions import Partition, partition_of
 from .publisher import PUBLISH_ATTEMPTS, PUBLISH_TIMEOUT, Bus, Connection, event_headers
 from .router import Contract, Publication, ServiceRouter, Subscription
 from .subjects import (
@@ -37,7 +39,7 @@ from .subjects import (
     token,
     untoken,
 )
-from .topology import ConsumerSpec, Topology, ensure_topology
+from .topology import ConsumerSpec, PartitionMismatch, Topology, ensure_topology
 from .tracing import telemetry_middleware
 
 __all__ = [
@@ -61,6 +63,8 @@ __all__ = [
     "Consumer",
     "ConsumerStats",
     "Contract",
+    "Partition",
+    "PartitionMismatch",
     "Poison",
     "Publication",
     "ServiceRouter",
@@ -71,6 +75,7 @@ __all__ = [
     "backoff_seconds",
     "collector_paused",
     "ensure_topology",
+    "partition_of",
     "event_headers",
     "repo_from_subject",
     "repo_tokens",

@@ -109,7 +109,14 @@ def subject_template(subject: str) -> str:
     keep = {"github": 4, "enriched": 4, "summary": 3, "report": 3}.get(
         tokens[1] if len(tokens) > 1 else ""
     )
-    if keep is None or len(tokens) != keep + 2:
+    if keep is None:
+        return subject
+    # a summarizer partition's subjects carry the partition (a number) as one more token after
+    # the stream's prefix (shared/messaging/partitions.py): kept, there are few of them
+    at = {"enriched": 2, "summary": 3}.get(tokens[1])
+    if at is not None and len(tokens) == keep + 3 and tokens[at].isdigit():
+        keep += 1
+    if len(tokens) != keep + 2:
         return subject
     return ".".join(tokens[:keep] + ["{owner}", "{repo}"])
 

@@ -21,9 +21,11 @@ from nats.js.api import (
     RetentionPolicy,
     StorageType,
     StreamConfig,
+    SubjectTransform,
 )
 from nats.js.errors import BadRequestError, NotFoundError
 
+from .partitions import count_of, transform_destinations
 from .subjects import (
     KV_INGEST_STATE,
     OBJECT_BUCKET,
@@ -58,16 +60,25 @@ class ConsumerSpec:
     # for the AsyncAPI document: what the consumer does with what it reads
     description: str = ""
 
-    def config(self) -> ConsumerConfig:
+    def config(self, start_sequence: int | None = None) -> ConsumerConfig:
+        """The consumer's configuration: from the stream's first message, or from
+        `start_sequence` (a new partition count's durables start after what was drained)."""
         return ConsumerConfig(
             durable_name=self.durable,
             filter_subject=self.filter_subject,
             ack_policy=JsAckPolicy.EXPLICIT,
-            deliver_policy=DeliverPolicy.ALL,
+            deliver_policy=(
+                DeliverPolicy.ALL if start_sequence is None else DeliverPolicy.BY_START_SEQUENCE
+            ),
+            opt_start_seq=start_sequence,
             max_deliver=self.max_deliver,
             ack_wait=self.ack_wait,
             max_ack_pending=20_000,
         )
+
+
+class PartitionMismatch(RuntimeError):
+    """A stream is partitioned for another summarizer count than this process's setting."""
 
 
 @dataclass(frozen=True)
@@ -77,11 +88,17 @@ class Topology:
     replicas: int = 1
     duplicate_window: float = 600.0  # seconds JetStream de-duplicates by Nats-Msg-Id
     dead_max_age: float = 30 * 86400.0
+    # summarizer partitions (REPODIGEST_SUMMARIZER_PARTITIONS): RD_ENRICHED and RD_REPORTS deal
+    # the repositories out by a subject transform when > 1 (shared/messaging/partitions.py)
+    partitions: int = 1
 
     def stream_configs(self) -> list[StreamConfig]:
+        transforms = transform_destinations(self.partitions)
+
         def stream(
             name: str, subjects: list[str], description: str, max_age: float | None = None
         ) -> StreamConfig:
+            transform = transforms.get(name)
             return StreamConfig(
                 name=name,
                 subjects=subjects,
@@ -92,6 +109,9 @@ class Topology:
                 duplicate_window=self.duplicate_window,
                 discard=DiscardPolicy.OLD,
                 retention=RetentionPolicy.LIMITS,
+                subject_transform=(
+                    SubjectTransform(src=transform[0], dest=transform[1]) if transform else None
+                ),
             )
 
         return [
@@ -113,15 +133,32 @@ class Topology:
 
 
 async def ensure_topology(
-    js: JetStreamContext, topology: Topology | None = None, consumers: Sequence[ConsumerSpec] = ()
+    js: JetStreamContext,
+    topology: Topology | None = None,
+    consumers: Sequence[ConsumerSpec] = (),
+    *,
+    repartition: bool = False,
 ) -> None:
     """Create streams, the given durable consumers, the KV bucket and the object store;
-    idempotent."""
+    idempotent. An existing stream partitioned for another summarizer count is left as it is and
+    PartitionMismatch raised, unless `repartition` (`repodigest partitions --set`, which
+    drains first)."""
     topology = topology or Topology()
     for cfg in topology.stream_configs():
         try:
             await js.add_stream(config=cfg)
         except BadRequestError:
+            current = (await js.stream_info(str(cfg.name))).config
+            have, want = count_of(current.subject_transform), count_of(cfg.subject_transform)
+            if have != want and not repartition:
+                raise PartitionMismatch(
+                    f"{cfg.name} is partitioned for {have} summarizer(s) (its subject "
+                    f"transform) but REPODIGEST_SUMMARIZER_PARTITIONS is {want} "
+                    f"here: give every service and the CLI the deployment's count "
+                    f"(REPODIGEST_SUMMARIZER_PARTITIONS={have}); to change the count, run "
+                    f"`repodigest partitions --set {want}` (README, "
+                    "Operations: it refuses until every summarizer partition is drained)"
+                ) from None
             await js.update_stream(config=cfg)
     for spec in consumers:
         name = spec.durable

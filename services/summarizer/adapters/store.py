@@ -488,7 +488,7 @@ class SqlProjections:
             if horizon is None
             else conn.execute(_HELD_DUE, {"horizon": horizon})
         )
-        rows = [r for r in held if admission.accepts_repo(r.repo)]
+        rows = [r for r in held if admission.accepts_repo(r.repo) and admission.owns(r.repo)]
         for part in _chunks([r.event_id for r in rows]):
             conn.execute(
                 rejected.update().where(rejected.c.event_id.in_(part)).values(released_at=now)

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
@@ -36,6 +37,12 @@ class Admission:
 
     repos: tuple[str, ...] = ()
     future_tolerance: timedelta | None = None  # None: no limit (the service sets 10 min)
+    # a partitioned replica's share of the repositories (None: all): held events of the others
+    # are released by the replica that folds them (README, Operations: scale)
+    partition_owns: Callable[[str], bool] | None = None
+
+    def owns(self, repo: str) -> bool:
+        return self.partition_owns is None or self.partition_owns(repo)
 
     def accepts_repo(self, repo: str) -> bool:
         if not self.repos:

@@ -493,6 +493,27 @@ def rebuild(
 
 
 @app.command()
+def partitions(
+    set_count: Annotated[
+        int | None,
+        typer.Option(
+            "--set",
+            help="change the summarizer partition count (refused until every partition is "
+            "drained: stop ingest and the classifier, let the summarizers finish, stop them)",
+        ),
+    ] = None,
+    repo: Annotated[
+        list[str], typer.Option("--repo", help="OWNER/NAME: say which partition folds it")
+    ] = [],  # noqa: B006 - typer's default, never mutated
+    nats_url: Annotated[str, typer.Option(envvar="REPODIGEST_NATS_URL")] = "nats://127.0.0.1:4222",
+) -> None:
+    """The summarizer's partitions: the count, each partition's durables and lag; or --set N."""
+    from services.summarizer.partitioning import partitions_command
+
+    raise typer.Exit(partitions_command(nats_url, set_count, repo))
+
+
+@app.command()
 def serve(
     services: Annotated[
         list[str],

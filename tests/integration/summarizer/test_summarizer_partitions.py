@@ -11,21 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import nats
+import pytest
 
 from services.summarizer.adapters.store import SqlProjections
 from services.summarizer.app import build_service
 from services.summarizer.config import SummarizerSettings
 from services.summarizer.messaging import fold_spec, requests_spec
+from services.summarizer.partitioning import partitions_command
 from shared.events import ReportRequestData, ReportRequested, WindowRef, WindowSummarized
 from shared.messaging import (
     STREAM_DEAD,
     STREAM_ENRICHED,
     STREAM_REPORTS,
     Partition,
+    PartitionMismatch,
     Subjects,
     Topology,
     ensure_topology,
@@ -123,9 +127,8 @@ def closing_messages(asks: dict[str, ReportRequested]) -> list:
     ]
 
 
-async def in_process_run(url: str, database_url: str, count: int) -> tuple[dict, list]:
-    """`count` summarizer replicas in this process (their own runtimes and connections); all
-    facts, watermarks and requests published; {repo: summary} and the replicas' services."""
+async def start_replicas(url: str, database_url: str, count: int) -> tuple[list, list]:
+    """`count` summarizer replicas in this process (their own runtimes and connections)."""
     runtimes, services = [], []
     for index in range(count):
         settings = SummarizerSettings(
@@ -139,20 +142,33 @@ async def in_process_run(url: str, database_url: str, count: int) -> tuple[dict,
         # one after the other: the first migrates the schema, the others find it current
         await runtime.start()
         runtimes.append(runtime)
+    return runtimes, services
+
+
+async def stop(runtimes: list) -> None:
+    for runtime in reversed(runtimes):
+        await runtime.stop()
+
+
+async def in_process_run(
+    url: str, database_url: str, count: int, facts_part: slice = slice(None)
+) -> tuple[dict, list]:
+    """`count` replicas; the facts (`facts_part` of each repository's), watermarks and requests
+    published; {repo: summary} and the replicas' services."""
+    runtimes, services = await start_replicas(url, database_url, count)
     try:
         log = SummaryLog()
         await log.subscribe(runtimes[0].nc)
         asks = requests()
         bus = runtimes[0].bus("test")
-        await publish(bus, fact_messages())
+        await publish(bus, fact_messages(facts_part))
         await publish(bus, closing_messages(asks))
         summaries = await log.all_of(asks)
         # one summary per request: no replica answered another's repository
         assert all(len(log.by_request[a.id]) == 1 for a in asks.values())
         return summaries, services
     finally:
-        for runtime in reversed(runtimes):
-            await runtime.stop()
+        await stop(runtimes)
 
 
 _reference: dict = {}
@@ -327,3 +343,79 @@ def _migrate(database_url: str) -> None:
         store.migrate()
     finally:
         store.close()
+
+
+async def test_changing_the_count_waits_for_a_drain_and_loses_nothing(
+    nats_server, postgres_schema, tmp_path
+):
+    """One summarizer folds the first third; `partitions --set 3` is refused while facts wait
+    and while it runs, then changes the count once it is drained and stopped; three replicas
+    fold the rest, and the reports equal the reference."""
+    expected = await reference(tmp_path)
+    url, database_url = nats_server.url, postgres_url_for(postgres_schema)
+    nc = await nats.connect(url)
+    runtimes: list = []
+    try:
+        js = nc.jetstream()
+
+        async def drained(durable: str) -> bool:
+            info = await js.consumer_info(STREAM_ENRICHED, durable)
+            return (info.num_pending, info.num_ack_pending) == (0, 0)
+
+        async def set_count(count: int) -> tuple[int, str, str]:
+            out, err = io.StringIO(), io.StringIO()
+            code = await asyncio.to_thread(partitions_command, url, count, [], out=out, err=err)
+            return code, out.getvalue(), err.getvalue()
+
+        runtimes, _ = await start_replicas(url, database_url, 1)
+        bus = runtimes[0].bus("test")
+        await publish(bus, fact_messages(slice(0, None, 3)))
+        code, _, err = await set_count(3)  # it is running
+        assert code == 3 and "waiting pull request(s): a summarizer is running" in err, err
+        await wait_until(lambda: drained("summarizer-fold"), 60, "the first third folded")
+        await stop(runtimes)
+
+        publisher = Runtime(SummarizerSettings(nats_url=url), "test")
+        await publisher.start()
+        try:
+            await publish(publisher.bus("test"), fact_messages(slice(1, None, 3)))
+        finally:
+            await publisher.stop()
+        code, _, err = await set_count(3)  # stopped, but the second third waits in its durable
+        waiting = sum(len(events[1::3]) for events in FACTS.values())
+        assert code == 3 and f"summarizer-fold has {waiting} message(s) to fold" in err, err
+        # a process still set to 1 works on; one set to 3 is refused before the change
+        with pytest.raises(PartitionMismatch):
+            await ensure_topology(js, Topology(partitions=3))
+
+        runtimes, _ = await start_replicas(url, database_url, 1)
+        await wait_until(lambda: drained("summarizer-fold"), 60, "the second third folded")
+        await stop(runtimes)
+        code, out, err = await set_count(3)
+        assert (code, err) == (0, ""), err
+        assert "summarizer partitions: 1 -> 3" in out
+        assert "deleted: summarizer-fold, summarizer-requests" in out
+        names = {c.name for s in (STREAM_ENRICHED, STREAM_REPORTS) for c in await consumers(js, s)}
+        assert names == {
+            f"summarizer-{kind}-{i}-of-3" for kind in ("fold", "requests") for i in range(3)
+        }
+        assert (await set_count(3))[:2] == (0, "the summarizer is already partitioned 3 way(s)\n")
+
+        summaries, _ = await in_process_run(url, database_url, COUNT, slice(2, None, 3))
+        assert summaries == expected
+
+        out, err = io.StringIO(), io.StringIO()
+        repo = REPOS[7]
+        code = await asyncio.to_thread(partitions_command, url, None, [repo], out=out, err=err)
+        shown = out.getvalue()
+        assert code == 0 and shown.startswith("summarizer partitions: 3\n"), shown
+        assert "RD_ENRICHED summarizer-fold-2-of-3: 0 to fold, 0 unacknowledged" in shown
+        p = partition_of(repo, 3)
+        assert f"  {repo}: partition {p} (summarizer-fold-{p}-of-3)" in shown
+    finally:
+        await stop([r for r in runtimes if r.connected])
+        await nc.close()
+
+
+async def consumers(js, stream: str) -> list:
+    return await js.consumers_info(stream)

@@ -108,14 +108,18 @@ async def render_documents(
 READY_NAME = "report-ready.json"
 
 
+# what `announced_artifacts` answers for a language whose entry this very summary wrote
+_MINE = b"(this summary's own entry)"
+
+
 async def announced_artifacts(
     store: ObjectStore, event: WindowSummarized, lang: str
 ) -> tuple[list[Artifact], bytes | None]:
     """The artifacts of this revision and language that a report-ready already announced (from
     another summary than this one), and that report-ready's bytes; ([], None) when none did.
 
-    A redelivery of the very summary that wrote them is not an announcement: the retry renders
-    and writes again (the same bytes under the same keys) and publishes the same report-ready."""
+    A redelivery of the very summary that wrote them is not an announcement: ([], _MINE); the
+    retry completes what the first delivery left (see `finished_attempt`)."""
     data = event.data
     try:
         entry = json.loads(
@@ -124,7 +128,7 @@ async def announced_artifacts(
     except (ObjectNotFound, ValueError):
         return [], None
     if entry.get("summary_id") == event.id:
-        return [], None
+        return [], _MINE
     try:
         ready = await store.get(
             artifact_key(data.repo, data.window.label, data.revision, lang, READY_NAME)
@@ -156,7 +160,14 @@ async def render_report(
         raise Poison(f"summary {event.id} asks for no language; expected some of {SUPPORTED}")
     if not formats:
         raise Poison(f"summary {event.id} asks for no format; expected some of md, html, pdf, json")
-    finished = await finished_attempt(store, event, languages, formats)
+    existing: dict[str, dict[str, Artifact]] = {}
+    earlier: dict[str, bytes | None] = {}
+    for lang in languages:
+        arts, earlier[lang] = await announced_artifacts(store, event, lang)
+        existing[lang] = {a.format: a for a in arts if a.language == lang}
+    finished = None
+    if all(raw is _MINE for raw in earlier.values()):
+        finished = await finished_attempt(store, event, languages, formats)
     if finished is not None:
         # a redelivery of a summary whose report was stored (e.g. the pages failed after the
         # report-ready): nothing is rendered again; the index is completed and the same
@@ -164,11 +175,7 @@ async def render_report(
         await update_index(store, finished, languages)
         await publish(finished)
         return finished
-    existing: dict[str, dict[str, Artifact]] = {}
-    earlier: dict[str, bytes | None] = {}
-    for lang in languages:
-        arts, earlier[lang] = await announced_artifacts(store, event, lang)
-        existing[lang] = {a.format: a for a in arts if a.language == lang}
+    earlier = {lang: None if raw is _MINE else raw for lang, raw in earlier.items()}
     todo = {lang: tuple(f for f in formats if f not in existing[lang]) for lang in languages}
     if not any(todo.values()):
         ready, raw = _earlier_ready(event, existing, earlier, formats)
@@ -419,8 +426,8 @@ async def update_index(
     Renderer replicas may finish reports of one repository at the same instant, and no store
     here offers a lock, so the index is rebuilt rather than edited: each report first writes its
     entry objects (`.../r<rev>/<lang>/index-entry.json`, deterministic keys); a writer then merges
-    the current index with every listed entry it lacks, writes it, and lists again. If an entry
-    appeared that its index lacks, it merges and writes again. The last writer of the index always
+    the current index with its own entries, writes it, and lists the entries. If one is there
+    that its index lacks, it merges and writes again. The last writer of the index always
     runs that check after its write, so it cannot leave out an entry written before it: the
     index converges to every report stored.
     """
@@ -435,7 +442,9 @@ async def update_index(
     }
     for ekey, entry in mine.items():
         await store.put(ekey, _dumps(entry), "application/json")
-    listed = {k for k in await store.list(prefix) if is_entry_key(k)}
+    # the entries of other reports are looked for after the write (listing a store is its
+    # slowest call: the NATS object store lists the whole bucket): the common case lists once
+    listed: set[str] = set()
     index: dict | None = {}  # None: no index yet and no entry to make one of
     for _ in range(INDEX_ROUNDS):
         try:

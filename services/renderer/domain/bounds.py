@@ -71,6 +71,13 @@ def _walk(model: BaseModel, repo_url: str) -> BaseModel:
     update = {}
     for name in _text_fields(type(model)):
         value = getattr(model, name)
+        # the common cases first, without a call: a short string, a tuple of short strings
+        kind = type(value)
+        if kind is str and name != "url":
+            if len(value) <= (TITLE_MAX if name in _SHORT_FIELDS else TEXT_MAX):
+                continue
+        elif kind is tuple and all(type(v) is str and len(v) <= TITLE_MAX for v in value):
+            continue
         new = _value(name, value, repo_url)
         if new is not value:
             update[name] = new

@@ -61,8 +61,19 @@ class Messages:
         self.lang = lang
         self._catalog = catalog
         self._fallback = fallback
+        # key -> message or None (missing): catalogs do not change, and a report asks thousands
+        self._found: dict[str, Any] = {}
 
     def raw(self, key: str) -> Any:
+        try:
+            found = self._found[key]
+        except KeyError:
+            found = self._found[key] = self._look_up(key)
+        if found is None:
+            raise MissingMessage(f"message {key!r} is missing from the {self.lang} catalog")
+        return found
+
+    def _look_up(self, key: str) -> Any:
         for catalog in (self._catalog, self._fallback):
             if catalog is None:
                 continue
@@ -74,7 +85,7 @@ class Messages:
                 node = node[part]
             if node is not None:
                 return node
-        raise MissingMessage(f"message {key!r} is missing from the {self.lang} catalog")
+        return None
 
     def has(self, key: str) -> bool:
         try:

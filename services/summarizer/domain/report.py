@@ -201,6 +201,8 @@ class WindowInput:
     history_items: int = 0
     # items the window's items refer to (reverted, fixed-up, followed-up) merged before the window
     referenced: Mapping[int, ItemRow] = field(default_factory=dict)
+    # the report lines made of `items` (see `_ref_for`): ItemRefs are immutable
+    refs: dict[tuple[int, int, bool], ItemRef] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -497,53 +499,46 @@ def score_pr(
     removal = _is_removal(snap)
     upgrade = _is_broad_upgrade(snap, tags, policy, files)
     kind_points = sum(policy.category_points.get(k, 0.0) for k in kinds)
-    candidates = [
-        ScoreSignal(name="size", value=lines, points=min(3.0, math.log10(1 + lines))),
-        ScoreSignal(name="files", value=files, points=min(1.5, files / 20)),
-        ScoreSignal(name="risk", value=len(tags.risks), points=min(1.0, 0.5 * risk_points)),
-        ScoreSignal(name="core", value=1 if core else 0, points=0.5 if core else 0.0),
-        ScoreSignal(
-            name="discussion", value=discussion, points=min(2.0, math.log2(1 + discussion) / 3)
-        ),
-        ScoreSignal(name="reviews", value=snap.reviews, points=min(2.0, 0.5 * snap.reviews)),
-        ScoreSignal(name="labels", value=len(notable), points=min(1.5, 0.75 * len(notable))),
-        ScoreSignal(name="reactions", value=snap.reactions, points=min(1.0, snap.reactions / 5)),
+    # (name, value, points): only the signals that give points become part of the report
+    candidates: list[tuple[str, int, float]] = [
+        ("size", lines, min(3.0, math.log10(1 + lines))),
+        ("files", files, min(1.5, files / 20)),
+        ("risk", len(tags.risks), min(1.0, 0.5 * risk_points)),
+        ("core", 1 if core else 0, 0.5 if core else 0.0),
+        ("discussion", discussion, min(2.0, math.log2(1 + discussion) / 3)),
+        ("reviews", snap.reviews, min(2.0, 0.5 * snap.reviews)),
+        ("labels", len(notable), min(1.5, 0.75 * len(notable))),
+        ("reactions", snap.reactions, min(1.0, snap.reactions / 5)),
         # a large removal is its own kind: the CI or docs files it deletes do not make it a tweak
-        ScoreSignal(
-            name="kind",
-            value=len(kinds),
-            points=(max(0.0, kind_points) if removal else kind_points),
+        (
+            "kind",
+            len(kinds),
+            (max(0.0, kind_points) if removal else kind_points),
         ),
-        ScoreSignal(name="claims", value=len(claims), points=_CLAIM_POINTS if claims else 0.0),
-        ScoreSignal(
-            name="user_facing",
-            value=1 if user_facing else 0,
-            points=_USER_FACING_POINTS if user_facing else 0.0,
+        ("claims", len(claims), _CLAIM_POINTS if claims else 0.0),
+        (
+            "user_facing",
+            1 if user_facing else 0,
+            _USER_FACING_POINTS if user_facing else 0.0,
         ),
-        ScoreSignal(
-            name="support", value=1 if support else 0, points=_SUPPORT_POINTS if support else 0.0
-        ),
-        ScoreSignal(name="minor", value=1 if minor else 0, points=_MINOR_POINTS if minor else 0.0),
+        ("support", 1 if support else 0, _SUPPORT_POINTS if support else 0.0),
+        ("minor", 1 if minor else 0, _MINOR_POINTS if minor else 0.0),
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
-        ScoreSignal(
-            name="removal", value=1 if removal else 0, points=_REMOVAL_POINTS if removal else 0.0
-        ),
+        ("removal", 1 if removal else 0, _REMOVAL_POINTS if removal else 0.0),
         # following the upstream or a dependency across many files is the week's news for every
         # downstream user (W43: the vLLM commit upgrade touched 37 files)
-        ScoreSignal(
-            name="upgrade", value=1 if upgrade else 0, points=_SUPPORT_POINTS if upgrade else 0.0
-        ),
-        ScoreSignal(
-            name="storyline_lead",
-            value=1 if storyline_lead else 0,
-            points=_LEAD_POINTS if storyline_lead else 0.0,
+        ("upgrade", 1 if upgrade else 0, _SUPPORT_POINTS if upgrade else 0.0),
+        (
+            "storyline_lead",
+            1 if storyline_lead else 0,
+            _LEAD_POINTS if storyline_lead else 0.0,
         ),
     ]
     signals = tuple(
-        ScoreSignal(name=s.name, value=s.value, points=round(s.points, 3))
-        for s in candidates
-        if s.points
+        ScoreSignal(name=name, value=value, points=round(points, 3))
+        for name, value, points in candidates
+        if points
     )
     return round(sum(s.points for s in signals), 3), signals
 
@@ -632,11 +627,16 @@ def _ref_for(
     excerpt: int = 0,
     digest: bool = False,
 ) -> ItemRef:
-    """The report line of an item: its latest snapshot when folded, else the fact's own."""
+    """The report line of an item: its latest snapshot when folded, else the fact's own. A
+    folded item's line is made once per report (an item shows in several sections)."""
     row = inp.items.get(number)
-    if row is not None:
-        return item_ref(row.snapshot, row.tags, excerpt=excerpt, digest=digest)
-    return item_ref(snap, tags, excerpt=excerpt, digest=digest)
+    if row is None:
+        return item_ref(snap, tags, excerpt=excerpt, digest=digest)
+    key = (number, excerpt, digest)
+    ref = inp.refs.get(key)
+    if ref is None:
+        ref = inp.refs[key] = item_ref(row.snapshot, row.tags, excerpt=excerpt, digest=digest)
+    return ref
 
 
 # ---------------------------------------------------------------- modules and themes

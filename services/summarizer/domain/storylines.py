@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from shared.events import Digest
 from shared.events.summary import Role, Storyline, StorylineItem
@@ -28,6 +29,10 @@ class StoryItem:
     deletions: int = 0
     bot: bool = False
     kind: str = "pull_request"
+
+    @cached_property
+    def role(self) -> Role:  # (a frozen dataclass without slots: the cache is its __dict__)
+        return _role_of(self)
 
 
 @dataclass(frozen=True)
@@ -205,7 +210,12 @@ def file_kind(path: str) -> Role | None:
 
 def role_of(item: StoryItem) -> Role:
     """What the item is to its storyline: a revert first, then its first category that names a
-    role (the classifier orders them by strength), else the title's [Tag]s and leading verb."""
+    role (the classifier orders them by strength), else the title's [Tag]s and leading verb.
+    Worked out once per item (a report asks a few times for each)."""
+    return item.role
+
+
+def _role_of(item: StoryItem) -> Role:
     if _REVERT_TITLE.search(item.title) or (
         item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)
     ):

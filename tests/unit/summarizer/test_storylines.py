@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -209,7 +210,7 @@ def test_a_bigram_is_named_as_written_and_absorbs_its_words():
     assert [(s.key, s.name, len(s.items)) for s in lines] == [("buildcache", "build cache", 4)]
     assert lines[0].terms[0] == "build cache"
     # a plain phrase (no capitals, digits or '_') must also hold its items together by their files
-    scattered = [StoryItem(**{**i.__dict__, "files": (f"x/{i.number}.py",)}) for i in current]
+    scattered = [replace(i, files=(f"x/{i.number}.py",)) for i in current]
     assert find_storylines(scattered, [], COUNTS, len(HISTORY)) == []
 
 
@@ -238,7 +239,7 @@ def test_an_identifier_or_a_bare_version_is_named_as_a_reader_would():
 
 
 def _with_modules(item: StoryItem, *modules: str) -> StoryItem:
-    return StoryItem(**{**item.__dict__, "modules": modules})
+    return replace(item, modules=modules)
 
 
 def test_a_busy_module_no_storyline_took_is_a_line_of_its_own_after_the_named_ones():
@@ -342,9 +343,7 @@ def test_removals_that_take_a_body_of_code_out_are_one_line_led_by_the_biggest()
     ]
     removed = {1: 16881, 2: 307, 3: 9, 4: 40}
     current = [
-        StoryItem(**{**i.__dict__, "deletions": removed[i.number], "additions": 5})
-        if i.number in removed
-        else i
+        replace(i, deletions=removed[i.number], additions=5) if i.number in removed else i
         for i in current
     ]
     (line,) = find_storylines(current, [], COUNTS, len(HISTORY))
@@ -354,13 +353,11 @@ def test_removals_that_take_a_body_of_code_out_are_one_line_led_by_the_biggest()
     joiner = it(
         5, "[Feature] Support batch job aware scheduler", day=5, files=("a/runner.py", "a/moe.py")
     )
-    joiner = StoryItem(**{**joiner.__dict__, "additions": 1899, "deletions": 0})
+    joiner = replace(joiner, additions=1899, deletions=0)
     (line,) = find_storylines(current + [joiner], [], COUNTS, len(HISTORY))
     assert 5 not in {m.number for m in line.items}
     # three small removals are no line of work
-    small = [
-        StoryItem(**{**i.__dict__, "deletions": 20}) if i.number in removed else i for i in current
-    ]
+    small = [replace(i, deletions=20) if i.number in removed else i for i in current]
     assert find_storylines(small, [], COUNTS, len(HISTORY)) == []
 
 

@@ -291,6 +291,7 @@ def _run_report(job: ReportJob) -> None:
     from services.classifier.domain.rules import ProfileError
     from services.summarizer.adapters.store import StoreError
     from shared.bootstrap import SettingsProblem
+    from shared.messaging import PartitionMismatch
     from shared.natsserver import NatsServerError
     from shared.service import NatsUnreachable
 
@@ -305,6 +306,8 @@ def _run_report(job: ReportJob) -> None:
             text += ", or leave both unset for `report` to start an embedded nats-server"
         raise fail(text, 1) from None
     except (PipelineError, NatsServerError) as exc:
+        raise fail(str(exc), 1) from None
+    except PartitionMismatch as exc:  # the deployment's streams are partitioned otherwise
         raise fail(str(exc), 1) from None
     except ProfileError as exc:  # --profile (or REPODIGEST_PROFILE_OVERRIDES) names no profile
         raise fail(f"--profile: {exc}") from None

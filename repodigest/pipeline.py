@@ -289,7 +289,7 @@ async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str 
     Returns the rules in use ("profile@version") to record after the report, None when this run
     classifies nothing itself."""
     from services.classifier.reclassify import reclassify
-    from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED
+    from services.summarizer.partitioning import fold_backlog
 
     if not job.run_services or job.data_dir is None:
         return None
@@ -315,8 +315,8 @@ async def _reclassify_if_rules_changed(runtime: Runtime, job: ReportJob) -> str 
     )
     deadline = asyncio.get_running_loop().time() + job.timeout
     while True:  # the summarizer folds them before this run's facts and request
-        info = await runtime.js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
-        if int(info.num_pending or 0) + int(info.num_ack_pending or 0) == 0:
+        # (every partition's durable: REPODIGEST_SUMMARIZER_PARTITIONS)
+        if await fold_backlog(runtime.js, runtime.settings.summarizer_partitions) == 0:
             return rules
         if asyncio.get_running_loop().time() > deadline:
             raise PipelineError(
@@ -847,17 +847,17 @@ class StageProgress:
             await self.close()
 
     async def _poll_fold(self) -> None:
-        """Folded = classified - what the summarizer's consumer has still to acknowledge."""
-        from shared.messaging import DURABLE_SUMMARIZER, STREAM_ENRICHED
+        """Folded = classified - what the summarizer's consumers (one per partition) have still
+        to acknowledge."""
+        from services.summarizer.partitioning import fold_backlog
 
-        js = self.runtime.js
+        js, count = self.runtime.js, self.runtime.settings.summarizer_partitions
         while True:
             try:
-                info = await js.consumer_info(STREAM_ENRICHED, DURABLE_SUMMARIZER)
+                left = await fold_backlog(js, count)
             except Exception:  # noqa: BLE001 - a progress bar that lags; the run goes on
                 pass
             else:
-                left = int(info.num_pending or 0) + int(info.num_ack_pending or 0)
                 classified = min(self.classified, self.facts) if self.facts else self.classified
                 self._update(max(0, classified - left))
             await asyncio.sleep(self.poll_interval)

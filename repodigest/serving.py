@@ -35,6 +35,7 @@ def serve_services(asked: Sequence[str], log_level: str) -> None:
     checks it) and serve them on one runtime until SIGTERM; ServeError for what a person must
     fix (invalid settings, NATS unreachable, a database that cannot be used)."""
     from services.summarizer.adapters.store import StoreError
+    from shared.messaging import PartitionMismatch
     from shared.service import NatsUnreachable, Runtime, serve
 
     names = service_names(asked)
@@ -61,4 +62,6 @@ def serve_services(asked: Sequence[str], log_level: str) -> None:
     except NatsUnreachable as exc:
         raise ServeError(str(exc)) from None
     except StoreError as exc:  # e.g. REPODIGEST_DATABASE_MIGRATE=false and the schema is behind
+        raise ServeError(str(exc)) from None
+    except PartitionMismatch as exc:  # the streams are partitioned for another summarizer count
         raise ServeError(str(exc)) from None

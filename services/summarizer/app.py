@@ -39,11 +39,13 @@ class SummarizerService:
         self, settings: SummarizerSettings, runtime: Runtime, store: SqlProjections | None = None
     ) -> None:
         self.settings = settings
-        # this replica's share of the repositories (all of them unpartitioned): its durables,
-        # and the pending requests, closed windows and held events it answers for
-        self.partition = settings.partition()
-        fold, requests = fold_spec(self.partition), requests_spec(self.partition)
-        self.consumers = (fold, requests)
+        # this replica's share of the repositories (all of them unpartitioned, or with no
+        # partition index set): a fold and a requests durable per partition it serves, and the
+        # pending requests, closed windows and held events it answers for
+        self.partitions = settings.partitions_served()
+        self.consumers = tuple(
+            spec for p in self.partitions for spec in (fold_spec(p), requests_spec(p))
+        )
         self.bus = runtime.bus(NAME)
         self.store = (
             store
@@ -52,19 +54,37 @@ class SummarizerService:
         )
         self.deps = build_deps(settings, self.store, self._publish, give_up=self._give_up)
         self.deps.answer_unchanged = self._answer_unchanged
-        if self.partition.partitioned:
-            self.deps.owns = self.partition.owns
-            self.deps.admission = replace(self.deps.admission, partition_owns=self.partition.owns)
+        if len(self.partitions) < settings.summarizer_partitions:
+            self.deps.owns = self.owns
+            self.deps.admission = replace(self.deps.admission, partition_owns=self.owns)
         self._releaser: asyncio.Task | None = None
-        self.fold_consumer = Consumer(
-            self.bus,
-            fold,
-            ENRICHED_EVENT_ADAPTER.validate_json,
-            handle_batch=self.on_enriched_batch,
+        self.fold_consumers = [
+            Consumer(
+                self.bus,
+                fold_spec(p),
+                ENRICHED_EVENT_ADAPTER.validate_json,
+                handle_batch=self.on_enriched_batch,
+            )
+            for p in self.partitions
+        ]
+        self.request_consumers = [
+            Consumer(
+                self.bus,
+                requests_spec(p),
+                ReportRequested.model_validate_json,
+                handle=self.on_report_requested,
+            )
+            for p in self.partitions
+        ]
+        # the first partition's (the only one, unpartitioned or with an index set)
+        self.fold_consumer, self.request_consumer = (
+            self.fold_consumers[0],
+            self.request_consumers[0],
         )
-        self.request_consumer = Consumer(
-            self.bus, requests, ReportRequested.model_validate_json, handle=self.on_report_requested
-        )
+
+    def owns(self, repo: str) -> bool:
+        """Whether this replica folds and reports `repo`."""
+        return any(p.owns(repo) for p in self.partitions)
 
     async def _publish(self, event: WindowSummarized) -> None:
         await self.bus.publish(event, Subjects.summary_ready(event.data.repo))
@@ -110,19 +130,18 @@ class SummarizerService:
         await accept_request(self.deps, request)
 
     def register(self, router: ServiceRouter) -> None:
-        self.fold_consumer.register(router)
-        self.request_consumer.register(router)
+        for consumer in (*self.fold_consumers, *self.request_consumers):
+            consumer.register(router)
 
     async def start(self) -> None:
         await self.deps.ensure_schema()
         log.info("summarizer projections at %s", redacted(self.settings.database_url))
-        if self.partition.partitioned:
+        if self.settings.summarizer_partitions > 1:
             log.info(
-                "summarizer partition %d of %d: durables %s, %s",
-                self.partition.index,
-                self.partition.count,
-                self.partition.fold_durable,
-                self.partition.requests_durable,
+                "summarizer partition(s) %s of %d: durables %s",
+                ", ".join(str(p.index) for p in self.partitions),
+                self.settings.summarizer_partitions,
+                ", ".join(spec.durable for spec in self.consumers),
             )
         # requests and closed windows left pending by a previous run
         await publish_due(self.deps)

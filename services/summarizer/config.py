@@ -60,11 +60,12 @@ class SummarizerSettings(CommonSettings):
         "that it is at this version's revision and refuse to start otherwise, for deployments "
         "that run `repodigest db upgrade` as a Job or one-shot service first",
     )
-    summarizer_partition_index: int = Field(
-        0,
+    summarizer_partition_index: int | None = Field(
+        None,
         ge=0,
-        description="which partition of the repositories this replica folds and reports "
-        "(0..REPODIGEST_SUMMARIZER_PARTITIONS-1; in Kubernetes the StatefulSet pod's ordinal)",
+        description="the partition of the repositories this replica folds and reports "
+        "(0..REPODIGEST_SUMMARIZER_PARTITIONS-1; in Kubernetes the StatefulSet pod's ordinal); "
+        "unset: every partition, in this process (`serve all`, the CLI's in-process run)",
     )
     schedules: dict[str, list[ScheduleSetting]] = Field(
         default_factory=dict, description="recurring windows per repository (JSON; `*` = all)"
@@ -173,13 +174,29 @@ class SummarizerSettings(CommonSettings):
                 )
         return v
 
-    def partition(self) -> Partition:
-        """This replica's partition (raises ValueError outside the count: `partition_problems`
-        says so at start)."""
+    @field_validator("summarizer_partition_index", mode="before")
+    @classmethod
+    def _index_given(cls, v: object) -> object:
+        if isinstance(v, str) and not v.strip():
+            # what the downward API gives for a label the pod does not have
+            raise ValueError(
+                "REPODIGEST_SUMMARIZER_PARTITION_INDEX is empty: set it to the replica's "
+                "partition (in Kubernetes, from the pod label apps.kubernetes.io/pod-index, "
+                "which StatefulSet pods carry from Kubernetes 1.28), or leave it unset to fold "
+                "every partition in this process"
+            )
+        return v
+
+    def partitions_served(self) -> list[Partition]:
+        """The partitions this process folds: its index's, or every one when the index is unset
+        (raises ValueError outside the count: `partition_problems` says so at start)."""
         problems = partition_problems(self)
         if problems:
             raise ValueError(problems[0])
-        return Partition(self.summarizer_partition_index, self.summarizer_partitions)
+        count, index = self.summarizer_partitions, self.summarizer_partition_index
+        if index is None:
+            return [Partition(i, count) for i in range(count)]
+        return [Partition(index, count)]
 
     def admission(self) -> Admission:
         tolerance = self.future_tolerance_minutes
@@ -219,7 +236,7 @@ def partition_problems(settings: SummarizerSettings) -> list[str]:
     """A replica whose partition index is outside the count folds nothing anyone reads: refused
     at start, saying what to set."""
     index, count = settings.summarizer_partition_index, settings.summarizer_partitions
-    if index < count:
+    if index is None or index < count:
         return []
     return [
         f"REPODIGEST_SUMMARIZER_PARTITION_INDEX={index} is outside the partitions 0..{count - 1} "

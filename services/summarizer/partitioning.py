@@ -95,6 +95,17 @@ async def status(js) -> PartitionStatus:
     return out
 
 
+async def fold_backlog(js, count: int) -> int:
+    """Messages the summarizer's `count` partitions have yet to fold (pending + unacknowledged),
+    summed: what the CLI waits for and counts down (NotFoundError while a partition's durable
+    does not exist yet)."""
+    total = 0
+    for p in all_partitions(count):
+        info = await js.consumer_info(STREAM_ENRICHED, fold_spec(p).durable)
+        total += int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+    return total
+
+
 def drain_problems(current: PartitionStatus) -> list[str]:
     """Why the count cannot change now (empty: it can)."""
     problems = []

@@ -273,6 +273,7 @@ def rebuild_command(
         settings = SummarizerSettings(nats_url=nats_url, database_url=database_url)
     except ValidationError as exc:
         return fail(f"summarizer settings: {exc}", 2)
+    from shared.messaging import PartitionMismatch
     from shared.service import NatsUnreachable
 
     from .adapters.store import StoreError
@@ -281,7 +282,7 @@ def rebuild_command(
         result = asyncio.run(_rebuild_with(settings, repo, progress and err.is_terminal, err))
     except RebuildRefused as exc:
         return fail(f"rebuild refused: {exc}", 3)
-    except (NatsUnreachable, StoreError) as exc:
+    except (NatsUnreachable, StoreError, PartitionMismatch) as exc:
         return fail(str(exc), 2)
     rejected = ", ".join(f"{n} {r}" for r, n in sorted(result.rejected.items())) or "none"
     out.print(

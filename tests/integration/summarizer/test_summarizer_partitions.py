@@ -127,10 +127,14 @@ def closing_messages(asks: dict[str, ReportRequested]) -> list:
     ]
 
 
-async def start_replicas(url: str, database_url: str, count: int) -> tuple[list, list]:
-    """`count` summarizer replicas in this process (their own runtimes and connections)."""
+async def start_replicas(
+    url: str, database_url: str, count: int, *, indexes: bool = True
+) -> tuple[list, list]:
+    """`count` summarizer replicas in this process (their own runtimes and connections), each
+    with its partition index; or, `indexes` False, one replica without an index (every
+    partition)."""
     runtimes, services = [], []
-    for index in range(count):
+    for index in range(count) if indexes else [None]:
         settings = SummarizerSettings(
             nats_url=url,
             database_url=database_url,
@@ -151,11 +155,16 @@ async def stop(runtimes: list) -> None:
 
 
 async def in_process_run(
-    url: str, database_url: str, count: int, facts_part: slice = slice(None)
+    url: str,
+    database_url: str,
+    count: int,
+    facts_part: slice = slice(None),
+    *,
+    indexes: bool = True,
 ) -> tuple[dict, list]:
-    """`count` replicas; the facts (`facts_part` of each repository's), watermarks and requests
-    published; {repo: summary} and the replicas' services."""
-    runtimes, services = await start_replicas(url, database_url, count)
+    """`count` replicas (or one for them all: `start_replicas`); the facts (`facts_part` of each
+    repository's), watermarks and requests published; {repo: summary} and the services."""
+    runtimes, services = await start_replicas(url, database_url, count, indexes=indexes)
     try:
         log = SummaryLog()
         await log.subscribe(runtimes[0].nc)
@@ -185,7 +194,7 @@ async def reference(tmp_path) -> dict:
             )
         finally:
             await server.stop()
-        assert service.partition == Partition() and service.deps.owns is None
+        assert service.partitions == [Partition()] and service.deps.owns is None
         _reference.update(summaries)
     return _reference
 
@@ -209,10 +218,11 @@ async def test_three_partitions_make_the_reports_one_summarizer_makes(
     try:
         js = nc.jetstream()
         for index, service in enumerate(services):
-            assert service.partition == Partition(index, COUNT)
+            (partition,) = service.partitions
+            assert partition == Partition(index, COUNT)
             mine = in_partition(index)
-            fold = await js.consumer_info(STREAM_ENRICHED, fold_spec(service.partition).durable)
-            asked = await js.consumer_info(STREAM_REPORTS, requests_spec(service.partition).durable)
+            fold = await js.consumer_info(STREAM_ENRICHED, fold_spec(partition).durable)
+            asked = await js.consumer_info(STREAM_REPORTS, requests_spec(partition).durable)
             # each replica was given exactly its repositories' facts, watermarks and requests
             assert fold.delivered.consumer_seq == sum(len(FACTS[r]) + 1 for r in mine)
             assert asked.delivered.consumer_seq == len(mine)
@@ -221,6 +231,22 @@ async def test_three_partitions_make_the_reports_one_summarizer_makes(
         assert (await js.stream_info(STREAM_DEAD)).state.messages == 0
     finally:
         await nc.close()
+
+
+async def test_one_process_without_a_partition_index_folds_every_partition(nats_server, tmp_path):
+    """`serve all` and the CLI's in-process run: no index set, the one summarizer reads all
+    three partitions' durables (SQLite, as those runs use by default)."""
+    expected = await reference(tmp_path)
+    summaries, (service,) = await in_process_run(
+        nats_server.url, f"sqlite:///{tmp_path / 'one.db'}", COUNT, indexes=False
+    )
+    assert summaries == expected
+    assert service.partitions == [Partition(i, COUNT) for i in range(COUNT)]
+    assert service.deps.owns is None  # every repository is its own
+    assert [c.durable for c in service.consumers] == [
+        f"summarizer-{kind}-{i}-of-3" for i in range(COUNT) for kind in ("fold", "requests")
+    ]
+    assert all(c.stats.dead == 0 for c in service.fold_consumers)
 
 
 async def test_a_replica_killed_mid_run_is_replaced_without_loss(

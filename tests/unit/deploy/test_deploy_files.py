@@ -23,6 +23,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[3]
 K8S = ROOT / "deploy" / "kubernetes"
 SERVICES = ("ingest", "classifier", "summarizer", "renderer", "notifier")
+WORKLOAD_KIND = {"summarizer": "StatefulSet"}
+SERVICE_KINDS = {"Deployment", "StatefulSet"}
 
 
 def settings_fields() -> set[str]:
@@ -143,7 +145,8 @@ def test_kustomize_builds_validate_against_kubernetes_schemas(overlay):
     resources = build(K8S / overlay)
     kinds = {(r["kind"], r["metadata"]["name"]) for r in resources}
     for name in SERVICES:
-        assert ("Deployment", name) in kinds
+        # the summarizer is a StatefulSet: a pod per partition, its ordinal the partition
+        assert (WORKLOAD_KIND.get(name, "Deployment"), name) in kinds
     for resource in resources:
         kubernetes_validate.validate(resource, "1.37", strict=True)
     if overlay != "base":
@@ -155,7 +158,7 @@ def test_kustomize_builds_validate_against_kubernetes_schemas(overlay):
 def test_deployments_probe_health_and_reference_secrets_not_values():
     known = settings_fields() | {"REPODIGEST_PROFILES_DIR"}
     for resource in build(K8S / "overlays/production"):
-        if resource["kind"] != "Deployment":
+        if resource["kind"] not in SERVICE_KINDS:
             continue
         container = resource["spec"]["template"]["spec"]["containers"][0]
         assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
@@ -294,7 +297,7 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
 
 def test_kubernetes_services_log_in_to_nats_with_a_secret_and_probes_reach_health():
     for resource in build(K8S / "overlays/production"):
-        if resource["kind"] != "Deployment":
+        if resource["kind"] not in SERVICE_KINDS:
             continue
         env = {e["name"]: e for e in resource["spec"]["template"]["spec"]["containers"][0]["env"]}
         for name in ("REPODIGEST_NATS_USER", "REPODIGEST_NATS_PASSWORD"):
@@ -419,7 +422,7 @@ def test_kubernetes_runs_the_migrations_as_a_job_with_the_summarizers_database()
     assert container["command"] == MIGRATE and pod["restartPolicy"] in {"Never", "OnFailure"}
     assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
     summarizer = next(
-        r for r in resources if r["kind"] == "Deployment" and r["metadata"]["name"] == "summarizer"
+        r for r in resources if r["kind"] == "StatefulSet" and r["metadata"]["name"] == "summarizer"
     )
     s_env = {e["name"]: e for e in summarizer["spec"]["template"]["spec"]["containers"][0]["env"]}
     j_env = {e["name"]: e for e in container["env"]}
@@ -515,3 +518,96 @@ def test_the_report_cronjob_asks_the_deployment_for_the_last_week_one_run_at_a_t
         for rule in p["spec"].get("egress", [])
     ]
     assert set().union(*[_ports(r) for r in egress]) == {53, 4222, 4318, 443}
+
+
+# ---------------------------------------------------------------- summarizer partitions (issue 18 item 7)
+
+
+def _count(value: str) -> int:
+    """A partition count as the services read it (the setting's own bounds)."""
+    from shared.config import CommonSettings
+
+    return CommonSettings(summarizer_partitions=value).summarizer_partitions
+
+
+def _containers(resource: dict) -> list[dict]:
+    spec = resource["spec"]
+    if resource["kind"] == "CronJob":
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["spec"]["containers"]
+
+
+@pytest.mark.parametrize(("overlay", "count"), [("base", 1), ("overlays/production", 3)])
+def test_the_summarizer_partition_count_agrees_everywhere_in_kubernetes(overlay, count):
+    resources = build(K8S / overlay)
+    config = next(r for r in resources if r["metadata"]["name"] == "repodigest-config")
+    assert _count(config["data"]["REPODIGEST_SUMMARIZER_PARTITIONS"]) == count
+    (summarizer,) = [
+        r
+        for r in resources
+        if r["metadata"]["name"] == "summarizer" and r["kind"] in {"Deployment", "StatefulSet"}
+    ]
+    # a pod per partition, each the partition of its ordinal
+    assert summarizer["kind"] == "StatefulSet" and summarizer["spec"]["replicas"] == count
+    env = {e["name"]: e for e in _containers(summarizer)[0]["env"]}
+    assert env["REPODIGEST_SUMMARIZER_PARTITION_INDEX"]["valueFrom"]["fieldRef"] == {
+        "fieldPath": "metadata.labels['apps.kubernetes.io/pod-index']"
+    }
+    service = next(
+        r for r in resources if r["kind"] == "Service" and r["metadata"]["name"] == "summarizer"
+    )
+    assert (
+        summarizer["spec"]["serviceName"] == "summarizer" and service["spec"]["clusterIP"] == "None"
+    )
+    # every workload that talks to NATS declares the streams, so reads the same count: the
+    # ConfigMap, never a value of its own
+    talkers = 0
+    for resource in resources:
+        if resource["kind"] not in {"Deployment", "StatefulSet", "Job", "CronJob"}:
+            continue
+        for container in _containers(resource):
+            names = {e["name"] for e in container.get("env", [])}
+            sources = {
+                e["configMapRef"]["name"]
+                for e in container.get("envFrom", [])
+                if "configMapRef" in e
+            }
+            assert "REPODIGEST_SUMMARIZER_PARTITIONS" not in names, resource["metadata"]["name"]
+            if "REPODIGEST_NATS_USER" in names:
+                talkers += 1
+                assert "repodigest-config" in sources, resource["metadata"]["name"]
+    assert talkers == len(SERVICES) + 1  # the five services and the report CronJob
+
+
+def test_compose_runs_one_summarizer_per_partition_index():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    summarizers = {
+        name: svc
+        for name, svc in services.items()
+        if svc.get("command") == ["python", "-m", "services.summarizer"]
+    }
+    counts = {
+        name: _count(svc["environment"]["REPODIGEST_SUMMARIZER_PARTITIONS"])
+        for name, svc in services.items()
+        if "REPODIGEST_NATS_URL" in svc.get("environment", {})
+    }
+    assert set(SERVICES) | {"cli"} <= set(counts) and len(set(counts.values())) == 1, counts
+    (count,) = set(counts.values())
+    indexes = sorted(
+        int(svc["environment"].get("REPODIGEST_SUMMARIZER_PARTITION_INDEX", 0))
+        for svc in summarizers.values()
+    )
+    assert indexes == list(range(count))
+
+
+def test_no_nats_server_mapping_rewrites_the_partitioned_subjects():
+    """The streams' subject transforms are the one place the count lives on the server
+    (shared/messaging/partitions.py): a server or account `mappings` entry for rd.* subjects
+    would re-map them before the streams see them."""
+    conf = (ROOT / "deploy/nats/nats.conf").read_text()
+    assert "mappings" not in re.sub(r"#.*", "", conf)
+    values = yaml.safe_load((ROOT / "deploy/nats/helm-values.yaml").read_text())
+    merged = values["config"].get("merge", {})
+    assert "mappings" not in merged and "accounts" not in merged
+    assert "REPODIGEST_SUMMARIZER_PARTITIONS" in (ROOT / "deploy/nats/helm-values.yaml").read_text()

@@ -292,7 +292,7 @@ def test_network_policies_deny_by_default_and_open_only_what_each_service_uses(o
     default = [p for p in policies if p["spec"]["podSelector"] == {}]
     assert default and set(default[0]["spec"]["policyTypes"]) == {"Ingress", "Egress"}
     assert not default[0]["spec"].get("ingress") and not default[0]["spec"].get("egress")
-    for deployment in (r for r in resources if r["kind"] == "Deployment"):
+    for deployment in (r for r in resources if r["kind"] in {"Deployment", "StatefulSet"}):
         name = deployment["metadata"]["name"]
         labels = deployment["spec"]["template"]["metadata"]["labels"]
         mine = [p for p in policies if p["spec"]["podSelector"] != {} and _selects(p, labels)]
@@ -332,7 +332,7 @@ def test_the_production_image_is_the_one_the_documented_build_tags():
     for resource in build(K8S / "overlays/production"):
         for c in (
             pod_template(resource)["spec"]["containers"]
-            if resource["kind"] in {"Deployment", "Job", "CronJob"}
+            if resource["kind"] in {"Deployment", "StatefulSet", "Job", "CronJob"}
             else []
         ):
             assert c["image"] == reference, (resource["metadata"]["name"], c["image"])

@@ -130,7 +130,13 @@ def test_a_replica_index_outside_the_count_stops_the_summarizer_with_what_to_set
     assert "REPODIGEST_SUMMARIZER_PARTITION_INDEX=3 is outside the partitions 0..2" in problem
     assert "StatefulSet's replicas must equal REPODIGEST_SUMMARIZER_PARTITIONS" in problem
     monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITION_INDEX", "2")
-    assert BOOTSTRAP.settings().partition() == Partition(2, 3)
+    assert BOOTSTRAP.settings().partitions_served() == [Partition(2, 3)]
+    monkeypatch.delenv("REPODIGEST_SUMMARIZER_PARTITION_INDEX")  # unset: every partition here
+    assert BOOTSTRAP.settings().partitions_served() == [Partition(i, 3) for i in range(3)]
+    # a label the pod lacks comes through the downward API as an empty value
+    monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITION_INDEX", "")
+    with pytest.raises(SettingsProblem, match="apps.kubernetes.io/pod-index"):
+        BOOTSTRAP.settings()
     monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITIONS", "0")
     with pytest.raises(SettingsProblem, match="summarizer_partitions"):
         BOOTSTRAP.settings()

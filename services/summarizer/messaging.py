@@ -23,7 +23,10 @@ def fold_spec(partition: Partition = UNPARTITIONED) -> ConsumerSpec:
         partition.fold_durable,
         STREAM_ENRICHED,
         partition.fold_filter,
-        description="tagged facts folded into the projections; watermarks close windows",
+        description="tagged facts folded into the projections; watermarks close windows "
+        "(with REPODIGEST_SUMMARIZER_PARTITIONS=N the stream stores them as "
+        "rd.enriched.<p>.<kind>.<action>.<owner>.<repo> and replica p reads rd.enriched.<p>.> "
+        "through summarizer-fold-<p>-of-<N>)",
     )
 
 
@@ -34,7 +37,9 @@ def requests_spec(partition: Partition = UNPARTITIONED) -> ConsumerSpec:
         STREAM_REPORTS,
         partition.requests_filter,
         batch_size=16,
-        description="report requests: a window's summary",
+        description="report requests: a window's summary (partitioned: stored as "
+        "rd.summary.requested.<p>.<owner>.<repo>, read by replica p through "
+        "summarizer-requests-<p>-of-<N>, the replica that folds the repository's facts)",
     )
 
 

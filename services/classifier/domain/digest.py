@@ -122,7 +122,8 @@ _BARE_URL = re.compile(r"^\s*<?https?://\S+>?\s*$")
 _ALERT = re.compile(r"^\s*\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 _REF_ONLY = re.compile(
     r"^\s*(?:[A-Za-z-]+:?\s+){0,3}(?:#\d*|(?:https?://)?github\.com/\S+|[\w.-]+/[\w.-]+#\d+)"
-    r"(?:[\s,;&]+(?:and\s+)?(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*\s*[.]?\s*$",
+    r"(?:[\s,;&]+(?:and\s+)?(?:[A-Za-z-]+:?\s+){0,2}(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*"
+    r"\s*[.]?\s*$",
     re.I,
 )
 
@@ -384,7 +385,9 @@ def _pointer(sentence: str) -> bool:
     if _POINTER.match(sentence) or (sentence.endswith(("?", "？")) and len(sentence.split()) < 8):
         return True  # (a short question is a heading of its own: "What does it follow?")
     rest = _NOT_WORDS.sub(" ", sentence)
-    return len(rest.split()) < 3 and len(_CJK.findall(rest)) < 4  # (Chinese has no spaces)
+    # words, not the commas between references ("Fixes #10989, fixes #10987.")
+    words = [w for w in rest.split() if any(c.isalnum() for c in w)]
+    return len(words) < 3 and len(_CJK.findall(rest)) < 4  # (Chinese has no spaces)
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -774,6 +777,8 @@ _CONTEXT = re.compile(
             _PR,
             r"|(?:regression|bug|issue|breakage)s?\s+(?:was\s+|were\s+)?(?:introduced|caused)\s+(?:by|in)\s+",
             _PR,
+            r"|regressions?\s+(?:(?:observed|seen|found)\s+)?(?:after|since)\s+",
+            _PR,
             # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
             r"|(?:caused|broken|regressed)\s+by\s+",
             _PR,
@@ -814,6 +819,11 @@ _CONTEXT_WORDS = (
     "caused",
     "broken",
     "regressed",
+)
+# what follows "reverting #N" when it reports an experiment ("... restores BF16 accuracy")
+_TRIED = re.compile(
+    r"\s+(?:restores|fixes|recovers|resolves|solves|avoids|brings back|makes|helps|removes)\b",
+    re.I,
 )
 _LIST_SEP = re.compile(r"\s*(?:,|&|and|,\s*and|/)\s*$", re.I)
 _PORT_TO = re.compile(r"\s+(?:to|into|onto)\b", re.I)
@@ -865,7 +875,13 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
 _UNDO_TITLE = re.compile(
     r"^\s*(?:\[[^\]]*\]\s*:?\s*)*(?:restore|roll\s*back|rollback|undo|back\s*out)\b", re.I
 )
-_REVERT_WORD = re.compile(r"\brevert(?:s|ed|ing)?\b", re.I)
+# a description that calls the change itself a revert ("The revert showed a clear accuracy
+# improvement", "this reverts the mask change"), not one that reports an experiment ("reverting
+# #13268 restores BF16 accuracy": real #13412 fixes #13268's regression, it reverts nothing)
+_SELF_REVERT = re.compile(
+    r"\b(?:the|this|a)\s+revert\b|\brevert(?:s|ed)\s+(?:#\d+|the|that|this|pr|commit|change)\b",
+    re.I,
+)
 _INTRODUCED = re.compile(
     r"\b(?:introduced|added|brought in|caused)\s+(?:by|in)\s+(?:pr\s*)?$", re.I
 )
@@ -1028,6 +1044,9 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             kind = next(k for k in _KINDS if c.group(k)) if c else None
             if kind is None and last_kind in _KINDS and _LIST_SEP.fullmatch(src, last_end, start):
                 kind = last_kind
+            if kind == "reverts" and c and _TRIED.match(src, m.end()) and "ing" in c.group(0):
+                # "reverting #13268 restores BF16 accuracy": what was tried, not what this does
+                kind = None
             if (
                 kind == "backport"
                 and c
@@ -1066,7 +1085,7 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
         title
         and not any(r.kind == "reverts" for r in refs.values())
         and _UNDO_TITLE.match(title)
-        and _REVERT_WORD.search(text)
+        and _SELF_REVERT.search(text)
     ):
         undone = [
             k

@@ -536,6 +536,9 @@ REMOVAL_TITLE = re.compile(
     r"|deletes|deprecate|deprecates|clean\s*up|cleanup|sunset|retire"
     r"|move\s+\S+(?:\s+\S+)?\s+out)\b"
 )
+# code that the upstream project now has: what a downstream change takes out after an upgrade
+_UPSTREAMED = re.compile(r"(?i)\bupstreamed\b|\bnow (?:in|covered by) (?:the )?upstream\b")
+_VERSION_WORD = re.compile(r"(?i)(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b")  # "0.22.1", not "Qwen3.5"
 UPGRADES_KEY = "upgrades"  # the renderer says "Keeping up with {name}" in the report's language
 _RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+)?")
 REMOVALS_KEY = "removals"
@@ -555,15 +558,18 @@ def ci_only(item: StoryItem) -> bool:
     return bool(kinds) and kinds <= {"ci"}
 
 
-def _upgrade_name(bumps: Sequence[StoryItem]) -> str:
+def _upgrade_name(bumps: Sequence[StoryItem], beside: Sequence[StoryItem] = ()) -> str:
     """What a window's upgrades keep up with: the most upgraded project, spelled with the
-    capitals any title gives it ("vLLM" over "vllm"), and its newest release when a title names
-    one ("vLLM v0.25.1"); commits and dates ("0619", "a30addc") are not named."""
+    capitals any title gives it ("vLLM" over "vllm", the titles `beside` the upgrades too), and
+    its newest release when a title names one ("vLLM v0.25.1"); commits and dates ("0619",
+    "a30addc") are not named."""
     targets = [t.split() for i in bumps if (t := upgrade_target(i.title))]
     projects = Counter(t[0].casefold() for t in targets)
     main = projects.most_common(1)[0][0]
     mine = [t for t in targets if t[0].casefold() == main]
     spellings = Counter(t[0] for t in mine)
+    for i in beside:
+        spellings.update(w for w in _WORD.findall(i.title) if w.casefold() == main)
     capital = [(c, f) for f, c in spellings.items() if f[1:] != f[1:].lower()]
     project = max(capital)[1] if capital else spellings.most_common(1)[0][0]
 
@@ -872,15 +878,40 @@ def find_storylines(
         i
         for i in sorted(window, key=_order)
         if upgrade_target(i.title) is not None
-        and role_of(i) != "fix"
+        and role_of(i) not in ("fix", "docs")  # "Update the MiniMax-M2.5 doc to M2.7"
         and not ci_only(i)
         and free_for_upgrades(i)
     ]
     if bumps:
-        beside = [
+        # beside them: changes in the upgrade area, and changes whose titles follow the upgraded
+        # project — its name with a version ("Drop vLLM v0.22.1 compatibility", "Fix ... with
+        # vLLM 0.22.1") or code now upstream ("Remove upstreamed platform patches"): 2026-W26
+        # told its v0.23.0 upgrade nowhere, its six companions scattered over other lines
+        projects = {
+            w.casefold()
+            for i in bumps
+            if (t := upgrade_target(i.title))
+            for w in t.split()[:-1]
+            if not _RELEASE.fullmatch(w)
+        }
+
+        def named_after_upgrade(i: StoryItem) -> bool:
+            title = _BRACKET.sub(" ", i.title)
+            if _UPSTREAMED.search(title):
+                return True
+            words = {w.casefold() for w in _WORD.findall(title)}
+            return bool(projects & words) and _VERSION_WORD.search(title) is not None
+
+        named = [
+            i
+            for i in sorted(window, key=_order)
+            if i not in bumps and free_for_upgrades(i) and named_after_upgrade(i)
+        ]
+        beside = named + [
             i
             for i in sorted(window, key=_order)
             if i not in bumps
+            and i not in named
             and free_for_upgrades(i)
             and any(m.casefold() in upgrade_area for m in i.modules[:1])
         ]
@@ -889,11 +920,13 @@ def find_storylines(
             groups.append(
                 _Group(
                     key=UPGRADES_KEY,
-                    name=_upgrade_name(bumps),
+                    name=_upgrade_name(bumps, named),
                     evidence="term",
                     items=[i.number for i in members],
                     score=float(len(members)),
-                    core=frozenset(i.number for i in bumps),
+                    # what its titles tie to the upgrade stays in it (a removal of upstreamed
+                    # code is the upgrade's, not a clean-up of its own)
+                    core=frozenset(i.number for i in [*bumps, *named]),
                 )
             )
             for i in members:

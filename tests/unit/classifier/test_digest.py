@@ -681,6 +681,39 @@ def test_a_restore_whose_body_calls_itself_the_revert_reverts_the_change_it_name
     ] == ["fix_up"]
 
 
+def test_a_restore_that_reports_reverting_as_an_experiment_is_the_regressions_fix():
+    """Real #13412 (2026-08-05), "Restore BF16 quant method initialization": #13268 caused a
+    regression, and "reverting #13268 restores BF16 accuracy" is what was tried, not what this
+    change does — it fixes #13268's regression, it reverts nothing."""
+    body = (
+        "### What this PR does / why we need it?\n\nPR #13268 moved Ascend quant-method selection "
+        "into\n`AscendRoutedExperts._get_quant_method`.\n\nThis change restores that ordering when "
+        "`quant_config is None`.\n\nThe issue was observed as a MiniMax M3 BF16 accuracy regression "
+        "after\n#13268. The W8A8 configuration remains correct, and reverting #13268\nrestores BF16 "
+        "accuracy.\n"
+    )
+    d = digest_of("[BugFix][FusedMoE] Restore BF16 quant method initialization", body, number=13412)
+    assert [(r.kind, r.number) for r in d.refs] == [("fix_up", 13268)]
+    assert d.what.startswith("PR #13268 moved Ascend quant-method selection")
+    # the same words as what this change does still say revert
+    done = body.replace("reverting #13268\nrestores BF16 accuracy", "this PR reverts #13268")
+    assert ("reverts", 13268) in {(r.kind, r.number) for r in digest_of("Restore", done).refs}
+
+
+def test_a_line_of_references_alone_is_no_what():
+    """Real #10534's description opens with "Fixes #10989, fixes #10987." — which says nothing
+    of what the change does: the next sentence does."""
+    body = (
+        "### What this PR does / why we need it?\nFixes #10989, fixes #10987.\n\n"
+        "Upgrade the vLLM dependency to v0.23.0 and adapt the patches it made obsolete.\n"
+    )
+    d = digest_of("[Misc] main2main upgrade vllm to v0.23.0", body)
+    assert (
+        d.what == "Upgrade the vLLM dependency to v0.23.0 and adapt the patches it made obsolete."
+    )
+    assert {(r.kind, r.number) for r in d.refs} >= {("fixes", 10989), ("fixes", 10987)}
+
+
 @pytest.mark.parametrize(
     "number,start",
     [

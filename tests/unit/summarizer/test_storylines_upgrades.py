@@ -4,6 +4,7 @@ undone, names spelled with their capitals (readings of 2026-W27 and W30 beside s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from services.summarizer.domain.storylines import (
@@ -98,6 +99,28 @@ def test_upgrades_and_the_changes_in_the_upgrade_area_are_one_line_named_after_t
     # without upgrade modules only the upgrades themselves form it
     bare = find_storylines(current, [], COUNTS, len(HISTORY))
     assert {m.number for m in next(s for s in bare if s.key == "upgrades").items} == {1, 2, 6}
+
+
+def test_what_titles_tie_to_the_upgrade_joins_it_and_no_removal_takes_it():
+    """2026-W26: the v0.23.0 upgrade's companions were scattered — dropping v0.22.1
+    compatibility and removing upstreamed patches went to the clean-up line, two fixes for
+    vLLM 0.22.1 to no line — and the upgrade was told nowhere."""
+    current = filler() + [
+        item(1, "[Misc] main2main upgrade vllm to v0.23.0", day=0, lines=900),
+        item(2, "[Misc] Drop vLLM v0.22.1 compatibility from main", day=2, lines=40),
+        item(3, "[Ops][Misc] Remove upstreamed platform patches", day=3, lines=40),
+        item(4, "[BugFix] Fix AttributeError with vLLM 0.22.1", day=3, categories=("bugfix",)),
+        # a model doc "updated to M2.7" is no upgrade; a version alone ("Qwen3.5") ties nothing
+        item(5, "[Doc] Update MiniMax-M2.5 doc to M2.7", day=1, files=("docs/minimax.md",)),
+        item(6, "[BugFix] Fix Qwen3.5 precision with vLLM graphs", day=4, categories=("bugfix",)),
+    ]
+    for n in (2, 3):  # they take more out than they add: removals, were they not the upgrade's
+        current = [replace(i, deletions=5000) if i.number == n else i for i in current]
+    current.append(item(7, "[Misc] Remove the legacy scheduler", day=5, lines=10))
+    lines = find_storylines(current, [], COUNTS, len(HISTORY))
+    up = next(s for s in lines if s.key == "upgrades")
+    assert {m.number for m in up.items} == {1, 2, 3, 4}
+    assert up.name == "vLLM v0.23.0"  # the capitals of the titles beside it
 
 
 def test_an_upgrade_is_named_by_commit_only_as_its_project():

@@ -34,7 +34,6 @@ from shared.events.summary import number_label, split_number  # reports across r
 from .bounds import bounded
 from .i18n import Messages
 from .text import (
-    cut_words,
     days_text,
     excerpt,
     fit_sentence,
@@ -51,9 +50,9 @@ from .text import (
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
 # every list in it is capped ("… and N more") and the long lists live in the appendix
 MAX_HIGHLIGHTS = 7
-MAX_THEME_PRS = 3  # seed 000: 2-4 PRs a theme
+MAX_THEME_PRS = 2  # seed 000: 2-4 PRs a theme; each told with its whole sentence
 MAX_THEMES = 6  # seed 000: six themes; the others are named in one line
-MAX_HIGHLIGHT_PRS = 3  # PRs named (with titles) in a highlight bullet (seed 000: 2-4)
+MAX_HIGHLIGHT_PRS = 2  # PRs named in a highlight bullet, titles whole (seed 000: 2-4)
 MAX_MODULE_ROWS = 8
 MAX_KEY_PRS = 10
 MAX_DISCUSSIONS = 5
@@ -71,7 +70,6 @@ MAX_TOPICS = 4  # hot topics and trends (daily)
 MAX_TOPIC_LINKS = 5
 MAX_ATTENTION = 3  # issues worth attention (daily)
 MAX_CHANGED = 8
-EXCERPT_THEME = 110
 EXCERPT_DISCUSSION = 280
 
 
@@ -865,14 +863,14 @@ class _Writer:
                 lines.append(Line(self.ref(n), ""))
                 continue
             line = self.pr_line(item)
-            what = self.what(item)
+            what = self.fitted_what(item, EXCERPT_WHAT) or (
+                "" if item.digest is not None else self.fitted_excerpt(item, EXCERPT_WHAT)
+            )
             lines.append(
                 Line(
                     line.link,
                     line.text,
-                    m.t("quote.what", text=what)
-                    if what
-                    else excerpt(item.body_excerpt, EXCERPT_THEME),
+                    m.t("quote.what", text=what) if what else "",
                     notes=self.digest_notes(item),
                     quotes=self.claims(item),
                 )
@@ -1166,9 +1164,16 @@ class _Writer:
 
     def fitted_what(self, item: ItemRef | None, limit: int) -> str:
         """The what-sentence told within `limit` characters: whole sentences or a main clause
-        (`fit_sentence`), else cut on a word — a key PR or a theme line must say what it does."""
-        what = self.what(item)
-        return (fit_sentence(what, limit) or _span(what, limit)) if what else ""
+        (`fit_sentence`), else "" — a sentence is never cut into (the title says it then)."""
+        d = item.digest if item is not None else None
+        if d is None or d.template_only or not d.what.strip():
+            return ""
+        return fit_sentence(without_lead_in(" ".join(d.what.split())), limit)
+
+    def fitted_excerpt(self, item: ItemRef, limit: int) -> str:
+        """A description's opening (an older summary without a digest) told as `fitted_what`
+        tells a what-sentence: whole sentences or a main clause, else ""."""
+        return fit_sentence(excerpt(item.body_excerpt, EXCERPT_BODY), limit)
 
     def short_what(self, number: int) -> str:
         """One short sentence about an item: its digest's first sentence, else its title."""
@@ -1193,9 +1198,9 @@ class _Writer:
             return ()
         return tuple(
             dict.fromkeys(
-                self.quote(_span(c.sentence, EXCERPT_WHAT))
+                self.quote(fit_sentence(c.sentence, EXCERPT_WHAT))
                 for c in d.claims[:MAX_CLAIMS]
-                if c.sentence.strip()
+                if fit_sentence(c.sentence, EXCERPT_WHAT)
             )
         )
 
@@ -1206,9 +1211,10 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is not None:
             if d.user_facing == "yes":
+                said = fit_sentence(d.user_facing_text, CLIP_NOTE)
                 notes.append(
-                    m.t("digest.user_facing_text", text=_span(d.user_facing_text, 120))
-                    if d.user_facing_text.strip()
+                    m.t("digest.user_facing_text", text=said.rstrip("。."))
+                    if said
                     else m.t("digest.user_facing")
                 )
             elif d.user_facing == "no":
@@ -1320,6 +1326,8 @@ class _Writer:
     def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
         what = self.fitted_what(item, CLIP_WHAT)
+        if not what and (item.digest is None or not item.digest.what.strip()):
+            what = self.fitted_excerpt(item, CLIP_WHAT)  # no digest: the description's opening
         if item.number in self.undone:  # said first: the change did not stay
             notes = (
                 self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),
@@ -1327,7 +1335,6 @@ class _Writer:
         return Line(
             link(item),
             self.m.t("quote.what", text=what) if what else "",
-            "" if what else excerpt(item.body_excerpt, EXCERPT_THEME),
             notes=notes,
             quotes=self.claims(item),
         )
@@ -1400,10 +1407,11 @@ class _Writer:
     def key_pr_explained(self, k: KeyPR) -> KeyPRRow:
         row = self.key_pr(k)
         st = self.told_storyline(k.storyline)
-        what = self.fitted_what(k.item, CLIP_WHAT)
-        if not what and not (k.item.digest is not None and k.item.digest.template_only):
+        # the whole what-sentence (a digest's is at most ~240 characters), else its main clause
+        what = self.fitted_what(k.item, EXCERPT_WHAT)
+        if not what and k.item.digest is None:
             # no digest (an older summary): the description's opening says what it does
-            what = excerpt(k.item.body_excerpt, EXCERPT_THEME)
+            what = self.fitted_excerpt(k.item, EXCERPT_WHAT)
         return dataclasses.replace(
             row,
             what=self.m.t("quote.what", text=what) if what else "",
@@ -1790,7 +1798,6 @@ class _Writer:
 
 # ---- what changes do and why (issue #15 parts 2-5): storylines, digests, incidents, availability
 EXCERPT_WHAT = 240  # a digest's what-sentence (already a span of at most ~240 characters)
-EXCERPT_WHAT_SHORT = 150  # a highlight line's what-sentence
 MAX_CLAIMS = 2  # claims quoted per PR
 MAX_STORY_PRS = 5  # PRs told in a storyline's subsection (the rest are links)
 MAX_STORY_THEMES = 8  # storylines told as themes (the seed has six)
@@ -2027,7 +2034,7 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     for number, kind in _severe_fixes(s, w):
         item = w.items.get(number)
         said = item.digest.symptom if item is not None and item.digest is not None else ""
-        said = (fit_sentence(said, CLIP_WHAT * 2) or _span(said, CLIP_WHAT * 2)) if said else ""
+        said = fit_sentence(said, EXCERPT_WHAT) if said else ""
         problem = m.name("problem_names", kind)
         text = (
             m.t(
@@ -2063,7 +2070,7 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             )
             rank = 4 if tooling else 2
         else:
-            said = _span(inc.reason, CLIP_NOTE * 2) if inc.reason else ""
+            said = fit_sentence(inc.reason, CLIP_NOTE * 2) if inc.reason else ""
             text = (
                 m.t("attention.removal_text", text=m.t("quote.what", text=said))
                 if said
@@ -2119,41 +2126,22 @@ def _severe_fixes(s: SummaryData, w: _Writer) -> list[tuple[int, str]]:
     return [(number, kind) for _r, _t, number, kind in sorted(found)]
 
 
-# the seeds' shape: quoted what-sentences in the main body are cut to a budget (the seed's
-# highlight and quick-view lines are 60-120 characters); the whole description stays on GitHub
+# the seeds' shape: a what-sentence in the main body is told whole or as its main clause within a
+# budget (fit_sentence), else not at all — the title says it then; never cut into with "…" (the
+# seed's highlight lines are 60-120 characters; the whole description stays on GitHub)
 CLIP_HIGHLIGHT = (
     120  # a highlight's summary sentence (the seed's highlight bullets: 60-120 characters)
 )
 CLIP_LINE = 80  # a PR's sentence in a highlight
-CLIP_WHAT = 100  # a key PR's or a theme line's what-sentence
-CLIP_NOTE = 50  # a note under a PR (user-facing change quoted, tests)
-_QUOTES = {"「": "」", "“": "”", '"': '"'}
+CLIP_WHAT = 160  # a theme line's what-sentence (a key PR's is told whole: EXCERPT_WHAT)
+CLIP_NOTE = 80  # a note under a PR (user-facing change quoted)
+EXCERPT_BODY = 600  # a description's opening read for its first sentences (no digest)
 
 
-def _clip(text: str, limit: int) -> str:
-    """`text` cut at a word boundary to about `limit` characters with "…", inside its quotes."""
-    if len(text) <= limit:
-        return text
-    head, inner, closing = "", text, ""
-    for opening, close in _QUOTES.items():  # "面向用户：「…」": the quote is cut inside its marks
-        start = text.find(opening)
-        if text.endswith(close) and 0 <= start < len(text) - 1:
-            head, inner, closing = text[: start + 1], text[start + 1 : -1], close
-            break
-    budget = max(limit - len(head), 12)
-    if len(inner) <= budget:
-        return text
-    return head + cut_words(inner, budget, " ,.;:，。；：") + closing
-
-
-def _clip_line(ln: Line, limit: int) -> Line:
-    return dataclasses.replace(
-        ln,
-        text=_clip(ln.text, limit),
-        excerpt=_clip(ln.excerpt, limit),
-        notes=tuple(_clip(x, CLIP_NOTE) for x in ln.notes),
-        quotes=ln.quotes[:1],
-    )
+def _one_quote(ln: Line) -> Line:
+    """A line of the main body: one claim quoted (its sentences were fitted where they were
+    written: nothing here cuts into them)."""
+    return dataclasses.replace(ln, quotes=ln.quotes[:1])
 
 
 def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
@@ -2259,8 +2247,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     view.highlights = tuple(
         dataclasses.replace(
             b,
-            text=_clip(b.text, CLIP_HIGHLIGHT),
-            lines=tuple(_clip_line(ln, CLIP_LINE) for ln in b.lines[:MAX_HIGHLIGHT_PRS]),
+            lines=tuple(_one_quote(ln) for ln in b.lines[:MAX_HIGHLIGHT_PRS]),
         )
         for b in view.highlights
     )
@@ -2268,15 +2255,12 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     view.themes = tuple(
         dataclasses.replace(
             t,
-            lines=tuple(_clip_line(ln, CLIP_WHAT) for ln in t.lines[:MAX_THEME_PRS]),
+            lines=tuple(_one_quote(ln) for ln in t.lines[:MAX_THEME_PRS]),
             more=tuple(ln.link for ln in t.lines[MAX_THEME_PRS:]) + tuple(t.more),
         )
         for t in view.themes
     )
-    view.key_prs = tuple(
-        dataclasses.replace(k, what=_clip(k.what, CLIP_WHAT), quotes=k.quotes[:1])
-        for k in view.key_prs
-    )
+    view.key_prs = tuple(dataclasses.replace(k, quotes=k.quotes[:1]) for k in view.key_prs)
     if len(view.themes) > MAX_THEMES:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]

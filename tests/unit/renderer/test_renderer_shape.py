@@ -497,11 +497,21 @@ def test_english_plurals() -> None:
     assert m.tn("topics.module", 1, total="1", merged="1") == "1 item, 1 merged"
 
 
-def test_long_quoted_sentences_are_cut_inside_their_quotes() -> None:
-    from services.renderer.domain.view import _clip
+def test_a_long_quoted_sentence_is_told_whole_as_its_main_clause_or_not_at_all() -> None:
+    from services.renderer.domain.view import CLIP_NOTE, _Writer
 
-    note = "面向用户：「For DeepSeek V4, --block-size now accepts 32 / 64 / 128. When unset, it stays」"
-    cut = _clip(note, 50)
-    assert cut.startswith("面向用户：「For DeepSeek V4") and cut.endswith("…」") and len(cut) <= 52
-    assert _clip("「short」", 50) == "「short」"
-    assert _clip("plain text that is long enough to be cut in the middle", 30).endswith("…")
+    from .explain_samples import P_V4, explained_summary
+
+    long = (
+        "For DeepSeek V4, --block-size now accepts 32 / 64 / 128 and when it is unset the "
+        "default stays at 128 as before"
+    )
+    item = P_V4.model_copy(
+        update={"digest": P_V4.digest.model_copy(update={"user_facing_text": long})}
+    )
+    w = _Writer(explained_summary(), messages("zh-CN"))
+    notes = w.digest_notes(item)
+    assert len(long) > CLIP_NOTE
+    # no quote cut into: the note says "user-facing" without the sentence it cannot hold
+    assert messages("zh-CN").t("digest.user_facing") in notes
+    assert not any("…" in n for n in notes)

@@ -1,0 +1,110 @@
+"""What a reader found thinner than the seeds (issue #15, renderer side): sentences told whole
+or not at all (never cut with "…"), a PR's sentence printed once, sections without data left
+out, small risk groups named, a quiet header, and Chinese punctuation in zh-CN."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from services.renderer.adapters.documents import render_html, render_markdown, view_for
+from services.renderer.domain.view import EXCERPT_WHAT, MAX_HIGHLIGHT_PRS
+
+from .explain_samples import P_MTP, P_V4, explained_summary
+
+LANGS = ("en", "zh-CN")
+
+# real descriptions' sentences (vllm-ascend, 2026-W26) that the report used to cut at 100
+# characters: "… by adding…", "… with DP > 1 and MTP/ Graph Mode…"
+LONG_WHAT = (
+    "Introduces support for hybrid attention PCP (Parallel Context Processing) by adding the "
+    "prefill context-parallel metadata to the GDN layers and wiring MTP through it."
+)
+# a sentence whose head is a subordinate clause has no main clause to show alone
+SUBORDINATE_WHAT = (
+    "When DP is larger than one and MTP runs with graph mode enabled on every rank of the "
+    "deployment, the GDN layers' conv and ssm states were overwritten by padded requests, which "
+    "produced garbled output and precision errors in long multi-turn conversations on 910B."
+)
+LONG_TITLE = (
+    "[Feature][P/D][Core][KVOffload] Support recompute KVCache offloading on P/D "
+    "disaggregation decoder nodes"
+)
+
+
+def _with_what(item, what: str, **update):
+    return item.model_copy(
+        update={"digest": item.digest.model_copy(update={"what": what}), **update}
+    )
+
+
+def whole_sentence_summary():
+    """The explained week with a key PR of a long what-sentence, a PR whose sentence has no main
+    clause to tell alone, and a lead with a long title."""
+    s = explained_summary()
+    v4 = _with_what(P_V4, LONG_WHAT, title=LONG_TITLE)
+    mtp = _with_what(P_MTP, SUBORDINATE_WHAT)
+    swap = {P_V4.number: v4, P_MTP.number: mtp}
+    merged = tuple(swap.get(i.number, i) for i in s.appendix.merged_prs)
+    keys = tuple(
+        k.model_copy(update={"item": swap[k.item.number]}) if k.item.number in swap else k
+        for k in s.key_prs
+    )
+    return s.model_copy(
+        update={
+            "appendix": s.appendix.model_copy(update={"merged_prs": merged}),
+            "key_prs": keys,
+        }
+    )
+
+
+def main_body(text: str) -> str:
+    cut = re.search(r"^## (附录|Appendix)", text, re.M)
+    return text[: cut.start()] if cut else text
+
+
+def cuts(text: str) -> list[str]:
+    """Places a sentence or title is cut with "…" ("… and 3 more", "……另有 3 项" and a list of
+    modules cut to three are not sentences)."""
+    body = re.sub(r"… and \d+ more|……另有\s*\d+\s*项|等，另有\s*\d+\s*项", "", text)
+    return re.findall(r".{0,40}…", body)
+
+
+# ---------------------------------------------------------------- 1. sentences told whole
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_key_prs_what_sentence_is_told_whole(lang: str) -> None:
+    s = whole_sentence_summary()
+    assert 100 < len(LONG_WHAT) <= EXCERPT_WHAT
+    v = view_for(s, lang)
+    shown = " ".join(
+        [k.what for k in v.key_prs]
+        + [ln.text for t in v.themes for ln in t.lines]
+        + [ln.text for b in v.highlights for ln in b.lines]
+        + [b.text for b in v.highlights]
+    )
+    assert LONG_WHAT.rstrip(".") in shown
+    # the sentence without a main clause is not cut into: its title says it instead
+    assert SUBORDINATE_WHAT[:60] not in shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_sentence_or_title_is_cut_with_an_ellipsis(lang: str) -> None:
+    s = whole_sentence_summary()
+    for text in (render_markdown(s, lang), render_html(s, lang)):
+        body = main_body(text)
+        assert not cuts(body), cuts(body)
+    v = view_for(s, lang)
+    # a highlight names at most two PRs, each by its whole title or whole sentence
+    assert all(len(b.lines) <= MAX_HIGHLIGHT_PRS for b in v.highlights)
+    md = render_markdown(s, lang)
+    assert LONG_TITLE.replace("[", "\\[").replace("]", "\\]") in md
+
+
+def test_a_theme_line_without_a_main_clause_says_nothing_rather_than_half() -> None:
+    v = view_for(whole_sentence_summary(), "en")
+    line = next(ln for t in v.themes for ln in t.lines if ln.link.number == P_MTP.number)
+    assert line.text == ""  # the title beside it says what it does
+    assert all("…" not in ln.text for t in v.themes for ln in t.lines)

@@ -385,6 +385,7 @@ class _Writer:
             i.number for st in s.storylines for i in st.items if i.role == "revert"
         ) | frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
         self.repo_url = combined_repo_url(s)
+        self.keys = frozenset(k.item.number for k in s.key_prs)
 
     # ------------------------------------------------------------ helpers
 
@@ -1235,11 +1236,17 @@ class _Writer:
         return {st.key: st for st in self.s.storylines}
 
     def story_order(self, st: Storyline) -> list[int]:
-        """A storyline's PRs, most telling first: its lead, then by role, in merge order."""
+        """A storyline's PRs, most telling first: its lead, its key PRs, then by role, in merge
+        order (the first two are told in section 2: a key PR is never left to a bare link)."""
         rank = {r: i for i, r in enumerate(ROLE_ORDER)}
         items = sorted(
             enumerate(st.items),
-            key=lambda p: (p[1].number != st.lead, rank.get(p[1].role, len(rank)), p[0]),
+            key=lambda p: (
+                p[1].number != st.lead,
+                p[1].number not in self.keys,
+                rank.get(p[1].role, len(rank)),
+                p[0],
+            ),
         )
         return list(dict.fromkeys(i.number for _, i in items))
 
@@ -1263,7 +1270,10 @@ class _Writer:
             return self.m.t("story.continuing")
         return self.m.t("story.new")
 
-    def storyline_highlight(self, st: Storyline) -> Bullet:
+    def storyline_highlight(self, st: Storyline, told: bool = False) -> Bullet:
+        """A line of work in one bullet: its name, size and lead. `told`: section 2 tells its
+        items with their sentences, so the bullet names its PRs by title and says what kinds of
+        change it holds (a sentence is printed once); else the lead's sentence and the PRs' own."""
         m = self.m
         detail = m.tn(
             "story.count" + _all_merged(st),
@@ -1276,7 +1286,7 @@ class _Writer:
             fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT).rstrip(
                 "。.！!"
             )
-            if st.summary
+            if st.summary and not told
             else ""
         )
         lead = self.items.get(st.lead) if st.lead is not None else None
@@ -1286,6 +1296,13 @@ class _Writer:
         numbers = self.story_order(st)[:MAX_THEME_PRS]
         lines = []
         for n in numbers:
+            if told:
+                title = self.ref(n).title
+                line = m.t("quote.title", text=title) if title else ""
+                if n in self.undone:
+                    line = m.t("story.reverted_line", text=line, by=self.ref(self.undone[n]).label)
+                lines.append(Line(self.ref(n), line))
+                continue
             line = self.short_what(n)
             if summary and n == st.lead and self.what(self.items.get(n)).startswith(summary[:40]):
                 # the summary is the lead's own sentence: its title says the rest
@@ -1325,9 +1342,11 @@ class _Writer:
 
     def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
-        what = self.fitted_what(item, CLIP_WHAT)
+        # a key PR's whole sentence (section 2 is where a week tells it), another's within CLIP_WHAT
+        limit = EXCERPT_WHAT if item.number in self.keys else CLIP_WHAT
+        what = self.fitted_what(item, limit)
         if not what and (item.digest is None or not item.digest.what.strip()):
-            what = self.fitted_excerpt(item, CLIP_WHAT)  # no digest: the description's opening
+            what = self.fitted_excerpt(item, limit)  # no digest: the description's opening
         if item.number in self.undone:  # said first: the change did not stay
             notes = (
                 self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),
@@ -1458,7 +1477,25 @@ class _Writer:
         """The incidents for the top of the report, short: removals users see in one line (a
         week that retires features has many; each is told in section 4)."""
         removals = [inc.items[0] for inc in self.s.incidents if inc.kind == "removal" and inc.items]
-        out = [self.incident(i, reason=False) for i in self.told_incidents() if i.kind != "removal"]
+        out = [
+            self.incident(i, reason=False)
+            for i in self.told_incidents()
+            if i.kind != "removal" and i.kind not in SAID_RISK_KINDS
+        ]
+        for kind in SAID_RISK_KINDS:  # one line per kind: what the changes say of themselves
+            said = [i for i in self.s.incidents if i.kind == kind and i.items]
+            if len(said) == 1:
+                out.append(self.incident(said[0], reason=False))
+            elif said:
+                shown = [i.items[0] for i in said[:MAX_RISK_LINKS_SHORT]]
+                parts = self.inline(
+                    f"incidents.{kind}_many",
+                    {"items": [self.ref(n) for n in shown]},
+                    count=num(len(said)),
+                )
+                out.append(
+                    Bullet("", parts=parts, key=kind, more=_more(self.m, len(said) - len(shown)))
+                )
         if len(removals) == 1:
             out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
         elif removals:
@@ -1473,6 +1510,24 @@ class _Writer:
                     "", parts=parts, key="removals", more=_more(self.m, len(removals) - len(shown))
                 )
             )
+        return tuple(out)
+
+    def detailed_incidents(self) -> tuple[Bullet, ...]:
+        """The incidents of section 4, each told with its reason; tests loosened and support
+        narrowed in one line per kind (each title is in the appendix)."""
+        grouped = ("loosened", "narrowed")
+        out = [self.incident(i) for i in self.told_incidents() if i.kind not in grouped]
+        for kind in grouped:
+            said = [i for i in self.s.incidents if i.kind == kind and i.items]
+            if len(said) == 1:
+                out.append(self.incident(said[0]))
+            elif said:
+                parts = self.inline(
+                    f"incidents.{kind}_many",
+                    {"items": [self.ref(i.items[0]) for i in said]},
+                    count=num(len(said)),
+                )
+                out.append(Bullet("", parts=parts, key=kind))
         return tuple(out)
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
@@ -1507,6 +1562,18 @@ class _Writer:
                     m.t("incidents.removal_how", how=self.quote(_span(inc.reason, EXCERPT_WHAT))),
                 )
             reason = False  # (said above, as how users see it)
+        elif inc.kind in SAID_RISK_KINDS and inc.items:
+            # what a change says of itself (tests loosened, support narrowed, problems left
+            # open): the change, its title, and its own words
+            parts = self.inline(
+                f"incidents.{inc.kind}", {"item": [self.ref(inc.items[0])]}, subject=subj
+            )
+            # the title says what was loosened or dropped; open problems need the words
+            if reason and inc.kind == "unfinished" and inc.reason.strip():
+                parts = parts + (
+                    m.t("incidents.removal_how", how=self.quote(_span(inc.reason, EXCERPT_WHAT))),
+                )
+            reason = False  # (said above, in its words)
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
@@ -1797,6 +1864,8 @@ class _Writer:
 
 
 # ---- what changes do and why (issue #15 parts 2-5): storylines, digests, incidents, availability
+# incidents that a change says of itself (services/summarizer/domain/report.py: _said_risks)
+SAID_RISK_KINDS = ("loosened", "narrowed", "unfinished")
 EXCERPT_WHAT = 240  # a digest's what-sentence (already a span of at most ~240 characters)
 MAX_CLAIMS = 2  # claims quoted per PR
 MAX_STORY_PRS = 5  # PRs told in a storyline's subsection (the rest are links)
@@ -2265,6 +2334,8 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]
         view.themes_more = m.t("themes_more", themes=m.join([t.title for t in rest]))
+    if s.window.kind != "day":
+        _told_once(view, w)
     follow_ups = view.follow_ups
     view.follow_ups = tuple(
         dataclasses.replace(
@@ -2314,6 +2385,48 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
             view.notes["attention"] = (
                 m.t("attention.none_merged", what=lacking) if lacking else m.t("attention.none")
             )
+
+
+def _told_once(view: ReportView, w: _Writer) -> None:
+    """A PR's sentence is printed once in a week's report: a highlight whose line of work section
+    2 tells names the line and its PRs by title (section 2 tells their sentences), and the key-PR
+    quick view (a table: why picked, area, size) shows a what-sentence only for a key PR whose
+    sentence nothing above printed."""
+    told_lines = {t.key for t in view.themes}
+    by_key = w.storyline_by_key()
+    view.highlights = tuple(
+        dataclasses.replace(
+            w.storyline_highlight(by_key[b.key], told=True),
+            lines=w.storyline_highlight(by_key[b.key], told=True).lines[:MAX_HIGHLIGHT_PRS],
+        )
+        if b.key in told_lines and b.key in by_key
+        else b
+        for b in view.highlights
+    )
+    said = {ln.link.number for t in view.themes for ln in t.lines if ln.text or ln.excerpt}
+    for b in view.highlights:
+        if b.key in told_lines or b.key not in by_key:
+            continue  # titles only
+        if by_key[b.key].lead is not None and b.text != w.roles_text(by_key[b.key]):
+            said.add(by_key[b.key].lead)  # the bullet's sentence is its lead's
+        said |= {
+            ln.link.number
+            for ln in b.lines
+            if ln.text and ln.text != w.m.t("quote.title", text=ln.link.title)
+        }
+    signals = {k.item.number: k.signals for k in w.s.key_prs}
+
+    def why(k: KeyPRRow) -> str:
+        # the table's column: an older summary without reasons gives its strongest signals
+        if k.why:
+            return k.why
+        top = sorted(signals.get(k.link.number, ()), key=lambda g: (-g.points, g.name))[:3]
+        return w.m.t("list.semicolon").join(w.m.name("signal_names", g.name) for g in top)
+
+    view.key_prs = tuple(
+        dataclasses.replace(k, what="" if k.link.number in said else k.what, why=why(k), quotes=())
+        for k in view.key_prs
+    )
 
 
 def _all_merged(st: Storyline) -> str:
@@ -2445,7 +2558,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         follow_ups=w.follow_ups_grouped(),
         appendix=w.appendix(),
         notes=w.notes(),
-        incidents=tuple(w.incident(i) for i in w.told_incidents()),
+        incidents=w.detailed_incidents(),
         incident_bullets=w.short_incidents(),
         coverage=w.coverage(),
         na_note=w.na_note(),

@@ -453,6 +453,8 @@ class Names:
     module_columns: dict[str, str]
     fallback: str  # the suffix of an unclassified module's row
     texts: list[str]  # titles, logins, excerpts, rule sets: words that may hold digits
+    # the key-PR table's column headers: its rows read as the quick view's lines did
+    key_columns: frozenset[str] = frozenset()
     _rules: dict[str, list] = field(default_factory=dict)
 
     def rules(self, lang: str) -> list[tuple[re.Pattern, dict[str, str]]]:
@@ -514,6 +516,7 @@ def names_for(
         module_columns={m.t(f"labels.{k}"): v for k, v in MODULE_COLUMNS.items()},
         fallback=m.t("modules_table.fallback"),
         texts=sorted({t for t in [*texts, m.t("na.note")] if t}, key=len, reverse=True),
+        key_columns=frozenset({m.t("labels.picked"), m.t("labels.area")}),
     )
 
 
@@ -547,15 +550,21 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
             if "Ecosystem: " in title or "生态" in title:
                 eco = title.replace("Ecosystem: ", "").replace(" 生态相关动态", "").strip()
         # tables, read by column header
-        if line.startswith("|"):
+        table_line = line.startswith("|")
+        if table_line:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if header is None:
                 header = cells
-            elif not all(set(c) <= set("-: ") for c in cells):
+                continue
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            if not names.key_columns & set(header):
                 _table_row(header, cells, names, out, lang)
                 shown += 1
-            continue
-        header = None
+                continue
+            line = "- " + " · ".join(cells)  # a key PR: its row read as a line
+        else:
+            header = None
         if line.startswith("- "):
             shown += 1
             risk, bullet, sub_shown = None, line[2:], 0

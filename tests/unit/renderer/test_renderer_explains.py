@@ -54,18 +54,37 @@ def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     assert "By kind: 1 feature, 2 fixes and 1 revert." in themes
 
 
-def test_highlights_are_storylines_with_their_summary_and_short_what_sentences() -> None:
-    highlights = section(md(), "Highlights")
+def test_highlights_are_storylines_naming_their_prs_whose_sentences_section_2_tells() -> None:
+    text = md()
+    highlights = section(text, "Highlights")
     bullets = [ln for ln in highlights.splitlines() if ln.startswith("- ")]
-    assert bullets[0].startswith("- **DeepSeek-V4** (3 merged PRs): Adds DeepSeek-V4 inference")
+    # the line, its size and kinds of change, and its lead and one more PR by title
+    assert bullets[0].startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")
     assert (
-        "[#10502](https://github.com/vllm-project/vllm/pull/10502) Enables multi-token "
-        "prediction (MTP) for DeepSeek-V4 to cut decode latency" in bullets[0]
+        "[#10501](https://github.com/vllm-project/vllm/pull/10501) \\[Model\\] Support "
+        "DeepSeek-V4 on Ascend; [#10502](https://github.com/vllm-project/vllm/pull/10502) "
+        "\\[Feat\\] MTP speculative decoding for DeepSeek-V4" in bullets[0]
     )
-    # a storyline without a summary says what kinds of change it holds
+    # a PR's sentence is printed once: section 2 tells it, the highlight does not
+    assert "Adds DeepSeek-V4 inference" not in highlights
+    assert text.count("Enables multi-token prediction (MTP) for DeepSeek-V4") == 1
     assert bullets[1].startswith(
         "- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert — "
     )
+
+
+def test_a_highlight_section_2_does_not_tell_keeps_its_sentences(monkeypatch) -> None:
+    from services.renderer.domain import view as rv
+
+    s = explained_summary()
+    first = s.storylines[0]
+    assert first.key in {t.key for t in view_for(s, "en").themes}
+    # with no room for the line in section 2, its highlight says what its lead does
+    monkeypatch.setattr(rv, "MAX_THEMES", 0)
+    v = view_for(s, "en")
+    assert first.key not in {t.key for t in v.themes}
+    bullet = next(b for b in v.highlights if b.key == first.key)
+    assert bullet.text.startswith("Adds DeepSeek-V4 inference")
 
 
 def test_the_lead_names_the_storylines() -> None:
@@ -85,17 +104,21 @@ def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:
     text = md()
     quick = section(text, "Key PR quick view")
     assert "| Score |" not in text and "Top signals" not in text
-    first = quick.strip().splitlines()
-    assert first[0].startswith("- [#10501](") and "— Adds DeepSeek-V4 inference" in first[0]
+    rows = quick.strip().splitlines()
+    # a table: why each was picked, its area and size (seed 000's quick view)
+    assert rows[0] == "| PR | Why key | Area | Size |"
     assert (
-        first[1]
-        .strip()
-        .startswith(
-            "_Why key: new model support; new hardware support; "
-            "measured results; leads the DeepSeek-V4 storyline_"
+        rows[2].startswith("| [#10501](")
+        and (
+            "| new model support; new hardware support; measured results; leads the DeepSeek-V4 "
+            "storyline | Models | +1,800 / -120 lines in 31 files |"
         )
+        in rows[2]
     )
-    assert "  > “TPOT drops 23% at batch 32.”" in quick
+    # its what-sentence and claims are told in section 2, not again here
+    assert "Adds DeepSeek-V4 inference" not in quick and "TPOT drops" not in quick
+    themes = section(text, "Key changes by theme")
+    assert "Adds DeepSeek-V4 inference" in themes and "  > “TPOT drops 23% at batch 32.”" in themes
     html = render_html(explained_summary(), "en")
     assert 'title="Score 9.5' in html  # the score stays out of the body, in a title attribute
     assert (

@@ -108,3 +108,38 @@ def test_a_theme_line_without_a_main_clause_says_nothing_rather_than_half() -> N
     line = next(ln for t in v.themes for ln in t.lines if ln.link.number == P_MTP.number)
     assert line.text == ""  # the title beside it says what it does
     assert all("…" not in ln.text for t in v.themes for ln in t.lines)
+
+
+# ---------------------------------------------------------------- 2. a sentence printed once
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("make", [explained_summary, whole_sentence_summary])
+def test_each_prs_sentence_is_printed_once_in_a_week(lang: str, make) -> None:
+    s = make()
+    body = main_body(render_markdown(s, lang)).replace("\\", "")
+    told = 0
+    for item in s.appendix.merged_prs:
+        if item.digest is None or not item.digest.what:
+            continue
+        head = item.digest.what.split(".")[0][:50]
+        assert body.count(head) <= 1, (item.number, head)
+        told += body.count(head)
+    assert told >= 1  # (the sentences are there: section 2 tells them)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_weekly_quick_view_is_a_table_without_sentences_told_above(lang: str) -> None:
+    s = whole_sentence_summary()
+    v = view_for(s, lang)
+    above = {ln.link.number for t in v.themes for ln in t.lines if ln.text}
+    assert above and all(not k.what for k in v.key_prs if k.link.number in above)
+    assert all(k.why and k.size for k in v.key_prs)
+    html = render_html(s, lang)
+    assert '<table class="key-prs">' in html
+    # a day keeps its explained list: it has no section 2 to tell the sentences
+    from .samples import daily_summary
+
+    day = view_for(daily_summary(), lang)
+    assert any(k.what for k in day.key_prs)
+    assert '<ul class="key-prs">' in render_html(daily_summary(), lang)

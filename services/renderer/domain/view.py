@@ -2407,8 +2407,9 @@ def _told_once(view: ReportView, w: _Writer) -> None:
     for b in view.highlights:
         if b.key in told_lines or b.key not in by_key:
             continue  # titles only
-        if by_key[b.key].lead is not None and b.text != w.roles_text(by_key[b.key]):
-            said.add(by_key[b.key].lead)  # the bullet's sentence is its lead's
+        lead = by_key[b.key].lead
+        if lead is not None and b.text != w.roles_text(by_key[b.key]):
+            said.add(lead)  # the bullet's sentence is its lead's
         said |= {
             ln.link.number
             for ln in b.lines

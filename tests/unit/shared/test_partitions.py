@@ -140,3 +140,14 @@ def test_a_replica_index_outside_the_count_stops_the_summarizer_with_what_to_set
     monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITIONS", "0")
     with pytest.raises(SettingsProblem, match="summarizer_partitions"):
         BOOTSTRAP.settings()
+
+
+def test_python_m_services_summarizer_exits_1_before_connecting(monkeypatch, capsys):
+    # no server listens at this URL: the settings problem is said before any connection
+    monkeypatch.setenv("REPODIGEST_NATS_URL", "nats://127.0.0.1:1")
+    monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITIONS", "2")
+    monkeypatch.setenv("REPODIGEST_SUMMARIZER_PARTITION_INDEX", "2")
+    assert BOOTSTRAP.main() == 1
+    err = capsys.readouterr().err
+    assert err.startswith("summarizer: REPODIGEST_SUMMARIZER_PARTITION_INDEX=2 is outside the")
+    assert "connect" not in err.lower()

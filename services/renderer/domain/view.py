@@ -1522,12 +1522,15 @@ class _Writer:
             if len(said) == 1:
                 out.append(self.incident(said[0]))
             elif said:
-                parts = self.inline(
-                    f"incidents.{kind}_many",
-                    {"items": [self.ref(i.items[0]) for i in said]},
-                    count=num(len(said)),
-                )
-                out.append(Bullet("", parts=parts, key=kind))
+                # each change with its title (the top of the report has the short line)
+                parts: list = [self.m.t(f"incidents.{kind}_head", count=num(len(said)))]
+                for k, inc in enumerate(said):
+                    if k:
+                        parts.append(self.m.t("list.comma"))
+                    ref = self.ref(inc.items[0])
+                    parts += [ref, " " + self.m.t("quote.subject", text=_span(ref.title, 90))]
+                parts.append(self.m.t("lead.end"))
+                out.append(Bullet("", parts=tuple(parts), key=kind))
         return tuple(out)
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
@@ -2222,16 +2225,6 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     ):  # a section added to SECTION_ORDER later still shows, before the appendix
         known = {sid for sid, _ in order}
         order = order[:-1] + tuple(x for x in SECTION_ORDER if x[0] not in known) + order[-1:]
-    view.order = tuple(sid for sid, _ in order)
-    number = 0
-    view.sections.clear()
-    for sid, numbered in order:
-        if numbered:
-            number += 1
-        key = f"sections_{s.window.kind}.{sid}"
-        view.sections[sid] = Section(
-            sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
-        )
     mode = getattr(s, "appendix_mode", "compact")
     view.appendix_mode = mode if mode in APPENDIX_MODES else "compact"
     line = _appendix_line(s, m)
@@ -2385,6 +2378,22 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
             view.notes["attention"] = (
                 m.t("attention.none_merged", what=lacking) if lacking else m.t("attention.none")
             )
+    # a section the source cannot fill or that has nothing this window is left out, and the
+    # others numbered on (the data note at the top says what the source lacks; a daily opened
+    # with "2. Ecosystems — no data" and "3. Hot discussions — not provided")
+    order = tuple(
+        (sid, n) for sid, n in order if sid not in LEFT_OUT_EMPTY or sid not in view.notes
+    )
+    view.order = tuple(sid for sid, _ in order)
+    number = 0
+    view.sections.clear()
+    for sid, numbered in order:
+        if numbered:
+            number += 1
+        key = f"sections_{s.window.kind}.{sid}"
+        view.sections[sid] = Section(
+            sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
+        )
 
 
 def _told_once(view: ReportView, w: _Writer) -> None:
@@ -2428,6 +2437,12 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         dataclasses.replace(k, what="" if k.link.number in said else k.what, why=why(k), quotes=())
         for k in view.key_prs
     )
+
+
+# sections made from what many sources lack (comments and reviews; an ecosystem's contributors):
+# left out when empty rather than shown to say so (the other sections say "nothing this window",
+# which is news for them)
+LEFT_OUT_EMPTY = frozenset({"discussions", "ecosystems"})
 
 
 def _all_merged(st: Storyline) -> str:

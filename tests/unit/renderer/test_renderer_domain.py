@@ -166,7 +166,11 @@ def _empty(**kw) -> SummaryData:
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_an_empty_window_still_has_every_section(lang: str) -> None:
     m = messages(lang)
-    # a weekly window has every section of seed 000 (and ours)
+    # a weekly window has every section of seed 000 (and ours); hot discussions and ecosystems,
+    # made from what many sources lack, are left out when empty
+    from services.renderer.domain.view import LEFT_OUT_EMPTY
+
+    assert LEFT_OUT_EMPTY == {"discussions", "ecosystems"}
     week = WindowRef(
         kind="week",
         label="2026-W02",
@@ -180,22 +184,19 @@ def test_an_empty_window_still_has_every_section(lang: str) -> None:
         "themes",
         "modules",
         "key_prs",
-        "discussions",
-        "ecosystems",
         "activity",
         "risks",
         "follow_ups",
         "appendix",
     ):
         assert m.t(f"sections.{section}") in text
+    assert m.t("sections.discussions") not in text and m.t("sections.ecosystems") not in text
     assert text.count(m.t("labels.none")) >= 8
     assert "None" not in text  # no Python None leaks into prose
-    # a day window has every section of seed 003, each saying it has nothing
+    # a day window has the other sections of seed 003, each saying it has nothing
     text = render_markdown(_empty(), lang)
     for sid in (
         "summary",
-        "ecosystems",
-        "discussions",
         "topics",
         "key_prs",
         "activity",

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain.view import EXCERPT_WHAT, MAX_HIGHLIGHT_PRS
 
@@ -143,3 +144,43 @@ def test_the_weekly_quick_view_is_a_table_without_sentences_told_above(lang: str
     day = view_for(daily_summary(), lang)
     assert any(k.what for k in day.key_prs)
     assert '<ul class="key-prs">' in render_html(daily_summary(), lang)
+
+
+# ---------------------------------------------------------------- 3. sections without data
+
+
+def merged_pr_day():
+    """The explained summary as a day of a merged-PR history: no comments, reviews or
+    ecosystems."""
+    from datetime import UTC, datetime
+
+    s = explained_summary()
+    window = s.window.model_copy(
+        update={
+            "kind": "day",
+            "label": "2026-06-09",
+            "start": datetime(2026, 6, 8, 16, tzinfo=UTC),
+            "end": datetime(2026, 6, 9, 16, tzinfo=UTC),
+        }
+    )
+    return s.model_copy(update={"window": window, "discussions": (), "ecosystems": ()})
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("make", [merged_pr_day, explained_summary])
+def test_sections_without_data_are_left_out_and_the_rest_numbered_on(lang: str, make) -> None:
+    s = make()
+    assert not s.discussions and not s.ecosystems
+    v = view_for(s, lang)
+    assert "discussions" not in v.order and "ecosystems" not in v.order
+    numbers = [sec.number for sec in v.sections.values() if sec.number is not None]
+    assert numbers == list(range(1, len(numbers) + 1))
+    md = render_markdown(s, lang)
+    headings = re.findall(r"^## (\d+)\. ", md, re.M)
+    assert [int(n) for n in headings] == numbers
+    m = messages(lang)
+    for sid in ("discussions", "ecosystems"):
+        for key in (f"sections.{sid}", f"sections_day.{sid}"):
+            assert not m.has(key) or f" {m.t(key)}\n" not in md
+    html = render_html(s, lang)
+    assert 'id="discussions"' not in html and 'href="#ecosystems"' not in html

@@ -445,3 +445,31 @@ async def test_changing_the_count_waits_for_a_drain_and_loses_nothing(
 
 async def consumers(js, stream: str) -> list:
     return await js.consumers_info(stream)
+
+
+async def test_a_change_cut_short_between_the_streams_is_finished_by_the_next_set(nats_server):
+    from nats.js.api import SubjectTransform
+
+    from services.summarizer.partitioning import repartition
+    from shared.messaging.partitions import transform_destinations
+
+    nc = await nats.connect(nats_server.url)
+    try:
+        js = nc.jetstream()
+        await ensure_topology(js, Topology())
+        # as if `--set 3` stopped after RD_ENRICHED: its transform for 3, RD_REPORTS's none
+        config = (await js.stream_info(STREAM_ENRICHED)).config
+        src, dest = transform_destinations(3)[STREAM_ENRICHED]
+        config.subject_transform = SubjectTransform(src=src, dest=dest)
+        await js.update_stream(config)
+        with pytest.raises(PartitionMismatch, match="RD_REPORTS is partitioned for 1 summar"):
+            await ensure_topology(js, Topology(partitions=3))
+        result = await repartition(js, 3)
+        assert (result.before, result.after, result.deleted) == (3, 3, [])
+        assert sorted(result.created) == sorted(
+            f"summarizer-{kind}-{i}-of-3" for kind in ("fold", "requests") for i in range(3)
+        )
+        await ensure_topology(js, Topology(partitions=3))  # every stream agrees now
+        assert (await repartition(js, 3)).created == []  # and a repeat changes nothing
+    finally:
+        await nc.close()

@@ -270,6 +270,8 @@ class ReportView:
     contributors_more: str = ""
     key_prs_more: str = ""
     risks_more: str = ""
+    # the same line with the PRs of its small groups linked in place (strings and Links)
+    risks_more_parts: tuple = ()
     follow_ups_more: str = ""
     ecosystem_issues_more: tuple[str, ...] = ()  # per ecosystem
     themes_more: str = ""  # the themes beyond MAX_THEMES, named in one line
@@ -2298,6 +2300,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
                 ]
             ),
         )
+        view.risks_more_parts = _risks_more_parts(rest, by_risk, w)
     view.risk_bullets = tuple(
         dataclasses.replace(
             b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items)) - len(b.links))
@@ -2394,6 +2397,35 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.sections[sid] = Section(
             sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
         )
+
+
+def _risks_more_parts(
+    rest: Sequence[Bullet], by_risk: dict[str, RiskObservation], w: _Writer
+) -> tuple:
+    """The closing "Also observed: …" line with each small group's PRs named in place
+    ("Breaking changes (#11021)"), as the other risk lines name theirs; a larger group by its
+    count (its PRs are in the appendix)."""
+    m, links = w.m, []
+
+    def token(number: int) -> str:
+        links.append(w.ref(number))
+        return f"\x00{len(links) - 1}\x00"
+
+    groups = []
+    for b in rest:
+        r = by_risk.get(b.key)
+        count = r.count if r is not None else 0
+        if r is not None and r.items and max(count, len(r.items)) <= MAX_RISK_LINKS_SHORT:
+            refs = m.t("list.ref_sep").join(token(n) for n in r.items)
+            groups.append(m.t("risks.more_named", risk=b.head, items=refs))
+        else:
+            groups.append(m.tn("summary.risk", count, risk=b.head, count=num(count)))
+    text = m.t("risks.more_kinds", risks=m.join(groups))
+    return tuple(
+        links[int(piece)] if i % 2 else piece
+        for i, piece in enumerate(text.split("\x00"))
+        if i % 2 or piece
+    )
 
 
 def _told_once(view: ReportView, w: _Writer) -> None:

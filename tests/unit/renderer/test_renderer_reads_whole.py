@@ -184,3 +184,43 @@ def test_sections_without_data_are_left_out_and_the_rest_numbered_on(lang: str, 
             assert not m.has(key) or f" {m.t(key)}\n" not in md
     html = render_html(s, lang)
     assert 'id="discussions"' not in html and 'href="#ecosystems"' not in html
+
+
+# ---------------------------------------------------------------- 4. small risk groups named
+
+
+def many_risks_summary():
+    from shared.events import RiskObservation
+
+    extra = (
+        RiskObservation(risk="large-change", severity="medium", count=9, items=(10501,)),
+        RiskObservation(risk="graph-capture", severity="medium", count=5, items=(10502,)),
+        RiskObservation(risk="interface-change", severity="medium", count=4, items=(10600,)),
+        RiskObservation(risk="hardware-specific", severity="medium", count=4, items=(10501,)),
+        RiskObservation(risk="concurrency-change", severity="low", count=6, items=(10700,)),
+        RiskObservation(risk="breaking-change", severity="low", count=1, items=(10615,)),
+        RiskObservation(
+            risk="default-behaviour-change", severity="low", count=2, items=(10610, 10600)
+        ),
+    )
+    s = explained_summary()
+    return s.model_copy(update={"risks": s.risks + extra})
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_small_risk_groups_in_the_closing_line_name_their_prs(lang: str) -> None:
+    s = many_risks_summary()
+    v = view_for(s, lang)
+    assert v.risks_more  # more kinds than the section details
+    linked = [p.number for p in v.risks_more_parts if not isinstance(p, str)]
+    assert 10615 in linked and {10610, 10600} <= set(linked)
+    # a larger group keeps its count (its PRs are in the appendix)
+    words = "".join(p for p in v.risks_more_parts if isinstance(p, str))
+    m = messages(lang)
+    assert m.name("risk_names", "concurrency-change") in words
+    assert 10700 not in linked
+    md = render_markdown(s, lang)
+    line = next(ln for ln in md.splitlines() if m.name("risk_names", "breaking-change") in ln)
+    assert "[#10615](" in line
+    html = render_html(s, lang)
+    assert re.search(r'<p class="more">[^<]*(<[^p][^>]*>[^<]*)*#10615', html)

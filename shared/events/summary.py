@@ -279,9 +279,14 @@ class Incident(Frozen):
     revert: items = (the revert, what it reverted); instability: a change added, fixed and/or
     reverted (roles say which, chronological); upgrade_fallout: a dependency or upstream bump,
     then the fixes that followed it; removal: a change that takes out something its description
-    says users see (reason: how, in its words)."""
+    says users see (reason: how, in its words); loosened: tests or checks loosened (skipped,
+    thresholds relaxed, run less often); narrowed: support narrowed (a version or platform
+    dropped); unfinished: merged with problems its description admits are open (reason: the
+    description's sentence, "" when only the title says it)."""
 
-    kind: Literal["revert", "instability", "upgrade_fallout", "removal"]
+    kind: Literal[
+        "revert", "instability", "upgrade_fallout", "removal", "loosened", "narrowed", "unfinished"
+    ]
     items: tuple[int, ...]
     # per item: added | fixed | reverted | reverted_change | relanded | bump | follow_up | revert
     roles: tuple[str, ...] = ()
@@ -348,6 +353,9 @@ class FollowUp(Frozen):
         "upgrade_fallout",
         "temporary",
         "removal",
+        "loosened",
+        "unfinished",
+        "narrowed",
         "other",
     ]
     item: ItemRef

@@ -493,7 +493,10 @@ def score_pr(
     kinds = sorted({_fold(c.name) for c in tags.categories} & set(policy.category_points))
     digest = tags.digest
     claims = [c for c in (digest.claims if digest else ()) if c.figures]
-    user_facing = digest is not None and digest.user_facing == "yes"
+    # "user-facing: auto run A5 nightly pipeline" (real #13442) says yes of a change to CI, tests
+    # or docs alone: no user of the software meets it
+    aside = bool(snap.files) and all(file_kind(f.path) is not None for f in snap.files)
+    user_facing = digest is not None and digest.user_facing == "yes" and not aside
     support = _support_kind(snap, tags)
     minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
     removal = _is_removal(snap)
@@ -1023,6 +1026,119 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
             )
     out.extend(_upgrade_fallout(t, story, policy))
     out.extend(_user_facing_removals(t, story))
+    out.extend(_said_risks(t, story, {n for i in out for n in i.items}))
+    return out
+
+
+# ---------------------------------------------------------------- risks the changes say
+
+# tests or checks loosened: tests skipped, disabled or deleted, accuracy thresholds relaxed,
+# suites run less often or on fewer cases (2026-W26: three thresholds raised, a suite moved
+# from nightly to weekly, fewer ACLGraph instances — none told)
+_LOOSENED = re.compile(
+    r"(?i)\b(?:skip(?:s|ped|ping)?|disabl(?:e|es|ed|ing)|xfail|mark(?:s|ed)?\s+\S+\s+(?:as\s+)?flaky)"
+    r"\b[^.]{0,50}?\b(?:tests?|uts?|e2e|test\s+cases?|cases|ci\s+jobs?)\b"
+    r"|\b(?:remov|delet|drop)(?:e|es|ed|ing|s|ped)?\s+(?:the\s+|some\s+|\S+\s+){0,3}"
+    r"(?:tests?|test\s+cases?|cases|e2e\s+tests?|uts?)\b"
+    r"|\b(?:remov|delet|drop)(?:e|es|ed|ing|s|ped)?\b[^.]{0,60}?\bfrom\s+(?:the\s+)?(?:nightly|weekly|ci)\b"
+    r"|\b(?:relax|loosen|rais|increas|lower|adjust|tweak|modif|chang|updat)\w*\b[^.]{0,40}?"
+    r"\b(?:thresholds?|tolerances?|atol|rtol|baselines?)\b"
+    r"|\bfrom\s+nightly\s+to\s+weekly\b|\bmov\w*\b[^.]{0,60}?\bto\s+(?:the\s+)?weekly\b"
+    r"|\breduc\w*\b[^.]{0,40}?\b(?:coverage|tests?|test\s+runtime|cases)\b"
+    r"|\blimit\w*\b[^.]{0,40}?\b(?:prompts|samples|test\s+cases|tests)\b"
+    r"|\bfewer\b[^.]{0,30}\b(?:tests?|instances|cases)\b"
+)
+_NOT_LOOSENED = re.compile(
+    r"(?i)\b(?:(?:re-?)?enabl\w*|unskip\w*|restor\w*|recover\w*|fix(?:es|ed)?\s+(?:the\s+)?"
+    r"(?:skipped|disabled)|add(?:s|ed|ing)?)\b"
+)
+# support narrowed: a version, platform or feature dropped, or said to be unsupported now
+_NARROWED_TITLE = re.compile(
+    r"(?i)^(?:drop|deprecate)\w*\b[^.]{0,60}?\b(?:support|compat\w*|backward|versions?"
+    r"|v?\d+\.\d+(?:\.\d+)*)(?!\w)"
+    r"|^(?:remove|disable)\w*\b[^.]{0,60}?\b(?:support\s+for|support$"
+    r"|(?:backward\s+)?compatibility\s+(?:with|for))"
+)
+_NARROWED_BODY = re.compile(
+    r"(?i)\bno longer support(?:s|ed)?\b|\bis no longer supported\b|\b(?:drop|remove)s? support for\b"
+)
+# merged with problems its description admits are open
+_UNFINISHED = re.compile(
+    r"(?i)\bknown (?:issues?|limitations?|problems?)\b"
+    r"|\b(?:critical|remaining|open) issues?\b[^.]{0,30}\b(?:identified|remain|left|found)\b"
+    r"|\b(?:validation|testing|verification)\b[^.\n]{0,60}\bis pending\b"
+    r"|\bnot (?:yet )?(?:been )?tested\b"
+    r"|\bwill be (?:fixed|addressed|handled) in (?:a )?(?:follow[- ]?up|later|separate|future)\b"
+)
+_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*")
+SAID_RISK_KINDS = ("loosened", "narrowed", "unfinished")
+# where a sentence ends: a stop before white space (not "v0.9.1", "e.g."), or a line break
+_SENTENCE_BREAK = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?。！？](?=\s|$)|\n")
+# "have fixed a known issue": what is admitted open, not what was closed
+_CLOSED_NOW = re.compile(r"(?i)\b(?:fix(?:es|ed)?|resolv\w*|address(?:es|ed))\b")
+
+
+def _unwrapped(body: str) -> str:
+    """A description with its soft line breaks joined (a sentence wrapped at 72 columns is one
+    sentence); paragraphs, list items, headings and tables keep their breaks."""
+    return _SOFT_BREAK.sub(" ", body.replace("\r\n", "\n"))
+
+
+_SOFT_BREAK = re.compile(r"(?<=\S)\n(?=[ \t]*[^\s\-*+>#|\d])")
+
+
+def _sentence_at(text: str, m: re.Match[str]) -> str:
+    """The sentence (or line) of `text` holding the match, without list or heading marks; a
+    heading that announces a list ("Known issues:") with its first item."""
+    start = 0
+    for b in _SENTENCE_BREAK.finditer(text, 0, m.start()):
+        start = b.end()
+    b = _SENTENCE_BREAK.search(text, m.end())
+    end = b.end() if b else len(text)
+    said = " ".join(text[start:end].strip(" -*>#\t").split())
+    if said.rstrip("*").endswith((":", "：")):
+        rest = [ln.strip(" -*>#\t") for ln in text[end:].split("\n")]
+        nxt = next((ln for ln in rest if ln), "")
+        said = f"{said.rstrip('*')} {' '.join(nxt.split())}".strip() if nxt else ""
+    return said[:240]
+
+
+def _said_risks(t: _Tally, story: _Story, told: set[int]) -> list[Incident]:
+    """Risks a change says of itself, quoted: tests or checks loosened, support narrowed, open
+    problems admitted (2026-W26: thresholds raised, a suite moved to weekly, v0.22.1 dropped, a
+    change merged with "several critical issues identified" — the report told none). Reverts
+    and what another line already tells are left out; documentation changes say no such risk."""
+    out: list[Incident] = []
+    for number in sorted(t.merged_prs):
+        if number in told:
+            continue
+        row = t.merged_prs[number]
+        it = story.items.get(number)
+        if it is None or role_of(it) in ("revert", "docs"):
+            continue
+        title = _TAGS.sub("", row.fact.item.title or "")
+        body = _unwrapped(row.fact.item.body_excerpt or "")
+        found: tuple[str, str] | None = None
+        if _LOOSENED.search(title) and not _NOT_LOOSENED.search(title):
+            found = ("loosened", "")
+        elif _NARROWED_TITLE.search(title):
+            found = ("narrowed", "")
+        elif m := _NARROWED_BODY.search(body):
+            found = ("narrowed", _sentence_at(body, m))
+        if found is None and (m := _UNFINISHED.search(body)):
+            said = _sentence_at(body, m)
+            if said and not _CLOSED_NOW.search(said):
+                found = ("unfinished", said)
+        if found is None:
+            continue
+        kind, said = found
+        if not said and kind != "unfinished":
+            # the title says it; the description's matching sentence, when there is one, says more
+            m = (_LOOSENED if kind == "loosened" else _NARROWED_BODY).search(body)
+            said = _sentence_at(body, m) if m else ""
+        out.append(
+            Incident(kind=kind, items=(number,), roles=(kind,), subject=it.title, reason=said)
+        )
     return out
 
 
@@ -1578,6 +1694,23 @@ def _follow_ups(
                     item=first,
                     items=tuple(removed),
                     reason="removed what users see: say so in the release notes",
+                )
+            )
+    # what the changes say of themselves: one follow-up per kind, with every item it covers
+    for kind, reason in (
+        ("loosened", "tests or checks were loosened: say why, and when they come back"),
+        ("unfinished", "merged with problems its description says are open: check they are fixed"),
+        ("narrowed", "support was narrowed: say so in the release notes"),
+    ):
+        said = [n for i in incidents if i.kind == kind for n in i.items]
+        frow = t.merged_prs.get(said[0]) if said else None
+        if frow is not None:
+            out.append(
+                FollowUp(
+                    kind=kind,
+                    item=_ref_for(said[0], inp, frow.fact.item, frow.tags),
+                    items=tuple(said),
+                    reason=reason,
                 )
             )
     seen: set[tuple[str, tuple[int, ...], str]] = set()

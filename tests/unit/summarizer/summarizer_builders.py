@@ -79,6 +79,7 @@ class ItemSpec:
     bot: bool = False
     title: str | None = None
     digest: object = None  # shared.events.Digest
+    body: str | None = None  # the description (default: "body of <number>")
 
     def tags(self) -> Tags:
         return tags(
@@ -118,7 +119,7 @@ class ItemSpec:
             files=tuple(FileChange(path=p, additions=1) for p in self.files)
             if self.kind == "pull_request"
             else (),
-            body_excerpt=f"body of {self.number}",
+            body_excerpt=f"body of {self.number}" if self.body is None else self.body,
         )
 
 

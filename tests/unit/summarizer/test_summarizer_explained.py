@@ -25,6 +25,9 @@ WEEK = week_window(2026, 24, "Asia/Shanghai")
 NOW = datetime(2026, 6, 20, tzinfo=UTC)
 
 
+SAID = ("loosened", "narrowed", "unfinished")
+
+
 def at(day: int, hour: int = 12) -> datetime:
     # 2026-06-08 is the Monday of W24; noon in Shanghai is 04:00 UTC
     return datetime(2026, 6, 8, hour - 8, tzinfo=UTC) + timedelta(days=day)
@@ -201,6 +204,21 @@ def test_why_key_says_what_the_change_is_not_what_it_touches_on_the_way():
         reasons[spec.number] = key_reasons(snap, tags, score_pr(snap, tags, policy)[1])
     assert "feature" not in reasons[12270]
     assert "performance" not in reasons[12119] and "removal" in reasons[12119]
+    # 2026-08-05: "user-facing: Yes, auto run A5 nightly pipeline" of a change to CI files alone
+    # is no user-facing change; the same answer of a change to the code is
+    said = Digest(what="Enable run A5 nightly pipeline.", user_facing="yes")
+    nightly = pr(
+        13442,
+        "[CI] enable A5 nightly test pipeline",
+        at(1),
+        files=(".github/workflows/nightly_a5.yaml", "tests/e2e/nightly/a5/test_basic.py"),
+        digest=said,
+    )
+    code = pr(13443, "[Feature] A5 support", at(1), files=("vllm_ascend/a5.py",), digest=said)
+    for spec in (nightly, code):
+        snap, tags = spec.snapshot(spec.merged), spec.tags()
+        reasons[spec.number] = key_reasons(snap, tags, score_pr(snap, tags, policy)[1])
+    assert "user_facing" not in reasons[13442] and "user_facing" in reasons[13443]
 
 
 def test_a_removal_its_description_says_users_see_is_a_risk_in_its_own_words():
@@ -816,3 +834,40 @@ def test_a_broad_upstream_upgrade_is_a_key_pr_and_says_so():
     keys = {k.item.number: k for k in s.key_prs}
     assert 400 in keys and keys[400].reasons[0] == "upgrade"
     assert 401 not in keys or "upgrade" not in keys[401].reasons
+
+
+def test_what_changes_say_of_themselves_is_a_risk_in_their_words():
+    """2026-W26 (a reader beside seed 000): accuracy thresholds raised, a suite moved to weekly,
+    v0.22.1 dropped, a feature merged with "several critical issues identified" — the report
+    told none. Reverts, documentation, re-enabled tests and problems said fixed are no such
+    risk."""
+    critical = (
+        "### What this PR does / why we need it?\nAdds PCP and MTP for Qwen3.5.\n\n"
+        "However, several critical issues were identified during the review: `num_prefills`\n"
+        "is never updated, which breaks the PCP + MTP logic.\n"
+    )
+    items = [
+        pr(1, "[CI] Modify accuracy threshold for aime2025 dataset to 10", at(0)),
+        pr(2, "[CI] Move accuracy-group-2 to weekly single node configs", at(1)),
+        pr(3, "[Misc] Drop vLLM v0.22.1 compatibility from main", at(1), deletions=900),
+        pr(4, "[Feature] qwen3.5 support pcp+mtp", at(2), additions=900, body=critical),
+        pr(5, '[Revert] Revert "[CI] Drop vllm main e2e test for v0.24.0rc"', at(2)),
+        pr(6, "[CI] Enable the skipped cases when HDK is upgraded", at(3)),
+        pr(7, "[Doc] Update release notes known issues", at(3), files=("docs/notes.md",)),
+        pr(8, "[BugFix] fix env in dbo", at(4), body="We have fixed a known issue in dbo."),
+    ]
+    s = summarize(items)
+    said = {i.items[0]: (i.kind, i.reason) for i in s.incidents if i.kind in SAID}
+    assert {n: k for n, (k, _) in said.items()} == {
+        1: "loosened",
+        2: "loosened",
+        3: "narrowed",
+        4: "unfinished",
+    }
+    # the description's own sentence, its wrapped lines joined
+    assert said[4][1] == (
+        "However, several critical issues were identified during the review: `num_prefills` "
+        "is never updated, which breaks the PCP + MTP logic."
+    )
+    follow = {f.kind: f.items for f in s.follow_ups if f.kind in SAID}
+    assert follow == {"loosened": (1, 2), "unfinished": (4,), "narrowed": (3,)}

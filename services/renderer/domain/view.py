@@ -279,6 +279,8 @@ class ReportView:
     hourly_chart: bool = False
     # a report across repositories: the five counts of each repository, then the total
     repo_counts: tuple[RepoCounts, ...] = ()
+    # the footer: how the report is made, and its rule-set versions ("Rule sets: 31174541cc95.")
+    footer: str = ""
 
 
 @dataclass(frozen=True)
@@ -448,6 +450,11 @@ class _Writer:
         s, m = self.s, self.m
         start, end = window_span(s.window)
         offset = utc_offset(s.window.start, s.window.tz)
+        if s.window.kind == "day":  # a day states its span, as seed 003 does (00:00 - 00:00)
+            start, end = stamp(s.window.start, s.window.tz), stamp(s.window.end, s.window.tz)
+            end_offset = utc_offset(s.window.end, s.window.tz)
+            if end_offset != offset:  # the day the clocks change: each instant its own offset
+                end += m.t("labels.lparen") + end_offset + m.t("labels.rparen")
         key = (
             "header.window_value_utc"
             if s.window.tz in ("UTC", "Etc/UTC")
@@ -477,18 +484,24 @@ class _Writer:
                     offset=utc_offset(s.generated_at, s.window.tz),
                 ),
             ),
-            Figure(m.t("header.revision"), m.t("header.revision_value", revision=s.revision)),
         ]
-        if s.ruleset_versions:
+        if s.revision > 1:  # a first revision is the report; a later one says what changed below
             rows.append(
-                Figure(
-                    m.t("header.rulesets"),
-                    m.t("list.comma").join(short_version(v) for v in s.ruleset_versions),
-                )
+                Figure(m.t("header.revision"), m.t("header.revision_value", revision=s.revision))
             )
+        # (the rule sets are in the JSON model and the footer: no reader's question)
         if s.watermark is not None:
             rows.append(Figure(m.t("header.watermark"), stamp(s.watermark, s.window.tz)))
         return tuple(rows)
+
+    def footer(self) -> str:
+        """How the report is made, then the rule-set versions it was made with (they belong to
+        the JSON model and here, not to the header: no reader asks for them first)."""
+        m = self.m
+        if not self.s.ruleset_versions:
+            return m.t("labels.footer")
+        versions = m.t("list.comma").join(short_version(v) for v in self.s.ruleset_versions)
+        return m.t("labels.footer") + m.t("footer.sep") + m.t("footer.rulesets", versions=versions)
 
     def counts(self) -> tuple[Figure, ...]:
         c, prev, m = self.s.counts, self.s.previous_counts, self.m
@@ -2612,6 +2625,7 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         na_note=w.na_note(),
         hidden=w.hidden_columns(),
         repo_counts=repo_counts(w),
+        footer=w.footer(),
     )
     number = 0
     for sid, numbered in SECTION_ORDER:

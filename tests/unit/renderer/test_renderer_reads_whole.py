@@ -224,3 +224,37 @@ def test_small_risk_groups_in_the_closing_line_name_their_prs(lang: str) -> None
     assert "[#10615](" in line
     html = render_html(s, lang)
     assert re.search(r'<p class="more">[^<]*(<[^p][^>]*>[^<]*)*#10615', html)
+
+
+# ---------------------------------------------------------------- 5. a quiet header
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_header_leaves_rule_sets_to_the_footer_and_r1_unsaid(lang: str) -> None:
+    import json
+
+    from services.renderer.adapters.documents import render_json
+
+    m = messages(lang)
+    s = explained_summary(ruleset_versions=("31174541cc95a0b1c2d3",), revision=1)
+    v = view_for(s, lang)
+    labels = [f.label for f in v.header]
+    assert m.t("header.rulesets") not in labels and m.t("header.revision") not in labels
+    assert "31174541cc95" in v.footer and "31174541cc95a0b1" not in v.footer
+    md = render_markdown(s, lang)
+    assert md.rstrip().splitlines()[-1] == f"_{v.footer}_"
+    assert "31174541cc95" not in md.split("\n## ", 1)[0]  # not in the header
+    assert json.loads(render_json(s))["ruleset_versions"] == ["31174541cc95a0b1c2d3"]
+    # a later revision says so, and what changed
+    later = view_for(explained_summary(revision=2), lang)
+    row = next(f for f in later.header if f.label == m.t("header.revision"))
+    assert row.value == "r2"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_days_window_line_states_its_span(lang: str) -> None:
+    v = view_for(merged_pr_day(), lang)
+    window = v.header[1].value
+    # 2026-06-08 16:00 UTC is 2026-06-09 00:00 in Asia/Shanghai (seed 003: "11:45 ~ 11:45")
+    assert window.startswith("2026-06-09 00:00") and "2026-06-10 00:00" in window
+    assert "UTC+8" in window

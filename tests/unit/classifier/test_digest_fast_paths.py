@@ -1,9 +1,10 @@
 """The digest's fast paths give what the plain expressions they replace give (hypothesis).
 
-`_not_words` (links, references, mentions and code out of a sentence) and `_severe_gate` (may
-the description name a grave problem?) were each one regular expression; they are now cheaper
-forms of it (bench/README.md, "Where the pipeline's time goes"). These compare them with the
-original expressions, kept here, on text built from the characters that matter to them."""
+`_not_words` (links, references, mentions and code out of a sentence), `_severe_gate` (may the
+description name a grave problem?), `_sentence_ends` and `_ref_only` (a paragraph of references
+alone) each ran one regular expression; they now run a cheaper form of it (bench/README.md,
+"Where the pipeline's time goes"). These compare them with the original expressions, kept here,
+on text built from the characters that matter to them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.classifier.domain.digest import _not_words, _severe_gate
+from services.classifier.domain.digest import (
+    _ABBREV,
+    _not_words,
+    _ref_only,
+    _sentence_ends,
+    _severe_gate,
+)
 
 # the expressions as they were before the fast paths
 NOT_WORDS = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+|`[^`]*`")
@@ -20,6 +27,28 @@ SEVERE_GATE = re.compile(
     r"(?i)dead|hang|hung|stuck|indefinite|forever|freez|crash|segf|segmentation|core ?dump"
     r"|oom|out of memory|leak|garbled|wrong|accuracy|precision|nan"
 )
+SENT_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])\s*(?=\S)")
+REF_ONLY = re.compile(
+    r"^\s*(?:[A-Za-z-]+:?\s+){0,3}(?:#\d*|(?:https?://)?github\.com/\S+|[\w.-]+/[\w.-]+#\d+)"
+    r"(?:[\s,;&]+(?:and\s+)?(?:[A-Za-z-]+:?\s+){0,2}(?:#\d+|https?://\S+|[\w.-]+/[\w.-]+#\d+))*"
+    r"\s*[.]?\s*$",
+    re.I,
+)
+
+
+def sentence_ends(text: str) -> list[int]:
+    """`_sentence_ends` as it was: the ends found by what follows the punctuation."""
+    ends: list[int] = []
+    for m in SENT_END.finditer(text):
+        end = m.start()
+        if _ABBREV.search(text, max(0, end - 8), end):
+            continue
+        if not text[ends[-1] if ends else 0 : end].isspace():
+            ends.append(end)
+    if not ends or text[ends[-1] :].strip():
+        ends.append(len(text))
+    return ends
+
 
 # pieces of references, links, mentions and code, and the characters between them: runs of
 # word characters, digits (ASCII and Arabic-Indic), dots and dashes beside # / @ `
@@ -69,3 +98,35 @@ def test_severe_gate_examples() -> None:
     # (?i) also matches the Kelvin sign and the long s to k and s: the regular expression
     # decides for text that is not ASCII
     assert _severe_gate("ſtuck", "ſtuck")
+
+
+sentence_text = st.lists(
+    st.sampled_from(
+        ["a", "A", "7", "e.g", "No", ".", "!", "?", "。", "！", "？", "；", " ", "\n", "\t"]
+        + ['"', "(", "[", "`", "*", "好", "\u3000", "x" * 20]
+    ),
+    max_size=25,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=sentence_text)
+def test_sentence_ends_are_the_original_ones(text: str) -> None:
+    assert _sentence_ends(text) == sentence_ends(text)
+
+
+def test_sentence_ends_examples() -> None:
+    text = "It hangs. See e.g. the log! Then 好。。好 (done)"
+    assert _sentence_ends(text) == sentence_ends(text) == [9, 27, 35, 36, len(text)]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=reference_text)
+def test_ref_only_is_the_original_match(text: str) -> None:
+    assert _ref_only(text) == (REF_ONLY.match(text) is not None)
+
+
+def test_ref_only_examples() -> None:
+    assert _ref_only("Fixes #10989, fixes #10987.")
+    assert _ref_only("See GitHub.com/o/r/pull/1")
+    assert not _ref_only("Adds a kernel")

@@ -309,6 +309,8 @@ def resolve_links(items: Mapping[int, StoryItem]) -> list[ItemLink]:
 # ---------------------------------------------------------------- storylines
 
 MIN_ITEMS = 3  # a term or a file forms a storyline with at least this many items of the window
+SMALL_WINDOW = 30  # ... or with two, in a window of at most this many items (a day)
+SMALL_WINDOW_MIN_ITEMS = 2
 MAX_HISTORY_SHARE = 0.08  # a term in more of the history's items than this never qualifies
 # ... nor one in more of the window's items than this: a sixth of everything is not one line of work
 MAX_WINDOW_SHARE = 0.15
@@ -789,9 +791,13 @@ def find_storylines(
         if not i.bot:
             prev_term_items.update({t.key for t in item_terms(i)})
 
+    # a day's window holds a score of changes: two that share a rare name are its line of work
+    # (2026-08-05: "[KV Offload] Add layerwise prefill KV buffer reuse" and "[KV Offload]
+    # Support Sparse KV Cache Offload", 4,300 lines together, were told as two module rows)
+    min_items = SMALL_WINDOW_MIN_ITEMS if n <= SMALL_WINDOW else MIN_ITEMS
     for key, members in term_items.items():
         k = len(members)
-        if k < MIN_ITEMS or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
+        if k < min_items or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
             continue
         if key in KIND_WORDS or any(p in KIND_WORDS for p in parts_of.get(key, ())):
             continue
@@ -934,7 +940,7 @@ def find_storylines(
 
     for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
-        if len(free) < MIN_ITEMS:
+        if len(free) < min_items:
             continue
         top = keys[0]
         name = written(top)

@@ -323,3 +323,16 @@ def test_a_change_of_tests_alone_represents_no_module():
     ]
     (row,) = [m for m in summarize(items).modules if m.module == "sampling"]
     assert row.representative[:2] == (9735, 9807)
+
+
+def test_in_a_day_two_changes_sharing_a_rare_name_are_a_line_of_work():
+    """2026-08-05: "[KV Offload] Add layerwise prefill KV buffer reuse" and "[KV Offload]
+    Support Sparse KV Cache Offload" were the day's line of work; a week needs three."""
+    pair = [
+        item(1, "[Feature][KV Offload] Add layerwise prefill KV buffer reuse", lines=1500),
+        item(2, "[feature][KV Offload] Support Sparse KV Cache Offload", day=1.2, lines=2600),
+    ]
+    day = find_storylines(filler(count=15) + pair, [], COUNTS, len(HISTORY))
+    assert [(s.name, {m.number for m in s.items}) for s in day] == [("KV Offload", {1, 2})]
+    week = find_storylines(filler(count=60) + pair, [], COUNTS, len(HISTORY))
+    assert not any({m.number for m in s.items} == {1, 2} for s in week)

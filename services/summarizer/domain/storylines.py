@@ -1205,11 +1205,11 @@ def find_storylines(
             lead: int | None = max(
                 members, key=lambda m: (m.deletions - m.additions, -m.number)
             ).number
-        elif g.key == UPGRADES_KEY:  # the biggest upgrade
-            lead = max(
-                (m for m in members if m.number in g.core),
-                key=lambda m: (m.additions + m.deletions, m.number),
-            ).number
+        elif g.key == UPGRADES_KEY:  # the biggest upgrade (not a change that followed it)
+            ups = [m for m in members if upgrade_target(m.title) is not None] or [
+                m for m in members if m.number in g.core
+            ]
+            lead = max(ups, key=lambda m: (m.additions + m.deletions, m.number)).number
         else:
             lead = _lead(members, roles, g.core, reverted)
         lead_item = by_number[lead] if lead is not None else None

@@ -108,7 +108,7 @@ def test_what_titles_tie_to_the_upgrade_joins_it_and_no_removal_takes_it():
     current = filler() + [
         item(1, "[Misc] main2main upgrade vllm to v0.23.0", day=0, lines=900),
         item(2, "[Misc] Drop vLLM v0.22.1 compatibility from main", day=2, lines=40),
-        item(3, "[Ops][Misc] Remove upstreamed platform patches", day=3, lines=40),
+        item(3, "[Ops][Misc] Remove upstreamed platform patches", day=3, lines=4000),
         item(4, "[BugFix] Fix AttributeError with vLLM 0.22.1", day=3, categories=("bugfix",)),
         # a model doc "updated to M2.7" is no upgrade; a version alone ("Qwen3.5") ties nothing
         item(5, "[Doc] Update MiniMax-M2.5 doc to M2.7", day=1, files=("docs/minimax.md",)),
@@ -121,6 +121,7 @@ def test_what_titles_tie_to_the_upgrade_joins_it_and_no_removal_takes_it():
     up = next(s for s in lines if s.key == "upgrades")
     assert {m.number for m in up.items} == {1, 2, 3, 4}
     assert up.name == "vLLM v0.23.0"  # the capitals of the titles beside it
+    assert up.lead == 1  # the upgrade speaks for the line, not a larger change that followed it
 
 
 def test_an_upgrade_is_named_by_commit_only_as_its_project():

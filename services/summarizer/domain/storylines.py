@@ -447,6 +447,18 @@ COMMON_LEAD_SHARE = 0.1  # ... and a pair whose first word leads this share of a
 RARE_WORD_SHARE = 0.02  # ... a single word only when at most this share of the history uses it
 
 
+@functools.lru_cache(maxsize=16384)
+def _naming_terms(title: str) -> tuple[_Term, ...]:
+    """A title's terms that may name a line of work, each once: no function word, and no word
+    for a kind of change ("documentation" names a kind of change, not a line of work)."""
+    return tuple(
+        t
+        for t in {t.key: t for t in _title_terms(title)}.values()
+        if not (any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS)
+        and not (t.key in KIND_WORDS or any(p in KIND_WORDS for p in t.parts))
+    )
+
+
 def _phrase_of(
     members: Sequence[StoryItem], term_counts: Mapping[str, int], history: int, strict: bool = False
 ) -> str:
@@ -459,11 +471,7 @@ def _phrase_of(
     pair: dict[str, bool] = {}
     parts_of_key: dict[str, tuple[str, ...]] = {}
     for item in members:
-        for t in {t.key: t for t in _title_terms(item.title)}.values():
-            if any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS:
-                continue
-            if t.key in KIND_WORDS or any(p in KIND_WORDS for p in t.parts):
-                continue  # "documentation" names a kind of change, not a line of work
+        for t in _naming_terms(item.title):
             seen[t.key] += 1
             forms[t.key][t.surface] += 1
             pair[t.key] = bool(t.parts)

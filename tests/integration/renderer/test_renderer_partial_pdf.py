@@ -10,6 +10,7 @@ import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.pdf import PdfRenderer
+from services.renderer.domain.view import LEFT_OUT_EMPTY
 from services.renderer.handlers import render_documents
 from tests.integration.renderer.test_renderer_pdf import need
 from tests.unit.renderer.test_renderer_partial import CASES, _summary
@@ -44,7 +45,8 @@ async def test_partial_summary_in_all_formats_pdf_included(
         [need("pdftotext"), str(path), "-"], check=True, capture_output=True, text=True, timeout=60
     ).stdout
     note = messages(lang).t("labels.none")
-    missing = CASES[case][1]
+    # hot discussions and ecosystems are left out when empty (LEFT_OUT_EMPTY), not noted
+    missing = CASES[case][1] - LEFT_OUT_EMPTY
     # a note per section without data (and in an empty chart), the same number as in the HTML
     html = docs["html"].decode()
     assert html.count(f'<p class="none">{note}</p>') >= len(missing)

@@ -728,7 +728,7 @@ class _Writer:
             ),
             head=m.name("risk_names", CORE_TESTS),
             links=tuple(self.ref(n) for n in numbers[:cap]),
-            more=_more(m, total - min(cap, len(numbers))),
+            more=_more(m, total - min(cap, len(numbers)), INLINE_MORE),
             detail=m.t("list.semicolon").join(parts),
             key=CORE_TESTS,
         )
@@ -1509,7 +1509,12 @@ class _Writer:
                     count=num(len(said)),
                 )
                 out.append(
-                    Bullet("", parts=parts, key=kind, more=_more(self.m, len(said) - len(shown)))
+                    Bullet(
+                        "",
+                        parts=parts,
+                        key=kind,
+                        more=_more(self.m, len(said) - len(shown), INLINE_MORE),
+                    )
                 )
         if len(removals) == 1:
             out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
@@ -1522,7 +1527,10 @@ class _Writer:
             )
             out.append(
                 Bullet(
-                    "", parts=parts, key="removals", more=_more(self.m, len(removals) - len(shown))
+                    "",
+                    parts=parts,
+                    key="removals",
+                    more=_more(self.m, len(removals) - len(shown), INLINE_MORE),
                 )
             )
         return tuple(out)
@@ -2007,6 +2015,11 @@ MAX_DAILY_KEY_PRS = 5
 ATTENTION_KINDS = ("popular_bug", "open_rfc")
 
 
+# "… and N more" after a run of links on the same line ("#1、#2、#3 等，另有 47 项" in Chinese);
+# list.more stands on a line of its own ("……另有 21 项")
+INLINE_MORE = "list.more_inline"
+
+
 def _more(m: Messages, n: int, key: str = "list.more") -> str:
     return m.tn(key, n, count=num(n)) if n > 0 else ""
 
@@ -2050,7 +2063,7 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
                 head=st.name,
                 key=st.key,
                 links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
-                more=_more(m, len(numbers) - MAX_TOPIC_LINKS),
+                more=_more(m, len(numbers) - MAX_TOPIC_LINKS, INLINE_MORE),
             )
         )
     # then the busiest modules no topic above covers, two changes at least (a day of few named
@@ -2295,7 +2308,9 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         if r.severity == "low" and b.lines:
             b = dataclasses.replace(b, links=tuple(ln.link for ln in b.lines), lines=())
         # the risk's count is the true total (its item list may be a bounded sample)
-        risks.append(dataclasses.replace(b, more=_more(m, max(r.count, len(r.items)) - shown)))
+        # after links on the risk's line (inline), or on a line of its own under its PRs' lines
+        key = "list.more" if b.lines else INLINE_MORE
+        risks.append(dataclasses.replace(b, more=_more(m, max(r.count, len(r.items)) - shown, key)))
     kept, rest = risks[:MAX_RISKS_DETAILED], risks[MAX_RISKS_DETAILED:]
     view.risks = tuple(kept)
     if rest:
@@ -2316,7 +2331,12 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.risks_more_parts = _risks_more_parts(rest, by_risk, w)
     view.risk_bullets = tuple(
         dataclasses.replace(
-            b, more=_more(m, max(by_risk[b.key].count, len(by_risk[b.key].items)) - len(b.links))
+            b,
+            more=_more(
+                m,
+                max(by_risk[b.key].count, len(by_risk[b.key].items)) - len(b.links),
+                INLINE_MORE,
+            ),
         )
         if b.key in by_risk
         else b
@@ -2350,7 +2370,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         dataclasses.replace(
             b,
             links=b.links[: _cap(len(b.links), MAX_FOLLOW_UP_LINKS)],
-            more=_more(m, len(b.links) - _cap(len(b.links), MAX_FOLLOW_UP_LINKS)),
+            more=_more(m, len(b.links) - _cap(len(b.links), MAX_FOLLOW_UP_LINKS), INLINE_MORE),
         )
         for b in follow_ups[:MAX_FOLLOW_UPS]
     )
@@ -2374,7 +2394,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
                     g,
                     lines=(),
                     links=tuple(ln.link for ln in g.lines[:MAX_ECOSYSTEM_LINKS]),
-                    more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINKS),
+                    more=_more(m, len(g.lines) - MAX_ECOSYSTEM_LINKS, INLINE_MORE),
                 )
                 for g in e.groups
             )

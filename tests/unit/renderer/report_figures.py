@@ -335,7 +335,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
                 r"新 Issue 从 (?P<a>@) 个变为 (?P<b>@) 个",
                 {"a": "previous.new_issues", "b": "counts.new_issues"},
             ),
-            (r"\*\*(?P<risk>[^*]+)\*\*（风险[高中低]，(?P<a>@) 项）", {"a": "risk.{risk}.count"}),
+            (r"\*\*(?P<risk>[^*]+)\*\*（[高中低]风险，(?P<a>@) 项）", {"a": "risk.{risk}.count"}),
             (r"(?P<risk>[^（）：；，、。]+?)（(?P<a>@) 项）", {"a": "risk.{risk}.count"}),
             (
                 r"共 (?P<a>@) 个 PR（已合并 (?P<b>@) 个）和 (?P<c>@) 个 Issue，来自 (?P<d>@) 位贡献者",
@@ -390,7 +390,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             (r"(?P<a>@) 个 PR 改动了核心路径", {"a": "risk.core-change.count"}),
             (r"(?P<a>@) 项代码变更缺少测试", {"a": "risks.untested"}),
             (r"其中 (?P<a>@) 项位于核心路径", {"a": "risk.core-without-tests.count"}),
-            (r"……另有 (?P<a>@) (?:项|位)", {"a": "more"}),  # items, people
+            (r"(?:……|等，)另有 (?P<a>@) (?:项|位)", {"a": "more"}),  # items, people
         ]
     ],
 }

@@ -392,7 +392,7 @@ def test_every_number_of_the_explained_report_comes_from_the_summary(lang: str) 
     "lang,where",
     [
         ("en", "(medium, 3 items, mostly in V1 engine)"),
-        ("zh-CN", "（风险中，3 项，集中在 V1 引擎）"),
+        ("zh-CN", "（中风险，3 项，集中在 V1 引擎）"),
     ],
 )
 def test_a_tag_risk_says_where_its_items_are(lang: str, where: str) -> None:

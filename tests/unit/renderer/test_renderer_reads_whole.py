@@ -258,3 +258,27 @@ def test_a_days_window_line_states_its_span(lang: str) -> None:
     # 2026-06-08 16:00 UTC is 2026-06-09 00:00 in Asia/Shanghai (seed 003: "11:45 ~ 11:45")
     assert window.startswith("2026-06-09 00:00") and "2026-06-10 00:00" in window
     assert "UTC+8" in window
+
+
+# ---------------------------------------------------------------- 6. Chinese punctuation
+
+
+def test_chinese_severity_comes_before_risk_and_a_capped_run_of_links_reads_as_chinese() -> None:
+    from .samples import weekly_summary
+
+    md = render_markdown(weekly_summary(), "zh-CN")
+    body = main_body(md)
+    # "（高风险，36 项）", never "（风险高，36 项）"
+    assert "（高风险，" in body and not re.search(r"（风险[高中低]", body)
+    # links then "等，另有 N 项", then the detail after "；" (no "……另有 33 项 — 32 个 PR")
+    line = next(ln for ln in body.splitlines() if "核心路径与测试覆盖" in ln)
+    assert re.search(r"\) 等，另有 \d+ 项；\d+ 个 PR 改动了核心路径", line), line
+    assert "……另有" not in line and " — " not in line
+    # no English dash between a title and its sentence in a Chinese report; "……另有" only on a
+    # line of its own
+    assert " — " not in body
+    for ln in body.splitlines():
+        assert not re.search(r"\)\s*……另有", ln), ln
+    # the English report keeps its own
+    en = main_body(render_markdown(weekly_summary(), "en"))
+    assert re.search(r"\(high, \d+ items\)", en) and " … and " in en and " — " in en

@@ -5,9 +5,12 @@ objects of the failed attempt and the ReportReady lists every artifact with matc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 import boto3
 import nats
@@ -92,6 +95,42 @@ class TornStore:
         return await self._watch(self.inner.list(prefix))
 
 
+@dataclass
+class Running:
+    """A renderer service on its own runtime, and the report-readies of one repository."""
+
+    runtime: Runtime
+    service: Any
+    nc: Any
+    ready: asyncio.Queue
+
+    async def summarize(self, summary) -> None:
+        await self.runtime.bus("test").publish(
+            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
+        )
+
+
+@contextlib.asynccontextmanager
+async def renderer(nats_server, store, artifacts_url: str, repo: str):
+    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=artifacts_url)
+    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
+    service = build_service(settings, runtime, store=store)
+    runtime.add(service)
+    await runtime.start()
+    nc = await nats.connect(nats_server.url)
+    ready: asyncio.Queue = asyncio.Queue()
+
+    async def on_ready(msg) -> None:
+        await ready.put(ReportReady.model_validate_json(msg.data))
+
+    try:
+        await nc.subscribe(Subjects.report_ready(repo), cb=on_ready)
+        yield Running(runtime, service, nc, ready)
+    finally:
+        await nc.close()
+        await runtime.stop()
+
+
 async def test_store_outage_nacks_and_the_retry_completes_the_report(
     nats_server, monkeypatch
 ) -> None:
@@ -112,67 +151,55 @@ async def test_store_outage_nacks_and_the_retry_completes_the_report(
     store = TornStore(
         S3ObjectStore(bucket, "rd", S3Options(endpoint_url=server.url, max_attempts=1)), server
     )
-    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=f"s3://{bucket}/rd")
-    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
-    service = build_service(settings, runtime, store=store)
-    runtime.add(service)
-    await runtime.start()
-    nc = await nats.connect(nats_server.url)
-    ready: asyncio.Queue = asyncio.Queue()
-
-    async def on_ready(msg) -> None:
-        await ready.put(ReportReady.model_validate_json(msg.data))
-
+    summary = daily_summary(languages=("en", "zh-CN"), formats=("md", "html", "json"))
     try:
-        summary = daily_summary(languages=("en", "zh-CN"), formats=("md", "html", "json"))
-        await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
-        await runtime.bus("test").publish(
-            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
-        )
-
-        # the first delivery fails after a torn write, and the message comes back and fails again
-        first = await asyncio.wait_for(store.failures.get(), 60)
-        second = await asyncio.wait_for(store.failures.get(), 60)
-        # transport failures (refused, or a pooled connection closed under it), not our bugs
-        assert isinstance(first, BotoCoreError) and isinstance(second, BotoCoreError), (
-            first,
-            second,
-        )
-        assert service.consumer.stats.retried >= 2
-        assert ready.empty(), "a ReportReady was published while artifacts were missing"
-        assert store.torn is not None
-
-        server.start()  # the same port, the same bucket
-        report: ReportReady = await asyncio.wait_for(ready.get(), 120)
-        d = report.data
-        assert {(a.language, a.format) for a in d.artifacts} == {
-            (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "json")
-        }
-        for a in d.artifacts:
-            data = await fetch_uri(a.uri)
-            assert hashlib.sha256(data).hexdigest() == a.sha256 and len(data) == a.size, a.key
-        # the torn object of the failed attempt was overwritten by the retry
-        torn_key, torn_bytes = store.torn
-        assert await store.inner.get(torn_key) != torn_bytes
-        index = json.loads(await store.inner.get(index_key(summary.repo)))
-        assert [(r["window"]["label"], r["languages"]) for r in index["reports"]] == [
-            (summary.window.label, ["en", "zh-CN"])
-        ]
-        # one ReportReady for the report, not one per attempt: a later summary (the window's next
-        # revision) is the marker; its ReportReady must be the next one, with nothing between
-        marker = daily_summary(languages=("en",), formats=("json",), revision=summary.revision + 1)
-        await runtime.bus("test").publish(
-            WindowSummarized.create(marker), Subjects.summary_ready(marker.repo)
-        )
-        after: ReportReady = await asyncio.wait_for(ready.get(), 120)
-        assert (after.data.window.label, after.data.revision) == (
-            summary.window.label,
-            summary.revision + 1,
-        ), after.data
+        async with renderer(nats_server, store, f"s3://{bucket}/rd", summary.repo) as r:
+            await _outage(r, store, server, summary)
     finally:
-        await nc.close()
-        await runtime.stop()
         server.stop()
+
+
+async def _outage(r: Running, store: TornStore, server: MotoServer, summary) -> None:
+    service, ready = r.service, r.ready
+    await r.summarize(summary)
+
+    # the first delivery fails after a torn write, and the message comes back and fails again
+    first = await asyncio.wait_for(store.failures.get(), 60)
+    second = await asyncio.wait_for(store.failures.get(), 60)
+    # transport failures (refused, or a pooled connection closed under it), not our bugs
+    assert isinstance(first, BotoCoreError) and isinstance(second, BotoCoreError), (
+        first,
+        second,
+    )
+    assert service.consumer.stats.retried >= 2
+    assert ready.empty(), "a ReportReady was published while artifacts were missing"
+    assert store.torn is not None
+
+    server.start()  # the same port, the same bucket
+    report: ReportReady = await asyncio.wait_for(ready.get(), 120)
+    d = report.data
+    assert {(a.language, a.format) for a in d.artifacts} == {
+        (lang, fmt) for lang in ("en", "zh-CN") for fmt in ("md", "html", "json")
+    }
+    for a in d.artifacts:
+        data = await fetch_uri(a.uri)
+        assert hashlib.sha256(data).hexdigest() == a.sha256 and len(data) == a.size, a.key
+    # the torn object of the failed attempt was overwritten by the retry
+    torn_key, torn_bytes = store.torn
+    assert await store.inner.get(torn_key) != torn_bytes
+    index = json.loads(await store.inner.get(index_key(summary.repo)))
+    assert [(r["window"]["label"], r["languages"]) for r in index["reports"]] == [
+        (summary.window.label, ["en", "zh-CN"])
+    ]
+    # one ReportReady for the report, not one per attempt: a later summary (the window's next
+    # revision) is the marker; its ReportReady must be the next one, with nothing between
+    marker = daily_summary(languages=("en",), formats=("json",), revision=summary.revision + 1)
+    await r.summarize(marker)
+    after: ReportReady = await asyncio.wait_for(ready.get(), 120)
+    assert (after.data.window.label, after.data.revision) == (
+        summary.window.label,
+        summary.revision + 1,
+    ), after.data
 
 
 async def test_a_missing_bucket_is_an_error_a_person_can_fix(s3_bucket) -> None:
@@ -218,23 +245,10 @@ async def test_pages_come_after_the_report_ready_and_a_failure_rewrites_only_the
     report-ready is published again with the same id (the stream keeps one), and the pages are
     written on the retry."""
     store = PagesFailOnce(DirectoryObjectStore(tmp_path / "artifacts"))
-    settings = RendererSettings(nats_url=nats_server.url, artifacts_url=f"file://{tmp_path}/a")
-    runtime = Runtime(CommonSettings(nats_url=nats_server.url), "renderer-test")
-    service = build_service(settings, runtime, store=store)
-    runtime.add(service)
-    await runtime.start()
-    nc = await nats.connect(nats_server.url)
-    ready: asyncio.Queue = asyncio.Queue()
-
-    async def on_ready(msg) -> None:
-        await ready.put(ReportReady.model_validate_json(msg.data))
-
-    try:
-        summary = daily_summary(languages=("en",), formats=("md", "json"))
-        await nc.subscribe(Subjects.report_ready(summary.repo), cb=on_ready)
-        await runtime.bus("test").publish(
-            WindowSummarized.create(summary), Subjects.summary_ready(summary.repo)
-        )
+    summary = daily_summary(languages=("en",), formats=("md", "json"))
+    async with renderer(nats_server, store, f"file://{tmp_path}/a", summary.repo) as r:
+        service, ready, nc = r.service, r.ready, r.nc
+        await r.summarize(summary)
         report: ReportReady = await asyncio.wait_for(ready.get(), 60)
         await asyncio.wait_for(store.failed.wait(), 60)
         # the retry writes the pages, the window's among them
@@ -248,6 +262,3 @@ async def test_pages_come_after_the_report_ready_and_a_failure_rewrites_only_the
         subject = Subjects.report_ready(summary.repo)
         info = await nc.jetstream().stream_info(STREAM_REPORTS, subjects_filter=subject)
         assert info.state.subjects == {subject: 1}
-    finally:
-        await nc.close()
-        await runtime.stop()

@@ -1053,7 +1053,7 @@ class _Writer:
                     "activity.bots",
                     len(bots),
                     count=num(len(bots)),
-                    logins=names + ("…" if len(bots) > MAX_BOTS_NAMED else ""),
+                    logins=_etc(m, names) if len(bots) > MAX_BOTS_NAMED else names,
                 )
             )
         return tuple(paras)
@@ -2020,6 +2020,21 @@ ATTENTION_KINDS = ("popular_bug", "open_rfc")
 INLINE_MORE = "list.more_inline"
 
 
+def _etc(m: Messages, text: str) -> str:
+    """`text` (a list cut short) with the catalog's "…" / "等" after it (a space between a Latin
+    word and a Chinese one, as the catalogs space them)."""
+    etc = m.t("list.etc")
+    if text[-1:].isascii() and text[-1:].isalnum() and _CJK.match(etc[:1]):
+        return f"{text} {etc}"
+    return text + etc
+
+
+def _shown_modules(w: _Writer, modules: Sequence[str]) -> str:
+    """At most MAX_ROW_MODULES modules of an item, readable, "…" after a longer list."""
+    text = w.m.t("list.sep").join(w.module(x) for x in modules[:MAX_ROW_MODULES])
+    return _etc(w.m, text) if len(modules) > MAX_ROW_MODULES else text
+
+
 def _more(m: Messages, n: int, key: str = "list.more") -> str:
     return m.tn(key, n, count=num(n)) if n > 0 else ""
 
@@ -2265,13 +2280,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.appendix = tuple(
             dataclasses.replace(
                 a,
-                modules=tuple(
-                    m.t("list.sep").join(
-                        w.module(x) for x in mods_of.get(lk.number, ())[:MAX_ROW_MODULES]
-                    )
-                    + ("…" if len(mods_of.get(lk.number, ())) > MAX_ROW_MODULES else "")
-                    for lk in a.links
-                ),
+                modules=tuple(_shown_modules(w, mods_of.get(lk.number, ())) for lk in a.links),
             )
             for a in view.appendix
         )
@@ -2287,10 +2296,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     view.key_prs = tuple(
         dataclasses.replace(
             r,
-            modules=m.t("list.sep").join(
-                [w.module(x) for x in mods.get(r.link.number, ())[:MAX_ROW_MODULES]]
-            )
-            + ("…" if len(mods.get(r.link.number, ())) > MAX_ROW_MODULES else ""),
+            modules=_shown_modules(w, mods.get(r.link.number, ())),
         )
         if r.link.number in mods
         else r

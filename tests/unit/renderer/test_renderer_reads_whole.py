@@ -282,3 +282,21 @@ def test_chinese_severity_comes_before_risk_and_a_capped_run_of_links_reads_as_c
     # the English report keeps its own
     en = main_body(render_markdown(weekly_summary(), "en"))
     assert re.search(r"\(high, \d+ items\)", en) and " … and " in en and " — " in en
+
+
+def test_a_list_cut_short_ends_in_chinese_in_a_chinese_report() -> None:
+    from services.renderer.domain.view import MAX_ROW_MODULES
+
+    from .samples import pr, weekly_summary
+
+    modules = ("moe", "attention", "kernels", "models", "config")
+    s = weekly_summary()
+    wide = s.key_prs[0].model_copy(
+        update={"item": pr(41184, "[MoE] Invert FusedMoE ownership", "bnellnm", modules=modules)}
+    )
+    s = s.model_copy(update={"key_prs": (wide, *s.key_prs[1:])})
+    assert len(modules) > MAX_ROW_MODULES
+    zh = next(k for k in view_for(s, "zh-CN").key_prs if k.link.number == 41184)
+    assert zh.modules == "MoE、注意力、Kernel 等", zh.modules
+    en = next(k for k in view_for(s, "en").key_prs if k.link.number == 41184)
+    assert en.modules.endswith("…") and "等" not in en.modules

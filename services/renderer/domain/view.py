@@ -1184,7 +1184,8 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None or d.template_only or not d.what.strip():
             return ""
-        return fit_sentence(without_lead_in(" ".join(d.what.split())), limit)
+        # (a span that ends at a list's ";" or ":" reads as cut: the clause before it is whole)
+        return fit_sentence(without_lead_in(" ".join(d.what.split())), limit).rstrip(" ;,:；，：")
 
     def fitted_excerpt(self, item: ItemRef, limit: int) -> str:
         """A description's opening (an older summary without a digest) told as `fitted_what`

@@ -300,3 +300,17 @@ def test_a_list_cut_short_ends_in_chinese_in_a_chinese_report() -> None:
     assert zh.modules == "MoE、注意力、Kernel 等", zh.modules
     en = next(k for k in view_for(s, "en").key_prs if k.link.number == 41184)
     assert en.modules.endswith("…") and "等" not in en.modules
+
+
+def test_a_sentence_span_ending_at_a_lists_semicolon_is_told_without_it() -> None:
+    from services.renderer.adapters.catalogs import messages as catalog
+    from services.renderer.domain.view import _Writer
+
+    # real #13417: the digest's span stops at the ";" before a list of what it introduces
+    what = (
+        "Aligns the Ascend fused MoE execution flow with the upstream router abstraction: "
+        "introduces Ascend grouped top-k and fused top-k router implementations;"
+    )
+    item = _with_what(P_V4, what)
+    said = _Writer(explained_summary(), catalog("en")).fitted_what(item, EXCERPT_WHAT)
+    assert said == what[:-1]

@@ -792,7 +792,7 @@ class _Writer:
                 paras[0] = paras[0].rstrip("。.") + m.t(
                     "summary.lines_mostly_removed" if net < 0 else "summary.lines_mostly_added",
                     number=link(item).label,
-                    title=m.t("quote.title", text=_span(item.title, 80)),
+                    title=m.t("quote.title", text=_whole(item.title)),
                     lines=num(lines),
                 )
         else:
@@ -1552,14 +1552,14 @@ class _Writer:
                     if k:
                         parts.append(self.m.t("list.comma"))
                     ref = self.ref(inc.items[0])
-                    parts += [ref, " " + self.m.t("quote.subject", text=_span(ref.title, 90))]
+                    parts += [ref, " " + self.m.t("quote.subject", text=_whole(ref.title))]
                 parts.append(self.m.t("lead.end"))
                 out.append(Bullet("", parts=tuple(parts), key=kind))
         return tuple(out)
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
         m = self.m
-        subject = _span(inc.subject, 120)
+        subject = _whole(inc.subject)
         subj = m.t("quote.subject", text=subject) if subject else ""
         if inc.kind == "revert" and len(inc.items) >= 2:
             parts = self.inline(
@@ -1578,7 +1578,7 @@ class _Writer:
                 "incidents.revert_named" if subj else "incidents.revert_alone",
                 {"revert": [ref]},
                 subject=subj,
-                title=m.t("quote.subject", text=_span(ref.title, 120)),
+                title=m.t("quote.subject", text=_whole(ref.title)),
             )
         elif inc.kind == "removal" and inc.items:
             parts = self.inline(
@@ -1610,9 +1610,7 @@ class _Writer:
             )
             # the summary names what the upgrade moves to ("vLLM v0.21.0"); without it, the
             # upgrade's own title says what it was
-            title = (
-                "" if subject else m.t("quote.subject", text=_span(self.ref(bumps[0]).title, 120))
-            )
+            title = "" if subject else m.t("quote.subject", text=_whole(self.ref(bumps[0]).title))
             parts = self.inline(
                 key,
                 {"bump": [self.ref(n) for n in bumps], "fixes": [self.ref(n) for n in fixes]},
@@ -1924,6 +1922,12 @@ NULLABLE_COUNTS = (
 )
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
+
+
+def _whole(title: str) -> str:
+    """A title or subject as written, whitespace collapsed: told whole, never cut with "…" (a
+    document's titles are already bounded: bounds.bounded)."""
+    return " ".join(title.split())
 
 
 def _span(text: str, limit: int) -> str:

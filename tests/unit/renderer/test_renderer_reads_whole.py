@@ -314,3 +314,19 @@ def test_a_sentence_span_ending_at_a_lists_semicolon_is_told_without_it() -> Non
     item = _with_what(P_V4, what)
     said = _Writer(explained_summary(), catalog("en")).fitted_what(item, EXCERPT_WHAT)
     assert said == what[:-1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_incidents_subject_is_told_whole(lang: str) -> None:
+    s = explained_summary()
+    long = (
+        "add triton ops log for the fused MoE, attention and sampling kernels so that a failing "
+        "operator on Ascend names its inputs and shapes"
+    )
+    assert len(long) > 120
+    incidents = tuple(
+        i.model_copy(update={"subject": long}) if i.kind == "revert" else i for i in s.incidents
+    )
+    md = render_markdown(s.model_copy(update={"incidents": incidents}), lang)
+    line = next(ln for ln in md.splitlines() if "#10414" in ln and "#10069" in ln)
+    assert long in line and "…" not in line

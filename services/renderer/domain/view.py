@@ -1584,10 +1584,8 @@ class _Writer:
             parts = self.inline(
                 "incidents.removal", {"item": [self.ref(inc.items[0])]}, subject=subj
             )
-            if reason and inc.reason.strip():
-                parts = parts + (
-                    m.t("incidents.removal_how", how=self.quote(_span(inc.reason, EXCERPT_WHAT))),
-                )
+            if reason and (said := _said(inc.reason)):
+                parts = parts + (m.t("incidents.removal_how", how=self.quote(said)),)
             reason = False  # (said above, as how users see it)
         elif inc.kind in SAID_RISK_KINDS and inc.items:
             # what a change says of itself (tests loosened, support narrowed, problems left
@@ -1596,10 +1594,8 @@ class _Writer:
                 f"incidents.{inc.kind}", {"item": [self.ref(inc.items[0])]}, subject=subj
             )
             # the title says what was loosened or dropped; open problems need the words
-            if reason and inc.kind == "unfinished" and inc.reason.strip():
-                parts = parts + (
-                    m.t("incidents.removal_how", how=self.quote(_span(inc.reason, EXCERPT_WHAT))),
-                )
+            if reason and inc.kind == "unfinished" and (said := _said(inc.reason)):
+                parts = parts + (m.t("incidents.removal_how", how=self.quote(said)),)
             reason = False  # (said above, in its words)
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
@@ -1647,13 +1643,8 @@ class _Writer:
             parts = (head,) + tuple(joined)
         if inc.across_windows and inc.kind != "revert":
             parts = parts + (m.t("incidents.across"),)
-        if reason and inc.reason.strip():
-            parts = parts + (
-                m.t(
-                    "incidents.reason",
-                    reason=self.quote(_span(inc.reason, EXCERPT_WHAT).rstrip(" .。")),
-                ),
-            )
+        if reason and (said := _said(inc.reason)):
+            parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)
         parts = parts + (m.t("lead.end"),)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
@@ -1922,6 +1913,12 @@ NULLABLE_COUNTS = (
 )
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
+
+
+def _said(text: str) -> str:
+    """A change's own words (why it was reverted, what it removes, what it leaves open) told
+    whole or as their main clause, else "" (the line says the rest without a cut quote)."""
+    return fit_sentence(text, EXCERPT_WHAT) if text.strip() else ""
 
 
 def _whole(title: str) -> str:

@@ -330,3 +330,21 @@ def test_an_incidents_subject_is_told_whole(lang: str) -> None:
     md = render_markdown(s.model_copy(update={"incidents": incidents}), lang)
     line = next(ln for ln in md.splitlines() if "#10414" in ln and "#10069" in ln)
     assert long in line and "…" not in line
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_reverts_own_words_are_quoted_whole_or_not_at_all(lang: str) -> None:
+    s = explained_summary()
+    whole = "This reverts commit 21e8dcf, which breaks the two-card spec decode e2e test."
+    rambling = "When " + "the scheduler and the model runner disagree, " * 8 + "it hangs."
+    assert len(rambling) > EXCERPT_WHAT
+    for reason, shown in ((whole, True), (rambling, False)):
+        incidents = tuple(
+            i.model_copy(update={"reason": reason}) if i.kind == "revert" else i
+            for i in s.incidents
+        )
+        md = render_markdown(s.model_copy(update={"incidents": incidents}), lang)
+        lines = [ln for ln in md.splitlines() if "#10414" in ln and "#10069" in ln]
+        assert lines and all("…" not in ln for ln in lines)
+        assert any(whole.rstrip(".") in ln for ln in lines) == shown
+        assert not any("the scheduler and the model runner disagree" in ln for ln in lines)

@@ -1287,9 +1287,12 @@ class _Writer:
         return self.m.t("story.new")
 
     def storyline_highlight(self, st: Storyline, told: bool = False) -> Bullet:
-        """A line of work in one bullet: its name, size and lead. `told`: section 2 tells its
-        items with their sentences, so the bullet names its PRs by title and says what kinds of
-        change it holds (a sentence is printed once); else the lead's sentence and the PRs' own."""
+        """A line of work in one bullet: its name, size, what it is about (its lead's sentence,
+        else the kinds of change it holds) and its PRs. `told`: section 2 tells its items with
+        their sentences, so the bullet names its PRs by title (and section 2 leaves out the
+        lead's sentence the bullet said: `_told_once`); else by their own sentences. A bullet of
+        counts alone says nothing of the work (a reader of 2026-W26: "Qwen3.5 (8 merged PRs):
+        1 feature, 3 fixes, 3 docs changes and 1 CI change")."""
         m = self.m
         detail = m.tn(
             "story.count" + _all_merged(st),
@@ -2471,7 +2474,8 @@ def _risks_more_parts(
 
 def _told_once(view: ReportView, w: _Writer) -> None:
     """A PR's sentence is printed once in a week's report: a highlight whose line of work section
-    2 tells names the line and its PRs by title (section 2 tells their sentences), and the key-PR
+    2 tells says its lead's sentence and names its PRs by title (section 2 tells the other PRs'
+    sentences, and the lead by its title and notes), and the key-PR
     quick view (a table: why picked, area, size) shows a what-sentence only for a key PR whose
     sentence nothing above printed."""
     told_lines = {t.key for t in view.themes}
@@ -2485,7 +2489,37 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         else b
         for b in view.highlights
     )
+    # a highlight of a line section 2 tells says what the line is about with its lead's
+    # sentence, as section 2 would have told it; section 2 then gives the lead its title and
+    # notes (a sentence is printed once, and a highlight of counts alone says nothing)
+    lead_line = {
+        t.key: ln
+        for t in view.themes
+        if t.key in by_key
+        for ln in t.lines
+        if ln.link.number == by_key[t.key].lead
+        and ln.text
+        # a description that repeats its title (real #13350) says nothing more
+        and _bare(w.what(w.items.get(ln.link.number))) not in (_bare(ln.link.title), "")
+    }
+    moved = {b.key for b in view.highlights if b.key in told_lines and b.key in lead_line}
+    view.highlights = tuple(
+        dataclasses.replace(b, text=lead_line[b.key].text) if b.key in moved else b
+        for b in view.highlights
+    )
+    view.themes = tuple(
+        dataclasses.replace(
+            t,
+            lines=tuple(
+                dataclasses.replace(ln, text="") if ln is lead_line[t.key] else ln for ln in t.lines
+            ),
+        )
+        if t.key in moved
+        else t
+        for t in view.themes
+    )
     said = {ln.link.number for t in view.themes for ln in t.lines if ln.text or ln.excerpt}
+    said |= {lead_line[k].link.number for k in moved}
     for b in view.highlights:
         if b.key in told_lines or b.key not in by_key:
             continue  # titles only

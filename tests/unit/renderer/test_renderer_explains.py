@@ -39,8 +39,14 @@ def plain(line: str) -> str:
 def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     text = md()
     themes = section(text, "Key changes by theme")
+    # the lead's sentence went up to its highlight; here it has its title and notes
     line = next(ln for ln in themes.splitlines() if ln.startswith("- [#10501]("))
-    assert "Adds DeepSeek-V4 inference on Ascend NPUs so that users can serve" in line
+    assert "Adds DeepSeek-V4 inference" not in line and "Support DeepSeek-V4 on Ascend" in line
+    assert "Adds DeepSeek-V4 inference on Ascend NPUs so that users can serve" in section(
+        text, "Highlights"
+    )
+    other = next(ln for ln in themes.splitlines() if ln.startswith("- [#10502]("))
+    assert "Enables multi-token prediction (MTP) for DeepSeek-V4" in other
     # two PRs a line of work told with their whole sentences; the others are linked after them
     also = next(ln for ln in themes.splitlines() if ln.startswith("Also:"))
     assert "[#10510](" in also
@@ -58,19 +64,23 @@ def test_highlights_are_storylines_naming_their_prs_whose_sentences_section_2_te
     text = md()
     highlights = section(text, "Highlights")
     bullets = [ln for ln in highlights.splitlines() if ln.startswith("- ")]
-    # the line, its size and kinds of change, and its lead and one more PR by title
-    assert bullets[0].startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")
+    # the line, its size, what it is about in its lead's sentence (a bullet of counts alone says
+    # nothing of the work: a reader of 2026-W26), and its lead and one more PR by title
+    assert bullets[0].startswith(
+        "- **DeepSeek-V4** (3 merged PRs): Adds DeepSeek-V4 inference on Ascend NPUs so that "
+        "users can serve the new model with graph mode"
+    )
     assert (
         "[#10501](https://github.com/vllm-project/vllm/pull/10501) \\[Model\\] Support "
         "DeepSeek-V4 on Ascend; [#10502](https://github.com/vllm-project/vllm/pull/10502) "
         "\\[Feat\\] MTP speculative decoding for DeepSeek-V4" in bullets[0]
     )
-    # a PR's sentence is printed once: section 2 tells it, the highlight does not
-    assert "Adds DeepSeek-V4 inference" not in highlights
+    # a PR's sentence is printed once: the lead's in the highlight, the others' in section 2
+    assert text.count("Adds DeepSeek-V4 inference") == 1
+    assert "Enables multi-token prediction" not in highlights
     assert text.count("Enables multi-token prediction (MTP) for DeepSeek-V4") == 1
-    assert bullets[1].startswith(
-        "- **build cache** (4 merged PRs): 1 feature, 2 fixes and 1 revert — "
-    )
+    # a line whose lead section 2 tells without a sentence says what kinds of change it holds
+    assert bullets[1].startswith("- **build cache** (4 merged PRs): ")
 
 
 def test_a_highlight_section_2_does_not_tell_keeps_its_sentences(monkeypatch) -> None:
@@ -115,10 +125,11 @@ def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:
         )
         in rows[2]
     )
-    # its what-sentence and claims are told in section 2, not again here
+    # its what-sentence (in its line's highlight) and claims (section 2) are not told again here
     assert "Adds DeepSeek-V4 inference" not in quick and "TPOT drops" not in quick
     themes = section(text, "Key changes by theme")
-    assert "Adds DeepSeek-V4 inference" in themes and "  > “TPOT drops 23% at batch 32.”" in themes
+    assert "Adds DeepSeek-V4 inference" in section(text, "Highlights")
+    assert "  > “TPOT drops 23% at batch 32.”" in themes
     html = render_html(explained_summary(), "en")
     assert 'title="Score 9.5' in html  # the score stays out of the body, in a title attribute
     assert (

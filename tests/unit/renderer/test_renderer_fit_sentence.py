@@ -126,7 +126,22 @@ def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
     s = explained_summary()
     lead = next(i for i in s.appendix.merged_prs if i.number == 10501)
     st = s.storylines[0].model_copy(update={"summary": "[Model] Support DeepSeek-V4 on Ascend"})
-    s = s.model_copy(update={"storylines": (st, *s.storylines[1:])})
+    said = lead.model_copy(
+        update={"digest": lead.digest.model_copy(update={"what": lead.title}), "claims": ()}
+        if lead.digest is not None
+        else {}
+    )
+    merged = tuple(said if i.number == 10501 else i for i in s.appendix.merged_prs)
+    keys = tuple(
+        k.model_copy(update={"item": said}) if k.item.number == 10501 else k for k in s.key_prs
+    )
+    s = s.model_copy(
+        update={
+            "storylines": (st, *s.storylines[1:]),
+            "appendix": s.appendix.model_copy(update={"merged_prs": merged}),
+            "key_prs": keys,
+        }
+    )
     assert lead.title == "[Model] Support DeepSeek-V4 on Ascend"
     first = [
         ln

@@ -2504,7 +2504,7 @@ def _told_once(view: ReportView, w: _Writer) -> None:
     }
     moved = {b.key for b in view.highlights if b.key in told_lines and b.key in lead_line}
     view.highlights = tuple(
-        dataclasses.replace(b, text=lead_line[b.key].text) if b.key in moved else b
+        dataclasses.replace(b, text=lead_line[b.key].text.rstrip(".!")) if b.key in moved else b
         for b in view.highlights
     )
     view.themes = tuple(

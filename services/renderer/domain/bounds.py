@@ -67,14 +67,30 @@ def _text_fields(cls: type[BaseModel]) -> tuple[str, ...]:
     return tuple(name for name, field in cls.model_fields.items() if _holds_text(field.annotation))
 
 
+@functools.cache
+def _plan(cls: type[BaseModel]) -> tuple[tuple[str, int, bool], ...]:
+    """Per text field of a model class: its name, the length it may have, whether it is a URL."""
+    return tuple(
+        (name, TITLE_MAX if name in _SHORT_FIELDS else TEXT_MAX, name == "url")
+        for name in _text_fields(cls)
+    )
+
+
 def _walk(model: BaseModel, repo_url: str) -> BaseModel:
     update = {}
-    for name in _text_fields(type(model)):
-        value = getattr(model, name)
-        # the common cases first, without a call: a short string, a tuple of short strings
+    values = model.__dict__  # (a pydantic model's fields, read without a descriptor per field)
+    for name, limit, is_url in _plan(type(model)):
+        value = values[name]
+        # the common cases first, without a call: nothing, a short string, a link on the
+        # forge, a tuple of short strings
         kind = type(value)
-        if kind is str and name != "url":
-            if len(value) <= (TITLE_MAX if name in _SHORT_FIELDS else TEXT_MAX):
+        if value is None:
+            continue
+        if kind is str:
+            if not is_url:
+                if len(value) <= limit:
+                    continue
+            elif value.startswith(repo_url) and _PLAIN_PATH.fullmatch(value, len(repo_url)):
                 continue
         elif kind is tuple and all(type(v) is str and len(v) <= TITLE_MAX for v in value):
             continue

@@ -378,6 +378,7 @@ def _item_index(s: SummaryData) -> dict[int, ItemRef]:
 class _Writer:
     def __init__(self, s: SummaryData, m: Messages) -> None:
         self.s, self.m = s, m
+        self._module_names: dict[str, str] = {}
         self.items = _item_index(s)
         # changes reverted in the window and not brought back: reverted -> its revert
         self.undone = {
@@ -411,7 +412,12 @@ class _Writer:
         return Link(number, f"{self.repo_url}/issues/{number}", "", "issue")
 
     def module(self, name: str) -> str:
-        return self.m.name("module_names", name)
+        # asked for every module of every item in the appendix: each name is looked up once
+        try:
+            return self._module_names[name]
+        except KeyError:
+            shown = self._module_names[name] = self.m.name("module_names", name)
+            return shown
 
     def size(self, item: ItemRef) -> str:
         return self.m.tn(

@@ -2180,9 +2180,19 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         )
     for inc in s.incidents:
         first = inc.items[0] if inc.items else None
-        if first is None or inc.kind not in ("revert", "removal"):
+        if first is None or inc.kind not in ("revert", "removal", *SAID_RISK_KINDS):
             continue
-        if inc.kind == "revert" and len(inc.items) >= 2:
+        if inc.kind in SAID_RISK_KINDS:
+            # what a change says of itself: tests loosened (a regression may now go unseen),
+            # support narrowed, problems left open (2026-07-01 relaxed a threshold in 18 configs)
+            said = fit_sentence(inc.reason, EXCERPT_WHAT) if inc.kind == "unfinished" else ""
+            text = (
+                m.t(f"attention.{inc.kind}_text", text=m.t("quote.what", text=said.rstrip("。.")))
+                if said
+                else m.t(f"attention.{inc.kind}")
+            )
+            rank = 1 if inc.kind == "unfinished" else 2
+        elif inc.kind == "revert" and len(inc.items) >= 2:
             text = m.t("attention.revert", reverted=w.ref(inc.items[1]).label)
             undone = w.items.get(inc.items[1]) or w.items.get(first)
             tooling = (

@@ -1470,6 +1470,9 @@ def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
     return "medium"
 
 
+_SIZE_RULES = ("/lines", "/file-count")  # how a size risk fired (classifier ruleset: _risks)
+
+
 def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
     """Risk tags of the changes that landed (merged in the window), with counts and PR lists.
     Reverts are told as incidents, never as changes that lack tests."""
@@ -1478,8 +1481,14 @@ def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
     reverts = story.reverts if story is not None else set()
     for number, row in t.merged_prs.items():
+        files = row.fact.item.files
+        # lines of tests, CI configs or docs alone are no large change to review (2026-W21: a
+        # unit-test PR and a nightly config were "very large changes")
+        aside = bool(files) and all(file_kind(f.path) is not None for f in files)
         for risk in row.tags.risks:
             if number in reverts and risk.name != "revert":
+                continue
+            if aside and risk.rule.endswith(_SIZE_RULES):
                 continue
             items[risk.name].add(number)
             level = _risk_severity(risk, row.tags, row.fact.item.labels)

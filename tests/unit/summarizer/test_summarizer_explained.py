@@ -871,3 +871,36 @@ def test_what_changes_say_of_themselves_is_a_risk_in_their_words():
     )
     follow = {f.kind: f.items for f in s.follow_ups if f.kind in SAID}
     assert follow == {"loosened": (1, 2), "unfinished": (4,), "narrowed": (3,)}
+
+
+def test_lines_of_tests_ci_or_docs_alone_are_no_large_change_to_review():
+    """2026-W21: a unit-test PR and a nightly config (+1,123 lines in 2 files) were "very large
+    changes" beside 82k lines of vendored operators."""
+    items = [
+        pr(
+            1,
+            "[Test] add UT for the scheduler",
+            at(0),
+            additions=3000,
+            files=("tests/ut/test_scheduler.py",),
+            risks=("large-change/lines",),
+        ),
+        pr(
+            2,
+            "[CI] nightly config",
+            at(1),
+            additions=1123,
+            files=(".github/workflows/configs/nightly.yaml",),
+            risks=("large-change/lines",),
+        ),
+        pr(
+            3,
+            "[Feature] vendored operators",
+            at(2),
+            additions=82000,
+            files=("csrc/ops/a.cpp", "tests/ut/test_ops.py"),
+            risks=("large-change/lines",),
+        ),
+    ]
+    (large,) = [r for r in summarize(items).risks if r.risk == "large-change"]
+    assert large.items == (3,)

@@ -1499,51 +1499,32 @@ class _Writer:
         ]
 
     def short_incidents(self) -> tuple[Bullet, ...]:
-        """The incidents for the top of the report, short: removals users see in one line (a
-        week that retires features has many; each is told in section 4)."""
-        removals = [inc.items[0] for inc in self.s.incidents if inc.kind == "removal" and inc.items]
+        """The incidents for the top of the report, short: removals users see, and what the
+        changes say of themselves, in one line per kind (a week that retires features has many;
+        each is told in section 4)."""
+        grouped = ("removal", *SAID_RISK_KINDS)
         out = [
-            self.incident(i, reason=False)
-            for i in self.told_incidents()
-            if i.kind != "removal" and i.kind not in SAID_RISK_KINDS
+            self.incident(i, reason=False) for i in self.told_incidents() if i.kind not in grouped
         ]
-        for kind in SAID_RISK_KINDS:  # one line per kind: what the changes say of themselves
-            said = [i for i in self.s.incidents if i.kind == kind and i.items]
-            if len(said) == 1:
-                out.append(self.incident(said[0], reason=False))
-            elif said:
-                shown = [i.items[0] for i in said[:MAX_RISK_LINKS_SHORT]]
-                parts = self.inline(
-                    f"incidents.{kind}_many",
-                    {"items": [self.ref(n) for n in shown]},
-                    count=num(len(said)),
-                )
-                out.append(
-                    Bullet(
-                        "",
-                        parts=parts,
-                        key=kind,
-                        more=_more(self.m, len(said) - len(shown), INLINE_MORE),
-                    )
-                )
-        if len(removals) == 1:
-            out += [self.incident(i, reason=False) for i in self.s.incidents if i.kind == "removal"]
-        elif removals:
-            shown = removals[:MAX_RISK_LINKS_SHORT]
-            parts = self.inline(
-                "incidents.removals",
-                {"items": [self.ref(n) for n in shown]},
-                count=num(len(removals)),
-            )
-            out.append(
-                Bullet(
-                    "",
-                    parts=parts,
-                    key="removals",
-                    more=_more(self.m, len(removals) - len(shown), INLINE_MORE),
-                )
+        for kind in (*SAID_RISK_KINDS, "removal"):
+            out += self._one_line(
+                [i for i in self.s.incidents if i.kind == kind and i.items],
+                "incidents.removals" if kind == "removal" else f"incidents.{kind}_many",
+                "removals" if kind == "removal" else kind,
             )
         return tuple(out)
+
+    def _one_line(self, incidents: list[Incident], many: str, key: str) -> list[Bullet]:
+        """Incidents of one kind at the top: the incident itself, or one line with their count
+        and the first of them linked."""
+        if len(incidents) <= 1:
+            return [self.incident(i, reason=False) for i in incidents]
+        shown = [i.items[0] for i in incidents[:MAX_RISK_LINKS_SHORT]]
+        parts = self.inline(
+            many, {"items": [self.ref(n) for n in shown]}, count=num(len(incidents))
+        )
+        more = _more(self.m, len(incidents) - len(shown), INLINE_MORE)
+        return [Bullet("", parts=parts, key=key, more=more)]
 
     def detailed_incidents(self) -> tuple[Bullet, ...]:
         """The incidents of section 4, each told with its reason; tests loosened and support

@@ -314,6 +314,7 @@ SMALL_WINDOW_MIN_ITEMS = 2
 MAX_HISTORY_SHARE = 0.08  # a term in more of the history's items than this never qualifies
 # ... nor one in more of the window's items than this: a sixth of everything is not one line of work
 MAX_WINDOW_SHARE = 0.15
+MAX_NAMED_WINDOW_SHARE = 0.3  # ... but a name rare in the history may hold up to this share
 MAX_WINDOW_ITEMS_FLOOR = 10  # (a small window, a day, may well hold this many items of one term)
 MIN_LIFT = 2.0  # window rate / history rate
 MIN_SURPRISE_NAMED = 1.5  # -log10 of the chance of so many items at the history's rate
@@ -805,7 +806,15 @@ def find_storylines(
     min_items = SMALL_WINDOW_MIN_ITEMS if n <= SMALL_WINDOW else MIN_ITEMS
     for key, members in term_items.items():
         k = len(members)
-        if k < min_items or k > max(MAX_WINDOW_ITEMS_FLOOR, MAX_WINDOW_SHARE * n):
+        # a name rare in the history may hold a week's biggest line (2026-W21: "DeepSeek V4",
+        # 15 of 93 changes, was cut to its "V4" and missed "Support DeepseekV4"); a plain word
+        # in a sixth of everything is no line of work
+        share = MAX_WINDOW_SHARE
+        if k > MAX_WINDOW_SHARE * n and history_count(key) <= RARE_WORD_SHARE * history:
+            forms = surfaces[key]
+            if sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values()):
+                share = MAX_NAMED_WINDOW_SHARE
+        if k < min_items or k > max(MAX_WINDOW_ITEMS_FLOOR, share * n):
             continue
         if key in KIND_WORDS or any(p in KIND_WORDS for p in parts_of.get(key, ())):
             continue

@@ -337,3 +337,29 @@ def test_in_a_day_two_changes_sharing_a_rare_name_are_a_line_of_work():
     assert [(s.name, {m.number for m in s.items}) for s in day] == [("KV Offload", {1, 2})]
     week = find_storylines(filler(count=60) + pair, [], COUNTS, len(HISTORY))
     assert not any({m.number for m in s.items} == {1, 2} for s in week)
+
+
+def test_a_rare_name_may_hold_a_fifth_of_the_week_a_plain_word_may_not():
+    """2026-W21: "DeepSeek V4" was in 15 of 93 changes — more than the sixth a plain word may
+    hold — so the line was cut to its "V4" and missed "Support DeepseekV4", the week's central
+    change."""
+    v4 = [
+        item(1, "[Feature] Support DeepseekV4", lines=9000),
+        item(2, "[Ops][Feature] Add DeepSeek V4 custom operators", day=1.5),
+        item(3, "[Ops][BugFix] Register DeepSeek V4 custom ops for 910B", day=2),
+        item(4, "[BugFix] Fix DeepSeek-V4 precision anomaly on A2", day=3),
+        item(5, "[Perf] DeepSeek V4 multistream overlap", day=4),
+        item(6, "[BugFix] DeepSeek V4 async scheduling with MTP", day=5),
+        item(7, "[Feature] The DeepSeek V4 model supports kv pool adaptation", day=5.5),
+        item(8, "[BugFix] Fix DeepSeek V4 serial inference anomaly", day=6),
+    ] + [item(8 + i, f"[BugFix] DeepSeek V4 fix number {i}", day=i % 7) for i in range(1, 5)]
+    # 12 of 60 changes: over a sixth of the window, and over the floor of ten a day may hold
+    lines = find_storylines(filler(count=48) + v4, [], COUNTS, len(HISTORY))
+    (line,) = [s for s in lines if {m.number for m in s.items} & {1, 2}]
+    assert line.name == "DeepSeek V4" and {m.number for m in line.items} == set(range(1, 13))
+    # a plain word in a fifth of the week is no line of work
+    plain = [item(20 + i, f"[Misc] tidy scheduler part{i}", day=i % 7) for i in range(12)]
+    assert not any(
+        s.name == "tidy"
+        for s in find_storylines(filler(count=32) + plain, [], COUNTS, len(HISTORY))
+    )

@@ -253,12 +253,12 @@ async def test_bad_token_and_unknown_repository_give_actionable_errors(nats_serv
 async def test_nearly_spent_budget_waits_for_the_reset(nats_server, emulator):
     waits: list[float] = []
 
-    def sleep(seconds: float) -> None:  # the budget resets while the source waits
+    def reset_while_waiting(seconds: float) -> None:  # the source's injected clock: no time passes
         waits.append(seconds)
         emulator.remaining = emulator.limit
 
     emulator.remaining = 3  # below the reserve after the first answer
-    source = source_for(emulator, reserve=5, sleep=sleep, max_reset_wait=7200)
+    source = source_for(emulator, reserve=5, sleep=reset_while_waiting, max_reset_wait=7200)
     async with Harness(nats_server.url) as h:
         result = await sync_repository(h.bus, h.state, source, REPO, now=NOW)
     assert result.facts_published == sum(expected_first_sync().values())
@@ -320,7 +320,7 @@ def test_closing_the_source_ends_a_rate_limit_wait():
     def wait() -> None:
         started.set()
         try:
-            source._sleep(3600)
+            source._wait_unless_closed(3600)  # the wait a rate limit makes by default
         except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
             outcome.append(exc)
 

@@ -235,12 +235,12 @@ async def test_poller_first_sync_through_graphql_then_rest_only(nats_server, emu
 async def test_graphql_and_rest_budgets_are_separate(nats_server, emulator):
     waits: list[float] = []
 
-    def sleep(seconds: float) -> None:  # the GraphQL budget resets while the source waits
+    def reset_while_waiting(seconds: float) -> None:  # the injected clock: no time passes
         waits.append(seconds)
         emulator.graphql_remaining = emulator.graphql_limit
 
     emulator.remaining = 3  # the REST budget is nearly spent: GraphQL does not care
-    source = source_for(emulator, reserve=5, sleep=sleep, max_reset_wait=7200)
+    source = source_for(emulator, reserve=5, sleep=reset_while_waiting, max_reset_wait=7200)
     async with Harness(nats_server.url) as h:
         await asyncio.to_thread(source.get, f"/repos/{REPO}/issues")
         assert source.budget.remaining == 2

@@ -2477,14 +2477,13 @@ def _told_once(view: ReportView, w: _Writer) -> None:
     sentence nothing above printed."""
     told_lines = {t.key for t in view.themes}
     by_key = w.storyline_by_key()
+
+    def titles_only(b: Bullet) -> Bullet:
+        told = w.storyline_highlight(by_key[b.key], told=True)
+        return dataclasses.replace(told, lines=told.lines[:MAX_HIGHLIGHT_PRS])
+
     view.highlights = tuple(
-        dataclasses.replace(
-            w.storyline_highlight(by_key[b.key], told=True),
-            lines=w.storyline_highlight(by_key[b.key], told=True).lines[:MAX_HIGHLIGHT_PRS],
-        )
-        if b.key in told_lines and b.key in by_key
-        else b
-        for b in view.highlights
+        titles_only(b) if b.key in told_lines and b.key in by_key else b for b in view.highlights
     )
     # a highlight of a line section 2 tells says what the line is about with its lead's
     # sentence, as section 2 would have told it; section 2 then gives the lead its title and

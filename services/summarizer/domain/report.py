@@ -32,6 +32,7 @@ from shared.events import (
     EcosystemGroup,
     EcosystemSection,
     FactData,
+    FileChange,
     FollowUp,
     HourlyActivity,
     Incident,
@@ -474,6 +475,11 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     return None
 
 
+def aside_only(files: Sequence[FileChange]) -> bool:
+    """Whether a change touches tests, CI or docs alone (some files, none of them code)."""
+    return bool(files) and all(file_kind(f.path) is not None for f in files)
+
+
 def score_pr(
     snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, *, storyline_lead: bool = False
 ) -> tuple[float, tuple[ScoreSignal, ...]]:
@@ -495,7 +501,7 @@ def score_pr(
     claims = [c for c in (digest.claims if digest else ()) if c.figures]
     # "user-facing: auto run A5 nightly pipeline" (real #13442) says yes of a change to CI, tests
     # or docs alone: no user of the software meets it
-    aside = bool(snap.files) and all(file_kind(f.path) is not None for f in snap.files)
+    aside = aside_only(snap.files)
     user_facing = digest is not None and digest.user_facing == "yes" and not aside
     support = _support_kind(snap, tags)
     minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
@@ -688,7 +694,7 @@ def _modules(
         number
         for rows_ in (t.merged_prs, t.new_prs)
         for number, row in rows_.items()
-        if row.fact.item.files and all(file_kind(f.path) is not None for f in row.fact.item.files)
+        if aside_only(row.fact.item.files)
     }
     order = sorted(
         set(now_sets) | set(prev_sets),
@@ -1481,10 +1487,9 @@ def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
     reverts = story.reverts if story is not None else set()
     for number, row in t.merged_prs.items():
-        files = row.fact.item.files
         # lines of tests, CI configs or docs alone are no large change to review (2026-W21: a
         # unit-test PR and a nightly config were "very large changes")
-        aside = bool(files) and all(file_kind(f.path) is not None for f in files)
+        aside = aside_only(row.fact.item.files)
         for risk in row.tags.risks:
             if number in reverts and risk.name != "revert":
                 continue

@@ -104,6 +104,10 @@ class Tags(Frozen):
     ecosystems: tuple[Tag, ...] = ()
     # kind of change: performance, bugfix, feature, platform, ci, docs, release, refactor, ...
     categories: tuple[Tag, ...] = ()
+    # the profile's topics the item belongs to: one line of work under several names ("A5",
+    # "Ascend950"), named as the profile names it ("Ascend 950 (A5)"); the summarizer's storylines
+    # count a topic as a term of the item
+    topics: tuple[Tag, ...] = ()
     bot: bool = False
     bot_rule: Text | None = None
     # what the item's description says it does, why, how it was tested, what it claims and refers to
@@ -121,6 +125,9 @@ class Tags(Frozen):
 
     def module_names(self) -> list[str]:
         return [t.name for t in self.modules]
+
+    def topic_names(self) -> list[str]:
+        return [t.name for t in self.topics]
 
 
 class RuleSetRef(Frozen):

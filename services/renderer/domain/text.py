@@ -179,11 +179,38 @@ def _balanced(text: str) -> bool:
     return all(text.count(pair[0]) == text.count(pair[1]) for pair in _PAIRS)
 
 
+# an opening that says why ("To adapt Qwen3.5 to 310P, …", "Since vLLM moved to v0.18.0, …") may
+# go: the main clause after it is still true alone; a condition ("When …", "If …", "During …")
+# may not ("the server crashes" is false without its "if")
+_WHY_OPENING = re.compile(r"(?i)^(?:to|in\s+order\s+to|so\s+as\s+to|since|because|as|due\s+to)\b")
+# the first word of a new clause's subject: the comma before it ends the opening, not a list
+_SUBJECT_START = re.compile(
+    r"(?i)^(?:the|a|an|this|these|that|those|we|it|its|they|our|there|users?)\b\s+\S"
+)
+
+
+def _main_clause_after(sentence: str, limit: int) -> str:
+    """The main clause of a sentence that opens with its purpose or cause, capitalised, when it
+    fits whole within `limit` ("To adapt the Qwen3.5 model to the Ascend 310P, the Torch
+    implementation … is added" → "The Torch implementation … is added."), else ""."""
+    if not _WHY_OPENING.match(sentence):
+        return ""
+    for m in re.finditer(r",\s+", sentence):
+        tail = sentence[m.end() :]
+        if not _SUBJECT_START.match(tail):
+            continue
+        if _balanced(sentence[: m.start()]) and _balanced(tail) and 24 <= len(tail) <= limit:
+            return tail[:1].upper() + tail[1:]
+        return ""
+    return ""
+
+
 def fit_sentence(text: str, limit: int) -> str:
     """The opening of `text` told within `limit` characters without cutting into a clause: its
     first sentences that fit; else, when the first sentence is too long, its head up to a comma,
     semicolon or dash when that head is a main clause of some length ("Adds C8 KV cache
-    quantization, which …"); else "" — the caller says it another way (a title) rather than
+    quantization, which …"), or the main clause after an opening that only says why ("To adapt
+    …, the Torch implementation … is added"); else "" — the caller says it another way (a title) rather than
     print half a clause. A sentence that ends with a colon announces a list the line cannot show
     and ends the opening."""
     plain = " ".join(text.split())
@@ -202,7 +229,7 @@ def fit_sentence(text: str, limit: int) -> str:
         return out
     first = sentences[0]
     if _SUBORDINATE.match(first):
-        return ""
+        return _main_clause_after(first, limit)
     best = ""
     for m in _CLAUSE_END.finditer(first):
         head = first[: m.start()].rstrip()

@@ -89,6 +89,30 @@ def test_the_lead_in_gives_way_to_the_verb(sentence, expected):
             60,
             "",
         ),
+        # ... but an opening that says why may go when the main clause after it fits (real #7440,
+        # #7675): the clause is true alone
+        (
+            "To adapt the Qwen3.5 model to the Ascend 310P, the Torch implementation of the causal_conv1d_fn "
+            "and causal_conv1d_update single operators is added to the Ascend 310P.",
+            160,
+            "The Torch implementation of the causal_conv1d_fn and causal_conv1d_update single operators "
+            "is added to the Ascend 310P.",
+        ),
+        (
+            "Since upstream vLLM has upgraded to v0.18.0, we also need to upgrade RecomputeScheduler to "
+            "pick up missing updates.",
+            80,
+            "We also need to upgrade RecomputeScheduler to pick up missing updates.",
+        ),
+        # the comma of a list inside the opening is no clause end
+        (
+            "To support Qwen3, Qwen3.5 and GLM-5, the fused kernel now takes a per-head scale.",
+            60,
+            "The fused kernel now takes a per-head scale.",
+        ),
+        # a condition does not go: the clause would be false without it
+        ("If the config file is missing, the server crashes at start-up.", 40, ""),
+        ("When MTP is on, the scheduler hangs after the first step.", 40, ""),
         # a sentence announcing a list the line cannot show ends the opening
         (
             "Optimizes the slot mapping kernel. The key changes include:",

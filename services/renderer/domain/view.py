@@ -34,6 +34,7 @@ from shared.events.summary import number_label, split_number  # reports across r
 from .bounds import bounded
 from .i18n import Messages
 from .text import (
+    day,
     days_text,
     excerpt,
     fit_sentence,
@@ -821,7 +822,7 @@ class _Writer:
         elif tops:
             lines = [
                 m.tn(
-                    "summary.module",
+                    "summary.module" + ("_merged" if t.merged == t.total else ""),
                     t.total,
                     module=self.module(t.module),
                     total=num(t.total),
@@ -1552,10 +1553,16 @@ class _Writer:
         subject = _whole(inc.subject)
         subj = m.t("quote.subject", text=subject) if subject else ""
         if inc.kind == "revert" and len(inc.items) >= 2:
+            # what it undid by number, title and merge day ("#7557 reverts #7100 (GMM custom
+            # operator optimization …, merged 2026-03-19)"): a reader sees which change and when
+            merged_on = self.merged_day(inc.items[1])
             parts = self.inline(
-                "incidents.revert" + ("_subject" if subj else ""),
+                "incidents.revert"
+                + ("_subject" if subj else "")
+                + ("_merged" if merged_on else ""),
                 {"revert": [self.ref(inc.items[0])], "reverted": [self.ref(inc.items[1])]},
                 subject=subj,
+                day=merged_on,
             )
             if inc.across_windows:  # (said of the reverted change, before what brought it back)
                 parts += (m.t("incidents.across_revert"),)
@@ -1564,12 +1571,22 @@ class _Writer:
                 parts += self.inline("incidents.relanded", {"items": [self.ref(n) for n in back]})
         elif inc.kind == "revert" and inc.items:
             ref = self.ref(inc.items[0])
-            parts = self.inline(
-                "incidents.revert_named" if subj else "incidents.revert_alone",
-                {"revert": [ref]},
-                subject=subj,
-                title=m.t("quote.subject", text=_whole(ref.title)),
-            )
+            number, rest = self.own_number(subject)
+            if number is not None and rest:
+                # 'Revert "x (vllm-project#7100)"' of a change the data does not hold: its number
+                # as the title gives it, then what it was
+                parts = self.inline(
+                    "incidents.revert_subject",
+                    {"revert": [ref], "reverted": [self.ref(number)]},
+                    subject=m.t("quote.subject", text=rest),
+                )
+            else:
+                parts = self.inline(
+                    "incidents.revert_named" if subj else "incidents.revert_alone",
+                    {"revert": [ref]},
+                    subject=subj,
+                    title=m.t("quote.subject", text=_whole(ref.title)),
+                )
         elif inc.kind == "removal" and inc.items:
             parts = self.inline(
                 "incidents.removal", {"item": [self.ref(inc.items[0])]}, subject=subj
@@ -1635,12 +1652,35 @@ class _Writer:
             parts = parts + (m.t("incidents.across"),)
         if reason and (said := _said(inc.reason)):
             parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)
+        elif inc.kind == "revert" and (said := fit_sentence(inc.reason, CLIP_LINE)):
+            # the top's line carries why in short, when the revert says it in a few words
+            parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)
         parts = parts + (m.t("lead.end"),)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
         return Bullet(
             text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}", parts=parts
         )
+
+    def merged_day(self, number: int) -> str:
+        """The day an item the summary holds was merged, in the window's zone; "" if unknown."""
+        item = self.items.get(number)
+        at = item.merged_at if item is not None else None
+        return day(at, self.s.window.tz) if at is not None else ""
+
+    def own_number(self, subject: str) -> tuple[int | None, str]:
+        """The number a reverted title ends with — "(#7100)", or "(vllm-project#7100)" when the
+        owner is this repository's — and the title without it; (None, subject) otherwise."""
+        m = _OWN_NUMBER.search(subject)
+        if m is None or self.s.repos:
+            return None, subject
+        owner = m.group("owner")
+        if owner and owner.lower() not in (
+            self.s.repo.lower(),
+            self.s.repo.split("/", 1)[0].lower(),
+        ):
+            return None, subject
+        return int(m.group("n")), subject[: m.start()].rstrip(" -—:")
 
     def follow_ups_grouped(self) -> tuple[Bullet, ...]:
         """One line per concern: follow-ups that would say the same sentence are one bullet with
@@ -1836,7 +1876,8 @@ class _Writer:
     def activity_people(self) -> str:
         m, c = self.m, self.s.counts
         figures = (c.reviewers, c.reviews, c.comments, c.active_contributors)
-        if all(x is not None and x != 1 for x in figures):  # the usual sentence reads right
+        new = c.first_time_contributors
+        if new and all(x is not None and x != 1 for x in figures):  # the usual sentence reads right
             return m.tn(
                 "activity.people",
                 c.active_contributors,
@@ -1847,7 +1888,7 @@ class _Writer:
                 reviews=num(c.reviews),
             )
         text = m.tn(
-            "activity.people_active",
+            "activity.people_active" + ("" if new else "_none_new"),
             c.active_contributors,
             contributors=num(c.active_contributors),
             first_time=num(c.first_time_contributors),
@@ -1903,6 +1944,10 @@ NULLABLE_COUNTS = (
 )
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[`(])|(?<=[。！？])")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.-]+/){2,}[\w.-]+")
+
+
+# a title's closing number: "(#7100)", "(vllm-project#7100)", "(vllm-project/vllm-ascend#7100)"
+_OWN_NUMBER = re.compile(r"\s*\(\s*(?P<owner>[\w.-]+(?:/[\w.-]+)?)?#(?P<n>\d+)\s*\)\s*$")
 
 
 def _said(text: str) -> str:

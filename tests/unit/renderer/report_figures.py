@@ -215,6 +215,10 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
                 {"a": "counts.active_contributors", "b": "counts.first_time_contributors"},
             ),
             (
+                r"(?P<a>@) (?:people were|person was) active(?=[.;]|$)",
+                {"a": "counts.active_contributors"},
+            ),
+            (
                 r"(?P<a>@) reviewers? left (?P<b>@) reviews?",
                 {"a": "counts.reviewers", "b": "counts.reviews"},
             ),
@@ -369,6 +373,10 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             (
                 r"共有 (?P<a>@) 位贡献者活跃（其中 (?P<b>@) 位首次贡献）",
                 {"a": "counts.active_contributors", "b": "counts.first_time_contributors"},
+            ),
+            (
+                r"共有 (?P<a>@) 位贡献者活跃(?!（)",
+                {"a": "counts.active_contributors"},
             ),
             (
                 r"(?P<a>@) 位评审者提交了 (?P<b>@) 次评审",

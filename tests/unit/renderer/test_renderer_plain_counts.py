@@ -1,0 +1,48 @@
+"""Counts a reader needs, said once (2026-W13 reading): "(0 for the first time)" and "Kernels (7
+items, 7 merged)" told nothing the sentence had not said."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.renderer.adapters.documents import render_markdown
+from shared.events import ModuleTrend
+
+from .explain_samples import explained_summary
+from .test_renderer_explains import section
+
+
+@pytest.mark.parametrize(
+    "lang,none_new,some_new",
+    [
+        ("en", "3 people were active.", "3 people were active (2 for the first time)"),
+        ("zh-CN", "共有 3 位贡献者活跃。", "共有 3 位贡献者活跃（其中 2 位首次贡献）"),
+    ],
+)
+def test_nobody_new_is_not_told_as_zero_newcomers(lang, none_new, some_new):
+    s = explained_summary()
+    title = "Activity" if lang == "en" else "活跃度"
+    for first_time, expected, absent in ((0, none_new, "0"), (2, some_new, None)):
+        counts = s.counts.model_copy(
+            update={"active_contributors": 3, "first_time_contributors": first_time}
+        )
+        text = section(render_markdown(s.model_copy(update={"counts": counts}), lang), title)
+        assert expected in text
+        if absent is not None:
+            assert "for the first time" not in text and "首次贡献" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_module_whose_items_are_all_merged_says_merged_prs_once(lang):
+    s = explained_summary(storylines=())
+    modules = (
+        ModuleTrend(module="kernels", total=7, merged=7, previous_total=9),
+        ModuleTrend(module="ci/build", total=4, merged=3, previous_total=2),
+    )
+    text = render_markdown(s.model_copy(update={"modules": modules}), lang)
+    if lang == "en":
+        assert "Kernels (7 merged PRs)" in text and "(7 items, 7 merged)" not in text
+        assert "(4 items, 3 merged)" in text
+    else:
+        assert "Kernel（合并 7 个 PR）" in text and "（7 项，合并 7 个）" not in text
+        assert "（4 项，合并 3 个）" in text

@@ -42,6 +42,33 @@ class Claim(Frozen):
     kind: Literal["performance", "accuracy"]
     sentence: Text  # a span of the body (markup stripped), at most ~240 characters
     figures: tuple[Text, ...] = ()  # the numbers it states, as written ("1.2x", "9-16%", "3.6x")
+    # what was measured, when the sentence names it ("time cost", "KV cache memory"; a table's
+    # header cell "Mean TTFT (ms)"); a span of the body
+    metric: Text = ""
+    # a measured change stated as a pair, as written: "26us" → "11 us"; a table's baseline and
+    # this change's cells "429.40" → "323.3"
+    before: Text = ""
+    after: Text = ""
+    # the way the sentence says the metric went: "reduced" (reduce, lower, save …) or "improved"
+    # (improve, increase, boost, faster …); "" when it says neither
+    trend: Literal["reduced", "improved", ""] = ""
+    # when `sentence` is a table row: the table's header row (a span), which says what the
+    # row's cells are
+    header: Text = ""
+
+
+InterfaceKind = Literal["added", "removed", "renamed", "default"]
+
+
+class InterfaceChange(Frozen):
+    """A setting users will notice in how they configure or run the code — an option, flag,
+    argument, environment variable, configuration key or load format — added, removed, renamed
+    or given a new default, as the description (or title) says."""
+
+    kind: InterfaceKind
+    name: Text  # as the body writes it ("sp_threshold", "--load-format", "load-format: rfork")
+    new_name: Text = ""  # renamed: what it is called now
+    sentence: Text = ""  # the sentence that says so, a span of the body ("" when the title says it)
 
 
 # words that make a sentence a reason ("break CI:", "It breaks the test …", "image build failed"):
@@ -85,6 +112,11 @@ class Digest(Frozen):
     # the sentence that says what went wrong, when it names a hang, deadlock, crash, running out
     # of memory, a leak or wrong output ("the two operators will be deadlocked"); a span of the body
     symptom: Text = ""
+    # settings users will notice: added, removed, renamed, given a new default
+    interface: tuple[InterfaceChange, ...] = ()
+    # the sentences that say the change is temporary or announce what comes next ("This will be
+    # discard after … releases", "2nd PR for #5712", "Further testing should be done"); spans
+    next_steps: tuple[Text, ...] = ()
 
 
 class PersonLink(Frozen):
@@ -196,6 +228,7 @@ ENRICHED_EVENT_ADAPTER: TypeAdapter = TypeAdapter(AnyEnrichedEvent)
 __all__ = [
     "Claim",
     "Digest",
+    "InterfaceChange",
     "Reference",
     "EnrichedData",
     "EnrichedFact",

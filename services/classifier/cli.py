@@ -173,6 +173,7 @@ def explain_text(
         lines.append(f"    (labeler: {trace['labeler:limits']})")
     section("categories", tags.categories)
     section("ecosystems", tags.ecosystems)
+    section("topics", tags.topics)
     section("affiliations", tags.affiliations)
     section("risks", tags.risks)
     lines.append(f"  bot: yes <{tags.bot_rule}>" if tags.bot else "  bot: no")

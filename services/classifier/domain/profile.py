@@ -22,7 +22,8 @@ from .profile_errors import ProfileError, error_line
 # 4: the digest's what is never a list of files or a link alone, keeps a bold name that goes on
 #    a sentence, and a revert's reason is never its test note
 # 5: a revert's reason may be that it is undone on purpose for a while ("the main branch is freeze")
-ENGINE_VERSION = "6"
+# 7: tags carry the profile's topics
+ENGINE_VERSION = "7"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias
@@ -149,6 +150,26 @@ class ModuleRule(MatchSpec):
 class NamedRule(MatchSpec):
     name: str = Field(min_length=1)
     description: str = ""
+
+
+class TopicRule(MatchSpec):
+    """One line of work written under several names ("A5", "Ascend950", "Ascend 950"): an item
+    a matcher fires on gets the topic, and the summarizer's storylines count it as a term of the
+    item named `name`, so its spellings make one storyline."""
+
+    name: str = Field(min_length=1, description="the storyline's name readers see")
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _conditions(self) -> TopicRule:
+        if not self.has_conditions():
+            raise ValueError(
+                "a topic needs at least one condition (keywords, title_prefixes, title_regex, "
+                "paths, ...): the names it is written under"
+            )
+        if not any(ch.isalnum() for ch in self.name):
+            raise ValueError(f"a topic's name needs a letter or digit, got {self.name!r}")
+        return self
 
 
 class RiskRule(MatchSpec):
@@ -279,6 +300,11 @@ class Profile(_Model):
     risks: tuple[RiskRule, ...] = ()
     ecosystems: tuple[NamedRule, ...] = ()
     categories: tuple[NamedRule, ...] = ()
+    topics: tuple[TopicRule, ...] = Field(
+        (),
+        description="lines of work written under several names, each one storyline named "
+        "`name` (the summarizer counts a topic as a term of its items)",
+    )
     affiliations: tuple[AffiliationRule, ...] = ()
     bots: BotRules = BotRules()
     tests: TestsSpec = TestsSpec()
@@ -306,19 +332,28 @@ class Profile(_Model):
 
     @model_validator(mode="after")
     def _unique(self) -> Profile:
-        for section in ("modules", "risks", "ecosystems", "categories", "affiliations"):
+        for section in _NAMED_SECTIONS:
             seen: set[str] = set()
             for rule in getattr(self, section):
                 if rule.name in seen:
                     raise ValueError(f"{section}: two rules named {rule.name!r}")
                 seen.add(rule.name)
+        spelled: dict[str, str] = {}
+        for topic in self.topics:
+            key = "".join(ch for ch in topic.name.casefold() if ch.isalnum())
+            if key in spelled:
+                raise ValueError(
+                    f"topics: {spelled[key]!r} and {topic.name!r} are one name written twice "
+                    "(case, spaces and punctuation aside); keep one"
+                )
+            spelled[key] = topic.name
         clash = sorted(set(self.labeler_labels()) & {m.name for m in self.modules})
         if clash:
             raise ValueError(f"labeler: {', '.join(clash)} also defined under modules; keep one")
         return self
 
 
-_NAMED_SECTIONS = ("modules", "risks", "ecosystems", "categories", "affiliations")
+_NAMED_SECTIONS = ("modules", "risks", "ecosystems", "categories", "topics", "affiliations")
 _MERGED_MAPPINGS = ("bots", "tests", "fallback", "codeowners", "labeler")
 _NOT_INHERITED = ("profile", "description", "extends", "repos")
 

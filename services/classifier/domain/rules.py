@@ -1,7 +1,7 @@
 """The rule engine: profile models (validated YAML), compilation, and `classify(item) -> Tags`.
 
 A profile is a declarative rule set for some repositories: modules, risks, ecosystems,
-categories, affiliations, bots. Profiles may `extends:` another; the resolved content (and the
+categories, topics, affiliations, bots. Profiles may `extends:` another; the resolved content (and the
 CODEOWNERS text it uses) is hashed into the rule-set version that travels with every tag.
 Every tag carries the id of the rule that fired, `<section>:<name>/<how>`, for example
 `module:rocm/title-prefix` or `risk:core-without-tests/files`.
@@ -39,6 +39,7 @@ from .profile import (
     Profile,
     RiskRule,
     TestsSpec,
+    TopicRule,
     canonical_profile,
     merge_raw,
     resolve_profile,
@@ -94,6 +95,7 @@ __all__ = [
     "RiskRule",
     "SignalIndex",
     "TestsSpec",
+    "TopicRule",
     "build_registry",
     "canonical_profile",
     "classify",

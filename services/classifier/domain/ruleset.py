@@ -66,6 +66,7 @@ class CompiledRuleSet:
     risks: list[tuple[RiskRule, CompiledMatch]]
     ecosystems: list[tuple[str, CompiledMatch]]
     categories: list[tuple[str, CompiledMatch]]
+    topics: list[tuple[str, CompiledMatch]]
     affiliations: list[tuple[AffiliationRule, re.Pattern[str] | None, set[str], set[str]]]
     bot_logins: set[str]
     bot_suffixes: tuple[str, ...]
@@ -105,6 +106,7 @@ class CompiledRuleSet:
                 ("module", self.modules),
                 ("ecosystem", self.ecosystems),
                 ("category", self.categories),
+                ("topic", self.topics),
             )
         }
         self._risks_of_kind = {
@@ -191,6 +193,7 @@ class CompiledRuleSet:
             affiliations=tuple(affiliations),
             ecosystems=tuple(self._named(self.ecosystems, "ecosystem", v, trace)),
             categories=tuple(self._named(self.categories, "category", v, trace)),
+            topics=tuple(self._named(self.topics, "topic", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
             # what the description says of the change (pure; once per item, through the memo)
@@ -527,6 +530,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
     risks = [(r, build(r, f"risk {r.name!r}")) for r in profile.risks]
     ecosystems = [(r.name, build(r, f"ecosystem {r.name!r}")) for r in profile.ecosystems]
     categories = [(r.name, build(r, f"category {r.name!r}")) for r in profile.categories]
+    topics = [(r.name, build(r, f"topic {r.name!r}")) for r in profile.topics]
     affiliations = [
         (
             r,
@@ -548,6 +552,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         ("risk", risks),
         ("ecosystem", ecosystems),
         ("category", categories),
+        ("topic", topics),
     ):
         for name, match in compiled:
             if match.labeler is not None:
@@ -584,6 +589,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         risks=risks,
         ecosystems=ecosystems,
         categories=categories,
+        topics=topics,
         affiliations=affiliations,
         bot_logins={b.lower() for b in bots.logins},
         bot_suffixes=tuple(s.lower() for s in bots.login_suffixes),
@@ -613,6 +619,7 @@ def fired_rules(tags: Tags) -> list[str]:
     """Every rule id behind `tags`, in section order."""
     out = [t.rule for t in tags.modules] + [r.rule for r in tags.risks]
     out += [t.rule for t in tags.ecosystems] + [t.rule for t in tags.categories]
+    out += [t.rule for t in tags.topics]
     out += [t.rule for t in tags.affiliations]
     if tags.bot_rule:
         out.append(tags.bot_rule)

@@ -181,6 +181,8 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
                 {"a": "risk.{risk}.count"},
             ),
             (r"(?P<risk>[^():;,.]+?) \((?P<a>@) items?\)", {"a": "risk.{risk}.count"}),
+            # the core-path and test-coverage bullet: its figures are in its sentence
+            (r"\*\*(?P<risk>[^*]+)\*\* \((?:high|medium|low)\)", {}),
             (
                 r"PRs: (?P<a>@) \((?P<b>@) merged\) · issues: (?P<c>@) · contributors: (?P<d>@)",
                 {
@@ -341,6 +343,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             ),
             (r"\*\*(?P<risk>[^*]+)\*\*（[高中低]风险，(?P<a>@) 项）", {"a": "risk.{risk}.count"}),
             (r"(?P<risk>[^（）：；，、。]+?)（(?P<a>@) 项）", {"a": "risk.{risk}.count"}),
+            (r"\*\*(?P<risk>[^*]+)\*\*（[高中低]风险）", {}),
             (
                 r"共 (?P<a>@) 个 PR（已合并 (?P<b>@) 个）和 (?P<c>@) 个 Issue，来自 (?P<d>@) 位贡献者",
                 {
@@ -915,9 +918,14 @@ def expected_from_summary(s: SummaryData) -> dict[str, object]:
         r for r in s.risks if r.risk in ("core-change", "core-without-tests", "code-without-tests")
     ]
     if len(core_tests) >= 2:
-        out["risk.core-tests.count"] = max(
-            len({n for r in core_tests for n in r.items}), *(r.count for r in core_tests)
+        # its links are the gravest group's: untested core changes, else untested code
+        named = next(
+            r
+            for key in ("core-without-tests", "code-without-tests", "core-change")
+            for r in core_tests
+            if r.risk == key
         )
+        out["risk.core-tests.count"] = max(named.count, len(named.items))
         out["risks.untested"] = sum(r.count for r in core_tests if r.risk != "core-change")
     for e in s.ecosystems:
         prs = [i for g in e.pr_groups for i in g.items]

@@ -46,3 +46,38 @@ def test_a_module_whose_items_are_all_merged_says_merged_prs_once(lang):
     else:
         assert "Kernel（合并 7 个 PR）" in text and "（7 项，合并 7 个）" not in text
         assert "（4 项，合并 3 个）" in text
+
+
+@pytest.mark.parametrize(
+    "lang,top,other",
+    [
+        (
+            "en",
+            "**Core paths and test coverage** (high): ",
+            "**Other code changes without tests** (medium, 3 items",
+        ),
+        ("zh-CN", "**核心路径与测试覆盖**（高风险）：", "**其他缺少测试的代码变更**（中风险，3 项"),
+    ],
+)
+def test_untested_code_beside_untested_core_is_the_others_and_the_top_names_one_group(
+    lang, top, other
+):
+    """2026-W13: the top said "(high, 55 items)" — the union of three groups, a count no sentence
+    said — and section 4 called the 25 non-core ones "Code changes without tests" beside "42 code
+    changes came without tests": the top names the untested core changes it counts, section 4
+    calls the rest the others."""
+    from shared.events import RiskObservation
+
+    s = explained_summary()
+    risks = (
+        RiskObservation(risk="core-without-tests", severity="high", count=2, items=(10700, 10701)),
+        RiskObservation(risk="code-without-tests", severity="medium", count=3, items=(10501,)),
+        RiskObservation(risk="core-change", severity="medium", count=4, items=(10700, 10501)),
+    )
+    text = render_markdown(s.model_copy(update={"risks": risks}), lang)
+    line = next(ln for ln in text.splitlines() if top in ln)
+    assert "#10700" in line and "#10701" in line and "#10501" not in line.split("—")[0]
+    assert ("5 code changes came without tests, 2 of them in core paths" in line) == (lang == "en")
+    assert other in text
+    alone = render_markdown(s.model_copy(update={"risks": risks[1:2]}), lang)
+    assert "Other code changes" not in alone and "其他缺少测试" not in alone

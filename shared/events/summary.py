@@ -282,10 +282,19 @@ class Incident(Frozen):
     says users see (reason: how, in its words); loosened: tests or checks loosened (skipped,
     thresholds relaxed, run less often); narrowed: support narrowed (a version or platform
     dropped); unfinished: merged with problems its description admits are open (reason: the
-    description's sentence, "" when only the title says it)."""
+    description's sentence, "" when only the title says it); fix_burst: a feature or large change
+    of a line of work, then several fixes of the same line touching its code (items: the change,
+    then the fixes in merge order; subject: the line's name)."""
 
     kind: Literal[
-        "revert", "instability", "upgrade_fallout", "removal", "loosened", "narrowed", "unfinished"
+        "revert",
+        "instability",
+        "upgrade_fallout",
+        "removal",
+        "loosened",
+        "narrowed",
+        "unfinished",
+        "fix_burst",
     ]
     items: tuple[int, ...]
     # per item: added | fixed | reverted | reverted_change | relanded | bump | follow_up | revert
@@ -351,6 +360,7 @@ class FollowUp(Frozen):
         "revert",
         "reland",
         "upgrade_fallout",
+        "fix_burst",
         "temporary",
         "removal",
         "loosened",

@@ -9,6 +9,7 @@ keeping the figures, tables and links.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -51,6 +52,11 @@ from .text import (
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
 # every list in it is capped ("… and N more") and the long lists live in the appendix
 MAX_HIGHLIGHTS = 7
+MAX_STANDOUT_CHANGES = 3  # key changes told as highlights when no line of work is named
+# why a key change of no line of work is a highlight on its own: news to a reader of the week
+STANDOUT_REASONS = frozenset(
+    {"feature", "new_model", "new_hardware", "user_facing", "measured_claim"}
+)
 MAX_THEME_PRS = 2  # seed 000: 2-4 PRs a theme; each told with its whole sentence
 MAX_THEMES = 6  # seed 000: six themes; the others are named in one line
 MAX_HIGHLIGHT_PRS = 2  # PRs named in a highlight bullet, titles whole (seed 000: 2-4)
@@ -392,6 +398,7 @@ class _Writer:
         ) | frozenset(inc.items[0] for inc in s.incidents if inc.kind == "revert" and inc.items)
         self.repo_url = combined_repo_url(s)
         self.keys = frozenset(k.item.number for k in s.key_prs)
+        self.said_whats: set[int] = set()  # changes a highlight told with their own sentence
 
     # ------------------------------------------------------------ helpers
 
@@ -655,15 +662,63 @@ class _Writer:
         return m.t("lead.joiner").join(parts) + m.t("lead.end")
 
     def highlights(self) -> tuple[Bullet, ...]:
+        """Lines of work by name, then standout changes that belong to none. A module's
+        leftovers ("Other work in Kernels (6 merged PRs)") mix unrelated PRs: they never take a
+        highlight (section 2 and the trend table tell them); their slots go to named lines first,
+        then to the key changes of no line that are news on their own — a new feature, new model
+        or hardware support, a user-facing change, a measured claim (2026-W13: #7392 "Add rfork
+        support for fast model loading" was left out while "Other work in …" made the list)."""
         m = self.m
         if self.s.storylines:  # lines of work found from the data (issue #15)
-            return tuple(self.storyline_highlight(st) for st in self.s.storylines[:MAX_HIGHLIGHTS])
+            out = [self.storyline_highlight(st) for st in self.highlight_lines()]
+            out += [
+                self.change_highlight(k)
+                for k in self.standout_changes(MAX_HIGHLIGHTS - len(out), any_reason=not out)
+            ]
+            return tuple(out)
         out = []
         for theme in self.s.themes[:MAX_HIGHLIGHTS]:
             lines = tuple(Line(self.ref(n), self.ref(n).title) for n in theme.prs[:MAX_THEME_PRS])
             text = m.tn("highlights.theme", theme.merged, merged=num(theme.merged))
             out.append(Bullet(text, head=self.module(theme.module), lines=lines, key=theme.module))
         return tuple(out)
+
+    def highlight_lines(self) -> list[Storyline]:
+        """The lines of work the report tells by name: the highlights' (a module's leftovers are
+        no line a reader can name)."""
+        return [st for st in self.s.storylines if st.evidence != "module"][:MAX_HIGHLIGHTS]
+
+    def standout_changes(self, room: int, any_reason: bool = False) -> list[KeyPR]:
+        """Key changes in no named line that are news on their own (STANDOUT_REASONS), best
+        first; with `any_reason` (no line to tell at all) the best key changes of no line."""
+        if room <= 0:
+            return []
+        named = {i.number for st in self.highlight_lines() for i in st.items}
+        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))
+        out = [
+            k
+            for k in keys
+            if k.item.number not in named
+            and k.item.number not in self.undone  # a highlight never sells what did not stay
+            and k.item.number not in self.reverts
+            and (any_reason or STANDOUT_REASONS & set(k.reasons))
+        ]
+        return out[: min(room, MAX_STANDOUT_CHANGES if any_reason else room)]
+
+    def change_highlight(self, k: KeyPR) -> Bullet:
+        """One change as a highlight: its title (without [Tags]) as the head, its what-sentence
+        (else why it was picked), and its link."""
+        m, item = self.m, k.item
+        head = _TITLE_TAGS.sub("", item.title).strip() or item.title
+        if m.lang != "en" and not _CJK.search(head):
+            head = m.t("quote.title", text=head)  # an English title in another language's report
+        what = self.fitted_what(item, CLIP_HIGHLIGHT).rstrip("。.！!")
+        if what and _bare(what) == _bare(item.title):
+            what = ""  # a description that repeats its title says nothing more
+        if what:
+            self.said_whats.add(item.number)
+        text = m.t("quote.what", text=what) if what else self.reasons_text(k)
+        return Bullet(text, head=head, lines=(Line(link(item), ""),), key=f"pr:{item.number}")
 
     def risk_name(self, risk: str) -> str:
         """A risk's display name; code changes without tests beside core changes without tests
@@ -749,10 +804,7 @@ class _Writer:
         if len(r.items) < 2:
             return ""
         in_story: dict[int, str] = {
-            it.number: st.name
-            for st in self.s.storylines[:MAX_HIGHLIGHTS]
-            if st.evidence != "module"
-            for it in st.items
+            it.number: st.name for st in self.highlight_lines() for it in st.items
         }
         stories = Counter(in_story[n] for n in r.items if n in in_story)
         names = [
@@ -1422,8 +1474,8 @@ class _Writer:
     def told_storyline(self, key: str | None) -> Storyline | None:
         """The storyline of `key` when the report tells it by name (a highlight), else None: a
         reason or a trend cell never points at a line the reader cannot find (2026-W04)."""
-        for st in self.s.storylines[:MAX_HIGHLIGHTS]:
-            if st.key == key and st.evidence != "module":
+        for st in self.highlight_lines():
+            if st.key == key:
                 return st
         return None
 
@@ -1565,7 +1617,7 @@ class _Writer:
                 subject=subj,
                 day=merged_on,
             )
-            if inc.across_windows:  # (said of the reverted change, before what brought it back)
+            if inc.across_windows and not merged_on:  # (its merge day says it when known)
                 parts += (m.t("incidents.across_revert"),)
             back = [n for n, r in zip(inc.items, inc.roles) if r == "relanded"]
             if back:
@@ -1605,6 +1657,27 @@ class _Writer:
             if reason and inc.kind == "unfinished" and (said := _said(inc.reason)):
                 parts = parts + (m.t("incidents.removal_how", how=self.quote(said)),)
             reason = False  # (said above, in its words)
+        elif inc.kind == "fix_burst" and len(inc.items) >= 2:
+            # "“Support DeepseekV4” (#9270, merged 2026-05-20) was followed by 7 fixes in the
+            # same line of work (DeepSeek V4): #9367, … (2026-05-20 to 2026-05-24)"
+            lead, fixes = inc.items[0], list(inc.items[1:])
+            days = [d for n in fixes if (d := self.merged_day(n))]
+            span = (
+                ""
+                if not days
+                else days[0]
+                if days[0] == days[-1]
+                else m.t("incidents.fix_burst_dates", first=days[0], last=days[-1])
+            )
+            parts = self.inline(
+                "incidents.fix_burst" + ("_span" if span else ""),
+                {"lead": [self.ref(lead)], "fixes": [self.ref(n) for n in fixes]},
+                title=m.t("quote.text", text=self.bare_title(lead)),
+                day=self.merged_day(lead) or "?",
+                count=num(len(fixes)),
+                line=self.burst_line(inc),
+                span=span,
+            )
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
@@ -1662,6 +1735,54 @@ class _Writer:
         return Bullet(
             text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}", parts=parts
         )
+
+    def bare_title(self, number: int) -> str:
+        """An item's title without its [Tags] ("Support DeepseekV4")."""
+        title = _whole(self.ref(number).title)
+        return _TITLE_TAGS.sub("", title).strip() or title or f"#{number}"
+
+    def burst_line(self, inc: Incident) -> str:
+        """The line of work a burst of fixes belongs to, by the name the report tells it."""
+        fixes = set(inc.items[1:])
+        for st in self.s.storylines:
+            if fixes & {i.number for i in st.items}:
+                return st.name
+        return inc.subject
+
+    def burst_follow_up(self, f: FollowUp) -> str:
+        """The follow-up of a burst of fixes, with the line, its change and how fast the fixes
+        came: what to settle, and where."""
+        m = self.m
+        inc = next(
+            (
+                i
+                for i in self.s.incidents
+                if i.kind == "fix_burst" and i.items and i.items[0] == f.item.number
+            ),
+            None,
+        )
+        fixes = inc.items[1:] if inc is not None else f.items
+        lead = self.items.get(f.item.number)
+        ends = [
+            at
+            for n in fixes
+            if (it := self.items.get(n)) is not None and (at := it.merged_at) is not None
+        ]
+        start = lead.merged_at if lead is not None else None
+        days = (
+            max(1, math.ceil((max(ends) - start).total_seconds() / 86400))
+            if ends and start is not None
+            else None
+        )
+        fields = {
+            "line": self.burst_line(inc) if inc is not None else "",
+            "count": num(len(fixes)),
+            "number": f"#{f.item.number}",
+            "title": m.t("quote.text", text=self.bare_title(f.item.number)),
+        }
+        if days is None:
+            return m.t("follow_ups.fix_burst", **fields)
+        return m.tn("follow_ups.fix_burst_days", days, days=num(days), **fields)
 
     def merged_day(self, number: int) -> str:
         """The day an item the summary holds was merged, in the window's zone; "" if unknown."""
@@ -1728,9 +1849,9 @@ class _Writer:
         """The storyline most of whose changes are in `module` (two at least), to say in a few
         words what moved it, as seed 000's trend column does; "" when none."""
         best, most = "", 1
-        for st in self.s.storylines[:MAX_HIGHLIGHTS]:  # (only a line the report tells by name)
-            if st.evidence == "module":
-                continue  # a module's own line says nothing the row does not ("up: Speculative decoding")
+        # (only a line the report tells by name: a module's own line says nothing the row does
+        # not, "up: Speculative decoding")
+        for st in self.highlight_lines():
             inside = sum(
                 1
                 for i in st.items
@@ -1974,6 +2095,9 @@ def _span(text: str, limit: int) -> str:
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+_TITLE_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)+")
 
 
 def _bare(text: str) -> str:
@@ -2560,8 +2684,24 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         else t
         for t in view.themes
     )
+    # a change told as a highlight with its sentence: section 2 names it by title and notes
+    standout = {
+        b.lines[0].link.number
+        for b in view.highlights
+        if b.key.startswith("pr:") and b.lines and b.lines[0].link.number in w.said_whats
+    }
+    view.themes = tuple(
+        dataclasses.replace(
+            t,
+            lines=tuple(
+                dataclasses.replace(ln, text="") if ln.link.number in standout else ln
+                for ln in t.lines
+            ),
+        )
+        for t in view.themes
+    )
     said = {ln.link.number for t in view.themes for ln in t.lines if ln.text or ln.excerpt}
-    said |= {lead_line[k].link.number for k in moved}
+    said |= {lead_line[k].link.number for k in moved} | standout
     for b in view.highlights:
         if b.key in told_lines or b.key not in by_key:
             continue  # titles only

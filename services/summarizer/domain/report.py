@@ -58,7 +58,10 @@ from shared.events.summary import (
 from shared.windows import Window
 
 from .storylines import (
+    FILE_SHARE,
     REMOVAL_TITLE,
+    REMOVALS_KEY,
+    UPGRADES_KEY,
     ItemLink,
     StoryItem,
     ci_only,
@@ -1031,6 +1034,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                 )
             )
     out.extend(_upgrade_fallout(t, story, policy))
+    out.extend(_fix_bursts(t, story, inp, policy, {n for i in out for n in i.items}))
     out.extend(_user_facing_removals(t, story))
     out.extend(_said_risks(t, story, {n for i in out for n in i.items}))
     return out
@@ -1320,6 +1324,107 @@ def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
         or "depend" in " ".join(modules)
         or bool(re.search(r"(?i)\b(?:bump|upgrade)\b", item.title))
     )
+
+
+# a burst of fixes after a big change (issue #15): 2026-W21's "Support DeepseekV4" (#9270) was
+# followed within four days by seven fixes of the same line touching its files (NaN hidden
+# states, MTP acceptance, async scheduling, precision on A2, …) and the report said nothing. Read
+# on 2025-W45, 2025-W51, 2026-W13, W20, W21 and W32: only that line has three or more such
+# fixes after one change; two is common in any busy line (2025-W51's profile_run refactor: two;
+# 2026-W32's FlashComm1 for Model Runner V2: one), so three fixes that touch the change's own
+# code are the bar, and they must be most of the line's fixes after it (a line of fixes by
+# nature — "[Bugfix] … PP", keeping up with upstream — has no change to follow, or is left out).
+BURST_FIXES = 3
+BURST_SHARE = 0.5  # ... and at least this share of the line's fixes merged after the change
+
+
+def _fold_term(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def _fix_bursts(
+    t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy, told: set[int]
+) -> list[Incident]:
+    """A feature or large change of a line of work (merged in this window or the previous one)
+    followed, later in the window, by BURST_FIXES fixes or more of the same line that touch its
+    code: instability, told once per line, naming the change and its fixes. Fixes a revert or a
+    fix-up chain already tells (`told`) are not counted again; a change that was reverted is the
+    revert's to tell."""
+    items, window = story.items, t.window
+    merged = set(t.merged_prs)
+    # a file touched by a fifth of the window's changes or more (the platform file, a CI list)
+    # is no evidence that a fix answers one change
+    per_file = Counter(f for n in merged if n in items for f in set(items[n].files))
+    common = {f for f, c in per_file.items() if c > FILE_SHARE * max(len(merged), 1)}
+
+    def code(n: int) -> set[str]:
+        return {
+            f
+            for f in items[n].files
+            if f not in common and file_kind(f) is None and "test" not in f.lower()
+        }
+
+    def big(n: int, role: str) -> bool:
+        it = items[n]
+        if role == "feature":
+            return not ci_only(it)
+        return role in ("refactor", "perf", "other") and it.additions + it.deletions >= _LARGE_LINES
+
+    before = inp.previous
+    earlier = {
+        n
+        for n, it in items.items()
+        if it.merged_at is not None and before.start <= it.merged_at < before.end
+    }
+    out: list[Incident] = []
+    for line in story.storylines:
+        if line.evidence == "module" or line.key in (UPGRADES_KEY, REMOVALS_KEY):
+            continue  # leftovers of a module; a line of upgrades (their fallout is told apart)
+        roles = {m.number: m.role for m in line.items if m.number in items}
+        # the line's changes of the previous window: its titles name the line's terms
+        terms = [f for f in (_fold_term(x) for x in line.terms) if len(f) >= 3]
+        for n in earlier:
+            it = items.get(n)
+            if n not in roles and it is not None and terms and not it.bot:
+                if any(term in _fold_term(it.title) for term in terms):
+                    roles[n] = role_of(it)
+        fixes = [
+            n
+            for n in _merged_order(roles, items)
+            if roles[n] == "fix" and n in merged and items[n].merged_at is not None
+        ]
+        best: tuple[int, list[int]] | None = None
+        for lead in _merged_order(roles, items):
+            at = items[lead].merged_at
+            if (
+                at is None
+                or not big(lead, roles[lead])
+                or lead in story.reverted
+                or lead in told
+                or _is_bump(items[lead], policy)
+            ):
+                continue
+            touched = code(lead)
+            after = [n for n in fixes if (f_at := items[n].merged_at) is not None and f_at > at]
+            burst = [n for n in after if n not in told and touched & set(items[n].files)]
+            if len(burst) < BURST_FIXES or len(burst) < BURST_SHARE * len(after):
+                continue
+            if best is None or len(burst) > len(best[1]):
+                best = (lead, burst)
+        if best is None:
+            continue
+        lead, burst = best
+        start = items[lead].merged_at
+        out.append(
+            Incident(
+                kind="fix_burst",
+                items=(lead, *burst),
+                roles=("added", *("fixed",) * len(burst)),
+                subject=line.name,
+                across_windows=start is not None and start < window.start,
+            )
+        )
+    return out
 
 
 def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
@@ -1789,6 +1894,16 @@ def _incident_follow_ups(
                     items=inc.items,
                     reason=f"{inc.subject}: added, fixed and reverted within days; "
                     "settle the design before building on it",
+                )
+            )
+        elif inc.kind == "fix_burst":
+            out.append(
+                FollowUp(
+                    kind="fix_burst",
+                    item=first,
+                    items=inc.items[1:],
+                    reason=f"stabilise {inc.subject}: {len(inc.items) - 1} fixes followed "
+                    f"#{inc.items[0]}; cover what they fixed with tests before building on it",
                 )
             )
         elif inc.kind == "upgrade_fallout":

@@ -105,32 +105,45 @@ def _chunks(seq: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
         yield seq[i : i + size]
 
 
+# the stored tags of an item with a topic (`Tags` serialised compactly, in field order): only
+# these rows' tags are read for the title history
+_HAS_TOPICS = '%"topics":[{%'
+
+
+def _topics_of(tags_json: str | None) -> tuple[str, ...]:
+    if not tags_json:
+        return ()
+    return tuple(t["name"] for t in json.loads(tags_json).get("topics", ()))
+
+
 class _TitleHistory:
-    """One repository's titles with their terms, the terms' document frequency and a title
-    index, kept between reports and brought up to date from what changed (storylines)."""
+    """One repository's titles (with their items' topics) and their terms, the terms' document
+    frequency and a title index, kept between reports and brought up to date from what changed
+    (storylines)."""
 
     def __init__(self) -> None:
         self.version: tuple | None = None
         self.titles: dict[int, str] = {}
+        self.topics: dict[int, tuple[str, ...]] = {}
         self.terms: dict[int, frozenset[str]] = {}
         self.plain: dict[int, str] = {}
         self.counts: dict[str, int] = {}
         self._by_title: dict[str, int] | None = None
 
-    def update(self, rows: Iterable[tuple[int, str]], version: tuple) -> None:
+    def update(self, rows: Iterable[tuple[int, str, tuple[str, ...]]], version: tuple) -> None:
         seen: set[int] = set()
         counts: dict[str, int] | None = (
             None  # copied on first change: handed-out counts stay as they were
         )
-        for number, title in rows:
+        for number, title, topics in rows:
             seen.add(number)
-            if self.titles.get(number) == title:
+            if self.titles.get(number) == title and self.topics.get(number, ()) == topics:
                 continue
             if counts is None:
                 counts = dict(self.counts)
             for t in self.terms.get(number, ()):
                 counts[t] -= 1
-            terms = terms_of(title)
+            terms = terms_of(title, topics)
             for t in terms:
                 counts[t] = counts.get(t, 0) + 1
             self.titles[number], self.terms[number], self.plain[number] = (
@@ -138,12 +151,17 @@ class _TitleHistory:
                 terms,
                 plain_title(title),
             )
+            if topics:
+                self.topics[number] = topics
+            else:
+                self.topics.pop(number, None)
         for number in [n for n in self.titles if n not in seen]:  # gone (projections reset)
             if counts is None:
                 counts = dict(self.counts)
             for t in self.terms.pop(number):
                 counts[t] -= 1
             del self.titles[number], self.plain[number]
+            self.topics.pop(number, None)
         if counts is not None:
             self.counts = {t: c for t, c in counts.items() if c > 0}
             self._by_title = None
@@ -890,14 +908,20 @@ class SqlProjections:
 
     def _title_history(self, conn: Connection, repo: str) -> _TitleHistory:
         """The repository's title history, re-read only when its items changed: the version is
-        (items, latest snapshot, total title length), so a new item, a new snapshot or an edited
-        title is seen; only changed titles are tokenised again."""
+        (items, latest snapshot, total title length, total length of the tags with topics), so a
+        new item, a new snapshot, an edited title or a re-classification that changes topics is
+        seen; only changed titles and topics are tokenised again."""
+        with_topics = items.c.tags.like(_HAS_TOPICS)
         version = tuple(
             conn.execute(
                 sa.select(
                     sa.func.count(),
                     sa.func.max(items.c.snapshot_time),
                     sa.func.coalesce(sa.func.sum(sa.func.length(items.c.title)), 0),
+                    sa.func.coalesce(
+                        sa.func.sum(sa.case((with_topics, sa.func.length(items.c.tags)), else_=0)),
+                        0,
+                    ),
                 ).where(items.c.repo == repo)
             ).one()
         )
@@ -905,9 +929,14 @@ class SqlProjections:
             cached = self._title_histories.get(repo)
             if cached is not None and cached.version == version:
                 return cached
-        rows = conn.execute(
-            sa.select(items.c.number, items.c.title).where(items.c.repo == repo)
-        ).all()
+        rows = [
+            (number, title, _topics_of(tags))
+            for number, title, tags in conn.execute(
+                sa.select(
+                    items.c.number, items.c.title, sa.case((with_topics, items.c.tags), else_=None)
+                ).where(items.c.repo == repo)
+            )
+        ]
         with self._title_lock:
             cached = self._title_histories.setdefault(repo, _TitleHistory())
             if cached.version != version:

@@ -175,9 +175,9 @@ class ReportPolicy:
             "ci": -1.0,
         }
     )
-    # storylines (domain/storylines.py): how many, and a profile's term aliases ("dsv4" -> "deepseek v4")
+    # storylines (domain/storylines.py): how many (a profile's names of one line of work are its
+    # `topics`, which the classifier tags)
     storylines: int = 8
-    storyline_aliases: Mapping[str, str] = field(default_factory=dict)
     key_prs_per_storyline: int = 2
     # a bump of a dependency or upstream, then fixes merged within this many days: upgrade fallout
     upgrade_fallout_days: float = 7.0
@@ -810,6 +810,7 @@ def story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
         deletions=snap.deletions or 0,
         bot=_author_bot(snap, tags),
         kind=snap.kind,
+        topics=_names(tags.topics),
     )
 
 
@@ -853,7 +854,6 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
         inp.term_counts,
         inp.history_items,
         referenced=referenced,
-        aliases=policy.storyline_aliases,
         upgrade_modules=policy.upgrade_modules,
         limit=policy.storylines,
     )

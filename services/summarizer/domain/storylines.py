@@ -4,6 +4,7 @@ against the repository's history, reference chains, shared files); pure."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import Counter, defaultdict
@@ -29,6 +30,8 @@ class StoryItem:
     deletions: int = 0
     bot: bool = False
     kind: str = "pull_request"
+    # the profile's topics the classifier gave it ("Ascend 950 (A5)"): each a term of the item
+    topics: tuple[str, ...] = ()
 
     @cached_property
     def role(self) -> Role:  # (a frozen dataclass without slots: the cache is its __dict__)
@@ -134,17 +137,29 @@ def normalise_term(text: str) -> str:
     return "".join(m.group(0).lower() for m in _WORD.finditer(text))
 
 
-def terms_of(title: str) -> frozenset[str]:
-    """The normalised terms of a title: its words and adjacent word pairs, without [Tag]
-    brackets, (#N) references and function words."""
-    return frozenset(t.key for t in _title_terms(title))
+# a topic's term: its key can be no title's (a title term is letters and digits only)
+TOPIC_PREFIX = "topic:"
 
 
-def term_counts_of(titles: Iterable[str]) -> dict[str, int]:
-    """In how many of `titles` each term appears (document frequency)."""
+def topic_term(name: str) -> str:
+    """The term of a profile's topic ("Ascend 950 (A5)" -> "topic:ascend950a5")."""
+    return TOPIC_PREFIX + normalise_term(name)
+
+
+def terms_of(title: str, topics: Iterable[str] = ()) -> frozenset[str]:
+    """The normalised terms of an item: its title's words and adjacent word pairs, without [Tag]
+    brackets, (#N) references and function words, and one term per topic it has."""
+    terms = frozenset(t.key for t in _title_terms(title))
+    return terms.union(map(topic_term, topics)) if topics else terms
+
+
+def term_counts_of(titles: Iterable[str], topics: Iterable[Iterable[str]] = ()) -> dict[str, int]:
+    """In how many of `titles` each term appears (document frequency); `topics`: the topics of
+    each title's item, in the same order (none when shorter)."""
     counts: Counter[str] = Counter()
-    for title in titles:
-        counts.update(terms_of(title))
+    for title, names in itertools.zip_longest(titles, topics, fillvalue=()):
+        if isinstance(title, str):
+            counts.update(terms_of(title, names))
     return dict(counts)
 
 
@@ -256,14 +271,9 @@ _LINK_KINDS = ("reverts", "fix_up", "follow_up", "fixes", "backport")
 _QUOTED_REVERT = re.compile(r"\brevert\w*\s*[\"“'](.+?)[\"”']\s*$", re.IGNORECASE)
 
 
-# "(vllm-project#7100)": a squash title's number with its owner in front (real #7557 reverts
-# "GMM custom operator optimization in small batch scenarios (vllm-project#7100)")
-_OWNED_NUMBER_REF = re.compile(r"\(\s*[\w.-]+(?:/[\w.-]+)?#\d+\s*\)")
-
-
 def plain_title(title: str) -> str:
-    """A title for matching: without [Tag]s and (#N) or (owner#N), case and spacing folded."""
-    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", _OWNED_NUMBER_REF.sub(" ", title)))
+    """A title for matching: without [Tag]s and (#N), case and spacing folded."""
+    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", title))
     return " ".join(text.lower().split()).strip(" .:")
 
 
@@ -707,22 +717,16 @@ def find_storylines(
     history_items: int,
     *,
     referenced: Mapping[int, StoryItem] = {},
-    aliases: Mapping[str, str] = {},
     upgrade_modules: Collection[str] = (),
     limit: int = 8,
 ) -> list[Storyline]:
     """The window's storylines, largest and most distinctive first (each item in at most one).
 
     `term_counts`/`history_items`: the history's document frequency of `terms_of` (see
-    `term_counts_of`); `referenced`: earlier items the window's items refer to; `aliases`: a
-    profile's synonyms, phrase -> phrase ("DSV4" -> "DeepSeek-V4"); `upgrade_modules`: the module
-    tags that mean keeping up with an upstream or a dependency ("upstream-sync")."""
-    alias = {
-        normalise_term(a): normalise_term(b)
-        for a, b in aliases.items()
-        if normalise_term(a) and normalise_term(b)
-    }
-    alias_name = {normalise_term(b): b for b in aliases.values()}
+    `term_counts_of`, topics included); `referenced`: earlier items the window's items refer
+    to; `upgrade_modules`: the module tags that mean keeping up with an upstream or a dependency
+    ("upstream-sync"). An item's topics (a profile's one line of work under several names) are
+    terms of it, named as the profile names them."""
     window = [i for i in current if not i.bot]
     by_number = {i.number: i for i in window}
     if not by_number:
@@ -730,12 +734,19 @@ def find_storylines(
     n = len(by_number)
 
     def item_terms(item: StoryItem) -> list[_Term]:
-        return [
-            _Term(alias[t.key], alias_name[alias[t.key]], ())
-            if t.key in alias
-            else _Term(t.key, t.surface, t.parts)
-            for t in _title_terms(item.title)
-        ]
+        terms = list(_title_terms(item.title))
+        return terms + [_Term(topic_term(name), name, ()) for name in item.topics]
+
+    def is_topic(key: str) -> bool:
+        return key.startswith(TOPIC_PREFIX)
+
+    def written_as_name(key: str) -> bool:
+        # most of its forms are written as names (MTP, DeepSeek-V4, Qwen3.5, estimated_times), or
+        # it is a profile's topic, a name whatever its words
+        forms = surfaces[key]
+        return is_topic(key) or sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(
+            forms.values()
+        )
 
     # term -> window items; its surface forms; its words (for a bigram)
     term_items: dict[str, set[int]] = defaultdict(set)
@@ -747,11 +758,9 @@ def find_storylines(
             surfaces[t.key][t.surface] += 1
             if t.parts:
                 parts_of[t.key] = t.parts
-    # an alias's history counts toward its target (an upper bound of the union); the history's
-    # counts are not copied, a big repository's hold hundreds of thousands of terms
+    # an acronym's history counts toward its long form (an upper bound of the union); the
+    # history's counts are not copied, a big repository's hold hundreds of thousands of terms
     alias_counts: Counter[str] = Counter()
-    for src, dst in alias.items():
-        alias_counts[dst] += term_counts.get(src, 0)
 
     def history_count(key: str) -> int:
         return term_counts.get(key, 0) + alias_counts.get(key, 0)
@@ -816,8 +825,7 @@ def find_storylines(
         # in a sixth of everything is no line of work
         share = MAX_WINDOW_SHARE
         if k > MAX_WINDOW_SHARE * n and history_count(key) <= RARE_WORD_SHARE * history:
-            forms = surfaces[key]
-            if sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values()):
+            if written_as_name(key):
                 share = MAX_NAMED_WINDOW_SHARE
         if k < min_items or k > max(MAX_WINDOW_ITEMS_FLOOR, share * n):
             continue
@@ -829,8 +837,7 @@ def find_storylines(
             continue
         seen = history_count(key)
         rate = (seen + 1) / (history + 2)
-        forms = surfaces[key]
-        named = sum(c for f, c in forms.items() if _NAMED.search(f)) * 2 >= sum(forms.values())
+        named = written_as_name(key)
         lift = (k / n) / rate
         if (
             named
@@ -864,9 +871,16 @@ def find_storylines(
             ):
                 del scores[part]
 
-    # terms whose items mostly overlap are one line of work
+    # a topic absorbs the terms whose items mostly carry it: its spellings ("A5", "Ascend950")
+    # lose their items to the one line the profile names ("Ascend 950 (A5)")
+    for key in [k for k in scores if is_topic(k)]:
+        for other in [k for k in scores if not is_topic(k)]:
+            if len(term_items[other] & term_items[key]) >= ABSORB * len(term_items[other]):
+                del scores[other]
+
+    # terms whose items mostly overlap are one line of work (a topic's line keeps its name)
     clusters: list[tuple[list[str], set[int]]] = []
-    for key in sorted(scores, key=lambda k: (-scores[k], len(k), k)):
+    for key in sorted(scores, key=lambda k: (not is_topic(k), -scores[k], len(k), k)):
         members = term_items[key]
         for keys, union in clusters:
             if len(members & union) >= MERGE * max(len(members), len(union)):
@@ -966,7 +980,9 @@ def find_storylines(
             continue
         top = keys[0]
         name = written(top)
-        if not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name):
+        if not is_topic(top) and (  # (a topic's line has the profile's name)
+            not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name)
+        ):
             # a plain word ("initial", "Lint"), a file name ("config.yaml") or a code identifier
             # ("estimated_times") is a poor name when a word pair of the line, the titles
             # themselves or the largest change's headline ("Refactor test selection: …") say more

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -457,6 +458,34 @@ async def test_load_window_gives_title_history_and_referenced_items(database_url
         assert dict(again.term_counts) == term_counts_of(titles)
         assert again.term_counts["deepseekv4"] == before["deepseekv4"] + 2
         assert dict(inp.term_counts) == before  # what an earlier report was given stays as it was
+
+        # a profile's topic counts as a term of its items; a re-classification (the same facts,
+        # new tags) that gives or takes a topic is seen by the next report
+        from services.summarizer.domain.storylines import topic_term
+
+        a5 = topic_term("Ascend 950 (A5)")
+        assert a5 not in again.term_counts
+        tagged = [
+            replace(pr(70, "[Feature] Support DeepSeek for A5", old), topics=("Ascend 950 (A5)",)),
+            replace(late, topics=("Ascend 950 (A5)",)),
+        ]
+        # (a re-classification: a new rule-set version, so new event ids for the same facts)
+        t2, t3, t4 = (RuleSetRef(profile="test", version=v) for v in ("t2", "t3", "t4"))
+        await fold_events(deps, [enrich(s, "merged", s.merged, ruleset=t2) for s in tagged])
+        third = store.load_window(REPO, WINDOW, previous_window(WINDOW))
+        assert third.term_counts[a5] == 2 and third.history_items == len(titles) + 1
+        assert dict(third.term_counts) == term_counts_of(
+            [*titles, tagged[0].title],
+            [("Ascend 950 (A5)",) if t in (late.title, tagged[0].title) else () for t in titles]
+            + [("Ascend 950 (A5)",)],
+        )
+        await fold_events(deps, [enrich(tagged[1], "merged", late.merged, ruleset=t3)])
+        fourth = store.load_window(REPO, WINDOW, previous_window(WINDOW))
+        assert fourth.term_counts[a5] == 2  # the same tags again
+        await fold_events(deps, [enrich(late, "merged", late.merged, ruleset=t4)])
+        fifth = store.load_window(REPO, WINDOW, previous_window(WINDOW))
+        assert fifth.term_counts[a5] == 1 and fifth.history_items == third.history_items
+        assert third.term_counts[a5] == 2  # what an earlier report was given stays as it was
     finally:
         store.close()
 

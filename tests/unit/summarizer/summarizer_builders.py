@@ -36,7 +36,14 @@ def utc(*args: int) -> datetime:
 
 
 def tags(
-    modules=(), risks=(), affiliations=(), ecosystems=(), categories=(), bot=False, digest=None
+    modules=(),
+    risks=(),
+    affiliations=(),
+    ecosystems=(),
+    categories=(),
+    bot=False,
+    digest=None,
+    topics=(),
 ) -> Tags:
     return Tags(
         modules=tuple(Tag(name=m, rule=f"module:{m}") for m in modules),
@@ -48,6 +55,7 @@ def tags(
         affiliations=tuple(Tag(name=a, rule=f"aff:{a}") for a in affiliations),
         ecosystems=tuple(Tag(name=e, rule=f"eco:{e}") for e in ecosystems),
         categories=tuple(Tag(name=c, rule=f"cat:{c}") for c in categories),
+        topics=tuple(Tag(name=t, rule=f"topic:{t}") for t in topics),
         bot=bot,
         bot_rule="login" if bot else None,
         digest=digest,
@@ -81,6 +89,7 @@ class ItemSpec:
     title: str | None = None
     digest: object = None  # shared.events.Digest
     body: str | None = None  # the description (default: "body of <number>")
+    topics: tuple[str, ...] = ()  # the profile's topics the classifier gave it
 
     def tags(self) -> Tags:
         return tags(
@@ -91,6 +100,7 @@ class ItemSpec:
             self.categories,
             self.bot,
             self.digest,
+            self.topics,
         )
 
     def snapshot(self, at: datetime, repo: str = REPO) -> ItemSnapshot:

@@ -271,9 +271,14 @@ _LINK_KINDS = ("reverts", "fix_up", "follow_up", "fixes", "backport")
 _QUOTED_REVERT = re.compile(r"\brevert\w*\s*[\"“'](.+?)[\"”']\s*$", re.IGNORECASE)
 
 
+# "(vllm-project#7100)": a squash title's number with its owner in front (real #7557 reverts
+# "GMM custom operator optimization in small batch scenarios (vllm-project#7100)")
+_OWNED_NUMBER_REF = re.compile(r"\(\s*[\w.-]+(?:/[\w.-]+)?#\d+\s*\)")
+
+
 def plain_title(title: str) -> str:
-    """A title for matching: without [Tag]s and (#N), case and spacing folded."""
-    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", title))
+    """A title for matching: without [Tag]s and (#N) or (owner#N), case and spacing folded."""
+    text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", _OWNED_NUMBER_REF.sub(" ", title)))
     return " ".join(text.lower().split()).strip(" .:")
 
 

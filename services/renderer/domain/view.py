@@ -2223,6 +2223,38 @@ def _appendix_line(s: SummaryData, m: Messages) -> str:
     return m.t("appendix.line_sep").join(parts)
 
 
+MAX_TOPIC_TITLED = 3  # a topic's changes named with what they are (seed 003: 2-3 per topic)
+
+
+def _topic_parts(w: _Writer, numbers: Sequence[int]) -> tuple:
+    """A topic's changes, each with its title (its [Tags] left out) after its link, as seed 003
+    names them ("KV cache management (batched copies #38216, TurboQuant #38280, …)"): a list of
+    bare numbers told a reader nothing of what the topic holds (2026-03-24)."""
+    m, parts = w.m, []
+    for i, n in enumerate(numbers[:MAX_TOPIC_TITLED]):
+        ref = w.ref(n)
+        title = _TITLE_TAGS.sub("", ref.title).strip() or ref.title
+        if m.lang != "en" and not _CJK.search(title):
+            title = m.t("quote.title", text=title)
+        if i:
+            parts.append(m.t("list.semicolon"))
+        parts += [ref, " " + title]
+    return tuple(parts)
+
+
+def _topic_items(s: SummaryData, w: _Writer, module: str, taken: set[int]) -> list[int]:
+    """A module's changes of the window that no topic above holds: key changes first, then the
+    largest (a module's representatives are spread over modules: 2026-03-24's "Compilation and
+    graphs (3 merged PRs)" named one)."""
+    keys = {k.item.number: k.score for k in s.key_prs}
+    window = {i.number: i for name in APPENDIX_LISTS for i in getattr(s.appendix, name)}
+    found = [
+        i for i in window.values() if module in i.modules and i.number not in taken and not i.bot
+    ]
+    found.sort(key=lambda i: (-keys.get(i.number, float("-inf")), -(i.additions + i.deletions)))
+    return [i.number for i in found]
+
+
 def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     """Hot topics and trends of the day: storylines when there are any, else module trends."""
     out = []
@@ -2240,7 +2272,8 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
                 head=st.name,
                 key=st.key,
                 links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
-                more=_more(m, len(numbers) - MAX_TOPIC_LINKS, INLINE_MORE),
+                parts=_topic_parts(w, numbers),
+                more=_more(m, len(numbers) - MAX_TOPIC_TITLED, INLINE_MORE),
             )
         )
     # then the busiest modules no topic above covers, two changes at least (a day of few named
@@ -2263,12 +2296,17 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         )
         if t.trend != "flat" and (t.previous_total or t.trend == "new"):
             text += m.t("list.sentence") + w.trend_sentence(t).rstrip("。.")
+        numbers = _topic_items(s, w, t.module, covered) or list(t.representative)
+        covered |= set(numbers)
         out.append(
             Bullet(
                 text,
                 head=w.module(t.module),
                 key=t.module,
-                links=tuple(w.ref(n) for n in t.representative[:MAX_TOPIC_LINKS]),
+                links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
+                parts=_topic_parts(w, numbers),
+                # (never more than the module's count says: its items told above are not again)
+                more=_more(m, min(len(numbers), t.total) - MAX_TOPIC_TITLED, INLINE_MORE),
             )
         )
     return tuple(out)

@@ -520,6 +520,7 @@ def names_for(
         sections={
             **{m.t(k): "key_prs" for k in ("sections.key_prs", "sections_day.key_prs") if m.has(k)},
             m.t("sections.activity"): "contributors",
+            **{m.t(k): "topics" for k in ("sections.topics", "sections_day.topics") if m.has(k)},
         },
         stories=dict(stories or {}),
         roles=roles,
@@ -630,6 +631,15 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
                     (k for text, k in names.followups.items() if bullet.startswith(text)), bullet
                 )
                 out.more.append((f"total.followup.{kind}", sub_shown, printed))
+            elif names.sections.get(section) == "topics":
+                # a topic's changes: those named and "… and N more" are at most the topic's count
+                counted = TOPIC_COUNT.search(line)
+                n_items = (
+                    int(next(g for g in counted.groups() if g).replace(",", "")) if counted else 0
+                )
+                if refs_before + int(printed.replace(",", "")) > n_items:
+                    out.unlabelled.append((printed, f"more than the topic counts: {line}"))
+                claimed.append((at, at))
             else:
                 kind = names.sections.get(section, section)
                 out.more.append(
@@ -990,6 +1000,14 @@ def lists_from_summary(s: SummaryData, lang: str) -> dict[str, list[int]]:
     return out
 
 
+# a hot topic's count: "(26 items, 9 merged" / "(3 merged PRs" / "（26 项" / "（合并了 3 个 PR"
+TOPIC_COUNT = re.compile(
+    r"\((\d[\d,]*) (?:items?|merged PRs?)\b|（(?:合并了 )?(\d[\d,]*) (?:项|个 PR)"
+)
+# a title's leading [Tags], which a line may leave out ("Faster paged attention on MI300")
+TITLE_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)+")
+
+
 def texts_of(s: SummaryData) -> list[str]:
     """Words of the model that may hold digits (titles, logins, excerpts, rule sets, notes)."""
     found: list[str] = []
@@ -998,6 +1016,9 @@ def texts_of(s: SummaryData) -> list[str]:
         if isinstance(node, str):
             if re.search(r"\d", node) and re.search(r"[^\d\s.,+-]", node):
                 found.append(node)
+                bare = TITLE_TAGS.sub("", node).strip()
+                if bare != node and re.search(r"\d", bare):
+                    found.append(bare)
         elif isinstance(node, dict):
             for v in node.values():
                 walk(v)

@@ -3,6 +3,8 @@ items, 7 merged)" told nothing the sentence had not said."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from services.renderer.adapters.documents import render_markdown
@@ -81,3 +83,34 @@ def test_untested_code_beside_untested_core_is_the_others_and_the_top_names_one_
     assert other in text
     alone = render_markdown(s.model_copy(update={"risks": risks[1:2]}), lang)
     assert "Other code changes" not in alone and "其他缺少测试" not in alone
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_hot_topic_names_what_its_changes_are(lang):
+    """2026-03-24: "Compilation and graphs (3 merged PRs): #7574" — bare numbers, one of three.
+    A topic names its changes with their titles ([Tags] left out), as seed 003 does, the key
+    changes first, and never says more of them than its count."""
+    from .samples import daily_summary
+
+    s = daily_summary()
+    md = render_markdown(s, lang)
+    title = "Hot topics and trends" if lang == "en" else "热门话题与趋势"
+    lines = [ln for ln in section(md, title).splitlines() if ln[:1].isdigit()]
+    assert lines
+    titles = {
+        i.number: i.title
+        for name in ("merged_prs", "new_prs", "new_issues")
+        for i in getattr(s.appendix, name)
+    }
+    for ln in lines:
+        named = [int(n) for n in re.findall(r"\[#(\d+)\]", ln)]
+        assert named, ln
+        for n in named:
+            bare = re.sub(r"^\s*(?:\[[^\]]*\]\s*:?\s*)+", "", titles[n]).strip()
+            assert bare in ln.replace("\\", ""), (n, bare, ln)
+            assert f"[{titles[n].split(']')[0].lstrip('[')}]" not in ln or "[" not in titles[n]
+        counted = re.search(r"\((\d+) (?:items?|merged PRs?)|（(?:合并了 )?(\d+) (?:项|个 PR)", ln)
+        total = int(next(g for g in counted.groups() if g))
+        more = re.search(r"… and (\d+) more|另有 (\d+) 项", ln)
+        extra = int(next(g for g in more.groups() if g)) if more else 0
+        assert len(named) + extra <= total, ln

@@ -40,13 +40,16 @@ modules:
     title_prefixes: [engine]
     paths: ["engine/**"]
 """
-# the same profile with one more rule: a new version
+# the same profile with one more rule and a topic: a new version
 PROFILE_V2 = (
     PROFILE_V1
     + """\
   - name: web
     title_prefixes: [web]
     paths: ["web/**"]
+topics:
+  - name: Web UI
+    title_prefixes: [web, webui]
 """
 )
 BROKEN = (
@@ -185,6 +188,9 @@ async def test_reclassify_replays_every_fact_under_the_new_rules(nats_server, tm
         assert {e.data.fact_id for e in replayed_facts} == {f.id for f in facts}  # every fact, once
         assert {e.data.ruleset.version for e in replayed_facts} == {v2}
         assert all(e.data.tags.modules[0].name == "web" for e in replayed_facts)
+        # the new rules' topics too (the live ones had none)
+        assert all(e.data.tags.topic_names() == ["Web UI"] for e in replayed_facts)
+        assert not any(e.data.tags.topics for e in live if isinstance(e, ev.EnrichedFact))
         # new version, new enriched id: the summarizer folds them (and replaces the tags)
         assert not {e.id for e in replayed_facts} & {e.id for e in live}
         # then the latest watermark once more, under an id the summarizer has not processed

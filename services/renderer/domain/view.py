@@ -2381,9 +2381,27 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
                 else m.t(f"attention.{inc.kind}")
             )
             rank = 1 if inc.kind == "unfinished" else 2
-        elif inc.kind == "revert" and len(inc.items) >= 2:
-            text = m.t("attention.revert", reverted=w.ref(inc.items[1]).label)
-            undone = w.items.get(inc.items[1]) or w.items.get(first)
+        elif inc.kind == "revert":
+            # a revert is told as one: what it undid, and why when its description says
+            # (2026-03-24: #7557 'Revert "GMM custom operator optimization …"' read as a removal
+            # users may rely on); what it undid by number, else by the title it quotes
+            why = fit_sentence(inc.reason, CLIP_NOTE * 2).rstrip("。.") if inc.reason else ""
+            why = m.t("quote.what", text=why) if why else ""
+            if len(inc.items) >= 2:
+                reverted = w.ref(inc.items[1]).label
+                text = (
+                    m.t("attention.revert_why", reverted=reverted, text=why)
+                    if why
+                    else m.t("attention.revert", reverted=reverted)
+                )
+            else:
+                subject = _whole(inc.subject)
+                said = m.t("quote.subject", text=subject) if subject else ""
+                key = "attention.revert_subject" if said else "attention.revert_unnamed"
+                text = m.t(key + ("_why" if why else ""), subject=said, text=why)
+            undone = (w.items.get(inc.items[1]) if len(inc.items) >= 2 else None) or w.items.get(
+                first
+            )
             tooling = (
                 undone is not None
                 and bool({"ci", "test", "tests", "docs"} & set(undone.categories))

@@ -974,6 +974,18 @@ def find_storylines(
                     # what its titles tie to the upgrade stays in it (a removal of upstreamed
                     # code is the upgrade's, not a clean-up of its own)
                     core=frozenset(i.number for i in [*bumps, *named]),
+                    # keeping up continues whatever version it moves to: the previous window's
+                    # upgrades and upgrade-area changes (2026-W13's move to vLLM 0.18.0 was "new"
+                    # though W12 had kept up with 0.17.x the same way)
+                    previous=sum(
+                        1
+                        for i in previous
+                        if not i.bot
+                        and (
+                            (upgrade_target(i.title) is not None and not ci_only(i))
+                            or any(m.casefold() in upgrade_area for m in i.modules[:1])
+                        )
+                    ),
                 )
             )
             for i in members:
@@ -1240,7 +1252,7 @@ def find_storylines(
     for g in groups:
         members = sorted((by_number[x] for x in g.items), key=_order)
         roles = {m.number: role_of(m) for m in members}
-        if g.evidence == "term":
+        if g.evidence == "term" and g.key != UPGRADES_KEY:  # (counted when found)
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)

@@ -363,3 +363,33 @@ def test_a_rare_name_may_hold_a_fifth_of_the_week_a_plain_word_may_not():
         s.name == "tidy"
         for s in find_storylines(filler(count=32) + plain, [], COUNTS, len(HISTORY))
     )
+
+
+def test_keeping_up_continues_whatever_version_the_previous_window_moved_to():
+    """2026-W13 moved to vLLM 0.18.0 and its line read "New in this window", though W12 had kept
+    up with 0.17.x the same way (#7412): keeping up is one line across versions."""
+    current = filler() + [
+        item(1, "[Misc] Upgrade vllm to 0.18.0", day=0, lines=3000, modules=("dependencies",)),
+        item(2, "[Bugfix] fix main2main spec decode", day=2, modules=("upstream-sync",)),
+        item(3, "[Misc] adapt to vLLM 0.18.0 sampler", day=3, modules=("upstream-sync",)),
+    ]
+    previous = [
+        item(90, "[Main2Main] Upgrade vllm commit to 0316", day=-5, modules=("upstream-sync",)),
+        item(91, "[Bugfix] fix main2main eagle", day=-4, modules=("upstream-sync",)),
+        item(92, "[Doc] update the FAQ", day=-3, modules=("docs",)),
+    ]
+    modules = ("upstream-sync", "dependencies")
+    up = next(
+        s
+        for s in find_storylines(current, previous, COUNTS, len(HISTORY), upgrade_modules=modules)
+        if s.key == "upgrades"
+    )
+    assert (up.status, up.previous_items) == ("continuing", 2)
+    alone = next(
+        s
+        for s in find_storylines(
+            current, previous[2:], COUNTS, len(HISTORY), upgrade_modules=modules
+        )
+        if s.key == "upgrades"
+    )
+    assert alone.status == "new"

@@ -1156,6 +1156,8 @@ class _Writer:
             if undone and all(why[n].strip() for n in undone):
                 kind = "revert_known"
         key = f"follow_ups.{kind}" + ("_days" if days is not None else "")
+        if kind == "fix_burst":
+            return Bullet(self.burst_follow_up(f), links=(link(f.item),), key=str(f.item.number))
         text = m.t(key, days=days, title=f.item.title)
         if f.kind == "other" or (f.reason and m.lang == "en" and not m.has(f"follow_ups.{f.kind}")):
             text += m.t("list.sentence") + f.reason

@@ -284,7 +284,9 @@ class Incident(Frozen):
     dropped); unfinished: merged with problems its description admits are open (reason: the
     description's sentence, "" when only the title says it); fix_burst: a feature or large change
     of a line of work, then several fixes of the same line touching its code (items: the change,
-    then the fixes in merge order; subject: the line's name)."""
+    then the fixes in merge order; subject: the line's name); interface: a setting users will
+    notice, added, removed, renamed or given a new default (items: the change; roles: the kind;
+    subject: the setting's name, "old → new" when renamed; reason: the description's sentence)."""
 
     kind: Literal[
         "revert",
@@ -295,6 +297,7 @@ class Incident(Frozen):
         "narrowed",
         "unfinished",
         "fix_burst",
+        "interface",
     ]
     items: tuple[int, ...]
     # per item: added | fixed | reverted | reverted_change | relanded | bump | follow_up | revert
@@ -366,6 +369,10 @@ class FollowUp(Frozen):
         "loosened",
         "unfinished",
         "narrowed",
+        # a setting removed or given a new default: tell users (items: the changes)
+        "interface",
+        # what a change says is temporary or comes next, in its own words (reason: its sentence)
+        "next_step",
         "other",
     ]
     item: ItemRef

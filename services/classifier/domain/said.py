@@ -1,0 +1,306 @@
+"""What a description says users will notice in how they configure or run the code, and what it
+says is left for later: `interface_of` and `next_steps_of`, over `digest._sections`' units.
+
+An interface change is an option, flag, argument, environment variable, configuration key or
+load format added, removed, renamed or given a new default ("remove `sp_threshold` in additional
+config", "a feature … enabled by the `VLLM_ASCEND_BALANCE_SCHEDULING` environment variable",
+"provide its own default `max_cudagraph_capture_size`", "add an new options for load-format:
+rfork"). A next step is a sentence that says the change is temporary or announces what comes
+after it ("This will be discard after …", "2nd PR for #5712", "Further testing should be done").
+Every sentence returned is a span of the body (the digest's `is_span`); names are written as
+the body writes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from shared.events.enriched import InterfaceChange
+
+MAX_CHANGES = 4
+MAX_STEPS = 2
+
+
+class _UnitLike(Protocol):
+    raw: list[str]
+
+    @property
+    def text(self) -> str: ...
+
+
+class _SectionLike(Protocol):
+    kind: str
+    units: list  # of _UnitLike
+
+
+# ---------------------------------------------------------------- interface changes
+
+# what users set: an option, a flag, an argument, an environment variable, a configuration key
+_NOUN = re.compile(
+    r"(?i)\b(?:options?|flags?|(?:cli |command[- ]line )?arguments?|args?|parameters?|params?"
+    r"|env(?:ironment)?[\s_-]*var(?:iable)?s?|envs?|config(?:uration)?s?|keys?|settings?|knobs?"
+    r"|switch(?:es)?|load[- ]formats?)\b(?!-)"
+)
+# a name as a sentence writes it: `--a-flag`, AN_ENV_VAR, a_config_key, a.dotted_key
+_FLAG = r"--[a-z][\w-]*[a-z0-9]"
+_ENV = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}"
+_SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.[a-z][a-z0-9_]*)*"
+_NAME = re.compile(rf"(?<![\w./-])(?:{_FLAG}|{_ENV}|{_SNAKE})(?![\w/-]|\.\w|\()")
+# a code span that can name a setting (not a call, a path, a file or an expression)
+_CODE = re.compile(r"`([^`\n]+)`")
+# (a code span names a setting as a flag, an environment variable or a lower-case key; not a
+# class, a private name or a call)
+_CODE_NAME = re.compile(rf"{_FLAG}|{_ENV}|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+(?:\.[a-z][a-z0-9_]*)*")
+_FILE = re.compile(r"\.(?:py|pyi|cpp|cc|c|h|hpp|cu|yaml|yml|json|toml|md|sh|txt)$")
+# the option named with its value: "options for load-format: rfork", "--load-format rfork"
+_VALUE_OF = re.compile(
+    r"(?i)\b(?:options?|values?|choices?|modes?)\s+(?:for|of|to)\s+(?P<name>-{0,2}[a-z][\w-]*)"
+    r"\s*[:=]\s*(?P<value>[\w.-]+)"
+)
+# the verbs that say what happens to a name, the nearest before it governing it
+_VERB = re.compile(
+    r"(?i)\b(?:(?P<added>add(?:s|ed|ing)?|introduc\w*|new|expos\w*|provid\w*)"
+    r"|(?P<removed>remov\w*|delet\w*|drop(?:s|ped|ping)?|deprecat\w*|retir\w*|get rid of)"
+    r"|(?P<renamed>renam\w*)"
+    r"|(?P<stop>and|but|while|reuse\w*|use[sd]?|using|keep\w*|replac\w*|read\w*|pass\w*|call\w*"
+    r"|instead|unchanged|preserved|if|when|fix\w*|caus\w*|find|found|miss\w*|support\w*|check\w*"
+    r"|warn\w*|log\w*|print\w*|patch\w*))\b"
+)
+# a verb of what happened before ("the bug introduced by #1229, which add an arg …"), not of
+# what this change does
+_BEFORE = re.compile(r"(?i)\b(?:which|that|previously|had|was|were)\s+$")
+_PASSIVE = re.compile(r"(?i)\s+(?:by|in)\b")
+# "in additional_config", "from PYTORCH_NPU_ALLOC_CONF": where the setting lives, not the setting
+_CONTAINER = re.compile(r"(?i)\b(?:in|to|under|into|of|from|via|for)\s+(?:the\s+)?$")
+# "renamed `a` to `b`", "`a` is renamed to `b`"
+_RENAMED_TO = re.compile(r"(?i)\brenamed?\b[^.]{0,40}?\bto\b")
+# a new default: the sentence says a default changes, not that one exists
+_DEFAULT = re.compile(
+    r"(?i)\b(?:(?:new|its own|changes?|changed|changing|set|sets)\s+(?:the\s+)?(?:\w+\s+){0,2}"
+    r"?defaults?|defaults?\s+(?:\w+\s+)?(?:was|has been|is now|now|changes?|changed|becomes?)\b"
+    r"|by default\b[^.]{0,40}\bnow\b|\bnow\b[^.]{0,40}\bby default"
+    r"|defaults? (?:to|of)\b[^.]{0,60}\b(?:instead of|now|changed|from)\b)"
+)
+_DEFAULT_WORD = re.compile(r"(?i)\bdefault(?:s|ed|ing)?\b")
+_NO_DEFAULT = re.compile(
+    r"(?i)\bno (?:\w+ )?default change|\b(?:not|never) chang\w* (?:the |any )?defaults?|\bin earlier"
+)
+NEAR_DEFAULT = 30  # characters between "default" and the name it is the default of
+# a sentence about code, not about what users set ("the with_prefill parameter from
+# set_ascend_forward_context", "parameter N of the kernel", "arg in model_runner_v1.py")
+_INTERNAL = re.compile(
+    r"(?i)\b(?:functions?|methods?|class(?:es)?|kernels?|signatures?|helpers?|attributes?|fields?"
+    r"|constexpr|qualifiers?|decorators?|return(?:s|ed)?|variables? in|ops?|operators?|operations?"
+    r"|folders?|director(?:y|ies)|implementations?)\b"
+    # a function's parameter: "the with_prefill parameter from set_ascend_forward_context"
+    r"|\b(?:param(?:eter)?s?|args?|arguments?)\s+(?:from|of|in|to)\s+(?:the\s+)?[a-z]\w*_\w+"
+)
+_CALL = re.compile(r"\w\.py\b|\w\(\)")
+_KEY_OF = re.compile(
+    r"""(?i)[\s"'`:,]*(?:(?:key|option|switch|section|block|named|config\w*)[\s"'`:,]*)*"""
+)
+MAX_PER_SENTENCE = 2
+_NOT_A_SETTING = re.compile(
+    r"(?i)^(?:true|false|none|null|self|cls|main|master|torch|vllm|npu|cpu|gpu|cuda|http\S*)$"
+)
+
+
+def _names(raw: str, sentence: str) -> list[tuple[int, str]]:
+    """The names in `sentence` (plain text) that may be settings, with where they stand in it:
+    code spans of the raw unit that look like a name, flags, environment variables, keys."""
+    found: dict[str, int] = {}
+    for m in _CODE.finditer(raw):
+        code = m.group(1).strip()
+        if (
+            _CODE_NAME.fullmatch(code)
+            and not _FILE.search(code)
+            and not _NOT_A_SETTING.match(code)
+            and (at := sentence.find(code)) >= 0
+            and not sentence.startswith("(", at + len(code))
+        ):
+            found.setdefault(code, at)
+    for m in _NAME.finditer(sentence):
+        if not _FILE.search(m.group(0)):
+            found.setdefault(m.group(0), m.start())
+    valued = set()
+    for m in _VALUE_OF.finditer(sentence):
+        valued.add(f"{m.group('name')}: {m.group('value')}")
+        found.setdefault(f"{m.group('name')}: {m.group('value')}", m.start("name"))
+    # a name inside a longer one found ("load-format" in "load-format: rfork") goes, and so does
+    # where a setting lives ("… option `x` in additional_config")
+    names = sorted(
+        (at, n)
+        for n, at in found.items()
+        if not any(n != o and n in o for o in found)
+        and (n in valued or not _CONTAINER.search(sentence, max(0, at - 12), at))
+    )
+    # "a new additional_config key `x`": the name after the noun is the setting
+    return [
+        (at, n)
+        for i, (at, n) in enumerate(names)
+        if i + 1 >= len(names) or not _KEY_OF.fullmatch(sentence, at + len(n), names[i + 1][0])
+    ][:MAX_PER_SENTENCE]
+
+
+def _governing(sentence: str, at: int) -> str | None:
+    """The kind the nearest verb before `at` gives the name there; None when a verb of another
+    clause ("… and reuse `x`") stands nearer, or the verb tells what happened before."""
+    last = None
+    for m in _VERB.finditer(sentence, max(0, at - 80), at):
+        last = m
+    if last is None or last.lastgroup == "stop":
+        return None
+    if _BEFORE.search(sentence, max(0, last.start() - 20), last.start()) or (
+        _PASSIVE.match(sentence, last.end()) and last.lastgroup != "removed"
+    ):
+        return None
+    return last.lastgroup
+
+
+def interface_of(
+    title: str,
+    sections: Iterable[_SectionLike],
+    user_facing: str,
+    sentences: Callable[[str], list[str]],
+    clip: Callable[[str], str],
+) -> tuple[InterfaceChange, ...]:
+    """The settings a change adds, removes, renames or gives a new default, from its description
+    (the user-facing answer first, then what it does) and its title. Nothing when the
+    description answers that users see no change."""
+    if user_facing == "no":
+        return ()
+    out: dict[str, InterfaceChange] = {}
+    ordered = sorted(
+        (s for s in sections if s.kind in ("uf", "what", "", "other")),
+        key=lambda s: 0 if s.kind == "uf" else 1,
+    )
+    for sec in ordered:
+        said_uf = sec.kind == "uf" and user_facing == "yes"
+        for u in sec.units:
+            text = u.text
+            if "`" not in " ".join(u.raw) and not _NAME.search(text) and "option" not in text:
+                continue
+            raw = " ".join(u.raw)
+            for s in sentences(text):
+                _add(out, s, raw, clip(s), said_uf)
+                if len(out) >= MAX_CHANGES:
+                    return tuple(out.values())
+    if title and len(out) < MAX_CHANGES:
+        _add(out, title.replace("`", ""), title, "", False)
+    return tuple(out.values())[:MAX_CHANGES]
+
+
+def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf: bool) -> None:
+    names = _names(raw, s)
+    if not names:
+        return
+    if _DEFAULT.search(s) and not _NO_DEFAULT.search(s) and not _INTERNAL.search(s):
+        # the name next to "default" ("its own default `x`", "`x` default changed")
+        for d in _DEFAULT_WORD.finditer(s):
+            near = [
+                (min(abs(at - d.end()), abs(d.start() - at - len(n))), n)
+                for at, n in names
+                if at - d.end() <= NEAR_DEFAULT and d.start() - at - len(n) <= NEAR_DEFAULT
+            ]
+            if near:
+                name = min(near)[1]
+                if name not in out:
+                    out[name] = InterfaceChange(kind="default", name=name, sentence=quoted)
+                return
+    # a sentence of what the change does must name what kind of setting it is; the answer to
+    # "user-facing change?" is about settings already
+    if (not said_uf and not _NOUN.search(s)) or _INTERNAL.search(s) or _CALL.search(s):
+        return
+    for i, (at, name) in enumerate(names):
+        if name in out:
+            continue
+        kind = _governing(s, at)
+        if kind is None:
+            continue
+        if kind == "renamed":
+            after = names[i + 1][1] if i + 1 < len(names) else ""
+            if not after or not _RENAMED_TO.search(s, 0, names[i + 1][0]):
+                continue
+            out[name] = InterfaceChange(kind="renamed", name=name, new_name=after, sentence=quoted)
+            return
+        out[name] = InterfaceChange(kind=kind, name=name, sentence=quoted)
+
+
+# ---------------------------------------------------------------- next steps
+
+# what a change says is temporary or comes after it, in its own words
+# how it was tested may call for more ("Further testing should be done"); nothing else there
+_FURTHER = (
+    r"\b(?:further|more|additional) (?:testing|tests|validation|verification|benchmark\w*"
+    r"|optimi[sz]ations?|work) (?:should|will|is|are|needs?|must)\b"
+)
+_NEXT_STEP = re.compile(
+    r"(?i)\bwill be (?:discard\w*|removed|dropped|reverted|deleted|cleaned up|replaced|deprecated"
+    r"|lifted|re-?enabled|re-?landed|turned back on)\b[^.]{0,100}?\b(?:after|once|when|until"
+    r"|in (?:a|the) (?:future|follow|next|later|separate|subsequent))"
+    # "temporarily", and "temporary" of a stopgap only: a temporary tensor, copy or cache is none
+    r"|\btemporarily\b(?!\s+(?:increas|all-?gather|gather|stor|hold|allocat|cach|occup|sav|buffer"
+    r"|cop(?:y|ies)|swap|offload)\w*)|\b(?:is|as|a|this|the) temporary (?:workaround|work-around|fix|solution|plan"
+    r"|measure|hack|patch|change|disable|skip|exclude|exclusion|compatibility|monkeypatch|stopgap)\b"
+    r"|\b(?:work-?around|stop-?gap)\b[^.]{0,80}?\buntil\b"
+    r"|\buntil\b[^.]{0,60}\b(?:is|are|gets?|get|has been|have been) (?:fixed|resolved|released"
+    r"|merged|supported|landed|available)\b"
+    r"|\b(?:the )?next steps? (?:is|are|will|would)\b|\bnext steps?\s*:"
+    r"|\bin (?:a|the|another) (?:follow[- ]?up|future|later|separate|subsequent|next) (?:pr|patch"
+    r"|change|commit)s?\b|\bfollow[- ]?up (?:prs?|patch(?:es)?|work) will\b"
+    r"|\b(?:1st|2nd|3rd|\d+th|first|second|third|fourth|fifth|last) (?:pr|part|step|patch)"
+    r" (?:of|for|in)\b"
+    r"|\b(?:currently|for now,?) (?:excludes?|skips?|disables?|ignores?)\b"
+    r"|\btodo\s*:\s*\S+(?:\s+\S+){2}"
+    r"|" + _FURTHER
+)
+_FURTHER_ONLY = re.compile("(?i)" + _FURTHER)
+# a step that is done now, or a stopgap ended, not announced: "this PR removes the workaround",
+# "the bug that previously required the test to be temporarily skipped has been fixed"
+_DONE_NOW = re.compile(
+    r"(?i)\b(?:remov\w*|revert\w*|drop\w*|delet\w*|clean\w* up|lift\w*|get rid of|restor\w*)\s+"
+    r"(?:the\s+|a\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?(?:temporary|workaround|work-around|hack"
+    r"|stop-?gap)|\bpreviously\b|\bhas been fixed\b|\bno longer\b|^\W*no\b"
+    # a stopgap of before ("It was a temporary solution", "Before we add the patches temporarily")
+    r"|\b(?:was|were|had been)\s+(?:a\s+|an\s+)?(?:\w+\s+)?temporar\w*|^\W*before\b"
+)
+# a sentence that runs on without its full stop ("… performance This will be discarded …", a
+# line break where the stop should be): the step's clause starts at the capital
+_RUN_ON = re.compile(r"(?<=[a-z0-9)])\s+(?=(?:This|It|These|That|We|The|Next|TODO)\b)")
+_TRAILING_URL = re.compile(r"(?:\s+\(?<?https?://\S+)+\s*$")
+
+
+def _step_clause(s: str, at: int) -> str:
+    """`s` from the run-on clause holding position `at` on, without links at its end."""
+    start = 0
+    for m in _RUN_ON.finditer(s, 0, at):
+        start = m.end()
+    return _TRAILING_URL.sub("", s[start:]).strip()
+
+
+def next_steps_of(
+    sections: Iterable[_SectionLike],
+    sentences: Callable[[str], list[str]],
+    clip: Callable[[str], str],
+) -> tuple[str, ...]:
+    """The sentences that say the change is temporary or announce what comes next, in the
+    body's order, at most MAX_STEPS; none from how it was tested except a call for more."""
+    out: list[str] = []
+    for sec in sections:
+        rx = _FURTHER_ONLY if sec.kind == "test" else _NEXT_STEP
+        for u in sec.units:
+            text = u.text
+            if not rx.search(text):
+                continue
+            for s in sentences(text):
+                m = rx.search(s)
+                if m is None or _DONE_NOW.search(s):
+                    continue
+                s = clip(_step_clause(s, m.start()))
+                if s not in out:
+                    out.append(s)
+                if len(out) >= MAX_STEPS:
+                    return tuple(out)
+    return tuple(out)

@@ -1724,7 +1724,7 @@ class _Writer:
                 else m.t("incidents.instability_anon")
             )
             parts = (head,) + tuple(joined)
-        if inc.across_windows and inc.kind != "revert":
+        if inc.across_windows and inc.kind not in ("revert", "fix_burst"):  # (a day says it)
             parts = parts + (m.t("incidents.across"),)
         if reason and (said := _said(inc.reason)):
             parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)

@@ -1347,9 +1347,9 @@ def _fix_bursts(
 ) -> list[Incident]:
     """A feature or large change of a line of work (merged in this window or the previous one)
     followed, later in the window, by BURST_FIXES fixes or more of the same line that touch its
-    code: instability, told once per line, naming the change and its fixes. Fixes a revert or a
-    fix-up chain already tells (`told`) are not counted again; a change that was reverted is the
-    revert's to tell."""
+    code and were opened after it: instability, told once per line, naming the change and its
+    fixes. Fixes a revert or a fix-up chain already tells (`told`) are not counted again; a change
+    that was reverted is the revert's to tell."""
     items, window = story.items, t.window
     merged = set(t.merged_prs)
     # a file touched by a fifth of the window's changes or more (the platform file, a CI list)
@@ -1406,7 +1406,11 @@ def _fix_bursts(
                 continue
             touched = code(lead)
             after = [n for n in fixes if (f_at := items[n].merged_at) is not None and f_at > at]
-            burst = [n for n in after if n not in told and touched & set(items[n].files)]
+            # a fix opened before the change (a lower number: 2026-W32's #12772 and #13012 beside
+            # the MoE refactor #13268) was not made to answer it
+            burst = [
+                n for n in after if n > lead and n not in told and touched & set(items[n].files)
+            ]
             if len(burst) < BURST_FIXES or len(burst) < BURST_SHARE * len(after):
                 continue
             if best is None or len(burst) > len(best[1]):

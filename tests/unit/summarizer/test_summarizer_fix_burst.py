@@ -201,3 +201,45 @@ def test_a_change_of_the_previous_window_is_followed_across_windows():
     assert told[0].items[1:] == tuple(f.number for f in DSV4_FIXES)
     # the earlier change is named with its title in the summary
     assert 9270 in {r.number for r in s.referenced}
+
+
+def test_fixes_opened_before_the_change_do_not_follow_it():
+    # 2026-W32's MoE line: the refactor #13268 merged on the previous Saturday, then three MoE
+    # fixes touching its files — two of them opened before it (#12772, #13012)
+    fused, routed = "vllm_ascend/ops/fused_moe/fused_moe.py", "vllm_ascend/ops/fused_moe/routed.py"
+    refactor = pr(
+        13268,
+        "[Refactor][Ops] Move Ascend routed experts logic out of MoE runner",
+        -2.0,
+        (fused, routed, "vllm_ascend/patch/platform/patch_fused_moe.py"),
+        additions=700,
+        deletions=600,
+    )
+    moe_fixes = [
+        fix(
+            12772,
+            "[Core][BugFix][Test] Fix sequence parallelism for both MoE and dense model",
+            0.1,
+            (fused,),
+        ),
+        fix(
+            13337, "[MTP][BugFix] Preserve MoE weight loaders during online updates", 2.0, (routed,)
+        ),
+        fix(13012, "[BugFix][Worker] Fix Level-2 sleep MoE weight reload layout", 4.0, (fused,)),
+    ]
+    others = [
+        pr(
+            13400 + k,
+            f"[Feature] MoE {what}",
+            1.0 + k,
+            (f"vllm_ascend/ops/moe_{k}.py",),
+            categories=("feature",),
+        )
+        for k, what in enumerate(("W8A8 dynamic LoRA", "gating top-k kernel"))
+    ]
+    s = summarize([*FILLER, refactor, *moe_fixes, *others])
+    assert not bursts(s)
+    # the same fixes opened after it are a burst
+    later = [replace(f, number=13300 + k) for k, f in enumerate(moe_fixes)]
+    s = summarize([*FILLER, refactor, *later, *others])
+    assert [i.items[0] for i in bursts(s)] == [13268]

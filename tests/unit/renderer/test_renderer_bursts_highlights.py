@@ -130,6 +130,19 @@ RFORK = merged(
 ).model_copy(update={"digest": Digest(what="Support an new load format: RFORK.")})
 
 
+OCR = merged(
+    pr(
+        7380,
+        "[Feature] Optimize DeepSeekOCR2 RelPosAttention and CustomQwen2Decoder and add doc for "
+        "DeepSeekOCR2.md",
+        "ocr-dev",
+        additions=900,
+    ),
+    10,
+    12,
+)
+
+
 def leftovers_summary():
     base = explained_summary()
     leftovers = Storyline(
@@ -147,8 +160,10 @@ def leftovers_summary():
             "key_prs": (
                 *base.key_prs,
                 KeyPR(item=RFORK, score=6.0, reasons=("feature", "user_facing", "large")),
+                # better scored, but nothing says what it is: after the one that says it
+                KeyPR(item=OCR, score=7.5, reasons=("feature", "measured_claim", "large")),
             ),
-            "appendix": base.appendix.model_copy(update={"merged_prs": (*MERGED, RFORK)}),
+            "appendix": base.appendix.model_copy(update={"merged_prs": (*MERGED, RFORK, OCR)}),
         }
     )
 
@@ -168,7 +183,8 @@ def test_highlights_are_lines_and_standout_changes_never_a_module_s_leftovers(
     assert leftover not in bullets and "Kernels" not in bullets
     # the named lines first, then the standout change of no line with its sentence
     heads = re.findall(r"(?m)^- \*\*(.+?)\*\*", bullets)
-    assert heads[-1] == title and len(heads) == 3
+    assert heads[-2] == title and len(heads) == 4
+    assert "DeepSeekOCR2" in heads[-1]
     rfork = next(ln for ln in bullets.splitlines() if title in ln)
     assert "Support an new load format: RFORK" in rfork and "#7392" in rfork
     # a key change picked for its size alone is no highlight

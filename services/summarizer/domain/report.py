@@ -422,6 +422,27 @@ _MINOR = re.compile(
     r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|"
     r"format(?:ting)?|comments?|docstrings?|readme|whitespace|wording|print(?:s|ing)?)\b"
 )
+# ... and whatever its [Feat] tag says when that is what it adds: a [Lint]/[Log] tag, or the
+# title's object before any "for / to / with …" ("Add npugraph_ex enablement logging", "Add lint
+# hooks for clang-format"; not "Support X with log probs", nor a quantization or weight format)
+_MINOR_TAG = re.compile(
+    r"(?i)\[(?:typos?|lint|style|format(?:ting)?|log(?:s|ging|ger)?|logger|print|comments?)\]"
+)
+_MINOR_OBJECT = re.compile(
+    r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|log level|lint(?:er|ing)?|"
+    r"formatting|code format|comments?|docstrings?|whitespace|wording|print(?:s|ing)?)\b"
+)
+_TITLE_HEAD = re.compile(
+    r"(?i)^(.*?)(?:\b(?:for|to|in|on|with|when|from|into|during|via|under|after|before|if|and|"
+    r"while)\b|[,;:(]|$)"
+)
+# a fix of wrong output, accuracy, NaN, a crash, a hang or a deadlock (its title says so, or its
+# description's symptom sentence does): it matters more than its size
+_SEVERE_TITLE = re.compile(
+    r"(?i)\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|crash\w*|segfault\w*|segmentation fault|"
+    r"core ?dump\w*|oom|out of memory|memory leak\w*|accuracy|precision|garbled|nan|"
+    r"(?:wrong|incorrect) (?:output|result|answer|value)s?|dead(?!\s+code))\b"
+)
 # "add / support / enable / introduce": new capability, when the module says model or platform
 _NEW = re.compile(
     r"(?i)\b(?:support(?:s|ed|ing)?|enabl(?:e|es|ed|ing)|add(?:s|ed|ing)?|"
@@ -431,6 +452,7 @@ _CLAIM_POINTS = 1.5
 _USER_FACING_POINTS = 0.75
 _SUPPORT_POINTS = 1.0
 _MINOR_POINTS = -2.5
+_SEVERE_FIX_POINTS = 1.5  # as much as a feature's kind: a NaN fix outranks a log line's [Feat]
 _LEAD_POINTS = 1.0
 _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
@@ -478,6 +500,34 @@ def _support_kind(snap: ItemSnapshot, tags: Tags) -> str | None:
     return None
 
 
+def is_minor(snap: ItemSnapshot, kinds: Iterable[str]) -> bool:
+    """A change of logging, lint, formatting, wording or typos: any title that names them, and a
+    feature's only when they are what it adds (its [Tag] or the object of its title)."""
+    title = snap.title or ""
+    if not _MINOR.search(title):
+        return False
+    if "feature" not in kinds:
+        return True
+    rest = _BRACKET_TAG.sub(" ", title).strip(" :")
+    head = _TITLE_HEAD.match(rest)
+    return bool(_MINOR_TAG.search(title)) or bool(head and _MINOR_OBJECT.search(head.group(1)))
+
+
+_BRACKET_TAG = re.compile(r"\[[^\]]*\]")
+
+
+def fixes_severe(snap: ItemSnapshot, tags: Tags) -> bool:
+    """A fix whose title or description's symptom sentence names wrong output, accuracy, NaN, a
+    crash, a hang or a deadlock."""
+    if not (_is_bugfix(tags) or _FIX_TITLE.search(snap.title or "")):
+        return False
+    symptom = tags.digest.symptom if tags.digest is not None else ""
+    return bool(symptom) or bool(_SEVERE_TITLE.search(snap.title or ""))
+
+
+_FIX_TITLE = re.compile(r"(?i)^\W*(?:\[[^\]]*\]\W*)*(?:bug\s*fix|fix|hotfix)\w*\b|\[bug\s*fix\]")
+
+
 def aside_only(files: Sequence[FileChange]) -> bool:
     """Whether a change touches tests, CI or docs alone (some files, none of them code)."""
     return bool(files) and all(file_kind(f.path) is not None for f in files)
@@ -507,10 +557,14 @@ def score_pr(
     aside = aside_only(snap.files)
     user_facing = digest is not None and digest.user_facing == "yes" and not aside
     support = _support_kind(snap, tags)
-    minor = bool(_MINOR.search(snap.title or "")) and support is None and "feature" not in kinds
+    severe = fixes_severe(snap, tags)
+    minor = is_minor(snap, kinds) and support is None and not severe
     removal = _is_removal(snap)
     upgrade = _is_broad_upgrade(snap, tags, policy, files)
-    kind_points = sum(policy.category_points.get(k, 0.0) for k in kinds)
+    # a [Feat] that adds a log line is no feature: its kind gives nothing but what it lacks
+    kind_points = sum(
+        policy.category_points.get(k, 0.0) for k in kinds if not (minor and k == "feature")
+    )
     # (name, value, points): only the signals that give points become part of the report
     candidates: list[tuple[str, int, float]] = [
         ("size", lines, min(3.0, math.log10(1 + lines))),
@@ -535,6 +589,7 @@ def score_pr(
         ),
         ("support", 1 if support else 0, _SUPPORT_POINTS if support else 0.0),
         ("minor", 1 if minor else 0, _MINOR_POINTS if minor else 0.0),
+        ("severe_fix", 1 if severe else 0, _SEVERE_FIX_POINTS if severe else 0.0),
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
         ("removal", 1 if removal else 0, _REMOVAL_POINTS if removal else 0.0),
@@ -567,7 +622,13 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("upgrade")
     if "removal" in got:
         out.append("removal")
-    elif "feature" in kinds and not support and not kinds & _TOOLING_KINDS and not _is_bugfix(tags):
+    elif (
+        "feature" in kinds
+        and not support
+        and not kinds & _TOOLING_KINDS
+        and not _is_bugfix(tags)
+        and "minor" not in got
+    ):
         out.append("feature")  # (a new CI workflow or test is no product feature)
     if "claims" in got:
         out.append("measured_claim")

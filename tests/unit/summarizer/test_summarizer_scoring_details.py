@@ -253,7 +253,10 @@ def test_a_key_pr_shows_its_latest_title():
     "title,categories,minor",
     [
         ("Fix typo in logging", (), True),
-        ("Fix typo in logging", ("feature",), False),  # a feature is never a tweak
+        # a feature is a tweak when a typo or a log line is what it adds (2026-03-24: real #7574
+        # "[Feat] Add npugraph_ex enablement logging"), not when logging is only its context
+        ("Fix typo in logging", ("feature",), True),
+        ("Support the scheduler with logging of stats", ("feature",), False),
         ("Tidy the scheduler", (), False),
     ],
 )

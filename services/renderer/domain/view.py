@@ -721,7 +721,8 @@ class _Writer:
         """One change as a highlight: its title (without [Tags]) as the head, its what-sentence
         (else why it was picked), and its link."""
         m, item = self.m, k.item
-        head = _TITLE_TAGS.sub("", item.title).strip() or item.title
+        # (a title's closing stop is no part of a head: "… training-inference consistency.")
+        head = (_TITLE_TAGS.sub("", item.title).strip() or item.title).rstrip(" .。")
         if m.lang != "en" and not _CJK.search(head):
             head = m.t("quote.title", text=head)  # an English title in another language's report
         what = self.highlight_what(item)

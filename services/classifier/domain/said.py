@@ -76,6 +76,10 @@ _PASSIVE = re.compile(r"(?i)\s+(?:by|in)\b")
 _CONTAINER = re.compile(r"(?i)\b(?:in|to|under|into|of|from|via|for)\s+(?:the\s+)?$")
 # "renamed `a` to `b`", "`a` is renamed to `b`"
 _RENAMED_TO = re.compile(r"(?i)\brenamed?\b[^.]{0,40}?\bto\b")
+_RENAMED_AS = re.compile(
+    r"""(?i)[\s`'"]*(?:(?:option|flag|key|variable|argument|parameter|setting)[\s`'"]*)?"""
+    r"(?:(?:is|are|was|were|has been|have been|gets?|got)\s+)?renamed\s+(?:to|as|into)[\s`'\"]*"
+)
 # a new default: the sentence says a default changes, not that one exists
 _DEFAULT = re.compile(
     r"(?i)\b(?:(?:new|its own|changes?|changed|changing|set|sets)\s+(?:the\s+)?(?:\w+\s+){0,2}"
@@ -134,7 +138,11 @@ def _names(raw: str, sentence: str) -> list[tuple[int, str]]:
         (at, n)
         for n, at in found.items()
         if not any(n != o and n in o for o in found)
-        and (n in valued or not _CONTAINER.search(sentence, max(0, at - 12), at))
+        and (
+            n in valued
+            or not _CONTAINER.search(sentence, max(0, at - 12), at)
+            or _RENAMED_TO.search(sentence, max(0, at - 60), at)  # (the new name)
+        )
     )
     # "a new additional_config key `x`": the name after the noun is the setting
     return [
@@ -216,6 +224,11 @@ def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf
     for i, (at, name) in enumerate(names):
         if name in out:
             continue
+        if i + 1 < len(names) and _RENAMED_AS.fullmatch(s, at + len(name), names[i + 1][0]):
+            # "`a` is renamed to `b`", "`a` has been renamed as `b`"
+            new = names[i + 1][1]
+            out[name] = InterfaceChange(kind="renamed", name=name, new_name=new, sentence=quoted)
+            return
         kind = _governing(s, at)
         if kind is None:
             continue

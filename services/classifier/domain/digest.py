@@ -823,6 +823,9 @@ _CONTEXT = re.compile(
             # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
             r"|(?:caused|broken|regressed)\s+by\s+",
             _PR,
+            # "Recover … test case that been incorrectly skipped in PR: <link>" (real #7505)
+            r"|(?:incorrectly|wrongly|mistakenly|accidentally)\s+(?:[\w-]+\s+){1,2}(?:in|by)\s+",
+            _PR,
             ")",
             r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?",
             _PR,
@@ -860,6 +863,10 @@ _CONTEXT_WORDS = (
     "caused",
     "broken",
     "regressed",
+    "incorrectly",
+    "wrongly",
+    "mistakenly",
+    "accidentally",
 )
 # what follows "reverting #N" when it reports an experiment ("... restores BF16 accuracy")
 _TRIED = re.compile(
@@ -881,6 +888,12 @@ _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
 _REF_GATE = re.compile(r"#\d|github\.com/|revert", re.I)
 UPSTREAM = "vllm-project/vllm"
 _KINDS = ("fix_up", "follow_up", "reverts", "backport", "fixes")
+
+
+def _link_end(src: str, at: int) -> int:
+    """Where a reference ends: after the ")" of a Markdown link `[text](url)` whose url ends at
+    `at`, else `at`."""
+    return at + 1 if src[at : at + 1] == ")" else at
 
 
 def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
@@ -930,6 +943,17 @@ _REGRESSED = re.compile(
     r"[^.]{0,80}?\b(?:caus(?:es|ed|ing)|introduc(?:es|ed)|leads? to|led to|results? in"
     r"|breaks?|broke)\b[^.]{0,60}?\b(?:regressions?|bugs?|breakages?|failures?|crash(?:es)?"
     r"|errors?|hangs?|degradation|drops?)\b",
+    re.I,
+)
+# "After PR [non-sp-padding](<link>), kimi2.5 with flashcomm1 will raise an error" (real #7614):
+# a change that broke something, named as what came before the breakage
+_AFTER_PR = re.compile(
+    r"\b(?:after|since)\s+(?:the\s+)?(?:pr|pull request|commit|change)\s*:?\s*(?:\[[^\]]*\]\()?$",
+    re.I,
+)
+_BROKE_AFTER = re.compile(
+    r"(?:[^.]|\.(?=\w)){0,160}?\b(?:raises?|raised|throws?|errors?|fails?|failed|failures?|crash(?:es|ed)?"
+    r"|breaks?|broke|broken|regress(?:es|ed|ions?)?|hangs?|wrong|incorrect|nan)\b",
     re.I,
 )
 _TOLD = ("reverts", "fix_up")
@@ -1103,6 +1127,13 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             ):
                 # "the optimization introduced by #11266 causes an accuracy regression": this
                 # change answers a regression of that one
+                kind = "fix_up"
+            if (
+                kind is None
+                and other is None
+                and _AFTER_PR.search(window)
+                and _BROKE_AFTER.match(src, _link_end(src, m.end()), min(len(src), m.end() + 200))
+            ):
                 kind = "fix_up"
             if kind is None:
                 last_kind, last_end = None, m.end()

@@ -134,6 +134,7 @@ def test_trusted_construction_is_model_construct():
                 affiliations=(),
                 ecosystems=(tag,),
                 categories=(),
+                topics=(),
                 bot=True,
                 bot_rule="bot:known-login",
                 digest=None,

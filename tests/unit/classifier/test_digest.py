@@ -794,6 +794,39 @@ def test_a_change_fixing_what_another_caused_is_its_fix_up():
 
 
 @pytest.mark.parametrize(
+    "number,broke",
+    [
+        # "After PR [non-sp-padding](<link>), kimi2.5 open flashcomm1 will raise an error" (W13)
+        (7614, 7297),
+        # "… test case that been incorrectly skipped in PR: <link>" (2026-W13)
+        (7505, 7412),
+        # "Since PR #2614 310I Duo been broken."
+        (3455, 2614),
+        # "It was accidentally re-introduced by vllm-project/vllm-ascend#6043"
+        (14643, 6043),
+    ],
+)
+def test_a_change_that_answers_a_breakage_after_another_is_its_fix_up(number, broke):
+    """A change named as what came before a breakage, or as where something went wrong by
+    mistake, is a fix-up of it (the 2026-W13 reading missed #7297 → #7614)."""
+    _row, d = real(number)
+    assert ("fix_up", broke) in {(r.kind, r.number) for r in d.refs}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "After PR #12, we can now support the new scheduler.",
+        "Since PR #12 landed, the cache is shared by both workers.",
+        "After PR #12 the kernel is 2x faster.",
+        "This was intentionally skipped in PR #12 and stays skipped.",
+    ],
+)
+def test_after_a_change_without_a_breakage_is_no_fix_up(body):
+    assert all(r.kind != "fix_up" for r in digest_of("x", body).refs)
+
+
+@pytest.mark.parametrize(
     "number,start",
     [
         # where the change comes from is passed over for what it does (2026-W04, W23 readings)

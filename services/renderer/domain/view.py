@@ -689,12 +689,18 @@ class _Writer:
         return [st for st in self.s.storylines if st.evidence != "module"][:MAX_HIGHLIGHTS]
 
     def standout_changes(self, room: int, any_reason: bool = False) -> list[KeyPR]:
-        """Key changes in no named line that are news on their own (STANDOUT_REASONS), best
-        first; with `any_reason` (no line to tell at all) the best key changes of no line."""
+        """Key changes in no named line that are news on their own (STANDOUT_REASONS), those
+        whose what-sentence fits a highlight first (a highlight says what the change is: 2026-W13's
+        #7392 "Support an new load format: RFORK" before a change told only by why it was picked),
+        each group best first; with `any_reason` (no line to tell at all) the best key changes of
+        no line."""
         if room <= 0:
             return []
         named = {i.number for st in self.highlight_lines() for i in st.items}
-        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))
+        keys = sorted(
+            self.s.key_prs,
+            key=lambda k: (not self.highlight_what(k.item), -k.score, k.item.number),
+        )
         out = [
             k
             for k in keys
@@ -705,16 +711,21 @@ class _Writer:
         ]
         return out[: min(room, MAX_STANDOUT_CHANGES if any_reason else room)]
 
+    def highlight_what(self, item: ItemRef) -> str:
+        """A change's what-sentence as a highlight tells it; "" when it does not fit or only
+        repeats the title (a description that repeats its title says nothing more)."""
+        what = self.fitted_what(item, CLIP_HIGHLIGHT).rstrip("。.！!")
+        return "" if _bare(what) == _bare(item.title) else what
+
     def change_highlight(self, k: KeyPR) -> Bullet:
         """One change as a highlight: its title (without [Tags]) as the head, its what-sentence
         (else why it was picked), and its link."""
         m, item = self.m, k.item
-        head = _TITLE_TAGS.sub("", item.title).strip() or item.title
+        # (a title's closing stop is no part of a head: "… training-inference consistency.")
+        head = (_TITLE_TAGS.sub("", item.title).strip() or item.title).rstrip(" .。")
         if m.lang != "en" and not _CJK.search(head):
             head = m.t("quote.title", text=head)  # an English title in another language's report
-        what = self.fitted_what(item, CLIP_HIGHLIGHT).rstrip("。.！!")
-        if what and _bare(what) == _bare(item.title):
-            what = ""  # a description that repeats its title says nothing more
+        what = self.highlight_what(item)
         if what:
             self.said_whats.add(item.number)
         text = m.t("quote.what", text=what) if what else self.reasons_text(k)
@@ -1724,7 +1735,7 @@ class _Writer:
                 else m.t("incidents.instability_anon")
             )
             parts = (head,) + tuple(joined)
-        if inc.across_windows and inc.kind != "revert":
+        if inc.across_windows and inc.kind not in ("revert", "fix_burst"):  # (a day says it)
             parts = parts + (m.t("incidents.across"),)
         if reason and (said := _said(inc.reason)):
             parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)

@@ -1603,6 +1603,9 @@ _BROKE = re.compile(
 )
 
 
+MIN_UPGRADE_FILES = 3  # an upgrade of the project touches its build, its code and its CI
+
+
 def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Incident]:
     """A dependency or upstream bump merged in the window, then the fixes that followed it (within
     `upgrade_fallout_days`, in the same upgrade area or pointing at the bump)."""
@@ -1635,8 +1638,15 @@ def _upgrade_fallout(t: _Tally, story: _Story, policy: ReportPolicy) -> list[Inc
         # a bump of CI tooling only (a GitHub action) is followed by fixes that name it, never by
         # whatever fix lands in the upgrade area next (2025-W52: actions/checkout 6 "followed by"
         # a transformers pin for Qwen3-VL)
+        # nor by an upgrade of one component ("Recompute scheduler upgrade to vLLM 0.18.0", one
+        # file: 2026-W13's #7709 adapting model runner v2 was no fallout of it): what did not
+        # move the project brings nothing that a fix in the area answers unless it says so
         same_area = [
-            b for b in earlier if {_fold(m) for m in item.modules} & upgrade and not ci_only(b)
+            b
+            for b in earlier
+            if {_fold(m) for m in item.modules} & upgrade
+            and not ci_only(b)
+            and (not b.files or len(b.files) >= MIN_UPGRADE_FILES)
         ]
         if pointed:
             fixes[pointed[-1].number].append(item.number)

@@ -208,6 +208,7 @@ def test_upgrade_fallout_goes_to_the_biggest_upgrade_before_the_fix():
             additions=2000,
             deletions=3000,
             modules=("upstream-sync",),
+            files=("Dockerfile", "requirements.txt", "vllm_ascend/worker/model_runner.py"),
         ),
         pr(
             41,

@@ -102,7 +102,13 @@ def test_added_fixed_and_reverted_is_one_instability_line_in_merge_order():
 
 def test_a_bump_followed_by_fixes_in_its_area_is_upgrade_fallout():
     items = [
-        pr(40, "[Misc] Upgrade vLLM to v0.21.0", at(0), modules=("upstream-sync",)),
+        pr(
+            40,
+            "[Misc] Upgrade vLLM to v0.21.0",
+            at(0),
+            modules=("upstream-sync",),
+            files=("Dockerfile", "requirements.txt", "vllm_ascend/worker/model_runner.py"),
+        ),
         pr(
             41,
             "[BugFix] adapt to the new scheduler interface",
@@ -125,6 +131,28 @@ def test_a_bump_followed_by_fixes_in_its_area_is_upgrade_fallout():
     fallout = [i for i in s.incidents if i.kind == "upgrade_fallout"]
     assert [(i.items, i.roles) for i in fallout] == [((40, 41, 42), ("bump", "fixed", "fixed"))]
     assert fallout[0].subject == "vLLM v0.21.0"
+
+
+def test_an_upgrade_of_one_component_brings_no_fallout_in_the_area():
+    """2026-W13: "[Misc] Recompute scheduler upgrade to vLLM 0.18.0" (#7675, one file) was
+    "followed by" #7709, which adapted model runner v2 to upstream — no fallout of it; a fix that
+    names the change still is."""
+    one = dict(modules=("upstream-sync",), files=("vllm_ascend/core/recompute_scheduler.py",))
+    fix = dict(modules=("upstream-sync",), categories=("bugfix",))
+    items = [
+        pr(40, "[Misc] Recompute scheduler upgrade to vLLM 0.18.0", at(0), **one),
+        pr(41, "[bugfix] adapt to main2main for model runnerv2", at(1), **fix),
+    ]
+    assert not [i for i in summarize(items).incidents if i.kind == "upgrade_fallout"]
+    named = pr(
+        42,
+        "[BugFix] fix the recompute scheduler after #40",
+        at(2),
+        digest=Digest(refs=(Reference(kind="fix_up", number=40),)),
+        **fix,
+    )
+    fallout = [i for i in summarize([*items, named]).incidents if i.kind == "upgrade_fallout"]
+    assert [i.items for i in fallout] == [(40, 42)]
 
 
 # real titles of the vllm-ascend history and what each says it upgrades to, read by hand

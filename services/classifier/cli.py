@@ -135,16 +135,26 @@ def parse_item(line: str) -> ItemSnapshot:
 def as_json(
     item: ItemSnapshot, tags: Tags, ruleset: CompiledRuleSet, trace: dict[str, str] | None = None
 ) -> str:
+    rules = fired_rules(tags)
+    fired = set(rules)
     data = {
         "number": item.number,
         "title": item.title,
         "profile": ruleset.ref.profile,
         "version": ruleset.ref.version,
         **tags.model_dump(mode="json"),
-        "rules": fired_rules(tags),
+        "rules": rules,
         # rule id -> what made it fire ("title prefix [ROCm]", "changed csrc/rocm/x.cu")
-        "evidence": {**(trace or {}), **{r.rule: r.reason for r in tags.risks}},
+        "evidence": {
+            **{k: v for k, v in (trace or {}).items() if k in fired},
+            **{r.rule: r.reason for r in tags.risks},
+        },
     }
+    # what the rule set left out and why ("labeler:limits", "modules:incidental": a module whose
+    # files are no real part of the change, "categories:ci-share": a CI kind of a code change)
+    notes = {k: v for k, v in (trace or {}).items() if k not in fired}
+    if notes:
+        data["notes"] = notes
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -171,7 +181,11 @@ def explain_text(
     section("modules", tags.modules)
     if "labeler:limits" in trace:  # labeler labels a v6.1+ limit kept out
         lines.append(f"    (labeler: {trace['labeler:limits']})")
+    if "modules:incidental" in trace:  # path-only modules no real part of the change
+        lines.append(f"    ({trace['modules:incidental']})")
     section("categories", tags.categories)
+    if "categories:ci-share" in trace:  # a CI kind of a change that is mostly code
+        lines.append(f"    ({trace['categories:ci-share']})")
     section("ecosystems", tags.ecosystems)
     section("topics", tags.topics)
     section("affiliations", tags.affiliations)

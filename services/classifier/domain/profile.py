@@ -23,7 +23,9 @@ from .profile_errors import ProfileError, error_line
 #    a sentence, and a revert's reason is never its test note
 # 5: a revert's reason may be that it is undone on purpose for a while ("the main branch is freeze")
 # 7: tags carry the profile's topics
-ENGINE_VERSION = "7"
+# 8: a module that paths alone give counts only as a real part of the change; a CI kind needs
+#    most of the change in CI, build, test or docs configuration (shares.py)
+ENGINE_VERSION = "8"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

@@ -19,6 +19,7 @@ from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option
 from .indexes import CompiledMatch, FileFacts, ItemView, SignalIndex
 from .profile import AffiliationRule, MatchSpec, ModuleRule, Profile, RiskRule, ruleset_version
 from .profile_errors import ProfileError
+from .shares import CI_CONFIG_GLOBS, CI_KINDS, CI_SHARE, ci_share, incidental, line_counts
 from .tokens import _any_regex, _files_text
 
 
@@ -85,6 +86,8 @@ class CompiledRuleSet:
     max_files_changed: int | None = None
     changed_files_labels_limit: int | None = None
     warnings: tuple[str, ...] = ()  # what loading ignored (unknown labeler keys), to be logged
+    # CI, build, test and docs configuration: a CI kind needs most of a change there (shares.py)
+    config_bits: int = 0
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
@@ -192,7 +195,9 @@ class CompiledRuleSet:
             risks=tuple(self._risks(v)),
             affiliations=tuple(affiliations),
             ecosystems=tuple(self._named(self.ecosystems, "ecosystem", v, trace)),
-            categories=tuple(self._named(self.categories, "category", v, trace)),
+            categories=tuple(
+                self._ci_kinds(v, self._named(self.categories, "category", v, trace), trace)
+            ),
             topics=tuple(self._named(self.topics, "topic", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
@@ -211,6 +216,7 @@ class CompiledRuleSet:
             self.max_files_changed is not None or self.changed_files_labels_limit is not None
         ):
             tags = self._labeler_limits(v, tags, trace)
+        tags = self._real_part(v, tags, trace)
         mode = self.profile.codeowners.mode
         if (
             self.owners is not None
@@ -262,6 +268,57 @@ class CompiledRuleSet:
             trace["labeler:limits"] = f"skipped {', '.join(t.name for t in new)}: {why}"
         dropped = {id(t) for t in new}
         return [t for t in tags if id(t) not in dropped]
+
+    def _real_part(self, v: ItemView, tags: list[Tag], trace: dict[str, str] | None) -> list[Tag]:
+        """Modules that file paths alone gave stay when their files are a real part of the
+        change (shares.py); a title, a label or a keyword always counts."""
+        if len(tags) < 2:
+            return tags
+        counts = line_counts(v.item)
+        if counts is None:
+            return tags
+        matches = dict(self.modules)
+        base, head = v.item.base_branch, v.item.head_branch
+
+        def files_of(tag: Tag) -> list[str] | None:
+            match = matches.get(tag.name)
+            if (
+                match is None
+                or not tag.rule.endswith("/files")
+                or tag.name in self.labeler_file_labels  # (labels follow actions/labeler)
+                or match.has_branches  # a branch is no share of the lines
+            ):
+                return None
+            return v.file_facts.files_hit(match, base, head) or None
+
+        kept, left = incidental(tags, counts, files_of)
+        if left and trace is not None:
+            for t in tags:
+                if t.name in left:
+                    trace.pop(t.rule, None)
+            total = sum(counts.values())
+            trace["modules:incidental"] = "left out " + ", ".join(
+                f"{name} ({lines} of {total} changed lines)" for name, lines in left.items()
+            )
+        return kept
+
+    def _ci_kinds(self, v: ItemView, tags: list[Tag], trace: dict[str, str] | None) -> list[Tag]:
+        """A CI kind stays when CI, build, test or docs configuration is most of the change."""
+        if not self.config_bits or not any(t.name in CI_KINDS for t in tags):
+            return tags
+        share, config, total = ci_share(v.files.paths, v.files.masks, self.config_bits, v.item)
+        if share >= CI_SHARE:
+            return tags
+        if trace is not None:
+            for t in tags:
+                if t.name in CI_KINDS:
+                    trace.pop(t.rule, None)
+            unit = "changed lines" if line_counts(v.item) is not None else "files"
+            trace["categories:ci-share"] = (
+                f"no CI kind: {config} of {total} {unit} are CI, build, test or docs "
+                f"configuration (under {CI_SHARE:.0%})"
+            )
+        return [t for t in tags if t.name not in CI_KINDS]
 
     def _owner_areas(self, v: ItemView) -> list[str]:
         """Areas of the last matching CODEOWNERS line per file, most-changed first."""
@@ -541,6 +598,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         for r in profile.affiliations
     ]
     tests_bits = table.bits(profile.tests.paths)
+    config_bits = table.bits(CI_CONFIG_GLOBS) | tests_bits
     # one glob for "is documentation", so that all files matching it is one AND of masks
     docs = profile.docs_paths
     docs_bits = (
@@ -605,6 +663,7 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         max_files_changed=options.get("max-files-changed"),
         changed_files_labels_limit=options.get("changed-files-labels-limit"),
         warnings=tuple(warnings),
+        config_bits=config_bits | docs_bits,
     )
 
 

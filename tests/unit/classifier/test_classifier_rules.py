@@ -622,7 +622,8 @@ CATEGORY_CASES = [
     ("[Releases] [ROCm] Enable nightly wheels", [], "release"),
     ("[Doc] Document EAGLE-3", [], "docs"),
     ("[Refactor] Move helpers", [], "refactor"),
-    ("Something about AITER", ["csrc/rocm/attention.cu"], "platform-ci"),  # via the rocm module
+    # via the rocm module, when the change is CI configuration: AMD's CI is ROCm work
+    ("Something about AITER", [".buildkite/scripts/hardware_ci/run-amd-test.sh"], "platform-ci"),
     ("[ROCm][Perf] Faster MLA", [], "performance"),
 ]
 
@@ -631,6 +632,17 @@ CATEGORY_CASES = [
 def test_first_category(title, files, category):
     tags = builtin(LLM).classify(item(title, files))
     assert tags.categories and tags.categories[0].name == category, rules(tags.categories)
+
+
+def test_a_ci_kind_needs_most_of_the_change_in_ci_build_test_or_docs_configuration():
+    """ROCm code is ROCm work, not CI (the rocm module alone no longer makes it platform-ci);
+    a [CI] title over a source change made for CI's sake is code too."""
+    rocm = builtin(LLM).classify(item("Something about AITER", ["csrc/rocm/attention.cu"]))
+    assert "platform-ci" not in names(rocm.categories)
+    ci = [(".github/workflows/ci.yml", 30, 0), ("vllm/worker/runner.py", 40, 5)]
+    assert "platform-ci" not in names(builtin(LLM).classify(item("[CI] Fix CI", ci)).categories)
+    ci = [(".github/workflows/ci.yml", 30, 0), ("tests/test_x.py", 60, 0), ("vllm/a.py", 2, 1)]
+    assert "platform-ci" in names(builtin(LLM).classify(item("[CI] Fix CI", ci)).categories)
 
 
 def test_rfc_category_only_for_issues():
@@ -670,7 +682,8 @@ def test_classification_is_deterministic(seed):
         ("scheduler/core", "module:scheduler/core/files"),
         ("kernels", "module:kernels/files"),
     ]
-    assert [t.name for t in here.categories] == ["bugfix", "platform-ci"]
+    # (no platform-ci: the change is code, not CI configuration)
+    assert [t.name for t in here.categories] == ["bugfix"]
     assert [r.name for r in here.risks] == [
         "core-change",
         "core-without-tests",

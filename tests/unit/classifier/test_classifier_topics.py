@@ -172,4 +172,47 @@ def test_vllm_ascend_names_its_chip_generation_once():
         "[Model] Support Qwen3-30B-A5B",
         "[Doc][Misc] Unify the naming of Qwen3-30B-A3B for Atlas 310P",
     ):
-        assert rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics == (), title
+        got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
+        assert "Ascend 950 (A5)" not in got, title
+
+
+@pytest.mark.parametrize(
+    "profile,title,topic",
+    [
+        # real titles of the vllm-ascend history: an acronym is named with what it is
+        ("vllm-ascend", "[MRV2][Feature] SFA C8 supports ModelRunnerV2.", "C8 (INT8 KV cache)"),
+        (
+            "vllm-ascend",
+            "[MRV2][Feature] SFA C8 supports ModelRunnerV2.",
+            "SFA (sparse flash attention)",
+        ),
+        (
+            "vllm-ascend",
+            "[310P] Add a PyTorch implementation of the GDN gating operator",
+            "310P (Atlas 300I inference cards)",
+        ),
+        (
+            "vllm-ascend",
+            "[BugFix][SpecDecode] Fix low MTP acceptance rate for SFA (MTP>1)",
+            "MTP (multi-token prediction)",
+        ),
+        (
+            "vllm",
+            "[Feature] Support prefill context parallel for GQA",
+            "PCP (prefill context parallelism)",
+        ),
+        ("vllm", "[EPLB] Fix expert load balancer stats", "EPLB (expert load balancing)"),
+    ],
+)
+def test_an_acronym_line_is_named_with_what_it_is(profile, title, topic):
+    """A reader of 2026-W13: "say what 310P, A5 and C8 are" — the profile names the line."""
+    rs = builtin(profile)
+    got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
+    assert topic in got, (title, got)
+
+
+def test_an_acronym_inside_a_word_is_no_topic():
+    rs = builtin("vllm-ascend")
+    for title in ("[Bugfix] fix the sfa_v1 import", "Fix DCPP typo", "Add c80 config"):
+        got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
+        assert not any(t.startswith(("C8", "DCP")) for t in got), (title, got)

@@ -205,6 +205,27 @@ def _main_clause_after(sentence: str, limit: int) -> str:
     return ""
 
 
+_GITHUB_REF = re.compile(
+    r"https?://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/(?:issues|pull|pulls)/(?P<n>\d+)"
+    r"(?:/[\w./-]*[\w/])?(?:[?#][^\s)]*[^\s).,;:!?])?"
+)
+
+
+def short_refs(text: str, repo: str) -> str:
+    """A GitHub issue or PR address in a quoted sentence as GitHub writes it: "#5712" in its own
+    repository, "owner/name#N" in another ("2nd PR for https://github.com/o/r/issues/5712, …"
+    read as a raw URL in the middle of a line)."""
+    if "github.com/" not in text:
+        return text
+
+    def short(m: re.Match[str]) -> str:
+        other = m.group("repo")
+        n = m.group("n")
+        return f"#{n}" if other.casefold() == repo.casefold() else f"{other}#{n}"
+
+    return _GITHUB_REF.sub(short, text)
+
+
 def fit_sentence(text: str, limit: int) -> str:
     """The opening of `text` told within `limit` characters without cutting into a clause: its
     first sentences that fit; else, when the first sentence is too long, its head up to a comma,

@@ -41,6 +41,7 @@ from .text import (
     fit_sentence,
     num,
     one_decimal,
+    short_refs,
     short_version,
     signed,
     stamp,
@@ -1249,7 +1250,8 @@ class _Writer:
         d = item.digest if item is not None else None
         if d is None or d.template_only or not d.what.strip():
             return ""
-        return _span(without_lead_in(" ".join(d.what.split())), limit or EXCERPT_WHAT)
+        what = short_refs(" ".join(d.what.split()), self.s.repo)
+        return _span(without_lead_in(what), limit or EXCERPT_WHAT)
 
     def fitted_what(self, item: ItemRef | None, limit: int) -> str:
         """The what-sentence told within `limit` characters: whole sentences or a main clause
@@ -1258,7 +1260,8 @@ class _Writer:
         if d is None or d.template_only or not d.what.strip():
             return ""
         # (a span that ends at a list's ";" or ":" reads as cut: the clause before it is whole)
-        return fit_sentence(without_lead_in(" ".join(d.what.split())), limit).rstrip(" ;,:；，：")
+        what = short_refs(" ".join(d.what.split()), self.s.repo)
+        return fit_sentence(without_lead_in(what), limit).rstrip(" ;,:；，：")
 
     def fitted_excerpt(self, item: ItemRef, limit: int) -> str:
         """A description's opening (an older summary without a digest) told as `fitted_what`
@@ -1375,9 +1378,10 @@ class _Writer:
         )
         # the lead's sentence when it fits whole (or as its main clause), else the roles say it
         summary = (
-            fit_sentence(without_lead_in(" ".join(st.summary.split())), CLIP_HIGHLIGHT).rstrip(
-                "。.！!"
-            )
+            fit_sentence(
+                without_lead_in(short_refs(" ".join(st.summary.split()), self.s.repo)),
+                CLIP_HIGHLIGHT,
+            ).rstrip("。.！!")
             if st.summary and not told
             else ""
         )

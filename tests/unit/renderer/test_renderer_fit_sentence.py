@@ -189,3 +189,47 @@ def test_a_line_named_by_an_english_phrase_is_quoted_in_chinese():
     zh = section(render_markdown(s, "zh-CN"), "亮点")
     assert "**「Rewrite the build cache」**" in zh and "**DeepSeek-V4**" in zh
     assert "**Rewrite the build cache**" in section(render_markdown(s, "en"), "Highlights")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # real #7044 (2026-03-24's key change): a raw address in the middle of the line
+        (
+            "2nd PR for https://github.com/vllm-project/vllm-ascend/issues/5712, extend SP to VL MoE models.",
+            "2nd PR for #5712, extend SP to VL MoE models.",
+        ),
+        (
+            "Ported from https://github.com/vllm-project/vllm/pull/37512/changes upstream.",
+            "Ported from vllm-project/vllm#37512 upstream.",
+        ),
+        ("See https://github.com/vllm-project/vllm-ascend/pull/12#issuecomment-1.", "See #12."),
+        # other addresses stay as written
+        (
+            "Docs at https://docs.vllm.ai/en/latest/ now.",
+            "Docs at https://docs.vllm.ai/en/latest/ now.",
+        ),
+    ],
+)
+def test_a_github_address_in_a_quoted_sentence_reads_as_github_writes_it(text, expected):
+    from services.renderer.domain.text import short_refs
+
+    assert short_refs(text, "vllm-project/vllm-ascend") == expected
+
+
+def test_a_key_change_quotes_its_sentence_with_short_references():
+    from services.renderer.adapters.documents import render_markdown
+
+    from .explain_samples import explained_summary
+
+    s = explained_summary()
+    k = s.key_prs[0]
+    url = f"https://github.com/{s.repo}/issues/5712"
+    said = k.item.model_copy(
+        update={
+            "digest": k.item.digest.model_copy(update={"what": f"2nd PR for {url}, extend SP."})
+        }
+    )
+    s = s.model_copy(update={"key_prs": (k.model_copy(update={"item": said}), *s.key_prs[1:])})
+    md = render_markdown(s, "en")
+    assert "2nd PR for #5712, extend SP" in md and url not in md

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from shared.events.enriched import REASON_WORDS, Claim, Digest, Reference
 
+from .said import interface_of, next_steps_of
+
 MAX_TEXT = 240  # characters of a text field, before the "…" of a cut
 MAX_CLAIMS = 6
 ELLIPSIS = "…"
@@ -654,13 +656,39 @@ def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
 
 # ---------------------------------------------------------------- claims
 
-_N = r"(?<![\w.#/@:=-])[+\-±~]?\d+(?:[.,]\d+)*"
+_N = r"(?<![\w.#/@:=-])[<>≤≥+\-±~]?\d+(?:[.,]\d+)*"
+# a time may be written in parts: "141ms49us620ns" (real #7380)
+_TIME_PARTS = r"(?:\d+(?:\.\d+)?(?:ms|us|µs|ns))*"
 _UNIT = (
-    r"(?:\s?%|\s?[x×](?![\w])|\s?times\b|\s?(?:ms|us|µs|s|sec|secs|seconds|min|minutes|hours?)\b"
+    # (a "%" or "x" between two numbers is an operator: "512 % 128", "128 x 2")
+    r"(?:\s?%(?!\s?\d)|\s?[x×](?![\w])(?!\s?\d)|\s?times\b"
+    rf"|\s?(?:ms|us|µs|ns|s|sec|secs|seconds|min|minutes|hours?){_TIME_PARTS}\b"
     r"|\s?(?:tokens?|toks?|reqs?|requests?)/s\b|\s?(?:tps|qps|QPS|TPS|tok/s)\b|\s?[GMKT]i?B\b|\s?pp\b)"
 )
 _FIG = rf"{_N}(?:\s?(?:-|–|~|to)\s?{_N})?{_UNIT}"
-_FIGURE = re.compile(rf"{_FIG}(?:\s*(?:->|→|=>|⟶|to)\s*{_FIG})?", re.I)
+_ARROW = r"(?:-{1,2}>|→|=>|⟶|to)"
+# a range whose ends both carry the unit: "1.80x-6.02x", "9%–16%"
+_RANGE_END = rf"(?:[-–~]\d+(?:[.,]\d+)*{_UNIT})?"
+_FIGURE = re.compile(rf"{_FIG}{_RANGE_END}(?:\s*{_ARROW}\s*{_FIG})?", re.I)
+_ONE_FIG = re.compile(_FIG, re.I)
+# a range written "from 429 to 323 ms" is a pair: its first number and the rest
+_FROM_RANGE = re.compile(rf"({_N})\s?to\s?({_N}{_UNIT})", re.I)
+# what lies between two figures of a pair written apart: "141ms49us620ns --> the optimized
+# mask during 1ms227us780ns" (an arrow, a few words, no other sentence)
+_PAIR_JOIN = re.compile(rf"\s*{_ARROW}\s*", re.I)  # not a range's dash: "1.2x–1.4x"
+_GAP_ARROW = re.compile(r"-{1,2}>|→|=>|⟶")
+MAX_PAIR_GAP = 60
+# ... and what it must not hold: another number, another clause ("ttft +5.4%( 221-> 233)， tpot
+# +10%" pairs no two percentages)
+_GAP_LABEL = re.compile(r"\([^()\d]{0,20}\)")
+_GAP_OTHER = re.compile(r"(?<![\w.])\d|[.,;:()，；：（）]")
+# a word that names a measured thing; a metric without one is kept only when the sentence says it
+# went some way right after it ("mapping decreased from …")
+_MEASURE_NOUN = re.compile(
+    r"(?i)(?:time|cost|duration|latenc|throughput|ttft|tpot|itl|e2el|memory|footprint|hbm|bandwidth"
+    r"|overhead|speed|rate|accura|\bacc\b|score|\bwer\b|acceptance|usage|utili[sz]|qps|tps|runtime"
+    r"|耗时|吞吐|时延|延迟|内存|显存|精度)"
+)
 _DECIMAL = re.compile(
     r"(?<![\w.#/@:=-])[+\-±~]?\d+\.\d+(?![\w.])(?:\s*(?:->|→|=>|to)\s*\d+\.\d+(?![\w.]))?"
 )
@@ -673,8 +701,8 @@ _PERF_WORD = re.compile(
 _PERF_ZH = ("性能", "吞吐", "时延", "延迟", "提升", "加速", "内存", "显存")
 # cheap gates before the patterns above: a number with a unit; an accuracy word (any case)
 _FIG_GATE = re.compile(
-    r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµ]s\b|sec|min|hour|tok|req|tps|TPS|qps"
-    r"|QPS|[GMKT]i?B\b|pp\b)"
+    r"\d\s?(?:%|[xX×](?![A-Za-z0-9])|times\b|m?s\b|[uµn]s\b|[mun]s\d|sec|min|hour|tok|req|tps|TPS"
+    r"|qps|QPS|[GMKT]i?B\b|pp\b)"
 )
 _ACC_GATE = ("acc", "score", "gsm8k", "mmlu", "eval", "aime", "精度")
 _DEC_GATE = re.compile(r"\d\.\d")
@@ -684,6 +712,63 @@ _LOG_LINE = re.compile(
     r"\bpid=\d|\[[\w./-]+\.py:\d+\]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b.{0,40}"
     r"\b\d{1,2}:\d{2}:\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b.{0,40}\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b"
 )
+# a pair of figures in a sentence without a word of performance is a measurement unless it sets
+# something: "raise the timeout from 30s to 60s", "sleep interval 5s -> 10s" change a setting
+_SETTING_WORD = re.compile(
+    r"\b(?:timeouts?|interval|sleep|wait\w*|retr(?:y|ies)|ttl|deadline|schedul\w*|cron|delay"
+    r"|threshold|limit|defaults?|set|sets|setting|config\w*|bump\w*|upgrad\w*|versions?"
+    # ... or counts what is not a measurement of the software (test coverage)
+    r"|coverage|gate)\b",
+    re.I,
+)
+# how a sentence says the measured thing went
+_TREND_REDUCED = re.compile(
+    r"(?i)(?:reduc|decreas|lower|cut|sav|drop|shrink|shrank|fell|fall|less|fewer|minimi|shorten"
+    r"|collaps)"
+)
+_TREND_IMPROVED = re.compile(
+    r"(?i)(?:improv|increas|boost|rais|speed|accelerat|faster|higher|gain|grow|grew|doubl|enhanc"
+    r"|more|optimi|ris)"
+)
+# words around a figure that name no measured thing
+_METRIC_GLUE = frozenset(
+    "from by to of is was are were be been has have had about approximately approx around roughly"
+    " nearly almost up down during at = ~ : the a an its their it this that which and while with"
+    " only just goes went go get gets got becomes became result results overall total e2e"
+    " significantly greatly dramatically more than over below above".split()
+)
+_NOT_METRIC = frozenset(
+    "which that can will could would should may might we you i our this these those it to"
+    " avoid introducing introduce".split()
+)
+_METRIC_WHERE = frozenset("on in for with at under when of per".split())
+# a table's separator row ("| --- | :-: |") and the headers of a comparison: the baseline's
+# column or row ("main", "Baseline", "w/o xlite", "Without this PR") and this change's
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
+_TABLE_GATE = re.compile(r"\|\s*:?-{3,}")
+_BASE_HDR = re.compile(
+    r"(?i)\b(?:main|baseline|base|before|original|origin|master|unpatched|w/o|without|old|vanilla"
+    r"|default)\b"
+)
+_NEW_HDR = re.compile(
+    r"(?i)\b(?:this pr|pr|after|optimi[sz]ed|opt|new|patched|w/(?!o)|with|ours|fixed|current)(?!\w)"
+)
+_NUM_CELL = re.compile(
+    r"^[<>≤≥~+\-±]?\d+(?:[.,]\d+)*\s?(?:%|[x×]|ms|us|µs|ns|s|[GMKT]i?B|tok/s|tokens/s)?"
+    r"(?:\s*\([^()]{0,30}\))?$",
+    re.I,
+)
+_TABLE_MEASURE = re.compile(
+    r"(?i)\b(?:time|cost|duration|ms|us|µs|ns|speed\w*|throughput|latenc\w*|ttft|tpot|itl|tps|qps"
+    r"|tok/s|tokens/s|memory|bandwidth|acc\w*|score|gsm8k|mmlu|ceval|aime|e2el|qpm|gain|delta)\b"
+    r"|%|耗时|吞吐|时延|精度"
+)
+_DELTA_HDR = re.compile(
+    r"(?i)\b(?:speed-?ups?|gains?|delta|changes?|improvement|diff\w*|ratio|comparison|vs)\b|Δ|提升"
+)
+_DELTA_CELL = re.compile(r"^[+\-−~≈]?\d+(?:[.,]\d+)*\s?(?:%|[x×]|pp)")
+_METRIC_LABEL = re.compile(r"(?i)\b(?:metrics?|kpi|indicators?|items?|measure\w*|指标)\b")
+MAX_TABLE_CLAIMS = 3
 
 
 _ACC_LOW = re.compile(
@@ -706,7 +791,266 @@ def _is_perf(s: str) -> bool:
     return _PERF_WORD.search(s) is not None or (not s.isascii() and any(w in s for w in _PERF_ZH))
 
 
-def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
+def _pair(s: str, found: list[re.Match[str]]) -> tuple[str, str, int]:
+    """The measured change of sentence `s` written as a pair — "26us to 11 us", "from 429 to
+    323 ms", "141ms49us620ns --> … 1ms227us780ns" — as (before, after, where it starts), else
+    ("", "", -1)."""
+    for i, m in enumerate(found):
+        text = m.group(0)
+        parts = list(_ONE_FIG.finditer(text))
+        if len(parts) >= 2 and _PAIR_JOIN.fullmatch(text, parts[0].end(), parts[-1].start()):
+            return parts[0].group(0).strip(), parts[-1].group(0).strip(), m.start()
+        if s[max(0, m.start() - 5) : m.start()].lower().endswith("from "):
+            r = _FROM_RANGE.fullmatch(text.strip())
+            if r is not None:
+                return r.group(1), r.group(2), m.start()
+        if i + 1 < len(found):
+            gap = s[m.end() : found[i + 1].start()]
+            if gap.strip().lower() == "from" and s[: m.start()].rstrip().lower().endswith(" to"):
+                # "decreased to 0.24ms from 7ms": the pair written after first
+                return found[i + 1].group(0).strip(), text.strip(), m.start()
+            if "(" in gap:  # a side's label: "33%(main) → 86%(this pr)"
+                gap = _GAP_LABEL.sub("", gap)
+            if len(gap) <= MAX_PAIR_GAP and _GAP_ARROW.search(gap) and not _GAP_OTHER.search(gap):
+                return text.strip(), found[i + 1].group(0).strip(), m.start()
+    return "", "", -1
+
+
+def _metric(s: str, at: int, end: int, pair: bool = False) -> tuple[str, str]:
+    """What sentence `s` says was measured by the figure at `at`..`end`, and how it went: the
+    words before the figure within its clause, without glue and trend words ("time cost reduce
+    from" → "time cost", reduced; "reducing KV cache memory by" → "KV cache memory"); a span of
+    `s`. A word after the figure may say the trend ("20% faster")."""
+    pre = s[:at]
+    cut = max(pre.rfind(c) for c in ",;:()（：，；")
+    words = pre[cut + 1 :].split()
+    if not words and cut > 0 and pre[cut] in ":：":
+        # "convd2d : 27ms --> …", "Output throughput：534 -> 652": the label before the colon
+        head = pre[:cut]
+        words = head[max(head.rfind(c) for c in ",;:()（：，；") + 1 :].split()
+    trend = ""
+    said_trend = False  # a trend word right after the metric: "time cost reduce from 26us"
+    # a figure after "to" alone is the level reached, not the change: "collapses to ~1%"
+    level = bool(words) and words[-1].lower() == "to"
+    retried = False
+    while words and (words[-1].lower().strip("*") in _METRIC_GLUE or _trend_of(words[-1])):
+        trend = trend or _trend_of(words[-1])
+        said_trend = said_trend or bool(trend)
+        words.pop()
+        if not words and cut > 0 and pre[cut] in ",，" and not retried:
+            # "the hit rate improved significantly, rising from 33% to 86%": the clause before,
+            # when it ends with how the thing went
+            head = pre[:cut]
+            cut = max(head.rfind(c) for c in ",;:()（：，；")
+            words = head[cut + 1 :].split()
+            pre, retried, said_trend = head, True, False
+    if retried and not said_trend:
+        words = []  # "… was reduced by ten minutes, from 33 minutes": no thing named there
+    # the thing measured follows the last trend word ("This PR improves the throughput of X")
+    for j in range(len(words) - 1, -1, -1):
+        t = _trend_of(words[j])
+        if t:
+            trend = trend or t
+            words = words[j + 1 :]
+            break
+    while words and (
+        words[0].lower() in _METRIC_GLUE
+        or words[0].lower() in _METRIC_WHERE
+        or not any(c.isalpha() for c in words[0])
+    ):
+        words.pop(0)
+    # the thing, not where it was measured: "hit rate on an agent-scenario dataset" → "hit rate"
+    if len(words) > 8:  # a whole clause: its last words
+        words = words[-5:]
+    at_word = next((j for j, w in enumerate(words) if j and w.lower() in _METRIC_WHERE), 0)
+    if at_word:
+        words = words[:at_word]
+    words = words[-5:]
+    metric = " ".join(words)
+    if metric and (not any(c.isalpha() for c in metric) or metric.lower() in ("result", "it")):
+        metric = ""
+    if metric and metric not in s:  # whitespace of the sentence differs: no span, no metric
+        metric = ""
+    if metric and any(w.lower() in _NOT_METRIC for w in words):
+        metric = ""  # "this will", "we can", "which can", "to replace …": a clause, no thing
+    if level:
+        trend = ""
+    if metric and not said_trend and not _MEASURE_NOUN.search(metric):
+        # "view version is 1.2x faster", "official 60.10%": no measured thing; a pair's short
+        # label is what it measured ("convd2d : 27ms --> matmul <1ms")
+        if not pair or len(words) > 3 or _GAP_ARROW.search(metric):
+            metric = ""
+    if not trend:  # "1.2x–1.4x faster": the first word after the figures
+        after = [w for w in s[end : end + 30].split() if not any(c.isdigit() for c in w)]
+        if after:
+            trend = _trend_of(after[0])
+    return metric, trend
+
+
+def _trend_of(word: str) -> str:
+    w = word.lower().strip(".,;:!?()*")
+    if (len(w) < 4 and w not in ("cut", "low")) or not w.isalpha():  # not "reduced-vocab"
+        return ""
+    if _TREND_REDUCED.match(w):
+        return "reduced"
+    if _TREND_IMPROVED.match(w) and w not in ("more", "most"):
+        return "improved"
+    return ""
+
+
+def _cells(line: str) -> list[str]:
+    parts = line.strip().split("|")
+    if parts and not parts[0].strip():
+        parts = parts[1:]
+    if parts and not parts[-1].strip():
+        parts = parts[:-1]
+    return [_SPACE.sub(" ", plain(p)).strip() for p in parts]
+
+
+def _row_text(line: str) -> str:
+    return _SPACE.sub(" ", plain(line)).strip()
+
+
+def _strip_side(cell: str, rx: re.Pattern[str]) -> str:
+    """A header cell without its baseline/this-change word, when what stays is a span of it
+    ("Mean TTFT (ms) main" → "Mean TTFT (ms)")."""
+    rest = rx.sub("", cell, count=1).strip(" -_/:")
+    if _BASE_HDR.search(rest) or _NEW_HDR.search(rest):  # "Before this PR" is no metric
+        return ""
+    return rest if rest and rest in cell else ""
+
+
+def _tables(raw: list[str]) -> Iterable[tuple[str, list[str]]]:
+    """The tables of a section's lines outside code: (header line, data lines)."""
+    in_code = False
+    block: list[str] = []
+    for line in [*raw, ""]:
+        if line.lstrip().startswith(("```", "~~~")):
+            in_code = not in_code
+            block = []
+            continue
+        if not in_code and line.count("|") >= 2:
+            block.append(line)
+            continue
+        if len(block) >= 3:
+            for i in range(1, len(block) - 1):
+                if _TABLE_SEP.match(block[i]):
+                    yield block[i - 1], block[i + 1 :]
+                    break
+        block = []
+
+
+def _first_cell(line: str) -> str:
+    return line.strip().strip("|").split("|", 1)[0]
+
+
+def _table_claims(raw: list[str]) -> list[Claim]:
+    """Measured changes a results table states against a baseline, one claim per row told: a
+    table with a baseline column and this change's ("| Seq length | Mean TTFT (ms) main | Mean
+    TTFT (ms) this PR |"), or with a baseline row ("| main | 733.98 |") and this change's. The
+    row is the claim's sentence, the header row says what its cells are."""
+    out: list[Claim] = []
+    for head_line, rows in _tables(raw):
+        told: list[Claim] = []
+        if _BASE_HDR.search(head_line) and _NEW_HDR.search(head_line):
+            told = _column_claims(head_line, rows)
+        if not told:
+            base_line = next((ln for ln in rows if _BASE_HDR.search(_first_cell(ln))), None)
+            if base_line is not None:
+                told = _row_claims(head_line, rows, base_line)
+        out.extend(told[:MAX_TABLE_CLAIMS])
+    return out
+
+
+def _column_claims(head_line: str, rows: list[str]) -> list[Claim]:
+    """A baseline column and this change's: each row with a number in both is a claim."""
+    head = _cells(head_line)
+    b = next((j for j, c in enumerate(head) if _BASE_HDR.search(c)), -1)
+    a = next(
+        (
+            j
+            for j, c in enumerate(head)
+            if j != b and not _BASE_HDR.search(c) and _NEW_HDR.search(c)
+        ),
+        -1,
+    )
+    if b < 1 or a < 1:  # (a first column names the rows: it compares nothing)
+        return []
+    header = _row_text(head_line)
+    acc = _is_acc(header)
+    side_b, side_a = _strip_side(head[b], _BASE_HDR), _strip_side(head[a], _NEW_HDR)
+    shared = side_b if side_b and side_b == side_a else ""
+    # a column that states the change itself ("speedup", "Δ"): its cell, as written
+    d = next((j for j, c in enumerate(head) if j not in (a, b) and _DELTA_HDR.search(c)), -1)
+    told: list[Claim] = []
+    for line in rows:
+        cells = _cells(line)
+        if len(cells) <= max(a, b):
+            continue
+        before, after = cells[b], cells[a]
+        if not (_NUM_CELL.match(before) and _NUM_CELL.match(after)) or before == after:
+            continue
+        label = cells[0] if cells[0] and not _NUM_CELL.match(cells[0]) else ""
+        metric = shared
+        if not metric and label and (_METRIC_LABEL.search(head[0]) or _TABLE_MEASURE.search(label)):
+            metric = label
+        if not _TABLE_MEASURE.search(f"{header} {label} {before}"):
+            continue
+        delta = cells[d] if 0 <= d < len(cells) and _DELTA_CELL.match(cells[d]) else ""
+        told.append(
+            Claim(
+                kind="accuracy" if acc or _is_acc(label) else "performance",
+                sentence=clip(_row_text(line)),
+                figures=(before, after, delta) if delta else (before, after),
+                metric=metric,
+                before=before,
+                after=after,
+                header=clip(header),
+            )
+        )
+        if len(told) >= MAX_TABLE_CLAIMS:
+            break
+    return told
+
+
+def _row_claims(head_line: str, rows: list[str], base_line: str) -> list[Claim]:
+    """A baseline row ("| main | 733.98 |") and rows of this change ("| this PR | 280.05 |"): a
+    claim per such row, by the first column both state a measured number in."""
+    head, base = _cells(head_line), _cells(base_line)
+    header = _row_text(head_line)
+    told: list[Claim] = []
+    for line in rows:
+        if line is base_line:
+            continue
+        first = _first_cell(line).strip()
+        # this change's row: it says so ("With this PR", "after"), or it is the baseline and
+        # more ("main+fusedop")
+        extends = len(first) > len(base[0]) > 0 and first.startswith(base[0])
+        if not extends and (not _NEW_HDR.search(first) or _BASE_HDR.search(first)):
+            continue
+        cells = _cells(line)
+        for j in range(1, min(len(cells), len(base), len(head))):
+            before, after = base[j], cells[j]
+            if not (_NUM_CELL.match(before) and _NUM_CELL.match(after)):
+                continue
+            if before == after or not _TABLE_MEASURE.search(f"{head[j]} {before}"):
+                continue
+            told.append(
+                Claim(
+                    kind="accuracy" if _is_acc(head[j]) else "performance",
+                    sentence=clip(_row_text(line)),
+                    figures=tuple(dict.fromkeys(c for c in cells[1:] if _NUM_CELL.match(c))),
+                    metric=head[j] if head[j] in header else "",
+                    before=before,
+                    after=after,
+                    header=clip(header),
+                )
+            )
+            break
+    return told
+
+
+def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tuple[Claim, ...]:
     out: list[Claim] = []
     seen: set[str] = set()
     for sec in sections:
@@ -715,30 +1059,57 @@ def _claims(sections: list[_Section], any_acc: bool) -> tuple[Claim, ...]:
             if not _FIG_GATE.search(raw) and not (any_acc and _DEC_GATE.search(raw)):
                 continue
             t = u.text
-            if not _is_perf(t) and not _is_acc(t):
+            arrows = "->" in t or "→" in t or "=>" in t or "⟶" in t or " to " in t
+            if not arrows and not _is_perf(t) and not _is_acc(t):
                 continue
             for s in sentences(t):
                 acc = _is_acc(s)
-                if not acc and not _is_perf(s):
+                perf = acc or _is_perf(s)
+                if not perf and not arrows:
                     continue
                 if _LOG_LINE.search(s):
                     continue
                 s = clip(s)
-                figs = [m.group(0).strip() for m in _FIGURE.finditer(s)]
+                found = list(_FIGURE.finditer(s))
+                figs = [m.group(0).strip() for m in found]
                 if acc and not figs:
                     figs = [m.group(0).strip() for m in _DECIMAL.finditer(s)]
                 if not figs or s in seen:
                     continue
+                before, after, at = _pair(s, found) if found else ("", "", -1)
+                if not perf and (not before or _SETTING_WORD.search(s)):
+                    continue  # a pair of figures that sets something, or no pair at all
                 seen.add(s)
+                first = found[0] if found else None
+                if at < 0 and first is not None:
+                    at = first.start()
+                end = next((m.end() for m in found if m.start() == at), at)
+                metric, trend = _metric(s, at, end, bool(before)) if at >= 0 else ("", "")
+                if metric and _SETTING_WORD.search(metric):
+                    continue  # "reduce single-node job timeout from 600 to 120 minutes" sets it
                 out.append(
                     Claim(
                         kind="accuracy" if acc else "performance",
                         sentence=s,
                         figures=tuple(dict.fromkeys(figs)),
+                        metric=metric,
+                        before=before,
+                        after=after,
+                        trend=trend,
                     )
                 )
                 if len(out) >= MAX_CLAIMS:
-                    return tuple(out)
+                    break
+            if len(out) >= MAX_CLAIMS:
+                break
+        if len(out) >= MAX_CLAIMS:
+            break
+    if tables:
+        # a results table is what a change measured: it keeps a place beside the sentences
+        rows = [c for sec in sections for c in _table_claims(sec.raw)]
+        if rows:
+            keep = max(0, min(len(out), MAX_CLAIMS - min(len(rows), 2)))
+            out = out[:keep] + [c for c in rows if c.sentence not in seen][: MAX_CLAIMS - keep]
     return tuple(out)
 
 
@@ -1239,12 +1610,17 @@ def digest_of(
             tested, tested_text = _tested(tsecs)
     low = body.lower()
     any_acc = any(w in low for w in _ACC_GATE) and _is_acc(low)
-    claims = _claims(sections, any_acc) if any_acc or _FIG_GATE.search(body) else ()
+    tables = "|" in body and _TABLE_GATE.search(body) is not None
+    claims = (
+        _claims(sections, any_acc, tables) if any_acc or tables or _FIG_GATE.search(body) else ()
+    )
     refs: tuple[Reference, ...] = ()
     if "#" in body or "github.com/" in body or "evert" in body or "#" in title or "evert" in title:
         refs = _refs(title, "\n".join(prose), repo, number)
     template_only = template and not what and user_facing == "unknown" and not tested and not claims
     symptom = _symptom(sections) if _severe_gate(body, low) else ""
+    interface = interface_of(title, sections, user_facing, sentences, clip)
+    next_steps = next_steps_of(sections, sentences, clip) if kind != "issue" else ()
     return Digest(
         what=what,
         user_facing=user_facing,
@@ -1255,4 +1631,6 @@ def digest_of(
         refs=refs,
         template_only=template_only,
         symptom=symptom,
+        interface=interface,
+        next_steps=next_steps,
     )

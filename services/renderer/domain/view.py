@@ -1620,7 +1620,8 @@ class _Writer:
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
         m = self.m
-        subject = _whole(inc.subject)
+        # a title's [Tags] say nothing in a sentence ("[Bugfix][eager][oom] fix rank0 …: added in")
+        subject = _whole(_TITLE_TAGS.sub("", inc.subject).strip() or inc.subject)
         subj = m.t("quote.subject", text=subject) if subject else ""
         if inc.kind == "revert" and len(inc.items) >= 2:
             # what it undid by number, title and merge day ("#7557 reverts #7100 (GMM custom
@@ -1734,7 +1735,7 @@ class _Writer:
                     joined.append(sep)
                 joined.extend(ph)
             head = (
-                m.t("incidents.instability_head", subject=subject)
+                m.t("incidents.instability_head", subject=_capitalised(subject))
                 if subject
                 else m.t("incidents.instability_anon")
             )
@@ -2093,6 +2094,15 @@ def _said(text: str) -> str:
     """A change's own words (why it was reverted, what it removes, what it leaves open) told
     whole or as their main clause, else "" (the line says the rest without a cut quote)."""
     return fit_sentence(text, EXCERPT_WHAT) if text.strip() else ""
+
+
+def _capitalised(text: str) -> str:
+    """A subject that opens a sentence, its first word capitalised when it is a plain lower-case
+    word ("fix rank0 load imbalance …"), not an identifier ("vllm_config", "npu_graph")."""
+    first = text.split(" ", 1)[0]
+    if first.isascii() and first.isalpha() and first.islower():
+        return text[:1].upper() + text[1:]
+    return text
 
 
 def _whole(title: str) -> str:

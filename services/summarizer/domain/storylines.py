@@ -550,6 +550,9 @@ def upgrade_target(title: str) -> str | None:
         return None
     what = [w for w in (m.group("what") or "").split() if w.lower() not in _UPGRADE_NOISE]
     to = m.group("to").strip(".,;:")
+    nxt = m.group("next") or ""
+    if len(to) == len(nxt) == 2 and to.isdigit() and nxt.isdigit() and "01" <= to <= "12":
+        to = to + nxt  # a date written "03 19" ("upgrade vllm commit to 03 19 17:00"): "0319"
     if (
         not what
         and m.group("next")

@@ -165,7 +165,7 @@ def test_an_incident_is_one_line_naming_both_prs(lang: str, reverts: str) -> Non
         assert "#10414" in bullets[0]
     risks = [plain(ln) for ln in section(md(), "Risk observations").splitlines()]
     assert (
-        "- build cache: added in #10301, fixed in #10320 and #10333, reverted in #10340." in risks
+        "- Build cache: added in #10301, fixed in #10320 and #10333, reverted in #10340." in risks
     )
     assert "- The upgrade to vLLM (#10600) was followed by the fixes #10610 and #10615." in risks
     assert any(

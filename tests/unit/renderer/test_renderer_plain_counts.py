@@ -114,3 +114,21 @@ def test_a_hot_topic_names_what_its_changes_are(lang):
         more = re.search(r"… and (\d+) more|另有 (\d+) 项", ln)
         extra = int(next(g for g in more.groups() if g)) if more else 0
         assert len(named) + extra <= total, ln
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_an_unstable_change_is_told_by_its_title_without_its_tags(lang):
+    """2026-W13: "\\[Bugfix\\]\\[eager\\]\\[oom\\] fix rank0 load imbalance …: added in #7297,
+    fixed in #7614" — a title's [Tags] say nothing in a sentence, which opens capitalised."""
+    from shared.events import Incident
+
+    s = explained_summary()
+    inc = Incident(
+        kind="instability",
+        items=(10501, 10700),
+        roles=("added", "fixed"),
+        subject="[Bugfix][eager][oom] fix rank0 load imbalance by no padding when multi dp",
+    )
+    md = render_markdown(s.model_copy(update={"incidents": (inc,)}), lang)
+    assert "Fix rank0 load imbalance by no padding when multi dp" in md
+    assert "[eager]" not in md and "\\[eager\\]" not in md

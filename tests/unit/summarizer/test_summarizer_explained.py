@@ -162,6 +162,9 @@ UPGRADE_TITLES = [
     ("[Bugfix] [kimi] upgrade transformers from 5.5.3 to 5.5.4", "transformers 5.5.4"),
     ("Bump vLLM version to v0.10.2rc2", "vLLM v0.10.2rc2"),
     ("[Misc] Upgrade vllm commit hash to 1215", "vllm 1215"),
+    # a commit's date written with a space (2026-W13 read "The upgrade to vllm 03")
+    ("Main2main upgrade vllm commit to 03 19 17:00", "vllm 0319"),
+    ("Main2main Upgrade vllm commit to 0323 00:48:31", "vllm 0323"),
     ("[CI] upgrade to vllm 0.9.0", "vllm 0.9.0"),
     ("[Misc] upgrade to vllm main", "vllm main"),
     ("[CI]Upgrade Mooncake to 0.3.9 and Image Misc", "Mooncake 0.3.9"),

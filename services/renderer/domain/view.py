@@ -68,8 +68,14 @@ MAX_CONTRIBUTORS = 5
 MAX_BOTS_NAMED = 3
 MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed names 1-2 (low: links)
 MAX_RISK_LINKS_SHORT = 3
+# settings users will notice (incidents of kind "interface", by role); how many the top of the
+# report names, and how many changes section 4 tells
+INTERFACE_KINDS = ("added", "removed", "renamed", "default")
+MAX_INTERFACE_SHORT = 6
+MAX_INTERFACE_DETAILED = 6
+MAX_STEP_QUOTE = 160  # a change's announced next step, quoted whole or as its main clause
 MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
-MAX_FOLLOW_UPS = 6
+MAX_FOLLOW_UPS = 8  # seed 000 has 6; a change's own announced next steps may add two
 MAX_FOLLOW_UP_LINKS = 5  # items named (as references) by one grouped follow-up
 MAX_ECOSYSTEM_LINES = 3  # per group (and issues)
 MAX_ECOSYSTEM_LINKS = 6  # weekly: a group is one line of links
@@ -1167,6 +1173,22 @@ class _Writer:
             undone = [n for n in dict.fromkeys((f.item.number, *f.items)) if n in why]
             if undone and all(why[n].strip() for n in undone):
                 kind = "revert_known"
+        if kind == "interface":
+            # which settings: the changes it covers, removed or given a new default
+            covered = {f.item.number, *f.items}
+            incs = [
+                i for i in self.interface_incidents(("removed", "default")) if i.items[0] in covered
+            ]
+            text = m.t("follow_ups.interface", changes=self.interface_changes(incs, 4))
+            return Bullet(text, links=(link(f.item),), key=str(f.item.number))
+        if kind == "next_step":
+            said = fit_sentence(f.reason, MAX_STEP_QUOTE) or _said(f.reason)
+            text = (
+                m.t("follow_ups.next_step", text=self.quote(said.rstrip(" .。")))
+                if said
+                else m.t("follow_ups.next_step_plain")
+            )
+            return Bullet(text, links=(link(f.item),), key=str(f.item.number))
         key = f"follow_ups.{kind}" + ("_days" if days is not None else "")
         if kind == "fix_burst":
             return Bullet(self.burst_follow_up(f), links=(link(f.item),), key=str(f.item.number))
@@ -1573,7 +1595,7 @@ class _Writer:
         """The incidents for the top of the report, short: removals users see, and what the
         changes say of themselves, in one line per kind (a week that retires features has many;
         each is told in section 4)."""
-        grouped = ("removal", *SAID_RISK_KINDS)
+        grouped = ("removal", "interface", *SAID_RISK_KINDS)
         out = [
             self.incident(i, reason=False) for i in self.told_incidents() if i.kind not in grouped
         ]
@@ -1583,7 +1605,45 @@ class _Writer:
                 "incidents.removals" if kind == "removal" else f"incidents.{kind}_many",
                 "removals" if kind == "removal" else kind,
             )
-        return tuple(out)
+        return tuple(out + self._interface_line())
+
+    def interface_incidents(self, kinds: tuple[str, ...] = INTERFACE_KINDS) -> list[Incident]:
+        """The settings users will notice (kind `interface`), of the given kinds of change."""
+        return [
+            i
+            for i in self.s.incidents
+            if i.kind == "interface" and i.items and i.roles and i.roles[0] in kinds
+        ]
+
+    def interface_change(self, inc: Incident) -> str:
+        """One setting's change in a few words: "sp_threshold removed", "new default for x"."""
+        kind = inc.roles[0] if inc.roles and inc.roles[0] in INTERFACE_KINDS else "added"
+        return self.m.t(f"interface.{kind}", name=_whole(inc.subject))
+
+    def interface_changes(self, incs: Sequence[Incident], limit: int) -> str:
+        """Changes of settings as one list ("a removed, b added and 2 more")."""
+        phrases = list(dict.fromkeys(self.interface_change(i) for i in incs))
+        shown = self.m.t("list.comma").join(phrases[:limit])
+        more = _more(self.m, len(phrases) - limit, INLINE_MORE) if len(phrases) > limit else ""
+        return shown + more
+
+    def _interface_line(self) -> list[Bullet]:
+        """Settings users will notice, at the top of the report in one line, each with its
+        change ("Configuration changes users will notice: sp_threshold removed (#7044), …")."""
+        incs = self.interface_incidents()
+        if not incs:
+            return []
+        parts: list = [self.m.t("incidents.interface_head")]
+        for k, inc in enumerate(incs[:MAX_INTERFACE_SHORT]):
+            if k:
+                parts.append(self.m.t("list.comma"))
+            parts += self.inline(
+                "incidents.interface_one",
+                {"item": [self.ref(inc.items[0])]},
+                change=self.interface_change(inc),
+            )
+        more = _more(self.m, len(incs) - MAX_INTERFACE_SHORT, INLINE_MORE)
+        return [Bullet("", parts=tuple(parts), key="interface", more=more)]
 
     def _one_line(self, incidents: list[Incident], many: str, key: str) -> list[Bullet]:
         """Incidents of one kind at the top: the incident itself, or one line with their count
@@ -1601,7 +1661,12 @@ class _Writer:
         """The incidents of section 4, each told with its reason; tests loosened and support
         narrowed in one line per kind (each title is in the appendix)."""
         grouped = ("loosened", "narrowed")
-        out = [self.incident(i) for i in self.told_incidents() if i.kind not in grouped]
+        out = [
+            self.incident(i)
+            for i in self.told_incidents()
+            if i.kind not in grouped and i.kind != "interface"
+        ]
+        out += self._interface_bullets()
         for kind in grouped:
             said = [i for i in self.s.incidents if i.kind == kind and i.items]
             if len(said) == 1:
@@ -1617,6 +1682,36 @@ class _Writer:
                 parts.append(self.m.t("lead.end"))
                 out.append(Bullet("", parts=tuple(parts), key=kind))
         return tuple(out)
+
+    def _interface_bullets(self) -> list[Bullet]:
+        """Section 4's settings users will notice: one line per change with what it changes and
+        the description's sentence that says so (its first)."""
+        m = self.m
+        by_pr: dict[int, list[Incident]] = {}
+        for inc in self.interface_incidents():
+            by_pr.setdefault(inc.items[0], []).append(inc)
+        out = []
+        for number, incs in list(by_pr.items())[:MAX_INTERFACE_DETAILED]:
+            parts = self.inline(
+                "incidents.interface_pr",
+                {"item": [self.ref(number)]},
+                changes=self.interface_changes(incs, MAX_INTERFACE_SHORT),
+            )
+            # the words of a setting users must adapt to (one added is named, news enough)
+            said = _said(
+                next((i.reason for i in incs if i.reason.strip() and i.roles[0] != "added"), "")
+            )
+            if said:
+                how = self.quote(said.rstrip(" .。"))
+                parts = parts + (m.t("incidents.removal_how", how=how),)
+            parts = parts + (m.t("lead.end"),)
+            text = "".join(p if isinstance(p, str) else p.label for p in parts)
+            links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
+            out.append(Bullet(text, links=links, key=f"interface:{number}", parts=parts))
+        rest = len(by_pr) - MAX_INTERFACE_DETAILED
+        if rest > 0:
+            out.append(Bullet(m.tn("list.more", rest, count=num(rest)), key="interface:more"))
+        return out
 
     def incident(self, inc: Incident, reason: bool = True) -> Bullet:
         m = self.m
@@ -1672,8 +1767,8 @@ class _Writer:
                 f"incidents.{inc.kind}", {"item": [self.ref(inc.items[0])]}, subject=subj
             )
             # the title says what was loosened or dropped; open problems need the words
-            if reason and inc.kind == "unfinished" and (said := _said(inc.reason)):
-                parts = parts + (m.t("incidents.removal_how", how=self.quote(said)),)
+            if reason and inc.kind in ("unfinished", "loosened") and (said := _said(inc.reason)):
+                parts = parts + (m.t("incidents.removal_how", how=self.quote(said.rstrip(" .。"))),)
             reason = False  # (said above, in its words)
         elif inc.kind == "fix_burst" and len(inc.items) >= 2:
             # "“Support DeepseekV4” (#9270, merged 2026-05-20) was followed by 7 fixes in the
@@ -2397,9 +2492,25 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         )
     for inc in s.incidents:
         first = inc.items[0] if inc.items else None
-        if first is None or inc.kind not in ("revert", "removal", *SAID_RISK_KINDS):
+        if first is None or inc.kind not in ("revert", "removal", "interface", *SAID_RISK_KINDS):
             continue
-        if inc.kind in SAID_RISK_KINDS:
+        if inc.kind == "interface":
+            # a setting users relied on removed or given a new default (one added breaks nothing)
+            if inc.roles[:1] not in (("removed",), ("default",)):
+                continue
+            said = fit_sentence(inc.reason, EXCERPT_WHAT) if inc.reason else ""
+            change = w.interface_change(inc)
+            text = (
+                m.t(
+                    "attention.interface_text",
+                    change=change,
+                    text=m.t("quote.what", text=said.rstrip("。.")),
+                )
+                if said
+                else m.t("attention.interface", change=change)
+            )
+            rank = 1
+        elif inc.kind in SAID_RISK_KINDS:
             # what a change says of itself: tests loosened (a regression may now go unseen),
             # support narrowed, problems left open (2026-07-01 relaxed a threshold in 18 configs)
             said = fit_sentence(inc.reason, EXCERPT_WHAT) if inc.kind == "unfinished" else ""

@@ -1,0 +1,152 @@
+"""What a description says users will notice in how they configure or run the code (settings
+added, removed, renamed, given a new default) and what it says is temporary or comes next — on
+REAL descriptions of vllm-project/vllm-ascend (../shared/data/vllm-ascend-history, read in
+place), negatives included. Every sentence the digest quotes is a span of its body."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import pytest
+
+from services.classifier.domain.digest import digest_of, is_span
+from tests.conftest import require_shared_data
+
+pytestmark = pytest.mark.shared_data
+
+REPO = "vllm-project/vllm-ascend"
+
+
+@lru_cache(maxsize=1)
+def _rows() -> dict[int, dict]:
+    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
+    with path.open(encoding="utf-8") as f:
+        return {r["pr_number"]: r for r in map(json.loads, f)}
+
+
+def digest(number: int):
+    row = _rows()[number]
+    return digest_of(row["title"], row["body"] or "", repo=REPO, number=number), row
+
+
+# (number, the settings it changes as (kind, name), written by hand from each description)
+INTERFACE = [
+    # 2026-W13: "remove `sp_threshold` in additional config and reuse `sp_min_token_num` from
+    # vLLM" — the one it reuses is no change
+    (7044, [("removed", "sp_threshold")]),
+    # "a new feature controlled by the `VLLM_ASCEND_BALANCE_SCHEDULING` environment variable"
+    (7611, [("added", "VLLM_ASCEND_BALANCE_SCHEDULING")]),
+    # "provide its own default `max_cudagraph_capture_size`"
+    (7572, [("default", "max_cudagraph_capture_size")]),
+    # "add an new options for load-format: rfork"
+    (7392, [("added", "load-format: rfork")]),
+    (12496, [("removed", "dp_allreduce_on_npu")]),
+    # "A new additional_config key mega_moe_max_tokens": the key, not where it lives
+    (11258, [("added", "mega_moe_max_tokens")]),
+    (8769, [("added", "need_timing"), ("default", "smooth_factor")]),
+    # negatives: the answer says users see no change (#7511's lint hooks); a function's
+    # parameter (#5094); a kernel's constexpr (#10395); "No default change" (#12256); what an
+    # old implementation dropped (#13337); a bug another change brought, "which add an arg"
+    # (#1273); a CI script that tolerates a missing log (#7552)
+    (7511, []),
+    (5094, []),
+    (10395, []),
+    (12256, []),
+    (13337, []),
+    (1273, []),
+    (7552, []),
+]
+
+
+@pytest.mark.parametrize("number,expected", INTERFACE, ids=[str(n) for n, _ in INTERFACE])
+def test_settings_users_will_notice(number: int, expected: list[tuple[str, str]]) -> None:
+    d, row = digest(number)
+    assert [(c.kind, c.name) for c in d.interface] == expected
+    for c in d.interface:
+        assert is_span(c.sentence, row["body"]), c.sentence
+
+
+def test_a_sentence_of_a_setting_is_quoted_as_the_body_says_it() -> None:
+    d, _ = digest(7044)
+    assert d.interface[0].sentence == (
+        "remove sp_threshold in additional config and reuse sp_min_token_num from vLLM."
+    )
+    d, _ = digest(7611)
+    assert d.interface[0].sentence == (
+        "Yes, this PR introduces a new feature controlled by the VLLM_ASCEND_BALANCE_SCHEDULING "
+        "environment variable."
+    )
+
+
+# (number, how its first next step starts; None: it announces none)
+NEXT_STEPS = [
+    (7619, "This will be discard after Eagle3 weight for MiniMax-M2.5 releases"),
+    (7611, "Further testing should be done to validate the performance"),
+    (7511, "add root .clang-format aligned with upstream vllm"),  # "temporarily exclude all csrc/"
+    (7044, "2nd PR for https://github.com/vllm-project/vllm-ascend/issues/5712"),
+    (14688, "This is a temporary disable to unblock CI; it should be re-enabled once"),
+    (1029, "TODO: Add e2e test with torchair and deepseek once the CI resource is available."),
+    # negatives: a runtime step that is temporary (#5274 "temporarily increases memory usage"),
+    # a temporary log removed (#13669), a skip whose bug has been fixed (#14391), a stopgap of
+    # before (#13713 "It was a temporary solution"), no step at all (#7552, #7455, #7392)
+    (5274, None),
+    (13669, None),
+    (14391, None),
+    (13713, None),
+    (7552, None),
+    (7455, None),
+    (7392, None),
+]
+
+
+@pytest.mark.parametrize("number,start", NEXT_STEPS, ids=[str(n) for n, _ in NEXT_STEPS])
+def test_what_a_change_says_is_temporary_or_comes_next(number: int, start: str | None) -> None:
+    d, row = digest(number)
+    if start is None:
+        assert d.next_steps == ()
+        return
+    assert d.next_steps and d.next_steps[0].startswith(start), d.next_steps
+    for said in d.next_steps:
+        assert is_span(said, row["body"]), said
+
+
+def test_a_step_is_told_from_its_clause_without_the_link_after_it() -> None:
+    """#7619 writes its step on the line after the what-sentence, no full stop between, and a
+    link after it: the step alone is quoted."""
+    d, _ = digest(7619)
+    assert d.next_steps[0] == (
+        "This will be discard after Eagle3 weight for MiniMax-M2.5 releases and code change "
+        "accepted by official repo"
+    )
+
+
+def test_the_whole_history_quotes_spans_only() -> None:
+    rows = _rows()
+    changes = steps = 0
+    for number, row in rows.items():
+        d = digest_of(row["title"], row["body"] or "", repo=REPO, number=number)
+        for c in d.interface:
+            changes += 1
+            assert is_span(c.sentence, row["body"] or ""), (number, c.sentence)
+        for s in d.next_steps:
+            steps += 1
+            assert is_span(s, row["body"] or ""), (number, s)
+    # few: a setting or a next step is something a description says on purpose (1-3 % of 4,734)
+    assert 40 <= changes <= 250 and 40 <= steps <= 200, (changes, steps)
+
+
+@pytest.mark.parametrize(
+    "what,expected",
+    [
+        # no real vllm-ascend description renames a setting: written by hand, both word orders
+        ("The `--enable-foo` flag is renamed to `--enable-bar`.", ("--enable-foo", "--enable-bar")),
+        ("Rename the config option `old_key` to `new_key`.", ("old_key", "new_key")),
+        ("Rename the helper function `old_fn` to `new_fn`.", None),  # code, not a setting
+    ],
+)
+def test_a_renamed_setting_keeps_both_names(what: str, expected: tuple[str, str] | None) -> None:
+    body = f"### What this PR does / why we need it?\n{what}\n"
+    d = digest_of("Rename", body)
+    got = [(c.name, c.new_name) for c in d.interface if c.kind == "renamed"]
+    assert got == ([expected] if expected else [])

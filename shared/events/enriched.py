@@ -112,6 +112,10 @@ class Digest(Frozen):
     # the sentence that says what went wrong, when it names a hang, deadlock, crash, running out
     # of memory, a leak or wrong output ("the two operators will be deadlocked"); a span of the body
     symptom: Text = ""
+    # the sentence that says what error a user hits, when it names an exception, an assertion,
+    # "no attribute", something failing to start or load ("which will cause assert error in vllm
+    # KVOutputAggregator"); not one of CI, tests or docs; a span of the body
+    error: Text = ""
     # settings users will notice: added, removed, renamed, given a new default
     interface: tuple[InterfaceChange, ...] = ()
     # the sentences that say the change is temporary or announce what comes next ("This will be

@@ -494,51 +494,339 @@ _COUNTED_INTRO = re.compile(
     re.I,
 )
 
+# a sentence that only announces what follows ("This PR provides two features:", "This patch
+# mainly doing the following things:", "Two changes are required:", "We did the following
+# things："): the words after it say what (real #6682, #4489, #12662, #2612)
+_LEAD_IN = re.compile(
+    r"^(?:(?:this|the|our)\s+(?:pr|patch|change|commit|pull request)\s+|it\s+|we\s+)?"
+    r"(?:[\w-]+\s+){0,3}?(?:(?:the\s+)?following|two|three|four|five|six|several|some|a few|\d+)"
+    r"(?:\s+[\w-]+)?\s+(?:things|changes|parts|fixes|items|points|modifications|aspects|features"
+    r"|issues|problems|updates|improvements|optimi[sz]ations|tasks|steps|bugs|goals|works?)"
+    r"(?:\s+(?:are|is|were)\s+(?:required|needed|made|included|done))?\s*[:：]$",
+    re.I,
+)
+# the author's own doings with the change itself ("I have refactored this PR and used very little
+# code", "I accidentally restored a commit"): about writing it, not what it does (real #4999,
+# #6846) — a later sentence says what
+_PROCESS = re.compile(
+    r"(?:^|(?<=[,;，；])\s*(?:and\s+|but\s+|so\s+)?)(?:I|we)\s+(?:have\s+|'ve\s+|had\s+)?"
+    r"(?:also\s+|just\s+|now\s+|accidentally\s+|mistakenly\s+){0,2}(?:refactor|rewr[io]t|rework"
+    r"|rebas|restor|revert|squash|split|updat|modif|chang|clean|re-?submit|re-?open|re-?creat|open"
+    r"|clos|merg|cherry-?pick|mov|rewrit)\w*\s+(?:this|the|my|a|that|previous|old|original)\s+"
+    r"(?:pr|patch|commit|branch|pull request)s?\b",
+    re.I,
+)
+# a numbered item inside a paragraph: "(1)refactor …", "1.Add …", "1、qwen …", "2) move …" (not
+# "1.5", "v0.1"); the list is there when its 1 is followed by a 2
+_NUM_ITEM = re.compile(r"(?<![^\s:：(（])[(（]?([1-9])(?:[)）.、]|\s*、)(?!\d)(?=\s*[^\s\d])")
+# the words that leave a line unfinished ("… support for" / "DeepSeek …")
+_GOES_ON = frozenset(
+    "a an the and or of to for with in on by from as at is are was be that which this these its"
+    " their our your when if than into via per".split()
+)
+_CAPITALISED = re.compile(r"[A-Z][a-z]+|I|A")
 
-def _what_of(units: list[_Unit]) -> str:
+
+# a sentence that says where the change belongs, with a reference ("This PR is a part of <issue>.",
+# "Based on the Sharded-CP feature PR:#4702; RFC:<link>", "The total plan in RFC: #7942", "More
+# info about this operator, please refer to RFC: issue <link>"; real #1820, #5702, #8014, #5293)
+_BELONGS = re.compile(
+    r"(?i)^\W*(?:(?:this|the|it)\s+(?:pr\s+|patch\s+|change\s+)?(?:is\s+)?(?:a\s+|the\s+\w+\s+)?"
+    r"(?:part|piece|step)\s+of|(?:this\s+(?:pr|patch)\s+)?(?:is\s+)?(?:\w+\s+)?(?:based|built)\s+on|on top of"
+    r"|(?:this\s+(?:pr|patch)\s+)?depends?\s+on|(?:the\s+)?(?:total|overall|whole)\s+plan\b"
+    r"|(?:(?:find|see|check|for)\s+)?more (?:info|information|details)\b|(?:please\s+)?refer\b|(?:associated|related)\s+(?:rfc|issue|pr)\b"
+    r"|(?:rfc|issue|pr)s?\s*[:：]|cherry[- ]?pick(?:ed|s)?\b|(?:the\s+)?original\s+(?:pr|issue|commit|change)\b|back-?port(?:ed|s)?\b)"
+)
+# a label and a reference or link alone ("origin main npu_moe_gating_top_k_softmax: <link>")
+_LABEL_REF = re.compile(
+    r"\W*(?:[\w.-]+\s+){0,2}[\w.-]+\s*[:：]\s*(?:https?://\S+|@[\w-]+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s.;,]*$"
+)
+# a sentence pointing at a link its plain text no longer holds ("You can find the relevant
+# discussion here.", real #6846)
+_HERE = re.compile(r"(?i)^(?:you can |please )?(?:find|see|check|read|refer to)\b.{0,60}\bhere\W*$")
+
+
+def _aside(sentence: str) -> bool:
+    """A sentence that only points elsewhere, says where the change belongs, or tells the
+    author's own doings with the change."""
+    if _pointer(sentence) or _PROCESS.match(sentence) is not None or _HERE.match(sentence):
+        return True
+    if (":" in sentence or "：" in sentence) and _LABEL_REF.match(sentence):
+        return True
+    m = _PROCESS.search(sentence, 10)
+    if m is not None and sentence[m.start() : m.end()].lstrip(" ,;，；").lower().startswith("but"):
+        return True  # "This was meant to be merged in #6536, but I accidentally restored a commit."
+    return (
+        ("#" in sentence or "://" in sentence)
+        and _BELONGS.match(sentence) is not None
+        and len(_not_words(sentence).split()) <= 10  # (not "Based on #7476, this PR keeps …")
+    )
+
+
+def _line_ends(u: _Unit) -> tuple[int, ...]:
+    """Where a line of `u` ends a sentence without punctuation, as offsets into `u.text`: the
+    line ends with a word that does not go on, the next line opens with a capitalised word,
+    and that word would have fitted on the line within the paragraph's widest line (a line
+    broken there on purpose, not wrapped: "Apply Eagle3 to MiniMax-M2.5 to increase model
+    performance" / "This will be discard after …", real #7619). Only the lines of the first
+    MAX_TEXT characters are looked at (the what is taken from there)."""
+    raw = u.raw
+    if len(raw) < 2:
+        return ()
+    widest = max(len(x.rstrip()) for x in raw)
+    text = u.text
+    out: list[int] = []
+    seen = 0
+    for i in range(len(raw) - 1):
+        line = raw[i].rstrip()
+        seen += len(line)
+        if seen > 2 * MAX_TEXT:
+            break
+        nxt = raw[i + 1].strip()
+        if not line or not nxt or not line[-1].isalnum():
+            continue  # (punctuation ends a sentence by itself, or says it goes on)
+        first = nxt.split(None, 1)[0]
+        if not _CAPITALISED.fullmatch(first) or len(line.lstrip()) + 1 + len(first) > widest:
+            continue
+        if line.rsplit(None, 1)[-1].lower() in _GOES_ON:
+            continue
+        if (
+            i
+            and len(line.split()) <= 3
+            and line.lstrip()[:1].isupper()
+            and raw[i - 1].rstrip().endswith((":", "："))
+        ):
+            # a label on a line of its own after "…subsequent to b020：" ("Root Cause" /
+            # "During operator compilation …", real #7059): a sentence of its own
+            prefix = _SPACE.sub(" ", plain(" ".join(raw[:i]))).strip()
+            if prefix and text.startswith(prefix) and text[len(prefix) : len(prefix) + 1] == " ":
+                out.append(len(prefix))
+        prefix = _SPACE.sub(" ", plain(" ".join(raw[: i + 1]))).strip()
+        if prefix and text.startswith(prefix) and text[len(prefix) : len(prefix) + 1] == " ":
+            out.append(len(prefix))
+    return tuple(out)
+
+
+def _what_lead(text: str, breaks: tuple[int, ...] = ()) -> str:
+    """`_lead` for the what: sentences also end where a line ends one (`breaks`, from
+    `_line_ends`), and such a sentence is told alone (the next one would read pasted on);
+    sentences of the author's own doings are passed over like pointers, and a clause of them
+    cut off ("…, I have refactored this PR …"); a second sentence that only announces what
+    follows ("Two changes are required:") is left out."""
+    ends = _sentence_ends(text)
+    if breaks:
+        ends = sorted(set(ends).union(b for b in breaks if 0 < b < len(text)))
+    start = 0
+    all_ends = ends
+    while len(ends) > 1 and _aside(text[start : ends[0]].strip()):
+        start, ends = ends[0], ends[1:]
+    if start and _GOES_ON_FROM.match(text, start + (len(text[start:]) - len(text[start:].lstrip()))):
+        start, ends = 0, all_ends  # ("This PR depends on <link>. And only if …", real #4075)
+    head = _RESTS_ON.match(text, start, ends[0])
+    if head is not None and ends[0] - head.end() > 20:
+        start = head.end()
+    first = text[start : ends[0]].strip()
+    if ":" in first or "：" in first:
+        # "This PR provides two features: It allows …": what follows the announcement
+        colon = min(i for i in (first.find(":"), first.find("：")) if i >= 0)
+        if _LEAD_IN.match(first[: colon + 1]) and len(first) - colon > 20:
+            return clip(first[colon + 1 :].strip())
+    m = _PROCESS.search(first, 20)
+    if m is not None:
+        return clip(first[: m.start()].rstrip(" ,;，；"))
+    if ends[0] in breaks:
+        cut = first.rfind(". ") if first.endswith((":", "：")) else -1
+        # ("… failed error. detail as following:" over a log, real #9445: the sentence before)
+        return clip(first[: cut + 1] if cut > 20 else first)
+    if len(first) < 100 and len(ends) > 1 and len(text[start : ends[1]].strip()) <= MAX_TEXT:
+        second = text[ends[0] : ends[1]].strip()
+        if not second.endswith((":", "：")) and _PROCESS.match(second) is None:
+            return text[start : ends[1]].strip()
+    return clip(first)
+
+
+def _numbered(text: str, upto: int) -> str | None:
+    """A numbered list inside a paragraph, starting before `upto` ("(1)refactor … (2) move …",
+    "Remove … 1.prefetch_stream 2.weight_prefetch_method", real #4993, #5204): the words before
+    it when they say something (not an announcement), else its first item; None when there is
+    no list."""
+    one = None
+    for m in _NUM_ITEM.finditer(text, 0, min(len(text), upto + 200)):
+        n = m.group(1)
+        if one is None:
+            if n == "1" and m.start() < upto:
+                one = m
+        elif n == "2":
+            before = text[: one.start()].strip()
+            if (
+                _usable(before)
+                and len(before.split()) > 3
+                and not _LEAD_IN.match(before)
+                and not _INTRO_ONLY.match(before)
+                and not _COUNTED_INTRO.match(before)
+            ):
+                return _what_lead(before.rstrip(" :：,，"))
+            item = text[one.end() : m.start()].strip()
+            return clip(item) if _usable(item) else None
+    return None
+
+
+def _repeats(what: str, title: str) -> bool:
+    """Whether the first sentence of `what` says only its title, words alike ([Tags] aside)."""
+    if not title or not what:
+        return False
+    first = what[: _sentence_ends(what)[0]]
+    return _bare_words(_TAGS.sub(" ", first)) == _bare_words(_TAGS.sub(" ", title))
+
+
+_TAGS = re.compile(r"\[[^\]]*\]|【[^】]*】")
+_WORDS = re.compile(r"[0-9a-z]+")
+
+
+def _bare_words(text: str) -> list[str]:
+    return _WORDS.findall(text.lower())
+
+
+def _only_asides(text: str, breaks: tuple[int, ...] = ()) -> bool:
+    start = 0
+    ends = _sentence_ends(text)
+    if breaks:
+        ends = sorted(set(ends).union(b for b in breaks if 0 < b < len(text)))
+    for end in ends:
+        if not _aside(text[start:end].strip()):
+            return False
+        start = end
+    return True
+
+
+# a sentence that says how the change was checked, not what it does or why ("its verifyed on
+# 910B4*8 A2 gpu server"): no what after a sentence that repeats the title
+_CHECKED = re.compile(r"(?i)\b(?:verif(?:y|ie)\w*|tested|test(?:ed)? (?:on|with|by)|ci pass\w*)\b")
+
+
+def _told(u: _Unit, text: str, lead: bool = True) -> str:
+    """The what of a paragraph or list item `text` (= `u.text`): its lead sentences (with
+    `lead`, else as many whole sentences as fit, to a line that ends one), or the words before
+    a numbered list inside it, else the list's first item."""
+    breaks = _line_ends(u) if len(u.raw) > 1 else ()
+    if lead:
+        out = _what_lead(text, breaks)
+    else:
+        out = clip(text)
+        if breaks and breaks[0] < len(out.removesuffix(ELLIPSIS)):
+            out = clip(text[: breaks[0]].strip())
+    if out and any(c.isdigit() for c in out):
+        at = text.find(out.removesuffix(ELLIPSIS)[:40])
+        listed = _numbered(text[max(at, 0) :], len(out))
+        if listed:
+            return listed
+    return out
+
+
+def _what_of(units: list[_Unit], title: str = "") -> str:
+    """The what of a section's units; one that only repeats `title` gives way to a sentence
+    after it that says more (the title is shown beside it: real #1094, #5444), kept when
+    none does."""
+    again = ""  # a what that only repeats the title
     for i, u in enumerate(units):
         if not _usable(u.text):
             continue
-        text = u.text
-        if i + 1 < len(units) and _only_pointers(text):
-            continue  # a paragraph that only points elsewhere, with more to come
-        # the list items right after it (none after a gap, none unusable: a span of the body)
-        items: list[str] = []
-        for v in units[i + 1 : i + 3]:
-            if v.kind != "li" or v.after_gap or not _usable(v.text):
-                break
-            items.append(v.text)
-        # "this pr accomplish two things" over a numbered list, no colon (real #13532): the list
-        # says what
-        intro = u.kind == "p" and bool(items) and bool(_COUNTED_INTRO.match(text))
-        if intro or (text.endswith((":", "：")) and u.kind == "p"):
-            if not items:
-                if len(text.split()) <= 3:
-                    continue  # "Reason:" before a code block says nothing alone
-                return _lead(text)
-            if intro or len(text.split()) <= 4 or _INTRO_ONLY.match(text):
-                out = items[0]
-                if (
-                    len(items) > 1
-                    and out.endswith((".", "!", "?", "。"))
-                    and len(out) + 1 + len(items[1]) <= MAX_TEXT
-                ):
-                    out += " " + items[1]
-                return clip(out)
-            out = text + " " + items[0]
-            return clip(out) if len(out) <= MAX_TEXT else _lead(text)
-        if u.kind == "li":
-            out = text
+        out = _unit_what(units, i)
+        if not out:
+            continue
+        if again:
+            if _adds(out, title):
+                return out
+            continue
+        if _repeats(out, title):
+            again = out
+            text = u.text
+            breaks = _line_ends(u) if len(u.raw) > 1 else ()
+            end = min(_sentence_ends(text)[0], *breaks) if breaks else _sentence_ends(text)[0]
+            rest = text[end:].strip()
+            num = _NUM_ITEM.match(rest)
+            if num is not None:  # "1.Fixed … (the title). 2.Cleaned up …" (real #1246)
+                rest = rest[num.end() :].strip()
+                nxt = _NUM_ITEM.search(rest)
+                rest = rest[: nxt.start()].strip() if nxt is not None else rest
+            if rest and _usable(rest) and not _only_asides(rest):
+                said = _what_lead(rest, tuple(b - (len(text) - len(rest)) for b in breaks))
+                if _adds(said, title):
+                    return said
+            continue
+        return out
+    return again
+
+
+# a sentence that goes on from the one before ("And drop short request schedule …", real #12541)
+_GOES_ON_FROM = re.compile(r"(?i)(?:and|but|also|so|or|then|thus|therefore|besides)\b")
+
+
+# a remark beside the change ("Note: added test case is not run in vllm-ascend CI.", "Please note
+# that this is just the initial version")
+_NOTE = re.compile(r"(?i)\W*(?:please\s+)?notes?\b|nb\b")
+
+
+def _adds(what: str, title: str) -> bool:
+    """Whether `what`, told after a sentence that repeats the title, says more: a sentence of
+    some words, not the title again, not an announcement of what follows ("we have to make the
+    following changes:"), not how it was checked."""
+    words = {w.lower() for w in what.split() if w.isalpha()}
+    return (
+        len(what.split()) >= 6
+        and len(words) >= 4  # words, not "git revert <sha> git revert <sha>" (real #6891)
+        and not _NOTE.match(what)
+        and not what.endswith((":", "："))
+        and not _only_asides(what)
+        and not _GOES_ON_FROM.match(what)
+        and not _CHECKED.search(what)
+        and not _repeats(what, title)
+    )
+
+
+def _unit_what(units: list[_Unit], i: int) -> str:
+    """The what that `units[i]` gives (with the list items after it), "" for none."""
+    u = units[i]
+    text = u.text
+    if i + 1 < len(units) and _only_asides(text, _line_ends(u) if len(u.raw) > 1 else ()):
+        return ""  # a paragraph that only points elsewhere, with more to come
+    # the list items right after it (none after a gap, none unusable: a span of the body)
+    items: list[str] = []
+    for v in units[i + 1 : i + 3]:
+        if v.kind != "li" or v.after_gap or not _usable(v.text):
+            break
+        items.append(v.text)
+    # "this pr accomplish two things" over a numbered list, no colon (real #13532): the list
+    # says what
+    intro = u.kind == "p" and bool(items) and bool(_COUNTED_INTRO.match(text))
+    if intro or (text.endswith((":", "：")) and u.kind == "p"):
+        if not items:
+            if len(text.split()) <= 3:
+                return ""  # "Reason:" before a code block says nothing alone
+            return _told(u, text)
+        if intro or len(text.split()) <= 4 or _INTRO_ONLY.match(text) or _LEAD_IN.match(text):
+            out = items[0]
             if (
-                items
+                len(items) > 1
                 and out.endswith((".", "!", "?", "。"))
-                and len(out) < 100
-                and len(out) + 1 + len(items[0]) <= MAX_TEXT
+                and len(out) + 1 + len(items[1]) <= MAX_TEXT
             ):
-                out += " " + items[0]
+                out += " " + items[1]
             return clip(out)
-        return _lead(text)
-    return ""
+        out = text + " " + items[0]
+        return clip(out) if len(out) <= MAX_TEXT else _told(u, text)
+    if u.kind == "li":
+        out = text
+        if (
+            items
+            and out.endswith((".", "!", "?", "。"))
+            and len(out) < 100
+            and len(out) + 1 + len(items[0]) <= MAX_TEXT
+        ):
+            out += " " + items[0]
+            return clip(out)
+        return _told(u, text, lead=False)
+    return _told(u, text)
 
 
 # ---------------------------------------------------------------- user-facing
@@ -1159,6 +1447,50 @@ def _symptom(sections: list[_Section]) -> str:
     return ""
 
 
+# an error a user hits, in the description's words: an exception or assertion raised, "no
+# attribute", something that fails to start or load, a failure of a named feature (real #4973
+# "which will cause assert error in vllm KVOutputAggregator", #5165 "fix failure of
+# `enable_force_load_balance`"); a day without issues tells fixes of them after the grave ones
+USER_ERROR = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b"
+    r"|(?i:\b(?:exceptions?|traceback|assert(?:ion)?\s*(?:error|fail\w*)|no attr(?:ibute)?"
+    r"|(?:raise[sd]?|throw[sn]?|throws|cause[sd]?|causing|report(?:s|ed)?|hit(?:s|ting)?|get(?:s|ting)?)"
+    r"\s+(?:an?\s+|the\s+|this\s+)?(?:[\w`'\".-]+\s+){0,2}?(?:errors?|exceptions?)"
+    r"|fail(?:s|ed|ing)?\s+to\s+(?:start|load|launch|run|initiali[sz]e|import|serve|compile|build|work)"
+    r"|failures?\s+(?:of|in|when|while)|(?:cannot|can't|can not|unable to)\s+(?:be\s+)?"
+    r"(?:load|start|launch|run|initiali[sz]e|import|serve)\w*)\b)"
+)
+_ERROR_GATE = ("rror", "xception", "raceback", "ssert", "attr", "fail", "cannot", "can't",
+               "can not", "unable")  # fmt: skip
+# an error of the tooling, not one a user hits: CI, tests, lint, docs, typos, a log's wording
+_TOOLING_ERROR = re.compile(
+    r"(?i)\b(?:ci|uts?|unit ?tests?|e2e|tests?|test cases?|smoke|pytest|lint\w*|mypy|pre-commit|typos?"
+    r"|docs?|documentation|spelling|error (?:logs?|messages?|msgs?|handling|codes?))\b"
+)
+
+
+def _error(sections: list[_Section]) -> str:
+    """The first sentence outside the test sections that names an error a user hits (an
+    exception, an assertion, something failing to start or load), not one of CI, tests or
+    docs, nor a log line."""
+    for sec in sections:
+        if sec.kind in ("test", "uf"):
+            continue
+        for u in sec.units:
+            t = u.text
+            if not USER_ERROR.search(t):
+                continue
+            for s in sentences(t):
+                if (
+                    len(s) >= 30  # not a heading over a pasted trace ("Error Traceback:")
+                    and USER_ERROR.search(s)
+                    and not _TOOLING_ERROR.search(s)
+                    and not _LOG_LINE.search(s)
+                ):
+                    return clip(s)
+    return ""
+
+
 # ---------------------------------------------------------------- references
 
 _GH = r"https?://(?:www\.)?github\.com/"
@@ -1198,7 +1530,10 @@ _CONTEXT = re.compile(
             r"|(?:incorrectly|wrongly|mistakenly|accidentally)\s+(?:[\w-]+\s+){1,2}(?:in|by)\s+",
             _PR,
             ")",
-            r"|(?P<follow_up>follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?",
+            r"|(?P<follow_up>(?:follow[- ]?ups?\s*(?:pr\s*)?(?:(?:of|to|for|on)\s+)?",
+            # "In addition to #4168, #5011, this PR adds two more patterns" (real #5077)
+            r"|in\s+addition\s+to\s+|on\s+top\s+of\s+|builds?\s+(?:up)?on\s+",
+            r"|continu(?:es|ing|ation\s+of)\s+)",
             _PR,
             r":?\s*)",
             r"|(?P<reverts>revert(?:s|ed|ing)?\s+(?:of\s+)?",
@@ -1220,6 +1555,10 @@ _CONTEXT = re.compile(
 _CONTEXT_WORDS = (
     "fix",
     "follow",
+    "addition",
+    "top of",
+    "build",
+    "continu",
     "revert",
     "port",
     "pick",
@@ -1244,6 +1583,7 @@ _TRIED = re.compile(
     r"\s+(?:restores|fixes|recovers|resolves|solves|avoids|brings back|makes|helps|removes)\b",
     re.I,
 )
+_MD_LINK_OPEN = re.compile(r"\[(?:[^\[\]\n]{0,80}\]\()?$")  # "[" or "[#4168](" before a link
 _LIST_SEP = re.compile(r"\s*(?:,|&|and|,\s*and|/)\s*$", re.I)
 _PORT_TO = re.compile(r"\s+(?:to|into|onto)\b", re.I)
 _REVERT_TITLE = re.compile(
@@ -1273,6 +1613,8 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
     if not t:
         return None
     rest = (t.group("rest") if t.group("rest") is not None else t.group("quoted")).strip()
+    if UNSKIP.match(rest):
+        return None  # "Revert temporary skip on mtp1/mtp2 correctness tests": tests back on
     q = _QUOTED.match(rest)
     n = None
     if q:
@@ -1296,6 +1638,13 @@ def _revert_of_title(title: str) -> tuple[str | None, int | None] | None:
         return None
     return inner or None, n
 
+
+# what a "Revert …" title undoes when it turns tests back on: a skip, a disable, an xfail (real
+# #5039 "[Fix]Revert temporary skip on mtp1/mtp2 correctness tests"): coverage restored, no code
+# undone — no revert of a change
+UNSKIP = re.compile(
+    r"(?i)(?:the\s+|a\s+)?(?:temporar\w*\s+)?(?:skip\w*|disabl\w*|xfail\w*|mark\.skip\w*)\b"
+)
 
 _UNDO_TITLE = re.compile(
     r"^\s*(?:\[[^\]]*\]\s*:?\s*)*(?:restore|roll\s*back|rollback|undo|back\s*out)\b", re.I
@@ -1434,6 +1783,8 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
         if n is not None and other is None and n == number:
             return
         key = (kind, other, n, sha)
+        if sha is None and n is not None and any(k[:3] == key[:3] for k in refs):
+            return  # (the same change again: "This reverts commit …" and "revert [the pr](…)")
         if key not in refs:
             refs[key] = Reference(
                 kind=kind, number=n, repo=other, sha=sha, title=title_, context=context
@@ -1465,6 +1816,8 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 sha = g("sha").lower() if g("sha") else None
             else:
                 other, n, sha = None, int(g("num")), None
+                if src[m.start() - 1 : m.start()] == "[" and src.startswith("](", m.end()):
+                    continue  # "[#7](address)": the address says which repository's #7
                 before = src[m.start() - 1] if m.start() else " "
                 if before.isalnum() or before in "_.-/":
                     o = _OWNER_NAME.search(src, max(0, m.start() - 100), m.start())
@@ -1474,11 +1827,18 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
             start = m.start() - (len(other) if other is not None and g("num") else 0)
             if other is not None and own is not None and other.lower() == own:
                 other = None
-            window = src[max(0, start - 100) : start]
+            # (a Markdown link's "[" or "[#N](" before its number or address says nothing)
+            window = _MD_LINK_OPEN.sub("", src[max(0, start - 100) : start])
             low = window.lower()
             c = _CONTEXT.search(window) if any(w in low for w in _CONTEXT_WORDS) else None
             kind = next(k for k in _KINDS if c.group(k)) if c else None
-            if kind is None and last_kind in _KINDS and _LIST_SEP.fullmatch(src, last_end, start):
+            if (
+                kind is None
+                and last_kind in _KINDS
+                and _LIST_SEP.fullmatch(
+                    _MD_LINK_OPEN.sub("", src[_link_end(src, last_end) : start])
+                )
+            ):
                 kind = last_kind
             if kind == "reverts" and c and _TRIED.match(src, m.end()) and "ing" in c.group(0):
                 # "reverting #13268 restores BF16 accuracy": what was tried, not what this does
@@ -1584,15 +1944,15 @@ def digest_of(
     what_secs = [s for s in sections if s.kind == "what"]
     what = ""
     for s in what_secs:
-        what = _what_of(s.units)
+        what = _what_of(s.units, title)
         if what:
             break
-    if not what or _only_pointers(what):
+    if not what or _only_asides(what):
         # (a template section that only says where the change comes from — "Extracted from PR
         # #5513", real #5702 — gives way to the section after it that says what it does)
         for s in sections:
             if s.kind in ("", "other"):
-                said = _what_of(s.units)
+                said = _what_of(s.units, title)
                 if said and not _only_pointers(said):
                     what = said
                     break
@@ -1619,6 +1979,7 @@ def digest_of(
         refs = _refs(title, "\n".join(prose), repo, number)
     template_only = template and not what and user_facing == "unknown" and not tested and not claims
     symptom = _symptom(sections) if _severe_gate(body, low) else ""
+    error = _error(sections) if any(w in low for w in _ERROR_GATE) else ""
     interface = interface_of(title, sections, user_facing, sentences, clip)
     next_steps = next_steps_of(sections, sentences, clip) if kind != "issue" else ()
     return Digest(
@@ -1631,6 +1992,7 @@ def digest_of(
         refs=refs,
         template_only=template_only,
         symptom=symptom,
+        error=error,
         interface=interface,
         next_steps=next_steps,
     )

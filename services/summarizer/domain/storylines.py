@@ -230,12 +230,27 @@ def role_of(item: StoryItem) -> Role:
     return item.role
 
 
+# "Revert temporary skip on … tests" turns tests back on: it restores coverage, undoes no code
+_UNSKIP_TITLE = re.compile(
+    r"(?i)^\s*(?:\[[^\]]*\]\s*:?\s*)*revert\w*\s+(?:the\s+|a\s+)?(?:temporar\w*\s+)?"
+    r"(?:skip\w*|disabl\w*|xfail\w*|mark\.skip\w*)\b"
+)
+
+
 def _role_of(item: StoryItem) -> Role:
-    if _REVERT_TITLE.search(item.title) or (
-        item.digest is not None and any(r.kind == "reverts" for r in item.digest.refs)
-    ):
-        return "revert"
     role = _stated_role(item)
+    if _REVERT_TITLE.search(item.title) and not _UNSKIP_TITLE.search(item.title):
+        return "revert"
+    if (
+        item.digest is not None
+        and any(r.kind == "reverts" for r in item.digest.refs)
+        and _title_role(item.title) == "other"
+    ):
+        # a description's "Reverts #N" makes a revert of a change whose title says nothing
+        # else ("Undo the cache"); a fix that also reverts one change ("[bugfix] fix mtp accept
+        # rate", real #5093, item 4 of 4: "Reverts …#5082") stays what its title says, its
+        # revert told as part of it
+        return "revert"
     # what the change touches outranks what its title claims: a tutorial titled "Add …" is
     # documentation; a fix stays a fix, of CI or of a test as well
     kinds = {file_kind(f) for f in item.files}
@@ -253,12 +268,17 @@ def _stated_role(item: StoryItem) -> Role:
         role = _ROLE_OF_CATEGORY.get(category.lower())
         if role is not None:
             return role
-    for tag in _BRACKET.findall(item.title):
+    return _title_role(item.title)
+
+
+def _title_role(title: str) -> Role:
+    """The role a title's [Tag]s or leading verb state, else "other"."""
+    for tag in _BRACKET.findall(title):
         for part in re.split(r"[\s,]+", tag.strip()):
             for pattern, role in _TAG_ROLE:
                 if pattern.match(part):
                     return role
-    rest = _BRACKET.sub(" ", item.title).strip(" :")
+    rest = _BRACKET.sub(" ", title).strip(" :")
     for pattern, role in _VERB_ROLE:
         if pattern.match(rest):
             return role
@@ -385,6 +405,11 @@ def _is_test_file(path: str) -> bool:
         or name.startswith("test_")
         or name.endswith(("_test.py", "_tests.py"))
     )
+
+
+def _tests_only(item: StoryItem) -> bool:
+    """A change of tests alone: its files are all tests, or it is a test by its role."""
+    return role_of(item) == "test" or (bool(item.files) and all(map(_is_test_file, item.files)))
 
 
 def _order(item: StoryItem) -> tuple:
@@ -662,12 +687,26 @@ def _title_name(members: Sequence[StoryItem], term_counts: Mapping[str, int], hi
 _SERIES_MARK = re.compile(r"(?i)(?:^|[\s\[(])(\d{1,2})\s*/\s*(n|\d{1,2})(?=[\s\])]|$)")
 
 
+# a place in a series in words: "part 2", "(Batch #3)", "phase 1", "2nd PR of"
+_SERIES_PART = re.compile(
+    r"(?i)\b(?:part|batch|phase|stage|step)(?:\s+#?|\s*#)\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+(?:pr|part)\b"
+)
+
+
 def _series(
     window: Sequence[StoryItem], history_count: Callable[[str], int], history: int
 ) -> list[list[StoryItem]]:
-    """Items of the window marked as parts of a series ("1/N", "[2/3]"), grouped when they
-    share a [Tag] and a word that is not common in the history."""
-    marked = [i for i in sorted(window, key=_order) if _SERIES_MARK.search(i.title)]
+    """Items of the window marked as parts of a series ("1/N", "[2/3]", "part 2", "(Batch #3)",
+    "2nd PR of"), grouped when they share a [Tag] and a word that is not common in the history,
+    when their titles are the same but for the part, or when they carry the same [Tags] and the
+    same count of parts ("/N") and change code in one place — their main module or a folder
+    ("[Refactor]3/N Refactor mla_v1.py & extract mla_cp" and "[Refactor] 4/N Distinguish the
+    branches … of PA and FIA Ops", both in the attention code, 2025-W51)."""
+    marked = [
+        i
+        for i in sorted(window, key=_order)
+        if _SERIES_MARK.search(i.title.replace("]", "] ")) or _SERIES_PART.search(i.title)
+    ]
     if len(marked) < 2:
         return []
 
@@ -690,6 +729,39 @@ def _series(
     own = {i.number: words(i) for i in marked}
     parent = {i.number: i.number for i in marked}
 
+    def place(item: StoryItem) -> tuple[str, str]:  # (part, count of parts) of "3/N"; "" if none
+        m = _SERIES_MARK.search(item.title.replace("]", "] "))  # ("[Refactor]3/N")
+        return (m.group(1), m.group(2).lower()) if m else ("", "")
+
+    def stem(item: StoryItem) -> str:  # the title but for its place (two words at least)
+        text = _SERIES_PART.sub(" ", _SERIES_MARK.sub(" ", _BRACKET.sub(" ", item.title)))
+        text = _NUMBER_REF.sub(" ", text)
+        return normalise_term(text) if len(_WORD.findall(text)) >= 2 else ""
+
+    def where(item: StoryItem) -> set[str]:
+        # its main module, and the folders (two levels deep at least) of its code
+        folders = {
+            "/" + f.rsplit("/", 1)[0]
+            for f in item.files
+            if f.count("/") >= 2 and file_kind(f) is None
+        }
+        return folders | set(item.modules[:1])
+
+    def one_series(a: StoryItem, b: StoryItem) -> bool:
+        if tags[a.number] & tags[b.number] and own[a.number] & own[b.number]:
+            return True
+        if stem(a) and stem(a) == stem(b):
+            return True
+        (pa, na), (pb, nb) = place(a), place(b)
+        return bool(
+            tags[a.number]
+            and tags[a.number] == tags[b.number]
+            and na
+            and na == nb
+            and pa != pb
+            and where(a) & where(b)
+        )
+
     def find(x: int) -> int:
         while parent[x] != x:
             x = parent[x]
@@ -697,7 +769,7 @@ def _series(
 
     for a_i, a in enumerate(marked):
         for b in marked[a_i + 1 :]:
-            if tags[a.number] & tags[b.number] and own[a.number] & own[b.number]:
+            if one_series(a, b):
                 parent[find(b.number)] = find(a.number)
     out: dict[int, list[StoryItem]] = defaultdict(list)
     for i in marked:
@@ -804,6 +876,29 @@ def find_storylines(
     }
     files_of = {x: {f for f in by_number[x].files if f in specific} for x in by_number}
 
+    # references among the window's items and those it refers to (a chain is a line of its own
+    # below; a pair of changes that share a name and refer to each other are one line too)
+    known: dict[int, StoryItem] = {i.number: i for i in previous}
+    known.update(referenced)
+    known.update(by_number)
+    all_links = resolve_links(known)
+    linked = {frozenset((lk.source, lk.target)) for lk in all_links}
+
+    def pair_holds(numbers: Collection[int], key: str) -> bool:
+        """Two changes sharing a name are a line of work (in a small window) only with more
+        than the word: a name of two words or a profile's topic ("KV Offload"), or a specific
+        file both change, or a reference between them; never with a change of tests alone,
+        which tests an area, not a line of work in it (2025-12-18: "[UT]Ut for function
+        cumsum_group_list in moe_mlp" and "[Feat] Support MLP_TP feature" shared only "mlp")."""
+        members = [by_number[x] for x in numbers]
+        if any(_tests_only(m) for m in members):
+            return False
+        if is_topic(key) or key in parts_of:
+            return True
+        if any(frozenset(pair) in linked for pair in itertools.combinations(numbers, 2)):
+            return True
+        return bool(set.intersection(*(files_of[x] for x in numbers)))
+
     def coherence(members: set[int]) -> float:
         # the share of the items that change a specific file another of them changes too
         seen: Counter[str] = Counter(f for x in members for f in files_of[x])
@@ -836,6 +931,8 @@ def find_storylines(
             if written_as_name(key):
                 share = MAX_NAMED_WINDOW_SHARE
         if k < min_items or k > max(MAX_WINDOW_ITEMS_FLOOR, share * n):
+            continue
+        if k < MIN_ITEMS and not pair_holds(members, key):
             continue
         if key in KIND_WORDS or any(p in KIND_WORDS for p in parts_of.get(key, ())):
             continue
@@ -996,9 +1093,9 @@ def find_storylines(
 
     for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
-        if len(free) < min_items:
-            continue
         top = keys[0]
+        if len(free) < min_items or (len(free) < MIN_ITEMS and not pair_holds(free, top)):
+            continue
         name = written(top)
         if not is_topic(top) and (  # (a topic's line has the profile's name)
             not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name)
@@ -1042,9 +1139,6 @@ def find_storylines(
             assigned[x] = len(groups) - 1
 
     # reference chains: a revert with what it reverted, fix-ups, follow-ups
-    known: dict[int, StoryItem] = {i.number: i for i in previous}
-    known.update(referenced)
-    known.update(by_number)
     parent: dict[int, int] = {}
 
     def find(x: int) -> int:
@@ -1054,7 +1148,7 @@ def find_storylines(
         return x
 
     reverted: set[int] = set()
-    for link in resolve_links(known):
+    for link in all_links:
         parent[find(link.source)] = find(link.target)
         if link.kind == "reverts":
             reverted.add(link.target)
@@ -1228,6 +1322,7 @@ def find_storylines(
     for item in sorted(window, key=_order):
         if item.number not in assigned and item.modules and role_of(item) != "revert":
             by_module[item.modules[0]].append(item)
+    held: set[str] = set()  # modules whose leftovers hold together by the files they change
     for module, members in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if n < MODULE_WINDOW_MIN:
             break  # a quiet window is told by its modules already (the report's module themes)
@@ -1236,6 +1331,8 @@ def find_storylines(
             roles_here["test"] + roles_here["ci"] + roles_here["docs"]
         ) * 2 >= len(members):
             continue
+        if coherence({m.number for m in members}) >= MIN_COHERENCE:
+            held.add(f"{MODULE_KEY_PREFIX}{module}")
         groups.append(
             _Group(
                 key=f"{MODULE_KEY_PREFIX}{module}",
@@ -1289,8 +1386,12 @@ def find_storylines(
             terms=g.terms,
         )
         # a module's leftovers weigh half a named line of work of the same size, a line found by
-        # its shared files three quarters (2026-W04: "fusion", seven passes, was never told)
-        size = len(members) * {"module": MODULE_WEIGHT, "files": FILES_WEIGHT}.get(g.evidence, 1.0)
+        # its shared files three quarters (2026-W04: "fusion", seven passes, was never told) —
+        # and so do leftovers that mostly change files another of them changes: a theme, not a
+        # bucket (2025-W51: seven changes to speculative decoding's proposers and sampler were
+        # told after "PP", three fixes that shared a word)
+        weight = {"module": MODULE_WEIGHT, "files": FILES_WEIGHT}.get(g.evidence, 1.0)
+        size = len(members) * (FILES_WEIGHT if g.key in held else weight)
         # a line of documentation, CI or tests alone ("R1", "235b": tutorials; "a3 560t": nightly
         # jobs for a cluster) is told after the lines of work on the code (2026-07-17: a CI
         # line was the day's only main line beside a new scheduler)

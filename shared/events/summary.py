@@ -308,6 +308,36 @@ class Incident(Frozen):
     reason: str = ""
 
 
+NewsKind = Literal[
+    "release",
+    "version",
+    "release_branch",
+    "support_dropped",
+    "support_added",
+    "governance",
+    "policy",
+]
+
+
+class ProjectNews(Frozen):
+    """An event a reader of the project's report wants first, found from a change's title, paths
+    and description: release notes for a version (release), the project's own version bumped
+    (version), a release branch cut (release_branch), support for a dependency's version dropped
+    or added, maintainers, committers, reviewers or code owners added or changed (governance), a
+    versioning or deprecation policy changed (policy). `what` is as written: the version
+    ("v0.11.0"), the dependency and version ("vLLM 0.12.0"), the role ("maintainers"), the
+    policy; `people` the names a governance change gives; `ahead_of` the release a description
+    says comes next ("release v0.13.0 soon"); `said` the description's sentence."""
+
+    kind: NewsKind
+    items: tuple[int, ...]
+    what: str = ""
+    people: tuple[str, ...] = ()
+    action: Literal["added", "removed", "changed"] = "changed"
+    ahead_of: str = ""
+    said: str = ""
+
+
 class Theme(Frozen):
     """A line of work: a module with its key PRs (highlights and key changes by theme)."""
 
@@ -517,6 +547,8 @@ class SummaryData(Frozen):
     themes: tuple[Theme, ...] = ()
     storylines: tuple[Storyline, ...] = ()
     incidents: tuple[Incident, ...] = ()
+    # releases, support dropped or added, governance and policy changes of the window
+    news: tuple[ProjectNews, ...] = ()
     discussions: tuple[Discussion, ...] = ()
     risks: tuple[RiskObservation, ...] = ()
     ecosystems: tuple[EcosystemSection, ...] = ()

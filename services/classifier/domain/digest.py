@@ -413,7 +413,10 @@ def _pointer(sentence: str) -> bool:
     if _POINTER.match(sentence) or (sentence.endswith(("?", "？")) and len(sentence.split()) < 8):
         return True  # (a short question is a heading of its own: "What does it follow?")
     rest = _not_words(sentence)
-    # words, not the commas between references ("Fixes #10989, fixes #10987.")
+    # words, not the commas between references ("Fixes #10989, fixes #10987."); three of the
+    # first eight tokens settle it (most sentences)
+    if sum(1 for w in rest.split(None, 8)[:8] if any(c.isalnum() for c in w)) >= 3:
+        return False
     words = [w for w in rest.split() if any(c.isalnum() for c in w)]
     return len(words) < 3 and len(_CJK.findall(rest)) < 4  # (Chinese has no spaces)
 
@@ -502,6 +505,7 @@ _LEAD_IN = re.compile(
     r"(?:[\w-]+\s+){0,3}?(?:(?:the\s+)?following|two|three|four|five|six|several|some|a few|\d+)"
     r"(?:\s+[\w-]+)?\s+(?:things|changes|parts|fixes|items|points|modifications|aspects|features"
     r"|issues|problems|updates|improvements|optimi[sz]ations|tasks|steps|bugs|goals|works?)"
+    r"(?:\s+(?:in|of|by|for)\s+(?:this|the)\s+(?:pr|patch|change|commit|pull request))?"
     r"(?:\s+(?:are|is|were)\s+(?:required|needed|made|included|done))?\s*[:：]$",
     re.I,
 )
@@ -539,7 +543,7 @@ _BELONGS = re.compile(
 )
 # a label and a reference or link alone ("origin main npu_moe_gating_top_k_softmax: <link>")
 _LABEL_REF = re.compile(
-    r"\W*(?:[\w.-]+\s+){0,2}[\w.-]+\s*[:：]\s*(?:https?://\S+|@[\w-]+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s.;,]*$"
+    r"[^\w.-]*(?:[\w.-]+\s+){0,2}[\w.-]+\s*[:：]\s*(?:https?://\S+|@[\w-]+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s.;,]*$"
 )
 # a sentence pointing at a link its plain text no longer holds ("You can find the relevant
 # discussion here.", real #6846)
@@ -620,7 +624,8 @@ def _what_lead(text: str, breaks: tuple[int, ...] = ()) -> str:
     all_ends = ends
     while len(ends) > 1 and _aside(text[start : ends[0]].strip()):
         start, ends = ends[0], ends[1:]
-    if start and _GOES_ON_FROM.match(text, start + (len(text[start:]) - len(text[start:].lstrip()))):
+    after = text[start:]
+    if start and _GOES_ON_FROM.match(text, start + len(after) - len(after.lstrip())):
         start, ends = 0, all_ends  # ("This PR depends on <link>. And only if …", real #4075)
     head = _RESTS_ON.match(text, start, ends[0])
     if head is not None and ends[0] - head.end() > 20:
@@ -675,8 +680,12 @@ def _repeats(what: str, title: str) -> bool:
     """Whether the first sentence of `what` says only its title, words alike ([Tags] aside)."""
     if not title or not what:
         return False
+    said = _bare_words(_TAGS.sub(" ", title))
+    head = _bare_words(_TAGS.sub(" ", what[: len(title) + 40]))
+    if head[: len(said)] != said:
+        return False  # (most whats: not even the title's words first)
     first = what[: _sentence_ends(what)[0]]
-    return _bare_words(_TAGS.sub(" ", first)) == _bare_words(_TAGS.sub(" ", title))
+    return _bare_words(_TAGS.sub(" ", first)) == said
 
 
 _TAGS = re.compile(r"\[[^\]]*\]|【[^】]*】")
@@ -704,18 +713,17 @@ def _only_asides(text: str, breaks: tuple[int, ...] = ()) -> bool:
 _CHECKED = re.compile(r"(?i)\b(?:verif(?:y|ie)\w*|tested|test(?:ed)? (?:on|with|by)|ci pass\w*)\b")
 
 
-def _told(u: _Unit, text: str, lead: bool = True) -> str:
+def _told(u: _Unit, text: str, breaks: tuple[int, ...], lead: bool = True) -> str:
     """The what of a paragraph or list item `text` (= `u.text`): its lead sentences (with
     `lead`, else as many whole sentences as fit, to a line that ends one), or the words before
-    a numbered list inside it, else the list's first item."""
-    breaks = _line_ends(u) if len(u.raw) > 1 else ()
+    a numbered list inside it, else the list's first item; `breaks`: `_line_ends(u)`."""
     if lead:
         out = _what_lead(text, breaks)
     else:
         out = clip(text)
         if breaks and breaks[0] < len(out.removesuffix(ELLIPSIS)):
             out = clip(text[: breaks[0]].strip())
-    if out and any(c.isdigit() for c in out):
+    if "1" in out:  # (a numbered list starts at 1)
         at = text.find(out.removesuffix(ELLIPSIS)[:40])
         listed = _numbered(text[max(at, 0) :], len(out))
         if listed:
@@ -788,7 +796,8 @@ def _unit_what(units: list[_Unit], i: int) -> str:
     """The what that `units[i]` gives (with the list items after it), "" for none."""
     u = units[i]
     text = u.text
-    if i + 1 < len(units) and _only_asides(text, _line_ends(u) if len(u.raw) > 1 else ()):
+    breaks = _line_ends(u) if len(u.raw) > 1 else ()
+    if i + 1 < len(units) and _only_asides(text, breaks):
         return ""  # a paragraph that only points elsewhere, with more to come
     # the list items right after it (none after a gap, none unusable: a span of the body)
     items: list[str] = []
@@ -803,7 +812,7 @@ def _unit_what(units: list[_Unit], i: int) -> str:
         if not items:
             if len(text.split()) <= 3:
                 return ""  # "Reason:" before a code block says nothing alone
-            return _told(u, text)
+            return _told(u, text, breaks)
         if intro or len(text.split()) <= 4 or _INTRO_ONLY.match(text) or _LEAD_IN.match(text):
             out = items[0]
             if (
@@ -814,7 +823,7 @@ def _unit_what(units: list[_Unit], i: int) -> str:
                 out += " " + items[1]
             return clip(out)
         out = text + " " + items[0]
-        return clip(out) if len(out) <= MAX_TEXT else _told(u, text)
+        return clip(out) if len(out) <= MAX_TEXT else _told(u, text, breaks)
     if u.kind == "li":
         out = text
         if (
@@ -825,8 +834,8 @@ def _unit_what(units: list[_Unit], i: int) -> str:
         ):
             out += " " + items[0]
             return clip(out)
-        return _told(u, text, lead=False)
-    return _told(u, text)
+        return _told(u, text, breaks, lead=False)
+    return _told(u, text, breaks)
 
 
 # ---------------------------------------------------------------- user-facing

@@ -54,9 +54,11 @@ from shared.events.summary import (
     CrossRef,  # reports across repositories
     Format,
     Language,
+    ProjectNews,
 )
 from shared.windows import Window
 
+from .news import NewsWords, project_news
 from .storylines import (
     FILE_SHARE,
     REMOVAL_TITLE,
@@ -183,6 +185,8 @@ class ReportPolicy:
     upgrade_fallout_days: float = 7.0
     # module tags meaning "keeping up with an upstream or dependency" (the profiles name them)
     upgrade_modules: tuple[str, ...] = ("upstream-sync", "dependencies")
+    # project news (domain/news.py): words a repository adds for its release documents and roles
+    news_words: NewsWords = NewsWords()
 
 
 @dataclass(frozen=True)
@@ -1095,7 +1099,22 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                 )
             )
     out.extend(_upgrade_fallout(t, story, policy))
-    out.extend(_fix_bursts(t, story, inp, policy, {n for i in out for n in i.items}))
+    # (a fix that also reverts another change, real #5093, is told as that change's revert and
+    # may still be a fix-up of a third)
+    out.extend(
+        _fix_bursts(
+            t,
+            story,
+            inp,
+            policy,
+            {
+                n
+                for i in out
+                for k, n in enumerate(i.items)
+                if not (i.kind == "revert" and k == 0 and n in items and role_of(items[n]) == "fix")
+            },
+        )
+    )
     interface = _interface_changes(t, story)
     # a removal the digest names as a setting removed is told once, as that setting
     named = {n for i in interface if i.roles == ("removed",) for n in i.items}
@@ -1129,6 +1148,10 @@ _LOOSENED = re.compile(
 _NOT_LOOSENED = re.compile(
     r"(?i)\b(?:(?:re-?)?enabl\w*|unskip\w*|restor\w*|recover\w*|fix(?:es|ed)?\s+(?:the\s+)?"
     r"(?:skipped|disabled)|add(?:s|ed|ing)?)\b"
+    # a skip undone turns tests back on ("Revert temporary skip on mtp1/mtp2 correctness tests",
+    # real #5039; "remove the skip of …")
+    r"|\b(?:revert|remov|delet|drop|lift)\w*\s+(?:the\s+|a\s+)?(?:temporar\w*\s+)?"
+    r"(?:skip|disabl|xfail)\w*\b(?!\s+(?:tests?|cases|some|more|the|all|\S+\s+tests?)\b)"
     # a step that bears a missing input is no check loosened ("Skip e2e log summary when the log
     # file is missing or empty", real #7552: no test is skipped)
     r"|\b(?:when|if)\b[^.]{0,60}\b(?:missing|empty|absent|not\s+(?:found|present|exist\w*)"
@@ -1426,6 +1449,13 @@ def _is_bump(item: StoryItem, policy: ReportPolicy) -> bool:
 # nature — "[Bugfix] … PP", keeping up with upstream — has no change to follow, or is left out).
 BURST_FIXES = 3
 BURST_SHARE = 0.5  # ... and at least this share of the line's fixes merged after the change
+# fixes within this many hours of the change are its fix-ups when they name the line's term in
+# their title, or touch its code and name the term in their description: 2025-W51's profile_run
+# refactor #4993 was followed by #5093 ("fix mtp accept rate by disabling in_profile_run"),
+# #5122 ("delele profile_run in model_runner"), #5136 ("fix profile run for vl model", another
+# file) and #5165 ("Fix in_profile_run in mtp_proposer dummy_run") within 53 hours; by shared
+# files alone only two counted, and the report said "1 feature and 3 fixes"
+FIXUP_HOURS = 72
 
 
 def _fold_term(text: str) -> str:
@@ -1478,6 +1508,21 @@ def _fix_bursts(
             if n not in roles and it is not None and terms and not it.bot:
                 if any(term in _fold_term(it.title) for term in terms):
                     roles[n] = role_of(it)
+        # the window's fixes outside the line that name its term where they say what they do
+        # (real #5093 "fix mtp accept rate by disabling in_profile_run"): fix-ups when quick and
+        # on its code (below)
+        said_term: set[int] = set()
+        for n in merged:
+            it = items.get(n)
+            if n in roles or it is None or it.bot or role_of(it) != "fix" or not terms:
+                continue
+            said = _fold_term(t.merged_prs[n].fact.item.body_excerpt or "")
+            if any(term in said for term in terms):
+                roles[n] = "fix"
+                said_term.add(n)
+        titled = {
+            n for n in roles if terms and any(t_ in _fold_term(items[n].title) for t_ in terms)
+        }
         fixes = [
             n
             for n in _merged_order(roles, items)
@@ -1498,9 +1543,36 @@ def _fix_bursts(
             after = [n for n in fixes if (f_at := items[n].merged_at) is not None and f_at > at]
             # a fix opened before the change (a lower number: 2026-W32's #12772 and #13012 beside
             # the MoE refactor #13268) was not made to answer it
-            burst = [
-                n for n in after if n > lead and n not in told and touched & set(items[n].files)
-            ]
+            quick = {
+                n
+                for n in after
+                if (f_at := items[n].merged_at) is not None
+                and f_at - at <= timedelta(hours=FIXUP_HOURS)
+            }
+            # a fix touching its code; once two do, one within FIXUP_HOURS whose title names the
+            # line's term (as the lead's does) also counts: another file of the same work (a
+            # shared name alone is no evidence: "DeepSeek V4" fixes of other files)
+            coded = {
+                n
+                for n in after
+                if n > lead
+                and n not in told
+                and (shared := touched & set(items[n].files))
+                # (one joined by its description's words shares real code with it, quickly: not
+                # a package's __init__ that registers everything — real #9410, a GLM parser
+                # patch removed beside DeepSeek V4's)
+                and (
+                    n not in said_term
+                    or (n in quick and any(not f.endswith("__init__.py") for f in shared))
+                )
+            }
+            named = {
+                n
+                for n in after
+                if n > lead and n not in told and n in quick and lead in titled and n in titled
+            }
+            burst = [n for n in after if n in coded or (len(coded) >= 2 and n in named)]
+            after = [n for n in after if n not in said_term or n in burst]
             if len(burst) < BURST_FIXES or len(burst) < BURST_SHARE * len(after):
                 continue
             if best is None or len(burst) > len(best[1]):
@@ -1936,7 +2008,13 @@ def _follow_ups(
         and not _author_bot(frow.fact.item, frow.tags)
         and (
             _STOPGAP.search(frow.fact.item.title or "")  # ("… temporarily skipped", 2026-W27)
-            or (frow.tags.digest is not None and _STOPGAP.search(frow.tags.digest.what))
+            or (
+                frow.tags.digest is not None
+                and _STOPGAP.search(frow.tags.digest.what)
+                # a change titled as a removal takes a stopgap out, it leaves none (real #5035
+                # "Remove the process patches …": "Before we add the patches temporarily")
+                and not REMOVAL_TITLE.search(frow.fact.item.title or "")
+            )
         )
     )
     # what a change says is temporary or comes next, each in its own words (2026-W13: "This will
@@ -2299,7 +2377,7 @@ def _appendix(t: _Tally, inp: WindowInput, story: _Story | None = None) -> Appen
                 inp,
                 rows[n].fact.item,
                 rows[n].tags,
-                digest=n in told or bool((d := rows[n].tags.digest) and d.symptom),
+                digest=n in told or bool((d := rows[n].tags.digest) and (d.symptom or d.error)),
             )
             for n in sorted(rows)
         )
@@ -2330,6 +2408,10 @@ def build_summary(
     prev = _tally(inp.previous, inp.previous_facts)
     story = _story(t, prev, inp, policy)
     incidents = _incidents(t, story, inp, policy)
+    news = _news(t, policy)
+    # support dropped is told once, as project news, not again as support narrowed
+    dropped = {n for x in news if x.kind == "support_dropped" for n in x.items}
+    incidents = [i for i in incidents if not (i.kind == "narrowed" and set(i.items) <= dropped)]
     # a change its own line of work reverted in the window is a risk, not a key PR
     for inc in incidents:
         if inc.kind == "instability" and "reverted" in inc.roles:
@@ -2366,6 +2448,7 @@ def build_summary(
         themes=tuple(_themes(key_prs, t, scores, policy)),
         storylines=tuple(story.storylines),
         incidents=tuple(incidents),
+        news=news,
         discussions=tuple(_discussions(t, inp, policy)),
         risks=tuple(_risks(t, story)),
         ecosystems=tuple(_ecosystems(t, inp, policy)),
@@ -2387,6 +2470,14 @@ def build_summary(
         facts_counted=len(t.facts),
         request_id=meta.request_id,
     )
+
+
+def _news(t: _Tally, policy: ReportPolicy) -> tuple[ProjectNews, ...]:
+    """The window's project news (services/summarizer/domain/news.py), in merge order."""
+    rows = sorted(
+        t.merged_prs.values(), key=lambda r: (r.fact.item.merged_at or r.time, r.fact.item.number)
+    )
+    return project_news((r.fact.item for r in rows), policy.news_words)
 
 
 def _cross_refs(t: _Tally, inp: WindowInput) -> tuple[CrossRef, ...]:

@@ -892,16 +892,19 @@ def test_what_changes_say_of_themselves_is_a_risk_in_their_words():
     assert {n: k for n, (k, _) in said.items()} == {
         1: "loosened",
         2: "loosened",
-        3: "narrowed",
         4: "unfinished",
     }
+    # a version dropped is told once, as project news, not again as support narrowed
+    assert [(n.kind, n.what, n.items) for n in s.news] == [
+        ("support_dropped", "vLLM v0.22.1", (3,))
+    ]
     # the description's own sentence, its wrapped lines joined
     assert said[4][1] == (
         "However, several critical issues were identified during the review: `num_prefills` "
         "is never updated, which breaks the PCP + MTP logic."
     )
     follow = {f.kind: f.items for f in s.follow_ups if f.kind in SAID}
-    assert follow == {"loosened": (1, 2), "unfinished": (4,), "narrowed": (3,)}
+    assert follow == {"loosened": (1, 2), "unfinished": (4,)}
 
 
 def test_lines_of_tests_ci_or_docs_alone_are_no_large_change_to_review():

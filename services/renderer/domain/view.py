@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from shared.events import (
     ALL_PROVIDED,
+    Claim,
     Discussion,
     EcosystemSection,
     FollowUp,
@@ -30,7 +31,11 @@ from shared.events import (
     SummaryData,
     Theme,
 )
-from shared.events.summary import number_label, split_number  # reports across repositories
+from shared.events.summary import (  # reports across repositories
+    ProjectNews,
+    number_label,
+    split_number,
+)
 
 from .bounds import bounded
 from .i18n import Messages
@@ -82,7 +87,8 @@ MAX_ECOSYSTEM_LINKS = 6  # weekly: a group is one line of links
 MAX_ROW_MODULES = 3  # modules named in a key-PR row
 MAX_TOPICS = 4  # hot topics and trends (daily)
 MAX_TOPIC_LINKS = 5
-MAX_ATTENTION = 3  # issues worth attention (daily)
+MAX_ATTENTION = 5  # issues worth attention (daily)
+FIXUP_HOURS = 72  # fixes within this many hours of a change are told as its fix-up chain
 MAX_CHANGED = 8
 EXCERPT_DISCUSSION = 280
 
@@ -305,6 +311,11 @@ class RepoCounts:
     url: str
     values: tuple[str, ...]
     total: bool = False
+
+
+def _person(name: str) -> str:
+    """A login as GitHub writes it (@login); a name written out stays as written."""
+    return name if " " in name or name.startswith("@") else f"@{name}"
 
 
 def link(item: ItemRef) -> Link:
@@ -632,6 +643,8 @@ class _Writer:
             parts.append(self.storyline_lead())
         elif tops:
             parts.append(m.t("lead.focus", modules=m.join([self.module(t.module) for t in tops])))
+        if news := self.news_line():
+            parts.append(news)
         rising = sorted(
             (t for t in s.modules if t.trend in ("up", "new") and t.delta > 0 and not t.fallback),
             key=lambda t: (-t.delta, t.module),
@@ -692,8 +705,28 @@ class _Writer:
 
     def highlight_lines(self) -> list[Storyline]:
         """The lines of work the report tells by name: the highlights' (a module's leftovers are
-        no line a reader can name)."""
-        return [st for st in self.s.storylines if st.evidence != "module"][:MAX_HIGHLIGHTS]
+        no line a reader can name) — each a theme of section 2, so a line the highlights name is
+        one the reader finds told there (2025-W51: "PP" and "Keeping up with vllm" were
+        highlights, and past section 2's six themes)."""
+        shown = self.theme_storylines()
+        return [st for st in shown if st.evidence != "module"][:MAX_HIGHLIGHTS]
+
+    def theme_storylines(self) -> list[Storyline]:
+        """The storylines section 2 shows as themes: MAX_THEMES of them, or one fewer beside the
+        theme of the key PRs no told line holds (see `storyline_themes`); a day tells its
+        first MAX_TOPICS as hot topics."""
+        told = list(self.s.storylines[:MAX_STORY_THEMES])
+        if self.s.window.kind == "day":
+            return told[:MAX_TOPICS]
+        return told[: MAX_THEMES - 1] if self.key_prs_outside(told) else told[:MAX_THEMES]
+
+    def key_prs_outside(self, told: Sequence[Storyline]) -> list[KeyPR]:
+        """The key PRs section 2 tells, those of no storyline in `told`."""
+        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[
+            : _cap(len(self.s.key_prs), MAX_KEY_PRS)
+        ]
+        inside = {i.number for st in told for i in st.items}
+        return [k for k in keys if k.item.number not in inside]
 
     def standout_changes(self, room: int, any_reason: bool = False) -> list[KeyPR]:
         """Key changes in no named line that are news on their own (STANDOUT_REASONS), those
@@ -904,6 +937,8 @@ class _Writer:
             paras.append(
                 m.tn("summary.mainlines", len(tops), count=num(len(tops)), lines=m.join(lines))
             )
+        if news := self.news_line(detailed=True):
+            paras.append(news + m.t("lead.end"))
         if s.previous_counts is not None:
             prev = s.previous_counts
             known = c.new_issues is not None and prev.new_issues is not None
@@ -1313,11 +1348,36 @@ class _Writer:
             return ()
         return tuple(
             dict.fromkeys(
-                self.quote(fit_sentence(c.sentence, EXCERPT_WHAT))
+                # a table row says what it means by its header: both quoted, as written
+                (self.quote(c.header.strip("| ")) + " " if c.header else "")
+                + self.quote(
+                    fit_sentence(c.sentence.strip("| ") if c.header else c.sentence, EXCERPT_WHAT)
+                )
                 for c in d.claims[:MAX_CLAIMS]
                 if fit_sentence(c.sentence, EXCERPT_WHAT)
             )
         )
+
+    def measured(self, item: ItemRef | None) -> str:
+        """The strongest measured figure of an item's description in a few words, taken from its
+        claim as written ("time cost 26us → 11 us", "KV cache memory reduced by ~50%"), else "":
+        a change stated as a pair with what it measured, else a trend with what it measured."""
+        d = item.digest if item is not None else None
+        best = max(d.claims, key=_claim_rank, default=None) if d is not None else None
+        if best is None or _claim_rank(best) == 0:
+            return ""
+        m = self.m
+        if best.before and best.after:
+            key = "measured.pair" if best.metric else "measured.pair_bare"
+            text = m.t(key, metric=best.metric, before=best.before, after=best.after)
+            # a table's column of the change itself ("speedup 3.0x"), as written
+            delta = [f for f in best.figures if f not in (best.before, best.after)]
+            if best.header and delta and _RATIO.search(delta[0]):
+                text = m.t("measured.with_delta", text=text, delta=delta[0])
+        else:
+            figure = next((f for f in best.figures if _RATIO.search(f)), best.figures[0])
+            text = m.t(f"measured.{best.trend}", metric=best.metric, figure=figure)
+        return text if len(text) <= MEASURED_CHARS else ""
 
     def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
         m, notes = self.m, []
@@ -1481,11 +1541,7 @@ class _Writer:
         of their own within the first MAX_THEMES: a week's biggest features are not always a
         storyline's, and section 2 must not miss them."""
         told = self.s.storylines[:MAX_STORY_THEMES]
-        keys = sorted(self.s.key_prs, key=lambda k: (-k.score, k.item.number))[
-            : _cap(len(self.s.key_prs), MAX_KEY_PRS)
-        ]
-        inside = {i.number for st in told for i in st.items}
-        outside = [k for k in keys if k.item.number not in inside]
+        outside = self.key_prs_outside(told)
         themes = [self.storyline_theme(st) for st in told]
         if not outside:
             return tuple(themes)
@@ -1507,8 +1563,8 @@ class _Writer:
     def main_storylines(self) -> list[Storyline]:
         """The main lines of work for the lead and the executive summary: named lines only — a
         module's leftovers ("Other work in KV transfer") are no line a reader can name (2026-W04:
-        two of the three "main lines" were such buckets)."""
-        return [st for st in self.s.storylines if st.evidence != "module"][:3]
+        two of the three "main lines" were such buckets), and the highlights' first three."""
+        return self.highlight_lines()[:3]
 
     def told_storyline(self, key: str | None) -> Storyline | None:
         """The storyline of `key` when the report tells it by name (a highlight), else None: a
@@ -1517,6 +1573,59 @@ class _Writer:
             if st.key == key:
                 return st
         return None
+
+    def news_line(self, detailed: bool = False) -> str | None:
+        """The window's project news in one sentence (SummaryData.news): "Project news: release
+        notes for v0.11.0 (#4918); support for vLLM 0.12.0 dropped ahead of v0.13.0 (#5146);
+        three maintainers added (#5152)". Detailed (section 1): with the names a governance
+        change gives. None when there is none."""
+        m = self.m
+        parts = []
+        for news in self.s.news:
+            parts.append(self._news_part(news, detailed) + self._news_refs(news.items))
+        if not parts:
+            return None
+        return m.t("news.lead", items=m.t("news.sep").join(parts))
+
+    def _news_refs(self, numbers: Sequence[int]) -> str:
+        labels = []
+        for n in numbers:
+            item = self.items.get(n)
+            labels.append(link(item).label if item is not None else f"#{n}")
+        return self.m.t("news.refs", refs=self.m.t("list.ref_sep").join(labels))
+
+    def _news_part(self, news: ProjectNews, detailed: bool) -> str:
+        m = self.m
+        if news.kind == "governance":
+            key = f"news.roles.{news.what}"
+            count = len(news.people)
+            role = (m.tn(key, count or 2) if m.has(key) else news.what) or news.what
+            verb = news.action
+            if count and verb in ("added", "removed"):
+                words = m.raw("news.numbers")
+                said = m.t(
+                    f"news.governance.{verb}",
+                    count=words[count] if count < len(words) else num(count),
+                    role=role,
+                )
+            else:
+                bare = f"news.governance.{verb}_bare"
+                said = m.t(bare if m.has(bare) else "news.governance.changed", role=role)
+            if detailed and news.people:
+                said += m.t("news.people", people=m.join([_person(p) for p in news.people]))
+            return said
+        if news.kind == "support_dropped":
+            if news.ahead_of:
+                said = m.t("news.support_dropped_ahead", what=news.what, ahead=news.ahead_of)
+            else:
+                said = m.t("news.support_dropped", what=news.what)
+            return said
+        if news.kind == "release_branch" and not news.what:
+            return m.t("news.release_branch_bare")
+        if news.kind == "policy":
+            key = f"news.policies.{news.what}"
+            return m.t("news.policy", what=m.t(key) if m.has(key) else news.what)
+        return m.t(f"news.{news.kind}", what=news.what)
 
     def storyline_lead(self) -> str:
         tops = self.main_storylines()
@@ -1535,6 +1644,9 @@ class _Writer:
             if r == "storyline_lead":
                 if st is not None:
                     words.append(m.t("reason_names.storyline_lead", name=st.name))
+                continue
+            if r == "measured_claim" and self.measured(k.item):
+                words.append(m.t("reason_names.measured_as", figure=self.measured(k.item)))
                 continue
             words.append(m.name("reason_names", r))
         if st is not None and "storyline_lead" not in k.reasons:
@@ -1775,6 +1887,7 @@ class _Writer:
             # same line of work (DeepSeek V4): #9367, … (2026-05-20 to 2026-05-24)"
             lead, fixes = inc.items[0], list(inc.items[1:])
             days = [d for n in fixes if (d := self.merged_day(n))]
+            hours = self.fixup_hours(lead, fixes)
             span = (
                 ""
                 if not days
@@ -1791,6 +1904,17 @@ class _Writer:
                 line=self.burst_line(inc),
                 span=span,
             )
+            if hours is not None:
+                # fix-ups one after another within hours of the change: the chain in merge order
+                # and the time from the change to its last fix ("#4993 (…) needed 4 fix-ups
+                # within 53 hours: #5093, #5122, #5136 and #5165")
+                parts = self.inline(
+                    "incidents.fixup_chain",
+                    {"lead": [self.ref(lead)], "fixes": [self.ref(n) for n in fixes]},
+                    title=m.t("quote.text", text=self.bare_title(lead)),
+                    count=num(len(fixes)),
+                    hours=num(hours),
+                )
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
             bumps = [n for n, r in zip(inc.items, roles) if r == "bump"] or [inc.items[0]]
@@ -1896,6 +2020,16 @@ class _Writer:
         if days is None:
             return m.t("follow_ups.fix_burst", **fields)
         return m.tn("follow_ups.fix_burst_days", days, days=num(days), **fields)
+
+    def fixup_hours(self, lead: int, fixes: list[int]) -> int | None:
+        """Hours (rounded up) from a change's merge to its last fix's, when within
+        FIXUP_HOURS; else None."""
+        at = [getattr(self.items.get(n), "merged_at", None) for n in (lead, *fixes)]
+        if any(a is None for a in at) or not fixes:
+            return None
+        span = max(at[1:]) - at[0]  # type: ignore[type-var,operator]
+        hours = max(1, math.ceil(span.total_seconds() / 3600))
+        return hours if span.total_seconds() > 0 and hours <= FIXUP_HOURS else None
 
     def merged_day(self, number: int) -> str:
         """The day an item the summary holds was merged, in the window's zone; "" if unknown."""
@@ -2471,7 +2605,8 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     ranked: list[tuple[int, int, Bullet]] = []
     for number, kind in _severe_fixes(s, w):
         item = w.items.get(number)
-        said = item.digest.symptom if item is not None and item.digest is not None else ""
+        d = item.digest if item is not None else None
+        said = (d.error if kind == "error" else d.symptom) if d is not None else ""
         said = fit_sentence(said, EXCERPT_WHAT) if said else ""
         problem = m.name("problem_names", kind)
         text = (
@@ -2485,7 +2620,7 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         )
         ranked.append(
             (
-                3 if kind == "accuracy" else 0,
+                3 if kind in ("accuracy", "error") else 0,
                 len(ranked),
                 Bullet(text, links=(w.ref(number),), key=str(number)),
             )
@@ -2586,6 +2721,18 @@ _SEVERE = (
         re.compile(r"(?i)\b(?:accuracy|precision|garbled|wrong (?:output|result|answer)s?|nan)\b"),
     ),
 )
+# an error a user hits, named by a fix's title ("Fix DeepSeek V3.2 "no attr" error") or its
+# description's error sentence: told after the grave kinds (the digest's `error` is a sentence
+# the classifier found; a title's error of CI, tests, lint or docs is none)
+_ERROR_TITLE = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b|(?i:\b(?:errors?|exceptions?|assert\w*|no attr\w*"
+    r"|fail(?:s|ed|ure)?\s+to\s+(?:start|load|launch|run|initiali[sz]e|import|serve)"
+    r"|(?:cannot|can't|unable to)\s+(?:load|start|launch|run|initiali[sz]e|import|serve)\w*)\b)"
+)
+_NOT_USER_ERROR = re.compile(
+    r"(?i)\b(?:ci|uts?|unit ?tests?|e2e|tests?|smoke|pytest|lint\w*|mypy|pre-commit|typos?|docs?"
+    r"|documentation|spelling|error (?:logs?|messages?|msgs?|handling|codes?))\b"
+)
 _FIX_TITLE = re.compile(r"(?i)\bfix\w*|\bbug\w*|\bhotfix")
 
 
@@ -2599,12 +2746,21 @@ def _severe_fixes(s: SummaryData, w: _Writer) -> list[tuple[int, str]]:
             continue
         symptom = item.digest.symptom if item.digest is not None else ""
         text = f"{item.title} {symptom}"
+        at = item.merged_at or datetime.max.replace(tzinfo=UTC)
         for rank, (kind, pattern) in enumerate(_SEVERE):
             if pattern.search(text):
-                found.append(
-                    (rank, item.merged_at or datetime.max.replace(tzinfo=UTC), item.number, kind)
-                )
+                found.append((rank, at, item.number, kind))
                 break
+        else:
+            # an error a user hits: not a fix of CI, tests or docs alone
+            error = item.digest.error if item.digest is not None else ""
+            if (
+                (error or _ERROR_TITLE.search(item.title))
+                and not {"ci", "test", "tests", "docs"} & set(item.categories)
+                and not _TOOLING_TAG.search(item.title)
+                and not (not error and _NOT_USER_ERROR.search(item.title))
+            ):
+                found.append((len(_SEVERE), at, item.number, "error"))
     return [(number, kind) for _r, _t, number, kind in sorted(found)]
 
 
@@ -3075,7 +3231,63 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
             sid, number if numbered else None, messages.t(f"sections.{sid}")
         )
     _shape(view, s, w, messages)  # the seeds' shape: order per window kind, caps, appendix mode
+    _with_measures(view, w)
     return view
+
+
+# a figure that states a change by itself: a percentage, a ratio, a speed-up
+_RATIO = re.compile(r"\d\s?(?:%|[x×]|pp\b|times\b)", re.I)
+MEASURED_CHARS = 80  # the few words of a measured figure beside a line
+
+
+def _claim_rank(c: Claim) -> int:
+    """How well a claim states a measured change: a pair with what it measured (4), a trend with
+    what it measured and a figure (3), a pair of figures with units or of a table with a change
+    column (2); else 0 (a level alone — "TTFT 330ms" — states no change)."""
+    if c.before and c.after:
+        if c.metric:
+            return 4
+        if _RATIO.search(" ".join(c.figures)) or any(ch.isalpha() for ch in c.before + c.after):
+            return 2
+        return 0
+    return 3 if c.trend and c.metric and c.figures else 0
+
+
+def _with_measures(view: ReportView, w: _Writer) -> None:
+    """A highlight and the lead of a line of work in section 2 carry the lead's strongest measured
+    figure, as its description states it (2026-W13: "the numbers in the bodies are not used");
+    so does a key change section 2 tells on its own."""
+    m = w.m
+    by_key = w.storyline_by_key()
+
+    def lead_of(key: str) -> int | None:
+        if key in by_key:
+            return by_key[key].lead
+        return int(key[3:]) if key.startswith("pr:") and key[3:].isdigit() else None
+
+    def with_figure(text: str, number: int | None, alone: str, notes: Sequence[str] = ()) -> str:
+        figure = w.measured(w.items.get(number)) if number is not None else ""
+        if not figure or any(figure in x for x in (text, *notes)):  # said once
+            return text
+        return text + m.t("measured.paren", text=figure) if text else m.t(alone, text=figure)
+
+    view.highlights = tuple(
+        dataclasses.replace(b, text=with_figure(b.text, lead_of(b.key), "measured.paren"))
+        for b in view.highlights
+    )
+    themes = []
+    for t in view.themes:
+        lead = lead_of(t.key) if t.key in by_key else None
+        lines = tuple(
+            dataclasses.replace(
+                ln, text=with_figure(ln.text, ln.link.number, "measured.line", ln.notes)
+            )
+            if ln.link.number == lead or (t.key == "key-prs" and lead is None)
+            else ln
+            for ln in t.lines
+        )
+        themes.append(dataclasses.replace(t, lines=lines))
+    view.themes = tuple(themes)
 
 
 __all__ = ["ReportView", "build_view", "link"]

@@ -1,7 +1,7 @@
 """A day's "problems worth attention" from the merged changes themselves when the source has no
 issues (seed 003's section named an OOM and a deadlock; 2026-07-17 fixed a deadlock and a PD hang
 and our report said neither): grave fixes in their own words, removals, reverts, then fixes of
-wrong output and reverts of CI changes, three at most."""
+wrong output, fixes of errors users hit and reverts of CI changes, five at most."""
 
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def test_grave_fixes_come_first_in_their_own_words_then_reverts_then_wrong_outpu
         [Incident(kind="revert", items=(12229, 12217), roles=("reverted", "reverted_change"))],
     )
     # hangs and deadlocks in merge order; a plain fix and a feature whose title says "hangs" are not
-    assert numbers(text) == ["#11917", "#12237", "#11195"]
+    # (the revert of a CI change last: five at most leave it room)
+    assert numbers(text) == ["#11917", "#12237", "#11195", "#12229"]
     assert "fixes a hang or deadlock: If one card enters the MOE large fusion operator" in text
     assert "fixes a wrong-output or accuracy problem" in text
     assert "#12012" not in text and "#12240" not in text

@@ -247,3 +247,50 @@ def test_a_revert_names_what_it_undid_by_number_title_and_day(lang, known, said)
     assert said in top(text)  # the top's line carries the short reason too
     assert "vllm-project#7100" not in top(text)
     assert "a change merged before this window" not in text  # its day says it
+
+
+# ---------------------------------------------------------------- one set of lines
+
+
+def many_lines_summary():
+    """Eight named lines and a module's leftovers ranked among them: more lines than section 2
+    has themes (2025-W51: "PP" and "Keeping up with vllm" were highlights, not themes)."""
+    base = explained_summary()
+    singles = [n for n in (m.number for m in MERGED) if n not in (10501, 10502, 10510)]
+    lines = [
+        Storyline(
+            key=f"line{i}",
+            name=f"Line number {i}",
+            evidence="term",
+            items=(StorylineItem(number=n, role="feature"),),
+            lead=n,
+            merged=1,
+        )
+        for i, n in enumerate(singles[:7])
+    ]
+    leftovers = Storyline(
+        key="module:kernels",
+        name="kernels",
+        evidence="module",
+        items=tuple(StorylineItem(number=n, role="fix") for n in singles[7:9]),
+        lead=singles[7],
+        merged=2,
+    )
+    storylines = (base.storylines[0], *lines[:2], leftovers, *lines[2:])
+    return base.model_copy(update={"storylines": storylines})
+
+
+@pytest.mark.parametrize(
+    "lang,highlights,themes", [("en", "Highlights", "2."), ("zh-CN", "亮点", "2.")]
+)
+def test_every_line_a_highlight_names_is_a_theme_of_section_two(lang, highlights, themes):
+    s = many_lines_summary()
+    text = text_of(s, lang)
+    heads = re.findall(r"(?m)^- \*\*(.+?)\*\*", section(text, highlights))
+    named = [h.strip("「」“”") for h in heads if "Line number" in h or "DeepSeek" in h]
+    assert len(named) >= 4, heads
+    body = text.split(f"\n## {themes}", 1)[1].split("\n## ", 1)[0]
+    titles = [t.strip("「」“”") for t in re.findall(r"(?m)^### [\d.．]+\s*(.+?)\s*$", body)]
+    assert set(named) <= set(titles), (named, titles)
+    # a line past section 2's themes is no highlight (section 2 names it in its last line)
+    assert "Line number 4" not in named and "Line number 4" in body

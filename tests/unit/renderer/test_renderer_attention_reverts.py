@@ -11,9 +11,7 @@ from .samples import pr
 from .test_renderer_attention import ACCURACY, daily, numbers
 
 # real #7557 of vllm-project/vllm-ascend: its title and the reason its body gives
-GMM_TITLE = (
-    'Revert "GMM custom operator optimization in small batch scenarios (vllm-project#7100)"'
-)
+GMM_TITLE = 'Revert "GMM custom operator optimization in small batch scenarios (vllm-project#7100)"'
 GMM_SUBJECT = "GMM custom operator optimization in small batch scenarios (vllm-project#7100)"
 GMM_WHY = "The commit cause accuracy decrease of qwen3Next, 150 items of gsm8k, 98 -> 91."
 GMM_REVERT = pr(7557, GMM_TITLE, "dev")

@@ -792,6 +792,20 @@ def _adds(what: str, title: str) -> bool:
     )
 
 
+# the last words of a sentence that needs the list after it ("…, which include:")
+_NAMES_NEXT = frozenset(
+    "include includes including contain contains containing like namely following below are"
+    " is were was".split()
+)
+
+# "…, we do mainly two things:": the list says what
+_COUNTED_TAIL = re.compile(
+    r"(?i)\b(?:following|two|three|four|five|several|some|a few|\d+)\s+(?:[\w-]+\s+)?(?:things"
+    r"|changes|parts|fixes|items|points|modifications|aspects|features|issues|problems|updates"
+    r"|steps)\s*[:：]$"
+)
+
+
 def _unit_what(units: list[_Unit], i: int) -> str:
     """The what that `units[i]` gives (with the list items after it), "" for none."""
     u = units[i]
@@ -822,6 +836,16 @@ def _unit_what(units: list[_Unit], i: int) -> str:
             ):
                 out += " " + items[1]
             return clip(out)
+        last = text.rstrip(" :：").rsplit(None, 1)[-1].lower()
+        if (
+            len(items[0].split()) <= 3
+            and last not in _GOES_ON
+            and last not in _NAMES_NEXT
+            and not _COUNTED_TAIL.search(text, max(0, len(text) - 80))
+        ):
+            # a sentence over a list of names ("… no longer have runtime callers:" /
+            # "- indexer_compress_epilog", real #12896): the sentence, not its first name
+            return _told(u, text, ()).rstrip(" :：")
         out = text + " " + items[0]
         return clip(out) if len(out) <= MAX_TEXT else _told(u, text, breaks)
     if u.kind == "li":

@@ -175,6 +175,13 @@ REAL = [
         "Adapted the operator csrc/attention/kv_quant_sparse_attn_sharedkv for dspark. The weight"
         " loading problem caused by inconsistent weight data types of DeepSeek V4 is resolved.",
     ),
+    # a sentence over a list of names: the sentence, not its first name
+    (
+        12896,
+        "Remove four legacy custom operator implementations that no longer have runtime callers:"
+        " indexer_compress_epilog",
+        "Remove four legacy custom operator implementations that no longer have runtime callers",
+    ),
     # an announcement after a sentence is left out
     (
         1385,

@@ -151,7 +151,17 @@ def test_reverts_are_flagged():
         if re.match(r"^\s*(\[[^\]]*\]\s*)*revert\b", i.title, re.I)
     ]
     assert len(reverts) > 20
-    assert all("revert" in {r.name for r in t.risks} for _, t in reverts)
+    # "Revert temporary skip on mtp1/mtp2 correctness tests" (real #5039) turns tests back on:
+    # no change is undone, no revert risk
+    skips = re.compile(
+        r"(?i)^\s*(\[[^\]]*\]\s*)*revert\w*\s+(the\s+|a\s+)?(temporar\w*\s+)?(skip|disabl|xfail)"
+    )
+    undo = [(i, t) for i, t in reverts if not skips.match(i.title)]
+    assert len(undo) > 20 and len(undo) < len(reverts) + 1
+    assert all("revert" in {r.name for r in t.risks} for _, t in undo)
+    assert not any(
+        "revert" in {r.name for r in t.risks} for i, t in reverts if skips.match(i.title)
+    )
 
 
 def test_affiliation_from_email_domains():

@@ -1525,6 +1525,8 @@ class _Writer:
         what = self.fitted_what(item, limit)
         if not what and (item.digest is None or not item.digest.what.strip()):
             what = self.fitted_excerpt(item, limit)  # no digest: the description's opening
+        if what and _bare(what) == _bare(item.title):
+            what = ""  # a description that repeats its title says nothing more (real #7533)
         if item.number in self.undone:  # said first: the change did not stay
             notes = (
                 self.m.t("story.reverted_by", by=self.ref(self.undone[item.number]).label),

@@ -132,3 +132,28 @@ def test_an_unstable_change_is_told_by_its_title_without_its_tags(lang):
     md = render_markdown(s.model_copy(update={"incidents": (inc,)}), lang)
     assert "Fix rank0 load imbalance by no padding when multi dp" in md
     assert "[eager]" not in md and "\\[eager\\]" not in md
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_line_of_work_never_prints_a_title_twice(lang):
+    """2026-W13's section 2: "#7533 [310p][feat] Added a patch file for 310P to adapt to Qwen3.5
+    — Added a patch file for 310P to adapt to Qwen3.5": a description that repeats its title
+    says nothing more."""
+    s = explained_summary()
+    merged = []
+    for i in s.appendix.merged_prs:
+        if i.number == 10502 and i.digest is not None:
+            bare = re.sub(r"^\s*(?:\[[^\]]*\]\s*)+", "", i.title)
+            i = i.model_copy(update={"digest": i.digest.model_copy(update={"what": bare})})
+        merged.append(i)
+    s = s.model_copy(
+        update={
+            "appendix": s.appendix.model_copy(update={"merged_prs": tuple(merged)}),
+            "key_prs": tuple(k for k in s.key_prs if k.item.number != 10502),
+        }
+    )
+    title = next(i.title for i in merged if i.number == 10502)
+    bare = re.sub(r"^\s*(?:\[[^\]]*\]\s*)+", "", title)
+    themes = section(render_markdown(s, lang), "2.")
+    line = next(ln for ln in themes.splitlines() if "#10502" in ln)
+    assert line.replace("\\", "").count(bare) == 1, line

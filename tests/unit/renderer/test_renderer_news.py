@@ -1,0 +1,84 @@
+"""Project news in the lead, section 1 and a day's summary, in English and Chinese: the sentence
+after the main lines ("Project news: release notes for v0.11.0 (#4918); …"), nothing when none.
+The news are those of real 2025-W51 of vllm-project/vllm-ascend (#4918, #5146, #5152)."""
+
+from __future__ import annotations
+
+from services.renderer.adapters.catalogs import messages
+from services.renderer.domain.view import build_view
+from shared.events import SummaryData
+from shared.events.summary import ProjectNews
+
+from .samples import daily_summary, weekly_summary
+
+W51 = (
+    ProjectNews(kind="release", items=(4918,), what="v0.11.0"),
+    ProjectNews(
+        kind="support_dropped",
+        items=(5146,),
+        what="vLLM 0.12.0",
+        action="removed",
+        ahead_of="v0.13.0",
+        said="We decided to release v0.13.0 soon.",
+    ),
+    ProjectNews(
+        kind="governance",
+        items=(5152,),
+        what="maintainers",
+        people=("zzzzwwjj", "realliujiaxu", "LCAIZJ"),
+        action="added",
+    ),
+)
+
+
+def _with_news(s: SummaryData, news: tuple[ProjectNews, ...]) -> SummaryData:
+    return s.model_copy(update={"news": news})
+
+
+def test_weekly_lead_tells_the_news_after_the_main_lines() -> None:
+    view = build_view(_with_news(weekly_summary(), W51), messages("en"))
+    said = (
+        "Project news: release notes for v0.11.0 (#4918); support for vLLM 0.12.0 dropped ahead"
+        " of v0.13.0 (#5146); three maintainers added (#5152)."
+    )
+    assert said in view.lead
+    assert view.lead.index("Project news") > view.lead.index("merged")
+    # section 1 names the people
+    assert any(
+        "three maintainers added: @zzzzwwjj, @realliujiaxu and @LCAIZJ (#5152)" in p
+        for p in view.summary
+    )
+
+
+def test_chinese_lead_tells_the_news() -> None:
+    view = build_view(_with_news(weekly_summary(), W51), messages("zh-CN"))
+    assert (
+        "项目动态：发布 v0.11.0 版本说明（#4918）；为发布 v0.13.0 不再支持 vLLM 0.12.0（#5146）；"
+        "新增三名维护者（#5152）" in view.lead
+    )
+
+
+def test_a_day_tells_it_in_its_summary_and_nothing_without_news() -> None:
+    day = build_view(_with_news(daily_summary(), W51[:1]), messages("en"))
+    assert "Project news: release notes for v0.11.0 (#4918)." in day.lead
+    assert any("Project news: release notes for v0.11.0 (#4918)." in p for p in day.summary)
+    quiet = build_view(daily_summary(), messages("en"))
+    assert "Project news" not in quiet.lead
+    assert not any("Project news" in p for p in quiet.summary)
+
+
+def test_governance_without_names_and_a_policy() -> None:
+    news = (
+        ProjectNews(kind="governance", items=(5882,), what="code owners", action="added"),
+        ProjectNews(kind="policy", items=(8656,), what="version policy"),
+        ProjectNews(
+            kind="governance", items=(8996,), what="maintainers", people=("a",), action="added"
+        ),
+    )
+    en = build_view(_with_news(weekly_summary(), news), messages("en")).lead
+    assert (
+        "Project news: code owners added (#5882); version policy changed (#8656); one maintainer"
+        " added (#8996)." in en
+    )
+    zh = build_view(_with_news(weekly_summary(), news), messages("zh-CN")).lead
+    assert "项目动态：新增代码负责人（#5882）；版本策略变更（#8656）；新增一名维护者（#8996）" in zh

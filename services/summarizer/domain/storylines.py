@@ -99,7 +99,10 @@ def _segment_terms(segment: str, out: list[_Term]) -> None:
     words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(segment)]
     for i, (w, s, e) in enumerate(words):
         if _usable(w):
-            out.append(_Term(w, segment[s:e], ()))
+            # a word inside an identifier ("BUFFER" of ASCEND_BUFFER_POOL) is written as the
+            # identifier needs, not as a name: it names no line in capitals (2026-W32's "BUFFER")
+            inside = segment[s - 1 : s] == "_" or segment[e : e + 1] == "_"
+            out.append(_Term(w, w if inside else segment[s:e], ()))
         if i + 1 < len(words):
             w2, _s2, e2 = words[i + 1]
             # a bigram's key is its words joined, so "build cache" meets "BuildCache" and

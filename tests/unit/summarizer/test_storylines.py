@@ -604,3 +604,14 @@ def test_real_busy_weeks_print_their_storylines(vllm_ascend, year, week, capsys)
     generic = {"fix", "support", "ascend", "add", "bugfix", "feature", "update", "misc", "vllm"}
     # (the upgrades line is named after the project it keeps up with: "Keeping up with vLLM")
     assert not generic & {s.name.lower() for s in lines if s.key != "upgrades"}
+
+
+def test_a_word_inside_an_identifier_is_not_written_as_a_name():
+    """2026-W32 named a line "BUFFER" after "[Doc] Sunset ASCEND_BUFFER_POOL environment
+    variable": a word of an identifier is written as the identifier needs, not as a name."""
+    from services.summarizer.domain.storylines import _title_terms
+
+    forms = {t.key: t.surface for t in _title_terms("[Doc] Sunset ASCEND_BUFFER_POOL env var")}
+    assert forms["buffer"] == "buffer" and forms["ascend"] == "ascend"
+    named = {t.key: t.surface for t in _title_terms("[Feature] KV BUFFER reuse for MTP")}
+    assert named["buffer"] == "BUFFER" and named["mtp"] == "MTP"

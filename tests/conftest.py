@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -33,6 +35,19 @@ def require_shared_data(*parts: str) -> Path:
 @pytest.fixture
 def shared_data() -> Path:
     return require_shared_data()
+
+
+def history_prs() -> dict[int, dict]:
+    """The real merged PRs of vllm-project/vllm-ascend with their descriptions, by number
+    (../shared/data/vllm-ascend-history/merged_prs_with_bodies.jsonl): skip where absent, fail
+    in CI; read once per test session."""
+    return _history_prs(require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl"))
+
+
+@functools.lru_cache(maxsize=1)
+def _history_prs(path: Path) -> dict[int, dict]:
+    with path.open(encoding="utf-8") as f:
+        return {r["pr_number"]: r for r in map(json.loads, f) if r.get("pr_number")}
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import get_args
 
 from shared.events.github import ItemSnapshot
-from shared.events.summary import ProjectNews
+from shared.events.summary import NewsKind, ProjectNews
 
 # a version as written: v0.11.0, 0.13.0rc2, 3.10, 0.3.8.post1, 8.3.rc1
 VERSION = r"v?\d+(?:\.\d+)+(?:\.?(?:rc|post|dev|a|b)\d*)*(?:\.post\d+)?"
@@ -109,15 +110,8 @@ _POLICY_VERB = re.compile(r"(?i)\b(?:add|updat|chang|defin|introduc|revis|rewrit
 _SENTENCE = re.compile(r"[^.!?\n]*")
 
 
-KIND_ORDER = (
-    "release",
-    "version",
-    "release_branch",
-    "support_dropped",
-    "support_added",
-    "governance",
-    "policy",
-)
+# the order news is told in: the model's own (releases first)
+KIND_ORDER: tuple[str, ...] = get_args(NewsKind)
 
 
 @dataclass(frozen=True)

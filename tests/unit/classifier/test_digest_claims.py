@@ -6,23 +6,16 @@ arrows or "from X to Y"."""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import pytest
 
 from services.classifier.domain.digest import digest_of, is_span
 from shared.events.enriched import Claim, Digest
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 REPO = "vllm-project/vllm-ascend"
 
 
-@lru_cache(maxsize=1)
-def _rows() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return {r["pr_number"]: r for r in rows}
+_rows = history_prs  # the real history, by number (tests/conftest.py)
 
 
 def real(number: int) -> tuple[dict, Digest]:

@@ -5,24 +5,17 @@ place), negatives included. Every sentence the digest quotes is a span of its bo
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import pytest
 
 from services.classifier.domain.digest import digest_of, is_span
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 pytestmark = pytest.mark.shared_data
 
 REPO = "vllm-project/vllm-ascend"
 
 
-@lru_cache(maxsize=1)
-def _rows() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    with path.open(encoding="utf-8") as f:
-        return {r["pr_number"]: r for r in map(json.loads, f)}
+_rows = history_prs  # the real history, by number (tests/conftest.py)
 
 
 def digest(number: int):

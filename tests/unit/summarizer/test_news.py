@@ -5,26 +5,20 @@ real PRs that name a release, a version or a team without being such news."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from functools import lru_cache
 
 import pytest
 
 from services.summarizer.domain.news import NewsWords, news_of, project_news
 from shared.events.github import Actor, FileChange, ItemSnapshot
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 pytestmark = pytest.mark.shared_data
 
 REPO = "vllm-project/vllm-ascend"
 
 
-@lru_cache(maxsize=1)
-def _rows() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    with path.open(encoding="utf-8") as f:
-        return {r["pr_number"]: r for r in map(json.loads, f) if r["pr_number"]}
+_rows = history_prs  # the real history, by number (tests/conftest.py)
 
 
 def snap(number: int) -> ItemSnapshot:

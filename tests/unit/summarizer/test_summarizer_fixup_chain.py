@@ -7,16 +7,14 @@ earlier temporary patches, no stopgap of its own. Real titles, bodies, files and
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import datetime, timedelta
-from functools import lru_cache
 
 from services.classifier.domain.digest import digest_of
 from services.summarizer.domain.report import FIXUP_HOURS
 from services.summarizer.domain.storylines import role_of
 from shared.events import Digest
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 from .summarizer_builders import ItemSpec
 from .test_storylines import it
@@ -26,11 +24,7 @@ from .test_summarizer_fix_burst import FILLER, at, bursts, summarize
 REPO = "vllm-project/vllm-ascend"
 
 
-@lru_cache(maxsize=1)
-def _rows() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    with path.open(encoding="utf-8") as f:
-        return {r["pr_number"]: r for r in map(json.loads, f)}
+_rows = history_prs  # the real history, by number (tests/conftest.py)
 
 
 def _merged(number: int) -> datetime:

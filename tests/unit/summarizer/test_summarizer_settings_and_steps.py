@@ -5,7 +5,6 @@ Expected values are written by hand from the descriptions."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
@@ -15,7 +14,7 @@ from services.classifier.domain.digest import digest_of
 from services.summarizer.domain.report import ReportPolicy, RequestMeta, build_summary
 from shared.events import Digest
 from shared.windows import week_window
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 from .summarizer_builders import ItemSpec, Scenario, window_input
 
@@ -25,11 +24,7 @@ WEEK = week_window(2026, 24, "Asia/Shanghai")
 NOW = datetime(2026, 6, 20, tzinfo=UTC)
 
 
-@lru_cache(maxsize=1)
-def _rows() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    with path.open(encoding="utf-8") as f:
-        return {r["pr_number"]: r for r in map(json.loads, f)}
+_rows = history_prs  # the real history, by number (tests/conftest.py)
 
 
 def real(number: int, day: int, **kw) -> ItemSpec:

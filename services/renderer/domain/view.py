@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from shared.events import (
     ALL_PROVIDED,
     Claim,
+    Contributor,
     Discussion,
     EcosystemSection,
     FollowUp,
@@ -1171,10 +1172,16 @@ class _Writer:
             )
         return tuple(paras)
 
+    def people(self) -> list[Contributor]:
+        """The contributors who are people: the table's rows (bots have a sentence of their own,
+        and "… and N more people" adds up to the people the activity sentence counts)."""
+        return [x for x in self.s.contributors if not x.bot]
+
     def contributor_rows(self) -> tuple[ContributorRow, ...]:
         m = self.m
         rows = []
-        for x in self.s.contributors[: _cap(len(self.s.contributors), MAX_CONTRIBUTORS)]:
+        people = self.people()
+        for x in people[: _cap(len(people), MAX_CONTRIBUTORS)]:
             notes = []
             if x.first_time:
                 notes.append(m.t("contributors.first_time"))
@@ -2811,9 +2818,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         )
     # capped tables: say how many rows are left out
     view.modules_more = _more(m, len(s.modules) - len(view.modules))
-    view.contributors_more = _more(
-        m, len(s.contributors) - len(view.contributors), "list.more_people"
-    )
+    view.contributors_more = _more(m, len(w.people()) - len(view.contributors), "list.more_people")
     if s.window.kind == "day":
         view.key_prs = view.key_prs[:MAX_DAILY_KEY_PRS]
     view.key_prs_more = _more(m, len(s.key_prs) - len(view.key_prs))

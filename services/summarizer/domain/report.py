@@ -386,7 +386,15 @@ def _first_timers(t: _Tally, inp: WindowInput, policy: ReportPolicy) -> set[str]
 def _counts(
     t: _Tally, inp: WindowInput, policy: ReportPolicy, key_prs: int | None = None
 ) -> Counts:
-    humans = {login for login, actor in t.actors.items() if not is_bot(actor)}
+    # a login the classifier tagged a bot ("vllm-ascend-ci": a CI account named after its project)
+    # is no person, as in the contributors' list (2026-W33: "70 people" beside 69 in the table)
+    tagged = {
+        row.tags.person(row.fact.item.author.login)
+        for rows in (t.new_prs, t.merged_prs, t.new_issues)
+        for row in rows.values()
+        if row.tags.bot
+    }
+    humans = {login for login, actor in t.actors.items() if not is_bot(actor)} - tagged
     reviewers = {
         r.tags.person(r.fact.review.author.login)
         for r in t.reviews

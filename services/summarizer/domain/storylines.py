@@ -95,14 +95,26 @@ def _usable(word: str) -> bool:
     return len(word) > 1 and word not in STOP_WORDS and not word.replace(".", "").isdigit()
 
 
+_IDENT_RUN = re.compile(r"[0-9A-Za-z_]+")
+
+
+def _ident_start(segment: str, at: int) -> int:
+    """Where the run of identifier characters holding position `at` begins."""
+    while at > 0 and (segment[at - 1].isalnum() or segment[at - 1] == "_"):
+        at -= 1
+    return at
+
+
 def _segment_terms(segment: str, out: list[_Term]) -> None:
     words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(segment)]
     for i, (w, s, e) in enumerate(words):
         if _usable(w):
-            # a word inside an identifier ("BUFFER" of ASCEND_BUFFER_POOL) is written as the
-            # identifier needs, not as a name: it names no line in capitals (2026-W32's "BUFFER")
-            inside = segment[s - 1 : s] == "_" or segment[e : e + 1] == "_"
-            out.append(_Term(w, w if inside else segment[s:e], ()))
+            # a word inside a long identifier ("BUFFER" of ASCEND_BUFFER_POOL) is written as the
+            # identifier needs, not as a name: it names no line in capitals (2026-W32's "BUFFER");
+            # a short one may be the name ("MLP_TP")
+            inside = _IDENT_RUN.match(segment, _ident_start(segment, s))
+            long_ident = inside is not None and inside.group(0).count("_") >= 2
+            out.append(_Term(w, w if long_ident else segment[s:e], ()))
         if i + 1 < len(words):
             w2, _s2, e2 = words[i + 1]
             # a bigram's key is its words joined, so "build cache" meets "BuildCache" and

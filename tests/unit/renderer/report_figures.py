@@ -986,7 +986,7 @@ def expected_from_summary(s: SummaryData) -> dict[str, object]:
             s.appendix.omitted.get(name, 0)
         )
     out["total.key_prs"] = len(s.key_prs)
-    out["total.contributors"] = len(s.contributors)
+    out["total.contributors"] = sum(1 for c in s.contributors if not c.bot)  # people: the table
     return out
 
 

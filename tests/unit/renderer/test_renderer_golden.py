@@ -267,7 +267,8 @@ def recount() -> tuple[
             table[login][kind] += 1
     for login, row in table.items():
         out.update({f"contributor.{login}.{k}": v for k, v in row.items()})
-    out["total.contributors"] = len(table)
+    # the table lists people (bots have their own sentence)
+    out["total.contributors"] = sum(1 for login in table if not bot(login))
     out["bots"] = sum(1 for login in table if bot(login))
     return out, lists, dict(table), modules, set(risks)
 

@@ -615,3 +615,5 @@ def test_a_word_inside_an_identifier_is_not_written_as_a_name():
     assert forms["buffer"] == "buffer" and forms["ascend"] == "ascend"
     named = {t.key: t.surface for t in _title_terms("[Feature] KV BUFFER reuse for MTP")}
     assert named["buffer"] == "BUFFER" and named["mtp"] == "MTP"
+    # a short identifier may be the feature's name ("Support MLP_TP feature")
+    assert {t.key: t.surface for t in _title_terms("[Feat] Support MLP_TP feature")}["mlp"] == "MLP"

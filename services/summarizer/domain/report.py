@@ -430,20 +430,18 @@ def _has_tests(snap: ItemSnapshot) -> bool:
 
 
 # a change that only touches logging, wording or formatting ranks low whatever its size
-_MINOR = re.compile(
-    r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|"
-    r"format(?:ting)?|comments?|docstrings?|readme|whitespace|wording|print(?:s|ing)?)\b"
+_MINOR_WORDS = (
+    r"typos?|spelling|misspell\w*|logs?|logging|logger|lint(?:er|ing)?|comments?|docstrings?|"
+    r"whitespace|wording|print(?:s|ing)?"
 )
+_MINOR = re.compile(rf"(?i)\b(?:{_MINOR_WORDS}|format(?:ting)?|readme)\b")
 # ... and whatever its [Feat] tag says when that is what it adds: a [Lint]/[Log] tag, or the
 # title's object before any "for / to / with …" ("Add npugraph_ex enablement logging", "Add lint
 # hooks for clang-format"; not "Support X with log probs", nor a quantization or weight format)
 _MINOR_TAG = re.compile(
     r"(?i)\[(?:typos?|lint|style|format(?:ting)?|log(?:s|ging|ger)?|logger|print|comments?)\]"
 )
-_MINOR_OBJECT = re.compile(
-    r"(?i)\b(?:typos?|spelling|misspell\w*|logs?|logging|logger|log level|lint(?:er|ing)?|"
-    r"formatting|code format|comments?|docstrings?|whitespace|wording|print(?:s|ing)?)\b"
-)
+_MINOR_OBJECT = re.compile(rf"(?i)\b(?:{_MINOR_WORDS}|log level|formatting|code format)\b")
 _TITLE_HEAD = re.compile(
     r"(?i)^(.*?)(?:\b(?:for|to|in|on|with|when|from|into|during|via|under|after|before|if|and|"
     r"while)\b|[,;:(]|$)"

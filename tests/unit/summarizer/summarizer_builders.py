@@ -309,3 +309,24 @@ def window_input(events, window, previous=None, **extra):
         items=items,
         **extra,
     )
+
+
+def real_pr(row: dict, merged: datetime, *, with_files: bool = True, **kw) -> ItemSpec:
+    """A real PR of the vllm-ascend history (a row of merged_prs_with_bodies.jsonl: its title,
+    description and digest) merged at `merged`, opened five hours before; its files unless
+    `with_files` is false."""
+    from services.classifier.domain.digest import digest_of
+
+    number, body = row["pr_number"], row["body"] or ""
+    files = {"files": tuple(f["path"] for f in row["files"])} if with_files else {}
+    return ItemSpec(
+        number,
+        "pull_request",
+        opened=merged - timedelta(hours=5),
+        merged=merged,
+        title=row["title"],
+        body=body,
+        digest=digest_of(row["title"], body, repo="vllm-project/vllm-ascend", number=number),
+        **files,
+        **kw,
+    )

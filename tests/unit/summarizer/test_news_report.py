@@ -8,12 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.classifier.domain.digest import digest_of
 from services.summarizer.domain.report import ReportPolicy, RequestMeta, build_summary
 from shared.windows import week_window
 
-from .summarizer_builders import ItemSpec, Scenario, window_input
-from .test_news import REPO, _rows
+from .summarizer_builders import ItemSpec, Scenario, real_pr, window_input
+from .test_news import _rows
 
 pytestmark = pytest.mark.shared_data
 
@@ -21,19 +20,7 @@ WEEK = week_window(2025, 51, "Asia/Shanghai")
 
 
 def real(number: int, day: int) -> ItemSpec:
-    row = _rows()[number]
-    merged = datetime(2025, 12, 15, 4, tzinfo=UTC) + timedelta(days=day)
-    body = row["body"] or ""
-    return ItemSpec(
-        number,
-        "pull_request",
-        opened=merged - timedelta(hours=5),
-        merged=merged,
-        title=row["title"],
-        body=body,
-        files=tuple(f["path"] for f in row["files"]),
-        digest=digest_of(row["title"], body, repo=REPO, number=number),
-    )
+    return real_pr(_rows()[number], datetime(2025, 12, 15, 4, tzinfo=UTC) + timedelta(days=day))
 
 
 def test_2025_w51_news_told_once() -> None:

@@ -16,7 +16,7 @@ from services.summarizer.domain.storylines import role_of
 from shared.events import Digest
 from tests.conftest import history_prs
 
-from .summarizer_builders import ItemSpec
+from .summarizer_builders import ItemSpec, real_pr
 from .test_storylines import it
 from .test_summarizer_explained import WEEK
 from .test_summarizer_fix_burst import FILLER, at, bursts, summarize
@@ -34,17 +34,10 @@ def _merged(number: int) -> datetime:
 def real(number: int, categories=(), shift: timedelta | None = None) -> ItemSpec:
     """Real #number merged as long after #4993 as it was, #4993 on the week's day 1.2."""
     row = _rows()[number]
-    body = row["body"] or ""
     merged = at(1.2) + (_merged(number) - _merged(4993)) + (shift or timedelta())
-    return ItemSpec(
-        number,
-        "pull_request",
-        opened=merged - timedelta(hours=5),
-        merged=merged,
-        title=row["title"],
-        body=body,
-        digest=digest_of(row["title"], body, repo=REPO, number=number),
-        files=tuple(f["path"] for f in row["files"]),
+    return real_pr(
+        row,
+        merged,
         additions=sum(f["additions"] for f in row["files"]),
         deletions=sum(f["deletions"] for f in row["files"]),
         categories=categories,

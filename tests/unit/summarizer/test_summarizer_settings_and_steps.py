@@ -16,7 +16,7 @@ from shared.events import Digest
 from shared.windows import week_window
 from tests.conftest import history_prs
 
-from .summarizer_builders import ItemSpec, Scenario, window_input
+from .summarizer_builders import ItemSpec, Scenario, real_pr, window_input
 
 pytestmark = pytest.mark.shared_data
 
@@ -29,19 +29,8 @@ _rows = history_prs  # the real history, by number (tests/conftest.py)
 
 def real(number: int, day: int, **kw) -> ItemSpec:
     """Real #number (its title, description and digest) merged on the week's `day`."""
-    row = _rows()[number]
     merged = datetime(2026, 6, 8, 4, tzinfo=UTC) + timedelta(days=day)
-    body = row["body"] or ""
-    return ItemSpec(
-        number,
-        "pull_request",
-        opened=merged - timedelta(hours=5),
-        merged=merged,
-        title=row["title"],
-        body=body,
-        digest=digest_of(row["title"], body, repo="vllm-project/vllm-ascend", number=number),
-        **kw,
-    )
+    return real_pr(_rows()[number], merged, with_files=False, **kw)
 
 
 def summarize(items):

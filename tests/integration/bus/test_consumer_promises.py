@@ -28,8 +28,8 @@ from shared.messaging import (
     ensure_topology,
 )
 from shared.service import Runtime
-from tests.conftest import wait_until
 from tests.integration.bus.test_topology_and_consumer import REPO, fact
+from tests.signals import AckWatch, Signal, signalled
 
 SUBJECT = Subjects.fact("pull_request", "opened", REPO)
 
@@ -124,6 +124,7 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
         f"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.{spec.stream}.{spec.durable}", cb=on_advisory
     )
     await nc.flush()
+    acks = await AckWatch.start(nc, spec.stream, spec.durable)
     failing, seq = await publish(js, 1)
     await replicas(Replica(nats_server.url, spec, handle, "give-up"))
 
@@ -149,12 +150,8 @@ async def test_gives_up_after_exactly_max_deliver_deliveries(nats_server, plain,
     # not one more: a marker published after it is handled, and then nothing is outstanding
     await publish(js, 2)
     await asyncio.wait_for(marker_done.wait(), 30)
-
-    async def settled():
-        info = await js.consumer_info(spec.stream, spec.durable)
-        return info.num_pending == 0 and info.num_ack_pending == 0
-
-    await wait_until(settled, 30, "the marker acknowledged and the failing message terminated")
+    await acks.drained(js, 2, 30, "the marker acknowledged and the failing message terminated")
+    assert acks.sequences.get("term") == [seq]  # terminated once, never acknowledged
     assert deliveries == {1: spec.max_deliver, 2: 1}
 
 
@@ -165,8 +162,16 @@ async def test_stop_hands_back_what_was_delivered_but_not_handled(nats_server, p
         "test-hand-back", STREAM_GITHUB, "rd.github.>", batch_size=1, ahead=3, ack_wait=60.0
     )
     nc, js = await plain(nats_server.url, spec)
-    for n in (1, 2, 3, 4):
-        await publish(js, n)
+    # the replica's pull requests, seen on their way to the server: which inbox it asks for
+    inboxes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_request(msg) -> None:
+        await inboxes.put(msg.reply)
+
+    await nc.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{spec.stream}.{spec.durable}", cb=on_request)
+    await nc.flush()
+    acks = await AckWatch.start(nc, spec.stream, spec.durable)
+    await publish(js, 1)
 
     first: list[int] = []
     holding, release = asyncio.Event(), asyncio.Event()
@@ -178,11 +183,23 @@ async def test_stop_hands_back_what_was_delivered_but_not_handled(nats_server, p
 
     a = await replicas(Replica(nats_server.url, spec, slow, "hand-back-a"))
     await asyncio.wait_for(holding.wait(), 30)
+    # 1 in hand, two requests outstanding: what the server sends on them is seen here too
+    inbox = await signalled(inboxes.get(), 30, "the first replica's pull request")
+    delivered: list[bytes] = []
+    arrived = Signal()
 
-    async def three_delivered():
-        return (await js.consumer_info(spec.stream, spec.durable)).delivered.consumer_seq == 3
+    async def on_delivery(msg) -> None:
+        if not (msg.headers or {}).get("Status"):
+            delivered.append(msg.data)
+            arrived.notify()
 
-    await wait_until(three_delivered, 30, "messages 2 and 3 to be delivered to the first replica")
+    await nc.subscribe(inbox, cb=on_delivery)
+    await nc.flush()
+    for n in (2, 3, 4):
+        await publish(js, n)
+    await arrived.until(
+        lambda: len(delivered) >= 2, 30, "messages 2 and 3 to be delivered to the first replica"
+    )
     await a.runtime.nc.flush()  # ... and to have reached it
 
     stopping = asyncio.create_task(a.consumer.stop())
@@ -202,12 +219,8 @@ async def test_stop_hands_back_what_was_delivered_but_not_handled(nats_server, p
     # handed back at once: well within the 60 s ack_wait (without the nak they come after it)
     await asyncio.wait_for(all_three.wait(), 20)
     assert sorted(second) == [2, 3, 4]  # 1 was acknowledged by the first replica
-
-    async def settled():
-        info = await js.consumer_info(spec.stream, spec.durable)
-        return info.num_pending == 0 and info.num_ack_pending == 0
-
-    await wait_until(settled, 30, "every message acknowledged")
+    await acks.drained(js, 4, 30, "every message acknowledged")
+    assert acks.counts["nak"] >= 2  # 2 and 3 were handed back, not left to ack_wait
     # deliveries in all: 1, 2, 3 to the first replica, 2, 3 (again) and 4 to the second
     assert (await js.consumer_info(spec.stream, spec.durable)).delivered.consumer_seq == 6
 
@@ -229,22 +242,24 @@ async def test_replicas_share_one_durable_consumer(nats_server, plain, replicas)
 
         return handle
 
+    # each replica's pull requests, seen as the server receives them (by the inbox they ask for)
+    asking: set[str] = set()
+    asked = Signal()
+
+    async def on_request(msg) -> None:
+        asking.add(msg.reply)
+        asked.notify()
+
+    await nc.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{spec.stream}.{spec.durable}", cb=on_request)
+    await nc.flush()
+    acks = await AckWatch.start(nc, spec.stream, spec.durable)
     for name in ("r1", "r2", "r3"):
         await replicas(Replica(nats_server.url, spec, handler(name), f"replica-{name}"))
-
-    async def all_asking():  # each replica has its pull request waiting at the server
-        return (await js.consumer_info(spec.stream, spec.durable)).num_waiting >= 3
-
-    await wait_until(all_asking, 30, "three replicas waiting for messages")
+    await asked.until(lambda: len(asking) >= 3, 30, "three replicas asking for messages")
     for n in range(1, total + 1):
         await publish(js, n)
     await asyncio.wait_for(everything.wait(), 60)
-
-    async def settled():
-        info = await js.consumer_info(spec.stream, spec.durable)
-        return info.num_pending == 0 and info.num_ack_pending == 0
-
-    await wait_until(settled, 30, "every message acknowledged")
+    await acks.drained(js, total, 30, "every message acknowledged")
     assert all(handled[name] for name in handled), {k: len(v) for k, v in handled.items()}
     together = sorted(n for numbers in handled.values() for n in numbers)
     assert together == list(range(1, total + 1))  # all of it, each once

@@ -8,7 +8,7 @@ import nats
 import pytest
 
 from shared.natsserver import EmbeddedNats, NatsServerError, listening_port
-from tests.conftest import wait_until
+from tests.signals import Reconnects
 
 
 def test_the_port_is_read_from_the_servers_log_line():
@@ -29,16 +29,18 @@ async def test_servers_pick_their_ports_and_keep_them_across_a_restart(tmp_path)
         finally:
             await b.stop()
         port = a.port
-        nc = await nats.connect(a.url, max_reconnect_attempts=-1, reconnect_time_wait=0.1)
+        reconnects = Reconnects()
+        nc = await nats.connect(
+            a.url,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.1,
+            reconnected_cb=reconnects.on_reconnected,
+        )
         try:
-            before = nc.stats["reconnects"]
             await a.restart()
             assert a.port == port
-
-            async def reconnected():
-                return nc.stats["reconnects"] > before and nc.is_connected
-
-            await wait_until(reconnected, 30, "the client to reconnect to the restarted server")
+            await reconnects.beyond(0, 30, "the client to reconnect to the restarted server")
+            assert nc.is_connected
             assert nc.connected_url.port == port
             await nc.flush()
         finally:

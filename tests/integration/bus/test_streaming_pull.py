@@ -10,7 +10,7 @@ import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
 from shared.messaging.pull import StreamingPull
-from tests.conftest import wait_until
+from tests.signals import AckWatch, Reconnects, Signal
 
 STREAM = "PULLTEST"
 
@@ -26,9 +26,20 @@ async def connections():
 
 
 @pytest.fixture
-def setup(connections):
+def reconnects() -> Reconnects:
+    """The reconnections of the connection `setup` opens."""
+    return Reconnects()
+
+
+@pytest.fixture
+def setup(connections, reconnects):
     async def make(url: str, durable: str = "d", ack_wait: float = 60.0):
-        nc = await nats.connect(url, max_reconnect_attempts=-1, reconnect_time_wait=0.2)
+        nc = await nats.connect(
+            url,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.2,
+            reconnected_cb=reconnects.on_reconnected,
+        )
         connections.append(nc)
         js = nc.jetstream()
         await js.add_stream(name=STREAM, subjects=["pt.>"])
@@ -62,17 +73,14 @@ async def test_stream_order_across_batches(nats_server, setup):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=50)
     await pull.start()
+    acks = await AckWatch.start(nc, STREAM, "d")
     for i in range(1_000):
         await js.publish("pt.x", str(i).encode())
     got = await drain(pull, 1_000)
     assert [int(m.data) for m in got] == list(range(1_000))
-
-    async def all_acked():
-        # acks are applied by the server asynchronously to API requests
-        info = await js.consumer_info(STREAM, "d")
-        return info.num_ack_pending == 0 and info.num_pending == 0
-
-    await wait_until(all_acked, 10, "every message to be acknowledged", interval=0.05)
+    # every ack seen on its way to the server, then the consumer's state says the same
+    info = await acks.drained(js, 1_000, 10, "every message to be acknowledged")
+    assert info.delivered.consumer_seq == 1_000  # each delivered once
     await pull.stop()
 
 
@@ -104,20 +112,17 @@ async def test_requests_are_renewed_after_they_expire(nats_server, setup):
     await pull.stop()
 
 
-async def test_consumption_resumes_after_a_server_restart(nats_server, setup):
+async def test_consumption_resumes_after_a_server_restart(nats_server, setup, reconnects):
     nc, js = await setup(nats_server.url)
     pull = StreamingPull(nc, STREAM, "d", batch=20, expires=30.0)
     await pull.start()
     for i in range(30):
         await js.publish("pt.x", str(i).encode())
     first = await drain(pull, 30)
-    before = nc.stats["reconnects"]
+    before = reconnects.count
     await nats_server.restart()
-
-    async def reconnected():
-        return nc.stats["reconnects"] > before and nc.is_connected
-
-    await wait_until(reconnected, 30, "the client to reconnect")
+    await reconnects.beyond(before, 30, "the client to reconnect")
+    assert nc.is_connected
     # the old requests (30 s expiry) died with the server: new ones must be asked for now
     for i in range(30, 40):
         await js.publish("pt.x", str(i).encode())
@@ -130,18 +135,25 @@ async def test_stop_hands_back_what_was_not_taken(nats_server, setup):
     nc, js = await setup(nats_server.url, ack_wait=120.0)
     pull = StreamingPull(nc, STREAM, "d", batch=5)
     await pull.start()
+    # the deliveries, seen by a second subscription to the puller's inbox (same connection)
+    delivered: list[bytes] = []
+    arrived = Signal()
+
+    async def on_delivery(msg) -> None:
+        if not (msg.headers or {}).get("Status"):
+            delivered.append(msg.data)
+            arrived.notify()
+
+    await nc.subscribe(pull._inbox, cb=on_delivery)
+    await nc.flush()
     for i in range(10):
         await js.publish("pt.x", str(i).encode())
     taken = await pull.next(timeout=5)
     for m in taken:
         await m.ack()
-
     # the rest was requested ahead and delivered into the buffer
-    async def delivered():
-        return (await js.consumer_info(STREAM, "d")).delivered.consumer_seq == 10
-
-    await wait_until(delivered, 10, "the rest to be delivered into the buffer")
-    await nc.flush()  # what the server sent has reached this client
+    await arrived.until(lambda: len(delivered) >= 10, 10, "the rest to be delivered")
+    # this connection read them: stop() drains the puller's subscription through its buffer
     left = await pull.stop()
     assert [int(m.data) for m in taken + left] == list(range(10))
     for m in left:

@@ -9,6 +9,7 @@
 - `StreamWatch`: the messages a stream stores, from an ordered consumer that starts after the
   last one stored when it subscribed (those before are counted from stream_info, read once).
 - `Reconnects`: a NATS client's reconnections (its `reconnected_cb`).
+- `ObservedSet`: a set that tells when it changes.
 - `LineWatch`: the lines a child process writes to a pipe, read as they come.
 """
 
@@ -233,6 +234,27 @@ class Reconnects:
     async def beyond(self, count: int, timeout: float, what: str) -> None:
         """Wait until there were more than `count` reconnections."""
         await self.changed.until(lambda: self.count > count, timeout, what)
+
+
+class ObservedSet(set):
+    """A set that tells `changed` when something is added or removed (to stand in for a
+    library's plain set of open things, e.g. uvicorn's connections and tasks)."""
+
+    def __init__(self, *args: Any, changed: Signal | None = None) -> None:
+        super().__init__(*args)
+        self.changed = changed if changed is not None else Signal()
+
+    def add(self, item: Any) -> None:
+        super().add(item)
+        self.changed.notify()
+
+    def discard(self, item: Any) -> None:
+        super().discard(item)
+        self.changed.notify()
+
+    def remove(self, item: Any) -> None:
+        super().remove(item)
+        self.changed.notify()
 
 
 class LineWatch:

@@ -265,6 +265,20 @@ def _short(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class Counts(dict[str, int]):
+    """The endpoint's counters (`app.state.stats`); each of `observers` is called after every
+    change, so that whoever needs a count (a test, an exporter) is told instead of asking."""
+
+    def __init__(self, **counts: int) -> None:
+        super().__init__(**counts)
+        self.observers: list[Callable[[], None]] = []
+
+    def __setitem__(self, key: str, value: int) -> None:
+        super().__setitem__(key, value)
+        for observer in list(self.observers):
+            observer()
+
+
 def build_webhook_app(
     secret: Any,
     publish_facts: PublishFacts,
@@ -287,17 +301,17 @@ def build_webhook_app(
     max_body = max_body if max_body is not None else limits.max_body
     allowed = {r.lower() for r in repos} if repos else None
     deliveries = deliveries if deliveries is not None else MemoryDeliveries()
-    stats = {
-        "accepted": 0,
-        "ignored": 0,
-        "duplicates": 0,
-        "rejected": 0,
-        "facts": 0,
-        "reading": 0,
-        "busy": 0,
-        "disconnected": 0,
-        "slow": 0,
-    }
+    stats = Counts(
+        accepted=0,
+        ignored=0,
+        duplicates=0,
+        rejected=0,
+        facts=0,
+        reading=0,
+        busy=0,
+        disconnected=0,
+        slow=0,
+    )
 
     def reply(status: int, headers: dict[str, str] | None = None, **body: Any) -> JSONResponse:
         return JSONResponse(body, status_code=status, headers=headers)

@@ -19,7 +19,8 @@ from services.ingest.app import build_service
 from services.ingest.config import IngestSettings
 from shared.health import HealthServer
 from shared.service import Runtime
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT
+from tests.signals import signalled
 
 SECRET = "connection-lost-webhook-secret"
 
@@ -49,15 +50,14 @@ async def test_a_connection_closed_for_good_fails_liveness(nats_server):
             assert (await client.get("/readyz")).status_code == 200
             await break_connection(runtime)
 
-            async def not_live():
-                r = await client.get("/healthz")
-                return r if r.status_code == 503 else None
-
-            r = await wait_until(not_live, 30, "/healthz to fail after the connection closed")
-            assert "closed for good" in r.json()["reason"]
+            # the runtime's own signal that nats-py closed the connection for good
+            await signalled(
+                runtime.connection_lost.wait(), 30, "the runtime to see its connection closed"
+            )
+            r = await client.get("/healthz")
+            assert r.status_code == 503 and "closed for good" in r.json()["reason"], r.text
             ready = await client.get("/readyz")
             assert ready.status_code == 503 and ready.json()["checks"]["nats"] == "failing"
-        assert runtime.connection_lost.is_set()
         assert "maximum control line" in (runtime.lost_reason or "").lower()
     finally:
         await health.stop()

@@ -4,7 +4,8 @@ bodies beyond the concurrent limit and connections beyond the cap are refused at
 that disconnects mid-body leaves one short line and no traceback, and repeated errors are
 rate-limited in the log. After each abuse a good delivery is still accepted.
 
-No sleeps: each test waits on the socket (EOF, an answer) or on the server's own state."""
+No sleeps: each test waits on the socket (EOF, an answer) or on the server's own state, which
+tells the test when it changes (the app's counters, uvicorn's connections and tasks)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from services.ingest.adapters.webhooks import (
     WebhookServer,
     build_webhook_app,
 )
-from tests.conftest import require_shared_data, wait_until
+from tests.conftest import require_shared_data
+from tests.signals import ObservedSet, Signal
 from tests.webhook_signing import github_signature
 
 pytestmark = pytest.mark.shared_data
@@ -65,6 +67,13 @@ async def served(**limits):
     app = build_webhook_app(SECRET, publish, limits=cfg)
     server = WebhookServer(app, "127.0.0.1", 0, limits=cfg)
     await server.start()
+    # one signal for every change a test waits on: a counter, a connection, a request's task
+    changed = Signal()
+    app.state.stats.observers.append(changed.notify)
+    st = state(server)
+    st.connections = ObservedSet(st.connections, changed=changed)
+    st.tasks = ObservedSet(st.tasks, changed=changed)
+    server.changed = changed  # type: ignore[attr-defined]
     try:
         yield server, app, published
     finally:
@@ -73,6 +82,12 @@ async def served(**limits):
 
 def state(server: WebhookServer):
     return server._server.server.server_state  # uvicorn's connections and tasks
+
+
+async def until(server: WebhookServer, check, what: str, timeout: float = 10) -> None:
+    """Until `check()` holds, checked at each change of the server's counters, connections and
+    request tasks."""
+    await server.changed.until(check, timeout, what)  # type: ignore[attr-defined]
 
 
 async def still_accepts(server: WebhookServer, published: list) -> None:
@@ -186,10 +201,7 @@ async def test_bodies_beyond_the_concurrent_limit_get_503_at_once():
             writer.write(head(1_000_000) + b"{")  # a large body, being received
             slow.append((reader, writer))
 
-        async def both_reading():
-            return app.state.stats.get("reading") == 2
-
-        await wait_until(both_reading, 10, "two bodies being received")
+        await until(server, lambda: app.state.stats["reading"] == 2, "two bodies being received")
         body = good_body()
         async with httpx.AsyncClient(
             base_url=f"http://127.0.0.1:{server.port}", timeout=5
@@ -201,10 +213,7 @@ async def test_bodies_beyond_the_concurrent_limit_get_503_at_once():
         for _reader, writer in slow:
             writer.close()
 
-        async def none_reading():
-            return app.state.stats["reading"] == 0
-
-        await wait_until(none_reading, 10, "the slow bodies to be given up")
+        await until(server, lambda: app.state.stats["reading"] == 0, "the slow bodies given up")
         await still_accepts(server, published)
 
 
@@ -212,10 +221,7 @@ async def test_connections_beyond_the_cap_are_closed_as_they_come():
     async with served(max_connections=3) as (server, _app, published):
         held = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(3)]
 
-        async def three_open():
-            return len(state(server).connections) == 3
-
-        await wait_until(three_open, 10, "three open connections")
+        await until(server, lambda: len(state(server).connections) == 3, "three open connections")
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(head(10))
         assert await closed_within(reader, 5) == b""  # closed without an answer
@@ -223,10 +229,7 @@ async def test_connections_beyond_the_cap_are_closed_as_they_come():
         for _reader, w in held:
             w.close()
 
-        async def none_open():
-            return not state(server).connections
-
-        await wait_until(none_open, 10, "the held connections to close")
+        await until(server, lambda: not state(server).connections, "the held connections closed")
         await still_accepts(server, published)
 
 
@@ -265,16 +268,13 @@ async def test_a_client_disconnecting_mid_body_leaves_one_short_line_and_no_trac
             writer.write(head(5000) + b'{"action": "opened"')
             await writer.drain()
 
-            async def reading():
-                return state(server).tasks
-
-            await wait_until(reading, 10, "the request to be handled")
+            await until(server, lambda: state(server).tasks, "the request to be handled")
             writer.close()
-
-            async def finished():
-                return not state(server).tasks and not state(server).connections
-
-            await wait_until(finished, 10, "the request to finish")
+            await until(
+                server,
+                lambda: not state(server).tasks and not state(server).connections,
+                "the request to finish",
+            )
         assert not [r for r in log.records.values() if r.exc_info], log.lines()
         assert not [line for line in log.lines() if "Traceback" in line or "\n" in line]
         assert len(log.records) <= 1, log.lines()

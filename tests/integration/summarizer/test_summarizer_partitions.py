@@ -38,8 +38,9 @@ from shared.messaging import (
 from shared.natsserver import EmbeddedNats
 from shared.service import Runtime
 from shared.windows import week_window
-from tests.conftest import postgres_url_for, wait_until
+from tests.conftest import postgres_url_for
 from tests.reliability.harness import ServiceProcess, comparable
+from tests.signals import AckWatch, Signal
 from tests.unit.summarizer.summarizer_builders import random_scenario, watermark
 
 COUNT = 3
@@ -285,18 +286,23 @@ async def test_a_replica_killed_mid_run_is_replaced_without_loss(
         async def fold_state(p: Partition):
             return await js.consumer_info(STREAM_ENRICHED, fold_spec(p).durable)
 
-        async def consuming(p: Partition) -> bool:
-            return bool((await fold_state(p)).num_waiting)
+        # the replicas' pull requests for their fold durables, seen as the server receives them
+        asking: set[str] = set()
+        asked = Signal()
 
-        async def drained(p: Partition) -> bool:
-            info = await fold_state(p)
-            return (info.num_pending, info.num_ack_pending) == (0, 0)
+        async def on_request(msg) -> None:
+            asking.add(msg.subject.rsplit(".", 1)[1])
+            asked.notify()
 
+        await nc.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{STREAM_ENRICHED}.*", cb=on_request)
+        victim_acks = await AckWatch.start(nc, STREAM_ENRICHED, fold_spec(victim).durable)
         for p in partitions:
             replicas[p.index] = replica(p.index, nats_server.url, database_url, tmp_path)
             replicas[p.index].start()
         for p in partitions:
-            await wait_until(lambda p=p: consuming(p), 60, f"summarizer {p.index} to consume")
+            await asked.until(
+                lambda p=p: fold_spec(p).durable in asking, 60, f"summarizer {p.index} to consume"
+            )
 
         # a publisher as the classifier publishes (the same Bus path), declaring the same count
         runtime = Runtime(
@@ -309,10 +315,9 @@ async def test_a_replica_killed_mid_run_is_replaced_without_loss(
             await publish(bus, fact_messages())
             await publish(bus, closing_messages(asks)[: len(REPOS)])  # the watermarks
 
-            async def victim_folded() -> int:
-                return int((await fold_state(victim)).ack_floor.consumer_seq or 0)
-
-            await wait_until(victim_folded, 60, "the victim to fold some of its facts")
+            await victim_acks.until(
+                lambda w: w.counts["ack"] > 0, 60, "the victim to fold some of its facts"
+            )
             replicas[1].kill()
             at_kill = await fold_state(victim)
             share = sum(len(FACTS[r]) + 1 for r in in_partition(1))
@@ -327,7 +332,7 @@ async def test_a_replica_killed_mid_run_is_replaced_without_loss(
             # the replacement: the same index, so the same durables, resumed where they stopped
             replicas[1] = replica(1, nats_server.url, database_url, tmp_path / "replacement")
             replicas[1].start()
-            await wait_until(lambda: drained(victim), 120, "the replacement to fold the share")
+            await victim_acks.drained(js, share, 120, "the replacement to fold the share")
             mine = {r: a for r, a in asks.items() if victim.owns(r)}
             await publish(bus, [(a, Subjects.report_requested(r)) for r, a in mine.items()])
             summaries = await log.all_of(asks)
@@ -384,9 +389,12 @@ async def test_changing_the_count_waits_for_a_drain_and_loses_nothing(
     try:
         js = nc.jetstream()
 
-        async def drained(durable: str) -> bool:
-            info = await js.consumer_info(STREAM_ENRICHED, durable)
-            return (info.num_pending, info.num_ack_pending) == (0, 0)
+        # every message the one summarizer settles (it reads the whole stream)
+        acks = await AckWatch.start(nc, STREAM_ENRICHED, "summarizer-fold")
+
+        async def drained(what: str) -> None:
+            stored = (await js.stream_info(STREAM_ENRICHED)).state.messages
+            await acks.drained(js, stored, 60, what)
 
         async def set_count(count: int) -> tuple[int, str, str]:
             out, err = io.StringIO(), io.StringIO()
@@ -398,7 +406,7 @@ async def test_changing_the_count_waits_for_a_drain_and_loses_nothing(
         await publish(bus, fact_messages(slice(0, None, 3)))
         code, _, err = await set_count(3)  # it is running
         assert code == 3 and "waiting pull request(s): a summarizer is running" in err, err
-        await wait_until(lambda: drained("summarizer-fold"), 60, "the first third folded")
+        await drained("the first third folded")
         await stop(runtimes)
 
         publisher = Runtime(SummarizerSettings(nats_url=url), "test")
@@ -415,7 +423,7 @@ async def test_changing_the_count_waits_for_a_drain_and_loses_nothing(
             await ensure_topology(js, Topology(partitions=3))
 
         runtimes, _ = await start_replicas(url, database_url, 1)
-        await wait_until(lambda: drained("summarizer-fold"), 60, "the second third folded")
+        await drained("the second third folded")
         await stop(runtimes)
         code, out, err = await set_count(3)
         assert (code, err) == (0, ""), err

@@ -30,8 +30,8 @@ from shared.events import (
 from shared.messaging import DURABLE_SUMMARIZER, STREAM_DEAD, Subjects, ensure_topology
 from shared.service import Runtime
 from shared.windows import week_window
-from tests.conftest import wait_until
 from tests.integration.summarizer.test_summarizer_service import next_summary
+from tests.signals import AckWatch
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
 WEEK = week_window(2026, 24, "UTC")
@@ -121,15 +121,12 @@ async def test_one_refused_fact_is_dead_lettered_alone_and_the_good_ones_are_fol
         await summaries.put(msg.data)
 
     sub = await nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
+    acks = await AckWatch.start(nc, "RD_ENRICHED", DURABLE_SUMMARIZER)
+    stored = (await js.stream_info("RD_ENRICHED")).state.messages
     await runtime.start()
     try:
         summary = (await next_summary(summaries, request.id, timeout=60)).data
-
-        async def drained():
-            info = await js.consumer_info("RD_ENRICHED", DURABLE_SUMMARIZER)
-            return info.num_ack_pending == 0 and info.num_pending == 0
-
-        await wait_until(drained, 30, "the fold consumer to acknowledge everything")
+        await acks.drained(js, stored, 30, "the fold consumer to settle everything")
         # every good fact of the week is counted; the poison is not
         assert summary.facts_counted == len(in_week)
         assert service.store.counts()["activity"] == len({e.data.fact_id for e in events})

@@ -22,7 +22,7 @@ from shared.events import ReportReady, ReportRequestData, ReportRequested, Windo
 from shared.messaging import STREAM_REPORTS, Subjects
 from shared.service import Runtime
 from shared.windows import week_window
-from tests.conftest import wait_until
+from tests.signals import StreamWatch
 from tests.unit.summarizer.summarizer_builders import REPO, random_scenario, watermark
 
 pytestmark = pytest.mark.timeout(300)
@@ -136,17 +136,16 @@ async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_p
         assert await subjects_in_reports(client) == log_before + [Subjects.report_requested(REPO)]
 
         # a language r1 was not rendered in: the summary is published, zh-CN is rendered into r1
+        stored = await StreamWatch.start(client.js, STREAM_REPORTS)
         log_before = await subjects_in_reports(client)
         how, both = await requester.ask(("en", "zh-CN"))
         ready = ReportReady.model_validate_json(both)
         assert how == "event" and ready.data.revision == 1
         assert {a.language for a in ready.data.artifacts} == {"en", "zh-CN"}
-
-        async def stored_since() -> list[str] | None:  # the stream stores what subscribers got
-            new = (await subjects_in_reports(client))[len(log_before) :]
-            return new if len(new) >= 3 else None
-
-        assert await wait_until(stored_since, 30, "the report-ready in RD_REPORTS") == [
+        # the stream stores what subscribers got: told as it stores each
+        await stored.until(lambda w: len(w.subjects) >= 3, 30, "the report-ready in RD_REPORTS")
+        await stored.stop()
+        assert (await subjects_in_reports(client))[len(log_before) :] == [
             Subjects.report_requested(REPO),
             Subjects.summary_ready(REPO),
             Subjects.report_ready(REPO),
@@ -160,16 +159,15 @@ async def test_a_repeated_request_adds_only_itself_to_the_log(nats_server, tmp_p
         # no renderer running: the summarizer publishes the summary (nothing is lost); the
         # renderer answers it from r1 when it is back
         await renderer.stop()
+        stored = await StreamWatch.start(client.js, STREAM_REPORTS)
         log_before = await subjects_in_reports(client)
         waiting = asyncio.ensure_future(requester.ask())
-
-        async def summary_published() -> bool:
-            return (
-                Subjects.summary_ready(REPO)
-                in (await subjects_in_reports(client))[len(log_before) :]
-            )
-
-        await wait_until(summary_published, 60, "the summary of a request no renderer answered")
+        await stored.until(
+            lambda w: Subjects.summary_ready(REPO) in w.subjects,
+            60,
+            "the summary of a request no renderer answered",
+        )
+        await stored.stop()
         renderer = renderer_runtime()
         await renderer.start()
         how, late = await waiting

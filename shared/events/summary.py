@@ -180,6 +180,22 @@ class ItemRef(Frozen):
     repo: RepoName | None = None
 
 
+LineKind = Literal["code", "tests", "docs", "ci", "generated", "imported", "unlisted"]
+
+
+class LineCount(Frozen):
+    """Lines the window's merged changes added and removed in one kind of file: code; tests;
+    docs (documentation, translations: .md, .rst, .po, docs/); ci (workflows, CI configs);
+    generated (vendored or generated files: third_party/, vendor/, lock files, *_pb2.py);
+    imported (the files a change says it migrates or ports in from elsewhere — "Migrate … from
+    ops-transformer" — counted apart from the code the project wrote); unlisted (the lines of
+    files the source did not list)."""
+
+    kind: LineKind
+    added: int = 0
+    removed: int = 0
+
+
 class Counts(Frozen):
     """The window's counts; None where the source cannot tell (e.g. issues from a merged-PR file)."""
 
@@ -196,6 +212,9 @@ class Counts(Frozen):
     lines_added: int = 0
     lines_removed: int = 0
     key_prs: int = 0
+    # lines_added/lines_removed split by kind of file, code first, only the kinds with lines;
+    # () in summaries made before the split (their totals still hold)
+    lines_by_kind: tuple[LineCount, ...] = ()
 
 
 class ModuleTrend(Frozen):
@@ -232,6 +251,9 @@ KeyReason = Literal[
     "discussed",
     "reviewed",
     "notable_label",
+    # the change turns a default on or off, or changes it, for users ("the default graph mode is
+    # changed to FULL_AND_PIECEWISE", "Disable SwiGLU clamp by default")
+    "default_change",
 ]
 
 

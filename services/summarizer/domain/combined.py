@@ -30,6 +30,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import get_args
 
 from pydantic import BaseModel
 
@@ -44,6 +45,8 @@ from shared.events.summary import (
     HourlyActivity,
     ItemRef,
     KeyPR,
+    LineCount,
+    LineKind,
     ModuleTrend,
     RepoPart,
     RiskObservation,
@@ -122,8 +125,28 @@ def _sum(values: Iterable[int | None]) -> int | None:
 
 def sum_counts(counts: Sequence[Counts]) -> Counts:
     """Every count added (None when a repository's source cannot tell it)."""
-    fields = Counts.model_fields
-    return Counts(**{name: _sum(getattr(c, name) for c in counts) for name in fields})
+    fields = [name for name in Counts.model_fields if name != "lines_by_kind"]
+    return Counts(
+        **{name: _sum(getattr(c, name) for c in counts) for name in fields},
+        lines_by_kind=_sum_lines(counts),
+    )
+
+
+def _sum_lines(counts: Sequence[Counts]) -> tuple[LineCount, ...]:
+    """Lines by kind of file added up, in the kinds' order; () unless every report split them."""
+    if any(not c.lines_by_kind for c in counts if c.lines_added or c.lines_removed):
+        return ()
+    total: dict[str, list[int]] = {}
+    for c in counts:
+        for line in c.lines_by_kind:
+            got = total.setdefault(line.kind, [0, 0])
+            got[0] += line.added
+            got[1] += line.removed
+    return tuple(
+        LineCount(kind=k, added=total[k][0], removed=total[k][1])
+        for k in get_args(LineKind)
+        if k in total
+    )
 
 
 def _people(parts: Sequence[SummaryData], total: Counts) -> Counts:

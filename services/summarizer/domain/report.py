@@ -54,6 +54,8 @@ from shared.events.summary import (
     CrossRef,  # reports across repositories
     Format,
     Language,
+    LineCount,
+    LineKind,
     ProjectNews,
 )
 from shared.windows import Window
@@ -419,6 +421,98 @@ def _counts(
         lines_added=sum(r.fact.item.additions or 0 for r in merged),
         lines_removed=sum(r.fact.item.deletions or 0 for r in merged),
         key_prs=key_prs,
+        lines_by_kind=lines_by_kind((r.fact.item, r.tags) for r in merged),
+    )
+
+
+# ---------------------------------------------------------------- lines by kind of file
+
+# vendored or generated files: a third-party tree, lock files, generated code
+_GENERATED_FILE = re.compile(
+    r"(?i)(?:^|/)(?:third[_-]?party|3rdparty|vendor(?:ed)?|_?generated)/"
+    r"|(?:^|/)(?:[\w.-]+\.lock|package-lock\.json|pnpm-lock\.yaml|go\.sum)$"
+    r"|_pb2(?:_grpc)?\.pyi?$|\.min\.(?:js|css)$"
+)
+# a change that brings code in from elsewhere: "Migrate attention/kv_quant_sparse_flash_attention
+# from ops-transformer" (real #11626), "Ports the mixed precision … changes from cann-recipes-infer
+# PR 456" (#9363), "migrates the KDA Triton operators from vLLM" (#9035); not "Migrate from the
+# deprecated torchair … to npugraph_ex" (no object: a switch of backend), and never a change that
+# takes out about as much as it adds (#9201 "migrate compilation backend from torchair to …",
+# #11252 "migrate doc from sphinx to mkdocs": a move inside the project)
+_IMPORTED = re.compile(
+    r"(?i)\b(?:migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?|vendor(?:s|ed|ing)?)\s+(?!from\b)"
+    r"[^.;:\n]{1,80}?\bfrom\s+(?!scratch\b)[`'\"]?[\w./-]"
+)
+IMPORTED_MIN_LINES = 200  # lines a change adds to be told as code brought in
+IMPORTED_MAX_REMOVED = 0.25  # ... removing at most this share of what it adds
+
+
+def imported(snap: ItemSnapshot, tags: Tags | None) -> bool:
+    """Whether the change says it migrates or ports its code in from elsewhere (another
+    repository, project or branch) and mostly adds: its size is not the project's own work."""
+    added, removed = snap.additions or 0, snap.deletions or 0
+    if added < IMPORTED_MIN_LINES or removed > IMPORTED_MAX_REMOVED * added:
+        return False
+    what = tags.digest.what if tags is not None and tags.digest is not None else ""
+    return bool(_IMPORTED.search(f"{snap.title or ''}\n{what}"))
+
+
+_FILE_LINE_KIND: dict[str | None, LineKind] = {
+    None: "code",
+    "test": "tests",
+    "docs": "docs",
+    "ci": "ci",
+}
+LINE_KINDS: tuple[LineKind, ...] = (
+    "code",
+    "tests",
+    "docs",
+    "ci",
+    "generated",
+    "imported",
+    "unlisted",
+)
+
+
+def line_kind(path: str) -> LineKind:
+    """code, tests, docs (translations too), ci or generated (vendored, lock files)."""
+    if _GENERATED_FILE.search(path):
+        return "generated"
+    return _FILE_LINE_KIND.get(file_kind(path), "code")
+
+
+def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> dict[LineKind, list[int]]:
+    """A change's added and removed lines by kind of file; the code lines it adds of code it
+    brings in from elsewhere are `imported`; what its files do not account for is `unlisted`."""
+    out: dict[LineKind, list[int]] = defaultdict(lambda: [0, 0])
+    bring_in = imported(snap, tags)
+    for f in snap.files:
+        kind = line_kind(f.path)
+        out["imported" if bring_in and kind == "code" else kind][0] += f.additions or 0
+        out[kind][1] += f.deletions or 0
+    listed_add = sum(f.additions or 0 for f in snap.files)
+    listed_del = sum(f.deletions or 0 for f in snap.files)
+    rest_add = max(0, (snap.additions or 0) - listed_add)
+    rest_del = max(0, (snap.deletions or 0) - listed_del)
+    if rest_add or rest_del:
+        out["unlisted"][0] += rest_add
+        out["unlisted"][1] += rest_del
+    return out
+
+
+def lines_by_kind(changes: Iterable[tuple[ItemSnapshot, Tags | None]]) -> tuple[LineCount, ...]:
+    """Lines added and removed by kind of file over the changes, code first; only kinds with
+    lines (docs and translations apart from code: 2026-07-09's net -73 lines were docs -12.5k
+    and code +12.4k)."""
+    total: dict[LineKind, list[int]] = defaultdict(lambda: [0, 0])
+    for snap, tags in changes:
+        for kind, (a, r) in _lines_of(snap, tags).items():
+            total[kind][0] += a
+            total[kind][1] += r
+    return tuple(
+        LineCount(kind=k, added=total[k][0], removed=total[k][1])
+        for k in LINE_KINDS
+        if total[k][0] or total[k][1]
     )
 
 
@@ -2597,8 +2691,11 @@ def fit_size(summary: SummaryData, max_bytes: int) -> SummaryData:
 def figures(summary: SummaryData) -> dict[str, float | int | None]:
     """The figures a revision is judged by: counts, module totals, risk counts, medians, key PRs."""
     out: dict[str, float | int | None] = {}
-    for name, value in summary.counts.model_dump().items():
+    for name, value in summary.counts.model_dump(exclude={"lines_by_kind"}).items():
         out[f"counts.{name}"] = value
+    for line in summary.counts.lines_by_kind:
+        out[f"counts.lines.{line.kind}.added"] = line.added
+        out[f"counts.lines.{line.kind}.removed"] = line.removed
     for m in summary.modules:
         out[f"modules.{m.module}.total"] = m.total
         out[f"modules.{m.module}.merged"] = m.merged

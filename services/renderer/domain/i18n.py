@@ -17,10 +17,11 @@ from typing import Any
 # the seeds write "合并 256 个 PR". Inside a field's value (a title, a login) nothing changes.
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # ideographs, not punctuation
 _LATIN = re.compile(r"[A-Za-z0-9#+]")
-# Latin text may end in a closing bracket ("mergify[bot]") or begin with an opening one; \x00
-# marks a reference the view links afterwards ("#123"), Latin too
+# Latin text may end in a closing bracket ("mergify[bot]") or begin with an opening one, or
+# with a login's "@" ("@zzzzwwjj 和 @LCAIZJ"); \x00 marks a reference the view links afterwards
+# ("#123"), Latin too
 _LATIN_END = re.compile(r"[A-Za-z0-9#+\])%\x00]")
-_LATIN_START = re.compile(r"[A-Za-z0-9#+\-\[(\x00]")
+_LATIN_START = re.compile(r"[A-Za-z0-9#+\-\[(@\x00]")
 _FORMATTER = Formatter()
 
 

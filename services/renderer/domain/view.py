@@ -92,6 +92,10 @@ MAX_ATTENTION = 5  # issues worth attention (daily)
 FIXUP_HOURS = 72  # fixes within this many hours of a change are told as its fix-up chain
 MAX_CHANGED = 8
 EXCERPT_DISCUSSION = 280
+# changes that are no code of the project: a line made only of them is no main line of the work
+SUPPORT_ROLES = frozenset({"docs", "ci", "test"})
+SUPPORT_KINDS = frozenset({"docs", "ci", "platform-ci", "test", "tests"})
+FIX_KINDS = frozenset({"bugfix", "refactor"})  # a fix or clean-up of docs or CI is still no code
 
 
 @dataclass(frozen=True)
@@ -935,9 +939,9 @@ class _Writer:
                 )
                 for t in tops
             ]
-            paras.append(
-                m.tn("summary.mainlines", len(tops), count=num(len(tops)), lines=m.join(lines))
-            )
+            # the busiest modules are where the work went, not lines of work (a day of docs and
+            # CI fixes has no main line: 2026-07-09's "3 main lines: CI and build, …, docs")
+            paras.append(m.t("summary.focus", lines=m.join(lines)))
         if news := self.news_line(detailed=True):
             paras.append(news + m.t("lead.end"))
         if s.previous_counts is not None:
@@ -1406,7 +1410,7 @@ class _Writer:
                 notes.append(
                     m.t(
                         "digest.tested",
-                        kinds=m.t("list.sep").join(m.name("test_kinds", k) for k in kinds),
+                        kinds=m.join([m.name("test_kinds", k) for k in kinds]),
                     )
                 )
             elif "none" in d.tested:
@@ -1572,8 +1576,25 @@ class _Writer:
     def main_storylines(self) -> list[Storyline]:
         """The main lines of work for the lead and the executive summary: named lines only — a
         module's leftovers ("Other work in KV transfer") are no line a reader can name (2026-W04:
-        two of the three "main lines" were such buckets), and the highlights' first three."""
-        return self.highlight_lines()[:3]
+        two of the three "main lines" were such buckets), and the highlights' first three. A
+        line made only of docs, CI or test changes is no main line of the work (2026-07-09: "The
+        main line of work was CN", three fixes of the Chinese docs' translation): it keeps its
+        highlight or hot topic, and with no line of code the lead names the busiest modules."""
+        return [st for st in self.highlight_lines() if not self.support_only(st)][:3]
+
+    def support_only(self, st: Storyline) -> bool:
+        """Whether every change of a line is docs, CI or tests: by its role in the line, or by its
+        kinds — a fix of the docs or of a CI job ("[DOC] Fix wrong CN translate": docs, bugfix,
+        platform-ci) is still no code."""
+
+        def support(number: int, role: str) -> bool:
+            if role in SUPPORT_ROLES:
+                return True
+            item = self.items.get(number)
+            kinds = set(item.categories) if item is not None else set()
+            return bool(kinds & SUPPORT_KINDS) and kinds <= SUPPORT_KINDS | FIX_KINDS
+
+        return bool(st.items) and all(support(i.number, i.role) for i in st.items)
 
     def told_storyline(self, key: str | None) -> Storyline | None:
         """The storyline of `key` when the report tells it by name (a highlight), else None: a
@@ -3112,9 +3133,16 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
         return None
 
     def quoted(st: Storyline) -> str | None:
-        # a name that is a phrase of an English title ("Rewrite Qwen3-30B-A3B and … tutorials")
-        # is quoted in a report in another language, as titles are (2026-W27: "持平（Rewrite …）")
-        if m.lang == "en" or len(st.name.split()) < 3 or _CJK.search(st.name):
+        # a name that is a phrase of ordinary English words ("Rewrite Qwen3-30B-A3B and …
+        # tutorials") is quoted in a report in another language, as titles are (2026-W27:
+        # "持平（Rewrite …）"); a proper name — a product, model or hardware, its words
+        # capitalised, numbers or codes ("Ascend 950 (A5)", "DeepSeek V4") — is written as it
+        # is, as Chinese text writes names (2026-W22: "「Ascend 950 (A5)」"), and so is a name
+        # of one or two words ("build cache")
+        words = st.name.split()
+        if m.lang == "en" or len(words) < 3 or _CJK.search(st.name):
+            return None
+        if not any(_ORDINARY_WORD.fullmatch(w) for w in words):
             return None
         return m.t("quote.title", text=st.name)
 
@@ -3129,6 +3157,8 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
 
 
 DOCS_MODULES = frozenset({"docs", "documentation"})
+# an ordinary English word of a name, all small letters ("and", "cache"), not a code or a name
+_ORDINARY_WORD = re.compile(r"[a-z]{2,}")
 TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 

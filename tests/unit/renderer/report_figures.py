@@ -319,7 +319,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
                     "d": "story.{story}.removed",
                 },
             ),
-            (r"延续上一窗口（上期 (?P<a>@) 个 PR）", {"a": "story.{story}.previous"}),
+            (r"上期已有 (?P<a>@) 个相关 PR", {"a": "story.{story}.previous"}),
             (r"以下 (?P<a>@) 个重点 PR 不属于上述任何主线", {"a": "other_key_prs"}),
             (r"(?P<a>@) (?P<role>ROLE)", {"a": "story.{story}.role.{role}"}),
             (

@@ -46,7 +46,7 @@ def test_a_module_whose_items_are_all_merged_says_merged_prs_once(lang):
         assert "Kernels (7 merged PRs)" in text and "(7 items, 7 merged)" not in text
         assert "(4 items, 3 merged)" in text
     else:
-        assert "Kernel（合并 7 个 PR）" in text and "（7 项，合并 7 个）" not in text
+        assert "算子（合并 7 个 PR）" in text and "（7 项，合并 7 个）" not in text
         assert "（4 项，合并 3 个）" in text
 
 

@@ -1,0 +1,150 @@
+"""Two readings of real windows (issue #15), in English and Chinese:
+
+- a line of work made only of docs, CI or test changes is no main line of the work (2026-07-09:
+  "The main line of work was CN" — three fixes of the Chinese docs' translation, #11652, #11664,
+  #11688); it keeps its highlight, and with no line of code the lead names the busiest modules;
+- Chinese reads as Chinese: a proper name from the data is written as it is, not in corner
+  brackets (2026-W22: "「Ascend 950 (A5)」"), one translation per module (算子, not "Kernel 方向"
+  beside 注意力), no "跟进 X", a PR's notes read as a phrase ("新功能，附基准和精度测试", not
+  "新功能 · 测试：基准测试、精度测试"), and logins are spaced ("@a 和 @b")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from services.renderer.adapters.catalogs import messages
+from services.renderer.adapters.documents import render_markdown
+from shared.events import Storyline, StorylineItem
+
+from .explain_samples import explained_summary
+from .samples import pr
+from .test_renderer_explains import section
+
+LINK = re.compile(r"\[(#\d+)\]\([^)]*\)")
+
+# real 2026-07-09 changes, with the kinds the classifier gave them
+CN_DOCS = (
+    pr(
+        11652,
+        "[DOC] Fix wrong CN translate",
+        "wangxiyuan",
+        categories=("docs", "bugfix", "platform-ci"),
+    ),
+    pr(
+        11664,
+        "[Doc] Fix CN doc problem",
+        "wangxiyuan",
+        categories=("docs", "bugfix", "platform-ci"),
+    ),
+    pr(11688, "[CI] Fix po translate bug", "wangxiyuan", categories=("platform-ci", "bugfix")),
+)
+# a real code change of the same day
+LORA = pr(
+    10977,
+    "[Feature][LoRA][MoE] Support LoRA with unquantified MoE models",
+    "yupeng",
+    modules=("lora", "moe", "kernels"),
+    categories=("feature",),
+    additions=572,
+)
+
+
+def text_of(s, lang: str) -> str:
+    return LINK.sub(r"\1", render_markdown(s, lang))
+
+
+def lead(text: str) -> str:
+    """The paragraph before the first section."""
+    return re.split(r"\n## ", text, maxsplit=1)[0].rstrip().rsplit("\n\n", 1)[-1]
+
+
+def cn_line(roles: tuple[str, ...]) -> Storyline:
+    return Storyline(
+        key="cn",
+        name="CN",
+        items=tuple(
+            StorylineItem(number=i.number, role=r) for i, r in zip(CN_DOCS, roles, strict=True)
+        ),
+        lead=11652,
+        merged=3,
+    )
+
+
+def with_lines(*lines: Storyline, extra=()):
+    base = explained_summary()
+    return base.model_copy(
+        update={"storylines": lines, "referenced": (*base.referenced, *CN_DOCS, *extra)}
+    )
+
+
+@pytest.mark.parametrize(
+    "roles",
+    [
+        ("docs", "docs", "ci"),  # the roles the storylines gave them
+        ("fix", "fix", "fix"),  # fixes by role, docs and CI by kind: still no code
+    ],
+)
+def test_a_line_of_docs_and_ci_changes_is_no_main_line(roles):
+    s = with_lines(cn_line(roles))
+    en, zh = text_of(s, "en"), text_of(s, "zh-CN")
+    assert "main line" not in lead(en) and "CN" not in lead(en)
+    assert "Most of the work went into" in lead(en)
+    assert "主线" not in lead(zh)
+    summary = section(en, "1. Executive summary")
+    assert "main line" not in summary and "Most of the work went into" in summary
+    assert "主线" not in section(zh, "1. 执行摘要")
+    # the line is still told
+    assert "**CN**" in section(en, "Highlights") and "**CN**" in section(zh, "亮点")
+
+
+def test_a_line_with_code_stays_a_main_line():
+    code = Storyline(
+        key="lora",
+        name="LoRA",
+        items=(
+            StorylineItem(number=10977, role="feature"),
+            StorylineItem(number=11652, role="docs"),
+        ),
+        lead=10977,
+        merged=2,
+    )
+    s = with_lines(code, cn_line(("docs", "docs", "ci")), extra=(LORA,))
+    en, zh = text_of(s, "en"), text_of(s, "zh-CN")
+    assert "The main line of work was LoRA." in lead(en) + "."
+    assert "本期主线包括 LoRA" in lead(zh)
+    assert "The main line of work was LoRA (2 merged PRs)." in section(en, "1. Executive summary")
+
+
+def test_a_proper_name_is_not_quoted_in_chinese_a_phrase_is():
+    base = explained_summary()
+    first, second = base.storylines[:2]
+    for name, quoted in (
+        ("Ascend 950 (A5)", False),  # 2026-W22's line of the A5 hardware
+        ("DeepSeek V4", False),
+        ("Qwen3.5 MTP (Eagle3)", False),
+        ("Rewrite Qwen3-30B-A3B and Qwen3-Coder-30B-A3B tutorials", True),  # 2026-W27
+    ):
+        st = second.model_copy(update={"name": name})
+        s = base.model_copy(update={"storylines": (first, st)})
+        zh = text_of(s, "zh-CN")
+        assert (f"「{name}」" in zh) is quoted, name
+        assert f"**{name}**" in section(zh, "亮点") or f"**「{name}」**" in section(zh, "亮点")
+
+
+def test_chinese_module_names_lines_and_notes_read_as_chinese():
+    zh = messages("zh-CN")
+    assert zh.name("module_names", "kernels") == "算子"
+    assert zh.t("story.module_line", module="算子") == "其他算子变更"
+    assert zh.t("storyline_names.upgrades", name="vLLM") == "vLLM 版本同步"
+    assert zh.tn("story.continuing_n", 13, previous="13") == "上期已有 13 个相关 PR，本期继续推进"
+    assert (
+        zh.join(["@zzzzwwjj", "@realliujiaxu", "@LCAIZJ"]) == "@zzzzwwjj、@realliujiaxu 和 @LCAIZJ"
+    )
+    # a PR's notes: the sample's lead, a feature its description says was unit and e2e tested
+    s = explained_summary()
+    themes = section(text_of(s, "zh-CN"), "2. 重点变化")
+    assert "新功能，附基准测试" in themes and "附单元和端到端测试" in themes
+    assert "测试：" not in themes
+    assert "feature · tested: benchmark" in section(text_of(s, "en"), "2. Key changes")

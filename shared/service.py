@@ -232,6 +232,7 @@ def make_broker(
     closed_cb: Callable[[], Awaitable[None]] | None = None,
     error_cb: Callable[[Exception], Awaitable[None]] | None = None,
     disconnected_cb: Callable[[], Awaitable[None]] | None = None,
+    reconnected_cb: Callable[[], Awaitable[None]] | None = None,
 ) -> NatsBroker:
     """A broker that fails fast on start-up but reconnects for ever once it has connected;
     `closed_cb` is called when the connection is closed for good, `error_cb` with each error of
@@ -241,6 +242,8 @@ def make_broker(
         kwargs["error_cb"] = error_cb
     if disconnected_cb is not None:
         kwargs["disconnected_cb"] = disconnected_cb
+    if reconnected_cb is not None:
+        kwargs["reconnected_cb"] = reconnected_cb
     security = nats_security(settings)
     if security is not None:
         kwargs["security"] = security
@@ -292,6 +295,7 @@ class Runtime:
             closed_cb=self._closed,
             error_cb=self._error,
             disconnected_cb=self._disconnected,
+            reconnected_cb=self._reconnected,
         )
         self.services: list[Service] = []
         # the durable pull consumers the services registered, with the service each works for
@@ -316,6 +320,10 @@ class Runtime:
             log.warning(
                 "disconnected from NATS at %s; reconnecting", redact_url(self.settings.nats_url)
             )
+
+    async def _reconnected(self) -> None:
+        # the other half of the warning above: the outage is over
+        log.info("reconnected to NATS at %s", redact_url(self.settings.nats_url))
 
     async def _connect(self) -> None:
         """broker.connect(), ended at once when every server refused the connection."""

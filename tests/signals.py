@@ -11,11 +11,13 @@
 - `Reconnects`: a NATS client's reconnections (its `reconnected_cb`).
 - `ObservedSet`: a set that tells when it changes.
 - `LineWatch`: the lines a child process writes to a pipe, read as they come.
+- `LogWatch`: the records a logger of this process emits, as they are emitted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -299,3 +301,56 @@ class LineWatch:
 
     def text(self) -> str:
         return "\n".join(self.lines)
+
+
+class LogWatch(logging.Handler):
+    """The records of one logger (and its children) of this process, told as they are emitted
+    (from any thread); a context manager that lowers the logger's level to `level` meanwhile."""
+
+    def __init__(self, logger: str, level: int = logging.INFO) -> None:
+        super().__init__(logging.DEBUG)
+        self.logger = logging.getLogger(logger)
+        self.level_wanted = level
+        self.records: list[logging.LogRecord] = []
+        self.changed = Signal()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._old_level = logging.NOTSET
+
+    def __enter__(self) -> LogWatch:
+        self._loop = asyncio.get_running_loop()
+        self._old_level = self.logger.level
+        if self.logger.getEffectiveLevel() > self.level_wanted:
+            self.logger.setLevel(self.level_wanted)
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self._old_level)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.changed.notify)
+
+    def matching(self, pattern: str) -> list[str]:
+        rx = re.compile(pattern)
+        return [m for m in (r.getMessage() for r in self.records) if rx.search(m)]
+
+    async def message(self, pattern: str, timeout: float, what: str) -> str:
+        """The first message (logged before or after the call) matching `pattern`."""
+        await self.changed.until(lambda: self.matching(pattern), timeout, what)
+        return self.matching(pattern)[0]
+
+
+async def stats_reach(
+    stats: Any, check: Callable[[Any], object], timeout: float, what: str
+) -> None:
+    """Until `check(stats)` holds, re-checked at each change of an object with an `observers`
+    list (shared.messaging.ConsumerStats, the webhook endpoint's Counts)."""
+    signal = Signal()
+    stats.observers.append(signal.notify)
+    try:
+        await signal.until(lambda: check(stats), timeout, what)
+    finally:
+        stats.observers.remove(signal.notify)

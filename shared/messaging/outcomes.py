@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -89,6 +89,13 @@ class ConsumerStats:
     dead: int = 0
     retried: int = 0
     last_error: str | None = None
+    # each is called after every change: whoever needs a count (a test, an exporter) is told
+    observers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        for observer in list(self.__dict__.get("observers", ())):
+            observer()
 
 
 class Outcomes(Generic[E]):

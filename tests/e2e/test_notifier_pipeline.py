@@ -19,8 +19,8 @@ from shared.config import CommonSettings
 from shared.events import ReportReady, WindowSummarized
 from shared.messaging import Subjects
 from shared.service import Runtime
-from tests.conftest import wait_until
 from tests.integration.notifier.servers import WebhookReceiver
+from tests.signals import signalled
 from tests.unit.renderer.samples import daily_summary
 
 pytestmark = pytest.mark.timeout(300)
@@ -61,10 +61,11 @@ async def test_a_rendered_report_reaches_a_webhook_as_its_digest(nats_server):
         )
         report: ReportReady = await asyncio.wait_for(ready.get(), 240)
 
-        async def posted():
-            return receiver.ok("slack")
-
-        [post] = await wait_until(posted, 60, "the digest at the webhook")
+        # the receiver tells its waiters of each post it takes
+        await signalled(
+            receiver.wait_for(lambda: receiver.ok("slack"), 120), 60, "the digest at the webhook"
+        )
+        [post] = receiver.ok("slack")
         by = {a.format: a for a in report.data.artifacts}
         html = (await fetch_uri(by["html"].uri, nc.jetstream())).decode()
     finally:

@@ -27,9 +27,9 @@ from shared.events import Artifact, ReportReady, ReportReadyData, Storyline, Sto
 from shared.events.dead import DeadLetter
 from shared.messaging import KV_NOTIFIER_STATE, OBJECT_BUCKET, STREAM_DEAD, Subjects, event_headers
 from shared.service import Runtime
-from tests.conftest import wait_until
 from tests.github_emulator import GithubEmulator
 from tests.integration.notifier.servers import MailHandler, WebhookReceiver, start_smtp
+from tests.signals import stats_reach
 from tests.unit.renderer.samples import daily_summary
 
 pytestmark = pytest.mark.timeout(180)
@@ -130,10 +130,12 @@ async def deliver(runtime: Runtime, ready: ReportReady, copy: int = 0) -> None:
 
 
 async def processed(service, n: int) -> None:
-    async def check():
-        return service.consumer.stats.processed >= n
-
-    await wait_until(check, 60, f"{n} report-ready acknowledged by the notifier")
+    await stats_reach(
+        service.consumer.stats,
+        lambda stats: stats.processed >= n,
+        60,
+        f"{n} report-ready acknowledged by the notifier",
+    )
 
 
 def messages(caplog) -> list[str]:
@@ -618,10 +620,12 @@ async def test_another_notifiers_fresh_claim_is_awaited_and_a_stale_one_taken_ov
         ready = await store_report(js, summary())
         await deliver(runtime, ready)
 
-        async def waited():
-            return service.consumer.stats.retried >= 1
-
-        await wait_until(waited, 30, "the report-ready to be nacked while replica-2 posts")
+        await stats_reach(
+            service.consumer.stats,
+            lambda stats: stats.retried >= 1,
+            30,
+            "the report-ready to be nacked while replica-2 posts",
+        )
         await receiver.wait_for(lambda: receiver.ok("stale"))
         # replica-2 finishes its post
         await records.put(busy, Record("sent", now.isoformat(), 1, owner="replica-2"))

@@ -24,7 +24,7 @@ from shared.health import HealthServer
 from shared.messaging import DURABLE_CLASSIFIER, Subjects
 from shared.service import Runtime
 from shared.telemetry import prometheus_text, setup_telemetry
-from tests.conftest import wait_until
+from tests.signals import LogWatch
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -71,11 +71,6 @@ def fact(n: int) -> ev.GithubFact:
     return ev.make_fact(ev.FactData(repo=REPO, kind="pull_request", action="merged", item=item))
 
 
-async def until(check, timeout: float = 30.0, what: str = "condition"):
-    """Poll an async check until it returns a truthy value (the service changes state by itself)."""
-    return await wait_until(check, timeout, what, interval=0.1)
-
-
 async def test_readyz_follows_nats_and_service_checks(nats_server, caplog):
     runtime = Runtime(CommonSettings(nats_url=nats_server.url), "probe")
     probe = runtime.add(Probe())
@@ -111,24 +106,22 @@ async def test_readyz_follows_nats_and_service_checks(nats_server, caplog):
             assert len(reasons) == 1 and "db.internal:5432 unreachable" in reasons[0]
             probe.problem = None
 
-            await nats_server.stop()
-
-            async def down():
+            # the runtime says when its connection goes and comes back (nats-py's callbacks)
+            with LogWatch("repodigest.service") as service_log:
+                await nats_server.stop()
+                await service_log.message(
+                    "^disconnected from NATS", 30, "the runtime to see NATS stopped"
+                )
                 r = await client.get("/readyz")
-                return r if r.status_code == 503 else None
+                assert r.status_code == 503 and r.json()["checks"]["nats"] == "failing", r.text
+                assert (await client.get("/healthz")).status_code == 200  # alive all the same
 
-            r = await until(down, what="/readyz 503 after NATS stopped")
-            assert r.json()["checks"]["nats"] == "failing"
-            assert (await client.get("/healthz")).status_code == 200  # alive all the same
-
-            await nats_server.start()
-
-            async def up():
-                r = await client.get("/readyz")
-                return r if r.status_code == 200 else None
-
-            r = await until(up, timeout=60, what="/readyz 200 after NATS restarted")
-            assert r.json()["checks"]["stream:RD_GITHUB"] == "ok"
+                await nats_server.start()
+                await service_log.message(
+                    "^reconnected to NATS", 60, "the runtime to reconnect to the restarted NATS"
+                )
+            r = await client.get("/readyz")
+            assert r.status_code == 200 and r.json()["checks"]["stream:RD_GITHUB"] == "ok", r.text
     finally:
         await health.stop()
         await runtime.stop()
@@ -238,13 +231,13 @@ async def test_readyz_reports_a_consumer_whose_pull_requests_are_refused(nats_se
         checks = await readiness(runtime)
         assert checks[f"consumer:{DURABLE_CLASSIFIER}"] == "ok"
         # an operator deletes the durable under a running service: it says so, it does not spin
-        await runtime.js.delete_consumer(STREAM_GITHUB, DURABLE_CLASSIFIER)
-
-        async def refused():
-            state = (await readiness(runtime))[f"consumer:{DURABLE_CLASSIFIER}"]
-            return state if state != "ok" else None
-
-        state = await until(refused, what="the refused pull requests to show in /readyz")
+        with LogWatch("repodigest.bus.pull") as pull_log:
+            await runtime.js.delete_consumer(STREAM_GITHUB, DURABLE_CLASSIFIER)
+            # the puller logs the server's refusal as it takes it
+            await pull_log.message(
+                "pull requests refused", 30, "the server to refuse the pull requests"
+            )
+        state = (await readiness(runtime))[f"consumer:{DURABLE_CLASSIFIER}"]
         assert "refused" in state and DURABLE_CLASSIFIER in state
     finally:
         await runtime.stop()

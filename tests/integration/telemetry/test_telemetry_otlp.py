@@ -26,7 +26,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 import shared.events as ev
 from shared.messaging import Subjects
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT
+from tests.signals import LineWatch
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -158,42 +159,20 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
-        stderr = bytearray()
-
-        async def drain() -> None:
-            while chunk := await proc.stderr.read(65536):
-                stderr.extend(chunk)
-
-        drainer = asyncio.create_task(drain())
+        stderr = LineWatch(proc.stderr)
         nc = await nats.connect(nats_server.url)
         try:
-            # the service binds a port of its own (0) and logs it: no port found free beforehand,
-            # which another process could take before the service bound it
-            announced = re.compile(rb"health endpoints on http://127\.0\.0\.1:(\d+) ")
-
-            async def announced_or_dead() -> bool:
-                assert proc.returncode is None, f"the service exited:\n{stderr.decode()}"
-                return announced.search(stderr) is not None
-
-            await wait_until(
-                announced_or_dead, 60, "the service to log its health port", interval=0.1
-            )
-            health_port = int(announced.search(stderr).group(1))
+            # the service binds a port of its own (0) and logs it once it has started (connected,
+            # its consumers consuming): no port found free beforehand, which another process
+            # could take before the service bound it; an exit ends the wait at once
+            announced = re.compile(r"health endpoints on http://127\.0\.0\.1:(\d+) ")
+            line = await stderr.line(announced.pattern, 60, "the service to log its health port")
+            health_port = int(announced.search(line).group(1))
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{health_port}", timeout=5
             ) as client:
-
-                async def ready() -> bool:
-                    try:
-                        return (await client.get("/readyz")).status_code == 200
-                    except httpx.TransportError:
-                        return False
-
-                async def ready_or_dead() -> bool:
-                    assert proc.returncode is None, f"the service exited:\n{stderr.decode()}"
-                    return await ready()
-
-                await wait_until(ready_or_dead, 60, "/readyz to answer 200", interval=0.2)
+                ready = await client.get("/readyz")
+                assert ready.status_code == 200, ready.text
 
                 bad_trace = "0af7651916cd43dd8448eb211c80319c"
                 await nc.jetstream().publish(
@@ -257,9 +236,9 @@ async def test_service_exports_spans_and_metrics_over_otlp(nats_server):
             if proc.returncode is None:
                 proc.send_signal(signal.SIGTERM)
             code = await asyncio.wait_for(proc.wait(), 30)
-            await drainer
+            await stderr.close()
 
-    logs = stderr.decode(errors="replace")
+    logs = stderr.text()
     assert code == 0, logs
     assert TOKEN not in logs
     # the dead-letter warning carries the trace of the message it parked

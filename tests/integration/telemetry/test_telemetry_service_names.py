@@ -201,29 +201,18 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
-        stderr = bytearray()
+        from tests.signals import LineWatch
 
-        async def drain() -> None:
-            while chunk := await proc.stderr.read(65536):
-                stderr.extend(chunk)
-
-        drainer = asyncio.create_task(drain())
+        stderr = LineWatch(proc.stderr)
         nc = await nats.connect(nats_server.url)
         try:
             js = nc.jetstream()
-
-            async def consuming() -> bool:  # both services' durable consumers exist
-                assert proc.returncode is None, f"serve exited:\n{stderr.decode()}"
-                try:
-                    await js.consumer_info("RD_ENRICHED", "summarizer-fold")
-                    await js.consumer_info("RD_GITHUB", "classifier-enrich")
-                    return True
-                except Exception:  # noqa: BLE001 - not yet
-                    return False
-
-            from tests.conftest import wait_until
-
-            await wait_until(consuming, 60, "serve to create its consumers", interval=0.2)
+            # logged once both services' durables exist and are consumed (an exit ends the wait)
+            await stderr.line(
+                r"started (?=.*classifier)(?=.*summarizer)", 60, "serve to start both services"
+            )
+            await js.consumer_info("RD_ENRICHED", "summarizer-fold")
+            await js.consumer_info("RD_GITHUB", "classifier-enrich")
             fact = merged_fact()
             await js.publish(
                 Subjects.fact("pull_request", "merged", REPO),
@@ -250,5 +239,5 @@ async def test_serve_exports_each_services_spans_under_its_name_over_otlp(nats_s
             if proc.returncode is None:
                 proc.send_signal(signal.SIGTERM)
             code = await asyncio.wait_for(proc.wait(), 30)
-            await drainer
-    assert code == 0, stderr.decode()[-3000:]
+            await stderr.close()
+    assert code == 0, stderr.text()[-3000:]

@@ -235,7 +235,6 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
     import nats.errors
 
     from shared.natsserver import find_binary, listening_port
-    from tests.conftest import wait_until
 
     password = "compose-nats-password-of-the-test"
     conf = tmp_path / "nats.conf"  # the file as compose mounts it, its store in tmp_path
@@ -253,32 +252,18 @@ async def test_the_compose_nats_config_refuses_clients_without_the_password(tmp_
         stderr=subprocess.PIPE,
     )
     try:
-        port, said = None, []
-        for line in proc.stderr:  # until it says where it listens (EOF: it refused the file)
+        port, ready, said = None, False, []
+        # until it says where it listens and that it is ready (EOF: it refused the file)
+        for line in proc.stderr:
             said.append(line.decode(errors="replace"))
-            if port := listening_port(said[-1]):
+            port = port or listening_port(said[-1])
+            if port and "Server is ready" in said[-1]:
+                ready = True
                 break
-        assert port, f"nats-server refused deploy/nats/nats.conf: {''.join(said)}"
+        assert port and ready, f"nats-server refused deploy/nats/nats.conf: {''.join(said)}"
         url = f"nats://127.0.0.1:{port}"
-
-        async def logged_in():
-            if proc.poll() is not None:  # the configuration was refused
-                pytest.fail(
-                    f"nats-server refused deploy/nats/nats.conf: {proc.stderr.read().decode()}"
-                )
-            try:
-                return await nats.connect(
-                    url,
-                    user="repodigest",
-                    password=password,
-                    allow_reconnect=False,
-                    connect_timeout=1,
-                )
-            except (OSError, nats.errors.NoServersError):
-                return None  # still starting
-
-        nc = await wait_until(
-            logged_in, 20, "nats-server to listen with deploy/nats/nats.conf", 0.1
+        nc = await nats.connect(
+            url, user="repodigest", password=password, allow_reconnect=False, connect_timeout=5
         )
         await nc.jetstream().account_info()
         await nc.close()

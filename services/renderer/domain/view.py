@@ -773,7 +773,10 @@ class _Writer:
         what = self.highlight_what(item)
         if what:
             self.said_whats.add(item.number)
-        text = m.t("quote.what", text=what) if what else self.reasons_text(k)
+        # no what-sentence fits: what it means for users says it (2026-W22's #9572 was told by
+        # "new feature; user-facing change; touches core paths"), else why it was picked
+        effect = "" if what else self.user_effect(item, CLIP_HIGHLIGHT)
+        text = m.t("quote.what", text=what or effect) if what or effect else self.reasons_text(k)
         return Bullet(text, head=head, lines=(Line(link(item), ""),), key=f"pr:{item.number}")
 
     def risk_name(self, risk: str) -> str:
@@ -1666,11 +1669,13 @@ class _Writer:
             "lead.storylines", len(names), count=num(len(names)), names=self.m.join(names)
         )
 
-    def reasons_text(self, k: KeyPR) -> str:
+    def reasons_text(self, k: KeyPR, skip: frozenset[str] = frozenset()) -> str:
         m = self.m
         st = self.told_storyline(k.storyline) if k.storyline else None
         words = []
         for r in k.reasons:
+            if r in skip:
+                continue
             if r == "storyline_lead":
                 if st is not None:
                     words.append(m.t("reason_names.storyline_lead", name=st.name))
@@ -1683,6 +1688,34 @@ class _Writer:
             words.append(m.t("reason_names.storyline_part", name=st.name))
         return m.t("list.semicolon").join(dict.fromkeys(words))
 
+    def user_effect(self, item: ItemRef | None, limit: int | None = None) -> str:
+        """What a change means for its users, in its description's words: the sentence of its
+        user-facing section when that says yes ("the default graph mode is changed to
+        FULL_AND_PIECEWISE", real #9572), whole or as its main clause within `limit`, else ""."""
+        d = item.digest if item is not None else None
+        if d is None or d.user_facing != "yes" or not d.user_facing_text.strip():
+            return ""
+        text = short_refs(" ".join(d.user_facing_text.split()), self.s.repo)
+        said = fit_sentence(text, CLIP_WHY if limit is None else limit)
+        return _capitalised(said.rstrip(" .。;；,，:："))
+
+    def why_key(self, k: KeyPR, what_shown: bool) -> str:
+        """Why a key change matters, in words, before why it was picked: what it means for users
+        (its user-facing sentence), else — when its row does not show it already — what it does;
+        the selection's reasons follow as a short second part ("new feature; touches core
+        paths" alone said nothing of the change: 2026-W22's quick view)."""
+        m, item = self.m, k.item
+        effect = self.user_effect(item)
+        sentence = (effect or ("" if what_shown else self.fitted_what(item, CLIP_WHY))).rstrip(
+            "。."
+        )
+        tags = self.reasons_text(k, frozenset({"user_facing"}) if effect else frozenset())
+        if not sentence:
+            return tags
+        key = "why_key.for_users" if effect else "why_key.does"
+        said = m.t(key, text=m.t("quote.what", text=sentence))
+        return m.t("why_key.with_tags", text=said, tags=tags) if tags else said
+
     def key_pr_explained(self, k: KeyPR) -> KeyPRRow:
         row = self.key_pr(k)
         st = self.told_storyline(k.storyline)
@@ -1694,7 +1727,7 @@ class _Writer:
         return dataclasses.replace(
             row,
             what=self.m.t("quote.what", text=what) if what else "",
-            why=self.reasons_text(k),
+            why=self.why_key(k, what_shown=bool(what)),
             quotes=self.claims(k.item),
             storyline=st.name if st is not None else "",
         )
@@ -2803,6 +2836,7 @@ CLIP_HIGHLIGHT = (
 CLIP_LINE = 80  # a PR's sentence in a highlight
 CLIP_WHAT = 160  # a theme line's what-sentence (a key PR's is told whole: EXCERPT_WHAT)
 CLIP_NOTE = 80  # a note under a PR (user-facing change quoted)
+CLIP_WHY = 140  # why a key change matters, in the quick view (seed 000: 40-90 characters)
 EXCERPT_BODY = 600  # a description's opening read for its first sentences (no digest)
 
 
@@ -3093,16 +3127,29 @@ def _told_once(view: ReportView, w: _Writer) -> None:
             if ln.text and ln.text != w.m.t("quote.title", text=ln.link.title)
         }
     signals = {k.item.number: k.signals for k in w.s.key_prs}
+    keys = {k.item.number: k for k in w.s.key_prs}
 
     def why(k: KeyPRRow) -> str:
-        # the table's column: an older summary without reasons gives its strongest signals
+        # the table's column: why the change matters — what it does when its row no longer
+        # shows it (told above) — then why it was picked (KeyPR.reasons); an older summary
+        # without reasons gives its strongest signals
+        key = keys.get(k.link.number)
+        if key is not None and (key.reasons or w.user_effect(key.item)):
+            # a sentence is printed once: one told above is not told again here
+            return w.why_key(key, what_shown=k.link.number in said)
         if k.why:
             return k.why
         top = sorted(signals.get(k.link.number, ()), key=lambda g: (-g.points, g.name))[:3]
         return w.m.t("list.semicolon").join(w.m.name("signal_names", g.name) for g in top)
 
     view.key_prs = tuple(
-        dataclasses.replace(k, what="" if k.link.number in said else k.what, why=why(k), quotes=())
+        # a what-sentence not told above goes to the why column (why_key): the title alone here
+        dataclasses.replace(
+            k,
+            what="" if k.link.number in said or k.link.number in keys else k.what,
+            why=why(k),
+            quotes=(),
+        )
         for k in view.key_prs
     )
 

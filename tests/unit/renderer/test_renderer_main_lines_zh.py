@@ -16,7 +16,7 @@ import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_markdown
-from shared.events import Storyline, StorylineItem
+from shared.events import Digest, KeyPR, Storyline, StorylineItem
 
 from .explain_samples import explained_summary
 from .samples import pr
@@ -148,3 +148,85 @@ def test_chinese_module_names_lines_and_notes_read_as_chinese():
     assert "新功能，附基准测试" in themes and "附单元和端到端测试" in themes
     assert "测试：" not in themes
     assert "feature · tested: benchmark" in section(text_of(s, "en"), "2. Key changes")
+
+
+# ---------------------------------------------------------------- why a key change matters
+
+# real 2026-W22 changes, their digests as the classifier reads their descriptions
+FULL_AND_PIECEWISE = pr(
+    9572,
+    "[1/N][Feature] Support `FULL_AND_PIECEWISE`",
+    "yiz-liu",
+    modules=("compilation/graphs",),
+    categories=("feature",),
+).model_copy(
+    update={
+        "digest": Digest(
+            what="This is the initial support of FULL_AND_PIECEWISE and there are several issues "
+            "remain to be resolved: Mixed batch and uniform batch should have seperated sizes "
+            "for capturint;",
+            user_facing="yes",
+            user_facing_text="the default graph mode is changed to FULL_AND_PIECEWISE which "
+            "aligns to upstream defaults.",
+        )
+    }
+)
+ROTARY = pr(
+    9363,
+    "[BugFix][Ops] Support mixed precision rotary mul",
+    "Qi Mao",
+    modules=("kernels",),
+    categories=("bugfix",),
+    additions=1848,
+).model_copy(
+    update={
+        "digest": Digest(
+            what="Ports the mixed precision inplace_partial_rotary_mul changes from "
+            "cann-recipes-infer PR 456 into the vLLM Ascend operator layout.",
+            user_facing="no",
+        )
+    }
+)
+
+
+def with_keys():
+    base = explained_summary()
+    keys = (
+        KeyPR(item=FULL_AND_PIECEWISE, score=9.9, reasons=("feature", "user_facing", "core")),
+        KeyPR(item=ROTARY, score=0.5, reasons=("large",)),  # last: not told above
+    )
+    return base.model_copy(update={"key_prs": (*keys, *base.key_prs)})
+
+
+def test_a_key_change_is_told_by_what_it_means_then_why_it_was_picked():
+    s = with_keys()
+    en, zh = text_of(s, "en"), text_of(s, "zh-CN")
+    # a highlight with no what-sentence that fits says what users get, not tags
+    highlights = section(en, "Highlights")
+    assert (
+        "**Support `FULL_AND_PIECEWISE`**: The default graph mode is changed to "
+        "FULL_AND_PIECEWISE which aligns to upstream defaults — #9572"
+    ) in highlights.replace("\\`", "`")
+    assert "new feature; user-facing change" not in highlights
+    assert "「The default graph mode is changed to FULL_AND_PIECEWISE" in section(zh, "亮点")
+    rows = {
+        int(m.group(1)): ln
+        for ln in section(en, "Key PR quick view").splitlines()
+        if (m := re.match(r"\| #(\d+) ", ln))
+    }
+    # what it means for users, then the selection's reasons (the sentence says user-facing)
+    assert (
+        "| For users: The default graph mode is changed to FULL_AND_PIECEWISE which aligns to "
+        "upstream defaults (new feature; touches core paths) |"
+    ) in rows[9572]
+    # a change with no user-facing sentence: what it does, told once (here, not beside the title)
+    assert (
+        rows[9363]
+        .replace("\\", "")
+        .startswith("| #9363 [BugFix][Ops] Support mixed precision rotary mul | Ports")
+    )
+    assert "operator layout (large change) |" in rows[9363]
+    assert en.count("Ports the mixed precision") == 1
+    zh_rows = [ln for ln in section(zh, "重点 PR 速览").splitlines() if ln.startswith("| #9572")]
+    assert "| 对用户：「The default graph mode is changed to" in zh_rows[0]
+    assert "」（新功能；涉及核心路径） |" in zh_rows[0]

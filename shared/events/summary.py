@@ -328,6 +328,14 @@ class Incident(Frozen):
     across_windows: bool = False  # the first item was merged before this window
     # why it was reverted, as the revert's description says it (a span of it; "" when silent)
     reason: str = ""
+    # fix_burst: the fixes of the line (merged in the window after the change) and the fixes
+    # joining the burst, together — the items' fixes are those of them that touched the change's
+    # code ("7 of its 8 fixes"); 0 in summaries made before it was carried
+    of_fixes: int = 0
+    # loosened (tests skipped or relaxed) and temporary measures: the later changes of the window
+    # that touched the same test or configuration files (#9681 skipped a test, #9704 updated its
+    # baseline: "#9704 followed"); () when none did
+    followed_by: tuple[int, ...] = ()
 
 
 NewsKind = Literal[

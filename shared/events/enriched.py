@@ -118,9 +118,14 @@ class Digest(Frozen):
     error: Text = ""
     # settings users will notice: added, removed, renamed, given a new default
     interface: tuple[InterfaceChange, ...] = ()
-    # the sentences that say the change is temporary or announce what comes next ("This will be
-    # discard after … releases", "2nd PR for #5712", "Further testing should be done"); spans
+    # the sentences that say the change is temporary, announce what comes next or admit what is
+    # left open ("This will be discard after … releases", "2nd PR for #5712", "Further testing
+    # should be done", "there are several issues remain to be resolved: …"); spans
     next_steps: tuple[Text, ...] = ()
+    # the sentence that says this change gives something a new default, what users get unless
+    # they set otherwise ("the default graph mode is changed to `FULL_AND_PIECEWISE`", "async-
+    # scheduling is now enabled by default"); a span of the body, "" when it says none
+    default_change: Text = ""
 
 
 class PersonLink(Frozen):

@@ -48,6 +48,14 @@ _FLAG = r"--[a-z][\w-]*[a-z0-9]"
 _ENV = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}"
 _SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.[a-z][a-z0-9_]*)*"
 _NAME = re.compile(rf"(?<![\w./-])(?:{_FLAG}|{_ENV}|{_SNAKE})(?![\w/-]|\.\w|\()")
+
+
+def _may_name(text: str) -> bool:
+    """Whether `text` may hold a `_NAME`: each of its kinds holds "--" or "_" (tested first,
+    being ~100x cheaper than the expression tried at every character)."""
+    return "_" in text or "--" in text
+
+
 # a code span that can name a setting (not a call, a path, a file or an expression)
 _CODE = re.compile(r"`([^`\n]+)`")
 # (a code span names a setting as a flag, an environment variable or a lower-case key; not a
@@ -59,6 +67,18 @@ _VALUE_OF = re.compile(
     r"(?i)\b(?:options?|values?|choices?|modes?)\s+(?:for|of|to)\s+(?P<name>-{0,2}[a-z][\w-]*)"
     r"\s*[:=]\s*(?P<value>[\w.-]+)"
 )
+_VALUE_WORDS = ("option", "value", "choice", "mode")
+
+
+def _may_value(text: str) -> bool:
+    """Whether `text` may hold a `_VALUE_OF`: its words, as substrings of ASCII text (`(?i)`
+    also folds "ı" and "İ" to "i": other text is left to the expression)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(w in low for w in _VALUE_WORDS)
+
+
 # the verbs that say what happens to a name, the nearest before it governing it
 _VERB = re.compile(
     r"(?i)\b(?:(?P<added>add(?:s|ed|ing)?|introduc\w*|new|expos\w*|provid\w*)"
@@ -125,11 +145,11 @@ def _names(raw: str, sentence: str) -> list[tuple[int, str]]:
             and not sentence.startswith("(", at + len(code))
         ):
             found.setdefault(code, at)
-    for m in _NAME.finditer(sentence):
+    for m in _NAME.finditer(sentence) if _may_name(sentence) else ():
         if not _FILE.search(m.group(0)):
             found.setdefault(m.group(0), m.start())
     valued = set()
-    for m in _VALUE_OF.finditer(sentence):
+    for m in _VALUE_OF.finditer(sentence) if _may_value(sentence) else ():
         valued.add(f"{m.group('name')}: {m.group('value')}")
         found.setdefault(f"{m.group('name')}: {m.group('value')}", m.start("name"))
     # a name inside a longer one found ("load-format" in "load-format: rfork") goes, and so does
@@ -188,7 +208,11 @@ def interface_of(
         said_uf = sec.kind == "uf" and user_facing == "yes"
         for u in sec.units:
             text = u.text
-            if "`" not in " ".join(u.raw) and not _NAME.search(text) and "option" not in text:
+            if (
+                "`" not in " ".join(u.raw)
+                and not (_may_name(text) and _NAME.search(text))
+                and "option" not in text
+            ):
                 continue
             raw = " ".join(u.raw)
             for s in sentences(text):
@@ -243,6 +267,24 @@ def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf
 
 # ---------------------------------------------------------------- next steps
 
+# what a description admits is left open ("there are several issues remain to be resolved:",
+# "Known issues:", "Remaining problem: there are still some bugs …", real #9572, #4400, #7959):
+# a plan or unfinished work, never what the change does (the digest's what stops before it)
+OPEN_WORK = re.compile(
+    r"(?i)\b(?:there (?:are|is|remains?) (?:still )?(?:several|some|a few|a couple of|many|two|three"
+    r"|\d+|few|other|more)?\s*(?:known |remaining |open |outstanding |unresolved |pending )?"
+    r"(?:issues?|problems?|limitations?|todos?|bugs?|gaps?|things|items|works?|tasks?)\b"
+    r"(?: that)?(?: (?:still|yet))? (?:remains?|remaining|left|to (?:be )?(?:resolved|fixed|done"
+    r"|addressed|solved|handled)|unresolved|not (?:yet )?(?:resolved|fixed|addressed|supported))"
+    r"|\b(?:issues?|problems?|limitations?|todos?|bugs?|gaps?|work|tasks?)\s+(?:that\s+)?"
+    r"(?:still\s+)?(?:remains?|remaining|left)\s+(?:to be|unresolved|open|to (?:resolve|fix|do"
+    r"|address))"
+    r"|\bremains? to be (?:resolved|fixed|done|addressed|solved|implemented|supported"
+    r"|optimi[sz]ed|investigated)"
+    r"|\b(?:known|remaining|open|outstanding|unresolved) (?:issues?|problems?|limitations?"
+    r"|todos?)\s*[:：])"
+)
+
 # what a change says is temporary or comes after it, in its own words
 # how it was tested may call for more ("Further testing should be done"); nothing else there
 _FURTHER = (
@@ -267,7 +309,26 @@ _NEXT_STEP = re.compile(
     r" (?:of|for|in)\b"
     r"|\b(?:currently|for now,?) (?:excludes?|skips?|disables?|ignores?)\b"
     r"|\btodo\s*:\s*\S+(?:\s+\S+){2}"
-    r"|" + _FURTHER
+    # what is left to do later, or apart from this change: "A dedicated E2E test can be added
+    # separately", "Performance improvement will be considered in the near future" (real #9363,
+    # #10977)
+    r"|\b(?:will|can|could|should|may|might|would|needs? to|(?:is|are) going to) be (?:\w+ )?"
+    r"(?:added|done|handled|addressed|implemented|supported|fixed|submitted|provided|introduced"
+    r"|enabled|optimi[sz]ed|considered|investigated|followed up|covered|tested|improved|refined"
+    r"|cleaned up|updated|completed|extended|migrated|refactored|removed|moved|integrated|adapted"
+    r"|verified|evaluated)(?: \w+){0,3}? (?:separately|later|afterwards|subsequently"
+    r"|in (?:a|the|another) (?:follow[- ]?up|future|later|separate|subsequent|next)\b"
+    r"|in (?:the )?(?:near |coming )?future|in (?:a few|the coming|the next|coming|upcoming|next)"
+    r" (?:days|weeks|months|releases?|versions?|prs?))"
+    # a stopgap kept: "keep the three-way fallback until AscendConfig init timing is moved
+    # earlier" (real #11310)
+    r"|\bkeep(?:s|ing)?\b[^.]{0,60}?\buntil\b"
+    # what this change leaves as it was, admitted: "The `schedule()` body is still reproduced
+    # verbatim" (real #11310), "… is still not supported yet"
+    r"|\b(?:is|are) still (?:reproduced|copied|duplicated|hard-?coded|vendored|monkey-?patched"
+    r"|unsupported|not (?:yet )?(?:supported|implemented|covered|fixed|resolved|handled)|pending"
+    r"|blocked)\b"
+    r"|" + OPEN_WORK.pattern.removeprefix("(?i)") + r"|" + _FURTHER
 )
 _FURTHER_ONLY = re.compile("(?i)" + _FURTHER)
 # a step that is done now, or a stopgap ended, not announced: "this PR removes the workaround",
@@ -278,10 +339,16 @@ _DONE_NOW = re.compile(
     r"|stop-?gap)|\bpreviously\b|\bhas been fixed\b|\bno longer\b|^\W*no\b"
     # a stopgap of before ("It was a temporary solution", "Before we add the patches temporarily")
     r"|\b(?:was|were|had been)\s+(?:a\s+|an\s+)?(?:\w+\s+)?temporar\w*|^\W*before\b"
+    # the interim before this change, for those who cannot wait for it: "Workaround until this
+    # lands: `--no-scheduler-reserve-full-isl`" (real #9548) — nothing is left once it is in
+    r"|\buntil this (?:(?:pr|patch|change|fix|commit) )?(?:lands|is merged|merges|gets merged"
+    r"|is landed|is in)\b"
 )
 # a sentence that runs on without its full stop ("… performance This will be discarded …", a
 # line break where the stop should be): the step's clause starts at the capital
 _RUN_ON = re.compile(r"(?<=[a-z0-9)])\s+(?=(?:This|It|These|That|We|The|Next|TODO)\b)")
+# a clause joined on to the one before it: "… of `FULL_AND_PIECEWISE` and " (then the admission)
+_JOINED = re.compile(r"(?i)\S\s*(?:[,;]\s*|\s)(?:and|but|while|though|although|yet)\s+$")
 _TRAILING_URL = re.compile(r"(?:\s+\(?<?https?://\S+)+\s*$")
 
 
@@ -303,7 +370,7 @@ def next_steps_of(
     out: list[str] = []
     for sec in sections:
         rx = _FURTHER_ONLY if sec.kind == "test" else _NEXT_STEP
-        for u in sec.units:
+        for i, u in enumerate(sec.units):
             text = u.text
             if not rx.search(text):
                 continue
@@ -311,9 +378,89 @@ def next_steps_of(
                 m = rx.search(s)
                 if m is None or _DONE_NOW.search(s):
                     continue
-                s = clip(_step_clause(s, m.start()))
+                s = _step_clause(s, m.start())
+                o = OPEN_WORK.search(s)
+                if o is not None:
+                    # the admission's own clause ("… FULL_AND_PIECEWISE and there are several
+                    # issues remain to be resolved:"), with the first open item when a list
+                    # follows it
+                    if _JOINED.search(s, 0, o.start()):
+                        s = s[o.start() :]
+                    nxt = sec.units[i + 1] if i + 1 < len(sec.units) else None
+                    if s.endswith((":", "：")):
+                        if (
+                            nxt is not None
+                            and getattr(nxt, "kind", "") == "li"
+                            and nxt.text.strip()
+                        ):
+                            s = f"{s} {nxt.text.strip()}"
+                        elif len(s.split()) <= 3:
+                            continue  # "Known issues：" over nothing the digest reads
+                s = clip(s)
                 if s not in out:
                     out.append(s)
                 if len(out) >= MAX_STEPS:
                     return tuple(out)
     return tuple(out)
+
+
+# ---------------------------------------------------------------- a new default
+
+# the sentence that says this change gives something a new default — a mode, a feature, a value
+# users get unless they set otherwise: "the default graph mode is changed to `FULL_AND_PIECEWISE`",
+# "async-scheduling is now enabled by default", "This PR enables hierarchical MC2 operations on
+# A2 by default", "Change the default value of mega_moe_max_tokens from 65536 to 131072" (real
+# #9572, #9567, #5545, #11584): this change's doing, said now
+_BY_THIS = (
+    r"^\W*(?:yes\W+)?(?:(?:this|the) (?:pr|patch|change|commit|pull request)\s+|we\s+|it\s+"
+    r"|let's\s+)?(?:(?:also|mainly|now|aims? to|will|is to)\s+)?"
+)
+_NEW_DEFAULT = re.compile(
+    r"(?i)" + _BY_THIS + r"(?:chang|switch|flip|updat|set|rais|lower|increas|decreas|modif)\w*\s+"
+    r"(?:the\s+)?(?:[\w.-]+\s+){0,3}?defaults?\b"
+    r"|" + _BY_THIS + r"(?:enabl|disabl|turn\w* (?:on|off)|us)\w*\s+[^.]{1,60}?\s+by default\b"
+    r"|\b(?:is|are) now (?:enabled|disabled|on|off|used|turned on|turned off|the default)\b"
+    r"|\bnow (?:enabled|disabled|on|off) by default\b|\bby default now\b|\bnow defaults? to\b"
+    r"|\bdefault\s+(?:[\w-]+\s+){0,3}(?:is|are|has been|have been)\s+(?:now\s+)?(?:changed|switched"
+    r"|set|updated|flipped|raised|lowered)\s+(?:to|from)\b"
+    r"|\bchang(?:es|ed|ing)? the default\b"
+)
+# ... not a default said not to change, nor one to come, one of before or of another project
+_NOT_NEW_DEFAULT = re.compile(
+    r"(?i)\b(?:no|not|never|nor|unchanged|remains?|without|n't)\b|\b(?:will|would|could|should"
+    r"|may|might|plan\w*|once|after which|in the future|later|previously|earlier|since|currently"
+    r"|already|for (?:a )?long time)\b|\bfor (?:the )?(?:e2e |unit )?tests?\b"
+)
+# another project's or change's doing, said before the new default: "vllm enables async
+# scheduling by default", "#5790 changes default addrmsnormBias operator"
+_OTHER_SIDE = re.compile(r"(?i)#\d|\bupstream\b|https?://|\bvllm\b(?![- ]ascend)")
+
+
+def default_change_of(
+    sections: Iterable[_SectionLike],
+    user_facing: str,
+    sentences: Callable[[str], list[str]],
+    clip: Callable[[str], str],
+) -> str:
+    """The sentence that says this change gives something a new default (the user-facing answer
+    first, then what it does), "" for none; none when the answer says users see no change."""
+    if user_facing == "no":
+        return ""
+    ordered = sorted(
+        (s for s in sections if s.kind in ("uf", "what", "", "other")),
+        key=lambda s: 0 if s.kind == "uf" else 1,
+    )
+    for sec in ordered:
+        for u in sec.units:
+            text = u.text
+            if "default" not in text.lower():
+                continue
+            for s in sentences(text):
+                m = _NEW_DEFAULT.search(s)
+                if (
+                    m is not None
+                    and not _NOT_NEW_DEFAULT.search(s, 0, m.end())
+                    and not _OTHER_SIDE.search(s, 0, m.start())
+                ):
+                    return clip(s)
+    return ""

@@ -121,3 +121,26 @@ def test_a_level_alone_has_no_trend_and_a_named_thing_only() -> None:
     _, d = real(12923)
     (c,) = [c for c in d.claims if "view version" in c.sentence]
     assert c.metric == "" and c.trend == "improved" and "1.2x–1.4x" in c.figures
+
+
+# (number, the metric named after the figure, its trend): "~52% reduction in scalar pipe cycles",
+# "nearly 2x higher prefill throughput" — the thing the figure measures, as the body says it
+AFTER = [
+    (9264, "scalar pipe cycles", "reduced"),
+    (9473, "prefill throughput", "improved"),
+]
+
+
+@pytest.mark.parametrize("number,metric,trend", AFTER, ids=[str(n) for n, *_ in AFTER])
+def test_a_metric_named_after_its_figure(number: int, metric: str, trend: str) -> None:
+    r, d = real(number)
+    (claim,) = [c for c in d.claims if metric in c.sentence]
+    assert (claim.metric, claim.trend) == (metric, trend)
+    assert is_span(claim.sentence, r["body"])
+
+
+def test_a_figure_followed_by_no_trend_names_no_metric_after_it() -> None:
+    # "3x smaller" names no thing measured after it; "2 more requests" is no trend of a metric
+    body = "### What this PR does / why we need it?\nThis makes the cache 3x smaller, and 20% more requests fit.\n"
+    d = digest_of("Shrink the cache", body)
+    assert all(c.metric == "" for c in d.claims), d.claims

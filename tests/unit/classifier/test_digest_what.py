@@ -316,3 +316,24 @@ def test_synthetic_what_sentences(name, title, body, what):
     d = digest_of(title, body)
     assert d.what == what
     assert is_span(d.what, body)
+
+
+# (number, its what): a sentence that admits open problems gives only the words before the
+# admission — the list after it lists the problems, not what the change does
+ADMITS = [
+    # "This is the initial support of `FULL_AND_PIECEWISE` and there are several issues remain
+    # to be resolved: 1. Mixed batch …"
+    (9572, "This is the initial support of FULL_AND_PIECEWISE"),
+    # negatives: an admission in a later paragraph leaves the what as it was
+    (7959, "This PR aims to remove the overwriting of the speculative_config.enforce_eager"),
+    (3125, "Adds support for capturing the Multi-Layer Attention (MLA) decode operation"),
+]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("number,start", ADMITS, ids=[str(n) for n, _ in ADMITS])
+def test_an_admission_of_open_problems_is_no_what(number: int, start: str) -> None:
+    row, d = real(number)
+    assert d.what.startswith(start), d.what
+    assert "remain to be resolved" not in d.what and "Mixed batch" not in d.what
+    assert is_span(d.what, row["body"])

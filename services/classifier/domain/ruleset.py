@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.events import ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
+from shared.events import Digest, ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 
 from .codeowners import OwnersMatcher, area_of, parse_codeowners_checked
 from .digest import digest_of
@@ -91,6 +91,9 @@ class CompiledRuleSet:
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
+    # the digest by what it reads (bounded like `_memo`): an item's description comes back
+    # unchanged in facts whose labels, files or line counts changed (labeled, synchronize)
+    _digests: dict[tuple[Any, ...], Digest | None] = field(default_factory=dict, repr=False)
     # what a list of paths, a path, an author decide by themselves (bounded like `_memo`)
     _file_facts: dict[tuple[str, ...], FileFacts] = field(default_factory=dict, repr=False)
     _top_dirs: dict[str, str] = field(default_factory=dict, repr=False)
@@ -160,6 +163,19 @@ class CompiledRuleSet:
             tags = self._memo[key] = self.classify(item)
         return tags
 
+    def digest(self, item: ItemSnapshot) -> Digest | None:
+        """`digest_of` the item's description, remembered by everything it reads."""
+        key = (item.title, item.body_excerpt, item.kind, item.repo, item.number)
+        digest = self._digests.get(key)
+        if digest is None:
+            if len(self._digests) >= self.memo_size:
+                self._digests.clear()
+            digest = digest_of(
+                item.title, item.body_excerpt, item.kind, repo=item.repo, number=item.number
+            )
+            self._digests[key] = digest
+        return digest
+
     def view(self, item: ItemSnapshot) -> ItemView:
         paths = tuple([f.path for f in item.files])
         facts = self._file_facts.get(paths)
@@ -201,10 +217,8 @@ class CompiledRuleSet:
             topics=tuple(self._named(self.topics, "topic", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
-            # what the description says of the change (pure; once per item, through the memo)
-            digest=digest_of(
-                item.title, item.body_excerpt, item.kind, repo=item.repo, number=item.number
-            ),
+            # what the description says of the change (pure; once per description, memo'd)
+            digest=self.digest(item),
             people=(),  # the identities file's (handlers.classify_fact), not the profile's
         )
 

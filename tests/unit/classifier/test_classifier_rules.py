@@ -835,3 +835,31 @@ def test_cached_classification_follows_what_the_rules_read():
     c = a.model_copy(update={"title": "[MoE] y"})
     assert names(rs.classify_cached(c).modules)[0] == "moe"
     assert len(rs._memo) <= 2
+
+
+def test_digest_is_remembered_by_what_it_reads():
+    from services.classifier.domain.digest import digest_of
+
+    rs = compile_yaml("profile: memo\nextends: llm-serving\n")
+    rs.memo_size = 2
+    body = (
+        "### What this PR does / why we need it?\nFixes a hang when `max_num_seqs` is 1.\n\n"
+        "Fixes #12\n\n### How was this patch tested?\nAdded unit tests."
+    )
+    a = item("[Bugfix] x", ["vllm/a.py"], body=body)
+    # the same description in a fact whose labels changed: the tags differ, the digest is reused
+    b = a.model_copy(update={"labels": ("documentation",)})
+    assert rs.classify_cached(b).digest is rs.classify_cached(a).digest
+    assert rs.classify(a).digest == digest_of(a.title, body, a.kind, repo=a.repo, number=a.number)
+    # anything the digest reads changes it: the title, the description, the kind, the number
+    for change in (
+        {"title": 'Revert "[Bugfix] x"'},
+        {"body_excerpt": "Adds a kernel."},
+        {"kind": "issue"},
+        {"number": 12},  # its own number is no reference
+    ):
+        c = a.model_copy(update=change)
+        digest = rs.classify_cached(c).digest
+        assert digest == digest_of(c.title, c.body_excerpt, c.kind, repo=c.repo, number=c.number)
+        assert digest != rs.classify(a).digest, change
+    assert len(rs._digests) <= 2

@@ -154,6 +154,8 @@ class ThemeView:
     lines: tuple[Line, ...]
     key: str = ""  # the theme's module (or storyline key)
     more: tuple[Link, ...] = ()  # the storyline's other PRs, as links
+    # the same PRs by kind, for the text: ("Also 8 fixes", links), ("2 features", links)
+    more_groups: tuple[tuple[str, tuple[Link, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1530,7 +1532,31 @@ class _Writer:
                 continue
             lines.append(self.explained_line(item, self.digest_notes(item, role_of.get(n))))
         more = tuple(self.ref(n) for n in order[MAX_STORY_PRS:])
-        return ThemeView(st.name, text, tuple(lines), key=st.key, more=more)
+        return ThemeView(
+            st.name,
+            text,
+            tuple(lines),
+            key=st.key,
+            more=more,
+        )
+
+    def more_by_role(
+        self, numbers: Sequence[int], role_of: dict[int, str]
+    ) -> tuple[tuple[str, tuple[Link, ...]], ...]:
+        """A line's PRs section 2 has no room for, by kind ("Also 8 fixes: #…; 2 features: #…"):
+        eleven bare numbers after "Also:" said nothing of them (2026-W22's DeepSeek V4)."""
+        m = self.m
+        by_role: dict[str, list[int]] = {}
+        for n in numbers:
+            by_role.setdefault(role_of.get(n, "other"), []).append(n)
+        groups: list[tuple[str, tuple[Link, ...]]] = []
+        for r in sorted(by_role, key=lambda r: ROLE_ORDER.index(r) if r in ROLE_ORDER else 99):
+            count = len(by_role[r])
+            label = m.tn(f"roles.{r}", count, count=num(count))
+            if not groups:
+                label = m.t("themes.more_head", kinds=label)
+            groups.append((label, tuple(self.ref(n) for n in by_role[r])))
+        return tuple(groups)
 
     def explained_line(self, item: ItemRef, notes: tuple[str, ...]) -> Line:
         """A PR in section 2: its what-sentence (else its description's opening), notes, claims."""
@@ -2144,9 +2170,17 @@ class _Writer:
             fresh = [n for n in dict.fromkeys(t.representative) if n not in used]
             used.update(fresh[:4])
             row = self.module_row(t)
-            line = self.module_storyline(t.module)
+            # how much of the module the line is ("up; 3 of them DSA work"): a bare "main line:
+            # DSA" said nothing of the row (2026-W22)
+            line, inside = self.module_storyline_count(t.module)
             trend = (
-                self.m.t("modules_table.trend_with", trend=row.trend, storyline=line)
+                self.m.tn(
+                    "modules_table.trend_with",
+                    inside,
+                    trend=row.trend,
+                    storyline=line,
+                    count=num(inside),
+                )
                 if line
                 else row.trend
             )
@@ -2158,6 +2192,10 @@ class _Writer:
     def module_storyline(self, module: str) -> str:
         """The storyline most of whose changes are in `module` (two at least), to say in a few
         words what moved it, as seed 000's trend column does; "" when none."""
+        return self.module_storyline_count(module)[0]
+
+    def module_storyline_count(self, module: str) -> tuple[str, int]:
+        """`module_storyline` with how many of the module's changes are that line's."""
         best, most = "", 1
         # (only a line the report tells by name: a module's own line says nothing the row does
         # not, "up: Speculative decoding")
@@ -2169,7 +2207,7 @@ class _Writer:
             )
             if inside > most and inside * 2 >= len(st.items):
                 best, most = st.name, inside
-        return best
+        return best, (most if best else 0)
 
     def hidden_columns(self) -> frozenset[str]:
         c, hidden = self.s.counts, set()
@@ -2518,6 +2556,16 @@ def _shown_modules(w: _Writer, modules: Sequence[str]) -> str:
 
 def _more(m: Messages, n: int, key: str = "list.more") -> str:
     return m.tn(key, n, count=num(n)) if n > 0 else ""
+
+
+def _theme_more(w: _Writer, t: ThemeView) -> str:
+    """A theme section 2 has no room for, named with what it holds: its PRs by kind ("Other work
+    in Kernels (2 fixes and 1 feature)"), else their number."""
+    st = w.storyline_by_key().get(t.key)
+    if st is not None and st.items:
+        return w.m.t("themes_more_item", name=t.title, what=w.roles_text(st))
+    n = len(t.lines) + len(t.more)
+    return w.m.t("themes_more_item", name=t.title, what=w.m.tn("themes_more_prs", n, count=num(n)))
 
 
 def _cap(n: int, cap: int) -> int:
@@ -2872,7 +2920,8 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
             for a in view.appendix
         )
     # capped tables: say how many rows are left out
-    view.modules_more = _more(m, len(s.modules) - len(view.modules))
+    # the rows left out are the modules with fewer changes ("… and 19 more" hung under the table)
+    view.modules_more = _more(m, len(s.modules) - len(view.modules), "modules_table.more")
     view.contributors_more = _more(m, len(w.people()) - len(view.contributors), "list.more_people")
     if s.window.kind == "day":
         view.key_prs = view.key_prs[:MAX_DAILY_KEY_PRS]
@@ -2949,11 +2998,30 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         )
         for t in view.themes
     )
+    # a line's other PRs by kind ("Also 8 fixes: #…; 2 features: #…")
+    lines_by_key = w.storyline_by_key()
+    view.themes = tuple(
+        dataclasses.replace(
+            t,
+            more_groups=w.more_by_role(
+                [lk.number for lk in t.more],
+                {i.number: i.role for i in lines_by_key[t.key].items},
+            ),
+        )
+        if t.key in lines_by_key and t.more
+        else dataclasses.replace(
+            t, more_groups=((m.tn("themes.more_key", len(t.more), count=num(len(t.more))), t.more),)
+        )
+        if t.key == "key-prs" and t.more
+        else t
+        for t in view.themes
+    )
     view.key_prs = tuple(dataclasses.replace(k, quotes=k.quotes[:1]) for k in view.key_prs)
     if len(view.themes) > MAX_THEMES:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]
-        view.themes_more = m.t("themes_more", themes=m.join([t.title for t in rest]))
+        # each with what it holds ("Also active: Other work in Kernels." said nothing, 2026-W22)
+        view.themes_more = m.t("themes_more", themes=m.join([_theme_more(w, t) for t in rest]))
     if s.window.kind != "day":
         _told_once(view, w)
     follow_ups = view.follow_ups

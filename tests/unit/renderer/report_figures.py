@@ -604,6 +604,7 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
             claimed.append(counted.span("n"))
             if numbers:
                 listing = None
+        _groups(line, lang, claimed, out)
         found_risk = _read_line(
             line,
             lang,
@@ -649,6 +650,22 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
             item = numbers[-1]
         _unlabelled(line, claimed, names, out)
     return out
+
+
+# a line's other PRs by kind, after its told ones: "Also 8 fixes: #1, #2; 1 CI change: #3"
+# ("另有 8 个修复：#1、#2；1 个 CI 改动：#3"); each kind's count is the references after it
+GROUPS = {
+    "en": re.compile(r"(?:^Also |; )(?P<n>\d+) [^:;#]+?: (?P<refs>(?:#\d+(?:, )?)+)"),
+    "zh-CN": re.compile(r"(?:^另有 |；)(?P<n>\d+) 个[^：；#]+?：(?P<refs>(?:#\d+(?:、)?)+)"),
+}
+
+
+def _groups(line: str, lang: str, claimed: list[tuple[int, int]], out: Reading) -> None:
+    for mt in GROUPS[lang].finditer(line):
+        refs = len(re.findall(r"#\d+", mt.group("refs")))
+        if refs != int(mt.group("n")):
+            out.unlabelled.append((mt.group("n"), f"{refs} references after it: {line}"))
+        claimed.append(mt.span("n"))
 
 
 def _mores(line: str, lang: str, claimed: list[tuple[int, int]]):

@@ -230,3 +230,19 @@ def test_a_key_change_is_told_by_what_it_means_then_why_it_was_picked():
     zh_rows = [ln for ln in section(zh, "重点 PR 速览").splitlines() if ln.startswith("| #9572")]
     assert "| 对用户：「The default graph mode is changed to" in zh_rows[0]
     assert "」（新功能；涉及核心路径） |" in zh_rows[0]
+
+
+def test_what_section_2_and_3_leave_out_is_said_by_kind():
+    """2026-W22: "Also:" before eleven bare numbers, "Also active: Other work in Kernels.", a
+    trend cell "up; main line: DSA" and a hanging "… and 19 more" under the trend table."""
+    s = explained_summary()
+    en, zh = text_of(s, "en"), text_of(s, "zh-CN")
+    assert "Also 1 fix: #10333; 1 revert: #10340" in en
+    assert "另有 1 个修复：#10333；1 个回滚：#10340" in zh
+    assert "| up; 2 of them DeepSeek-V4 work |" in en
+    assert "| 上升（其中 2 项属于 DeepSeek-V4） |" in zh
+    zh_m = messages("zh-CN")
+    assert zh_m.tn("modules_table.more", 19, count="19") == "……另有 19 个变更较少的模块"
+    assert messages("en").tn("modules_table.more", 19, count="19") == (
+        "… and 19 more modules with fewer changes"
+    )

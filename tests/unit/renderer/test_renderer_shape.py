@@ -222,7 +222,7 @@ def test_a_busy_week_reads_in_about_twice_the_seed_length() -> None:
 def test_capped_lists_say_how_many_are_left_out() -> None:
     s = busy_week(200)
     v = view_for(s, "en")
-    assert len(v.modules) <= 8 and v.modules_more == "… and 21 more"
+    assert len(v.modules) <= 8 and v.modules_more == "… and 21 more modules with fewer changes"
     assert len(v.contributors) <= 5 and v.contributors_more == "… and 55 more"
     assert all(len(b.lines) <= 3 and len(b.links) <= 3 for b in v.risks)
     assert v.risks_more.startswith("Also observed: ")

@@ -91,6 +91,16 @@ class _Term:
 _SERIES_WORDS = frozenset("issue issues pr pull rfc batch part step phase round no".split())
 
 
+SHORT_WORD = 2  # a word of at most this many letters alone names no line of work
+
+
+def short_word(key: str) -> bool:
+    """A word too short to name a line by itself ("cn", "kv", "pr"): letters that abbreviate
+    many things, or a locale code (a pair's key, "kvpool", is longer; a letter and a digit,
+    "A5", is a name)."""
+    return len(key) <= SHORT_WORD and key.isalpha()
+
+
 def _usable(word: str) -> bool:
     return len(word) > 1 and word not in STOP_WORDS and not word.replace(".", "").isdigit()
 
@@ -381,6 +391,9 @@ MERGE = 0.6  # terms merge when the overlap is this share of the larger item set
 FILE_SHARE = 0.2  # a file touched by more of the window's items than this is not specific
 FILE_STORY_SHARE = 0.06  # ... and to name a storyline of its own, by no more than this
 FILE_STORY_ITEMS = 4
+# a line folds into a bigger one whose name its titles write beside its own at least this
+# share of the time (one in three)
+FOLD_TOGETHER = 3
 MIN_MODULE_ITEMS = 4  # changes of one module no other storyline took, to be a line of their own
 MODULE_WEIGHT = 0.5  # ... ranked as half a named storyline of the same size
 FILES_WEIGHT = 0.75
@@ -517,6 +530,7 @@ def _naming_terms(title: str) -> tuple[_Term, ...]:
         for t in {t.key: t for t in _title_terms(title)}.values()
         if not (any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS)
         and not (t.key in KIND_WORDS or any(p in KIND_WORDS for p in t.parts))
+        and not (not t.parts and short_word(t.key))
     )
 
 
@@ -576,7 +590,10 @@ _UPGRADE_TARGET = re.compile(
     r"(?i)\b(?:bump|upgrade|update|sync|align)(?:s|d|ed|ing)?\s+(?P<what>[^\s].*?)??\s*"
     r"(?:\bfrom\s+\S+\s+)?\bto\s+(?P<to>\S+)(?:\s+(?P<next>\S+))?"
 )
-_UPGRADE_NOISE = {"version", "versions", "commit", "hash", "the", "tag", "pin"}
+# what a version is of, never the project upgraded ("310P CANN image" is CANN's)
+_UPGRADE_NOISE = frozenset(
+    "version versions commit hash the tag pin id image images docker dockerfile container".split()
+)
 _NUMBER_IN_PARENS = re.compile(r"\(\s*#\d+\s*\)")
 
 
@@ -614,7 +631,8 @@ REMOVAL_TITLE = re.compile(
 _UPSTREAMED = re.compile(r"(?i)\bupstreamed\b|\bnow (?:in|covered by) (?:the )?upstream\b")
 _VERSION_WORD = re.compile(r"(?i)(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b")  # "0.22.1", not "Qwen3.5"
 UPGRADES_KEY = "upgrades"  # the renderer says "Keeping up with {name}" in the report's language
-_RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+)?")
+# a release, a pre-release among them ("v0.21.0rc1", "9.1.0-beta.1", "0.3.11.post1")
+_RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:[.-]?(?:rc|alpha|beta|a|b)\.?\d*|\.post\d+)?")
 REMOVALS_KEY = "removals"
 REMOVALS_NAME = "Removals and clean-up"  # the renderer says it in the report's language
 MIN_REMOVALS = 3
@@ -632,18 +650,37 @@ def ci_only(item: StoryItem) -> bool:
     return bool(kinds) and kinds <= {"ci"}
 
 
-def _upgrade_name(bumps: Sequence[StoryItem], beside: Sequence[StoryItem] = ()) -> str:
-    """What a window's upgrades keep up with: the most upgraded project, spelled with the
-    capitals any title gives it ("vLLM" over "vllm", the titles `beside` the upgrades too), and
-    its newest release when a title names one ("vLLM v0.25.1"); commits and dates ("0619",
-    "a30addc") are not named."""
+def _upgraded(target: list[str]) -> str:
+    """The project an upgrade's target names: the last word before the version ("CANN" of
+    "310P CANN 9.1.0", "CANN" of "wheel building's CANN 8.5.0"; a word before it says which
+    of its uses, not what is upgraded)."""
+    return target[-2] if len(target) > 1 else target[0]
+
+
+def _upgrade_name(
+    bumps: Sequence[StoryItem], beside: Sequence[StoryItem] = (), synced: Sequence[StoryItem] = ()
+) -> str:
+    """What a window's upgrades keep up with: the project most upgraded — by a title's target,
+    or by a sync citing that project's own changes (`synced`: "main2main 0519", citing vLLM's
+    pull requests, keeps up with vLLM, 2026-W22 beside one "Upgrade 310P CANN image") — spelled
+    with the capitals any title gives it ("vLLM" over "vllm", the titles `beside` the upgrades
+    too), and its newest release when a title names one ("vLLM v0.25.1"); commits and dates
+    ("0619", "a30addc") are not named."""
     targets = [t.split() for i in bumps if (t := upgrade_target(i.title))]
-    projects = Counter(t[0].casefold() for t in targets)
+    projects = Counter(_upgraded(t).casefold() for t in targets)
+    for i in synced:
+        refs = i.digest.refs if i.digest is not None else ()
+        projects.update(
+            {r.repo.rsplit("/", 1)[-1].casefold() for r in refs if r.kind == "upstream" and r.repo}
+        )
+    # (a tie goes to the upgrade a title names: it was counted first)
     main = projects.most_common(1)[0][0]
-    mine = [t for t in targets if t[0].casefold() == main]
-    spellings = Counter(t[0] for t in mine)
-    for i in beside:
+    mine = [t for t in targets if _upgraded(t).casefold() == main]
+    spellings = Counter(_upgraded(t) for t in mine)
+    for i in (*bumps, *beside):
         spellings.update(w for w in _WORD.findall(i.title) if w.casefold() == main)
+    if not spellings:
+        spellings[main] += 1  # (a project only its syncs cite, no title writes)
     capital = [(c, f) for f, c in spellings.items() if f[1:] != f[1:].lower()]
     project = max(capital)[1] if capital else spellings.most_common(1)[0][0]
 
@@ -951,6 +988,12 @@ def find_storylines(
             continue
         if key in KIND_WORDS or any(p in KIND_WORDS for p in parts_of.get(key, ())):
             continue
+        if short_word(key) and not is_topic(key):
+            # a word of two letters alone is an abbreviation of many things or a locale
+            # ("CN": three fixes of a translation tool, 2026-07-09's only line; "KV", "DP",
+            # "PR": bags of unrelated changes) — it names a line only as a profile's topic, or
+            # inside a word pair ("KV Pool")
+            continue
         # a pair with a word found everywhere ("Support Hybrid", "Fix e2e") is that word plus
         # the other one, which stands on its own
         if common(key) or any(common(p) for p in parts_of.get(key, ())):
@@ -1082,7 +1125,7 @@ def find_storylines(
             groups.append(
                 _Group(
                     key=UPGRADES_KEY,
-                    name=_upgrade_name(bumps, named),
+                    name=_upgrade_name(bumps, window, synced=[*bumps, *beside]),
                     evidence="term",
                     items=[i.number for i in members],
                     score=float(len(members)),
@@ -1284,6 +1327,13 @@ def find_storylines(
             groups[g].items.append(item.number)
             assigned[item.number] = g
     tried: set[str] = set()
+    # a day holds a score of changes: three that change one file and share a word are its line
+    # of work (2026-07-09: three fixes of the doc translation tool, all in its scripts)
+    file_story_items, file_story_most = (
+        (FILE_STORY_ITEMS, FILE_STORY_SHARE * n)
+        if n > SMALL_WINDOW
+        else (MIN_ITEMS, FILE_STORY_ITEMS)
+    )
     while True:
         best: tuple[int, str] | None = None
         for path, xs in specific.items():
@@ -1291,8 +1341,8 @@ def find_storylines(
                 continue
             free = [x for x in xs if x not in assigned]
             if (
-                len(free) >= FILE_STORY_ITEMS
-                and len(xs) <= FILE_STORY_SHARE * n
+                len(free) >= file_story_items
+                and len(xs) <= file_story_most
                 and (best is None or (len(free), path) > (best[0], best[1]))
             ):
                 best = (len(free), path)
@@ -1362,9 +1412,46 @@ def find_storylines(
         for m in members:
             assigned[m.number] = len(groups) - 1
 
+    # a line inside another: a name of part of a bigger line ("DSA", DeepSeek V4's sparse
+    # attention, 2026-W22) is folded into it when the window's titles write the two names
+    # together (a third of the smaller name's changes carry the bigger one) and most of its
+    # changes change code the bigger line's changes change. What a description says is no
+    # evidence: every description of a platform's changes names the platform (2026-W26:
+    # "WeightTransfer", three changes of their own files, all "for Ascend NPU"); nor are shared
+    # files alone (2026-W33: four "DSA" refactors in files "MRV2" changed too, a series of its
+    # own whose titles name MRV2 twice in seven)
+    def name_terms(keys: Iterable[str]) -> set[int]:
+        return set().union(*(term_items[k] for k in keys)) if keys else set()
+
+    for c in sorted(groups, key=lambda g: len(g.items)):
+        if c.evidence != "term" or c.key == UPGRADES_KEY or is_topic(c.key) or not c.items:
+            continue
+        carried = name_terms(c.term_keys)
+        parents: list[tuple[int, int]] = []
+        for gi, p in enumerate(groups):
+            if p is c or p.evidence != "term" or not p.term_keys or len(p.items) <= len(c.items):
+                continue
+            together = carried & name_terms(p.term_keys)
+            if len(together) < MIN_ITEMS - 1 or len(together) * FOLD_TOGETHER < len(carried):
+                continue
+            touched = set().union(*(files_of[x] for x in p.items))
+            belongs = sum(1 for x in c.items if files_of[x] & touched)
+            if belongs * 2 > len(c.items):
+                parents.append((len(together), gi))
+        if parents:
+            gi = max(parents)[1]
+            p = groups[gi]
+            for x in c.items:
+                p.items.append(x)
+                assigned[x] = gi
+            p.terms = tuple(dict.fromkeys((*p.terms, *c.terms)))
+            c.items = []
+
     result: list[tuple[tuple, Storyline]] = []
     previous_terms: list[set[str]] | None = None
     for g in groups:
+        if not g.items:
+            continue  # (folded into another)
         members = sorted((by_number[x] for x in g.items), key=_order)
         roles = {m.number: role_of(m) for m in members}
         if g.evidence == "term" and g.key != UPGRADES_KEY:  # (counted when found)

@@ -107,9 +107,10 @@ def test_titles_the_same_but_for_their_batch_are_one_series():
 
 def test_a_modules_leftovers_that_share_files_rank_as_a_theme_above_a_small_word_line():
     """2025-W51: seven changes to speculative decoding (eagle and MTP proposers, the rejection
-    sampler) that no named line took ranked after "PP", three fixes sharing a word; leftovers that
-    mostly change files another of them changes weigh as a line of shared files. A module's
-    leftovers of unrelated files keep half the weight."""
+    sampler) that no named line took ranked after "PP", three fixes sharing a word ("DBO" here:
+    a word of two letters names no line); leftovers that mostly change files another of them
+    changes weigh as a line of shared files. A module's leftovers of unrelated files keep half
+    the weight."""
     spec = [
         it(
             4893,
@@ -138,14 +139,14 @@ def test_a_modules_leftovers_that_share_files_rank_as_a_theme_above_a_small_word
     ]
     spec = [replace(i, modules=("speculative-decoding",)) for i in spec]
     words = [
-        it(4913 + i, f"[Bugfix] Fix PP {w}", day=i, files=(f"vllm_ascend/pp/f{i}.py",))
+        it(4913 + i, f"[Bugfix] Fix DBO {w}", day=i, files=(f"vllm_ascend/pp/f{i}.py",))
         for i, w in enumerate(("intermediate values", "get bug", "shared weight domain"))
     ]
     lines = find_storylines(FILLER + spec + words, [], COUNTS, len(HISTORY))
     keys = [s.key for s in lines]
-    assert keys.index("module:speculative-decoding") < keys.index("pp"), keys
+    assert keys.index("module:speculative-decoding") < keys.index("dbo"), keys
     # the same leftovers, each in a file of its own: a bucket, told after the named line
     scattered = [replace(i, files=(f"vllm_ascend/spec_decode/x{i.number}.py",)) for i in spec]
     lines = find_storylines(FILLER + scattered + words, [], COUNTS, len(HISTORY))
     keys = [s.key for s in lines]
-    assert keys.index("pp") < keys.index("module:speculative-decoding"), keys
+    assert keys.index("dbo") < keys.index("module:speculative-decoding"), keys

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -132,21 +130,6 @@ def finished_spans():
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     yield exporter
     exporter.shutdown()  # spans of later tests are not kept
-
-
-async def wait_until(
-    check: Callable[[], Awaitable[object]], timeout: float, what: str, interval: float = 0.05
-):
-    """The one polling helper, for state that changes without telling us (an HTTP readiness
-    probe, a stream's message count in another process): `check()` until it returns something
-    truthy (which is returned), every `interval`, failing after `timeout` with `what`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not (value := await check()):
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        await asyncio.sleep(interval)
-    return value
 
 
 @pytest.fixture(scope="module")

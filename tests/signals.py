@@ -6,6 +6,7 @@
 - `AckWatch`: every ack, nak, term and in-progress the consumers of one durable send (each is a
   publish to the message's reply subject `$JS.ACK.<stream>.<durable>.…`, which a core
   subscription sees as it happens), with the stream sequences settled (acked or terminated).
+- `DeliveryWatch`: the messages the server delivers to a durable's pullers.
 - `StreamWatch`: the messages a stream stores, from an ordered consumer that starts after the
   last one stored when it subscribed (those before are counted from stream_info, read once).
 - `Reconnects`: a NATS client's reconnections (its `reconnected_cb`).
@@ -95,18 +96,22 @@ class AckWatch:
     terminated (a message settled twice, e.g. redelivered after a crash, counts once);
     `sequences[kind]`: the stream sequences, in the order seen (repeats included)."""
 
-    def __init__(self, stream: str, durable: str) -> None:
+    def __init__(self, stream: str, durable: str, changed: Signal | None = None) -> None:
         self.stream, self.durable = stream, durable
         self.subject = f"$JS.ACK.{stream}.{durable}.>"
         self.counts: Counter[str] = Counter()
         self.settled: set[int] = set()
         self.sequences: dict[str, list[int]] = {}
-        self.changed = Signal()
+        self.highest = 0  # the highest stream sequence settled
+        self.changed = changed if changed is not None else Signal()
         self._sub: Any = None
 
     @classmethod
-    async def start(cls, nc: Any, stream: str, durable: str) -> AckWatch:
-        watch = cls(stream, durable)
+    async def start(
+        cls, nc: Any, stream: str, durable: str, changed: Signal | None = None
+    ) -> AckWatch:
+        """Watch from now on; `changed` (optional) is a signal shared with other watches."""
+        watch = cls(stream, durable, changed)
         watch._sub = await nc.subscribe(watch.subject, cb=watch._on_ack)
         await nc.flush()  # the server has the subscription: no ack from now on is missed
         return watch
@@ -119,6 +124,20 @@ class AckWatch:
         self.sequences.setdefault(kind, []).append(seq)
         if kind in ("ack", "term"):
             self.settled.add(seq)
+            self.highest = max(self.highest, seq)
+        self.changed.notify()
+
+    def seen(self) -> int:
+        """How many acks, naks, terms and in-progress notes were seen so far."""
+        return sum(self.counts.values())
+
+    async def resync(self, js: Any) -> None:
+        """Count as settled what the consumer's ack floor covers (read once): the acks sent
+        while this watch's own connection was away (a broker restart) were not seen."""
+        info = await js.consumer_info(self.stream, self.durable)
+        floor = int(info.ack_floor.stream_seq or 0)
+        self.settled.update(range(1, floor + 1))
+        self.highest = max(self.highest, floor)
         self.changed.notify()
 
     async def until(self, check: Callable[[AckWatch], object], timeout: float, what: str) -> None:
@@ -159,24 +178,58 @@ class AckWatch:
                 pass
 
 
+class DeliveryWatch:
+    """The messages the server delivers to one durable pull consumer, whoever pulls: each pull
+    request (a publish to `$JS.API.CONSUMER.MSG.NEXT.<stream>.<durable>`) names the inbox it
+    is answered on, and a second subscription to that inbox sees the deliveries. Start it before
+    the consumers do: a delivery on a new inbox's first request can arrive before the watch
+    subscribed to it. `delivered`: the stream sequences delivered (redeliveries once)."""
+
+    def __init__(self, nc: Any, stream: str, durable: str, changed: Signal | None = None) -> None:
+        self.nc, self.stream, self.durable = nc, stream, durable
+        self.delivered: set[int] = set()
+        self.inboxes: set[str] = set()
+        self.changed = changed if changed is not None else Signal()
+        self._ack_prefix = f"$JS.ACK.{stream}.{durable}."
+
+    @classmethod
+    async def start(
+        cls, nc: Any, stream: str, durable: str, changed: Signal | None = None
+    ) -> DeliveryWatch:
+        watch = cls(nc, stream, durable, changed)
+        await nc.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{durable}", cb=watch._on_request)
+        await nc.flush()
+        return watch
+
+    async def _on_request(self, msg: Any) -> None:
+        if msg.reply and msg.reply not in self.inboxes:
+            self.inboxes.add(msg.reply)
+            await self.nc.subscribe(msg.reply, cb=self._on_delivery)
+
+    async def _on_delivery(self, msg: Any) -> None:
+        if msg.reply and msg.reply.startswith(self._ack_prefix):  # not a status message
+            self.delivered.add(int(msg.reply.split(".")[5]))
+            self.changed.notify()
+
+
 class StreamWatch:
     """How many messages a stream holds, told as each new one is stored: `messages` (those at
     subscription time from stream_info, then +1 per new one, deduplicated repeats never arrive)
     and `subjects`, the subjects of the new ones in order."""
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, changed: Signal | None = None) -> None:
         self.stream = stream
         self.messages = 0
         self.last_seq = 0
         self.subjects: list[str] = []
-        self.changed = Signal()
+        self.changed = changed if changed is not None else Signal()
         self._sub: Any = None
 
     @classmethod
-    async def start(cls, js: Any, stream: str) -> StreamWatch:
+    async def start(cls, js: Any, stream: str, changed: Signal | None = None) -> StreamWatch:
         from nats.js.api import ConsumerConfig, DeliverPolicy
 
-        watch = cls(stream)
+        watch = cls(stream, changed)
         info = await js.stream_info(stream)
         watch.messages, watch.last_seq = int(info.state.messages), int(info.state.last_seq)
         subjects = list(info.config.subjects or [])

@@ -1,5 +1,6 @@
 """Shared machinery of the reliability tests: facts at scale, services as killable processes,
-consumer-state waits, report requests and the comparable part of a summary."""
+waits on the consumers' acks (seen as they are sent, tests/signals.py), report requests and the
+comparable part of a summary."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,11 +34,12 @@ from shared.messaging import (
     DURABLE_SUMMARIZER,
     DURABLE_SUMMARIZER_REQUESTS,
     STREAM_DEAD,
+    STREAM_GITHUB,
     Subjects,
     Topology,
     ensure_topology,
 )
-from tests.conftest import wait_until
+from tests.signals import AckWatch, DeliveryWatch, Reconnects, Signal
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_FACTS_PER_REPO = 2352  # generate_demo's fortnight (two ISO weeks) of one repository
@@ -142,13 +145,26 @@ async def stream_count(js, stream: str) -> int:
         return 0
 
 
-async def drained(js, durable: str) -> bool:
-    """Everything in the durable's stream was delivered and acknowledged."""
-    try:
-        _, pending, ack_pending = await consumer_state(js, durable)
-    except Exception:  # noqa: BLE001 - a restarting broker answers later
-        return False
-    return pending == 0 and ack_pending == 0
+async def messages_for(js, durable: str) -> int:
+    """How many messages of its stream the durable's filter takes (read once, after
+    publishing)."""
+    spec = _spec(durable)
+    info = await js.stream_info(spec.stream, subjects_filter=spec.filter_subject)
+    return sum((info.state.subjects or {}).values())
+
+
+async def watch_acks(nc, durables=ALL_DURABLES, changed: Signal | None = None) -> dict:
+    """{durable: AckWatch} from now on, sharing `changed` (a new Signal if None)."""
+    changed = changed if changed is not None else Signal()
+    return {d: await AckWatch.start(nc, _spec(d).stream, d, changed) for d in durables}
+
+
+async def settled(js, acks: dict, durables, timeout: float, what: str) -> None:
+    """Every message each durable's filter takes was settled (acked or terminated; acks seen as
+    they were sent), confirmed by the consumer's state; in the order given (upstream first)."""
+    for durable in durables:
+        n = await messages_for(js, durable)
+        await acks[durable].drained(js, n, timeout, f"{what} ({durable}: {n} messages)")
 
 
 async def dead_letters(js) -> list[tuple[str, dict[str, str], bytes]]:
@@ -212,6 +228,26 @@ class ServiceProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    async def while_alive(self, awaitable: Awaitable[Any], what: str) -> Any:
+        """`await awaitable`, failing at once (with the logs) if the process exits meanwhile:
+        its exit is a signal too (a pidfd, readable when the process ends)."""
+        assert self.proc is not None, f"{self.name} was never started"
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.ensure_future(awaitable)
+        exited = loop.create_future()
+        fd = os.pidfd_open(self.proc.pid)
+        loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+        try:
+            await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
+        if waiting.done():
+            return waiting.result()
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        raise AssertionError(f"{self.name} exited while waiting for {what}:\n{self.logs()[-3000:]}")
+
     def logs(self) -> str:
         return "\n".join(
             p.read_text(errors="replace") for p in sorted(self.log_dir.glob(f"{self.name}.*.log"))
@@ -244,10 +280,14 @@ class Summaries:
         self.answers: asyncio.Queue = asyncio.Queue()
         self.answered: dict[str, ReportReady] = {}
         self.sub = None
+        self.received = 0  # window summaries seen
+        self.changed = Signal()
 
     async def subscribe(self, nc) -> Summaries:
         async def on_summary(msg) -> None:
             await self.queue.put(msg.data)
+            self.received += 1
+            self.changed.notify()
 
         async def on_report(msg) -> None:
             await self.reports.put(msg.data)
@@ -339,10 +379,18 @@ class JsPublisher:
         headers: dict[str, str] | None = None,
         within: float = 100.0,
     ):
-        """Publish, retrying while a broker restarts (the Nats-Msg-Id dedupes a repeat)."""
+        """Publish, retrying while a broker restarts (the Nats-Msg-Id dedupes a repeat): while
+        the connection is away the next try waits for it to be back (its reconnected_cb), a
+        connected one asks again at once (the request's own timeout paces the tries)."""
         import nats.errors
 
-        async def attempt():
+        nc = self.js._nc
+        reconnects = _RECONNECTS.get(nc)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        what = f"the broker to take a message on {subject}"
+        while True:
+            before = reconnects.count if reconnects is not None else 0
             try:
                 return await self.js.publish(subject, data, headers=headers, timeout=5)
             except (
@@ -350,18 +398,33 @@ class JsPublisher:
                 nats.errors.NoRespondersError,
                 nats.errors.ConnectionReconnectingError,
                 NoStreamResponseError,
-            ):
-                return None
+            ) as exc:
+                failure = exc
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(
+                    f"timed out after {within:.0f}s waiting for {what}: {failure!r}"
+                )
+            if reconnects is not None and not nc.is_connected:
+                await reconnects.beyond(before, left, what)
 
-        return await wait_until(attempt, within, f"the broker to take a message on {subject}", 0.2)
+
+# each test connection's reconnections (its reconnected_cb), for the publisher's retries
+_RECONNECTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 async def connect(url: str):
     import nats
 
+    reconnects = Reconnects()
     nc = await nats.connect(
-        url, max_reconnect_attempts=-1, reconnect_time_wait=0.2, name="reliability-test"
+        url,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.2,
+        name="reliability-test",
+        reconnected_cb=reconnects.on_reconnected,
     )
+    _RECONNECTS[nc] = reconnects
     return nc, nc.jetstream()
 
 
@@ -382,6 +445,11 @@ class Run:
     rng: Any
     publisher: JsPublisher
     summaries: Any = None
+    # every change the waits look at: an ack of a durable, a window summary, (a test's own)
+    changed: Signal = dataclasses.field(default_factory=Signal)
+    acks: dict = dataclasses.field(default_factory=dict)  # durable -> AckWatch
+    deliveries: dict = dataclasses.field(default_factory=dict)  # durable -> DeliveryWatch
+    enriched: Any = None  # a test's StreamWatch of RD_ENRICHED, if it needs one
 
     @property
     def total(self) -> int:
@@ -426,29 +494,32 @@ async def run_pipeline(
     run = Run(tmp, server, nc, js, procs, inputs, random.Random(seed), JsPublisher(js))
     try:
         await prepare_topology(js)
+        # every ack from the first message on, before a service can send one
+        run.acks = await watch_acks(nc, changed=run.changed)
+        run.deliveries = {
+            DURABLE_RENDERER: await DeliveryWatch.start(
+                nc, _spec(DURABLE_RENDERER).stream, DURABLE_RENDERER, run.changed
+            )
+        }
         for p in procs.values():
             p.start()
         for name in procs:
             await shorten_ack_wait(js, name)
         summaries = run.summaries = await Summaries().subscribe(nc)
+        summaries.changed = run.changed
         disturbing = asyncio.create_task(disturb(run)) if disturb else None
         await publish(run)
         if disturbing is not None:
             await disturbing
         enriched = expected_enriched if expected_enriched is not None else run.total
-
-        async def all_folded() -> bool:
-            try:
-                await keep_short(js)
-            except Exception:  # noqa: BLE001 - a restarting broker answers a later poll
-                return False
-            return (
-                await stream_count(js, STREAM_ENRICHED) >= enriched
-                and await drained(js, DURABLE_CLASSIFIER)
-                and await drained(js, DURABLE_SUMMARIZER)
-            )
-
-        await wait_until(all_folded, 180, "every fact enriched and folded")
+        await keep_short(js)  # (again, if a late start-up re-applied the default)
+        for watch in run.acks.values():
+            await watch.resync(js)  # acks sent while this connection was away were not seen
+        github = await stream_count(js, STREAM_GITHUB)
+        await run.acks[DURABLE_CLASSIFIER].drained(js, github, 180, "every fact enriched")
+        await run.acks[DURABLE_SUMMARIZER].drained(js, enriched, 180, "every fact folded")
+        stored = await stream_count(js, STREAM_ENRICHED)
+        assert stored >= enriched, f"{stored} enriched facts, {enriched} expected"
         requests = [report_request(inp) for inp in inputs]
         for req in requests:
             await run.publisher.publish(req, Subjects.report_requested(req.data.repo))

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from shared.messaging import DURABLE_CLASSIFIER, DURABLE_SUMMARIZER
 
-from .harness import EVENTS, Run, baseline, consumer_state, demo_inputs, run_pipeline, wait_until
+from .harness import EVENTS, Run, baseline, demo_inputs, run_pipeline
 
 
 async def progressed(run: Run, durable: str, fraction: float) -> None:
-    async def far_enough() -> bool:
-        try:
-            delivered, _, _ = await consumer_state(run.js, durable)
-        except Exception:  # noqa: BLE001 - the broker is coming back
-            return False
-        return delivered >= fraction * run.total
-
-    await wait_until(far_enough, 120, f"{durable} past {fraction:.0%}", interval=0.01)
+    """Until the durable's consumers have acknowledged a message past `fraction` of the input
+    (its acks seen as they are sent)."""
+    await run.acks[durable].until(
+        lambda w: w.highest >= fraction * run.total, 120, f"{durable} past {fraction:.0%}"
+    )
 
 
 async def test_broker_restarts_mid_run_change_no_report(tmp_path):

@@ -32,6 +32,7 @@ from shared.messaging import (
     DURABLE_SUMMARIZER,
     STREAM_ENRICHED,
 )
+from tests.signals import StreamWatch
 
 from .harness import (
     EVENTS,
@@ -42,7 +43,6 @@ from .harness import (
     run_pipeline,
     shorten_ack_wait,
     stream_count,
-    wait_until,
 )
 
 KILLS = int(os.environ.get("REPODIGEST_RELIABILITY_KILLS", "3"))
@@ -52,52 +52,57 @@ async def killer(run: Run, proc: ServiceProcess, durable: str, kills: int) -> No
     """Kill `proc` `kills` times, each at a random point of the durable's progress where some
     delivered messages are still unacknowledged; restart it each time.
 
-    For the classifier a point is preferred where the enriched stream is ahead of the upstream
-    ack floor: copies of unacknowledged facts already published downstream (the gap between
-    publishing and acknowledging); after 3 s without such a point any in-flight point will do."""
+    The points are signals, not polls: for the summarizer an ack past the point (the batch in
+    hand and the one requested ahead are delivered and not yet acknowledged); for the classifier
+    an enriched copy stored downstream while the acks seen upstream are fewer than the copies
+    (the gap between publishing downstream and acknowledging upstream). What the kill left is
+    read from the consumer's state once, after it."""
     js, total = run.js, run.total
-    loop = asyncio.get_running_loop()
+    acks = run.acks[durable]
     targets = sorted(run.rng.uniform(0.05, 0.9) * total for _ in range(kills))
+    enriched = run.enriched
     for target in targets:
-        state: dict = {}
-        reached: list[float] = []
+        seen = acks.seen()
+        if durable == DURABLE_CLASSIFIER:
+            stored = enriched.messages
 
-        async def in_flight(target=target, state=state, reached=reached) -> bool:
-            try:
-                info = await js.consumer_info(
-                    {c.durable: c for c in consumers()}[durable].stream, durable
+            def point(target=target, stored=stored) -> bool:
+                return (
+                    enriched.messages > stored  # a copy stored since this wait began
+                    and enriched.messages >= target
+                    and enriched.messages > len(acks.settled)
                 )
-            except Exception:  # noqa: BLE001 - a busy server answers the next poll
-                return False
-            delivered, pending = int(info.delivered.stream_seq), int(info.num_pending)
-            ack_pending, acked = int(info.num_ack_pending), int(info.ack_floor.stream_seq)
-            if delivered >= total and pending == 0 and ack_pending == 0:
-                state["finished"] = True
-                return True
-            if delivered < target or ack_pending == 0:
-                return False
-            reached.append(loop.time())
-            ahead = 0
-            if durable == DURABLE_CLASSIFIER:
-                ahead = await stream_count(js, STREAM_ENRICHED) - acked
-                if ahead <= 0 and loop.time() - reached[0] < 3.0:
-                    return False
-            state.update(
-                delivered=delivered,
-                ack_pending=ack_pending,
-                acked=acked,
-                downstream_ahead=max(0, ahead),
-            )
-            return True
+        else:
 
-        await wait_until(
-            in_flight, 120, f"{proc.name} to reach {target:.0f} messages", interval=0.005
-        )
-        if state.get("finished"):
+            def point(target=target, seen=seen) -> bool:
+                return acks.seen() > seen and acks.highest >= target  # a fresh ack past it
+
+        def finished() -> bool:
+            return len(acks.settled) >= total
+
+        what = f"{proc.name} to reach {target:.0f} messages"
+        await proc.while_alive(run.changed.until(lambda: point() or finished(), 120, what), what)
+        if finished():
             return  # it finished before this point: fewer kills this run
-        proc.kill(**state)
+        proc.kill()
+        proc.kills[-1].update(await left_by_kill(run, durable))
         proc.start()
         await shorten_ack_wait(js, proc.name)
+
+
+async def left_by_kill(run: Run, durable: str) -> dict[str, int]:
+    """What a kill left of the durable: delivered, unacknowledged, acknowledged (the ack floor)
+    and, for the classifier, enriched copies stored beyond the upstream ack floor."""
+    info = await run.js.consumer_info({c.durable: c for c in consumers()}[durable].stream, durable)
+    acked = int(info.ack_floor.stream_seq)
+    state = {
+        "delivered": int(info.delivered.stream_seq),
+        "ack_pending": int(info.num_ack_pending),
+        "acked": acked,
+    }
+    if durable == DURABLE_CLASSIFIER:
+        state["downstream_ahead"] = max(0, await stream_count(run.js, STREAM_ENRICHED) - acked)
+    return state
 
 
 async def test_kill_dash_nine_changes_no_report(tmp_path):
@@ -107,6 +112,8 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
     seed = int(os.environ.get("REPODIGEST_RELIABILITY_SEED", random.randrange(1 << 30)))
 
     async def disturb(run: Run) -> None:
+        # the enriched copies as they are stored (the classifier's kill points)
+        run.enriched = await StreamWatch.start(run.js, STREAM_ENRICHED, run.changed)
         await asyncio.gather(
             killer(run, run.procs["classifier"], DURABLE_CLASSIFIER, KILLS),
             killer(run, run.procs["summarizer"], DURABLE_SUMMARIZER, KILLS),
@@ -116,20 +123,14 @@ async def test_kill_dash_nine_changes_no_report(tmp_path):
         run.procs["summarizer"].kill(after_requests=len(inputs))
         run.procs["summarizer"].start()
         await shorten_ack_wait(run.js, "summarizer")
-        # the renderer, while it renders a summary (its ack still pending)
-        state: dict = {}
-
-        async def rendering() -> bool:
-            info = await run.js.consumer_info(
-                {c.durable: c for c in consumers()}[DURABLE_RENDERER].stream, DURABLE_RENDERER
-            )
-            state.update(
-                delivered=int(info.delivered.stream_seq), ack_pending=int(info.num_ack_pending)
-            )
-            return state["ack_pending"] > 0
-
-        await wait_until(rendering, 120, "the renderer to render", interval=0.005)
-        run.procs["renderer"].kill(**state)
+        # the renderer, while it renders a summary: one delivered to it and not yet acknowledged
+        renderer = run.deliveries[DURABLE_RENDERER]
+        acks = run.acks[DURABLE_RENDERER]
+        await run.changed.until(
+            lambda: renderer.delivered - acks.settled, 120, "the renderer to render"
+        )
+        run.procs["renderer"].kill()
+        run.procs["renderer"].kills[-1].update(await left_by_kill(run, DURABLE_RENDERER))
         run.procs["renderer"].start()
         await shorten_ack_wait(run.js, "renderer")
 

@@ -30,6 +30,7 @@ from shared.messaging import (
 )
 from shared.service import Runtime
 from tests.conftest import POSTGRES_URL
+from tests.signals import stats_reach
 
 from .harness import (
     JsPublisher,
@@ -39,11 +40,11 @@ from .harness import (
     comparable,
     connect,
     demo_inputs,
-    drained,
     report_request,
+    settled,
     stream_count,
     summary_part,
-    wait_until,
+    watch_acks,
 )
 
 OUTAGE_SECONDS = 6.0
@@ -122,29 +123,28 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(
     nc, js = await connect(nats_server.url)
     try:
         summaries = await Summaries().subscribe(nc)
+        acks = await watch_acks(nc, (DURABLE_CLASSIFIER, DURABLE_SUMMARIZER))
         pub = JsPublisher(js)
         half = len(inp.facts) // 2
         await ingest_facts(pub, inp.repo, inp.facts[:half], origin="replay")
 
-        async def folded(n: int):
-            async def check() -> bool:
-                return (
-                    await stream_count(js, STREAM_ENRICHED) >= n
-                    and await drained(js, DURABLE_CLASSIFIER)
-                    and await drained(js, DURABLE_SUMMARIZER)
-                )
+        async def folded(n: int, what: str) -> None:
+            """Every fact classified, then folded (the acks seen as they are sent), n of them
+            enriched."""
+            await settled(js, acks, (DURABLE_CLASSIFIER, DURABLE_SUMMARIZER), 120, what)
+            stored = await stream_count(js, STREAM_ENRICHED)
+            assert stored >= n, f"{what}: {stored} enriched facts, {n} expected"
 
-            return check
-
-        await wait_until(await folded(half + 1), 120, "the first half to be folded")
+        await folded(half + 1, "the first half to be folded")
         retried_before = summarizer.fold_consumer.stats.retried
         proxy.take_down()
         await ingest_facts(
             pub, inp.repo, inp.facts[half:], origin="replay", watermark=inp.watermark
         )
-        # the summarizer meets the outage: its fold is nacked with backoff
-        await wait_until(
-            lambda: _true_after(summarizer.fold_consumer.stats.retried > retried_before),
+        # the summarizer meets the outage: its fold is nacked with backoff (its counter says so)
+        await stats_reach(
+            summarizer.fold_consumer.stats,
+            lambda stats: stats.retried > retried_before,
             60,
             "the summarizer to meet the outage",
         )
@@ -155,7 +155,7 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(
         await asyncio.wait_for(proxy.up.wait(), OUTAGE_SECONDS + 30)
         retries = summarizer.fold_consumer.stats.retried - retried_before
         attempts = proxy.attempts_while_down
-        await wait_until(await folded(len(inp.facts) + 2), 120, "the rest to be folded")
+        await folded(len(inp.facts) + 2, "the rest to be folded")
         request = report_request(inp)
         await pub.publish(request, Subjects.report_requested(inp.repo))
         summary = await summaries.get(request.id, timeout=60)
@@ -179,7 +179,3 @@ async def test_database_outage_is_retried_with_backoff_and_loses_nothing(
         await nc.close()
         await runtime.stop()
         await proxy.close()
-
-
-async def _true_after(value: bool) -> bool:
-    return value

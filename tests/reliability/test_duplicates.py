@@ -27,12 +27,10 @@ from .harness import (
     Run,
     baseline,
     demo_inputs,
-    drained,
     publish_subject,
     report_request,
     run_pipeline,
     stream_count,
-    wait_until,
 )
 
 
@@ -94,14 +92,14 @@ async def test_every_input_twice_and_late_copies_count_once(tmp_path):
             )
             tried["late_enriched"] += 1
 
-        async def folded() -> bool:
-            return (
-                await stream_count(run.js, STREAM_ENRICHED) == 2 * enriched
-                and await drained(run.js, DURABLE_CLASSIFIER)
-                and await drained(run.js, DURABLE_SUMMARIZER)
-            )
-
-        await wait_until(folded, 120, "the late copies to be classified and folded")
+        # the late copies classified (their acks seen), then folded
+        await run.acks[DURABLE_CLASSIFIER].drained(
+            run.js, later["github"], 120, "the late copies to be classified"
+        )
+        await run.acks[DURABLE_SUMMARIZER].drained(
+            run.js, 2 * enriched, 120, "the late copies to be folded"
+        )
+        assert await stream_count(run.js, STREAM_ENRICHED) == 2 * enriched
         for inp in run.inputs:  # a second report of the same windows, after the late copies
             again = report_request(inp)
             await run.publisher.publish(again, Subjects.report_requested(inp.repo))

@@ -16,8 +16,9 @@ from collections import Counter
 from services.ingest.adapters.demo import DEMO_REPO, generate_demo
 from shared.events import GITHUB_EVENT_ADAPTER, SyncWatermark, make_fact
 from shared.messaging import STREAM_DEAD, STREAM_GITHUB
+from tests.signals import Signal, StreamWatch
 
-from .harness import ServiceProcess, connect, prepare_topology, stream_count, wait_until
+from .harness import ServiceProcess, connect, prepare_topology, stream_count
 
 
 async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, tmp_path):
@@ -42,20 +43,20 @@ async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, 
     )
     try:
         seen = [0]  # messages this incarnation has published so far (duplicates included)
+        published = Signal()
 
         async def count(_msg) -> None:
             seen[0] += 1
+            published.notify()
 
         await nc.subscribe("rd.github.>", cb=count)
         for point in (rng.randrange(total // 10, total * 9 // 10) for _ in range(2)):
             seen[0] = 0
             proc.start()
-
-            async def reached(point: int = point) -> bool:
-                assert proc.alive(), proc.logs()
-                return seen[0] >= point
-
-            await wait_until(reached, 120, f"ingest to publish {point} facts", interval=0.005)
+            what = f"ingest to publish {point} facts"
+            await proc.while_alive(
+                published.until(lambda point=point: seen[0] >= point, 120, what), what
+            )
             proc.kill(published=seen[0], stored=await stream_count(js, STREAM_GITHUB))
         print(
             "killed after publishing",
@@ -65,13 +66,11 @@ async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, 
             "stored",
         )
         assert all(k["stored"] < total for k in proc.kills)  # the kills interrupted the backfill
+        stored = await StreamWatch.start(js, STREAM_GITHUB)
         proc.start()
-
-        async def complete() -> bool:
-            assert proc.alive(), proc.logs()
-            return await stream_count(js, STREAM_GITHUB) >= total + 1
-
-        await wait_until(complete, 180, "every fact and the watermark")
+        what = "every fact and the watermark"
+        await proc.while_alive(stored.at_least(total + 1, 180, what), what)
+        await stored.stop()
         assert proc.stop() == 0, proc.logs()
 
         sub = await js.pull_subscribe("rd.github.>", stream=STREAM_GITHUB)

@@ -46,7 +46,7 @@ from shared.messaging import (
 )
 from shared.service import Runtime
 
-from .harness import JsPublisher, connect, dead_letters, drained, wait_until
+from .harness import JsPublisher, connect, dead_letters, settled, watch_acks
 
 FUZZ = int(os.environ.get("REPODIGEST_RELIABILITY_FUZZ", "100"))
 REPO = "fuzz-owner/fuzz-repo"
@@ -165,6 +165,13 @@ async def test_hostile_input_on_every_consumer(nats_server, tmp_path):
 
     await nc.subscribe(Subjects.report_ready(REPO), cb=on_ready)
     await nc.subscribe(Subjects.summary_ready(REPO), cb=on_summary)
+    durables = (
+        DURABLE_CLASSIFIER,
+        DURABLE_SUMMARIZER,
+        DURABLE_SUMMARIZER_REQUESTS,
+        DURABLE_RENDERER,
+    )
+    acks = await watch_acks(nc, durables)  # every ack, nak and term from the first message on
     pub = JsPublisher(js)
     tried: dict[str, int] = {}
     sent: set[bytes] = set()
@@ -234,20 +241,7 @@ async def test_hostile_input_on_every_consumer(nats_server, tmp_path):
                 if got.data.request_id == request.id:
                     break
 
-        async def settled() -> bool:
-            return all(
-                [
-                    await drained(js, d)
-                    for d in (
-                        DURABLE_CLASSIFIER,
-                        DURABLE_SUMMARIZER,
-                        DURABLE_SUMMARIZER_REQUESTS,
-                        DURABLE_RENDERER,
-                    )
-                ]
-            )
-
-        await wait_until(settled, 120, "every hostile message to be settled")
+        await settled(js, acks, durables, 120, "every hostile message to be settled")
         dead = await dead_letters(js)
         total = sum(tried.values())
         print(

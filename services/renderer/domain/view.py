@@ -543,9 +543,17 @@ class _Writer:
         return m.t("labels.footer") + m.t("footer.sep") + m.t("footer.rulesets", versions=versions)
 
     def counts(self) -> tuple[Figure, ...]:
+        """The header's five counts; those the source cannot tell in one cell at the end, "n/a"
+        said once ("New issues, closed issues, new PRs and closed unmerged PRs **n/a**": four
+        "n/a" cells cluttered 2026-W22's header). A report across repositories keeps the five
+        cells: its table's columns are these figures."""
         c, prev, m = self.s.counts, self.s.previous_counts, self.m
         out = []
+        unknown = []
         for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
+            if getattr(c, name) is None and not self.s.repos:
+                unknown.append(m.t(f"counts.{name}"))
+                continue
             value = self.na(getattr(c, name))
             if (
                 prev is not None
@@ -555,6 +563,14 @@ class _Writer:
                 delta = getattr(c, name) - getattr(prev, name)
                 value += m.t("counts.delta", delta=signed(delta))
             out.append(Figure(m.t(f"counts.{name}"), value))
+        if unknown:
+            # (a label after the first is written in lower case where the language has cases:
+            # "New issues, closed issues and new PRs", never "pRs")
+            named = [unknown[0]] + [
+                x[0].lower() + x[1:] if x[:1].isupper() and x[1:2].islower() else x
+                for x in unknown[1:]
+            ]
+            out.append(Figure(m.join(named), m.t("na.short")))
         return tuple(out)
 
     def notice(self) -> str | None:
@@ -2580,12 +2596,10 @@ def _appendix_line(s: SummaryData, m: Messages) -> str:
     parts = []
     for name in APPENDIX_LISTS:
         count = len(getattr(a, name)) + max(0, int(a.omitted.get(name, 0)))
-        # a list the source cannot fill says so ("n/a"), never 0
-        shown = (
-            m.t("na.short")
-            if getattr(s.counts, name, 0) is None and m.has("na.short")
-            else num(count)
-        )
+        # a list the source cannot fill is left out, never 0: the header says "n/a" for it once
+        if getattr(s.counts, name, 0) is None and m.has("na.short"):
+            continue
+        shown = num(count)
         parts.append(m.t("appendix.line_item", name=m.t(f"appendix.{name}"), count=shown))
     return m.t("appendix.line_sep").join(parts)
 

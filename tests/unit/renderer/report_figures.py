@@ -692,7 +692,10 @@ def _read_line(
         if mt.group("d") is not None:
             out.add(f"delta.{name}", mt.group("d"))
             claimed.append(mt.span("d"))
-    if " · " in line:  # the appendix line: "New issues 3 · Closed issues 1 · ..."
+    # the appendix line: "New issues 3 · Closed issues 1 · ..." (one part alone where the
+    # source tells only merged PRs: "Merged PRs 13")
+    one = APPENDIX_PART.match(line.strip())
+    if " · " in line or (one and names.lists.get(one.group("label").strip()) is not None):
         at = 0
         for part in line.split(" · "):
             mt = APPENDIX_PART.match(part.strip())

@@ -657,6 +657,13 @@ def _upgraded(target: list[str]) -> str:
     return target[-2] if len(target) > 1 else target[0]
 
 
+def _cited_projects(item: StoryItem) -> set[str]:
+    """The upstream projects whose own changes an item's description cites ("vllm" of
+    vllm-project/vllm#41775 in a main2main sync), folded."""
+    refs = item.digest.refs if item.digest is not None else ()
+    return {r.repo.rsplit("/", 1)[-1].casefold() for r in refs if r.kind == "upstream" and r.repo}
+
+
 def _upgrade_name(
     bumps: Sequence[StoryItem], beside: Sequence[StoryItem] = (), synced: Sequence[StoryItem] = ()
 ) -> str:
@@ -669,10 +676,7 @@ def _upgrade_name(
     targets = [t.split() for i in bumps if (t := upgrade_target(i.title))]
     projects = Counter(_upgraded(t).casefold() for t in targets)
     for i in synced:
-        refs = i.digest.refs if i.digest is not None else ()
-        projects.update(
-            {r.repo.rsplit("/", 1)[-1].casefold() for r in refs if r.kind == "upstream" and r.repo}
-        )
+        projects.update(_cited_projects(i))
     # (a tie goes to the upgrade a title names: it was counted first)
     main = projects.most_common(1)[0][0]
     mine = [t for t in targets if _upgraded(t).casefold() == main]
@@ -1462,10 +1466,21 @@ def find_storylines(
             lead: int | None = max(
                 members, key=lambda m: (m.deletions - m.additions, -m.number)
             ).number
-        elif g.key == UPGRADES_KEY:  # the biggest upgrade (not a change that followed it)
-            ups = [m for m in members if upgrade_target(m.title) is not None] or [
-                m for m in members if m.number in g.core
-            ]
+        elif g.key == UPGRADES_KEY:
+            # the biggest upgrade of the project the line is named after (not a change that
+            # followed it; a sync citing that project's changes when no title upgrades it —
+            # 2026-W22's CANN image upgrade does not speak for keeping up with vLLM)
+            project = g.name.split()[0].casefold()
+            ups = (
+                [
+                    m
+                    for m in members
+                    if (t := upgrade_target(m.title)) and _upgraded(t.split()).casefold() == project
+                ]
+                or [m for m in members if project in _cited_projects(m)]
+                or [m for m in members if upgrade_target(m.title) is not None]
+                or [m for m in members if m.number in g.core]
+            )
             lead = max(ups, key=lambda m: (m.additions + m.deletions, m.number)).number
         else:
             lead = _lead(members, roles, g.core, reverted)

@@ -266,7 +266,7 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             ),
             (r"有 (?P<a>@) 项高风险需要关注", {"a": "risks.high"}),
             (
-                r"已合并的变更新增 (?P<a>@) 行、删除 (?P<b>@) 行，代码净(?P<dir>增加|减少) (?P<c>@) 行",
+                r"已合并的变更新增 (?P<a>@) 行、删除 (?P<b>@) 行，净(?P<dir>增加|减少) (?P<c>@) 行",
                 {
                     "a": "counts.lines_added",
                     "b": "counts.lines_removed",

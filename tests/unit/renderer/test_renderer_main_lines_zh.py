@@ -17,6 +17,7 @@ import pytest
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_markdown
 from shared.events import Digest, KeyPR, Storyline, StorylineItem
+from shared.events.summary import LineCount
 
 from .explain_samples import explained_summary
 from .samples import pr
@@ -246,3 +247,36 @@ def test_what_section_2_and_3_leave_out_is_said_by_kind():
     assert messages("en").tn("modules_table.more", 19, count="19") == (
         "… and 19 more modules with fewer changes"
     )
+
+
+def test_line_totals_are_split_by_kind_of_file():
+    """2026-07-09's "a net reduction of 73 lines" hid docs and translations, net -12.5k, behind
+    code +12.4k: section 1 gives each kind of file (the summarizer's Counts.lines_by_kind, here
+    2026-W22's)."""
+    base = explained_summary()
+    kinds = (
+        LineCount(kind="code", added=9625, removed=3758),
+        LineCount(kind="tests", added=6689, removed=677),
+        LineCount(kind="docs", added=1688, removed=1232),
+        LineCount(kind="imported", added=1848, removed=0),
+    )
+    s = base.model_copy(update={"counts": base.counts.model_copy(update={"lines_by_kind": kinds})})
+    en = section(text_of(s, "en"), "1. Executive summary")
+    assert (
+        "a net growth of 2,332 lines: code +9,625 / -3,758; tests +6,689 / -677; docs and "
+        "translations +1,688 / -1,232; code ported in from elsewhere +1,848 / -0."
+    ) in en
+    zh = section(text_of(s, "zh-CN"), "1. 执行摘要")
+    assert (
+        "净增加 2,332 行，其中代码 +9,625 / -3,758；测试 +6,689 / -677；文档与翻译 "
+        "+1,688 / -1,232；从其他项目迁入的代码 +1,848 / -0。"
+    ) in zh
+    # one kind, a summary made before the split, or lines mostly of files the source did not
+    # list (events without file lists): the totals alone
+    unlisted = (kinds[0], LineCount(kind="unlisted", added=20000, removed=0))
+    for alone in ((kinds[0],), (), unlisted):
+        s = base.model_copy(
+            update={"counts": base.counts.model_copy(update={"lines_by_kind": alone})}
+        )
+        en = section(text_of(s, "en"), "1. Executive summary")
+        assert "a net growth of 2,332 lines." in en and "code +" not in en

@@ -1,7 +1,8 @@
 """How much of a change lies where (shares.py, applied by the rule set): a module that file
 paths alone give counts only when its files are a real part of the change, and a CI kind means a
 change whose lines are mostly CI, build, test or docs configuration. Real vllm-ascend pull
-requests of 2026-W13 with their per-file additions and deletions, the real vllm-ascend profile."""
+requests of 2026-W13 with their per-file additions and deletions, read in place from the history
+file (real_prs_w13.py), the real vllm-ascend profile."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 
 from services.classifier.cli import load_ruleset, parse_item
 from services.classifier.domain.shares import CI_SHARE, INCIDENTAL_LINES, INCIDENTAL_SHARE
+from tests.conftest import history_prs
 
-from .real_prs_w13 import REAL_PRS, item_json
+from .real_prs_w13 import W13_NUMBERS, item_json
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +107,7 @@ def test_ci_kinds_of_the_310p_line_hold_only_for_its_ci_change(ruleset):
     assert "platform-ci" in names(tags.categories)
     for number in (7424, 7533, 7398):  # ops, a patch, a kernel with its unit tests
         tags, _ = classify(ruleset, number)
-        assert "platform-ci" not in names(tags.categories), REAL_PRS[number]["title"]
+        assert "platform-ci" not in names(tags.categories), history_prs()[number]["title"]
 
 
 def test_lint_hooks_stay_ci_and_the_share_is_by_files_without_counts(ruleset):
@@ -120,6 +122,6 @@ def test_lint_hooks_stay_ci_and_the_share_is_by_files_without_counts(ruleset):
 
 
 def test_the_same_item_gets_the_same_tags_every_time(ruleset):
-    first = [classify(ruleset, n)[0] for n in REAL_PRS]
+    first = [classify(ruleset, n)[0] for n in W13_NUMBERS]
     again = load_ruleset("vllm-ascend")
-    assert [classify(again, n)[0] for n in REAL_PRS] == first
+    assert [classify(again, n)[0] for n in W13_NUMBERS] == first

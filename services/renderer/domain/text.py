@@ -88,16 +88,34 @@ def excerpt(text: str, limit: int = 240) -> str:
     return cut_words(" ".join(plain.split()), limit)
 
 
-def cut_words(text: str, limit: int, trail: str = " ,.;:") -> str:
-    """`text` cut to `limit` characters, back to the last space when that keeps most of it, then
-    "…" (unchanged when it fits)."""
+_CJK_CHAR = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def word_cut(text: str, limit: int) -> str:
+    """The head of `text` within `limit` characters that ends at a word's end: back to the last
+    space, or between two Chinese characters (each is a word's edge); a single unbroken run
+    longer than `limit` (a hash, an address) is cut where it must be. Never "rota" of "rotary"
+    (2026-W22's reader: our own cuts end at word boundaries)."""
     if len(text) <= limit:
         return text
     cut = text[:limit]
-    space = cut.rfind(" ")
-    if space > limit * 0.6:
-        cut = cut[:space]
-    return cut.rstrip(trail) + "…"
+    nxt = text[limit]
+    if nxt == " " or _CJK_CHAR.match(nxt) or _CJK_CHAR.match(cut[-1]):
+        return cut
+    for i in range(len(cut) - 1, 0, -1):
+        if cut[i] == " ":
+            return cut[:i]
+        if _CJK_CHAR.match(cut[i]):
+            return cut[: i + 1]
+    return cut
+
+
+def cut_words(text: str, limit: int, trail: str = " ,.;:") -> str:
+    """`text` cut to `limit` characters at a word's end (`word_cut`), then "…" (unchanged when
+    it fits)."""
+    if len(text) <= limit:
+        return text
+    return word_cut(text, limit).rstrip(trail) + "…"
 
 
 TITLE_MAX = 300  # characters of a title, name or login a document shows

@@ -54,6 +54,7 @@ from .text import (
     utc_offset,
     window_span,
     without_lead_in,
+    word_cut,
 )
 
 # the seeds' shape (issue #15 part 6): a weekly main body reads in about the seed's length, so
@@ -2488,9 +2489,7 @@ def _span(text: str, limit: int) -> str:
     plain = " ".join(text.split())
     if len(plain) <= limit:
         return plain
-    cut = plain[:limit]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit * 0.6 else cut).rstrip(" ,.;:") + "…"
+    return word_cut(plain, limit).rstrip(" ,.;:") + "…"
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

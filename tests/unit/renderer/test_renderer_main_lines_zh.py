@@ -280,3 +280,31 @@ def test_line_totals_are_split_by_kind_of_file():
         )
         en = section(text_of(s, "en"), "1. Executive summary")
         assert "a net growth of 2,332 lines." in en and "code +" not in en
+
+
+@pytest.mark.parametrize(
+    "text,limit,expected",
+    [
+        # real #9739's title (the source cut it at "rota…"; our cuts end at a word's end)
+        (
+            "[BugFix][A2/A3]Preserve fp32 RoPE sin/cos for DSA compressor and rotary embedding",
+            70,
+            "[BugFix][A2/A3]Preserve fp32 RoPE sin/cos for DSA compressor and…",
+        ),
+        # a long word near the start is not cut into either (real #9530's title)
+        (
+            "[BugFix] Fixed the issue where cv_indexer_qkv_prepare's multistream parallel capability",
+            40,
+            "[BugFix] Fixed the issue where…",
+        ),
+        # Chinese: every character is a word's edge
+        ("修复中文文档翻译中的错误并更新术语表", 8, "修复中文文档翻译…"),
+        # one unbroken run (a digest) is cut where it must be
+        ("0123456789abcdef0123456789abcdef", 10, "0123456789…"),
+        ("fits as it is", 40, "fits as it is"),
+    ],
+)
+def test_a_cut_ends_at_a_words_end(text, limit, expected):
+    from services.renderer.domain.text import cut_words
+
+    assert cut_words(text, limit) == expected

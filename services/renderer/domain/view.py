@@ -1757,6 +1757,13 @@ class _Writer:
             words.append(m.t("reason_names.storyline_part", name=st.name))
         return m.t("list.semicolon").join(dict.fromkeys(words))
 
+    def shown_subject(self, subject: str) -> str:
+        """A change's subject (its title, a line's name) opening a sentence: in another
+        language's report an English phrase is quoted as titles are ("「Reduce sampling」：#8308
+        引入，#9545 修复", not "Reduce sampling：…" read as Chinese); a name stays as it is."""
+        said = _capitalised(subject)
+        return self.m.t("quote.title", text=said) if _phrase_name(self.m, said) else said
+
     def user_effect(self, item: ItemRef | None, limit: int | None = None) -> str:
         """What a change means for its users, in its description's words: the sentence of its
         user-facing section when that says yes ("the default graph mode is changed to
@@ -2086,7 +2093,7 @@ class _Writer:
                     joined.append(sep)
                 joined.extend(ph)
             head = (
-                m.t("incidents.instability_head", subject=_capitalised(subject))
+                m.t("incidents.instability_head", subject=self.shown_subject(subject))
                 if subject
                 else m.t("incidents.instability_anon")
             )
@@ -3293,12 +3300,7 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
         # capitalised, numbers or codes ("Ascend 950 (A5)", "DeepSeek V4") — is written as it
         # is, as Chinese text writes names (2026-W22: "「Ascend 950 (A5)」"), and so is a name
         # of one or two words ("build cache")
-        words = st.name.split()
-        if m.lang == "en" or len(words) < 3 or _CJK.search(st.name):
-            return None
-        if not any(_ORDINARY_WORD.fullmatch(w) for w in words):
-            return None
-        return m.t("quote.title", text=st.name)
+        return m.t("quote.title", text=st.name) if _phrase_name(m, st.name) else None
 
     named = [(st, name(st) or quoted(st)) for st in s.storylines]
     if not any(n for _, n in named):
@@ -3313,6 +3315,19 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
 DOCS_MODULES = frozenset({"docs", "documentation"})
 # an ordinary English word of a name, all small letters ("and", "cache"), not a code or a name
 _ORDINARY_WORD = re.compile(r"[a-z]{2,}")
+
+
+def _phrase_name(m: Messages, name: str) -> bool:
+    """Whether a name is quoted in a report in another language than English: a phrase of three
+    words or more with ordinary words ("Rewrite Qwen3-30B-A3B and … tutorials") reads as a title;
+    a proper name ("Ascend 950 (A5)", "DeepSeek V4") or a name of one or two words ("build
+    cache", "Reduce sampling") is written as it is."""
+    words = name.split()
+    if m.lang == "en" or len(words) < 3 or _CJK.search(name):
+        return False
+    return any(_ORDINARY_WORD.fullmatch(w) for w in words)
+
+
 TOP_RISK_BULLETS = 5  # the seeds' 4-5 risk bullets at the top
 RISK_AREAS = 3  # lines of work or modules named for where a tag risk's items are
 

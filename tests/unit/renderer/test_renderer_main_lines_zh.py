@@ -308,3 +308,22 @@ def test_a_cut_ends_at_a_words_end(text, limit, expected):
     from services.renderer.domain.text import cut_words
 
     assert cut_words(text, limit) == expected
+
+
+def test_a_change_told_by_a_title_phrase_is_quoted_in_chinese_a_name_is_not():
+    """An instability opens with its subject: a title of ordinary words is quoted in Chinese as
+    titles are (real #8308's line, its title as it might be longer), a name is not."""
+    base = explained_summary()
+    for subject, quoted in (
+        ("Support mixed precision rotary mul", True),  # real #9363's title
+        ("Ascend 950 (A5)", False),
+        ("build cache", False),
+    ):
+        incidents = tuple(
+            i.model_copy(update={"subject": subject}) if i.kind == "instability" else i
+            for i in base.incidents
+        )
+        zh = text_of(base.model_copy(update={"incidents": incidents}), "zh-CN")
+        head = subject[0].upper() + subject[1:]
+        assert (f"- 「{head}」：#10301 引入" in zh) is quoted, subject
+        assert (f"- {head}：#10301 引入" in zh) is not quoted, subject

@@ -185,7 +185,8 @@ LineKind = Literal["code", "tests", "docs", "ci", "generated", "imported", "unli
 
 class LineCount(Frozen):
     """Lines the window's merged changes added and removed in one kind of file: code; tests;
-    docs (documentation, translations: .md, .rst, .po, docs/); ci (workflows, CI configs);
+    docs (documentation, translations: .md, .rst, .po, docs/); ci (workflows, CI configs, the
+    project's own tooling: tools/, scripts/);
     generated (vendored or generated files: third_party/, vendor/, lock files, *_pb2.py);
     imported (the files a change says it migrates or ports in from elsewhere — "Migrate … from
     ops-transformer" — counted apart from the code the project wrote); unlisted (the lines of
@@ -254,6 +255,8 @@ KeyReason = Literal[
     # the change turns a default on or off, or changes it, for users ("the default graph mode is
     # changed to FULL_AND_PIECEWISE", "Disable SwiGLU clamp by default")
     "default_change",
+    # a fix of wrong output, accuracy, NaN, a crash, a hang or a deadlock
+    "severe_fix",
 ]
 
 

@@ -457,6 +457,10 @@ def imported(snap: ItemSnapshot, tags: Tags | None) -> bool:
     return bool(_IMPORTED.search(f"{snap.title or ''}\n{what}"))
 
 
+# the project's own tooling at the top of the tree (tools/docs_codegen, scripts/…): its developers
+# run it, its users never do (real #8368 "[Doc][Test] Add testable docs codegen framework")
+_TOOLING_FILE = re.compile(r"(?i)^(?:tools|scripts|tooling|hack)/")
+
 _FILE_LINE_KIND: dict[str | None, LineKind] = {
     None: "code",
     "test": "tests",
@@ -475,10 +479,12 @@ LINE_KINDS: tuple[LineKind, ...] = (
 
 
 def line_kind(path: str) -> LineKind:
-    """code, tests, docs (translations too), ci or generated (vendored, lock files)."""
+    """code, tests, docs (translations too), ci (CI and the project's tooling: tools/,
+    scripts/) or generated (vendored, lock files)."""
     if _GENERATED_FILE.search(path):
         return "generated"
-    return _FILE_LINE_KIND.get(file_kind(path), "code")
+    kind = _FILE_LINE_KIND.get(file_kind(path), "code")
+    return "ci" if kind == "code" and _TOOLING_FILE.search(path) else kind
 
 
 def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> dict[LineKind, list[int]]:
@@ -544,7 +550,7 @@ _TITLE_HEAD = re.compile(
 # description's symptom sentence does): it matters more than its size
 _SEVERE_TITLE = re.compile(
     r"(?i)\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|crash\w*|segfault\w*|segmentation fault|"
-    r"core ?dump\w*|oom|out of memory|memory leak\w*|accuracy|precision|garbled|nan|"
+    r"core ?dump\w*|oom|out of memory|memory leak\w*|accuracy|(?<!mixed )(?<!mixed-)precision|garbled|nan|"
     r"(?:wrong|incorrect) (?:output|result|answer|value)s?|dead(?!\s+code))\b"
 )
 # "add / support / enable / introduce": new capability, when the module says model or platform
@@ -562,6 +568,68 @@ _LARGE_LINES = 500
 _REMOVAL_LINES = 1000  # net lines a removal takes out to be news
 _REMOVAL_POINTS = 2.0  # ... worth a feature's kind and more (W50: "Drop torchair", -16,881 lines)
 _TOOLING_KINDS = frozenset({"ci", "platform-ci", "test", "docs"})
+_DEFAULT_POINTS = 2.0  # a default turned on, off or changed reaches every user (2026-W22 #9572)
+# how much of a change's size counts, by kind of file: its own code in full; tests, docs and CI
+# a quarter; vendored, generated or imported code a fiftieth (#11626, +9,947 lines migrated in,
+# counts as 199: on the log scale of size points a tenth would still be the maximum)
+_SIZE_SHARE: dict[str, float] = {
+    "code": 1.0,
+    "unlisted": 1.0,
+    "tests": 0.25,
+    "docs": 0.25,
+    "ci": 0.25,
+    "generated": 0.02,
+    "imported": 0.02,
+}
+# reasons of size and place: alone they rank a change after every change with another reason
+_SIZE_REASONS = frozenset({"large", "core"})
+# a default turned on or off, or changed: in the description's user-facing answer or its
+# what-sentence ("the default graph mode is changed to FULL_AND_PIECEWISE", real #9572; "This PR
+# changes SwiGLU clamp/limit defaults from …", #9438; "async-scheduling is now enabled by
+# default", #9567) — not a new option's own default ("(default: disabled)", #9504) nor behaviour
+# "unchanged by default" (#8308)
+_DEFAULT_SAID = re.compile(
+    r"(?i)\bdefaults?\b(?:\s+[\w`'\"./-]+){0,6}?\s+"
+    r"(?:(?:is|are|was|were|has\s+been|have\s+been|will\s+be)\s+)?(?:now\s+)?chang(?:ed|es)\b"
+    r"|\bchang(?:e|es|ed|ing)\s+(?:the\s+)?(?:[\w`'\"./-]+\s+){0,3}?defaults?\b(?!\s*\))"
+    r"|\b(?:is|are)\s+now\s+(?:enabled|disabled|on|off|turned\s+on|turned\s+off)\s+by\s+default\b"
+    r"|\b(?:enabled|disabled|turned\s+on|turned\s+off)\s+by\s+default\s+now\b"
+    r"|\bnow\s+defaults?\s+to\b|\bdefault\s+(?:value\s+)?(?:is\s+)?now\b"
+)
+# ... or its title: "Disable SwiGLU clamp by default", "Update default method …"
+_DEFAULT_TITLE = re.compile(
+    r"(?i)^\W*(?:\[[^\]]*\]\W*)*(?:enable|disable|turn\s+on|turn\s+off)\b[^\n]*\bby\s+default\b"
+    r"|\b(?:change|set|switch|update)\w*\s+(?:the\s+)?default\b"
+)
+
+
+def changes_default(snap: ItemSnapshot, tags: Tags) -> bool:
+    """Whether the change turns a default on or off, or changes it, for users: its digest names
+    a setting given a new default, or its title, user-facing answer or what-sentence says so. A
+    change of tests, CI or docs alone changes no default users run with ("[CI] Change default
+    main2main model")."""
+    if aside_only(snap.files):
+        return False
+    digest = tags.digest
+    if digest is not None and any(i.kind == "default" for i in digest.interface):
+        return True
+    if _DEFAULT_TITLE.search(snap.title or ""):
+        return True
+    if digest is None:
+        return False
+    said = digest.user_facing_text if digest.user_facing != "no" else ""
+    return bool(_DEFAULT_SAID.search(said) or _DEFAULT_SAID.search(digest.what))
+
+
+def sized_lines(snap: ItemSnapshot, tags: Tags | None = None) -> int:
+    """A change's size as the project's own work: its code lines in full, tests, docs and CI a
+    quarter, vendored, generated or imported code a fiftieth (without a file list: its totals)."""
+    total = (snap.additions or 0) + (snap.deletions or 0)
+    if not snap.files:
+        return total
+    by_kind = _lines_of(snap, tags)
+    # (never more than its totals, whatever a file list says)
+    return min(total, round(sum(_SIZE_SHARE[k] * (a + r) for k, (a, r) in by_kind.items())))
 
 
 _UPGRADE_FILES = 10  # files an upgrade touches to be news
@@ -646,7 +714,7 @@ def score_pr(
     measured speed-ups (a claim with figures in its description), user-facing changes and the
     leads of the window's storylines rise; logging, wording, docs, tests and CI tweaks sink.
     """
-    lines = (snap.additions or 0) + (snap.deletions or 0)
+    lines = sized_lines(snap, tags)
     files = snap.changed_files or len(snap.files)
     discussion = snap.comments + snap.review_comments
     risk_points = sum(SEVERITY_POINTS.get(r.severity, 1.0) for r in tags.risks)
@@ -665,6 +733,7 @@ def score_pr(
     minor = is_minor(snap, kinds) and support is None and not severe
     removal = _is_removal(snap)
     upgrade = _is_broad_upgrade(snap, tags, policy, files)
+    default = changes_default(snap, tags)
     # a [Feat] that adds a log line is no feature: its kind gives nothing but what it lacks
     kind_points = sum(
         policy.category_points.get(k, 0.0) for k in kinds if not (minor and k == "feature")
@@ -694,6 +763,7 @@ def score_pr(
         ("support", 1 if support else 0, _SUPPORT_POINTS if support else 0.0),
         ("minor", 1 if minor else 0, _MINOR_POINTS if minor else 0.0),
         ("severe_fix", 1 if severe else 0, _SEVERE_FIX_POINTS if severe else 0.0),
+        ("default_change", 1 if default else 0, _DEFAULT_POINTS if default else 0.0),
         # taking a large body of code out is news (seed 000: GGUF moved out of core, deprecated
         # code deleted), however small its diff of additions
         ("removal", 1 if removal else 0, _REMOVAL_POINTS if removal else 0.0),
@@ -719,6 +789,8 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
     got = {s.name: s for s in signals}
     kinds = {_fold(c.name) for c in tags.categories}
     out: list[str] = []
+    if "default_change" in got:
+        out.append("default_change")  # (what users meet first: 2026-W22's #9572)
     support = _support_kind(snap, tags)
     if support:
         out.append(support)
@@ -744,10 +816,12 @@ def key_reasons(snap: ItemSnapshot, tags: Tags, signals: Sequence[ScoreSignal]) 
         out.append("performance")  # (a fix in a performance area is a fix, not performance work)
     if "storyline_lead" in got:
         out.append("storyline_lead")
+    if "severe_fix" in got:
+        out.append("severe_fix")
     if "user_facing" in got:
         out.append("user_facing")
-    lines = (snap.additions or 0) + (snap.deletions or 0)
-    if lines >= _LARGE_LINES:
+    # (large as the project's own code: not docs, tests or code migrated in)
+    if got.get("size") and got["size"].value >= _LARGE_LINES:
         out.append("large")
     if "core" in got:
         out.append("core")
@@ -770,12 +844,17 @@ def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: _Story) -
             continue
         score, signals = score_pr(snap, tags, policy, storyline_lead=number in story.leads)
         story.scores[number] = score
-        scored.append((score, number, snap, tags, signals))
-    scored.sort(key=lambda s: (-s[0], s[1]))
+        reasons = key_reasons(snap, tags, signals)
+        # size and core paths alone make no key PR: such a change comes after every change with
+        # another reason (2026-W22's #9363, +1,848 lines ported in, was key for "large change"
+        # only), and fills the quota only where nothing else does
+        said = bool(set(reasons) - _SIZE_REASONS)
+        scored.append((score, number, snap, tags, signals, reasons, said))
+    scored.sort(key=lambda s: (not s[6], -s[0], s[1]))
     quota = key_pr_quota(len(scored), policy)
     per_story: Counter[str] = Counter()
     out: list[KeyPR] = []
-    for score, n, snap, tags, signals in scored:
+    for score, n, snap, tags, signals, reasons, _said in scored:
         if len(out) >= quota:
             break
         key = story.storyline_of.get(n)
@@ -788,7 +867,7 @@ def _key_prs(t: _Tally, inp: WindowInput, policy: ReportPolicy, story: _Story) -
                 item=_ref_for(n, inp, snap, tags, excerpt=policy.key_pr_excerpt, digest=True),
                 score=score,
                 signals=signals,
-                reasons=key_reasons(snap, tags, signals),
+                reasons=reasons,
                 storyline=key,
             )
         )
@@ -2043,9 +2122,36 @@ def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
 _SIZE_RULES = ("/lines", "/file-count")  # how a size risk fired (classifier ruleset: _risks)
 
 
-def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
+TINY_LINES = 10  # code lines of a change too small to be a high risk of paths or coverage
+
+
+def own_code_lines(snap: ItemSnapshot, tags: Tags | None = None) -> int:
+    """The lines of the project's own code a change adds and removes: not tests, docs, CI or
+    tooling; vendored, generated or imported code a fiftieth (without a file list: its totals)."""
+    if not snap.files:
+        return (snap.additions or 0) + (snap.deletions or 0)
+    by_kind = _lines_of(snap, tags)
+    return round(
+        sum(
+            (a + r) * (1.0 if k in ("code", "unlisted") else _SIZE_SHARE[k])
+            for k, (a, r) in by_kind.items()
+            if k in ("code", "unlisted", "generated", "imported")
+        )
+    )
+
+
+def _risks(
+    t: _Tally, story: _Story | None = None, policy: ReportPolicy | None = None
+) -> list[RiskObservation]:
     """Risk tags of the changes that landed (merged in the window), with counts and PR lists.
-    Reverts are told as incidents, never as changes that lack tests."""
+    Reverts are told as incidents, never as changes that lack tests. A change of tests, docs or
+    CI alone carries no risk of code: none of size, none of core paths or coverage, none fired
+    by its words (2026-W22: the docs change #9567 was a "concurrency change" for naming async
+    scheduling); a change is a size risk by its own code (not #8368's docs tooling, nor #11626's
+    operator migrated in); a tiny change (TINY_LINES of code) is no high risk of paths or
+    coverage (2026-07-09: a one-line guard, #11544, was the day's only high risk)."""
+    policy = policy or ReportPolicy()
+    code_risks = {*policy.core_risks, *policy.missing_test_risks}
     items: dict[str, set[int]] = defaultdict(set)
     severity: dict[str, str] = {}
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
@@ -2053,14 +2159,21 @@ def _risks(t: _Tally, story: _Story | None = None) -> list[RiskObservation]:
     for number, row in t.merged_prs.items():
         # lines of tests, CI configs or docs alone are no large change to review (2026-W21: a
         # unit-test PR and a nightly config were "very large changes")
-        aside = aside_only(row.fact.item.files)
+        snap = row.fact.item
+        aside = aside_only(snap.files)
+        own = own_code_lines(snap, row.tags)
         for risk in row.tags.risks:
             if number in reverts and risk.name != "revert":
                 continue
-            if aside and risk.rule.endswith(_SIZE_RULES):
+            sized = risk.rule.endswith(_SIZE_RULES)
+            if sized and (aside or own < _LARGE_LINES):
+                continue
+            if aside and (risk.name in code_risks or risk.rule.rpartition("/")[2] in _WORDS_ONLY):
                 continue
             items[risk.name].add(number)
-            level = _risk_severity(risk, row.tags, row.fact.item.labels)
+            level = _risk_severity(risk, row.tags, snap.labels)
+            if level == "high" and risk.name in code_risks and own < TINY_LINES:
+                level = "medium"
             if SEVERITY_RANK[level] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
                 severity[risk.name] = level
             reasons[risk.name][risk.reason] += 1
@@ -2699,7 +2812,7 @@ def build_summary(
         incidents=tuple(incidents),
         news=news,
         discussions=tuple(_discussions(t, inp, policy)),
-        risks=tuple(_risks(t, story)),
+        risks=tuple(_risks(t, story, policy)),
         ecosystems=tuple(_ecosystems(t, inp, policy)),
         follow_ups=tuple(_follow_ups(t, inp, policy, story, incidents)),
         contributors=tuple(_contributors(t, first_timers)),

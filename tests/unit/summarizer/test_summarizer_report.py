@@ -590,7 +590,9 @@ def test_score_signals_explain_the_score():
         score_pr(x.snapshot(x.merged), x.tags(), policy) for x in (docs, feature)
     )
     d, f = {s.name: s for s in d_signals}, {s.name: s for s in f_signals}
-    assert d["size"].value == 99 and d["size"].points == 2.0  # log10(1 + 99)
+    # the size is the project's own work: the builder lists one line of docs/a.md (a quarter of
+    # a line) and 98 lines of no listed file (in full): round(98.25) = 98, log10(1 + 98)
+    assert d["size"].value == 98 and d["size"].points == 1.996
     assert d["kind"].points == -2.0 and f["kind"].points == 1.5  # docs -2, feature +1.5
     assert (
         f["risk"].value == 2 and f["risk"].points == 1.0

@@ -1,0 +1,147 @@
+"""What makes a key PR and a risk, weighed by what a change is (issue #15, 2026-W22 and the day
+2026-07-09): size alone never makes a key PR (#9363, +1,848 lines ported from another repository,
+was key for "large change" only); code migrated in counts as less than its size (#11626, +9,947
+lines "Migrate … from ops-transformer"); a default turned on, off or changed ranks high and is said
+(#9572 "the default graph mode is changed to FULL_AND_PIECEWISE" was no key reason); a docs change
+carries no risk of code (#9567 was a "concurrency change"), a docs tooling change is no very large
+change (#8368), and a one-line guard (#11544) is no high risk. Real titles, descriptions and
+per-file lines; negatives beside each positive."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from services.summarizer.domain.report import (
+    _LARGE_LINES,
+    ReportPolicy,
+    changes_default,
+    key_reasons,
+    own_code_lines,
+    score_pr,
+    sized_lines,
+)
+from shared.events import Tag
+
+from .summarizer_builders import ItemSpec
+from .test_summarizer_fix_burst import FILLER, at, summarize
+from .test_summarizer_line_kinds import snap_tags
+
+
+def real(number: int, *categories: str):
+    snap, tags = snap_tags(number)
+    cats = tuple(Tag(name=c, rule=f"cat:{c}") for c in categories)
+    return snap, tags.model_copy(update={"categories": cats})
+
+
+@pytest.mark.parametrize("number", [9572, 9438, 9611, 6664, 10874])
+def test_a_default_turned_on_off_or_changed_is_told(number):
+    # "the default graph mode is changed to …", "Disable SwiGLU clamp by default", "Update
+    # default method", "enable npugraph_ex by default", "Disable npugraph_ex by default on 310P"
+    assert changes_default(*real(number))
+
+
+@pytest.mark.parametrize("number", [9504, 8308, 9390, 9201, 13409])
+def test_a_new_options_default_or_an_unchanged_one_is_no_default_change(number):
+    # "adds a new configuration parameter … (default: disabled)"; "Existing sampling behaviors
+    # remain unchanged by default"; a CI config's "Change default main2main model"
+    assert not changes_default(*real(number))
+
+
+def test_a_default_change_ranks_high_and_is_its_first_reason():
+    snap, tags = real(9572, "feature")
+    score, signals = score_pr(snap, tags, ReportPolicy())
+    reasons = key_reasons(snap, tags, signals)
+    assert reasons[0] == "default_change"
+    without = score_pr(snap, tags.model_copy(update={"digest": None}), ReportPolicy())[0]
+    assert score - without >= 2.0
+
+
+def test_code_brought_in_or_beside_the_product_counts_as_less_than_its_size():
+    ported, migrated, own = real(9363, "bugfix"), real(11626, "feature"), real(8308, "performance")
+    assert sized_lines(*ported) < _LARGE_LINES <= ported[0].additions
+    assert sized_lines(*migrated) < _LARGE_LINES < migrated[0].additions
+    assert sized_lines(*own) >= _LARGE_LINES
+    # "large" is the project's own code: #9363 is no large change, reduce sampling is
+    assert "large" not in key_reasons(*ported, score_pr(*ported, ReportPolicy())[1])
+    assert "large" in key_reasons(*own, score_pr(*own, ReportPolicy())[1])
+    # a docs codegen framework under tools/ with its docs and tests: little code of the product
+    tooling = real(8368)
+    assert own_code_lines(*tooling) < _LARGE_LINES < tooling[0].additions
+    assert own_code_lines(*own) >= _LARGE_LINES
+
+
+def test_a_change_key_only_for_its_size_comes_after_every_change_with_a_reason():
+    big = ItemSpec(
+        1,
+        "pull_request",
+        at(1) - timedelta(hours=5),
+        merged=at(1),
+        title="[Misc] Reshape the scheduler internals",
+        additions=4000,
+        deletions=100,
+        files=("vllm_ascend/core/scheduler.py",),
+        risks=("core-change",),
+    )
+    small = [
+        ItemSpec(
+            10 + i,
+            "pull_request",
+            at(2) - timedelta(hours=5),
+            merged=at(2),
+            title=f"[Feature] Support option {i} for component {i}",
+            additions=30,
+            files=(f"vllm_ascend/feature{i}.py",),
+            categories=("feature",),
+        )
+        for i in range(3)
+    ]
+    s = summarize([*FILLER, big, *small])
+    keys = [k.item.number for k in s.key_prs]
+    # it scores highest, yet comes after the three features; it still fills the quota
+    assert keys[:4] == [10, 11, 12, 1]
+    assert s.key_prs[3].score > s.key_prs[0].score
+    assert s.key_prs[3].reasons == ("large", "core")
+
+
+def _risk(s, name):
+    return next((r for r in s.risks if r.risk == name), None)
+
+
+def test_a_tiny_core_change_without_tests_is_no_high_risk():
+    def change(lines: int) -> ItemSpec:
+        return ItemSpec(
+            1,
+            "pull_request",
+            at(1) - timedelta(hours=5),
+            merged=at(1),
+            title="[BugFix][Core] Fix schedule new_tokens near max_model_len",
+            additions=lines,
+            deletions=0,
+            files=("vllm_ascend/core/recompute_scheduler.py",),
+            risks=(("core-without-tests", "high"),),
+        )
+
+    assert _risk(summarize([*FILLER, change(1)]), "core-without-tests").severity == "medium"
+    assert _risk(summarize([*FILLER, change(40)]), "core-without-tests").severity == "high"
+
+
+def test_a_docs_change_carries_no_risk_of_code():
+    docs = ItemSpec(
+        1,
+        "pull_request",
+        at(1) - timedelta(hours=5),
+        merged=at(1),
+        title="[Doc]: remove --async-scheduling from configs and docs",
+        additions=0,
+        deletions=137,
+        files=("docs/source/tutorials/a.md", "tests/e2e/configs/b.yaml"),
+        risks=("concurrency-change/keyword", "large-change/file-count", "core-change"),
+    )
+    s = summarize([*FILLER, docs])
+    assert not {r.risk for r in s.risks if 1 in r.items}
+    # the same words on a change of code are its risk
+    code = ItemSpec(**{**docs.__dict__, "files": ("vllm_ascend/core/scheduler.py",)})
+    s = summarize([*FILLER, code])
+    assert {"concurrency-change", "core-change"} <= {r.risk for r in s.risks if 1 in r.items}

@@ -1785,11 +1785,15 @@ class _Writer:
         sentence = (effect or ("" if what_shown else self.fitted_what(item, CLIP_WHY))).rstrip(
             "。."
         )
-        tags = self.reasons_text(k, frozenset({"user_facing"}) if effect else frozenset())
+        tags = self.reasons_text(k)
+        if effect and "user_facing" not in k.reasons:
+            # the sentence is its user-facing section's: the tags say so
+            tags = m.t("list.semicolon").join(
+                x for x in (m.t("digest.user_facing_change"), tags) if x
+            )
         if not sentence:
             return tags
-        key = "why_key.for_users" if effect else "why_key.does"
-        said = m.t(key, text=m.t("quote.what", text=sentence))
+        said = m.t("quote.what", text=sentence)
         return m.t("why_key.with_tags", text=said, tags=tags) if tags else said
 
     def key_pr_explained(self, k: KeyPR) -> KeyPRRow:

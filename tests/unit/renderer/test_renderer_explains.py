@@ -121,9 +121,9 @@ def test_key_prs_say_what_they_do_and_why_they_were_picked_in_words() -> None:
     assert (
         rows[2].startswith("| [#10501](")
         and (
-            "| For users: New --model deepseek-v4 support (new model support; new hardware "
-            "support; measured results; leads the DeepSeek-V4 storyline) | Models | +1,800 / -120 "
-            "lines in 31 files |"
+            "| New --model deepseek-v4 support (user-facing change; new model support; new "
+            "hardware support; measured results; leads the DeepSeek-V4 storyline) | Models | "
+            "+1,800 / -120 lines in 31 files |"
         )
         in rows[2]
     )

@@ -215,10 +215,10 @@ def test_a_key_change_is_told_by_what_it_means_then_why_it_was_picked():
         for ln in section(en, "Key PR quick view").splitlines()
         if (m := re.match(r"\| #(\d+) ", ln))
     }
-    # what it means for users, then the selection's reasons (the sentence says user-facing)
+    # what it means for users, then the selection's reasons
     assert (
-        "| For users: The default graph mode is changed to FULL_AND_PIECEWISE which aligns to "
-        "upstream defaults (new feature; touches core paths) |"
+        "| The default graph mode is changed to FULL_AND_PIECEWISE which aligns to "
+        "upstream defaults (new feature; user-facing change; touches core paths) |"
     ) in rows[9572]
     # a change with no user-facing sentence: what it does, told once (here, not beside the title)
     assert (
@@ -229,8 +229,8 @@ def test_a_key_change_is_told_by_what_it_means_then_why_it_was_picked():
     assert "operator layout (large change) |" in rows[9363]
     assert en.count("Ports the mixed precision") == 1
     zh_rows = [ln for ln in section(zh, "重点 PR 速览").splitlines() if ln.startswith("| #9572")]
-    assert "| 对用户：「The default graph mode is changed to" in zh_rows[0]
-    assert "」（新功能；涉及核心路径） |" in zh_rows[0]
+    assert "| 「The default graph mode is changed to" in zh_rows[0]
+    assert "」（新功能；面向用户的变更；涉及核心路径） |" in zh_rows[0]
 
 
 def test_what_section_2_and_3_leave_out_is_said_by_kind():

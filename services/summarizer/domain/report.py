@@ -1126,6 +1126,14 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
 _MENTION = re.compile(r"(?<![\w/&])#(\d{1,7})\b")
 
 
+# a change named as what this one needs or resembles, not as what it fixes (real #7158 "It
+# depends on https://…/pull/7144 and https://…/pull/7148", "the same way as #5472")
+_BUILDS_ON = re.compile(
+    r"(?i)\b(?:depend\w*|based\s+on|on\s+top\s+of|requir\w*|blocked\s+by|builds?\s+on|"
+    r"same\s+(?:way|as)|similar\w*|like|as\s+in|cherry-?pick\w*|backport\w*)\b[^.\n]*$"
+)
+
+
 def _own_code(item: StoryItem) -> set[str]:
     return {f for f in item.files if file_kind(f) is None and "test" not in f.lower()}
 
@@ -1168,8 +1176,12 @@ def fix_up_links(
         item = items.get(source)
         if item is None or role_of(item) != "fix" or not body:
             continue
-        named = {int(m.group(1)) for m in _MENTION.finditer(body)}
-        named |= {int(m.group(1)) for m in url.finditer(body)}
+        named = {
+            int(m.group(1))
+            for rx in (_MENTION, url)
+            for m in rx.finditer(body)
+            if not _BUILDS_ON.search(body, max(0, m.start() - 80), m.start())
+        }
         for target in sorted(named):
             if (
                 (source, target) not in out

@@ -107,3 +107,10 @@ def test_a_burst_says_how_many_of_the_lines_fixes_it_holds():
     fixes = {m.number for m in line.items if m.role == "fix"}
     assert burst.of_fixes == len(fixes | set(burst.items[1:]))
     assert burst.of_fixes >= len(burst.items) - 1
+
+
+def test_a_change_a_fix_depends_on_is_no_change_it_fixes():
+    # real #7158 "Fixed the problem of drafter crashed in FULL mode … It depends on
+    # https://…/pull/7144 and https://…/pull/7148" shares model_runner_v1.py with #7144
+    s = summarize([*FILLER, real(7144, 0.2, ("bugfix",)), real(7158, 0.2 + gap(7144, 7158))])
+    assert not chains(s)

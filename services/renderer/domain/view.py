@@ -425,6 +425,7 @@ class _Writer:
         self.repo_url = combined_repo_url(s)
         self.keys = frozenset(k.item.number for k in s.key_prs)
         self.said_whats: set[int] = set()  # changes a highlight told with their own sentence
+        self.said_effects: set[int] = set()  # ... or with their user-facing sentence
 
     # ------------------------------------------------------------ helpers
 
@@ -795,6 +796,8 @@ class _Writer:
         # no what-sentence fits: what it means for users says it (2026-W22's #9572 was told by
         # "new feature; user-facing change; touches core paths"), else why it was picked
         effect = "" if what else self.user_effect(item, CLIP_HIGHLIGHT)
+        if effect:
+            self.said_effects.add(item.number)
         text = m.t("quote.what", text=what or effect) if what or effect else self.reasons_text(k)
         return Bullet(text, head=head, lines=(Line(link(item), ""),), key=f"pr:{item.number}")
 
@@ -1631,8 +1634,12 @@ class _Writer:
         if not outside:
             return tuple(themes)
         m = self.m
+        # each with why it matters (its user-facing sentence) before why it was picked: tags
+        # alone said nothing of 2026-W22's #9572, whose what-sentence the highlight told
         lines = [
-            self.explained_line(k.item, (self.reasons_text(k),) if k.reasons else ())
+            self.explained_line(
+                k.item, (self.why_key(k, what_shown=True, in_body=True),) if k.reasons else ()
+            )
             for k in outside[:MAX_THEME_PRS]
         ]
         other = ThemeView(
@@ -1775,13 +1782,16 @@ class _Writer:
         said = fit_sentence(text, CLIP_WHY if limit is None else limit)
         return _capitalised(said.rstrip(" .。;；,，:："))
 
-    def why_key(self, k: KeyPR, what_shown: bool) -> str:
+    def why_key(self, k: KeyPR, what_shown: bool, in_body: bool = False) -> str:
         """Why a key change matters, in words, before why it was picked: what it means for users
         (its user-facing sentence), else — when its row does not show it already — what it does;
         the selection's reasons follow as a short second part ("new feature; touches core
         paths" alone said nothing of the change: 2026-W22's quick view)."""
         m, item = self.m, k.item
-        effect = self.user_effect(item)
+        # (the body does not tell again a sentence a highlight told; the quick view, a summary
+        # of the key changes, may)
+        said = in_body and item.number in self.said_effects
+        effect = "" if said else self.user_effect(item)
         sentence = (effect or ("" if what_shown else self.fitted_what(item, CLIP_WHY))).rstrip(
             "。."
         )

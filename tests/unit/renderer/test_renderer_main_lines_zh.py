@@ -228,6 +228,10 @@ def test_a_key_change_is_told_by_what_it_means_then_why_it_was_picked():
     )
     assert "operator layout (large change) |" in rows[9363]
     assert en.count("Ports the mixed precision") == 1
+    # section 2 does not tell again what the highlight said: its reasons there
+    themes = section(en, "2. Key changes by theme")
+    assert "_new feature; user-facing change; touches core paths_" in themes
+    assert "The default graph mode" not in themes
     zh_rows = [ln for ln in section(zh, "重点 PR 速览").splitlines() if ln.startswith("| #9572")]
     assert "| 「The default graph mode is changed to" in zh_rows[0]
     assert "」（新功能；面向用户的变更；涉及核心路径） |" in zh_rows[0]
@@ -327,3 +331,29 @@ def test_a_change_told_by_a_title_phrase_is_quoted_in_chinese_a_name_is_not():
         head = subject[0].upper() + subject[1:]
         assert (f"- 「{head}」：#10301 引入" in zh) is quoted, subject
         assert (f"- {head}：#10301 引入" in zh) is not quoted, subject
+
+
+def test_a_key_change_told_by_its_what_in_a_highlight_says_what_it_means_in_section_2():
+    """2026-W22: the highlight of #9572 says what it is ("This is the initial support of
+    FULL_AND_PIECEWISE"); section 2 then says what it means for users before why it was picked,
+    not the tags alone."""
+    short = FULL_AND_PIECEWISE.model_copy(
+        update={
+            "digest": FULL_AND_PIECEWISE.digest.model_copy(
+                update={"what": "This is the initial support of FULL_AND_PIECEWISE."}
+            )
+        }
+    )
+    base = with_keys()
+    keys = tuple(
+        k.model_copy(update={"item": short}) if k.item.number == 9572 else k for k in base.key_prs
+    )
+    en = text_of(base.model_copy(update={"key_prs": keys}), "en")
+    assert "FULL_AND_PIECEWISE`**: This is the initial support of FULL_AND_PIECEWISE — #9572" in (
+        section(en, "Highlights").replace("\\`", "`")
+    )
+    themes = section(en, "2. Key changes by theme")
+    assert (
+        "_The default graph mode is changed to FULL_AND_PIECEWISE which aligns to upstream "
+        "defaults (new feature; user-facing change; touches core paths)_"
+    ) in themes

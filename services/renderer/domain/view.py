@@ -927,13 +927,18 @@ class _Writer:
             paras[0] += m.t("list.sentence") + m.t(
                 key, added=num(c.lines_added), removed=num(c.lines_removed), net=num(abs(net))
             )
-            if split := self.lines_split():
+            split = self.lines_split()
+            if split:
                 paras[0] = paras[0].rstrip("。.") + split
             biggest = self.biggest_change(net)
             if biggest is not None:
                 item, lines = biggest
-                paras[0] = paras[0].rstrip("。.") + m.t(
-                    "summary.lines_mostly_removed" if net < 0 else "summary.lines_mostly_added",
+                # after the split, a sentence of its own (not one more kind of the list)
+                key = "summary.lines_alone" if split else "summary.lines_mostly"
+                paras[0] = (
+                    paras[0] + m.t("summary.alone_sep") if split else paras[0].rstrip("。.")
+                ) + m.t(
+                    f"{key}_removed" if net < 0 else f"{key}_added",
                     number=link(item).label,
                     title=m.t("quote.title", text=_whole(item.title)),
                     lines=num(lines),

@@ -1784,6 +1784,9 @@ class _Writer:
         if d is None or d.user_facing != "yes" or not d.user_facing_text.strip():
             return ""
         text = short_refs(" ".join(d.user_facing_text.split()), self.s.repo)
+        # its first sentence: what follows often takes it back ("It does not change an existing
+        # public CLI or API", real #13009)
+        text = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
         said = fit_sentence(text, CLIP_WHY if limit is None else limit)
         return _capitalised(said.rstrip(" .。;；,，:："))
 

@@ -1542,13 +1542,20 @@ def _said_risks(t: _Tally, story: _Story, told: set[int]) -> list[Incident]:
 
 # a file of tests or of configuration (a CI list, a test's baseline YAML)
 _CONFIG_FILE = re.compile(r"(?i)\.(?:ya?ml|json|toml|ini|cfg|conf|txt)$")
+# a title that comes back to a test: fixes, restores or re-enables it, or updates its baseline
+# (real #9704 "[CI]fix dflash test"; not #4800 "[CI]cleanup e2e test", which renamed tests)
+_CAME_BACK = re.compile(
+    r"(?i)\b(?:fix\w*|re-?enabl\w*|restor\w*|un-?skip\w*|recover\w*|revert\w*|baselines?|"
+    r"bring\w*\s+back|turn\w*\s+(?:\w+\s+)?back\s+on)\b"
+)
 
 
 def followed_by(number: int, t: _Tally, story: _Story) -> tuple[int, ...]:
     """The window's later changes that touched the same test or configuration files as `number`
-    (#9681 skipped a DFlash test; #9704 updated that test's baseline the next day): a loosened
-    check or a temporary measure someone came back to. A file a fifth of the window's changes
-    touch (a CI list, the platform file) is no evidence."""
+    and whose titles say they fix, restore or re-enable something (#9681 skipped a DFlash test;
+    "[CI]fix dflash test", #9704, updated that test's baseline the next day): a loosened check
+    or a temporary measure someone came back to. A file a fifth of the window's changes touch
+    (a CI list, the platform file) is no evidence."""
     items = story.items
     it = items.get(number)
     if it is None or it.merged_at is None:
@@ -1571,6 +1578,7 @@ def followed_by(number: int, t: _Tally, story: _Story) -> tuple[int, ...]:
                 and (at := items[n].merged_at) is not None
                 and at > it.merged_at
                 and mine & set(items[n].files)
+                and _CAME_BACK.search(items[n].title)
             ),
             items,
         )

@@ -316,24 +316,31 @@ class LineWatch:
     """The lines a child process writes to an asyncio StreamReader (its stdout or stderr),
     read as they come; `line(pattern)` waits for the first (new or past) line matching."""
 
-    def __init__(self, reader: asyncio.StreamReader, echo: Callable[[str], None] | None = None):
+    def __init__(self, reader: asyncio.StreamReader) -> None:
         self.lines: list[str] = []
         self.closed = False
         self.changed = Signal()
-        self._echo = echo
         self._task = asyncio.create_task(self._read(reader))
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
+        # chunks, not readline(): a line past the reader's limit must not stop the reading (a
+        # child blocks once the pipe it writes to is full)
+        rest = b""
         try:
-            while raw := await reader.readline():
-                line = raw.decode(errors="replace").rstrip("\n")
-                self.lines.append(line)
-                if self._echo is not None:
-                    self._echo(line)
-                self.changed.notify()
+            while chunk := await reader.read(65536):
+                *complete, rest = (rest + chunk).split(b"\n")
+                for raw in complete:
+                    self._add(raw)
+            if rest:
+                self._add(rest)
         finally:
             self.closed = True
             self.changed.notify()
+
+    def _add(self, raw: bytes) -> None:
+        line = raw.decode(errors="replace")
+        self.lines.append(line)
+        self.changed.notify()
 
     def find(self, pattern: str) -> str | None:
         rx = re.compile(pattern)

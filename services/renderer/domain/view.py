@@ -95,8 +95,8 @@ MAX_CHANGED = 8
 EXCERPT_DISCUSSION = 280
 # changes that are no code of the project: a line made only of them is no main line of the work
 SUPPORT_ROLES = frozenset({"docs", "ci", "test"})
-SUPPORT_KINDS = frozenset({"docs", "ci", "platform-ci", "test", "tests"})
-FIX_KINDS = frozenset({"bugfix", "refactor"})  # a fix or clean-up of docs or CI is still no code
+CI_KINDS = frozenset({"ci", "platform-ci"})
+DOC_TEST_KINDS = frozenset({"docs", "test", "tests"})
 
 
 @dataclass(frozen=True)
@@ -670,8 +670,17 @@ class _Writer:
             parts.append(m.t("lead.focus", modules=m.join([self.module(t.module) for t in tops])))
         if news := self.news_line():
             parts.append(news)
+        # (a day against the day before is no trend: 2026-07-09's "Kernels rose most: 8 items, 8
+        # more" after a quiet day; a week or a month keeps it)
         rising = sorted(
-            (t for t in s.modules if t.trend in ("up", "new") and t.delta > 0 and not t.fallback),
+            (
+                t
+                for t in s.modules
+                if t.trend in ("up", "new")
+                and t.delta > 0
+                and not t.fallback
+                and s.window.kind != "day"
+            ),
             key=lambda t: (-t.delta, t.module),
         )
         if rising:
@@ -1668,15 +1677,12 @@ class _Writer:
 
     def support_only(self, st: Storyline) -> bool:
         """Whether every change of a line is docs, CI or tests: by its role in the line, or by its
-        kinds — a fix of the docs or of a CI job ("[DOC] Fix wrong CN translate": docs, bugfix,
-        platform-ci) is still no code."""
+        kinds (`_support_item`) — a fix of the docs or of a CI job ("[DOC] Fix wrong CN
+        translate": docs, bugfix, platform-ci) is still no code."""
 
         def support(number: int, role: str) -> bool:
-            if role in SUPPORT_ROLES:
-                return True
             item = self.items.get(number)
-            kinds = set(item.categories) if item is not None else set()
-            return bool(kinds & SUPPORT_KINDS) and kinds <= SUPPORT_KINDS | FIX_KINDS
+            return role in SUPPORT_ROLES or (item is not None and _support_item(item))
 
         return bool(st.items) and all(support(i.number, i.role) for i in st.items)
 
@@ -2691,6 +2697,16 @@ def _topic_items(s: SummaryData, w: _Writer, module: str, taken: set[int]) -> li
     return [i.number for i in found]
 
 
+def _support_item(item: ItemRef) -> bool:
+    """A change of CI, docs or tests only, by its kinds: any CI change ("[CI] Add ci gate job",
+    a test run made faster: platform-ci), or docs and tests alone or cleaned up; a feature or a
+    fix that comes with tests ("feature, test": real #11451) is code."""
+    kinds = set(item.categories)
+    if kinds & CI_KINDS:
+        return True
+    return bool(kinds & DOC_TEST_KINDS) and kinds <= DOC_TEST_KINDS | {"refactor"}
+
+
 def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     """Hot topics and trends of the day: storylines when there are any, else module trends."""
     out = []
@@ -2713,27 +2729,42 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             )
         )
     # then the busiest modules no topic above covers, two changes at least (a day of few named
-    # lines had one topic where seed 003 has four; one PR is no topic)
+    # lines had one topic where seed 003 has four; one PR is no topic); by their size — the
+    # day before is no baseline to rank or tell a day by (2026-07-09: "This area was quiet in
+    # the previous window" beside a quiet day of CI and docs)
     covered = {n for st in s.storylines[:MAX_TOPICS] for n in (it.number for it in st.items)}
+
+    def support_module(t: ModuleTrend) -> bool:
+        own = [i for i in w.items.values() if t.module in i.modules and i.merged and not i.bot]
+        return bool(own) and all(_support_item(i) for i in own)
+
     mods = sorted(
         (
             t
             for t in s.modules
             if not t.fallback and t.total >= 2 and not set(t.representative) <= covered
         ),
-        key=lambda t: (-(t.delta if t.trend in ("up", "new") else 0), -t.total, t.module),
+        # the modules of code first, then those of CI, docs or tests
+        key=lambda t: (support_module(t), -t.total, t.module),
     )
-    for t in mods[: MAX_TOPICS - len(out)]:
+    for t in mods:
+        if len(out) >= MAX_TOPICS:
+            break
+        numbers = _topic_items(s, w, t.module, covered) or list(t.representative)
+        if not support_module(t):
+            # a module of code is told by its code: a CI job or a test list tagged with it is
+            # no work of the module (2026-07-09's MoE: #11528, #11087); none left, no topic
+            numbers = [n for n in numbers if n not in w.items or not _support_item(w.items[n])]
+            if not numbers:
+                continue
         text = m.tn(
             "topics.module" + ("_merged" if t.merged == t.total else ""),
             t.total,
             total=num(t.total),
             merged=num(t.merged),
         )
-        if t.trend != "flat" and (t.previous_total or t.trend == "new"):
-            text += m.t("list.sentence") + w.trend_sentence(t).rstrip("。.")
-        numbers = _topic_items(s, w, t.module, covered) or list(t.representative)
-        covered |= set(numbers)
+        # (the changes the topic names by title are its own; the others stay for another topic)
+        covered |= set(numbers[:MAX_TOPIC_TITLED])
         out.append(
             Bullet(
                 text,

@@ -357,3 +357,69 @@ def test_a_key_change_told_by_its_what_in_a_highlight_says_what_it_means_in_sect
         "_The default graph mode is changed to FULL_AND_PIECEWISE which aligns to upstream "
         "defaults (new feature; user-facing change; touches core paths)_"
     ) in themes
+
+
+# ---------------------------------------------------------------- a day's hot topics
+
+# real 2026-07-09 changes with the kinds the classifier gave them: (number, kinds, support?)
+KINDS = [
+    (11528, ("platform-ci", "performance", "test"), True),  # Optimize 310P E2E test duration
+    (11087, ("feature", "test", "platform-ci"), True),  # Add new models for moe lora e2e tests
+    (11652, ("docs", "bugfix", "platform-ci"), True),  # Fix wrong CN translate
+    (11654, ("refactor", "docs"), True),  # Clean up uesless babel tip in po
+    (11541, ("test", "platform-ci"), True),  # Modify the 310p configuration file
+    (11451, ("feature", "test"), False),  # Enable c8_enable_reshape_optim for A5 and add ut
+    (10977, ("feature",), False),  # Support LoRA with unquantified MoE models
+    (11282, ("bugfix",), False),  # Split unquant fused MC2 weights
+    (11462, ("platform-ci", "performance", "test"), True),  # optimize e2e test of test_uva.py
+]
+
+
+@pytest.mark.parametrize("number,kinds,support", KINDS)
+def test_a_change_of_ci_docs_or_tests_only_is_told_apart_from_code(number, kinds, support):
+    from services.renderer.domain.view import _support_item
+
+    assert _support_item(pr(number, "t", "a", categories=kinds)) is support
+
+
+def test_a_day_is_not_compared_with_the_day_before_and_a_module_is_told_by_its_code():
+    """2026-07-09: "Activity rose most in Kernels: 8 items, 8 more than the previous window" and
+    "MoE (… This area was quiet in the previous window …): #11528 Optimize 310P E2E test
+    duration; #11087 Add new models for moe lora e2e tests"."""
+    from .samples import daily_summary
+
+    s = daily_summary()
+    moe = [t for t in s.modules if t.module == "moe"][0]
+    ci = (
+        pr(
+            11528,
+            "[CI][310p]: Optimize 310P E2E test duration",
+            "a",
+            modules=("moe",),
+            categories=KINDS[0][1],
+            additions=5000,  # the biggest of the module: first by size
+        ),
+        pr(
+            11087,
+            "[Misc] Add new models for moe lora e2e tests.",
+            "b",
+            modules=("moe",),
+            categories=KINDS[1][1],
+            additions=4000,
+        ),
+    )
+    merged = (
+        tuple(i.model_copy(update={"merged_at": s.window.start}) for i in ci)
+        + s.appendix.merged_prs
+    )
+    s = s.model_copy(update={"appendix": s.appendix.model_copy(update={"merged_prs": merged})})
+    for lang in ("en", "zh-CN"):
+        text = text_of(s, lang)
+        assert "rose most" not in text and "增加最多" not in text
+        topics = section(text, "2.")
+        assert (
+            "previous window" not in topics and "上一窗口" not in topics and "上升到" not in topics
+        )
+        # the MoE topic names MoE code, never the CI job or the test list tagged MoE
+        assert "#11528" not in topics and "#11087" not in topics
+        assert moe.total >= 2

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from shared.events.enriched import REASON_WORDS, Claim, Digest, Reference
 
+from .prefilter import literal_gate
 from .said import OPEN_WORK, default_change_of, interface_of, next_steps_of
 
 MAX_TEXT = 240  # characters of a text field, before the "…" of a cut
@@ -355,6 +356,8 @@ _SENT_END = re.compile(
 
 def _sentence_ends(text: str) -> list[int]:
     """Where each sentence of `text` ends (the last one at len(text))."""
+    if "." not in text and "!" not in text and "?" not in text and text.isascii():
+        return [len(text)]  # no mark ends a sentence: one, the whole text
     ends: list[int] = []
     for m in _SENT_END.finditer(text):
         end = m.end()
@@ -678,7 +681,7 @@ def _what_lead(text: str, breaks: tuple[int, ...] = ()) -> str:
         if (
             not second.endswith((":", "："))
             and _PROCESS.match(second) is None
-            and OPEN_WORK.search(second) is None
+            and not (_may_admit(second) and OPEN_WORK.search(second))
         ):
             return text[start : ends[1]].strip()
     return clip(first)
@@ -852,10 +855,14 @@ _JOIN_TAIL = re.compile(
 )
 
 
+# (its literals first: the expression, tried at every character, costs ~10 µs a description)
+_may_admit = literal_gate(OPEN_WORK)
+
+
 def _admits(text: str) -> int:
     """Where the first sentence of `text` starts to admit what is left open (`OPEN_WORK`), -1
     when it does not: that is a plan or unfinished work, not what the change does."""
-    o = OPEN_WORK.search(text)
+    o = OPEN_WORK.search(text) if _may_admit(text) else None
     if o is None or o.start() > _sentence_ends(text)[0]:
         return -1
     return o.start()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import re._constants as sre_constants  # the standard library's regex parser (no public API)
 import re._parser as sre_parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import cast
 
 _MIN_LITERAL = 3  # shorter literals are in most texts: not worth a test
@@ -60,6 +60,33 @@ def required_literals(rx: re.Pattern[str]) -> frozenset[str] | None:
         return None
     # "default" in the text is implied by "by default": keep the shorter one
     return frozenset(s for s in literals if not any(o != s and o in s for o in literals))
+
+
+def literal_gate(rx: re.Pattern[str]) -> Callable[[str], bool]:
+    """A test of a text that is False only where `rx` cannot match it: none of its required
+    literals is there (compared in lower case on ASCII text when `rx` ignores case, where that is
+    what ignoring case means; any other text passes, the search decides)."""
+    literals = required_literals(rx)
+    if literals is None:
+        return _always
+    if not rx.flags & re.IGNORECASE:
+        exact = tuple(literals)
+        return lambda text: any(s in text for s in exact)
+    if not all(s.isascii() for s in literals):
+        return _always
+    lower = tuple(s.lower() for s in literals)
+
+    def may_match(text: str) -> bool:
+        if not text.isascii():
+            return True
+        low = text.lower()
+        return any(s in low for s in lower)
+
+    return may_match
+
+
+def _always(text: str) -> bool:
+    return True
 
 
 class RegexGate:

@@ -8,7 +8,8 @@ import random
 import re
 
 from services.classifier.domain.globs import GlobTable, compile_glob
-from services.classifier.domain.prefilter import RegexGate, required_literals
+from services.classifier.domain.prefilter import RegexGate, literal_gate, required_literals
+from services.classifier.domain.said import OPEN_WORK
 
 from .factory import builtin
 
@@ -59,6 +60,25 @@ def test_a_regex_gate_never_rules_out_a_match():
         for owner, rx in enumerate(compiled):
             if rx.search(text):
                 assert owner in hits, (rx.pattern, text)
+
+
+def test_a_literal_gate_never_rules_out_a_match():
+    # the digest's gate before OPEN_WORK (issue #18 item 6), the rule regexes as they are
+    # written (case matters) and ignoring case
+    regexes = [OPEN_WORK] + [re.compile(r, f) for r in REGEXES for f in (0, re.IGNORECASE)]
+    pieces = PIECES + ["there are", " to be ", "Known", "issues", "remain", "left", "OPEN"]
+    gates = [literal_gate(rx) for rx in regexes]
+    rnd = random.Random(5)
+    ruled_out = 0
+    for _ in range(3000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randrange(8)))
+        for rx, may_match in zip(regexes, gates):
+            if rx.search(text):
+                assert may_match(text), (rx.pattern, text)
+            ruled_out += not may_match(text)
+    assert ruled_out  # (the gates do rule texts out)
+    assert not literal_gate(OPEN_WORK)("x" * 400)
+    assert literal_gate(re.compile(r"^\w+!:"))("x" * 400)  # no literal: every text may match
 
 
 def test_literals_are_what_every_match_contains():

@@ -76,6 +76,7 @@ from .storylines import (
     resolve_links,
     role_of,
     takes_out,
+    terms_of,
     upgrade_target,
 )
 
@@ -1363,6 +1364,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                 )
             )
     out.extend(_upgrade_fallout(t, story, policy))
+    out.extend(_repeated_fixes(t, story, inp, {n for i in out for n in i.items}))
     # (a fix that also reverts another change, real #5093, is told as that change's revert and
     # may still be a fix-up of a third)
     out.extend(
@@ -1923,6 +1925,99 @@ def _fix_bursts(
             )
         )
     return out
+
+
+REPEATED_FIXES = 4  # fixes of one file over this window and the previous to be instability
+REPEATED_HERE = 2  # ... of them in this window
+
+
+def _repeated_fixes(t: _Tally, story: _Story, inp: WindowInput, told: set[int]) -> list[Incident]:
+    """One file fixed again and again, with no change to follow (2026-07-08/09: the docs
+    translation scripts were fixed four times on the 8th and three times on the 9th — "Fix doc
+    translate workflow" twice, "Fix wrong CN translate", "Fix CN doc problem", "Fix po translate
+    bug" — none naming another): REPEATED_FIXES changes titled as fixes, within FIXUP_HOURS over
+    this window and the previous one, touch one file of code or CI scripts (not docs, not a
+    package's __init__), REPEATED_HERE of them in this window, and fixes are most of the changes
+    of that file in both windows (a busy file many features touch is no unstable one). An instability with every
+    item fixed, subject the file's name; fixes another incident tells are left out."""
+    items = story.items
+    since = inp.previous.start
+    both = [
+        n
+        for n, it in items.items()
+        if it.merged_at is not None
+        and since <= it.merged_at < t.window.end
+        and it.kind == "pull_request"
+        and not it.bot
+    ]
+    per_file = Counter(f for n in both for f in set(items[n].files))
+    fixes_of: dict[str, list[int]] = defaultdict(list)
+    for n in both:
+        it = items[n]
+        if n in told or role_of(it) == "revert" or not _FIX_TITLE.search(it.title):
+            continue
+        for f in set(it.files):
+            if file_kind(f) in ("docs", "test") or f.endswith("__init__.py"):
+                continue
+            fixes_of[f].append(n)
+    out: list[Incident] = []
+    covered: set[int] = set()
+    ranked = sorted(fixes_of.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    for path, all_fixes in ranked:
+        if len(all_fixes) * 2 < per_file[path]:
+            continue
+        # the most fixes within FIXUP_HOURS of the first of them: a hub file fixed now and then
+        # over two weeks for unrelated reasons is no burst (2026-W17: model_runner_v1.py)
+        ordered = _merged_order(all_fixes, items)
+        fixes: list[int] = []
+        for k, n in enumerate(ordered):
+            start = items[n].merged_at
+            span = [
+                m
+                for m in ordered[k:]
+                if start is not None
+                and (at := items[m].merged_at) is not None
+                and at - start <= timedelta(hours=FIXUP_HOURS)
+            ]
+            if len(span) > len(fixes):
+                fixes = span
+        here = [n for n in fixes if n in t.merged_prs]
+        if (
+            len(fixes) < REPEATED_FIXES
+            or len(here) < REPEATED_HERE
+            or len(set(fixes) & covered) * 2 >= len(fixes)
+            or not _fix_the_same(fixes, items, inp)
+        ):
+            continue
+        order = _merged_order(fixes, items)
+        covered |= set(fixes)
+        first = items[order[0]].merged_at
+        out.append(
+            Incident(
+                kind="instability",
+                items=tuple(order),
+                roles=("fixed",) * len(order),
+                subject=path.rsplit("/", 1)[-1],
+                across_windows=first is not None and first < t.window.start,
+            )
+        )
+    return out
+
+
+RARE_TERM_SHARE = 0.01  # a term in at most this share of the history's titles names a thing
+
+
+def _fix_the_same(fixes: Sequence[int], items: Mapping[int, StoryItem], inp: WindowInput) -> bool:
+    """Whether more than half of the fixes name one thing in their titles: a term rare in the
+    history ("translate", in 10 of 4,734 titles: "Fix doc translate workflow", "Fix wrong CN
+    translate", "Fix po translate bug"); unrelated fixes of a hub file share none ("PD", "mode")."""
+    bound = RARE_TERM_SHARE * inp.history_items
+    named: Counter[str] = Counter()
+    for n in fixes:
+        named.update(
+            term for term in terms_of(items[n].title) if inp.term_counts.get(term, 0) <= bound
+        )
+    return any(c * 2 > len(fixes) for c in named.values())
 
 
 def _user_facing_removals(t: _Tally, story: _Story) -> list[Incident]:
@@ -2552,13 +2647,18 @@ def _incident_follow_ups(
         if first is None:
             continue
         if inc.kind == "instability" and len(inc.items) >= 3 and inc.roles[-1:] != ("relanded",):
+            # (a file fixed again and again was never added in the window: say what happened)
+            done = (
+                f"fixed {len(inc.items)} times within days; find the cause before fixing it again"
+                if set(inc.roles) == {"fixed"}
+                else "added, fixed and reverted within days; settle the design before building on it"
+            )
             out.append(
                 FollowUp(
                     kind="instability",
                     item=first,
                     items=inc.items,
-                    reason=f"{inc.subject}: added, fixed and reverted within days; "
-                    "settle the design before building on it",
+                    reason=f"{inc.subject}: {done}",
                 )
             )
         elif inc.kind == "fix_burst":

@@ -2602,6 +2602,15 @@ def _follow_ups(
     return unique
 
 
+def _fixes_of(inc: Incident) -> str:
+    """A burst's fixes, counted as its line counts them: "8 of its 9 fixes" (of_fixes, 0 in
+    older summaries, else the burst's own) — never two counts of one line apart."""
+    fixes = len(inc.items) - 1
+    if inc.of_fixes > fixes:
+        return f"{fixes} of its {inc.of_fixes} fixes"
+    return f"{fixes} fixes"
+
+
 def _incident_follow_ups(
     incidents: Sequence[Incident], inp: WindowInput, story: _Story | None
 ) -> list[FollowUp]:
@@ -2667,7 +2676,7 @@ def _incident_follow_ups(
                     kind="fix_burst",
                     item=first,
                     items=inc.items[1:],
-                    reason=f"stabilise {inc.subject}: {len(inc.items) - 1} fixes followed "
+                    reason=f"stabilise {inc.subject}: {_fixes_of(inc)} followed "
                     f"#{inc.items[0]}; cover what they fixed with tests before building on it",
                 )
             )

@@ -117,3 +117,23 @@ def test_a_change_a_fix_depends_on_is_no_change_it_fixes():
     # https://…/pull/7144 and https://…/pull/7148" shares model_runner_v1.py with #7144
     s = summarize([*FILLER, real(7144, 0.2, ("bugfix",)), real(7158, 0.2 + gap(7144, 7158))])
     assert not chains(s)
+
+
+def test_a_bursts_follow_up_counts_its_fixes_as_the_line_does():
+    # one more fix of the line, days later and of other code: the line counts it, the burst
+    # does not — the follow-up says "7 of its 8 fixes", as the line's "8 fixes" and the burst's 7
+    late = replace(
+        DSV4_FIXES[0],
+        number=9990,
+        files=("vllm_ascend/quantization/w8a8_other.py",),
+        merged=at(6.2),
+        opened=at(6.2) - timedelta(hours=5),
+    )
+    s = summarize([*FILLER, SUPPORT, *DSV4_FIXES, *OTHER_DSV4, late])
+    (burst,) = bursts(s)
+    line = next(st for st in s.storylines if 9270 in {i.number for i in st.items})
+    assert 9990 in {m.number for m in line.items} and 9990 not in burst.items
+    fixes = len(burst.items) - 1
+    assert burst.of_fixes == fixes + 1
+    (follow,) = [f for f in s.follow_ups if f.kind == "fix_burst"]
+    assert f"{fixes} of its {fixes + 1} fixes followed #9270" in follow.reason

@@ -89,7 +89,21 @@ def _ack_kind(data: bytes) -> str:
     return data.decode(errors="replace")
 
 
-class AckWatch:
+class _Subscribed:
+    """A watch that holds one subscription until `stop()`."""
+
+    _sub: Any = None
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            sub, self._sub = self._sub, None
+            try:
+                await sub.unsubscribe()
+            except Exception:  # noqa: BLE001 - a closed connection has no subscription left
+                pass
+
+
+class AckWatch(_Subscribed):
     """The acks, naks, terms and in-progress notes sent for one durable's messages.
 
     `counts` by kind ("ack", "nak", "term", "progress"); `settled`: the stream sequences acked or
@@ -169,14 +183,6 @@ class AckWatch:
                 f"{what}: {info.num_pending} pending, {info.num_ack_pending} unacknowledged",
             )
 
-    async def stop(self) -> None:
-        if self._sub is not None:
-            sub, self._sub = self._sub, None
-            try:
-                await sub.unsubscribe()
-            except Exception:  # noqa: BLE001 - a closed connection has no subscription left
-                pass
-
 
 class DeliveryWatch:
     """The messages the server delivers to one durable pull consumer, whoever pulls: each pull
@@ -212,7 +218,7 @@ class DeliveryWatch:
             self.changed.notify()
 
 
-class StreamWatch:
+class StreamWatch(_Subscribed):
     """How many messages a stream holds, told as each new one is stored: `messages` (those at
     subscription time from stream_info, then +1 per new one, deduplicated repeats never arrive)
     and `subjects`, the subjects of the new ones in order."""
@@ -265,14 +271,6 @@ class StreamWatch:
 
     async def at_least(self, n: int, timeout: float, what: str) -> None:
         await self.until(lambda w: w.messages >= n, timeout, what)
-
-    async def stop(self) -> None:
-        if self._sub is not None:
-            sub, self._sub = self._sub, None
-            try:
-                await sub.unsubscribe()
-            except Exception:  # noqa: BLE001 - a closed connection has no subscription left
-                pass
 
 
 class Reconnects:

@@ -90,6 +90,8 @@ MAX_ROW_MODULES = 3  # modules named in a key-PR row
 MAX_TOPICS = 4  # hot topics and trends (daily)
 MAX_TOPIC_LINKS = 5
 MAX_ATTENTION = 5  # issues worth attention (daily)
+# one file fixed again and again: its span told in hours up to two days, else in days
+REFIXED_HOURS = 48
 FIXUP_HOURS = 72  # fixes within this many hours of a change are told as its fix-up chain
 MAX_CHANGED = 8
 EXCERPT_DISCUSSION = 280
@@ -1958,6 +1960,7 @@ class _Writer:
                         parts.append(self.m.t("list.comma"))
                     ref = self.ref(inc.items[0])
                     parts += [ref, " " + self.m.t("quote.subject", text=_whole(ref.title))]
+                    parts += self.followed(inc)
                 parts.append(self.m.t("lead.end"))
                 out.append(Bullet("", parts=tuple(parts), key=kind))
         return tuple(out)
@@ -2048,6 +2051,7 @@ class _Writer:
             # the title says what was loosened or dropped; open problems need the words
             if reason and inc.kind in ("unfinished", "loosened") and (said := _said(inc.reason)):
                 parts = parts + (m.t("incidents.removal_how", how=self.quote(said.rstrip(" .。"))),)
+            parts = parts + self.followed(inc)
             reason = False  # (said above, in its words)
         elif inc.kind == "fix_burst" and len(inc.items) >= 2:
             # "“Support DeepseekV4” (#9270, merged 2026-05-20) was followed by 7 fixes in the
@@ -2062,13 +2066,20 @@ class _Writer:
                 if days[0] == days[-1]
                 else m.t("incidents.fix_burst_dates", first=days[0], last=days[-1])
             )
+            # counted as its line counts its fixes: "8 of the 9 fixes in its line of work" when
+            # the line holds fixes of other code too (section 2 says the line's 9)
+            total = inc.of_fixes if inc.of_fixes > len(fixes) else 0
             parts = self.inline(
                 "incidents.fix_burst" + ("_span" if span else ""),
                 {"lead": [self.ref(lead)], "fixes": [self.ref(n) for n in fixes]},
                 title=m.t("quote.text", text=self.bare_title(lead)),
                 day=self.merged_day(lead) or "?",
-                count=num(len(fixes)),
-                line=self.burst_line(inc),
+                counted=m.t(
+                    "incidents.burst_fixes" + ("_of" if total else ""),
+                    count=num(len(fixes)),
+                    total=num(total),
+                    line=self.burst_line(inc),
+                ),
                 span=span,
             )
             if hours is not None:
@@ -2081,6 +2092,7 @@ class _Writer:
                     title=m.t("quote.text", text=self.bare_title(lead)),
                     count=num(len(fixes)),
                     hours=num(hours),
+                    of=m.t("incidents.fixup_of", total=num(total)) if total else "",
                 )
         elif inc.kind == "upgrade_fallout" and inc.items:
             roles = list(inc.roles) + [""] * (len(inc.items) - len(inc.roles))
@@ -2099,6 +2111,8 @@ class _Writer:
                 title=title,
                 fix_word=m.tn("incidents.fix_word", len(fixes)),
             )
+        elif refixed := self.refixed(inc):
+            parts = refixed
         else:
             roles = list(inc.roles) + ["other"] * (len(inc.items) - len(inc.roles))
             # told in the order it happened (the items are in merge order): "added in #1, fixed
@@ -2140,6 +2154,41 @@ class _Writer:
             text, links=links, key=f"{inc.kind}:{inc.items[0] if inc.items else ''}", parts=parts
         )
 
+    def followed(self, inc: Incident) -> tuple:
+        """The later changes of a loosened check's test or configuration files, after its line
+        (" (#9704 followed)"): the check was come back to; () when none was."""
+        if inc.kind != "loosened" or not inc.followed_by:
+            return ()
+        return self.inline("incidents.followed", {"items": [self.ref(n) for n in inc.followed_by]})
+
+    def refixed(self, inc: Incident) -> tuple:
+        """One file fixed again and again (an instability whose changes are all fixes, subject
+        the file's name): "detect_po_changes.py was fixed 5 times within 30 hours: #11597, …";
+        () for any other incident."""
+        if (
+            inc.kind != "instability"
+            or len(inc.items) < 2
+            or len(inc.roles) != len(inc.items)
+            or any(r != "fixed" for r in inc.roles)
+            or not inc.subject.strip()
+        ):
+            return ()
+        at = [getattr(self.items.get(n), "merged_at", None) for n in inc.items]
+        fields: dict[str, object] = {
+            "subject": self.shown_subject(_whole(inc.subject)),
+            "count": num(len(inc.items)),
+        }
+        key = "incidents.refixed"
+        known = [a for a in at if a is not None]
+        if len(known) == len(at):
+            seconds = (max(known) - min(known)).total_seconds()
+            hours = max(1, math.ceil(seconds / 3600))
+            if hours <= REFIXED_HOURS:
+                key, fields["hours"] = "incidents.refixed_hours", num(hours)
+            else:
+                key, fields["days"] = "incidents.refixed_days", num(math.ceil(seconds / 86400))
+        return self.inline(key, {"items": [self.ref(n) for n in inc.items]}, **fields)
+
     def bare_title(self, number: int) -> str:
         """An item's title without its [Tags] ("Support DeepseekV4")."""
         title = _whole(self.ref(number).title)
@@ -2178,9 +2227,14 @@ class _Writer:
             if ends and start is not None
             else None
         )
+        total = inc.of_fixes if inc is not None and inc.of_fixes > len(fixes) else 0
         fields = {
             "line": self.burst_line(inc) if inc is not None else "",
-            "count": num(len(fixes)),
+            "counted": (
+                m.t("follow_ups.fix_count_of", count=num(len(fixes)), total=num(total))
+                if total
+                else m.tn("follow_ups.fix_count", len(fixes), count=num(len(fixes)))
+            ),
             "number": f"#{f.item.number}",
             "title": m.t("quote.text", text=self.bare_title(f.item.number)),
         }
@@ -2836,6 +2890,13 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             )
         )
     for inc in s.incidents:
+        if refixed := w.refixed(inc):
+            # one file fixed again and again (2026-07-09: the docs translation scripts fixed five
+            # times over two days): how often and how fast, by the newest of its fixes
+            text = "".join(p if isinstance(p, str) else p.label for p in refixed)
+            last = inc.items[-1]
+            ranked.append((2, len(ranked), Bullet(text, links=(w.ref(last),), key=str(last))))
+            continue
         first = inc.items[0] if inc.items else None
         if first is None or inc.kind not in ("revert", "removal", "interface", *SAID_RISK_KINDS):
             continue

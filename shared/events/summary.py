@@ -556,6 +556,16 @@ class RepoPart(Frozen):
     previous_counts: Counts | None = None
 
 
+class CoveredSpan(Frozen):
+    """The part of a window its source covers when that is not all of it: the span clipped to the
+    window (2026-W34 of a history ending 08-22 20:51: 08-17 00:00 to 08-22 20:51, not the source's
+    whole span from 2025) and its share of the window's length."""
+
+    start: datetime
+    end: datetime
+    share: float = Field(ge=0.0, le=1.0)
+
+
 class SummaryData(Frozen):
     """The whole report model for one repository and window (one revision)."""
 
@@ -571,6 +581,11 @@ class SummaryData(Frozen):
     source: SourceInfo | None = None
     # "partial": the window reaches beyond what the source covers (the report says so on top)
     coverage: Literal["full", "partial"] = "full"
+    # the part of the window the source covers, when partial (None: full, or no bounds known);
+    # the same of the previous window: a comparison of a partly covered window with the previous
+    # is partial (the figures compare unlike spans; module trends are judged prorated)
+    covered: CoveredSpan | None = None
+    previous_covered: CoveredSpan | None = None
     appendix_mode: AppendixMode = "compact"
     watermark: datetime | None = None
     counts: Counts

@@ -51,6 +51,7 @@ from shared.events import (
 )
 from shared.events.summary import (
     AppendixMode,
+    CoveredSpan,
     CrossRef,  # reports across repositories
     Format,
     Language,
@@ -584,31 +585,21 @@ _SIZE_SHARE: dict[str, float] = {
 }
 # reasons of size and place: alone they rank a change after every change with another reason
 _SIZE_REASONS = frozenset({"large", "core"})
-# a default turned on or off, or changed: in the description's user-facing answer or its
-# what-sentence ("the default graph mode is changed to FULL_AND_PIECEWISE", real #9572; "This PR
-# changes SwiGLU clamp/limit defaults from …", #9438; "async-scheduling is now enabled by
-# default", #9567) — not a new option's own default ("(default: disabled)", #9504) nor behaviour
-# "unchanged by default" (#8308)
-_DEFAULT_SAID = re.compile(
-    r"(?i)\bdefaults?\b(?:\s+[\w`'\"./-]+){0,6}?\s+"
-    r"(?:(?:is|are|was|were|has\s+been|have\s+been|will\s+be)\s+)?(?:now\s+)?chang(?:ed|es)\b"
-    r"|\bchang(?:e|es|ed|ing)\s+(?:the\s+)?(?:[\w`'\"./-]+\s+){0,3}?defaults?\b(?!\s*\))"
-    r"|\b(?:is|are)\s+now\s+(?:enabled|disabled|on|off|turned\s+on|turned\s+off)\s+by\s+default\b"
-    r"|\b(?:enabled|disabled|turned\s+on|turned\s+off)\s+by\s+default\s+now\b"
-    r"|\bnow\s+defaults?\s+to\b|\bdefault\s+(?:value\s+)?(?:is\s+)?now\b"
-)
-# ... or its title: "Disable SwiGLU clamp by default", "Update default method …"
+# a default turned on or off, or changed, said by its title (the digest reads the description
+# only: Digest.default_change): "Disable SwiGLU clamp by default", "Update default method …"
 _DEFAULT_TITLE = re.compile(
     r"(?i)^\W*(?:\[[^\]]*\]\W*)*(?:enable|disable|turn\s+on|turn\s+off)\b[^\n]*\bby\s+default\b"
-    r"|\b(?:change|set|switch|update)\w*\s+(?:the\s+)?default\b"
+    r"|\b(?:change|set|reset|switch|update)\w*\s+(?:the\s+)?default\b"
 )
 
 
 def changes_default(snap: ItemSnapshot, tags: Tags) -> bool:
     """Whether the change turns a default on or off, or changes it, for users: its digest names
-    a setting given a new default, or its title, user-facing answer or what-sentence says so. A
-    change of tests, CI or docs alone changes no default users run with ("[CI] Change default
-    main2main model")."""
+    a setting given a new default or the description's sentence saying so (Digest.default_change,
+    the classifier's one reading of it: "the default graph mode is changed to FULL_AND_PIECEWISE",
+    real #9572; not a new option's "(default: disabled)", #9504, nor behaviour "unchanged by
+    default", #8308), or its title says so. A change of tests, CI or docs alone changes no default
+    users run with ("[CI] Change default main2main model")."""
     if aside_only(snap.files):
         return False
     digest = tags.digest
@@ -616,10 +607,7 @@ def changes_default(snap: ItemSnapshot, tags: Tags) -> bool:
         return True
     if _DEFAULT_TITLE.search(snap.title or ""):
         return True
-    if digest is None:
-        return False
-    said = digest.user_facing_text if digest.user_facing != "no" else ""
-    return bool(_DEFAULT_SAID.search(said) or _DEFAULT_SAID.search(digest.what))
+    return digest is not None and bool(digest.default_change)
 
 
 def sized_lines(snap: ItemSnapshot, tags: Tags | None = None) -> int:
@@ -912,18 +900,26 @@ def _module_sets(t: _Tally) -> dict[str, dict[str, set[int]]]:
     return out
 
 
-def _trend(total: int, previous: int) -> str:
+def _trend(total: int, previous: int, share: tuple[float, float] = (1.0, 1.0)) -> str:
+    """up, down or flat by more than a tenth; with the windows' covered shares (this, previous)
+    the previous total is scaled to this window's covered span first."""
     if previous == 0:
         return "new" if total else "flat"
     if total == 0:
         return "gone"
-    threshold = max(1, round(previous * 0.1))
-    delta = total - previous
+    now_share, prev_share = share
+    expected = previous * (now_share / prev_share) if now_share > 0 and prev_share > 0 else previous
+    threshold = max(1.0, round(expected * 0.1))
+    delta = total - expected
     return "up" if delta > threshold else "down" if delta < -threshold else "flat"
 
 
 def _modules(
-    t: _Tally, prev: _Tally, scores: Mapping[int, float], policy: ReportPolicy
+    t: _Tally,
+    prev: _Tally,
+    scores: Mapping[int, float],
+    policy: ReportPolicy,
+    share: tuple[float, float] = (1.0, 1.0),
 ) -> list[ModuleTrend]:
     now_sets, prev_sets = _module_sets(t), _module_sets(prev)
     fallback: dict[str, bool] = {}
@@ -985,7 +981,7 @@ def _modules(
                 total=total,
                 previous_total=previous,
                 delta=total - previous,
-                trend=_trend(total, previous),
+                trend=_trend(total, previous, share),
                 representative=tuple(rep[: policy.representative_prs]),
                 fallback=fallback.get(module, False),
             )
@@ -2822,6 +2818,20 @@ def _coverage(window: Window, source: SourceInfo | None) -> str:
     return "full"
 
 
+def covered_span(window: Window, source: SourceInfo | None) -> CoveredSpan | None:
+    """The part of the window the source covers, clipped to the window, when it is not all of it
+    (None: all of it, or the source gives no bounds)."""
+    if source is None or _coverage(window, source) == "full":
+        return None
+    start = max(window.start, source.coverage_start or window.start)
+    end = min(window.end, source.coverage_end or window.end)
+    length = (window.end - window.start).total_seconds()
+    if end < start:  # the source covers none of it
+        end = start
+    share = (end - start).total_seconds() / length if length > 0 else 0.0
+    return CoveredSpan(start=start, end=end, share=round(min(1.0, max(0.0, share)), 4))
+
+
 def _median_hours(values: list[float]) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
@@ -2918,6 +2928,14 @@ def build_summary(
     first_timers = _first_timers(t, inp, policy)
     sample = [r.fact_id for r in t.facts[: policy.fact_sample]]
     can = provided(meta)
+    covered = covered_span(inp.window, meta.source)
+    previous_covered = covered_span(inp.previous, meta.source)
+    # a module's trend compares like spans: each window's total per covered share (a week covered
+    # for 6 of its 7 days is not 'down' for the day it lacks)
+    share = (
+        (covered.share if covered else 1.0),
+        (previous_covered.share if previous_covered else 1.0),
+    )
     return SummaryData(
         repo=inp.repo,
         window=WindowRef.of(inp.window),
@@ -2930,11 +2948,13 @@ def build_summary(
         data_note=meta.data_note,
         source=meta.source,
         coverage=_coverage(inp.window, meta.source),
+        covered=covered,
+        previous_covered=previous_covered,
         appendix_mode=meta.appendix,
         watermark=inp.watermark,
         counts=_available(_counts(t, inp, policy, key_prs=len(key_prs)), can),
         previous_counts=_available(_counts(prev, inp, policy), can),
-        modules=tuple(_modules(t, prev, scores, policy)),
+        modules=tuple(_modules(t, prev, scores, policy, share=share)),
         key_prs=tuple(key_prs),
         themes=tuple(_themes(key_prs, t, scores, policy)),
         storylines=tuple(story.storylines),

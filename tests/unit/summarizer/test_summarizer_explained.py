@@ -537,6 +537,25 @@ def test_a_window_reaching_beyond_the_source_is_partial():
     )
     s = summarize([pr(110, "[Core] change", at(1))], meta=RequestMeta(source=late))
     assert s.coverage == "partial"
+    # the covered span is the window's part, not the source's whole span (2026-W34 of a history
+    # from 2025 ending 08-22 20:51 read '2025-02-05 10:53 to 2026-08-22 20:51')
+    assert s.covered is not None and s.covered.start == WEEK.start and s.covered.end == at(3)
+    assert s.covered.share == round((at(3) - WEEK.start) / (WEEK.end - WEEK.start), 4)
+    assert 0 < s.covered.share < 1 and s.previous_covered is None  # the week before is covered
+    full = summarize([pr(110, "[Core] change", at(1))], meta=RequestMeta(source=MERGED_ONLY))
+    assert full.covered is None and full.previous_covered is None
+
+
+def test_a_partly_covered_week_is_not_down_for_the_days_it_lacks():
+    from services.summarizer.domain.report import _trend
+
+    # 10 changes the week before; this week 5: down when whole, flat when half of it is covered
+    assert _trend(5, 10) == "down"
+    assert _trend(5, 10, (0.5, 1.0)) == "flat"
+    assert _trend(2, 10, (0.5, 1.0)) == "down"  # still down against half of the week before
+    assert _trend(9, 10, (0.5, 1.0)) == "up"
+    # a partly covered previous week is scaled up to this one's span
+    assert _trend(10, 6, (1.0, 0.5)) == "down"
 
 
 def test_a_source_name_is_never_a_path():

@@ -35,17 +35,20 @@ def real(number: int, *categories: str):
     return snap, tags.model_copy(update={"categories": cats})
 
 
-@pytest.mark.parametrize("number", [9572, 9438, 9611, 6664, 10874])
+@pytest.mark.parametrize("number", [9572, 9438, 9611, 6664, 10874, 1123, 6366, 84])
 def test_a_default_turned_on_off_or_changed_is_told(number):
     # "the default graph mode is changed to …", "Disable SwiGLU clamp by default", "Update
-    # default method", "enable npugraph_ex by default", "Disable npugraph_ex by default on 310P"
+    # default method", "enable npugraph_ex by default", "Disable npugraph_ex by default on 310P";
+    # the digest's sentence (Digest.default_change): "Set ACL_OP_INIT_MODE env var default to 0",
+    # "Use fused op by default"; a title "reset default block_size from 16 to 128"
     assert changes_default(*real(number))
 
 
-@pytest.mark.parametrize("number", [9504, 8308, 9390, 9201, 13409])
+@pytest.mark.parametrize("number", [9504, 8308, 9390, 9201, 13409, 6094])
 def test_a_new_options_default_or_an_unchanged_one_is_no_default_change(number):
     # "adds a new configuration parameter … (default: disabled)"; "Existing sampling behaviors
-    # remain unchanged by default"; a CI config's "Change default main2main model"
+    # remain unchanged by default"; a CI config's "Change default main2main model"; another
+    # change's new default this one adapts to ("#5790 changes default addrmsnormBias operator")
     assert not changes_default(*real(number))
 
 

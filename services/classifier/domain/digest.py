@@ -1532,13 +1532,27 @@ def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tu
     return tuple(out)
 
 
+# a leak of memory: "leak" beside a word of memory — memory, OOM, HBM, KV cache blocks, an
+# allocation, buffers, tensors, handles, a device context — within three words either side
+# ("memory leak", "leaks NPU memory", "leaking an extra NPU context onto device 0" real #12126);
+# state or config "leaking into" other code paths (real #10146) or "page size leaked into" (#9763)
+# is no memory problem
+_MEMORY_WORD = (
+    r"(?:memory|mem|oom|hbm|vram|dram|kv[ _-]?cache|blocks?|allocat\w*|alloc|buffers?|tensors?"
+    r"|handles?|file descriptors?|fds?|workspaces?|caches?|(?:npu|gpu|device|cuda|acl) contexts?)"
+)
+MEMORY_LEAK = re.compile(
+    rf"(?i)\b{_MEMORY_WORD}\W+(?:[\w-]+\W+){{0,3}}?leak\w*"
+    rf"|\bleak(?:s|ed|ing|age)?\W+(?:[\w-]+\W+){{0,3}}?{_MEMORY_WORD}\b"
+)
 # what went wrong, when it is grave: a hang or deadlock, a crash, memory run out or leaking,
 # wrong output — what an operator must hear of even on a day without issues (2026-07-17: "the two
 # operators will be deadlocked … the system is suspended", "wait indefinitely")
 SEVERE_PROBLEM = re.compile(
     r"\b(?:dead-?lock\w*|hang(?:s|ing)?|hung|stuck|wait\w* (?:indefinitely|forever)|freez(?:e|es|ing)"
-    r"|crash\w*|segfault\w*|segmentation fault|core ?dump\w*|oom|out of memory|memory leak\w*|leak(?:s|ed|ing)"
-    r"|garbled|wrong (?:output|result|answer)s?|accuracy (?:drop|loss|regression|issue|problem|error)s?"
+    r"|crash\w*|segfault\w*|segmentation fault|core ?dump\w*|oom|out of memory|"
+    + MEMORY_LEAK.pattern.removeprefix("(?i)")
+    + r"|garbled|wrong (?:output|result|answer)s?|accuracy (?:drop|loss|regression|issue|problem|error)s?"
     r"|precision (?:issue|problem|error|loss)s?|nan values?)\b",
     re.I,
 )
@@ -1965,6 +1979,9 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                         continue  # `abc#1`: no reference
                     other = o.group(1)
             start = m.start() - (len(other) if other is not None and g("num") else 0)
+            # an address into the item's own repository is local (`other` None) and, unlike a
+            # bare #N, kept as `related` when nothing says how (the summarizer ties changes by it)
+            own_address = g("urln") is not None and other is not None and other.lower() == own
             if other is not None and own is not None and other.lower() == own:
                 other = None
             # (a Markdown link's "[" or "[#N](" before its number or address says nothing)
@@ -2008,9 +2025,9 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 kind = "fix_up"
             if kind is None:
                 last_kind, last_end = None, m.end()
-                if other is None:
+                if other is None and not own_address:
                     continue  # a bare #N: mentioned, not said how
-                kind = "upstream" if other.lower() == UPSTREAM else "related"
+                kind = "upstream" if other is not None and other.lower() == UPSTREAM else "related"
             last_kind, last_end = kind, m.end()
             if other is not None and other.lower() == UPSTREAM and kind in ("fix_up", "follow_up"):
                 kind = "upstream"  # adapting to an upstream change is a sync, whatever the wording
@@ -2038,6 +2055,10 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
         if len(undone) == 1:
             r = refs.pop(undone[0])
             add("reverts", r.number, context=r.context or _why_line(text))
+    # an own change linked as related and named again by how it is referred to: one reference
+    told = {(r.repo, r.number) for r in refs.values() if r.kind != "related"}
+    for k in [k for k, r in refs.items() if r.kind == "related" and (r.repo, r.number) in told]:
+        del refs[k]
     # a revert named by its title only, and by "reverts #N" in the body: one reference
     reverts = [k for k, r in refs.items() if r.kind == "reverts"]
     if len(reverts) == 2:

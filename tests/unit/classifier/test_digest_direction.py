@@ -1,0 +1,76 @@
+"""Digest readings that turn on which way a word points (issue #15, second reading of 2026-W34
+and 2026-06-10): "leak" is a memory problem only beside a word of memory; real bodies, positives
+and negatives; every sentence still a span of its body."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.classifier.domain.digest import MEMORY_LEAK, digest_of, is_span
+
+from .test_digest import real
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        10146,  # "state or behavior leaking into generic, non-NPU, and config-only flows"
+        9763,  # "its page size leaked into unify_kv_cache_spec_page_size"
+        11384,  # "the obsolete local parser path that leaked split tags"
+    ],
+)
+def test_a_leak_of_state_or_config_is_no_memory_problem(number):
+    row, d = real(number)
+    assert not MEMORY_LEAK.search(d.symptom), d.symptom
+    assert "leak" not in d.symptom.lower(), d.symptom
+    assert not d.symptom or is_span(d.symptom, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,words",
+    [
+        (12126, "leaking an extra NPU context onto device 0"),
+        (8069, "extra NPU context leaking on device 0"),
+    ],
+)
+def test_a_leak_beside_memory_words_is_grave(number, words):
+    row, d = real(number)
+    assert words in d.symptom
+    assert is_span(d.symptom, row["body"])
+
+
+@pytest.mark.parametrize(
+    "text,memory",
+    [
+        ("This mismatch left the KV cache unreleased, leading to memory leaks.", True),
+        ("The worker leaks HBM on every abort.", True),
+        ("KV cache blocks are leaked when a request is aborted.", True),
+        ("Ascend-specific config leaking into generic code paths.", False),
+        ("The env var leaked into the subprocess.", False),
+    ],
+)
+def test_memory_leak_needs_a_memory_word_beside_it(text, memory):
+    assert bool(MEMORY_LEAK.search(text)) is memory
+    d = digest_of("Fix it", f"### What this PR does / why we need it?\n\n{text}\n")
+    assert bool(d.symptom) is memory
+
+
+def test_an_own_repository_address_is_kept_as_related():
+    # "- https://github.com/vllm-project/vllm-ascend/pull/12356" under "Related release:"
+    _, d = real(14379)
+    assert ("related", 12356, None) in {(r.kind, r.number, r.repo) for r in d.refs}
+
+
+def test_own_addresses_related_bare_numbers_not_and_one_reference_per_change():
+    own = "https://github.com/o/r/pull"
+    body = (
+        f"Follow-up of {own}/7. See also {own}/8 and <{own}/9>; step #3 is unrelated.\n"
+        f"Fixes https://github.com/o/r/issues/11. Mirrors {own}/42."
+    )
+    d = digest_of("Do it", body, repo="o/r", number=42)
+    assert {(r.kind, r.number, r.repo) for r in d.refs} == {
+        ("follow_up", 7, None),
+        ("related", 8, None),
+        ("related", 9, None),
+        ("fixes", 11, None),
+    }

@@ -31,7 +31,9 @@ class RiskTag(Frozen):
     rule: Text
 
 
-TestKind = Literal["unit", "e2e", "benchmark", "accuracy", "manual", "ci", "none"]
+# "none": the description says no test was run or needed; "not_run": it says tests were not run
+# ("NPU end-to-end validation has not been run locally"), beside the kinds that were
+TestKind = Literal["unit", "e2e", "benchmark", "accuracy", "manual", "ci", "none", "not_run"]
 RefKind = Literal["fixes", "reverts", "follow_up", "fix_up", "backport", "upstream", "related"]
 UserFacing = Literal["yes", "no", "unknown"]
 
@@ -104,7 +106,7 @@ class Digest(Frozen):
     what: Text = ""  # what it does and why: one or two sentences, at most ~240 characters
     user_facing: UserFacing = "unknown"
     user_facing_text: Text = ""  # how it is user-facing, when the description says so
-    tested: tuple[TestKind, ...] = ()  # () = not stated
+    tested: tuple[TestKind, ...] = ()  # () = not stated; "not_run" last, its sentence tested_text
     tested_text: Text = ""
     claims: tuple[Claim, ...] = ()
     refs: tuple[Reference, ...] = ()

@@ -8,6 +8,7 @@ that); nothing is written anew.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from shared.events.enriched import REASON_WORDS, Claim, Digest, Reference
@@ -1020,7 +1021,56 @@ _CI_ONLY = re.compile(
 )
 
 
+# a test section's sentence that says tests were not run ("NPU end-to-end validation has not been
+# run locally" real #14046, "The targeted pytest files and mypy could not be run in the current
+# Windows workspace" #14023, "The full pytest suite was not run locally" #13790, "Not run
+# locally:"): the change merged without them (Digest.tested "not_run"); a checker that could not
+# run ("the gitleaks hook could not run", "ruff was not run") is no test, and a change that
+# needs none says so ("NPU tests were not run because this change is documentation-only": none)
+_NOT_RUN = re.compile(
+    r"(?i)\b(?:has|have|had|was|were|is|are)(?:\s+not|n't)\s+(?:yet\s+)?(?:been\s+)?"
+    r"(?:run|executed|performed)\b"
+    r"|\b(?:could|can|did)(?:\s*not|n't)\s+(?:(?:be\s+)?(?:run|executed)|run|execute|enter test execution)"
+    r"(?=\s*(?:locally|here|in\b|on\b|because|due\b|as\b|since\b|[.,;:(]|$))"
+    r"|^\W*not (?:yet )?(?:been )?(?:run|executed|tested)\b"
+)
+_NOT_RUN_GATE = ("not", "n't")
+_CHECKER = re.compile(
+    r"(?i)\b(?:gitleaks|ruff|shellcheck|mypy|lint\w*|format\.sh|pre-commit|hooks?|sphinx|markdownlint"
+    r"|codespell|typos|clang-format|docs? build)\b"
+)
+_TEST_WORD = re.compile(
+    r"(?i)\b(?:pytest|tests?|npu|e2e|end-to-end|validation|serving|runtime|unit)\b"
+)
+_NEEDS_NONE = re.compile(
+    r"(?i)\b(?:docs?|documentation|config(?:uration)?|comments?)[- ]only\b"
+    r"|\bonly (?:updates?|changes?|touch(?:es)?) (?:the )?(?:docs?|documentation)\b"
+)
+
+
+_ON_DEVICE = re.compile(r"(?i)\bnpu\b|end-to-end|\be2e\b")
+_MARK = re.compile(
+    r"^\s*(?:[-*+>]|\d{1,3}[.)])\s+"
+)  # a list item's mark (a unit's lines go without)
+
+
+def _not_run(sections: Iterable[_Section]) -> list[tuple[_Unit, str]]:
+    """The sentences of the test sections that say tests were not run, with their units."""
+    out = []
+    for sec in sections:
+        for u in sec.units:
+            t = u.text
+            if not any(w in t for w in _NOT_RUN_GATE) and not t.lstrip(" -*").startswith("Not"):
+                continue
+            for s in sentences(t):
+                m = _NOT_RUN.search(s)
+                if m and not (_CHECKER.search(s, 0, m.start()) and not _TEST_WORD.search(s)):
+                    out.append((u, s))
+    return out
+
+
 def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
+    sections = list(sections)
     raw: list[str] = []
     text = ""
     for s in sections:
@@ -1030,6 +1080,34 @@ def _tested(sections: Iterable[_Section]) -> tuple[tuple[str, ...], str]:
                 if u.text.strip() and any(c.isalnum() for c in u.text) and not _HELP.match(u.text):
                     text = u.text
                     break
+    not_run = _not_run(sections)
+    if not_run:
+        # (what was not run on the device or end to end is told first)
+        said = sorted((s for _, s in not_run), key=lambda s: _ON_DEVICE.search(s) is None)
+        if all(_NEEDS_NONE.search(s) for s in said):
+            return ("none",), clip(said[0])
+        # the kinds the section names outside what was not run ("NPU end-to-end validation has
+        # not been run" is no end-to-end test)
+        units = {id(u): u for u, _ in not_run}
+        left = Counter(_MARK.sub("", ln).strip() for u in units.values() for ln in u.raw)
+        kept = []
+        for ln in raw:
+            if left[key := _MARK.sub("", ln).strip()] > 0:
+                left[key] -= 1
+            else:
+                kept.append(ln)
+        for u in units.values():
+            rest = u.text
+            for s in said:
+                rest = rest.replace(s, " ")
+            kept.append(rest)
+        joined = "\n".join(kept)[:2000].lower()
+        kinds = {m.lastgroup for m in _TEST_KINDS.finditer(joined)}
+        if not joined.isascii():
+            kinds.update(k for k, word in _TEST_KINDS_ZH if word in joined)
+        if "pytest" in joined and "unit" not in kinds and "e2e" not in kinds:
+            kinds.add("unit")
+        return (*(k for k in _KIND_ORDER if k in kinds), "not_run"), clip(said[0])
     joined = "\n".join(raw)[:2000].lower()
     kinds = {m.lastgroup for m in _TEST_KINDS.finditer(joined)}
     if not joined.isascii():

@@ -74,3 +74,41 @@ def test_own_addresses_related_bare_numbers_not_and_one_reference_per_change():
         ("related", 9, None),
         ("fixes", 11, None),
     }
+
+
+@pytest.mark.parametrize(
+    "number,said,kinds",
+    [
+        # "NPU end-to-end validation has not been run locally": no end-to-end test ran
+        (14046, "NPU end-to-end validation has not been run locally.", ("manual", "not_run")),
+        (14023, "The targeted pytest files and mypy could not be run", ("unit", "ci", "not_run")),
+        (13790, "The full pytest suite was not run locally", ("manual", "not_run")),
+        (9438, "Not run locally: NPU build/runtime validation.", ("not_run",)),
+    ],
+)
+def test_a_description_saying_tests_were_not_run_is_tested_not_run(number, said, kinds):
+    row, d = real(number)
+    assert d.tested == kinds
+    assert d.tested_text.startswith(said), d.tested_text
+    assert is_span(d.tested_text, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,kinds",
+    [
+        (12804, None),  # "The offline gitleaks hook could not run": a checker, no test
+        (12054, None),  # "coverage data of the failed and not run test cases": no saying
+        (933, None),  # "the CI machine could not run V3 due to the HBM limits": tested locally
+        (
+            14379,
+            ("none",),
+        ),  # "NPU functional tests were not run because … only updates documentation"
+        (12121, ("none",)),  # "Not run; docs-only change."
+    ],
+)
+def test_checkers_not_run_and_changes_that_need_no_test_are_no_tests_not_run(number, kinds):
+    row, d = real(number)
+    assert "not_run" not in d.tested
+    if kinds is not None:
+        assert d.tested == kinds
+        assert is_span(d.tested_text, row["body"])

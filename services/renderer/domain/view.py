@@ -300,6 +300,8 @@ class ReportView:
     contributors_more: str = ""
     key_prs_more: str = ""
     risks_more: str = ""
+    # under the top's risk list: where each is told in detail with what to do ("section 4")
+    risks_pointer: str = ""
     # the same line with the PRs of its small groups linked in place (strings and Links)
     risks_more_parts: tuple = ()
     follow_ups_more: str = ""
@@ -485,9 +487,21 @@ class _Writer:
     def title(self) -> str:
         w = self.s.window
         start, end = window_span(w)
-        return self.m.t(
-            f"title.{w.kind}", repo=shown_repo(self.s), label=w.label, start=start, end=end
-        )
+        key = f"title.{w.kind}"
+        # an ISO week's label read as a week of its year where the language says it so
+        # ("2026 年第 34 周周报", not "2026-W34 周报")
+        iso = _ISO_WEEK.match(w.label)
+        if iso and self.m.has(f"title.{w.kind}_numbered"):
+            return self.m.t(
+                f"title.{w.kind}_numbered",
+                repo=shown_repo(self.s),
+                label=w.label,
+                year=iso.group(1),
+                week=int(iso.group(2)),
+                start=start,
+                end=end,
+            )
+        return self.m.t(key, repo=shown_repo(self.s), label=w.label, start=start, end=end)
 
     def header(self) -> tuple[Figure, ...]:
         s, m = self.s, self.m
@@ -1723,7 +1737,10 @@ class _Writer:
             count = len(news.people)
             role = (m.tn(key, count or 2) if m.has(key) else news.what) or news.what
             verb = news.action
-            if count and verb in ("added", "removed"):
+            # maintainers moved to emeritus are not "removed": said so when the change says it
+            if verb == "removed" and _EMERITUS.search(f"{news.what} {news.said}"):
+                verb = "emeritus"
+            if count and verb in ("added", "removed", "emeritus"):
                 words = m.raw("news.numbers")
                 said = m.t(
                     f"news.governance.{verb}",
@@ -1939,11 +1956,13 @@ class _Writer:
         return [Bullet("", parts=parts, key=key, more=more)]
 
     def detailed_incidents(self) -> tuple[Bullet, ...]:
-        """The incidents of section 4, each told with its reason; tests loosened and support
-        narrowed in one line per kind (each title is in the appendix)."""
+        """The incidents of section 4, each told with its reason and, for what a change says of
+        itself or takes from users, what to do about it (seed 000's risks end with their advice;
+        section 7 then does not ask it again); tests loosened and support narrowed in one line
+        per kind (each title is in the appendix)."""
         grouped = ("loosened", "narrowed")
         out = [
-            self.incident(i)
+            self._acted(self.incident(i), i.kind)
             for i in self.told_incidents()
             if i.kind not in grouped and i.kind != "interface"
         ]
@@ -1951,7 +1970,7 @@ class _Writer:
         for kind in grouped:
             said = [i for i in self.s.incidents if i.kind == kind and i.items]
             if len(said) == 1:
-                out.append(self.incident(said[0]))
+                out.append(self._acted(self.incident(said[0]), kind))
             elif said:
                 # each change with its title (the top of the report has the short line)
                 parts: list = [self.m.t(f"incidents.{kind}_head", count=num(len(said)))]
@@ -1962,8 +1981,41 @@ class _Writer:
                     parts += [ref, " " + self.m.t("quote.subject", text=_whole(ref.title))]
                     parts += self.followed(inc)
                 parts.append(self.m.t("lead.end"))
-                out.append(Bullet("", parts=tuple(parts), key=kind))
+                out.append(self._acted(Bullet("", parts=tuple(parts), key=kind), kind))
         return tuple(out)
+
+    def _acted(self, b: Bullet, kind: str) -> Bullet:
+        """A section-4 line with what to do about it before its closing stop ("…; say why, and
+        when they come back."), for the kinds whose follow-up section 4 thereby asks
+        (ACTED_IN_RISKS)."""
+        if kind not in ACTED_IN_RISKS or not self.m.has(f"incidents.act.{kind}"):
+            return b
+        end = self.m.t("lead.end")
+        parts = b.parts[:-1] if b.parts and b.parts[-1] == end else b.parts
+        parts = (*parts, self.m.t(f"incidents.act.{kind}"), end)
+        text = "".join(p if isinstance(p, str) else p.label for p in parts)
+        return dataclasses.replace(b, text=text if b.text else b.text, parts=parts)
+
+    def acted_in_risks(self, risks_shown: Sequence[str]) -> set[tuple[str, int]]:
+        """The (follow-up kind, PR) pairs whose action section 4 says: its incidents of the
+        ACTED_IN_RISKS kinds (the settings of the PRs it lists), and the untested core changes
+        when that risk is told in detail there (its line advises tests)."""
+        out: set[tuple[str, int]] = {
+            (str(i.kind), n)
+            for i in self.s.incidents
+            if i.kind in ACTED_IN_RISKS and i.kind != "interface"
+            for n in i.items[:1]
+        }
+        by_pr = dict.fromkeys(i.items[0] for i in self.interface_incidents())
+        out |= {
+            ("interface", i.items[0])
+            for i in self.interface_incidents(("removed", "default", "renamed"))
+            if i.items[0] in list(by_pr)[:MAX_INTERFACE_DETAILED]
+        }
+        for r in self.s.risks:
+            if r.risk == "core-without-tests" and r.risk in risks_shown:
+                out |= {("core_without_tests", n) for n in r.items}
+        return out
 
     def _interface_bullets(self) -> list[Bullet]:
         """Section 4's settings users will notice: one line per change with what it changes and
@@ -1989,7 +2041,10 @@ class _Writer:
             parts = parts + (m.t("lead.end"),)
             text = "".join(p if isinstance(p, str) else p.label for p in parts)
             links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
-            out.append(Bullet(text, links=links, key=f"interface:{number}", parts=parts))
+            b = Bullet(text, links=links, key=f"interface:{number}", parts=parts)
+            # what to do only for what users must adapt to (a setting added is news)
+            adapt = any(i.roles[0] != "added" for i in incs)
+            out.append(self._acted(b, "interface") if adapt else b)
         rest = len(by_pr) - MAX_INTERFACE_DETAILED
         if rest > 0:
             out.append(Bullet(m.tn("list.more", rest, count=num(rest)), key="interface:more"))
@@ -2272,12 +2327,15 @@ class _Writer:
             return None, subject
         return int(m.group("n")), subject[: m.start()].rstrip(" -—:")
 
-    def follow_ups_grouped(self) -> tuple[Bullet, ...]:
+    def follow_ups_grouped(self, asked: set[tuple[str, int]] | None = None) -> tuple[Bullet, ...]:
         """One line per concern: follow-ups that would say the same sentence are one bullet with
-        every item they cover (a concern's `items` included)."""
+        every item they cover (a concern's `items` included). A follow-up whose action section 4
+        already says (`asked`: kind and PR, every item of it) is left out: one home per finding."""
         out: list[Bullet] = []
         where: dict[str, int] = {}
         for f in self.s.follow_ups:
+            if asked and all((f.kind, n) in asked for n in (f.item.number, *f.items)):
+                continue
             b = self.follow_up(f)
             numbers = list(dict.fromkeys((f.item.number, *f.items)))
             links = tuple(link(f.item) if n == f.item.number else self.ref(n) for n in numbers)
@@ -2515,6 +2573,10 @@ class _Writer:
 # ---- what changes do and why (issue #15 parts 2-5): storylines, digests, incidents, availability
 # incidents that a change says of itself (services/summarizer/domain/report.py: _said_risks)
 SAID_RISK_KINDS = ("loosened", "narrowed", "unfinished")
+# incidents whose section-4 line says what to do (incidents.act.<kind>); a week's section 7 does
+# not ask it again (W34 told loosened tests, FlashComm v1's removal and expandable_segments at
+# the top, in section 4 and again as follow-ups)
+ACTED_IN_RISKS = ("removal", "interface", *SAID_RISK_KINDS)
 EXCERPT_WHAT = 240  # a digest's what-sentence (already a span of at most ~240 characters)
 MAX_CLAIMS = 2  # claims quoted per PR
 MAX_STORY_PRS = 5  # PRs told in a storyline's subsection (the rest are links)
@@ -2550,6 +2612,10 @@ _PATHLIKE = re.compile(r"(?:~|\.{1,2})?(?:/[^\s/]+){2,}/?|[A-Za-z]:\\\S+|(?:[\w.
 
 # a title's closing number: "(#7100)", "(vllm-project#7100)", "(vllm-project/vllm-ascend#7100)"
 _OWN_NUMBER = re.compile(r"\s*\(\s*(?P<owner>[\w.-]+(?:/[\w.-]+)?)?#(?P<n>\d+)\s*\)\s*$")
+
+
+_EMERITUS = re.compile(r"(?i)\bemerit(?:us|i|a)\b")
+_ISO_WEEK = re.compile(r"^(\d{4})-W(\d{1,2})$")
 
 
 def _said(text: str) -> str:
@@ -3249,6 +3315,16 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.sections[sid] = Section(
             sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
         )
+    # the top's list is a counted summary; its details and actions have one home, section 4
+    told = view.sections.get("risks")
+    if (
+        "risk_bullets" in view.sections
+        and told is not None
+        and told.number
+        and (view.incident_bullets or view.risk_bullets)
+        and (view.incidents or view.risks)
+    ):
+        view.risks_pointer = m.t("risks.pointer", section=told.title)
 
 
 def _risks_more_parts(
@@ -3532,7 +3608,11 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         activity=w.activity(),
         contributors=w.contributor_rows(),
         risks=tuple(w.risk_bullet(r, detailed=True) for r in risks_sorted),
-        follow_ups=w.follow_ups_grouped(),
+        follow_ups=w.follow_ups_grouped(
+            None
+            if s.window.kind == "day"  # (a day has no section 4: its follow-ups stay)
+            else w.acted_in_risks([r.risk for r in risks_sorted[:MAX_RISKS_DETAILED]])
+        ),
         appendix=w.appendix(),
         notes=w.notes(),
         incidents=w.detailed_incidents(),

@@ -425,6 +425,7 @@ NOT_FIGURES = [
     re.compile(r"#\d+"),
     re.compile(r"\d{4}-\d{2}-\d{2}"),
     re.compile(r"\b\d{4}-W\d{2}\b"),
+    re.compile(r"\d{4} 年第 \d{1,2} 周"),  # a week's label as Chinese says it
     re.compile(r"\b\d{1,2}:\d{2}\b"),
     re.compile(r"UTC[+-]\d+(?::\d{2})?"),
 ]

@@ -183,17 +183,31 @@ def test_one_line_per_follow_up_concern_and_never_the_same_sentence_twice(lang: 
     text = md(lang)
     follow = section(text, "Follow-up" if lang == "en" else "后续建议")
     bullets = [ln for ln in follow.splitlines() if ln.startswith("- ")]
-    assert len(bullets) == len(set(bullets)) == 3
-    # the two core-without-tests follow-ups are one concern listing both PRs
-    core = bullets[0]
-    assert "#10700" in core and "#10701" in core
-    assert follow.count("[#10700](") == 1
+    assert len(bullets) == len(set(bullets)) == 2
+    # one home per finding: the untested core changes are told in section 4 with their advice
+    # (the risk's line), so the last section does not ask it again
+    assert "#10700" not in follow and "#10701" not in follow
+    detail = section(text, "Risk observations in detail" if lang == "en" else "风险观察详情")
+    core = next(ln for ln in detail.splitlines() if "10700" in ln or "核心变更" in ln)
+    assert "#10700" in detail and "#10701" in detail and core
     if lang == "en":
-        assert (
-            plain(bullets[0]) == "- Core path changed without tests: add coverage: #10700, #10701"
-        )
+        assert "Add unit or integration tests" in detail
         revert = next(b for b in bullets if "Reverted" in b)
         assert "test" not in revert.lower()  # a revert is not "add tests"
+
+
+def test_a_day_keeps_its_follow_ups() -> None:
+    """A day has no section 4: what a week's section 4 asks stays among a day's follow-ups."""
+    from services.renderer.domain.view import build_view
+
+    week = explained_summary()
+    day = week.model_copy(update={"window": week.window.model_copy(update={"kind": "day"})})
+    told = {
+        kind: {lk.number for b in build_view(s, messages("en")).follow_ups for lk in b.links}
+        for kind, s in (("week", week), ("day", day))
+    }
+    assert 10700 in told["day"] and 10701 in told["day"]
+    assert 10700 not in told["week"]
 
 
 # ---------------------------------------------------------------- what the data cannot say

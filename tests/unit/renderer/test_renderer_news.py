@@ -82,3 +82,41 @@ def test_governance_without_names_and_a_policy() -> None:
     )
     zh = build_view(_with_news(weekly_summary(), news), messages("zh-CN")).lead
     assert "项目动态：新增代码负责人（#5882）；版本策略变更（#8656）；新增一名维护者（#8996）" in zh
+
+
+# real #13186 (2026-W34) 'Refresh maintainer team': "docs: add maintainer emeritus mechanism and
+# retire ganyi1996ppo, whx-sjtu, MengqingCao … Move … to Emeritus Committers"
+RETIRED = ("ganyi1996ppo", "whx-sjtu", "MengqingCao")
+
+
+def _retired(said: str) -> ProjectNews:
+    return ProjectNews(
+        kind="governance",
+        items=(13186,),
+        what="maintainers",
+        people=RETIRED,
+        action="removed",
+        said=said,
+    )
+
+
+def test_maintainers_moved_to_emeritus_are_said_so_and_removed_ones_stay_removed() -> None:
+    emeritus = _retired("Move ganyi1996ppo, whx-sjtu, MengqingCao to Emeritus Committers")
+    lead = build_view(_with_news(weekly_summary(), (emeritus,)), messages("en")).lead
+    assert "three maintainers moved to emeritus (#13186)" in lead and "removed" not in lead
+    zh = build_view(_with_news(weekly_summary(), (emeritus,)), messages("zh-CN")).lead
+    assert "三名维护者转为荣誉成员（#13186）" in zh
+    # no word of emeritus: removed, as the change says
+    removed = _retired("Remove inactive maintainers")
+    lead = build_view(_with_news(weekly_summary(), (removed,)), messages("en")).lead
+    assert "three maintainers removed (#13186)" in lead and "emeritus" not in lead
+
+
+def test_a_chinese_weekly_title_reads_the_week_of_its_year() -> None:
+    s = weekly_summary()
+    zh = build_view(s, messages("zh-CN")).title
+    year, week = s.window.label.split("-W")
+    assert f"{year} 年第 {int(week)} 周周报" in zh and s.window.label not in zh
+    assert s.window.label in build_view(s, messages("en")).title
+    day = build_view(daily_summary(), messages("zh-CN")).title
+    assert daily_summary().window.label in day  # a day keeps its date

@@ -23,7 +23,7 @@ def test_a_revert_that_says_why_asks_to_fix_that_and_land_again():
     text = follow_ups("break CI: tests/ut/test_ascend_forward_context.py failed")
     assert "Reverted change: fix what its revert names, then land it again" in text
     assert "find out what broke" not in text
-    assert "先修复回滚说明中指出的问题，再重新合入" in follow_ups("image build failed", "zh-CN")
+    assert "应先修复回滚说明中指出的问题再重新合入" in follow_ups("image build failed", "zh-CN")
 
 
 def test_a_revert_without_a_reason_asks_to_find_what_broke():

@@ -67,11 +67,23 @@ def test_said_risks_are_one_line_per_kind_with_the_open_problems_in_their_words(
     detail = next(
         s
         for s in main
-        if s.startswith(("4.", "4．")) or "Risk observations in detail" in s or "风险观察详情" in s
+        # (by its heading: the top's closing line names the section too)
+        if s.split("\n", 1)[0].endswith(("Risk observations in detail", "风险观察详情"))
     )
     assert many.split(":")[0].split("：")[0] in detail and "#10700 " in detail
     line = next(ln for ln in detail.splitlines() if one in ln)
     assert "several critical issues were identified during the review" in line
     follow = [ln for ln in text.splitlines() if "10700" in ln and "10701" in ln]
-    assert len(follow) >= 2  # the top, section 4 and the follow-ups
+    assert len(follow) >= 2  # the top and section 4
     assert len(set(follow)) == len(follow)
+    # one home per finding: section 4's lines say what to do, the follow-ups do not ask it again
+    act = {
+        "en": ("; say why, and when they come back.", "; check they are fixed."),
+        "zh-CN": ("；应说明原因以及何时恢复。", "；应确认其已修复。"),
+    }[lang]
+    loosened = next(ln for ln in detail.splitlines() if "#10700 " in ln)
+    assert loosened.endswith(act[0]) and line.endswith(act[1])
+    last = main[-2] if "ppendix" in main[-1] or "附录" in main[-1] else main[-1]
+    assert "Follow-up" in last.split("\n", 1)[0] or "后续建议" in last.split("\n", 1)[0]
+    assert "10700" not in last and "10501" not in last
+    assert act[0].strip("; 。；") not in top  # the top is the counted summary

@@ -101,6 +101,26 @@ def short_word(key: str) -> bool:
     return len(key) <= SHORT_WORD and key.isalpha()
 
 
+# a version marker ("v1", "V2"): which version of something, never what — it names a line only
+# inside a whole component's name ("FlashComm v1", "dsa_v1", "Model Runner V2")
+_VERSION_MARKER = re.compile(r"v\d+")
+
+
+def version_marker(key: str, parts: Sequence[str] = ()) -> bool:
+    """A term that is a version marker alone ("v1"), or a pair of markers ("V1/V2")."""
+    return bool(
+        _VERSION_MARKER.fullmatch(key)
+        or (parts and all(_VERSION_MARKER.fullmatch(p) for p in parts))
+    )
+
+
+def title_verb(title: str) -> str:
+    """The first word of a title after its [Tags] ("remove" of "[Refactor] Remove MiniMax-M2 …"):
+    by the convention of titles, the verb saying what the change does."""
+    m = _WORD.search(_NUMBER_REF.sub(" ", _BRACKET.sub(" ", title)))
+    return m.group(0).lower() if m else ""
+
+
 def _usable(word: str) -> bool:
     return len(word) > 1 and word not in STOP_WORDS and not word.replace(".", "").isdigit()
 
@@ -531,6 +551,7 @@ def _naming_terms(title: str) -> tuple[_Term, ...]:
         if not (any(p in STOP_WORDS for p in t.parts) or t.key in STOP_WORDS)
         and not (t.key in KIND_WORDS or any(p in KIND_WORDS for p in t.parts))
         and not (not t.parts and short_word(t.key))
+        and not version_marker(t.key, t.parts)
     )
 
 
@@ -973,6 +994,26 @@ def find_storylines(
         if not i.bot:
             prev_term_items.update({t.key for t in item_terms(i)})
 
+    # the words the titles of this window and the previous one start with, after their [Tags]:
+    # by the convention of titles, verbs ("Remove", "Support"); a word most titles holding it
+    # start with, never written as a name, is a verb there, whatever the language of the titles
+    title_words: Counter[str] = Counter()
+    title_leads: Counter[str] = Counter()
+    title_forms: dict[str, set[str]] = defaultdict(set)
+    for i in (*window, *(i for i in previous if not i.bot)):
+        text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", i.title))
+        for m in _WORD.finditer(text):
+            title_forms[m.group(0).lower()].add(m.group(0))
+        title_words.update({m.group(0).lower() for m in _WORD.finditer(text)})
+        title_leads[title_verb(i.title)] += 1
+
+    def verb_led(word: str) -> bool:
+        return (
+            title_leads[word] >= 2
+            and title_leads[word] * 2 >= title_words[word]
+            and not any(_NAMED.search(f) for f in title_forms[word])
+        )
+
     # a day's window holds a score of changes: two that share a rare name are its line of work
     # (2026-08-05: "[KV Offload] Add layerwise prefill KV buffer reuse" and "[KV Offload]
     # Support Sparse KV Cache Offload", 4,300 lines together, were told as two module rows)
@@ -997,6 +1038,15 @@ def find_storylines(
             # ("CN": three fixes of a translation tool, 2026-07-09's only line; "KV", "DP",
             # "PR": bags of unrelated changes) — it names a line only as a profile's topic, or
             # inside a word pair ("KV Pool")
+            continue
+        if version_marker(key, parts_of.get(key, ())):
+            # "V1" alone (2026-W34) lumped the removal of FlashComm v1, a split of dsa_v1 and
+            # V1/V2 migration guards: a version is of a component, and only its name names one
+            continue
+        if key in parts_of and verb_led(parts_of[key][0]):
+            # a pair led by a title's verb ("Remove MiniMax", 2026-W34: four deletions of
+            # MiniMax-M2 patches, read as MiniMax support dropped the week MiniMax M3 came) is
+            # no name: its subject stands on its own, and the items' roles say what was done
             continue
         # a pair with a word found everywhere ("Support Hybrid", "Fix e2e") is that word plus
         # the other one, which stands on its own
@@ -1288,13 +1338,32 @@ def find_storylines(
     # of work of their own when there are enough of them and they take a body of code out
     # (2025-W50: "Drop torchair" -16,881 lines, "cleanup useless torchair logic", "Remove
     # FusedMoEState", env variables removed)
+    def removals_only(g: _Group) -> bool:
+        # a line of a name whose every change takes something out is part of the window's
+        # removals (2026-W34: four deletions of MiniMax-M2 patches beside the removal of
+        # FlashComm v1 and other patches now upstream — one story, not a MiniMax line)
+        return (
+            g.evidence == "term"
+            and g.key != UPGRADES_KEY
+            and not is_topic(g.key)
+            and len(g.items) > 0
+            and all(takes_out(by_number[x]) for x in g.items)
+        )
+
     def free_for_removals(i: StoryItem) -> bool:
-        # unassigned, or in a storyline it only joined (not one of the items carrying its name)
-        return i.number not in assigned or i.number not in groups[assigned[i.number]].core
+        # unassigned, or in a storyline it only joined (not one of the items carrying its name),
+        # or in a line of removals alone
+        if i.number not in assigned:
+            return True
+        g = groups[assigned[i.number]]
+        return i.number not in g.core or removals_only(g)
 
     removals = [i for i in sorted(window, key=_order) if takes_out(i) and free_for_removals(i)]
     taken_out = sum(i.deletions - i.additions for i in removals)
     if len(removals) >= MIN_REMOVALS and taken_out >= REMOVAL_STORY_LINES:
+        # (the names of the lines of removals it takes in stay its terms)
+        folded = [groups[assigned[i.number]] for i in removals if i.number in assigned]
+        folded_terms = tuple(dict.fromkeys(t for g in folded if removals_only(g) for t in g.terms))
         groups.append(
             _Group(
                 key=REMOVALS_KEY,
@@ -1302,6 +1371,7 @@ def find_storylines(
                 evidence="term",
                 items=[i.number for i in removals],
                 score=float(len(removals)),
+                terms=folded_terms,
                 core=frozenset(i.number for i in removals),
             )
         )

@@ -16,7 +16,10 @@ from services.summarizer.domain.storylines import (
     _upgrade_name,
     find_storylines,
     short_word,
+    takes_out,
     term_counts_of,
+    title_verb,
+    version_marker,
 )
 from shared.events import Actor, FileChange, ItemSnapshot, Tags
 from tests.conftest import history_prs
@@ -169,3 +172,51 @@ def test_lines_that_only_share_files_or_a_platform_word_stay_apart():
     lines, _items = lines_of(week(2026, 26), 7)
     keys = {s.key for s in lines}
     assert {"weighttransfer", "npu"} <= keys
+
+
+def test_a_version_marker_alone_names_no_line():
+    """2026-W34: "V1" lumped the removal of FlashComm v1 (#13946), a split of dsa_v1 (#14375)
+    and Qwen3-32B V1/V2 migration guards (#14198, #14200): a version marker names a line only
+    inside a component's name."""
+    assert version_marker("v1") and version_marker("v1v2", ("v1", "v2"))
+    assert not version_marker("mrv2") and not version_marker("flashcommv1", ("flashcomm", "v1"))
+    assert not version_marker("dsav1", ("dsa", "v1")) and not version_marker("v0.23.0")
+    for first in (week(2026, 34), week(2026, 22), week(2026, 17)):
+        lines, _items = lines_of(first, 7)
+        for line in lines:
+            assert not version_marker(line.key) and line.name.casefold() not in ("v1", "v2")
+    lines, _items = lines_of(week(2026, 34), 7)
+    assert not [s for s in lines if len(numbers(s) & {13946, 14198, 14200, 14375}) > 1]
+
+
+def test_a_pair_led_by_the_titles_verb_names_no_line():
+    """2026-W34: "Remove MiniMax" (four deletions of MiniMax-M2 patches) read as MiniMax support
+    dropped, the week MiniMax M3 support came (#14412)."""
+    assert title_verb("[Refactor] Remove MiniMax-M2 fp8 dequant load_weights patch") == "remove"
+    assert title_verb("[Doc]add Qwen3.8 tutorial to navigation (#14348)") == "add"
+    lines, items = lines_of(week(2026, 34), 7)
+    verbs = {title_verb(i.title) for i in items.values()}
+    assert "remove" in verbs and "support" in verbs
+    for line in lines:
+        first = line.name.split()[0].casefold()
+        assert first not in {"remove", "support", "add", "fix"}, line.name
+    # a name a title starts with, written as a name, still names its line (DeepSeek V4, MRV2)
+    names = {s.name for s in lines}
+    assert {"MRV2", "DeepSeek V4"} <= names
+
+
+def test_a_line_of_removals_alone_is_part_of_the_windows_removals():
+    """2026-W34: the MiniMax-M2 patch deletions belong with the removal of FlashComm v1 and the
+    all_to_all patch (patches dropped for upstream code): one line, its name a term of it; the
+    MiniMax M3 support (#14412) stays out, and a line of more than removals keeps its own
+    (DeepSeek V4 keeps #13242, "Remove compress attention manager for DeepSeek V4")."""
+    lines, items = lines_of(week(2026, 34), 7)
+    (out,) = [s for s in lines if s.key == "removals"]
+    assert {13782, 13789, 13800, 13992, 13946, 12923} <= numbers(out)
+    assert 14412 not in numbers(out)
+    assert "MiniMax-M2" in out.terms
+    assert not [s for s in lines if s.key == "minimaxm2"]
+    (dsv4,) = [s for s in lines if s.name == "DeepSeek V4"]
+    assert 13242 in numbers(dsv4)
+    # every change of the line takes something out, by its title
+    assert all(takes_out(items[n]) for n in numbers(out))

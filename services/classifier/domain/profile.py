@@ -27,7 +27,9 @@ from .profile_errors import ProfileError, error_line
 #    most of the change in CI, build, test or docs configuration (shares.py)
 # 9: the digest reads a new default (Digest.default_change), what a description admits is left
 #    open is never its what, more next steps, a claim's metric after its figure
-ENGINE_VERSION = "9"
+# 10: among modules paths alone give, one the description's what names comes first; a change of
+#     documentation or examples alone keeps only modules that are no code
+ENGINE_VERSION = "10"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias
@@ -282,6 +284,17 @@ class Profile(_Model):
             ".readthedocs.yaml",
         ),
         description="documentation: a pull request changing only these carries no risk",
+    )
+    examples_paths: tuple[str, ...] = Field(
+        ("examples/**", "example/**"),
+        description="example scripts: a pull request changing only these and documentation is "
+        "told as documentation, never as a module of code (06-10's #9645, one example script, "
+        "was 'Scheduler and core')",
+    )
+    non_code_modules: tuple[str, ...] = Field(
+        ("docs", "tests", "ci/build", "dependencies"),
+        description="modules that are no code: all a change of documentation and examples alone "
+        "keeps of its modules ('[CI] fix report_template.md' stays CI)",
     )
     style_titles: tuple[str, ...] = Field(
         (

@@ -16,11 +16,11 @@ from shared.events import Digest, ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
 from .codeowners import OwnersMatcher, area_of, parse_codeowners_checked
 from .digest import digest_of
 from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option
-from .indexes import CompiledMatch, FileFacts, ItemView, SignalIndex
+from .indexes import CompiledMatch, FileFacts, ItemView, PhraseIndex, SignalIndex
 from .profile import AffiliationRule, MatchSpec, ModuleRule, Profile, RiskRule, ruleset_version
 from .profile_errors import ProfileError
 from .shares import CI_CONFIG_GLOBS, CI_KINDS, CI_SHARE, ci_share, incidental, line_counts
-from .tokens import _any_regex, _files_text
+from .tokens import _any_regex, _files_text, _quote
 
 
 def trusted(cls: type[BaseModel]) -> Any:
@@ -88,6 +88,13 @@ class CompiledRuleSet:
     warnings: tuple[str, ...] = ()  # what loading ignored (unknown labeler keys), to be logged
     # CI, build, test and docs configuration: a CI kind needs most of a change there (shares.py)
     config_bits: int = 0
+    # documentation and examples: a change of these alone is told as documentation, whatever
+    # subsystem its words or paths name (06-10's #9645, one example script, was "Scheduler and
+    # core")
+    aside_bits: int = 0
+    # the modules' keywords, owner = position in `modules`: which ones a description's what names
+    module_words: PhraseIndex = field(default_factory=PhraseIndex, repr=False)
+    labeler_names: frozenset[str] = frozenset()  # labels of a pasted labeler.yml
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
@@ -191,7 +198,9 @@ class CompiledRuleSet:
         """The item's tags; `trace`, when given, receives rule id -> evidence ("title prefix
         [ROCm]", "changed csrc/rocm/attention.cu") for every rule that fired (for --explain)."""
         v = self.view(item)
-        modules = self._modules(v, trace)
+        # what the description says of the change (pure; once per description, memo'd)
+        digest = self.digest(item)
+        modules = self._modules(v, trace, digest.what if digest is not None else "")
         v.modules = {t.name for t in modules}
         by_module = self.index.by_module
         for name in v.modules:
@@ -217,20 +226,25 @@ class CompiledRuleSet:
             topics=tuple(self._named(self.topics, "topic", v, trace)),
             bot=bot,
             bot_rule=bot_rule,
-            # what the description says of the change (pure; once per description, memo'd)
-            digest=self.digest(item),
+            digest=digest,
             people=(),  # the identities file's (handlers.classify_fact), not the profile's
         )
 
     # -- modules
 
-    def _modules(self, v: ItemView, trace: dict[str, str] | None = None) -> list[Tag]:
+    def _modules(
+        self, v: ItemView, trace: dict[str, str] | None = None, what: str = ""
+    ) -> list[Tag]:
         tags = self._named(self.modules, "module", v, trace)
         if self.labeler_file_labels and (
             self.max_files_changed is not None or self.changed_files_labels_limit is not None
         ):
             tags = self._labeler_limits(v, tags, trace)
         tags = self._real_part(v, tags, trace)
+        if what and len(tags) > 1:
+            tags = self._said_first(tags, what, trace)
+        if self.aside_bits and v.files.paths and v.files.all_mask & self.aside_bits:
+            tags = self._aside(v, tags, trace)
         mode = self.profile.codeowners.mode
         if (
             self.owners is not None
@@ -313,6 +327,51 @@ class CompiledRuleSet:
             total = sum(counts.values())
             trace["modules:incidental"] = "left out " + ", ".join(
                 f"{name} ({lines} of {total} changed lines)" for name, lines in left.items()
+            )
+        return kept
+
+    def _said_first(self, tags: list[Tag], what: str, trace: dict[str, str] | None) -> list[Tag]:
+        """Among modules that file paths alone gave, those the description's what-sentence names
+        come first (a title's word already ranks before any path): a Qwen3.5 GDN kernel kept
+        under csrc/moe/ is a MoE change only if its words say so."""
+        at = [i for i, t in enumerate(tags) if t.rule.endswith("/files")]
+        if len(at) < 2:
+            return tags
+        named = {self.modules[o][0]: phrase for o, phrase in self.module_words.find(what).items()}
+        said = [tags[i] for i in at if tags[i].name in named]
+        if not said:
+            return tags
+        order = said + [tags[i] for i in at if tags[i].name not in named]
+        if all(t is tags[i] for i, t in zip(at, order)):
+            return tags
+        out = list(tags)
+        for i, t in zip(at, order):
+            out[i] = t
+        if trace is not None:
+            trace["modules:said"] = "first of the modules its paths give: " + ", ".join(
+                f"{t.name} (the description mentions {_quote(named[t.name])})" for t in said
+            )
+        return out
+
+    def _aside(self, v: ItemView, tags: list[Tag], trace: dict[str, str] | None) -> list[Tag]:
+        """A change of documentation or examples alone is documentation (the fallback's name for
+        its files' top directory: `docs`), whatever subsystem of code its title or paths name:
+        it keeps only modules that are no code (docs, tests, CI) and a labeler.yml's labels."""
+        docs = self.profile.fallback.aliases.get("docs", "docs")
+        names = {
+            docs if m & self.docs_bits else self._top_dir(p)
+            for p, m in zip(v.files.paths, v.files.masks)
+        }
+        # none left: the fallback names their directory; a pasted labeler.yml's labels stay
+        # (the repository's own word for its files)
+        keep = names.union(self.labeler_names, self.profile.non_code_modules)
+        kept = [t for t in tags if t.name in keep]
+        if trace is not None and len(kept) < len(tags):
+            for t in tags:
+                if t not in kept:
+                    trace.pop(t.rule, None)
+            trace["modules:aside"] = "documentation or examples only: left out " + ", ".join(
+                t.name for t in tags if t not in kept
             )
         return kept
 
@@ -618,6 +677,15 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
     docs_bits = (
         (1 << table.bit(docs[0] if len(docs) == 1 else "{" + ",".join(docs) + "}")) if docs else 0
     )
+    aside = (*docs, *profile.examples_paths)
+    aside_bits = (
+        (1 << table.bit(aside[0] if len(aside) == 1 else "{" + ",".join(aside) + "}"))
+        if aside
+        else 0
+    )
+    module_words = PhraseIndex()
+    for position, rule in enumerate(profile.modules):
+        module_words.add(position, rule.keywords)
     warnings: list[str] = []
     for section, compiled in (
         ("module", modules),
@@ -678,6 +746,9 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         changed_files_labels_limit=options.get("changed-files-labels-limit"),
         warnings=tuple(warnings),
         config_bits=config_bits | docs_bits,
+        aside_bits=aside_bits,
+        module_words=module_words,
+        labeler_names=frozenset(labeler_labels),
     )
 
 

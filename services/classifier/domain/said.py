@@ -126,6 +126,39 @@ _KEY_OF = re.compile(
     r"""(?i)[\s"'`:,]*(?:(?:key|option|switch|section|block|named|config\w*)[\s"'`:,]*)*"""
 )
 MAX_PER_SENTENCE = 2
+# "documents the removal of `ASCEND_BUFFER_POOL`" (real #14379): what goes, not where it lives
+_REMOVAL_OF = re.compile(r"(?i)\b(?:removal|deletion|deprecation|retirement)\s+of\s+(?:the\s+)?$")
+# a name said to be gone after it: "The former top-level `enable_sleep_mode_extra_cleanup` option
+# has also been removed" (real #13748), "`x` is no longer supported", "`x` is deprecated"
+_GONE_AFTER = re.compile(
+    r"""(?i)[\s`'"]*(?:(?:option|flag|key|variable|argument|parameter|setting|field|env(?:ironment)?"""
+    r"""\s+var(?:iable)?)s?[\s`'"]+)?(?:(?:has|have|is|are|was|were)\s+(?:also\s+|now\s+)?"""
+    r"(?:been\s+)?(?:removed|deleted|dropped|deprecated|retired)\b|(?:is|are)\s+(?:now\s+)?no\s+"
+    r"longer\s+(?:supported|accepted|read|used|valid|available|honou?red|recogni[sz]ed|effective)\b)"
+)
+# the words that say a setting goes; with them a description that answers "no user-facing
+# change" still tells of a backticked setting it removes or renames (#14379 documents the removal
+# of `ASCEND_BUFFER_POOL`)
+_GONE_WORDS = re.compile(
+    r"(?i)\b(?:remov(?:al|ed|es|ing)|no longer|migrat\w*|deprecat\w*|renam\w*|delet\w*)\b"
+)
+_ENV_NAME = re.compile(_ENV)
+# where a name is taken out of is no setting gone: documentation, examples, test configurations
+# ("removes the redundant --async-scheduling configuration option from various model deployment
+# tutorials" real #13093; "from e2e weekly test configurations" #13859); a setting users set is
+# named as one (not an unused parameter of a function, #12193), an upper-case name as no table
+_NOT_GONE = re.compile(
+    r"(?i)\bfrom\b[^.;]{0,60}\b(?:docs?|documentation|tutorials?|examples?|guides?|readme|reference"
+    r"|\w+\.md)\b|\b(?:nightly|e2e|ci|weekly|tests?)\s+(?:test\s+)?config\w*"
+    r"|\b(?:unused|internal)\b"
+)
+_USER_NOUN = re.compile(
+    r"(?i)\b(?:options?|flags?|env(?:ironment)?[\s_-]*var(?:iable)?s?|envs?|config(?:uration)?\s+"
+    r"(?:keys?|options?|fields?|items?)|settings?|knobs?|switch(?:es)?)\b"
+)
+_TABLE_AFTER = re.compile(
+    r"(?i)[\s`]+(?:dict\w*|lists?|constants?|mappings?|maps?|tables?|tuples?|enums?)\b"
+)
 _NOT_A_SETTING = re.compile(
     r"(?i)^(?:true|false|none|null|self|cls|main|master|torch|vllm|npu|cpu|gpu|cuda|http\S*)$"
 )
@@ -162,6 +195,7 @@ def _names(raw: str, sentence: str) -> list[tuple[int, str]]:
             n in valued
             or not _CONTAINER.search(sentence, max(0, at - 12), at)
             or _RENAMED_TO.search(sentence, max(0, at - 60), at)  # (the new name)
+            or _REMOVAL_OF.search(sentence, max(0, at - 30), at)  # ("the removal of `x`")
         )
     )
     # "a new additional_config key `x`": the name after the noun is the setting
@@ -196,19 +230,26 @@ def interface_of(
 ) -> tuple[InterfaceChange, ...]:
     """The settings a change adds, removes, renames or gives a new default, from its description
     (the user-facing answer first, then what it does) and its title. Nothing when the
-    description answers that users see no change."""
-    if user_facing == "no":
-        return ()
+    description answers that users see no change — but for a backticked setting it says is
+    removed or renamed ("documents the removal of `ASCEND_BUFFER_POOL`", real #14379)."""
+    strict = user_facing == "no"
     out: dict[str, InterfaceChange] = {}
     ordered = sorted(
-        (s for s in sections if s.kind in ("uf", "what", "", "other")),
+        (
+            s
+            for s in sections
+            if s.kind in (("what", "", "other") if strict else ("uf", "what", "", "other"))
+        ),
         key=lambda s: 0 if s.kind == "uf" else 1,
     )
     for sec in ordered:
         said_uf = sec.kind == "uf" and user_facing == "yes"
         for u in sec.units:
             text = u.text
-            if (
+            if strict:
+                if "`" not in " ".join(u.raw) or not _GONE_WORDS.search(text):
+                    continue
+            elif (
                 "`" not in " ".join(u.raw)
                 and not (_may_name(text) and _NAME.search(text))
                 and "option" not in text
@@ -216,19 +257,30 @@ def interface_of(
                 continue
             raw = " ".join(u.raw)
             for s in sentences(text):
-                _add(out, s, raw, clip(s), said_uf)
+                _add(out, s, raw, clip(s), said_uf, strict)
                 if len(out) >= MAX_CHANGES:
                     return tuple(out.values())
-    if title and len(out) < MAX_CHANGES:
+    if title and len(out) < MAX_CHANGES and not strict:
         _add(out, title.replace("`", ""), title, "", False)
     return tuple(out.values())[:MAX_CHANGES]
 
 
-def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf: bool) -> None:
+def _add(
+    out: dict[str, InterfaceChange],
+    s: str,
+    raw: str,
+    quoted: str,
+    said_uf: bool,
+    strict: bool = False,
+) -> None:
     names = _names(raw, s)
+    if strict:  # (only what the description backticks, removed or renamed)
+        names = [(at, n) for at, n in names if f"`{n}`" in raw]
+        if not _GONE_WORDS.search(s):
+            return
     if not names:
         return
-    if _DEFAULT.search(s) and not _NO_DEFAULT.search(s) and not _INTERNAL.search(s):
+    if not strict and _DEFAULT.search(s) and not _NO_DEFAULT.search(s) and not _INTERNAL.search(s):
         # the name next to "default" ("its own default `x`", "`x` default changed")
         for d in _DEFAULT_WORD.finditer(s):
             near = [
@@ -243,7 +295,27 @@ def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf
                 return
     # a sentence of what the change does must name what kind of setting it is; the answer to
     # "user-facing change?" is about settings already
-    if (not said_uf and not _NOUN.search(s)) or _INTERNAL.search(s) or _CALL.search(s):
+    # (an environment variable's name says what it is, when the sentence says it goes)
+    env_gone = (
+        not said_uf
+        and not _NOUN.search(s)
+        and any(_ENV_NAME.fullmatch(n) for _, n in names)
+        and _GONE_WORDS.search(s) is not None
+    )
+    if (
+        (not said_uf and not _NOUN.search(s) and not env_gone)
+        or _INTERNAL.search(s)
+        or _CALL.search(s)
+    ):
+        return
+    if (strict or env_gone) and (
+        _NOT_GONE.search(s)
+        or (
+            strict
+            and not _USER_NOUN.search(s)
+            and not any(_ENV_NAME.fullmatch(n) for _, n in names)
+        )
+    ):
         return
     for i, (at, name) in enumerate(names):
         if name in out:
@@ -253,9 +325,11 @@ def _add(out: dict[str, InterfaceChange], s: str, raw: str, quoted: str, said_uf
             new = names[i + 1][1]
             out[name] = InterfaceChange(kind="renamed", name=name, new_name=new, sentence=quoted)
             return
-        kind = _governing(s, at)
-        if kind is None:
+        kind = "removed" if _GONE_AFTER.match(s, at + len(name)) else _governing(s, at)
+        if kind is None or (strict and kind not in ("removed", "renamed")):
             continue
+        if (strict or env_gone) and _TABLE_AFTER.match(s, at + len(name)):
+            continue  # ("Removed QUANT_MODEL_PREFIX_MAPPINGS dictionary", real #7596)
         if kind == "renamed":
             after = names[i + 1][1] if i + 1 < len(names) else ""
             if not after or not _RENAMED_TO.search(s, 0, names[i + 1][0]):

@@ -112,3 +112,41 @@ def test_checkers_not_run_and_changes_that_need_no_test_are_no_tests_not_run(num
     if kinds is not None:
         assert d.tested == kinds
         assert is_span(d.tested_text, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,kind,name",
+    [
+        # "The former top-level `enable_sleep_mode_extra_cleanup` option has also been removed"
+        (13748, "removed", "enable_sleep_mode_extra_cleanup"),
+        # "No runtime or API behavior changes" yet "documents the removal of `ASCEND_BUFFER_POOL`"
+        (14379, "removed", "ASCEND_BUFFER_POOL"),
+        (
+            13820,
+            "removed",
+            "ASCEND_BUFFER_POOL",
+        ),  # "`ASCEND_BUFFER_POOL` is removed and replaced by"
+        (11899, "removed", "pa_shape_list"),  # "Yes. `pa_shape_list` is removed"
+        (2450, "renamed", "VLLM_LLMDD_RPC_PORT"),  # "rename VLLM_LLMDD_RPC_PORT to VLLM_ASCEND_…"
+    ],
+)
+def test_a_setting_said_to_be_removed_or_renamed_is_an_interface_change(number, kind, name):
+    row, d = real(number)
+    found = {c.name: c for c in d.interface}
+    assert name in found and found[name].kind == kind, d.interface
+    assert is_span(found[name].sentence, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,name",
+    [
+        (13093, "--async-scheduling"),  # removed "from various model deployment tutorials"
+        (12193, "seq_lens_q"),  # "removing unused parameters" of a function
+        (7596, "QUANT_MODEL_PREFIX_MAPPINGS"),  # "Removed `QUANT_MODEL_PREFIX_MAPPINGS` dictionary"
+        (12503, "special_dependencies.transformers"),  # out of nightly test configurations
+        (13859, "ASCEND_ENABLE_USE_FABRIC_MEM"),  # "from e2e weekly test configurations"
+    ],
+)
+def test_names_taken_out_of_docs_tests_or_code_are_no_interface_change(number, name):
+    _, d = real(number)
+    assert name not in {c.name for c in d.interface}, d.interface

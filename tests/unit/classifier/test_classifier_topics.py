@@ -216,3 +216,43 @@ def test_an_acronym_inside_a_word_is_no_topic():
     for title in ("[Bugfix] fix the sfa_v1 import", "Fix DCPP typo", "Add c80 config"):
         got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
         assert not any(t.startswith(("C8", "DCP")) for t in got), (title, got)
+
+
+MRV2 = "MRV2 (Model Runner V2)"
+KV_POOL = "KV pool and offload (KV cache outside NPU memory)"
+
+
+@pytest.mark.parametrize(
+    "title,topic",
+    [
+        # real vllm-ascend titles: one line of work under several spellings each
+        ("[BugFix][MRV2] Fix DSA prefill metadata propagation", MRV2),
+        ("[Feature][MRv2] pcp/dcp public logic modification for MRv2", MRV2),
+        ("[Feature] support eager mode in model runner v2", MRV2),
+        ("[BugFix] Fixed a bug when adapting latest vllm for model_runner_v2", MRV2),
+        ("[Feature]KV pool supports sparse attention", KV_POOL),
+        ("[Refactor] (kv_pool): simplify metadata helpers and unit tests", KV_POOL),
+        ("[DOC]Add Memcache Usage Guide", KV_POOL),
+        ("[Refactor] refactor native and simple kvcache offloading", KV_POOL),
+    ],
+)
+def test_vllm_ascend_lines_of_work_under_several_spellings(title, topic):
+    rs = builtin("vllm-ascend")
+    got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
+    assert topic in got, (title, got)
+
+
+@pytest.mark.parametrize(
+    "title,topic",
+    [
+        # real titles that are not these lines
+        ("[feat] support dispatch_v2/combine_v2 hierarchy communication", MRV2),
+        # Mooncake is mostly the P/D connector (43 of its 81 titles), not the pool
+        ("[BugFix][P/D] Fix MooncakeConnectorV1 Deepseek-V3.2 kvcache group bug", KV_POOL),
+        ("[BugFix] Support virtual requests in Mooncake connector", KV_POOL),
+    ],
+)
+def test_what_is_not_those_lines(title, topic):
+    rs = builtin("vllm-ascend")
+    got = [t.name for t in rs.classify(item(title, repo="vllm-project/vllm-ascend")).topics]
+    assert topic not in got, (title, got)

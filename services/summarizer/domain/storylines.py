@@ -1462,6 +1462,49 @@ def find_storylines(
         if item.number not in assigned and item.modules and role_of(item) != "revert":
             by_module[item.modules[0]].append(item)
     held: set[str] = set()  # modules whose leftovers hold together by the files they change
+    if n < MODULE_WINDOW_MIN:
+        # a quiet window (a day) is told by its modules already, but a word rare in the history
+        # that three of its changes of the code write, all in one area, is its line of work
+        # before any module's (2026-06-10: three fixes of speculative decoding's "draft" tokens
+        # and models, told under three directories): named after that area, with the window's
+        # other changes of the code whose main module it is
+        free_code = [
+            i
+            for i in sorted(window, key=_order)
+            if i.number not in assigned and role_of(i) not in ("test", "ci", "docs", "revert")
+        ]
+        word_items: dict[str, list[StoryItem]] = defaultdict(list)
+        for i in free_code:
+            # a word as written on its own, not a piece of an identifier ("fused" of
+            # "fused_qkvzba_split_reshape" and "FUSED_MC2" is no shared subject, 2025-12-18)
+            alone = {w.lower() for w in _IDENT_RUN.findall(i.title) if "_" not in w}
+            for t in _naming_terms(i.title):
+                if not t.parts and t.key in alone and not _VERSION.match(t.key):
+                    word_items[t.key].append(i)
+        for key, xs in sorted(word_items.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            xs = [x for x in xs if x.number not in assigned]
+            if len(xs) < MIN_ITEMS or history_count(key) > RARE_WORD_SHARE * history:
+                continue
+            areas = set(xs[0].modules).intersection(*(x.modules for x in xs[1:]))
+            areas -= upgrade_area
+            if not areas:
+                continue
+            module = next(m for m in xs[0].modules if m in areas)
+            rest = [i for i in free_code if i not in xs and i.modules[:1] == (module,)]
+            members = sorted([*xs, *(i for i in rest if i.number not in assigned)], key=_order)
+            groups.append(
+                _Group(
+                    key=f"{MODULE_KEY_PREFIX}{module}",
+                    name=module,
+                    evidence="module",
+                    items=[m.number for m in members],
+                    score=float(len(members)) * MODULE_WEIGHT,
+                    core=frozenset(m.number for m in members),
+                    previous=sum(1 for i in previous if not i.bot and module in i.modules),
+                )
+            )
+            for m in members:
+                assigned[m.number] = len(groups) - 1
     for module, members in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if n < MODULE_WINDOW_MIN:
             break  # a quiet window is told by its modules already (the report's module themes)

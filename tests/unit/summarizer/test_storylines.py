@@ -617,3 +617,47 @@ def test_a_word_inside_an_identifier_is_not_written_as_a_name():
     assert named["buffer"] == "BUFFER" and named["mtp"] == "MTP"
     # a short identifier may be the feature's name ("Support MLP_TP feature")
     assert {t.key: t.surface for t in _title_terms("[Feat] Support MLP_TP feature")}["mlp"] == "MLP"
+
+
+def test_a_line_of_removals_alone_joins_the_windows_removals_and_a_mixed_one_stays():
+    # 2026-W34: four deletions of MiniMax-M2 patches were a line "Remove MiniMax" beside the
+    # removal of FlashComm v1 (-4,194 lines)
+    patches = [
+        it(1 + k, f"[Refactor] Remove Zeta-M2 {what} patch", day=k, files=(f"a/patch/p{k}.py",))
+        for k, what in enumerate(("fp8 load", "gate", "linear attn"))
+    ]
+    big = it(9, "[Refactor] remove FlashComm v1", day=4, files=("a/flashcomm.py",))
+    current = [replace(i, additions=2, deletions=120) for i in patches]
+    current += [replace(big, additions=100, deletions=2000)]
+    lines = find_storylines(FILLER + current, [], COUNTS, len(HISTORY))
+    (line,) = lines
+    assert line.key == "removals" and {m.number for m in line.items} == {1, 2, 3, 9}
+    assert "Zeta-M2" in line.terms
+    # with a change that adds to it, the name's line is its own, and no removal is taken from it
+    added = it(5, "[Feature] Support Zeta-M2 on new chips", day=5, files=("a/zeta.py",))
+    added = replace(added, additions=900, deletions=0)
+    lines = find_storylines(FILLER + current + [added], [], COUNTS, len(HISTORY))
+    zeta = [s for s in lines if s.name == "Zeta-M2"]
+    assert zeta and {m.number for m in zeta[0].items} == {1, 2, 3, 5}
+    assert not [s for s in lines if s.key == "removals"]  # (one removal left: no line)
+
+
+def test_a_version_marker_or_a_verb_led_pair_names_no_line():
+    # "V1" of "FlashComm v1", "dsa_v1" and "V1/V2 migration guards" (2026-W34)
+    current = [
+        it(1, "[Refactor] rework FlashComm v1 paths", day=1, files=("a/x.py",)),
+        it(2, "[Refactor] modularize the indexer of dsa_v1", day=2, files=("a/y.py",)),
+        it(3, "[CI] Add Qwen3-32B V1/V2 performance guards", day=3, files=("a/z.py",)),
+        it(4, "[CI] Add Qwen3-32B V1/V2 accuracy guards", day=4, files=("a/w.py",)),
+    ]
+    lines = find_storylines(FILLER + current, [], COUNTS, len(HISTORY))
+    assert not [s for s in lines if s.name.casefold() in ("v1", "v2", "v1/v2")]
+    # "Rework ZetaNet" (rarer in the history than "ZetaNet", so it would name the line) is led
+    # by a word the window's titles start with: the line is named by its subject
+    history = [*HISTORY, "[Model] ZetaNet weights loader"]
+    current = [
+        it(1 + k, f"[Misc] Rework ZetaNet {w} handling", day=k, files=(f"a/z{k}.py",))
+        for k, w in enumerate(("gate", "cache", "loader"))
+    ] + [it(8, "Rework the scheduler loop", day=5, files=("a/s.py",))]
+    names = titles(find_storylines(FILLER + current, [], term_counts_of(history), len(history)))
+    assert "Rework ZetaNet" not in names and "ZetaNet" in names

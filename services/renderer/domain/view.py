@@ -81,6 +81,7 @@ INTERFACE_KINDS = ("added", "removed", "renamed", "default")
 MAX_INTERFACE_SHORT = 6
 MAX_INTERFACE_DETAILED = 6
 MAX_STEP_QUOTE = 160  # a change's announced next step, quoted whole or as its main clause
+MAX_LINE_AREAS = 2  # the areas a line's one-sentence facts name
 MAX_RISKS_DETAILED = 5  # seed 000: 4-5 risks; more are named in one closing line
 MAX_FOLLOW_UPS = 8  # seed 000 has 6; a change's own announced next steps may add two
 MAX_FOLLOW_UP_LINKS = 5  # items named (as references) by one grouped follow-up
@@ -416,6 +417,7 @@ class _Writer:
     def __init__(self, s: SummaryData, m: Messages) -> None:
         self.s, self.m = s, m
         self._module_names: dict[str, str] = {}
+        self._support_modules: frozenset[str] | None = None
         self.items = _item_index(s)
         # changes reverted in the window and not brought back: reverted -> its revert
         self.undone = {
@@ -1486,7 +1488,7 @@ class _Writer:
                 )
             elif d.user_facing == "no":
                 notes.append(m.t("digest.internal"))
-            kinds = [k for k in d.tested if k != "none"]
+            kinds = [k for k in d.tested if k not in ("none", "not_run")]
             if kinds:
                 notes.append(
                     m.t(
@@ -1496,6 +1498,8 @@ class _Writer:
                 )
             elif "none" in d.tested:
                 notes.append(m.t("digest.untested"))
+            if "not_run" in d.tested:  # "NPU end-to-end validation has not been run"
+                notes.append(m.t("digest.not_run"))
         return tuple(notes)
 
     def storyline_by_key(self) -> dict[str, Storyline]:
@@ -1526,6 +1530,48 @@ class _Writer:
             if counts.get(r)
         ]
         return self.m.join(parts)
+
+    def line_areas(self, st: Storyline) -> list[str]:
+        """What a line's code changes are about beyond what all of them share: the modules at
+        least two of them name, most named first, at most two ("speculative decoding and
+        attention" for 2026-W34's MRV2, whose eight changes all touch the engine)."""
+        items = [x for x in (self.items.get(i.number) for i in st.items) if x is not None]
+        code = [x for x in items if not _support_item(x)] or items
+        support = self.support_modules()
+        counts = Counter(
+            name for x in code for name in dict.fromkeys(x.modules) if name not in support
+        )
+        shared = {n for n, c in counts.items() if c == len(code)} if len(code) > 2 else set()
+        names = [self.module(n) for n, c in counts.most_common() if c >= 2 and n not in shared]
+        names = [n for n in dict.fromkeys(names) if _bare(n) != _bare(st.name)][:MAX_LINE_AREAS]
+        # a module's display name inside a sentence: "in models", but "MoE", "CI and build"
+        return [n[0].lower() + n[1:] if n[1:2].islower() else n for n in names]
+
+    def support_modules(self) -> frozenset[str]:
+        """The modules of CI, docs or tests: every merged change of theirs is one of those
+        alone (no area a line of work is about: "in docs" said nothing of 2026-W34's A5)."""
+        if self._support_modules is None:
+            own: dict[str, list[ItemRef]] = {}
+            for i in self.items.values():
+                if i.merged and not i.bot:
+                    for name in i.modules:
+                        own.setdefault(name, []).append(i)
+            self._support_modules = (
+                frozenset(n for n, its in own.items() if all(_support_item(i) for i in its))
+                | DOCS_MODULES
+                | {"tests", "ci"}
+            )
+        return self._support_modules
+
+    def line_facts(self, st: Storyline) -> str:
+        """A line of work in one sentence from its facts, before any quote: its kinds of change
+        and the areas they touch ("4 features and 4 fixes in speculative decoding and
+        attention"); its kinds alone when no area stands out."""
+        roles = self.roles_text(st)
+        areas = self.line_areas(st)
+        if not roles or not areas:
+            return roles
+        return self.m.t("story.facts", roles=roles, areas=self.m.join(areas))
 
     def story_status(self, st: Storyline) -> str:
         if st.status == "continuing":
@@ -1562,7 +1608,12 @@ class _Writer:
         lead = self.items.get(st.lead) if st.lead is not None else None
         if summary and lead is not None and _bare(summary) in (_bare(lead.title), ""):
             summary = ""  # a description that repeats its title (real #13350) says nothing more
-        text = m.t("quote.what", text=summary) if summary else self.roles_text(st)
+        facts = self.line_facts(st)
+        text = (
+            m.t("list.sentence").join(x for x in (facts, m.t("quote.what", text=summary)) if x)
+            if summary
+            else facts
+        )
         numbers = self.story_order(st)[:MAX_THEME_PRS]
         lines = []
         for n in numbers:
@@ -1593,7 +1644,7 @@ class _Writer:
                 removed=num(st.lines_removed),
             )
         ]
-        roles = self.roles_text(st)
+        roles = self.line_facts(st)
         if roles:
             sentences.append(m.t("story.roles", roles=roles))
         sentences.append(self.story_status(st))
@@ -3387,7 +3438,14 @@ def _told_once(view: ReportView, w: _Writer) -> None:
     }
     moved = {b.key for b in view.highlights if b.key in told_lines and b.key in lead_line}
     view.highlights = tuple(
-        dataclasses.replace(b, text=lead_line[b.key].text.rstrip(".!")) if b.key in moved else b
+        dataclasses.replace(
+            b,
+            text=w.m.t("list.sentence").join(
+                x for x in (w.line_facts(by_key[b.key]), lead_line[b.key].text.rstrip(".!")) if x
+            ),
+        )
+        if b.key in moved
+        else b
         for b in view.highlights
     )
     view.themes = tuple(
@@ -3423,7 +3481,7 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         if b.key in told_lines or b.key not in by_key:
             continue  # titles only
         lead = by_key[b.key].lead
-        if lead is not None and b.text != w.roles_text(by_key[b.key]):
+        if lead is not None and b.text != w.line_facts(by_key[b.key]):
             said.add(lead)  # the bullet's sentence is its lead's
         said |= {
             ln.link.number

@@ -56,7 +56,7 @@ def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     assert "user-facing: “new --model deepseek-v4 support”" in themes
     # the storyline's subsection says how big it is, what kinds of change and whether it is new
     assert "3 merged PRs in this line of work" in themes
-    assert "By kind: 2 features and 1 fix." in themes and "New in this window." in themes
+    assert "By kind: 2 features and 1 fix in models." in themes and "New in this window." in themes
     assert "Continues from the previous window (1 PR then)." in themes
     assert "By kind: 1 feature, 2 fixes and 1 revert." in themes
 
@@ -68,7 +68,8 @@ def test_highlights_are_storylines_naming_their_prs_whose_sentences_section_2_te
     # the line, its size, what it is about in its lead's sentence (a bullet of counts alone says
     # nothing of the work: a reader of 2026-W26), and its lead and one more PR by title
     assert bullets[0].startswith(
-        "- **DeepSeek-V4** (3 merged PRs): Adds DeepSeek-V4 inference on Ascend NPUs so that "
+        "- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix in models. "
+        "Adds DeepSeek-V4 inference on Ascend NPUs so that "
         "users can serve the new model with graph mode"
     )
     assert (
@@ -95,7 +96,8 @@ def test_a_highlight_section_2_does_not_tell_keeps_its_sentences(monkeypatch) ->
     v = view_for(s, "en")
     assert first.key not in {t.key for t in v.themes}
     bullet = next(b for b in v.highlights if b.key == first.key)
-    assert bullet.text.startswith("Adds DeepSeek-V4 inference")
+    # its facts first (kinds and areas), then its lead's sentence
+    assert bullet.text.startswith("2 features and 1 fix in models. Adds DeepSeek-V4 inference")
 
 
 def test_the_lead_names_the_storylines() -> None:

@@ -172,7 +172,7 @@ def test_a_summary_that_repeats_its_leads_title_gives_way_to_the_roles():
         for ln in section(render_markdown(s, "en"), "Highlights").splitlines()
         if ln.startswith("- ")
     ][0]
-    assert first.startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix — ")
+    assert first.startswith("- **DeepSeek-V4** (3 merged PRs): 2 features and 1 fix in models — ")
 
 
 def test_a_line_named_by_an_english_phrase_is_quoted_in_chinese():

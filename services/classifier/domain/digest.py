@@ -383,11 +383,26 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
     fits = [e for e in _sentence_ends(text) if len(text[:e].strip()) <= limit]
     if fits:
         return text[: fits[-1]].strip()
-    cut = text[: limit - 1]
+    return _word_cut(text, limit - 1).rstrip(" ,;:-–(") + ELLIPSIS
+
+
+_IN_WORD = re.compile(r"\w")
+
+
+def _word_cut(text: str, limit: int) -> str:
+    """The head of `text` within `limit` characters that ends at a word's end, never inside a
+    word ("… while `format_dsa_slot_mapping` retur" was a quote): at a space in the second half,
+    else after the last word the head holds whole (a long path or identifier is cut at its
+    slash, dot or underscore); a head that is one word is cut where it must be."""
+    cut = text[:limit]
     space = cut.rfind(" ")
     if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-–(") + ELLIPSIS
+        return cut[:space]
+    if len(text) <= limit or not (_IN_WORD.match(text, limit) and _IN_WORD.match(cut[-1:])):
+        return cut
+    inner = [m.start() for m in re.finditer(r"[^\w]", cut)]
+    at = inner[-1] if inner else 0
+    return cut[:at] if at > 0 else cut
 
 
 # a sentence that only points elsewhere ("It is planned in <issue>.", "See #12.", "Thanks to
@@ -1990,8 +2005,7 @@ def _context(text: str, start: int, end: int) -> str:
     sentence = re.sub(r"(?:\s+<?https?://\S+>?)+\s*$", "", sentence)
     sentence = re.sub(r"(?i)[\s,]+(?:in|at|by|on|from|see|of|to|here)\s*:?$", "", sentence)
     if len(sentence) > CONTEXT_MAX:
-        cut = sentence.rfind(" ", 0, CONTEXT_MAX)
-        sentence = sentence[: cut if cut > CONTEXT_MAX // 2 else CONTEXT_MAX].rstrip(" ,;:") + "…"
+        sentence = _word_cut(sentence, CONTEXT_MAX).rstrip(" ,;:") + "…"
     return sentence
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.classifier.domain.digest import MEMORY_LEAK, digest_of, is_span
+from services.classifier.domain.digest import MEMORY_LEAK, clip, digest_of, is_span
 
 from .test_digest import real
 
@@ -150,3 +150,29 @@ def test_a_setting_said_to_be_removed_or_renamed_is_an_interface_change(number, 
 def test_names_taken_out_of_docs_tests_or_code_are_no_interface_change(number, name):
     _, d = real(number)
     assert name not in {c.name for c in d.interface}, d.interface
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "word " * 10 + "a_very_long_identifier_" * 20,  # no space in the second half
+        "x" * 50 + " " + "path/to/some/file.yaml;" * 20,
+        "GLM-5.1-W8A8C8-A3_3.5k_1.5k_0_50.yaml;" * 10,
+    ],
+)
+def test_a_clipped_text_never_ends_inside_a_word(text):
+    out = clip(text, 120)
+    assert len(out) <= 120 and out.endswith("…")
+    head = out[:-1]
+    assert text.startswith(head)
+    nxt = text[len(head) : len(head) + 1]
+    assert not (head[-1:].isalnum() and (nxt.isalnum() or nxt == "_")), out
+
+
+def test_a_real_list_of_file_names_is_cut_between_names():
+    row, d = real(13370)  # "We add GLM5.1-w8a8c8 weekly cases:GLM-5.1-W8A8C8-MTP-A3_3.5k_….yaml;…"
+    assert d.what.endswith("…")
+    head = d.what[:-1]
+    body = " ".join(row["body"].split())
+    at = body.find(head)
+    assert at >= 0 and not body[at + len(head)].isalnum(), d.what

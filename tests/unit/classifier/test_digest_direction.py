@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.classifier.domain.digest import MEMORY_LEAK, clip, digest_of, is_span
+from services.classifier.domain.digest import MEMORY_LEAK, clip, digest_of, is_span, lifts_stopgap
 
 from .test_digest import real
 
@@ -176,3 +176,20 @@ def test_a_real_list_of_file_names_is_cut_between_names():
     body = " ".join(row["body"].split())
     at = body.find(head)
     assert at >= 0 and not body[at + len(head)].isalnum(), d.what
+
+
+@pytest.mark.parametrize(
+    "number,lifts",
+    [
+        (14391, True),  # "[CI] Re-enable DeepSeek V4 test": the skip "temporarily" added goes
+        (5039, True),  # "Revert temporary skip on mtp1/mtp2 correctness tests"
+        (11122, True),  # "Restore FULL_AND_PIECEWISE coverage for PP"
+        (990, False),  # "Re-enable sleep mode test and skip failure breaking CI": adds a skip too
+        (10324, False),  # "Revert Build cache temporarily to avoid further impact": a stopgap
+        (13810, False),  # "Restore NPU memory helper import": no test back on
+        (12228, False),  # "Restore paged attention fallback (reverts #11899)"
+    ],
+)
+def test_a_title_that_lifts_a_stopgap_and_adds_none(number, lifts):
+    row, _ = real(number)
+    assert lifts_stopgap(row["title"]) is lifts

@@ -912,7 +912,7 @@ class _Writer:
         if len(r.items) < 2:
             return ""
         in_story: dict[int, str] = {
-            it.number: st.name for st in self.highlight_lines() for it in st.items
+            it.number: _short_name(st.name) for st in self.highlight_lines() for it in st.items
         }
         stories = Counter(in_story[n] for n in r.items if n in in_story)
         names = [
@@ -1544,8 +1544,11 @@ class _Writer:
         shared = {n for n, c in counts.items() if c == len(code)} if len(code) > 2 else set()
         names = [self.module(n) for n, c in counts.most_common() if c >= 2 and n not in shared]
         names = [n for n in dict.fromkeys(names) if _bare(n) != _bare(st.name)][:MAX_LINE_AREAS]
-        # a module's display name inside a sentence: "in models", but "MoE", "CI and build"
-        return [n[0].lower() + n[1:] if n[1:2].islower() else n for n in names]
+        # a module's display name inside an English sentence: "in models", but "MoE", "CI and
+        # build" (Chinese has no capitals to lower)
+        if self.m.lang != "en":
+            return names
+        return [n[0].lower() + n[1:] if n.split()[0][1:].islower() else n for n in names]
 
     def support_modules(self) -> frozenset[str]:
         """The modules of CI, docs or tests: every merged change of theirs is one of those
@@ -1835,14 +1838,14 @@ class _Writer:
                 continue
             if r == "storyline_lead":
                 if st is not None:
-                    words.append(m.t("reason_names.storyline_lead", name=st.name))
+                    words.append(m.t("reason_names.storyline_lead", name=_short_name(st.name)))
                 continue
             if r == "measured_claim" and self.measured(k.item):
                 words.append(m.t("reason_names.measured_as", figure=self.measured(k.item)))
                 continue
             words.append(m.name("reason_names", r))
         if st is not None and "storyline_lead" not in k.reasons:
-            words.append(m.t("reason_names.storyline_part", name=st.name))
+            words.append(m.t("reason_names.storyline_part", name=_short_name(st.name)))
         return m.t("list.semicolon").join(dict.fromkeys(words))
 
     def shown_subject(self, subject: str) -> str:
@@ -2305,7 +2308,7 @@ class _Writer:
         fixes = set(inc.items[1:])
         for st in self.s.storylines:
             if fixes & {i.number for i in st.items}:
-                return st.name
+                return _short_name(st.name)
         return inc.subject
 
     def burst_follow_up(self, f: FollowUp) -> str:
@@ -2447,7 +2450,7 @@ class _Writer:
                 if (ref := self.items.get(i.number)) is not None and module in ref.modules
             )
             if inside > most and inside * 2 >= len(st.items):
-                best, most = st.name, inside
+                best, most = _short_name(st.name), inside
         return best, (most if best else 0)
 
     def hidden_columns(self) -> frozenset[str]:
@@ -2666,6 +2669,27 @@ _OWN_NUMBER = re.compile(r"\s*\(\s*(?P<owner>[\w.-]+(?:/[\w.-]+)?)?#(?P<n>\d+)\s
 
 
 _EMERITUS = re.compile(r"(?i)\bemerit(?:us|i|a)\b")
+# a name written with its spelled-out form ("MRV2 (Model Runner V2)", "Ascend 950 (A5)", a
+# profile's topics): told whole where the report first names it (the lead, highlights, headings),
+# by its short form in running text after (trend cells, risks, reasons, follow-ups)
+_NAME_WITH_LONG = re.compile(r"^(?P<a>[^()]+?) \((?P<b>[^()]+)\)$")
+_ACRONYM = re.compile(r"^(?=.*[A-Z0-9])[A-Z0-9][A-Za-z0-9._-]{0,7}$")
+
+
+def _short_name(name: str) -> str:
+    """The short form of a name written with its long one ("MRV2" of "MRV2 (Model Runner V2)",
+    "A5" of "Ascend 950 (A5)", "SFA" of "SFA (sparse flash attention)"); the name itself when
+    neither part is a short token ("KV pool and offload (KV cache outside NPU memory)")."""
+    m = _NAME_WITH_LONG.match(name)
+    if m is None:
+        return name
+    for part, other in ((m["a"], m["b"]), (m["b"], m["a"])):
+        # letters in capitals (no word in lower case) beside a longer spelled-out form
+        if _ACRONYM.match(part) and not re.search(r"[a-z]{2}", part) and len(other) > len(part):
+            return part
+    return name
+
+
 _ISO_WEEK = re.compile(r"^(\d{4})-W(\d{1,2})$")
 
 

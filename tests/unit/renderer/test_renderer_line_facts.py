@@ -104,3 +104,56 @@ def test_tests_a_change_says_were_not_run_are_said_so_not_as_a_kind() -> None:
     assert not any(
         "未运行" in n for n in _Writer(explained_summary(), messages("zh-CN")).digest_notes(plain)
     )
+
+
+def test_a_name_with_its_long_form_is_told_whole_first_and_short_after() -> None:
+    """The profile's topics (services/classifier/profiles/vllm-ascend.yaml) and the storylines
+    name acronyms with their long form: whole in the lead, highlights and headings, short in
+    running text after (the key-PR reasons, the trend cells, the risks' areas)."""
+    from services.renderer.domain.view import _short_name
+
+    assert _short_name("MRV2 (Model Runner V2)") == "MRV2"
+    assert _short_name("Ascend 950 (A5)") == "A5"
+    assert _short_name("310P (Atlas 300I inference cards)") == "310P"
+    assert _short_name("SFA (sparse flash attention)") == "SFA"
+    # a phrase explained by a phrase, a name explained by a word, a name alone: as they are
+    for whole in (
+        "KV pool and offload (KV cache outside NPU memory)",
+        "Dspark (DeepSeek)",
+        "vLLM (upstream)",
+        "DeepSeek V4",
+    ):
+        assert _short_name(whole) == whole
+    name = "MRV2 (Model Runner V2)"
+    s = _summary({name: MRV2})
+    key = s.key_prs[:0]  # (no key PR needed: the lead and the highlights name the line)
+    view = build_view(s.model_copy(update={"key_prs": key}), messages("en"))
+    assert name in view.lead and any(b.head == name for b in view.highlights)
+    # the trend cell of a module most of whose changes are the line's names it short
+    from services.renderer.domain.view import _Writer
+
+    assert _Writer(s, messages("en")).module_storyline("speculative-decoding") == "MRV2"
+
+
+def test_an_area_keeps_its_capitals_where_they_are_a_name() -> None:
+    """2026-W34's removals line read '涉及 moE 和 V1 引擎': a module's name is lowered in English
+    only, and only where its first word is a plain word ('models', not 'MoE')."""
+    rows = [
+        (13782, "[Refactor] Remove MiniMax-M2 fp8 dequant load_weights patch", "refactor",
+         ("moe", "models"), ("refactor",)),
+        (13789, "[Refactor] Remove MiniMax-M2 MoE fp32 gate patch", "refactor",
+         ("moe", "models"), ("refactor",)),
+        (13946, "[Refactor] remove FlashComm v1", "refactor", ("moe", "distributed"),
+         ("refactor",)),
+        (12923, "[Refactor][Distributed] Remove all_to_all patch", "refactor", ("distributed",),
+         ("refactor",)),
+    ]  # fmt: skip
+    from services.renderer.domain.view import _Writer
+
+    s = _summary({"Removals": rows})
+    en = _Writer(s, messages("en"))
+    names = [en.module(n) for n in ("moe", "models", "distributed")]
+    assert names[0] == "MoE" and names[1][1:].islower()
+    assert en.line_areas(s.storylines[0]) == ["MoE", names[1].lower()]
+    zh = _Writer(s, messages("zh-CN"))
+    assert zh.line_areas(s.storylines[0]) == [zh.module("moe"), zh.module("models")]

@@ -420,6 +420,10 @@ FILES_WEIGHT = 0.75
 MODULE_WINDOW_MIN = 30  # ... in a window of at least this many changes
 MAX_MODULE_STORIES = 3
 MODULE_KEY_PREFIX = "module:"  # the renderer names these after the module, in its language
+CI_STORY_LINES = (
+    1000  # lines the window's changes of CI tooling alone change together, to be a line
+)
+CI_STORY_BIGGEST = 2 / 3  # ... spread over several changes: the biggest holds at most this share
 
 
 # written as a name: a capital inside a word (MTP, DeepSeek), a digit, '_' or '.' (Qwen3.5, v0.21.0)
@@ -1528,6 +1532,40 @@ def find_storylines(
         )
         for m in members:
             assigned[m.number] = len(groups) - 1
+
+    # the CI itself reworked: changes of CI tooling alone no line took, many and big together
+    # and not one change with its tweaks, are a line of their own, told after the code's
+    # (2026-W34: precise test selection #14650, a weekly workflow, the rerun strategy, image
+    # build schedules — 2,548 lines in 13 changes; 2026-W30 likewise), named after the module
+    # most of them are in; a week of a few nightly-case tweaks has none
+    tooling = [
+        i
+        for i in sorted(window, key=_order)
+        if i.number not in assigned and ci_only(i) and role_of(i) in ("ci", "test")
+    ]
+    sizes = [i.additions + i.deletions for i in tooling]
+    home = Counter(i.modules[0] for i in tooling if i.modules)
+    if (
+        n >= MODULE_WINDOW_MIN
+        and len(tooling) >= MIN_MODULE_ITEMS
+        and sum(sizes) >= CI_STORY_LINES
+        and max(sizes) <= CI_STORY_BIGGEST * sum(sizes)
+        and home
+    ):
+        module = home.most_common(1)[0][0]
+        groups.append(
+            _Group(
+                key=f"{MODULE_KEY_PREFIX}{module}",
+                name=module,
+                evidence="module",
+                items=[i.number for i in tooling],
+                score=float(len(tooling)) * MODULE_WEIGHT,
+                core=frozenset(i.number for i in tooling),
+                previous=sum(1 for i in previous if not i.bot and ci_only(i)),
+            )
+        )
+        for i in tooling:
+            assigned[i.number] = len(groups) - 1
 
     # a line inside another: a name of part of a bigger line ("DSA", DeepSeek V4's sparse
     # attention, 2026-W22) is folded into it when the window's titles write the two names

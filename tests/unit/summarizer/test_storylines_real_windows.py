@@ -241,3 +241,22 @@ def test_a_days_rare_word_in_three_changes_of_one_area_is_its_line():
     # pieces of three identifiers, no shared subject
     lines, _items = lines_of(date(2025, 12, 18), 1)
     assert not [s for s in lines if s.evidence == "module"]
+
+
+def test_the_ci_reworked_over_several_big_changes_is_a_line_and_a_weeks_tweaks_are_not():
+    """2026-W34: precise test selection (#14650, +1,158/-507), a weekly workflow for A3-560T,
+    the rerun strategy, PR test selection, job cancelling — CI tooling alone, 2,548 lines in 13
+    changes no line took, told nowhere; told after the lines of the code."""
+    lines, items = lines_of(week(2026, 34), 7)
+    (ci,) = [s for s in lines if 14650 in numbers(s)]
+    assert ci.evidence == "module" and ci.lead == 14650
+    assert {14298, 14552, 14724, 14725, 14752} <= numbers(ci)
+    assert all(r.role in ("ci", "test") for r in ci.items)
+    assert lines.index(ci) > min(i for i, s in enumerate(lines) if s.name == "DeepSeek V4")
+    # one big CI change and its tweaks (2025-W50: 1,767 of 1,808 lines; 2026-W13: 695 of 780)
+    # or a week of small tweaks (2026-W22) is no line
+    for first in (week(2025, 50), week(2026, 13), week(2026, 22)):
+        lines, items = lines_of(first, 7)
+        assert not [
+            s for s in lines if all(r.role in ("ci", "test") for r in s.items) and len(s.items) > 3
+        ], first

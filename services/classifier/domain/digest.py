@@ -820,8 +820,74 @@ def _what_of(units: list[_Unit], title: str = "") -> str:
                 if _adds(said, title):
                     return said
             continue
+        if _BACKGROUND.match(out) and not _CHANGE.search(out):
+            # background first ("GVA layerwise KV cache pools can map multiple logical layers
+            # to the same physical KV buffer", real #14046; "Currently `mooncake_backend` does
+            # not handle …" #8514): the change, when a later sentence of the paragraph or a
+            # later paragraph of the section says it ("This PR adds …", "Rebuild …"), is the what
+            said = _change_after(units, i)
+            if said:
+                return said
         return out
     return again
+
+
+def _change_after(units: list[_Unit], i: int) -> str:
+    """The what told from the first sentence after background (`units[i]`) that says the change:
+    later in its paragraph, else opening one of the next paragraphs; "" for none."""
+    u = units[i]
+    text = u.text
+    breaks = _line_ends(u) if len(u.raw) > 1 else ()
+    ends = _sentence_ends(text)
+    for end in ends[:-1]:
+        rest = text[end:].strip()
+        if _is_change(rest) and _usable(rest):
+            offset = len(text) - len(rest)
+            return _what_lead(rest, tuple(b - offset for b in breaks if b > offset))
+    for j in range(i + 1, min(len(units), i + 5)):
+        v = units[j]
+        if v.kind == "p" and _is_change(v.text) and _usable(v.text):
+            said = _unit_what(units, j)
+            if said:
+                return said.rstrip(" :：")
+    return ""
+
+
+def _is_change(text: str) -> bool:
+    """Whether `text` opens with the change ("This PR …", "We add …", "Fix …"), not with what it
+    only answers ("This PR fixes it")."""
+    return _CHANGE_OPEN.match(text) is not None and not _ONLY_ANSWERS.match(text)
+
+
+# what states how things are, not what the change does: an opening of the state before ("Currently
+# …", "Previously …", "At present …", "By default …") or a subject that can, may or does something
+# ("GVA layerwise KV cache pools can map …", "AscendStore may prefetch …")
+_BACKGROUND = re.compile(
+    r"(?i)\W*(?:currently|previously|at present|at the moment|right now|today|nowadays|historically"
+    r"|before this (?:pr|change|patch)|prior to this (?:pr|change|patch)|in the current \w+"
+    r"|by default)\b"
+    r"|\W*(?!(?:this|the|our|in this) (?:pr|pull request|change|patch|commit)\b)(?!we\b|i\b)"
+    r"(?:[\w./`'-]+\s+){1,6}?(?:can|may|might|could|does|do)\s+(?:not\s+|only\s+|also\s+)?"
+    r"(?!be\b)[a-z]+\b"
+)
+# the words of a change: this PR, patch or change, we, or an imperative first verb
+_CHANGE = re.compile(
+    r"(?i)\b(?:this|the|our) (?:pr|pull request|patch|change|commit)\b|\bin this (?:pr|patch)\b|\bwe\b"
+)
+_CHANGE_OPEN = re.compile(
+    r"(?i)\W*(?:(?:this|the|our|in this) (?:pr|pull request|patch|change|commit|fix)\b"
+    r"|we\s+(?!can\b|may\b|found\b|observed\b|noticed\b|see\b|need\b|should\b|want\b|have\b|had\b"
+    r"|would\b|will\b|might\b|could\b|are\b|were\b)\w+"
+    r"|(?:to (?:fix|solve|address|resolve|avoid|support) [^.]{3,80}?,\s*)?(?:fix|add|support|introduce"
+    r"|implement|remove|refactor|move|make|use|enable|disable|update|replace|avoid|ensure|prevent"
+    r"|rebuild|sync|align|change|set|skip|guard|handle|allow|register|rename|split|merge|extend"
+    r"|optimi[sz]e|reuse|drop|delete|clean|correct|restore|revert|bump|upgrade|adapt|apply|improve"
+    r"|reduce|unify|pass|keep|call|check|validate|reject|initiali[sz]e|load|convert|cache)(?:e?s)?\b)"
+)
+_ONLY_ANSWERS = re.compile(
+    r"(?i)\W*(?:(?:this|the|our) (?:pr|pull request|patch|change|commit|fix) )?(?:\w+ )?"
+    r"(?:fix|solve|address|resolve|handle)(?:e?s)?\s+(?:it|this|that|them|these|the (?:issue|problem|bug|error))\b"
+)
 
 
 # a sentence that goes on from the one before ("And drop short request schedule …", real #12541)

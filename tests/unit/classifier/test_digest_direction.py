@@ -193,3 +193,40 @@ def test_a_real_list_of_file_names_is_cut_between_names():
 def test_a_title_that_lifts_a_stopgap_and_adds_none(number, lifts):
     row, _ = real(number)
     assert lifts_stopgap(row["title"]) is lifts
+
+
+@pytest.mark.parametrize(
+    "number,start",
+    [
+        # "GVA layerwise KV cache pools can map …": background; the next paragraph is the change
+        (14046, "This PR adds a common layerwise buffer-reuse completion contract"),
+        (
+            10262,
+            "This PR introduces a minimal, zero-code-change logging layer",
+        ),  # after "Currently, …"
+        (10032, "Rebuild target input ids, positions"),  # after "… may correct num_computed_tokens"
+        (8514, "This PR provides a quick fix"),  # later in the paragraph of "Currently …"
+        (4254, "The fix ensures compute_logits executes correctly"),  # after "Previously, …"
+    ],
+)
+def test_the_what_is_the_change_not_the_background_before_it(number, start):
+    row, d = real(number)
+    assert d.what.startswith(start), d.what
+    assert is_span(d.what, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,start",
+    [
+        # "Previously implemention of triton rope_siso missing …": the later "This PR fixes it
+        # and supplement nightly test case for it." only answers it
+        (7082, "Previously implemention of triton rope_siso"),
+        # "We need to unify these codes …" is no change said
+        (4359, "Currently, there are two paths to judge the chip type"),
+        (14391, "The bug that previously required the DeepSeek V4 test"),  # no background opening
+    ],
+)
+def test_background_stays_the_what_when_no_later_sentence_says_the_change(number, start):
+    row, d = real(number)
+    assert d.what.startswith(start), d.what
+    assert is_span(d.what, row["body"])

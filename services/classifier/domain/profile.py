@@ -29,7 +29,10 @@ from .profile_errors import ProfileError, error_line
 #    open is never its what, more next steps, a claim's metric after its figure
 # 10: among modules paths alone give, one the description's what names comes first; a change of
 #     documentation or examples alone keeps only modules that are no code
-ENGINE_VERSION = "10"
+# 11: the digest: "leak" a memory problem only beside memory words, own-repository addresses kept
+#     as related references, tests said not to have run (tested "not_run"), settings said to be
+#     removed or renamed, the change's sentence over background as the what, no cut inside a word
+ENGINE_VERSION = "11"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

@@ -64,8 +64,10 @@ from shared.windows import Window
 from .news import NewsWords, project_news
 from .storylines import (
     FILE_SHARE,
+    KIND_WORDS,
     REMOVAL_TITLE,
     REMOVALS_KEY,
+    STOP_WORDS,
     UPGRADES_KEY,
     ItemLink,
     StoryItem,
@@ -1135,6 +1137,26 @@ def _own_code(item: StoryItem) -> set[str]:
     return {f for f in item.files if file_kind(f) is None and "test" not in f.lower()}
 
 
+# a change a fix names as the one that broke it: "Root cause: #N introduced …", "a regression
+# from #N", "caused by #N", "broken by #N" (real #10241's "`d7bca903` introduced …", #10200's
+# "PR #8671 switched … [and broke FP32]") — before the mention … (a commit named by its hash,
+# #10241's `d7bca903`, stays unnamed: item snapshots carry no merge commit to match it to)
+_CAUSE_BEFORE = re.compile(
+    r"(?i)\b(?:introduced\s+(?:by|in)|regress\w*\s+(?:from|caused\s+by|of|in|since|after)|"
+    r"caused\s+by|broken\s+by|root\s+cause\W+(?:is\s+)?(?:that\s+)?)[^.\n]{0,12}$"
+)
+# … or after it: "#N introduced …", "#N broke …", "the content of #N is rolled back" (#10205)
+_CAUSE_AFTER = re.compile(
+    r"(?i)^\W{0,3}(?:\)\s*)?(?:which\s+|that\s+)?(?:introduced|broke|caused|regressed)\b"
+)
+_ROLLED_BACK = re.compile(r"(?i)^[^.\n]{0,20}?\b(?:is|was|are|were|gets?|being)\s+rolled\s+back\b")
+# a fix merged this soon after a change of the same files is that change's fix when nothing else
+# touched them in between (2026-W34: #14295 'add a5 nightly multi test', #14441 'fix a5 nightly
+# multi test' two hours later in its jinja template; #12968 'Support DSV4 Dspark' then #14696
+# 'Fix DSpark spec decoding', dsa_v1.py, the next day)
+FIX_SOON = timedelta(hours=48)
+
+
 def fix_up_links(
     links: Sequence[ItemLink],
     items: Mapping[int, StoryItem],
@@ -1169,6 +1191,38 @@ def fix_up_links(
             and earlier(source, target)
         ):
             out[(source, target)] = ItemLink(source, target, "fix_up")
+
+    def before(source: int, target: int) -> bool:
+        a, b = items.get(source), items.get(target)
+        return (
+            a is not None
+            and b is not None
+            and b.kind == "pull_request"
+            and a.merged_at is not None
+            and b.merged_at is not None
+            and b.merged_at < a.merged_at
+        )
+
+    # a change the description says broke what it fixes, or says it rolls back: whenever merged
+    for source, body in bodies.items():
+        item = items.get(source)
+        if item is None or not body or role_of(item) == "revert":
+            continue
+        found: list[tuple[int, str]] = []
+        for rx in (_MENTION, url):
+            for m in rx.finditer(body):
+                head, tail = body[max(0, m.start() - 80) : m.start()], body[m.end() : m.end() + 40]
+                if _ROLLED_BACK.search(tail):
+                    found.append((int(m.group(1)), "reverts"))
+                elif _CAUSE_BEFORE.search(head) or _CAUSE_AFTER.search(tail):
+                    found.append((int(m.group(1)), "regression"))
+        for target, kind in found:
+            if (
+                before(source, target)
+                and (kind == "reverts" or role_of(item) == "fix")
+                and getattr(out.get((source, target)), "kind", "") != "reverts"
+            ):
+                out[(source, target)] = ItemLink(source, target, kind)
     for source, body in bodies.items():
         item = items.get(source)
         if item is None or role_of(item) != "fix" or not body:
@@ -1186,7 +1240,70 @@ def fix_up_links(
                 and _own_code(item) & _own_code(items[target])
             ):
                 out[(source, target)] = ItemLink(source, target, "fix_up")
+    # a fix of no change it names, soon after the change(s) of its files (code or CI scripts;
+    # not tests or docs, nor a file a fifth of the window's changes touch) in the 48 hours before
+    # it: their fix — one or two such changes, none of them a fix or revert, each with no other
+    # such fix (a change fixed again and again is a burst, told as one: _fix_bursts)
+    linked = {lk.source for lk in out.values() if lk.kind in ("fix_up", "reverts", "regression")}
+    per_file = Counter(f for n in bodies if n in items for f in set(items[n].files))
+    common = {f for f, c in per_file.items() if c > FILE_SHARE * max(len(bodies), 1)}
+    soon: dict[int, list[int]] = defaultdict(list)
+    for source in bodies:
+        item = items.get(source)
+        if (
+            item is None
+            or source in linked
+            or role_of(item) != "fix"
+            or item.merged_at is None
+            or _MINOR.search(item.title)  # a typo or lint fix answers no change's breakage
+        ):
+            continue
+        mine = _fixable(item) - common
+        touched = [
+            n
+            for n, other in items.items()
+            if n != source
+            and mine
+            and other.merged_at is not None
+            and item.merged_at - FIX_SOON <= other.merged_at < item.merged_at
+            and n < source  # opened after the change (2026-W31: #11929 was opened before #12662)
+            and mine & _fixable(other)
+            and _names_its_subject(item, other)
+        ]
+        if 1 <= len(touched) <= 2 and all(
+            role_of(items[n]) not in ("fix", "revert") and earlier(source, n) for n in touched
+        ):
+            for n in touched:
+                soon[n].append(source)
+    for target, sources in soon.items():
+        if len(sources) == 1:
+            out[(sources[0], target)] = ItemLink(sources[0], target, "fix_soon")
     return list(out.values())
+
+
+_SUBJECT_WORD = re.compile(r"[A-Za-z][\w.]{3,}")
+
+
+def _names_its_subject(fix: StoryItem, change: StoryItem) -> bool:
+    """Whether a fix's title names a word of the change's title (four letters or more, no
+    function or kind word: 'Fix DSpark spec decoding' after 'Support DSV4 Dspark'; not 'Reject
+    placeholder draft tokens in sampler' after 'Enhance error messages and logging', nor a
+    description's passing 'usage' — 06-23's #10833 after #9585)."""
+    said = fix.title.lower()
+    words = (
+        {w.lower().rstrip(".") for w in _SUBJECT_WORD.findall(_BRACKET_TAGS.sub(" ", change.title))}
+        - STOP_WORDS
+        - KIND_WORDS
+    )
+    return any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", said) for w in words)
+
+
+_BRACKET_TAGS = re.compile(r"\[[^\]]*\]")
+
+
+def _fixable(item: StoryItem) -> set[str]:
+    """The files a fix of this change would touch: its code and CI scripts, not tests or docs."""
+    return {f for f in item.files if file_kind(f) in (None, "ci") and "test" not in f.lower()}
 
 
 def _merged_order(numbers, items: Mapping[int, StoryItem]) -> list[int]:
@@ -1247,10 +1364,13 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
     # a change added, then fixed up and/or reverted: by references...
     followers: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for link in story.links:
-        if link.kind in ("reverts", "fix_up"):
+        if link.kind in ("reverts", "fix_up", "fix_soon", "regression"):
             followers[link.target].append(
                 (link.source, "reverted" if link.kind == "reverts" else "fixed")
             )
+    # a change a fix says introduced its problem, whenever merged (real #3675 "introduced by PR
+    # #2372", a month before)
+    caused = {lk.target for lk in story.links if lk.kind == "regression" and lk.source in merged}
     chains: list[tuple[list[int], dict[int, str], str]] = []
     for root in sorted(followers):
         if any(root == src for srcs in followers.values() for src, _ in srcs):
@@ -1271,7 +1391,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         # of this window or the one before is a fix-up, fix_up_links)
         fixed_here = (
             len(roles) == 2
-            and all(n in merged or n in earlier for n in roles)
+            and (all(n in merged or n in earlier for n in roles) or root in caused)
             and "fixed" in roles.values()
         )
         if (len(roles) >= 3 or fixed_here) and any(n in merged for n in roles if n != root):
@@ -1363,20 +1483,29 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
     out.extend(_repeated_fixes(t, story, inp, {n for i in out for n in i.items}))
     # (a fix that also reverts another change, real #5093, is told as that change's revert and
     # may still be a fix-up of a third)
-    out.extend(
-        _fix_bursts(
-            t,
-            story,
-            inp,
-            policy,
-            {
-                n
-                for i in out
-                for k, n in enumerate(i.items)
-                if not (i.kind == "revert" and k == 0 and n in items and role_of(items[n]) == "fix")
-            },
-        )
+    # a chain of a fix merged soon after a change of its files (no reference: "fix_soon") gives
+    # way to a burst of fixes of that change, which tells it with its other fixes
+    soon = {(lk.source, lk.target) for lk in story.links if lk.kind == "fix_soon"}
+
+    def by_time_only(i: Incident) -> bool:
+        return i.kind == "instability" and len(i.items) == 2 and (i.items[1], i.items[0]) in soon
+
+    bursts = _fix_bursts(
+        t,
+        story,
+        inp,
+        policy,
+        {
+            n
+            for i in out
+            if not by_time_only(i)
+            for k, n in enumerate(i.items)
+            if not (i.kind == "revert" and k == 0 and n in items and role_of(items[n]) == "fix")
+        },
     )
+    in_bursts = {n for b in bursts for n in b.items}
+    out = [i for i in out if not (by_time_only(i) and set(i.items) & in_bursts)]
+    out.extend(bursts)
     interface = _interface_changes(t, story)
     # a removal the digest names as a setting removed is told once, as that setting
     named = {n for i in interface if i.roles == ("removed",) for n in i.items}

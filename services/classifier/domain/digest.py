@@ -1746,9 +1746,16 @@ def _symptom(sections: list[_Section]) -> str:
             if not (_severe_gate(t, t.lower()) and SEVERE_PROBLEM.search(t)):
                 continue
             for s in sentences(t):
-                if SEVERE_PROBLEM.search(s) and not _LOG_LINE.search(s):
+                if SEVERE_PROBLEM.search(s) and not _LOG_LINE.search(s) and not _IN_TESTS.search(s):
                     return clip(s)
     return ""
+
+
+# a grave problem of the tests, not of what users run: "to avoid crashes in config-only test
+# cases" (real #10146), "Avoid oom during CI" (#4755), "CI jobs are stuck in pending" (#13584)
+_IN_TESTS = re.compile(
+    r"(?i)\b(?:test cases?|unit[- ]?tests?|uts?|test suites?|(?:during|in) (?:the )?ci|ci jobs?)\b"
+)
 
 
 # an error a user hits, in the description's words: an exception or assertion raised, "no

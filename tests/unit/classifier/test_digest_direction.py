@@ -230,3 +230,20 @@ def test_background_stays_the_what_when_no_later_sentence_says_the_change(number
     row, d = real(number)
     assert d.what.startswith(start), d.what
     assert is_span(d.what, row["body"])
+
+
+@pytest.mark.parametrize(
+    "number,grave",
+    [
+        (10146, False),  # "to avoid crashes in config-only test cases": the tests' crash
+        (4755, False),  # "Avoid oom during CI by using with VllmRunner …"
+        (5036, False),  # "Add ut for the cumsum_group_list function … precision issues"
+        # "Due to incomplete CI coverage, the 310P execution path can … [cause] runtime crashes"
+        (8085, True),
+        (14688, True),  # "… once the graph mode precision issue is fixed": the product's
+    ],
+)
+def test_a_grave_problem_of_the_tests_is_no_symptom(number, grave):
+    row, d = real(number)
+    assert bool(d.symptom) is grave, d.symptom
+    assert not d.symptom or is_span(d.symptom, row["body"])

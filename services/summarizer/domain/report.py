@@ -2402,6 +2402,22 @@ def _risks(
         snap = row.fact.item
         aside = aside_only(snap.files)
         own = own_code_lines(snap, row.tags)
+        # no change to ask tests of: a tiny one, one that only deletes code, or one of logging or
+        # wording (2026-W34: #14394 +4/-1, the MiniMax patch deletions; 06-10: #10201's logging)
+        untestable = _untestable(snap, row.tags)
+        digest = row.tags.digest
+        if (
+            digest is not None
+            and "not_run" in digest.tested
+            and not aside
+            and number not in reverts
+            and not untestable
+        ):
+            # a change merged with tests its description says were not run ("NPU end-to-end
+            # validation has not been run", real #14046): a risk of its own
+            items[TESTS_NOT_RUN].add(number)
+            severity[TESTS_NOT_RUN] = "medium"
+            reasons[TESTS_NOT_RUN][digest.tested_text or "tests not run"] += 1
         for risk in row.tags.risks:
             if number in reverts and risk.name != "revert":
                 continue
@@ -2409,6 +2425,8 @@ def _risks(
             if sized and (aside or own < _LARGE_LINES):
                 continue
             if aside and (risk.name in code_risks or risk.rule.rpartition("/")[2] in _WORDS_ONLY):
+                continue
+            if risk.name in policy.missing_test_risks and untestable:
                 continue
             items[risk.name].add(number)
             level = _risk_severity(risk, row.tags, snap.labels)
@@ -2429,6 +2447,29 @@ def _risks(
     ]
     out.sort(key=lambda r: (-SEVERITY_RANK[r.severity], -r.count, r.risk))
     return out
+
+
+TESTS_NOT_RUN = "tests-not-run"
+
+
+def _untestable(snap: ItemSnapshot, tags: Tags) -> bool:
+    """No change to ask tests of: a tiny one (TINY_LINES of code), one that only deletes code, or
+    one of logging or wording."""
+    return (
+        own_code_lines(snap, tags) < TINY_LINES
+        or _deletes_only(snap)
+        or is_minor(snap, [c.name for c in tags.categories])
+    )
+
+
+def _deletes_only(snap: ItemSnapshot) -> bool:
+    """Whether the change's code mostly goes away: fewer than TINY_LINES lines of code added and
+    more taken out (tests, docs aside; 2026-W34's MiniMax patch removals, +2/-109, #13782)."""
+    code = [f for f in snap.files if file_kind(f.path) is None and "test" not in f.path.lower()]
+    added, taken = sum(f.additions for f in code), sum(f.deletions for f in code)
+    if code and not added and not taken:  # a file list without lines: the change's totals
+        added, taken = snap.additions or 0, snap.deletions or 0
+    return bool(code) and added < TINY_LINES and taken > added
 
 
 def _group_of(tags: Tags) -> str:
@@ -2532,7 +2573,7 @@ def _follow_ups(
     reverts = story.reverts if story is not None else set()
     for number, frow in t.merged_prs.items():
         snap, tags = frow.fact.item, frow.tags
-        if number in reverts or _author_bot(snap, tags):
+        if number in reverts or _author_bot(snap, tags) or _untestable(snap, tags):
             continue  # a revert restores what was there: asking it for tests says nothing
         names = {r.name for r in tags.risks}
         core_paths = bool(names & set(policy.core_risks))

@@ -126,8 +126,50 @@ def test_a_tiny_core_change_without_tests_is_no_high_risk():
             risks=(("core-without-tests", "high"),),
         )
 
-    assert _risk(summarize([*FILLER, change(1)]), "core-without-tests").severity == "medium"
+    # a one-line change is no change to ask tests of (2026-W34: #14394 +4/-1 was "high")
+    assert _risk(summarize([*FILLER, change(1)]), "core-without-tests") is None
     assert _risk(summarize([*FILLER, change(40)]), "core-without-tests").severity == "high"
+
+
+def _real_risk(number: int, risk: str, *categories: str) -> ItemSpec:
+    from tests.conftest import history_prs
+
+    from .summarizer_builders import real_pr
+
+    row = history_prs()[number]
+    return real_pr(
+        row,
+        at(1),
+        additions=sum(f["additions"] or 0 for f in row["files"]),
+        deletions=sum(f["deletions"] or 0 for f in row["files"]),
+        categories=categories,
+        risks=((risk, "high"),),
+    )
+
+
+@pytest.mark.parametrize(
+    "number,untestable",
+    [
+        (13782, True),  # "Remove MiniMax-M2 fp8 dequant load_weights patch", +2/-109
+        (14643, True),  # "Remove redundant deepcopy of scheduler_output", +6/-13
+        (10201, True),  # "[Misc] Enhance error messages and logging …", 12 files
+        (14394, True),  # +4/-1
+        (14250, False),  # "allocate MTP hidden buffer only for speculative decoding", +27/-19
+        (13994, False),  # "Eplb supports Mega MoE", +59/-26
+        (13946, False),  # "remove FlashComm v1": -2,006 lines of code, but +589 too
+    ],
+)
+def test_a_tiny_change_a_removal_or_a_logging_change_asks_no_tests(number, untestable):
+    from services.summarizer.domain.report import _untestable
+
+    assert _untestable(*real(number)) is untestable
+
+
+def test_a_change_saying_its_tests_were_not_run_is_a_risk():
+    # "NPU end-to-end validation has not been run locally" (real #14046); #14250 says no such thing
+    s = summarize([*FILLER, _real_risk(14046, "x", "bugfix"), _real_risk(14250, "x", "bugfix")])
+    risk = _risk(s, "tests-not-run")
+    assert risk.items == (14046,) and "not been run" in risk.reason
 
 
 def test_a_docs_change_carries_no_risk_of_code():

@@ -144,6 +144,9 @@ class ReportRequested(CloudEvent):
 # ---------------------------------------------------------------- the report model
 
 
+Role = Literal["feature", "fix", "revert", "perf", "refactor", "test", "docs", "ci", "other"]
+
+
 class ItemRef(Frozen):
     """One PR or issue as a report line shows it."""
 
@@ -175,6 +178,10 @@ class ItemRef(Frozen):
     body_excerpt: str = ""
     # what the description says (the classifier's digest of the latest snapshot)
     digest: Digest | None = None
+    # the one kind every section gives a PR (its storyline's role of it: "[Refactor][Feature]
+    # Remove compress attention manager" is a refactor in its line and in the key PRs alike);
+    # None for an issue, or in a summary made before it
+    role: Role | None = None
     # a report across repositories: the item's repository (its number is then the combined
     # report's number for it, see services/summarizer/domain/combined.py); None in one repository's
     repo: RepoName | None = None
@@ -267,9 +274,6 @@ class KeyPR(Frozen):
     # why it was picked, most important first (the renderer says them in words)
     reasons: tuple[KeyReason, ...] = ()
     storyline: str | None = None  # the key of the storyline it belongs to
-
-
-Role = Literal["feature", "fix", "revert", "perf", "refactor", "test", "docs", "ci", "other"]
 
 
 class StorylineItem(Frozen):

@@ -305,6 +305,7 @@ def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0, digest: bool =
         reactions=snap.reactions,
         body_excerpt=snap.body_excerpt[:excerpt] if excerpt else "",
         digest=tags.digest if digest else None,
+        role=role_of(story_item(snap, tags)) if snap.kind == "pull_request" else None,
     )
 
 
@@ -482,12 +483,19 @@ LINE_KINDS: tuple[LineKind, ...] = (
 )
 
 
+# example scripts at the top of the tree show users how to run the project; they are not it
+# (2026-06-10: #9645, one proxy example of 1,276 lines, was a key change beside a decode fix)
+_EXAMPLE_FILE = re.compile(r"(?i)^examples?/")
+
+
 def line_kind(path: str) -> LineKind:
-    """code, tests, docs (translations too), ci (CI and the project's tooling: tools/,
-    scripts/) or generated (vendored, lock files)."""
+    """code, tests, docs (translations and top-level examples too), ci (CI and the project's
+    tooling: tools/, scripts/) or generated (vendored, lock files)."""
     if _GENERATED_FILE.search(path):
         return "generated"
     kind = _FILE_LINE_KIND.get(file_kind(path), "code")
+    if kind == "code" and _EXAMPLE_FILE.search(path):
+        return "docs"
     return "ci" if kind == "code" and _TOOLING_FILE.search(path) else kind
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from services.classifier.domain.digest import digest_of
 from services.summarizer.domain.report import imported, line_kind, lines_by_kind
-from shared.events import Actor, FileChange, ItemSnapshot, Tags
+from shared.events import Actor, FileChange, ItemSnapshot, Tag, Tags
 from tests.conftest import history_prs
 
 REPO = "vllm-project/vllm-ascend"
@@ -87,3 +87,23 @@ def test_lines_a_source_does_not_list_are_unlisted():
     split = {c.kind: c for c in lines_by_kind([(partial, tags)])}
     assert split["unlisted"].added == 7 + sum(f.additions for f in snap.files[1:])
     assert "docs" not in split
+
+
+def test_top_level_examples_are_docs_not_code():
+    from services.summarizer.domain.report import line_kind
+
+    # 2026-06-10's #9645, one proxy example script of 1,276 lines, ranked as code
+    assert line_kind("examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py") == (
+        "docs"
+    )
+    assert line_kind("vllm_ascend/examples_registry.py") == "code"
+    assert line_kind("vllm_ascend/worker/model_runner_v1.py") == "code"
+
+
+def test_a_pr_has_one_kind_its_storyline_gives_it():
+    from services.summarizer.domain.report import item_ref
+
+    # "[Refactor][Feature] Remove compress attention manager for DeepSeek V4" (real #13242)
+    snap, tags = snap_tags(13242)
+    cats = tuple(Tag(name=c, rule=f"cat:{c}") for c in ("refactor", "feature"))
+    assert item_ref(snap, tags.model_copy(update={"categories": cats})).role == "refactor"

@@ -207,6 +207,37 @@ _SUBJECT_START = re.compile(
 )
 
 
+# what opens a clause after a comma: a clause word ("…, which was caused by …", "…, so the
+# scheduler …", "…, including …", "…, removing …"), a new subject ("…, the server now …") or a
+# verb joined by "and" ("…, and restore the V2 test cases"); anything else after an English comma
+# is a list's next item ("activated with DP>1, TP>1 and all2all backend …", real #13946) and the
+# head before it says less than the sentence
+_CLAUSE_WORD = re.compile(
+    r"(?i)^(?:which|that|who|whose|where|when|whenever|because|bacause|while|whereas|so|but|"
+    r"since|as|although|though|thus|hence|therefore|otherwise|then|if|unless|until|after|before|"
+    r"including|includes|such\s+as|e\.\s?g\.|i\.\s?e\.|for\s+example|for\s+instance|"
+    r"specifically|especially|particularly|primarily|mainly|mostly|instead|rather|due\s+to|"
+    r"caused\s+by|via|through|along\s+with|together\s+with|in\s+addition|as\s+well\s+as|"
+    r"without|with|to|so\s+that|in\s+(?:order|which|this|that)|please|see|refer|[a-z]+ing|"
+    r"[a-z]+ly\s+[a-z]+ing)\b"
+)
+_AND_CLAUSE = re.compile(r"(?i)^(?:and|but|or)\s+(?:then\b|also\b|[a-z]+\b)")
+# the next item of a list: a short piece joined by "and"/"or" ("TP>1 and all2all …", "the B and
+# the C") or followed by ", and …" / ", or …"
+_LIST_ITEM = re.compile(r"(?i)^(?:[^\s,;]+\s+){1,3}(?:and|or)\s|^[^,;]*,\s*(?:and|or)\s")
+
+
+def _clause_after_comma(head: str, tail: str) -> bool:
+    """Whether a comma between `head` and `tail` (one sentence) ends a clause rather than an item
+    of a list."""
+    if _CLAUSE_WORD.match(tail):
+        return True
+    if _AND_CLAUSE.match(tail):  # "…, and add …" ends a clause; "A, B, and C" ends a list
+        return not re.search(r",\s*[^,;]*$", head) or bool(_SUBJECT_START.match(tail[4:]))
+    starts = _SUBJECT_START.match(tail) or re.match(r"(?i)^(?:i|you|he|she)\s", tail)
+    return bool(starts) and not _LIST_ITEM.match(tail)
+
+
 def _main_clause_after(sentence: str, limit: int) -> str:
     """The main clause of a sentence that opens with its purpose or cause, capitalised, when it
     fits whole within `limit` ("To adapt the Qwen3.5 model to the Ascend 310P, the Torch
@@ -274,6 +305,8 @@ def fit_sentence(text: str, limit: int) -> str:
         head = first[: m.start()].rstrip()
         if len(head) > limit:
             break
-        if _balanced(head):
+        if _balanced(head) and (
+            m.group().strip() != "," or _clause_after_comma(head, first[m.end() :])
+        ):
             best = head
     return best if len(best) >= max(24, limit * 0.4) else ""

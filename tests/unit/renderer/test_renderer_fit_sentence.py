@@ -233,3 +233,75 @@ def test_a_key_change_quotes_its_sentence_with_short_references():
     s = s.model_copy(update={"key_prs": (k.model_copy(update={"item": said}), *s.key_prs[1:])})
     md = render_markdown(s, "en")
     assert "2nd PR for #5712, extend SP" in md and url not in md
+
+
+def _what(body: str) -> str:
+    """The opening of a real description's "What this PR does" section, on one line."""
+    import re
+
+    m = re.search(r"What this PR does[^\n]*\n(.*?)(?:\n#|\Z)", body, re.S)
+    assert m, "the description has a 'What this PR does' section"
+    return " ".join(m.group(1).split())
+
+
+@pytest.mark.parametrize(
+    "number,limit,expected",
+    [
+        # the comma of a list is no clause end: cutting there changes what is said (2026-W34's
+        # #13946 read "upstream SP is activated with DP>1", dropping "TP>1 and all2all …")
+        (13946, 80, ""),
+        (12031, 80, ""),  # "… and its related code, tests, and documentation."
+        (14671, 80, ""),  # "… for punica_npu, lora_ops, MoE routing/index helpers, and …"
+        (
+            12605,
+            160,
+            "This PR restores the causal attention mask and the corresponding sparse "
+            "mode for FIA decode paths",
+        ),  # not "…, including normal execution, ACLGraph capture"
+        # a comma before a clause still ends the head (a clause word, an "-ing" phrase, "and" + verb)
+        (3094, 80, "This PR removed the redundant log prints in register_custom_ops.py"),
+        (4595, 80, "This pull request introduces an L2 normalization kernel implemented in Triton"),
+        (9509, 80, "Fix the bug causing failures in V2 E2E test cases due to code changes"),
+        (
+            2614,
+            160,
+            "* **Unify execution paths:** Consolidates the quantized and non-quantized "
+            "execution paths into a single `fused_experts` function",
+        ),
+    ],
+)
+def test_a_comma_ends_a_head_only_before_a_clause_never_inside_a_list(number, limit, expected):
+    from tests.conftest import history_prs
+
+    text = _what(history_prs()[number]["body"])
+    assert fit_sentence(text, limit) == expected
+
+
+@pytest.mark.parametrize(
+    "text,limit,expected",
+    [
+        (
+            "Upstream SP is activated with DP>1, TP>1 and all2all backend allgather_reducescatter.",
+            60,
+            "",
+        ),
+        ("Supports Qwen3 on the A3 nodes, the A2 nodes and the 310P cards of the cluster.", 40, ""),
+        (
+            "Fix the crash in the fused MoE dispatch path, which was caused by a stale buffer.",
+            50,
+            "Fix the crash in the fused MoE dispatch path",
+        ),
+        (
+            "Removes the deprecated flashcomm switch everywhere, so the config no longer takes it.",
+            60,
+            "Removes the deprecated flashcomm switch everywhere",
+        ),
+        (
+            "Adds the fused kernel for the decode path of MLA, and wires it into the runner too.",
+            60,
+            "Adds the fused kernel for the decode path of MLA",
+        ),
+    ],
+)
+def test_a_comma_before_a_clause_ends_the_head_a_list_comma_does_not(text, limit, expected):
+    assert fit_sentence(text, limit) == expected

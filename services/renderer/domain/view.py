@@ -3118,6 +3118,18 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
 
 
 _TOOLING_TAG = re.compile(r"(?i)\[(?:ci|tests?|docs?|e2e|ut)\]")
+# a leak of memory, not of state: the classifier's rule (services/classifier/domain/digest.py
+# MEMORY_LEAK; services import no other service) — a leak word within three words of memory,
+# allocation, buffers, tensors, handles or a device context; config state "leaking" into other
+# code paths (real #10146, told on 2026-06-10 as a memory problem) is none
+_MEMORY_WORD = (
+    r"(?:memory|mem|oom|hbm|vram|dram|kv[ _-]?cache|blocks?|allocat\w*|alloc|buffers?|tensors?"
+    r"|handles?|file descriptors?|fds?|workspaces?|caches?|(?:npu|gpu|device|cuda|acl) contexts?)"
+)
+_MEMORY_LEAK = (
+    rf"\b{_MEMORY_WORD}\W+(?:[\w-]+\W+){{0,3}}?leak\w*"
+    rf"|\bleak(?:s|ed|ing|age)?\W+(?:[\w-]+\W+){{0,3}}?{_MEMORY_WORD}\b"
+)
 # a fix of one of these is worth an operator's attention, in this order (title or what-sentence)
 _SEVERE = (
     (
@@ -3127,7 +3139,7 @@ _SEVERE = (
         ),
     ),
     ("crash", re.compile(r"(?i)\b(?:crash\w*|segfault\w*|segmentation fault|core ?dump\w*)\b")),
-    ("oom", re.compile(r"(?i)\b(?:oom|out of memory|memory leak\w*|leak(?:s|ed|ing)?)\b")),
+    ("oom", re.compile(rf"(?i)\b(?:oom|out of memory)\b|{_MEMORY_LEAK}")),
     (
         "accuracy",
         re.compile(r"(?i)\b(?:accuracy|precision|garbled|wrong (?:output|result|answer)s?|nan)\b"),

@@ -14,7 +14,7 @@ import math
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -158,6 +158,9 @@ class ReportPolicy:
     ecosystems: tuple[EcosystemSpec, ...] = (EcosystemSpec("AMD/ROCm", "amd", "rocm"),)
     # risk tag names meaning "touches core paths" and "lacks tests" (classifier rule sets name them)
     core_risks: tuple[str, ...] = ("core-change", "core", "core-path", "core-paths")
+    # risk tag names of the project's pipeline (CI, build, dependencies): a loosened test touches
+    # them by its nature, so they are no subsystem made unstable
+    pipeline_risks: tuple[str, ...] = ("ci-build-change", "ci-change", "dependency-bump")
     # the classifier's profiles emit core-without-tests (llm-serving) and code-without-tests (generic)
     missing_test_risks: tuple[str, ...] = (
         "core-without-tests",
@@ -2389,7 +2392,10 @@ def own_code_lines(snap: ItemSnapshot, tags: Tags | None = None) -> int:
 
 
 def _risks(
-    t: _Tally, story: _Story | None = None, policy: ReportPolicy | None = None
+    t: _Tally,
+    story: _Story | None = None,
+    policy: ReportPolicy | None = None,
+    loosened: Set[int] = frozenset(),
 ) -> list[RiskObservation]:
     """Risk tags of the changes that landed (merged in the window), with counts and PR lists.
     Reverts are told as incidents, never as changes that lack tests. A change of tests, docs or
@@ -2443,6 +2449,24 @@ def _risks(
             if SEVERITY_RANK[level] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
                 severity[risk.name] = level
             reasons[risk.name][risk.reason] += 1
+    # a subsystem made unstable: a risk of the window whose area also had a test or check
+    # loosened and a fix, three changes or more in all, is one high risk holding the loosened
+    # change too (2026-W34's graph capture: #14688 skipped the graph-mode precision test, #14307
+    # fixed mixed cudagraph modes, #13946 rewired it) — above any single change's gap
+    skip = {*code_risks, *policy.pipeline_risks}
+    for number in sorted(loosened & set(t.merged_prs)):
+        for risk in t.merged_prs[number].tags.risks:
+            name = risk.name
+            if name in skip or risk.rule.endswith(_SIZE_RULES) or name not in items:
+                continue
+            fixes = [
+                n
+                for n in items[name]
+                if story is not None and n in story.items and role_of(story.items[n]) == "fix"
+            ]
+            if fixes and len(items[name] | {number}) >= 3:
+                items[name].add(number)
+                severity[name] = "high"
     out = [
         RiskObservation(
             risk=name,
@@ -3139,7 +3163,14 @@ def build_summary(
         incidents=tuple(incidents),
         news=news,
         discussions=tuple(_discussions(t, inp, policy)),
-        risks=tuple(_risks(t, story, policy)),
+        risks=tuple(
+            _risks(
+                t,
+                story,
+                policy,
+                loosened={n for i in incidents if i.kind == "loosened" for n in i.items},
+            )
+        ),
         ecosystems=tuple(_ecosystems(t, inp, policy)),
         follow_ups=tuple(_follow_ups(t, inp, policy, story, incidents)),
         contributors=tuple(_contributors(t, first_timers)),

@@ -284,19 +284,30 @@ def _governance(item: ItemSnapshot, title: str, words: NewsWords) -> ProjectNews
         if _REMOVED_VERB.match(verb.group(1))
         else "changed"
     )
-    if not people and (said := _PEOPLE_SAID.search(" ".join((item.body_excerpt or "").split()))):
+    body = " ".join((item.body_excerpt or "").split())
+    sentence = ""
+    if not people and (said := _PEOPLE_SAID.search(body)):
         # the title says the team changed, the description whom ("retire ganyi1996ppo, whx-sjtu,
         # MengqingCao", real #13186)
         people = tuple(dict.fromkeys(p.lstrip("@") for p in _NAME.findall(said.group("who"))))
         if action == "changed":
             action = "removed" if _REMOVED_VERB.match(said.group("verb")) else "added"
+        sentence = _sentence(body, said.start(), said.end())
+    if action == "removed" and (em := _EMERITUS.search(body)) and not _EMERITUS.search(sentence):
+        # the description's words for where they go ("Move … from active Committers to Emeritus
+        # Committers"): the renderer says "moved to emeritus", not "removed"
+        sentence = _sentence(body, em.start(), em.end())
     return ProjectNews(
         kind="governance",
         items=(item.number,),
         what=_role(role_m.group(1)) if role_m else extra,
         people=people,
         action=action,
+        said=sentence,
     )
+
+
+_EMERITUS = re.compile(r"(?i)\bemerit(?:us|i|a)\b")
 
 
 def _policy(item: ItemSnapshot, title: str) -> ProjectNews | None:

@@ -116,6 +116,9 @@ def test_governance_names_the_people_title_or_description_give() -> None:
         "removed",
         ("ganyi1996ppo", "whx-sjtu", "MengqingCao"),
     )
+    # ... and where they go, in its words: emeritus, not out (the renderer says "moved to emeritus")
+    assert "emeritus" in retired.said.lower()
+    assert news_of(snap(1203)).said == ""  # an addition by its title alone says nothing more
 
 
 def test_a_profile_may_add_words() -> None:

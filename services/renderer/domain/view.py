@@ -2882,11 +2882,15 @@ def _topic_parts(w: _Writer, numbers: Sequence[int]) -> tuple:
 def _topic_items(s: SummaryData, w: _Writer, module: str, taken: set[int]) -> list[int]:
     """A module's changes of the window that no topic above holds: key changes first, then the
     largest (a module's representatives are spread over modules: 2026-03-24's "Compilation and
-    graphs (3 merged PRs)" named one)."""
+    graphs (3 merged PRs)" named one) — those whose first module it is: a change that only
+    touches it is another module's work (2026-06-10 listed the logging change #10201 under
+    Kernels, its fifth module, and #10016 of kernels under Attention)."""
     keys = {k.item.number: k.score for k in s.key_prs}
     window = {i.number: i for name in APPENDIX_LISTS for i in getattr(s.appendix, name)}
     found = [
-        i for i in window.values() if module in i.modules and i.number not in taken and not i.bot
+        i
+        for i in window.values()
+        if i.modules[:1] == (module,) and i.number not in taken and not i.bot
     ]
     found.sort(key=lambda i: (-keys.get(i.number, float("-inf")), -(i.additions + i.deletions)))
     return [i.number for i in found]
@@ -2945,7 +2949,11 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     for t in mods:
         if len(out) >= MAX_TOPICS:
             break
-        numbers = _topic_items(s, w, t.module, covered) or list(t.representative)
+        numbers = _topic_items(s, w, t.module, covered) or [
+            n for n in t.representative if n not in w.items or w.items[n].modules[:1] == (t.module,)
+        ]
+        if not numbers:
+            continue  # its changes are other modules' work first: no topic of its own
         if not support_module(t):
             # a module of code is told by its code: a CI job or a test list tagged with it is
             # no work of the module (2026-07-09's MoE: #11528, #11087); none left, no topic
@@ -3568,9 +3576,15 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
 
+    areas = _named_areas(s) if s.window.kind == "day" else None
+
     def name(st: Storyline) -> str | None:
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
             return m.t(f"storyline_names.{st.key}", name=st.name)
+        if st.evidence == "module" and areas is not None and st.name not in areas:
+            # a day's hot topic of a module no named line shares is the area itself
+            # ("Speculative decoding", not "Other work in Speculative decoding": 2026-06-10)
+            return m.name("module_names", st.name)
         if st.evidence == "module":
             # a module's line holds what no named line took: "Other work in Models", so that
             # its count does not read against the module's own ("Models: 32 items", 2026-W27)
@@ -3594,6 +3608,23 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
             "storylines": tuple(st.model_copy(update={"name": n}) if n else st for st, n in named)
         }
     )
+
+
+def _named_areas(s: SummaryData) -> set[str]:
+    """The modules of the report's named lines: each line's most common first module."""
+    window = {i.number: i for name in APPENDIX_LISTS for i in getattr(s.appendix, name)}
+    out = set()
+    for st in s.storylines:
+        if st.evidence == "module":
+            continue
+        firsts = Counter(
+            window[it.number].modules[0]
+            for it in st.items
+            if it.number in window and window[it.number].modules
+        )
+        if firsts:
+            out.add(firsts.most_common(1)[0][0])
+    return out
 
 
 DOCS_MODULES = frozenset({"docs", "documentation"})

@@ -1,0 +1,78 @@
+"""A day's hot topics (2026-06-10 reading): a module's topic lists the changes that are that
+module's work — their first module — not a change that only touches it (the logging change
+#10201, first in observability, listed under Kernels; #10016 of kernels under Attention); and a
+module's line reads as the area itself ("Speculative decoding") when no named line of the report
+is of that area, not "Other work in Speculative decoding" beside nothing else of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.renderer.adapters.documents import view_for
+from shared.events import Storyline, StorylineItem
+
+from .samples import daily_summary, weekly_summary
+
+
+def _items(s):
+    return {
+        i.number: i for n in ("merged_prs", "new_prs", "new_issues") for i in getattr(s.appendix, n)
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_module_topic_lists_only_changes_whose_first_module_it_is(lang):
+    s = daily_summary()
+    items = _items(s)
+    modules = {t.module for t in s.modules}
+    topics = [b for b in view_for(s, lang).topics if b.key in modules]
+    assert topics
+    # the sample has changes that touch a topic's module after another one (#38293: rocm, moe)
+    touching = {b.key: [n for n, i in items.items() if b.key in i.modules[1:]] for b in topics}
+    assert any(touching.values())
+    for b in topics:
+        named = [ln.number for ln in b.links]
+        assert named
+        assert all(items[n].modules[:1] == (b.key,) for n in named if n in items), (b.key, named)
+        assert not set(named) & set(touching[b.key])
+
+
+def _with_lines(s, *lines):
+    return s.model_copy(update={"storylines": tuple(lines)})
+
+
+MOE_LINE = Storyline(
+    key="moe",
+    name="moe",
+    evidence="module",
+    items=(StorylineItem(number=41183), StorylineItem(number=38256)),
+    merged=1,
+)
+NAMED_MOE = Storyline(
+    key="moerunner", name="MoERunner", items=(StorylineItem(number=41184),), merged=1
+)
+NAMED_ROCM = Storyline(key="aiter", name="AITER", items=(StorylineItem(number=38313),), merged=1)
+
+
+@pytest.mark.parametrize(
+    "lang,area,other",
+    [("en", "MoE", "Other work in MoE"), ("zh-CN", "MoE", "其他 MoE 变更")],
+)
+def test_a_days_module_line_reads_as_its_area_unless_a_named_line_shares_it(lang, area, other):
+    alone = view_for(_with_lines(daily_summary(), NAMED_ROCM, MOE_LINE), lang)
+    heads = [b.head for b in alone.topics]
+    assert area in heads and other not in heads
+    beside = view_for(_with_lines(daily_summary(), NAMED_MOE, MOE_LINE), lang)
+    heads = [b.head for b in beside.topics]
+    assert other in heads and "MoERunner" in heads
+
+
+def test_a_weeks_module_line_still_says_it_holds_the_rest():
+    """A week's module table counts the whole module: its line says it holds the rest."""
+    s = weekly_summary()
+    line = MOE_LINE.model_copy(
+        update={"items": (StorylineItem(number=s.appendix.merged_prs[0].number),)}
+    )
+    from services.renderer.adapters.documents import render_markdown
+
+    assert "Other work in MoE" in render_markdown(_with_lines(s, line), "en")

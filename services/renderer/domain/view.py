@@ -2932,6 +2932,8 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     # day before is no baseline to rank or tell a day by (2026-07-09: "This area was quiet in
     # the previous window" beside a quiet day of CI and docs)
     covered = {n for st in s.storylines[:MAX_TOPICS] for n in (it.number for it in st.items)}
+    # a module told above as its line is not told again as a module
+    told = _areas(s.model_copy(update={"storylines": s.storylines[:MAX_TOPICS]}), True)
 
     def support_module(t: ModuleTrend) -> bool:
         own = [i for i in w.items.values() if t.module in i.modules and i.merged and not i.bot]
@@ -2941,7 +2943,10 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         (
             t
             for t in s.modules
-            if not t.fallback and t.total >= 2 and not set(t.representative) <= covered
+            if not t.fallback
+            and t.total >= 2
+            and not set(t.representative) <= covered
+            and t.module not in told
         ),
         # the modules of code first, then those of CI, docs or tests
         key=lambda t: (support_module(t), -t.total, t.module),
@@ -3576,7 +3581,7 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
 
-    areas = _named_areas(s) if s.window.kind == "day" else None
+    areas = _areas(s) if s.window.kind == "day" else None
 
     def name(st: Storyline) -> str | None:
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
@@ -3610,12 +3615,13 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     )
 
 
-def _named_areas(s: SummaryData) -> set[str]:
-    """The modules of the report's named lines: each line's most common first module."""
+def _areas(s: SummaryData, module_lines: bool = False) -> set[str]:
+    """The modules of the report's named lines (with `module_lines`, of its modules' lines):
+    each line's most common first module."""
     window = {i.number: i for name in APPENDIX_LISTS for i in getattr(s.appendix, name)}
     out = set()
     for st in s.storylines:
-        if st.evidence == "module":
+        if (st.evidence == "module") != module_lines:
             continue
         firsts = Counter(
             window[it.number].modules[0]

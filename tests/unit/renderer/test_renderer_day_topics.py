@@ -62,6 +62,7 @@ def test_a_days_module_line_reads_as_its_area_unless_a_named_line_shares_it(lang
     alone = view_for(_with_lines(daily_summary(), NAMED_ROCM, MOE_LINE), lang)
     heads = [b.head for b in alone.topics]
     assert area in heads and other not in heads
+    assert len(heads) == len(set(heads)), heads  # the module is not told again by its trend
     beside = view_for(_with_lines(daily_summary(), NAMED_MOE, MOE_LINE), lang)
     heads = [b.head for b in beside.topics]
     assert other in heads and "MoERunner" in heads

@@ -2475,6 +2475,16 @@ class _Writer:
         s, m = self.s, self.m
         if s.coverage != "partial":
             return None
+        if s.covered is not None:
+            # the part of this window the source covers, clipped to it, and its share (2026-W34 of
+            # a history ending 08-22 20:51: 08-17 00:00 to 08-22 20:51, 84 %; not the source's
+            # whole span from 2025)
+            return m.t(
+                "coverage.partial_share",
+                start=stamp(s.covered.start, s.window.tz),
+                end=stamp(s.covered.end, s.window.tz),
+                share=num(round(s.covered.share * 100)),
+            )
         src = s.source
         if src is not None and src.coverage_start is not None and src.coverage_end is not None:
             return m.t(

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 
 import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain import narrator as nr
+from shared.events.summary import CoveredSpan
 
 from .explain_samples import explained_summary
 
@@ -314,6 +316,32 @@ def test_partial_coverage_is_said_at_the_top_with_its_range() -> None:
         notice = next(ln for ln in head.splitlines() if words in ln)
         assert "2026-06-08 08:00" in notice and "2026-06-12 20:00" in notice
     assert "Partial coverage" not in md(coverage="full")
+
+
+def _covered_from_afar(**overrides):
+    """A history from long before the window, ending 4.5 days into it (2026-W34's case: data from
+    2025-02-05 to 2026-08-22 20:51), with the summarizer's covered span clipped to the window."""
+    base = explained_summary()
+    assert base.source is not None
+    source = base.source.model_copy(
+        update={"coverage_start": datetime(2025, 2, 5, 2, 53, tzinfo=UTC)}
+    )
+    covered = CoveredSpan(
+        start=base.window.start, end=datetime(2026, 6, 12, 12, tzinfo=UTC), share=4.5 / 7
+    )
+    return explained_summary(source=source, covered=covered, **overrides)
+
+
+def test_partial_coverage_names_the_part_of_the_window_covered_not_the_source_span() -> None:
+    for lang, words in (("en", "Partial coverage"), ("zh-CN", "数据覆盖不完整")):
+        head = render_markdown(_covered_from_afar(), lang).split("\n## ", 1)[0]
+        notice = next(ln for ln in head.splitlines() if words in ln)
+        assert "2026-06-08 08:00" in notice and "2026-06-12 20:00" in notice, notice
+        assert "2025-02-05" not in notice and "64" in notice, notice
+    # an older summary (no covered span) keeps the source's span
+    old = _covered_from_afar().model_copy(update={"covered": None})
+    head = render_markdown(old, "en").split("\n## ", 1)[0]
+    assert "2025-02-05 10:53" in head
 
 
 def test_english_plurals() -> None:

@@ -581,7 +581,12 @@ class _Writer:
                 and getattr(prev, name) is not None
             ):
                 delta = getattr(c, name) - getattr(prev, name)
-                value += m.t("counts.delta", delta=signed(delta))
+                partial = self.partial_comparison()
+                value += (
+                    m.t("counts.delta_partial", delta=signed(delta), partial=partial)
+                    if partial
+                    else m.t("counts.delta", delta=signed(delta))
+                )
             out.append(Figure(m.t(f"counts.{name}"), value))
         if unknown:
             # (a label after the first is written in lower case where the language has cases:
@@ -711,6 +716,7 @@ class _Writer:
                     delta=num(t.delta),
                     total=num(t.total),
                 )
+                + self.partial_aside()
             )
         high = [r for r in s.risks if r.severity == "high"]
         if high:
@@ -1011,7 +1017,12 @@ class _Writer:
                     "summary.previous" if known else "summary.previous_merged",
                     merged=num(c.merged_prs),
                     prev_merged=num(prev.merged_prs),
-                    delta=signed(c.merged_prs - prev.merged_prs),
+                    delta=signed(c.merged_prs - prev.merged_prs)
+                    + (
+                        m.t("coverage.delta_note", partial=partial)
+                        if (partial := self.partial_comparison())
+                        else ""
+                    ),
                     new_issues=self.na(c.new_issues),
                     prev_new_issues=self.na(prev.new_issues),
                 )
@@ -1123,12 +1134,16 @@ class _Writer:
         m = self.m
         ups = [t for t in self.s.modules if t.trend in ("up", "new")]
         downs = [t for t in self.s.modules if t.trend in ("down", "gone")]
-        return m.t(
+        text = m.t(
             "modules_table.text",
             modules=num(len(self.s.modules)),
             up=num(len(ups)),
             down=num(len(downs)),
         )
+        if aside := self.partial_aside():
+            # "… compared with the previous window (this week is partly covered)."
+            text = text.rstrip(".。") + aside + m.t("lead.end")
+        return text
 
     def key_pr(self, k: KeyPR) -> KeyPRRow:
         m = self.m
@@ -2470,6 +2485,24 @@ class _Writer:
         if all(getattr(c, n) is not None for n in NULLABLE_COUNTS):
             return None
         return self.m.t("na.note")
+
+    def partial_comparison(self) -> str:
+        """A comparison with the previous window is partial when either window is partly covered
+        (SummaryData.covered, previous_covered): "this week is partly covered", else ""."""
+        s, m = self.s, self.m
+        if s.covered is not None and s.previous_covered is not None:
+            which = "both"
+        elif s.covered is not None:
+            which = "this"
+        elif s.previous_covered is not None:
+            which = "previous"
+        else:
+            return ""
+        return m.t(f"coverage.compare_{which}.{s.window.kind}")
+
+    def partial_aside(self) -> str:
+        partial = self.partial_comparison()
+        return self.m.t("coverage.aside", partial=partial) if partial else ""
 
     def coverage(self) -> str | None:
         s, m = self.s, self.m

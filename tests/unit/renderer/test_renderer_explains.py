@@ -14,6 +14,7 @@ import pytest
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain import narrator as nr
+from shared.events import SummaryData
 from shared.events.summary import CoveredSpan
 
 from .explain_samples import explained_summary
@@ -318,7 +319,7 @@ def test_partial_coverage_is_said_at_the_top_with_its_range() -> None:
     assert "Partial coverage" not in md(coverage="full")
 
 
-def _covered_from_afar(**overrides):
+def _covered_from_afar(**overrides) -> SummaryData:
     """A history from long before the window, ending 4.5 days into it (2026-W34's case: data from
     2025-02-05 to 2026-08-22 20:51), with the summarizer's covered span clipped to the window."""
     base = explained_summary()
@@ -329,7 +330,7 @@ def _covered_from_afar(**overrides):
     covered = CoveredSpan(
         start=base.window.start, end=datetime(2026, 6, 12, 12, tzinfo=UTC), share=4.5 / 7
     )
-    return explained_summary(source=source, covered=covered, **overrides)
+    return explained_summary(**{"source": source, "covered": covered, **overrides})
 
 
 def test_partial_coverage_names_the_part_of_the_window_covered_not_the_source_span() -> None:
@@ -342,6 +343,25 @@ def test_partial_coverage_names_the_part_of_the_window_covered_not_the_source_sp
     old = _covered_from_afar().model_copy(update={"covered": None})
     head = render_markdown(old, "en").split("\n## ", 1)[0]
     assert "2025-02-05 10:53" in head
+
+
+def test_comparisons_of_a_partly_covered_window_say_they_are_partial() -> None:
+    text = render_markdown(_covered_from_afar(), "en")
+    head, _, body = text.partition("\n## ")
+    assert "13 (+4 vs previous; this week is partly covered)" in head
+    assert "from 9 to 13 (+4; this week is partly covered)" in body
+    caption = next(ln for ln in body.splitlines() if "modules were active" in ln)
+    assert caption.endswith("(this week is partly covered).")
+    zh = render_markdown(_covered_from_afar(), "zh-CN")
+    assert "13（较上期 +4；本周数据不完整）" in zh.partition("\n## ")[0]
+    assert "（+4；本周数据不完整）" in zh
+    # the previous window partly covered; both; neither
+    prev = _covered_from_afar().covered
+    only_prev = render_markdown(_covered_from_afar(covered=None, previous_covered=prev), "en")
+    assert "(+4 vs previous; the previous week is partly covered)" in only_prev
+    both = render_markdown(_covered_from_afar(previous_covered=prev), "en")
+    assert "this and the previous week are partly covered" in both
+    assert "partly covered" not in md() and "数据不完整" not in md("zh-CN")
 
 
 def test_english_plurals() -> None:

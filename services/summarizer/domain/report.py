@@ -8,13 +8,15 @@ ties are broken by item number (or login), never by input order.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import math
 import re
 import statistics
+import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -492,6 +494,7 @@ LINE_KINDS: tuple[LineKind, ...] = (
 _EXAMPLE_FILE = re.compile(r"(?i)^examples?/")
 
 
+@functools.lru_cache(maxsize=16384)  # a path's kind never changes; a report asks per file
 def line_kind(path: str) -> LineKind:
     """code, tests, docs (translations and top-level examples too), ci (CI and the project's
     tooling: tools/, scripts/) or generated (vendored, lock files)."""
@@ -503,9 +506,40 @@ def line_kind(path: str) -> LineKind:
     return "ci" if kind == "code" and _TOOLING_FILE.search(path) else kind
 
 
-def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> dict[LineKind, list[int]]:
+# what a report works out once per change and asks for several times (its size, its own code,
+# whether tests could be asked of it, the window's lines): `(id(snap), id(tags)) -> (snap, tags,
+# lines by kind)`, kept only while `build_summary` runs in this thread (the entry holds its
+# objects, so an id is never another's while it lives)
+_PER_REPORT = threading.local()
+
+
+@contextlib.contextmanager
+def _report_scope() -> Iterator[None]:
+    outer = getattr(_PER_REPORT, "lines", None)
+    if outer is None:
+        _PER_REPORT.lines = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _PER_REPORT.lines = None
+
+
+def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> Mapping[LineKind, list[int]]:
     """A change's added and removed lines by kind of file; the code lines it adds of code it
-    brings in from elsewhere are `imported`; what its files do not account for is `unlisted`."""
+    brings in from elsewhere are `imported`; what its files do not account for is `unlisted`.
+    (Read only: within a report the same mapping answers again.)"""
+    memo: dict | None = getattr(_PER_REPORT, "lines", None)
+    if memo is None:
+        return _count_lines(snap, tags)
+    key = (id(snap), id(tags))
+    hit = memo.get(key)
+    if hit is None or hit[0] is not snap or hit[1] is not tags:
+        hit = memo[key] = (snap, tags, _count_lines(snap, tags))
+    return hit[2]
+
+
+def _count_lines(snap: ItemSnapshot, tags: Tags | None) -> dict[LineKind, list[int]]:
     out: dict[LineKind, list[int]] = defaultdict(lambda: [0, 0])
     bring_in = imported(snap, tags)
     for f in snap.files:
@@ -519,7 +553,7 @@ def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> dict[LineKind, li
     if rest_add or rest_del:
         out["unlisted"][0] += rest_add
         out["unlisted"][1] += rest_del
-    return out
+    return dict(out)
 
 
 def lines_by_kind(changes: Iterable[tuple[ItemSnapshot, Tags | None]]) -> tuple[LineCount, ...]:
@@ -3112,6 +3146,26 @@ def build_summary(
     changed_figures: Sequence[ChangedFigure] = (),
 ) -> SummaryData:
     """The whole report model of one window (one revision)."""
+    with _report_scope():
+        return _build_summary(
+            inp,
+            now=now,
+            revision=revision,
+            policy=policy,
+            meta=meta,
+            changed_figures=changed_figures,
+        )
+
+
+def _build_summary(
+    inp: WindowInput,
+    *,
+    now: datetime,
+    revision: int,
+    policy: ReportPolicy,
+    meta: RequestMeta,
+    changed_figures: Sequence[ChangedFigure],
+) -> SummaryData:
     t = _tally(inp.window, inp.facts)
     prev = _tally(inp.previous, inp.previous_facts)
     story = _story(t, prev, inp, policy)

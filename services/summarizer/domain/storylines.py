@@ -137,12 +137,13 @@ def _ident_start(segment: str, at: int) -> int:
 
 def _segment_terms(segment: str, out: list[_Term]) -> None:
     words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(segment)]
+    underscores = segment.count("_") >= 2  # (else no word of it is inside a long identifier)
     for i, (w, s, e) in enumerate(words):
         if _usable(w):
             # a word inside a long identifier ("BUFFER" of ASCEND_BUFFER_POOL) is written as the
             # identifier needs, not as a name: it names no line in capitals (2026-W32's "BUFFER");
             # a short one may be the name ("MLP_TP")
-            inside = _IDENT_RUN.match(segment, _ident_start(segment, s))
+            inside = _IDENT_RUN.match(segment, _ident_start(segment, s)) if underscores else None
             long_ident = inside is not None and inside.group(0).count("_") >= 2
             out.append(_Term(w, w if long_ident else segment[s:e], ()))
         if i + 1 < len(words):

@@ -413,6 +413,15 @@ def _item_index(s: SummaryData) -> dict[int, ItemRef]:
     return index
 
 
+# key reasons that say a change's kind, and the kind (Role) they say
+_KIND_REASONS = {
+    "feature": "feature",
+    "new_model": "feature",
+    "new_hardware": "feature",
+    "performance": "perf",
+}
+
+
 class _Writer:
     def __init__(self, s: SummaryData, m: Messages) -> None:
         self.s, self.m = s, m
@@ -1490,6 +1499,9 @@ class _Writer:
 
     def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
         m, notes = self.m, []
+        # one kind per PR everywhere: where a kind is said, the item's own (ItemRef.role)
+        if role and item is not None and item.role:
+            role = item.role
         if role and role != "other":
             notes.append(m.name("role_names", role))
         d = item.digest if item is not None else None
@@ -1857,6 +1869,13 @@ class _Writer:
                 continue
             if r == "measured_claim" and self.measured(k.item):
                 words.append(m.t("reason_names.measured_as", figure=self.measured(k.item)))
+                continue
+            role = k.item.role
+            if r in _KIND_REASONS and role is not None and role != _KIND_REASONS[r]:
+                # one kind per PR everywhere (ItemRef.role): "[Refactor][Feature] Remove
+                # compress attention manager" is a refactor in its line and here, not a feature
+                if role != "other":
+                    words.append(m.name("role_names", role))
                 continue
             words.append(m.name("reason_names", r))
         if st is not None and "storyline_lead" not in k.reasons:

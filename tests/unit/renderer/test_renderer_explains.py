@@ -364,6 +364,27 @@ def test_comparisons_of_a_partly_covered_window_say_they_are_partial() -> None:
     assert "partly covered" not in md() and "数据不完整" not in md("zh-CN")
 
 
+def test_a_pr_has_one_kind_everywhere_its_own_role() -> None:
+    """A key PR whose reasons say "feature" but whose kind (ItemRef.role, its line's) is a
+    refactor is a refactor in the quick view and in its line ("[Refactor][Feature] Remove
+    compress attention manager", 2026-W34); without a role (an older summary) it is as before."""
+    base = explained_summary()
+    refactor = base.key_prs[1].item.model_copy(update={"role": "refactor"})
+    keys = tuple(
+        k.model_copy(update={"item": refactor}) if k.item.number == refactor.number else k
+        for k in base.key_prs
+    )
+    text = render_markdown(explained_summary(key_prs=keys), "en")
+    row = next(ln for ln in section(text, "Key PR quick view").splitlines() if "#10502" in ln)
+    assert "refactor" in row and "new feature" not in row, row
+    themes = section(text, "Key changes by theme")
+    note = themes.split("#10502", 1)[1].split("\n- ", 1)[0]
+    assert "_refactor" in note and "_feature" not in note, note
+    old = render_markdown(base, "en")
+    row = next(ln for ln in section(old, "Key PR quick view").splitlines() if "#10502" in ln)
+    assert "new feature" in row, row
+
+
 def test_english_plurals() -> None:
     text = md()
     for wrong in (

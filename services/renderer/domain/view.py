@@ -413,6 +413,9 @@ def _item_index(s: SummaryData) -> dict[int, ItemRef]:
     return index
 
 
+# risks whose reason is a change's description's own sentence, not the classifier's evidence
+_SAID_REASON_RISKS = frozenset({"tests-not-run"})
+
 # key reasons that say a change's kind, and the kind (Role) they say
 _KIND_REASONS = {
     "feature": "feature",
@@ -862,6 +865,13 @@ class _Writer:
         detail = ""
         if self.m.has(f"risk_help.{r.risk}"):
             detail = m.t(f"risk_help.{r.risk}")
+            if r.risk in _SAID_REASON_RISKS and r.reason.strip():
+                # its reason is a description's own sentence, quoted in any language ("NPU
+                # end-to-end validation has not been run locally", real #14046)
+                said = fit_sentence(" ".join(r.reason.split()), CLIP_NOTE).rstrip("。.")
+                detail = m.tn(
+                    "risks.with_said", r.count, help=detail, said=m.t("quote.text", text=said)
+                )
         elif r.reason and m.lang == "en":
             detail = r.reason
         elif r.reason:

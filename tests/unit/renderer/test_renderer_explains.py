@@ -14,7 +14,7 @@ import pytest
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain import narrator as nr
-from shared.events import SummaryData
+from shared.events import RiskObservation, SummaryData
 from shared.events.summary import CoveredSpan
 
 from .explain_samples import explained_summary
@@ -383,6 +383,48 @@ def test_a_pr_has_one_kind_everywhere_its_own_role() -> None:
     old = render_markdown(base, "en")
     row = next(ln for ln in section(old, "Key PR quick view").splitlines() if "#10502" in ln)
     assert "new feature" in row, row
+
+
+@pytest.mark.parametrize(
+    ("lang", "name", "action", "ci"),
+    [
+        ("en", "Tests not run", "Run the tests", "Changes touching CI or build files"),
+        ("zh-CN", "测试未运行", "补跑", "涉及 CI 或构建文件的变更"),
+    ],
+)
+def test_tests_not_run_is_named_with_its_sentence_and_ci_risk_says_files(
+    lang: str, name: str, action: str, ci: str
+) -> None:
+    """tests-not-run is named and advised in the report's language, with the description's own
+    sentence quoted (its reason); the CI risk counts changes touching CI or build files (more
+    than the trend table's CI module), and its name says so."""
+    said = "NPU end-to-end validation has not been run locally."
+    risks = explained_summary().risks + (
+        RiskObservation(
+            risk="tests-not-run", severity="medium", count=1, items=(10502,), reason=said
+        ),
+        RiskObservation(
+            risk="ci-build-change",
+            severity="medium",
+            count=1,
+            items=(10301,),
+            reason="changed .github/workflows/ci.yaml (CI or build)",
+        ),
+    )
+    text = render_markdown(explained_summary(risks=risks), lang)
+    detail = section(text, "Risk observations in detail" if lang == "en" else "风险观察详情")
+    blocks = detail.split("\n- ")
+    block = next(b for b in blocks if name in b)
+    assert action in block and said.rstrip(".") in block and "#10502" in block, block
+    assert "tests-not-run" not in text
+    assert any(b.startswith(f"**{ci}**") for b in blocks), detail
+    assert "CI and build changes" not in text and "CI 与构建变更" not in text
+    # no reason: the advice alone
+    bare = tuple(r.model_copy(update={"reason": ""}) for r in risks)
+    title = "Risk observations in detail" if lang == "en" else "风险观察详情"
+    text = render_markdown(explained_summary(risks=bare), lang)
+    block = next(b for b in section(text, title).split("\n- ") if name in b)
+    assert action in block and said.rstrip(".") not in block
 
 
 def test_english_plurals() -> None:

@@ -417,12 +417,9 @@ def _item_index(s: SummaryData) -> dict[int, ItemRef]:
 _SAID_REASON_RISKS = frozenset({"tests-not-run"})
 
 # key reasons that say a change's kind, and the kind (Role) they say
-_KIND_REASONS = {
-    "feature": "feature",
-    "new_model": "feature",
-    "new_hardware": "feature",
-    "performance": "perf",
-}
+# (new model or hardware support says what a change is about, which a performance change of a
+# new device may be too: 2026-W22's "[Performance][ops][310p] Support Qwen3.5-Dense ACLGraph")
+_KIND_REASONS = {"feature": "feature", "performance": "perf"}
 
 
 class _Writer:
@@ -1884,7 +1881,8 @@ class _Writer:
             if r in _KIND_REASONS and role is not None and role != _KIND_REASONS[r]:
                 # one kind per PR everywhere (ItemRef.role): "[Refactor][Feature] Remove
                 # compress attention manager" is a refactor in its line and here, not a feature
-                if role != "other":
+                # (its kind once, unless another reason says it: "performance work")
+                if role != "other" and role not in {_KIND_REASONS.get(x) for x in k.reasons}:
                     words.append(m.name("role_names", role))
                 continue
             words.append(m.name("reason_names", r))

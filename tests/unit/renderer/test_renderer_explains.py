@@ -383,6 +383,17 @@ def test_a_pr_has_one_kind_everywhere_its_own_role() -> None:
     old = render_markdown(base, "en")
     row = next(ln for ln in section(old, "Key PR quick view").splitlines() if "#10502" in ln)
     assert "new feature" in row, row
+    # a performance change picked as a feature and as performance work: its kind said once
+    perf = base.key_prs[1].model_copy(
+        update={
+            "item": refactor.model_copy(update={"role": "perf"}),
+            "reasons": ("feature", "performance"),
+        }
+    )
+    text = render_markdown(explained_summary(key_prs=(base.key_prs[0], perf)), "en")
+    row = next(ln for ln in section(text, "Key PR quick view").splitlines() if "#10502" in ln)
+    assert "performance work" in row and "new feature" not in row, row
+    assert "(performance; " not in row and "; performance;" not in row, row
 
 
 @pytest.mark.parametrize(

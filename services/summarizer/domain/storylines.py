@@ -512,6 +512,19 @@ class _Group:
     core: frozenset[int] = frozenset()  # the items that carry its name (joined ones do not lead)
 
 
+def _module_group(module: str, members: Sequence[StoryItem], previous: int) -> _Group:
+    """A line of one module's changes, every member carrying it; `previous`: its changes then."""
+    return _Group(
+        key=f"{MODULE_KEY_PREFIX}{module}",
+        name=module,
+        evidence="module",
+        items=[m.number for m in members],
+        score=float(len(members)) * MODULE_WEIGHT,
+        core=frozenset(m.number for m in members),
+        previous=previous,
+    )
+
+
 def _lead(
     members: Sequence[StoryItem],
     roles: Mapping[int, Role],
@@ -1497,17 +1510,8 @@ def find_storylines(
             module = next(m for m in xs[0].modules if m in areas)
             rest = [i for i in free_code if i not in xs and i.modules[:1] == (module,)]
             members = sorted([*xs, *(i for i in rest if i.number not in assigned)], key=_order)
-            groups.append(
-                _Group(
-                    key=f"{MODULE_KEY_PREFIX}{module}",
-                    name=module,
-                    evidence="module",
-                    items=[m.number for m in members],
-                    score=float(len(members)) * MODULE_WEIGHT,
-                    core=frozenset(m.number for m in members),
-                    previous=sum(1 for i in previous if not i.bot and module in i.modules),
-                )
-            )
+            before = sum(1 for i in previous if not i.bot and module in i.modules)
+            groups.append(_module_group(module, members, before))
             for m in members:
                 assigned[m.number] = len(groups) - 1
     for module, members in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -1520,17 +1524,8 @@ def find_storylines(
             continue
         if coherence({m.number for m in members}) >= MIN_COHERENCE:
             held.add(f"{MODULE_KEY_PREFIX}{module}")
-        groups.append(
-            _Group(
-                key=f"{MODULE_KEY_PREFIX}{module}",
-                name=module,
-                evidence="module",
-                items=[m.number for m in members],
-                score=float(len(members)) * MODULE_WEIGHT,
-                core=frozenset(m.number for m in members),
-                previous=sum(1 for i in previous if not i.bot and i.modules[:1] == (module,)),
-            )
-        )
+        before = sum(1 for i in previous if not i.bot and i.modules[:1] == (module,))
+        groups.append(_module_group(module, members, before))
         for m in members:
             assigned[m.number] = len(groups) - 1
 

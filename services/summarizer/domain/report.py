@@ -1286,7 +1286,7 @@ def fix_up_links(
                 and _own_code(item) & _own_code(items[target])
             ):
                 out[(source, target)] = ItemLink(source, target, "fix_up")
-    # a fix of no change it names, soon after the change(s) of its files (code or CI scripts;
+    # a fix naming no issue or change, soon after the change(s) of its files (code or CI scripts;
     # not tests or docs, nor a file a fifth of the window's changes touch) in the 48 hours before
     # it: their fix — one or two such changes, none of them a fix or revert, each with no other
     # such fix (a change fixed again and again is a burst, told as one: _fix_bursts)
@@ -1302,6 +1302,9 @@ def fix_up_links(
             or role_of(item) != "fix"
             or item.merged_at is None
             or _MINOR.search(item.title)  # a typo or lint fix answers no change's breakage
+            # a fix of an issue or change it names answers that, not a change of its files
+            # (2025-W52: #5196 "Related to …/issues/4084", 45 hours after #4501's runner change)
+            or any(rx.search(bodies[source] or "") for rx in (_MENTION, url))
         ):
             continue
         mine = _fixable(item) - common

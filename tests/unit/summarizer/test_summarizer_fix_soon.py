@@ -63,3 +63,12 @@ def test_a_change_said_to_have_introduced_the_problem_is_fixed_whenever_merged()
     said = real(3675, 0.4)
     plain = replace(said, body=said.body.replace("introduced by", "see also"), digest=None)
     assert (2372, 3675) not in chains(summarize_with([*FILLER, plain], referenced=old))
+
+
+def test_a_fix_driven_by_an_issue_it_names_fixes_no_change_of_its_files():
+    # 2025-W52: #5196 "[Bugfix] Implement multimodal_cpu_fields in model runner", "Related to
+    # https://github.com/vllm-project/vllm-ascend/issues/4084", 45 hours after #4501 "Add async
+    # exponential while model executing" (model_runner_v1.py, "model"): a fix of the issue it
+    # names, not of #4501
+    s = summarize([*FILLER, real(4501, 0.3, ("performance",)), real(5196, 0.3 + gap(4501, 5196))])
+    assert (4501, 5196) not in chains(s)

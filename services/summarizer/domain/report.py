@@ -1391,6 +1391,7 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
         linked.add(link.source)
         target = items.get(link.target)
         back = _relands(link.source, link.target, items, merged)
+        why = _not_its_description(_revert_reason(items.get(link.source), link.target), target)
         out.append(
             Incident(
                 kind="revert",
@@ -1398,9 +1399,8 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
                 roles=("revert", "reverted_change", *("relanded",) * len(back)),
                 subject=target.title if target is not None else "",
                 across_windows=before_window(link.target),
-                reason=_not_its_description(
-                    _revert_reason(items.get(link.source), link.target), target
-                ),
+                reason=why,
+                planned=_planned_revert(why),
             )
         )
     # a revert that names nothing it undid is a risk of its own only when it takes code out
@@ -2282,6 +2282,12 @@ _BROKE = re.compile(
 )
 
 
+def _planned_revert(reason: str) -> bool:
+    """A revert's reason gives a plan (a freeze, "redo it once 0.13.0 is released", "for now")
+    and names no defect (2025-W52's #5410 and #5434; not #5380's "introduces a precision issue")."""
+    return bool(_PLANNED_REVERT.search(reason)) and not _BROKE.search(reason)
+
+
 MIN_UPGRADE_FILES = 3  # an upgrade of the project touches its build, its code and its CI
 
 
@@ -2885,11 +2891,7 @@ def _incident_follow_ups(
     ]
     # reverted on purpose, to come back ("the main branch is frozen … redo it once 0.13.0 is
     # released"): nothing broke, so nothing is to be found out (2025-W52)
-    planned = [
-        i.items[1]
-        for i in undone
-        if _PLANNED_REVERT.search(i.reason) and not _BROKE.search(i.reason)
-    ]
+    planned = [i.items[1] for i in undone if i.planned]
     reverted = [i.items[1] for i in undone if i.items[1] not in planned]
     for inc in incidents:
         first = ref(inc.items[0])

@@ -352,8 +352,12 @@ def test_a_revert_made_on_purpose_for_a_while_asks_to_re_land_not_to_find_what_b
             ),
         ),
     ]
-    follow = {f.kind: f.items for f in summarize(items).follow_ups}
+    s = summarize(items)
+    follow = {f.kind: f.items for f in s.follow_ups}
     assert follow["reland"] == (5275,) and follow["revert"] == (4138,)
+    # the revert itself says so, for the risk list to tell it apart from a defect's revert
+    planned = {i.items[1]: i.planned for i in s.incidents if i.kind == "revert"}
+    assert planned == {5275: True, 4138: False}
 
 
 def test_a_bump_of_ci_tooling_alone_is_followed_only_by_fixes_that_name_it():

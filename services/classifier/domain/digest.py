@@ -1018,7 +1018,12 @@ _YES = re.compile(r"^\W*yes\b[\s,.:;!)\-–—]*", re.I)
 _NO = re.compile(
     r"^\W*(?:no|none|nope|n/?a|na|not|nothing|without|never)\b|\b(?:no|not|none|nothing|without)\b"
     r"|n't\b|\b(?:doc(?:s|ument(?:ation)?)?|test(?:s|ing)?|ci|internal(?:ly)?|refactor(?:ing)?)[- ]only\b"
-    r"|\bonly (?:affects|changes|touches|updates) (?:the )?(?:doc|test|ci|internal)|不涉及|无",
+    r"|\bonly (?:affects|changes|touches|updates) (?:the )?(?:doc|test|ci|internal)|不涉及|无"
+    # an answer that the change stays inside the code: "It only adds and refactors internal
+    # Triton kernels and wrappers for Ascend" (real #4304), "purely an internal refactor"
+    r"|\bonly\b[^.;:]{0,50}\binternal\b|\b(?:purely|entirely|just) (?:an? )?internal\b"
+    r"|\binternal (?:refactor\w*|clean-?up|implementation)\b|\bimplementation details?\b"
+    r"|^\W*(?:this|it)(?: pr| change)? (?:is|only)\b[^.;:]{0,30}\binternal\b",  # (#8387)
     re.I,
 )
 

@@ -32,7 +32,10 @@ from .profile_errors import ProfileError, error_line
 # 11: the digest: "leak" a memory problem only beside memory words, own-repository addresses kept
 #     as related references, tests said not to have run (tested "not_run"), settings said to be
 #     removed or renamed, the change's sentence over background as the what, no cut inside a word
-ENGINE_VERSION = "11"
+# 12: the digest: a user-facing answer of internal code only is a "no", a setting the description
+#     says has no effect is no interface change, a body's own "user impacted" sentence, an
+#     environment variable removed by the title or as "remove it"
+ENGINE_VERSION = "12"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

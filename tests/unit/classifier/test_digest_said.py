@@ -218,3 +218,23 @@ def test_few_changes_say_they_give_a_new_default() -> None:
             assert is_span(d.default_change, row["body"] or ""), (number, d.default_change)
     # a new default is something a description says on purpose: under 1 % of 4,734
     assert 10 <= len(said) <= 60, len(said)
+
+
+# (number, user_facing): the answer to "user-facing change?" that says the change stays inside
+# the code is a no, whatever else it says ("It only adds and refactors internal Triton kernels
+# and wrappers for Ascend", #4304; "This is an internal fix to adapt to the operator input
+# parameter constraints", #8387); negatives: answers that say what users get (#7611's new
+# environment variable) or deny only a break (#8308)
+INTERNAL_ANSWERS = [(4304, "no"), (8387, "no"), (7611, "yes"), (8308, "no")]
+
+
+@pytest.mark.parametrize(
+    "number,expected", INTERNAL_ANSWERS, ids=[str(n) for n, _ in INTERNAL_ANSWERS]
+)
+def test_an_answer_of_internal_code_only_is_no_user_facing_change(
+    number: int, expected: str
+) -> None:
+    d, row = digest(number)
+    assert d.user_facing == expected
+    if expected == "yes":
+        assert d.user_facing_text and is_span(d.user_facing_text, row["body"])

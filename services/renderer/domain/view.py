@@ -676,8 +676,24 @@ class _Writer:
 
     # ------------------------------------------------------------ prose
 
+    def own_counts(self) -> bool:
+        """A day whose appendix lists all its merged changes counts its modules by their own
+        changes (first module); else by the module table (the appendix a sample of them)."""
+        s = self.s
+        return (
+            s.window.kind == "day"
+            and s.counts.merged_prs is not None
+            and len(s.appendix.merged_prs) >= s.counts.merged_prs
+        )
+
     def top_modules(self, n: int = 3) -> list[ModuleTrend]:
+        """The busiest modules. A day counts each change once, under its first module — the
+        count its hot topic prints beside the module (2026-07-10: the summary's "Kernels (10
+        merged PRs)", every change touching kernels, against the topic's 4 of its own); a
+        week or a month keeps the module table's count, every change touching the module."""
         mods = [t for t in self.s.modules if not t.fallback and t.total > 0]
+        if self.own_counts():
+            mods = [t for t in _own_trends(self.s, mods) if t.total > 0]
         return sorted(mods, key=lambda t: (-t.total, t.module))[:n]
 
     def lead(self) -> str:
@@ -1022,7 +1038,9 @@ class _Writer:
             ]
             # the busiest modules are where the work went, not lines of work (a day of docs and
             # CI fixes has no main line: 2026-07-09's "3 main lines: CI and build, …, docs")
-            paras.append(m.t("summary.focus", lines=m.join(lines)))
+            # (a day says how it counts them: its hot topics count the same)
+            key = "summary.focus_own" if self.own_counts() else "summary.focus"
+            paras.append(m.t(key, lines=m.join(lines)))
         if news := self.news_line(detailed=True):
             paras.append(news + m.t("lead.end"))
         if s.previous_counts is not None:
@@ -2956,7 +2974,10 @@ def _topic_items(s: SummaryData, w: _Writer, module: str, taken: set[int]) -> li
     touches it is another module's work (2026-06-10 listed the logging change #10201 under
     Kernels, its fifth module, and #10016 of kernels under Attention)."""
     keys = {k.item.number: k.score for k in s.key_prs}
-    window = {i.number: i for name in APPENDIX_LISTS for i in getattr(s.appendix, name)}
+    # (the items the module table counts, opened or merged in the window: the topic's count is
+    # theirs, as the summary's is)
+    a = s.appendix
+    window = {i.number: i for i in (*a.new_issues, *a.new_prs, *a.merged_prs)}
     found = [
         i
         for i in window.values()
@@ -2964,6 +2985,27 @@ def _topic_items(s: SummaryData, w: _Writer, module: str, taken: set[int]) -> li
     ]
     found.sort(key=lambda i: (-keys.get(i.number, float("-inf")), -(i.additions + i.deletions)))
     return [i.number for i in found]
+
+
+def _own_trends(s: SummaryData, mods: Sequence[ModuleTrend]) -> list[ModuleTrend]:
+    """Modules counted as the module table counts them (the items opened or merged in the
+    window), each item once, under its first module."""
+    a = s.appendix
+    window = {i.number: i for i in (*a.new_issues, *a.new_prs, *a.merged_prs)}
+    merged = {i.number for i in a.merged_prs}
+
+    def first(i: ItemRef, module: str) -> bool:
+        return i.modules[:1] == (module,)
+
+    return [
+        t.model_copy(
+            update={
+                "total": sum(1 for i in window.values() if first(i, t.module)),
+                "merged": sum(1 for i in a.merged_prs if first(i, t.module) and i.number in merged),
+            }
+        )
+        for t in mods
+    ]
 
 
 def _support_item(item: ItemRef) -> bool:
@@ -3035,11 +3077,19 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             numbers = [n for n in numbers if n not in w.items or not _support_item(w.items[n])]
             if not numbers:
                 continue
+        total, merged = t.total, t.merged
+        if w.own_counts():
+            # the count is of the changes the topic stands for, its own (the summary counts a
+            # day's modules the same way: 2026-07-10's "Tests (4 merged PRs)" listed one)
+            if len(numbers) < 2:
+                continue  # one change of its own is no topic
+            total = len(numbers)
+            merged = len(set(numbers) & {i.number for i in s.appendix.merged_prs})
         text = m.tn(
-            "topics.module" + ("_merged" if t.merged == t.total else ""),
-            t.total,
-            total=num(t.total),
-            merged=num(t.merged),
+            "topics.module" + ("_merged" if merged == total else ""),
+            total,
+            total=num(total),
+            merged=num(merged),
         )
         # (the changes the topic names by title are its own; the others stay for another topic)
         covered |= set(numbers[:MAX_TOPIC_TITLED])
@@ -3050,8 +3100,8 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
                 key=t.module,
                 links=tuple(w.ref(n) for n in numbers[:MAX_TOPIC_LINKS]),
                 parts=_topic_parts(w, numbers),
-                # (never more than the module's count says: its items told above are not again)
-                more=_more(m, min(len(numbers), t.total) - MAX_TOPIC_TITLED, INLINE_MORE),
+                # (never more than the topic's count says: its items told above are not again)
+                more=_more(m, min(len(numbers), total) - MAX_TOPIC_TITLED, INLINE_MORE),
             )
         )
     return tuple(out)

@@ -77,3 +77,57 @@ def test_a_weeks_module_line_still_says_it_holds_the_rest():
     from services.renderer.adapters.documents import render_markdown
 
     assert "Other work in MoE" in render_markdown(_with_lines(s, line), "en")
+
+
+_COUNT = {"en": r"\((\d+) items?, (\d+) merged\)", "zh-CN": r"（(\d+) 项，合并 (\d+) 个）"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_days_module_counts_are_one_definition_in_summary_and_topics(lang):
+    """A day counts each change once, under its first module, and says so: the summary's count
+    beside a module is its hot topic's, and a topic's count is of the changes it stands for
+    (2026-07-10: "Kernels (10 merged PRs)" in the summary, 4 in the topic; "Tests (4 merged
+    PRs)" listing one)."""
+    import re
+
+    from services.renderer.adapters.documents import render_markdown
+
+    from .event_samples import events_summary
+
+    s = events_summary()
+    items = _items(s)
+    merged = {i.number for i in s.appendix.merged_prs}
+    text = render_markdown(s, lang)
+    said = "Counting each PR once" if lang == "en" else "按每个 PR 的主要模块计"
+    line = next(ln for ln in text.splitlines() if said in ln)
+    view = view_for(s, lang)
+    topics = [b for b in view.topics if b.key in {t.module for t in s.modules}]
+    assert topics
+    for b in topics:
+        own = [n for n, i in items.items() if i.modules[:1] == (b.key,)]
+        figures = [
+            int(x) for x in re.findall(r"\d+", b.text)
+        ]  # "5 items, 2 merged" / "3 merged PRs"
+        total, n_merged = figures if len(figures) == 2 else figures * 2
+        assert (total, n_merged) == (len(own), len(set(own) & merged)), b.key
+        # the summary names the module with the same count when it names it
+        m = re.search(re.escape(b.head) + _COUNT[lang], line)
+        if m:
+            assert tuple(map(int, m.groups())) == (total, n_merged)
+    # a module touched by a change first of another module counts it not (the negative)
+    touched = {t.module: t.total for t in s.modules}
+    assert any(
+        touched[b.key] > len([n for n, i in items.items() if i.modules[:1] == (b.key,)])
+        for b in topics
+        if b.key in touched
+    )
+
+
+@pytest.mark.parametrize("summary", [daily_summary, weekly_summary])
+def test_a_module_table_count_stays_where_the_appendix_is_a_sample_or_a_week(summary):
+    """A week counts a module by every change touching it (its table), and so does a day whose
+    appendix lists only some of its changes: no 'counted once' there."""
+    from services.renderer.adapters.documents import render_markdown
+
+    text = render_markdown(summary(), "en")
+    assert "Counting each PR once" not in text

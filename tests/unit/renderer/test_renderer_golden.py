@@ -160,12 +160,13 @@ def recount() -> tuple[
         }
     )
 
-    # modules: the items opened, merged or (issues) opened in a window, per module tag
+    # modules: the items opened, merged or (issues) opened in a window, per module tag — a day
+    # counts each item once, under its first module (its hot topics list those)
     def module_items(tag: str, window) -> set[int]:
         return {
             i.number
             for i in sc.items
-            if tag in i.modules
+            if tuple(i.modules[:1]) == (tag,)
             and (window(i.opened) or (i.kind == "pull_request" and window(i.merged)))
         }
 
@@ -177,7 +178,7 @@ def recount() -> tuple[
                 f"module.{tag}.total": len(now),
                 f"module.{tag}.previous": len(then),
                 f"module.{tag}.delta": len(now) - len(then),
-                f"module.{tag}.merged": sum(1 for i in merged if tag in i.modules),
+                f"module.{tag}.merged": sum(1 for i in merged if tuple(i.modules[:1]) == (tag,)),
             }
         )
     out["main_lines"] = min(3, sum(1 for tag in modules if out[f"module.{tag}.total"]))

@@ -2417,7 +2417,16 @@ def _risk_severity(risk, tags: Tags, labels: Iterable[str]) -> str:
 _SIZE_RULES = ("/lines", "/file-count")  # how a size risk fired (classifier ruleset: _risks)
 
 
-TINY_LINES = 10  # code lines of a change too small to be a high risk of paths or coverage
+TINY_LINES = 10  # code lines of a change too small to ask tests of
+# a change this small (its code lines) in so few code files is no high risk of paths or coverage:
+# severity scales with size and breadth (2026-07-10: #11790, a +8/-4 `.contiguous()` fix in one
+# file, was the day's only high risk)
+SMALL_LINES, SMALL_FILES = 30, 2
+
+
+def _small(snap: ItemSnapshot, own: int) -> bool:
+    code = [f for f in snap.files if file_kind(f.path) is None]
+    return own < SMALL_LINES and len(code) <= SMALL_FILES
 
 
 def own_code_lines(snap: ItemSnapshot, tags: Tags | None = None) -> int:
@@ -2446,8 +2455,9 @@ def _risks(
     CI alone carries no risk of code: none of size, none of core paths or coverage, none fired
     by its words (2026-W22: the docs change #9567 was a "concurrency change" for naming async
     scheduling); a change is a size risk by its own code (not #8368's docs tooling, nor #11626's
-    operator migrated in); a tiny change (TINY_LINES of code) is no high risk of paths or
-    coverage (2026-07-09: a one-line guard, #11544, was the day's only high risk)."""
+    operator migrated in); a small change (_small: SMALL_LINES of code in at most SMALL_FILES
+    code files) is no high risk of paths or coverage (2026-07-09: a one-line guard, #11544, and
+    2026-07-10: a +8/-4 fix, #11790, were their day's only high risk)."""
     policy = policy or ReportPolicy()
     code_risks = {*policy.core_risks, *policy.missing_test_risks}
     items: dict[str, set[int]] = defaultdict(set)
@@ -2488,7 +2498,7 @@ def _risks(
                 continue
             items[risk.name].add(number)
             level = _risk_severity(risk, row.tags, snap.labels)
-            if level == "high" and risk.name in code_risks and own < TINY_LINES:
+            if level == "high" and risk.name in code_risks and _small(snap, own):
                 level = "medium"
             if SEVERITY_RANK[level] >= SEVERITY_RANK.get(severity.get(risk.name, "low"), 0):
                 severity[risk.name] = level

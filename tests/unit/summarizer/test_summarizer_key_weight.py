@@ -213,3 +213,12 @@ def test_a_subsystem_with_a_test_loosened_and_a_fix_is_one_high_risk():
     assert _risk(summarize([*FILLER, skip, other]), "graph-capture").severity == "medium"
     quiet = _risk(summarize([*FILLER, fix, other]), "graph-capture")
     assert (quiet.severity, quiet.items) == ("medium", (13946, 14307))
+
+
+def test_a_small_core_change_without_tests_is_no_high_risk():
+    # 2026-07-10: #11790 "[BugFix]Fix fused_infer_attention ops contiguous err", +8/-4 in one file,
+    # was the day's only high risk; #14250 (+27/-19 in one file) and #13994 "Eplb
+    # supports Mega MoE" (+59/-26) keep theirs
+    for number, level in ((11790, "medium"), (14250, "high"), (13994, "high")):
+        s = summarize([*FILLER, _real_risk(number, "core-without-tests", "bugfix")])
+        assert _risk(s, "core-without-tests").severity == level, number

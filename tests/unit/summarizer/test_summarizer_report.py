@@ -297,6 +297,7 @@ def test_risks_ecosystem_and_follow_ups():
                 merged=start + timedelta(hours=5),
                 risks=(("core-path", "high"),),
                 files=("vllm/core/scheduler.py",),
+                additions=60,  # a small change is no high risk of core paths
             ),
             ItemSpec(
                 11,

@@ -143,6 +143,12 @@ _GONE_WORDS = re.compile(
     r"(?i)\b(?:remov(?:al|ed|es|ing)|no longer|migrat\w*|deprecat\w*|renam\w*|delet\w*)\b"
 )
 _ENV_NAME = re.compile(_ENV)
+# a paragraph that says what it adds changes nothing users see: "Add the now-necessary
+# `all2all_backend` parameter. … it has no effect on the `vllm-ascend` logic" (real #5223)
+_NO_EFFECT = re.compile(
+    r"(?i)\b(?:has|have|had|with|takes?)\s+no\s+(?:\w+\s+)?(?:effect|impact)\b"
+    r"|\b(?:does|do)\s+not\s+(?:take\s+)?(?:effect|affect)\b|\bno-?op\b"
+)
 # where a name is taken out of is no setting gone: documentation, examples, test configurations
 # ("removes the redundant --async-scheduling configuration option from various model deployment
 # tutorials" real #13093; "from e2e weekly test configurations" #13859); a setting users set is
@@ -256,8 +262,9 @@ def interface_of(
             ):
                 continue
             raw = " ".join(u.raw)
+            inert = _NO_EFFECT.search(text) is not None
             for s in sentences(text):
-                _add(out, s, raw, clip(s), said_uf, strict)
+                _add(out, s, raw, clip(s), said_uf, strict, inert)
                 if len(out) >= MAX_CHANGES:
                     return tuple(out.values())
     if title and len(out) < MAX_CHANGES and not strict:
@@ -272,7 +279,9 @@ def _add(
     quoted: str,
     said_uf: bool,
     strict: bool = False,
+    inert: bool = False,
 ) -> None:
+    """(`inert`: the paragraph of `s` says what it adds has no effect — nothing added is told)"""
     names = _names(raw, s)
     if strict:  # (only what the description backticks, removed or renamed)
         names = [(at, n) for at, n in names if f"`{n}`" in raw]
@@ -326,7 +335,11 @@ def _add(
             out[name] = InterfaceChange(kind="renamed", name=name, new_name=new, sentence=quoted)
             return
         kind = "removed" if _GONE_AFTER.match(s, at + len(name)) else _governing(s, at)
-        if kind is None or (strict and kind not in ("removed", "renamed")):
+        if (
+            kind is None
+            or (strict and kind not in ("removed", "renamed"))
+            or (inert and kind == "added")
+        ):
             continue
         if (strict or env_gone) and _TABLE_AFTER.match(s, at + len(name)):
             continue  # ("Removed QUANT_MODEL_PREFIX_MAPPINGS dictionary", real #7596)

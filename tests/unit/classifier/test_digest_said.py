@@ -52,6 +52,11 @@ INTERFACE = [
     (13337, []),
     (1273, []),
     (7552, []),
+    # "Add the now-necessary `all2all_backend` parameter. … it has no effect on the
+    # `vllm-ascend` logic" (#5223): what its paragraph says has no effect is no change users
+    # notice; a "no-op" another paragraph names leaves #10454's new option told
+    (5223, []),
+    (10454, [("added", "reduce_results")]),
 ]
 
 

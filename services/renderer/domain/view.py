@@ -1629,12 +1629,16 @@ class _Writer:
         return self.m.t("story.facts", roles=roles, areas=self.m.join(areas))
 
     def story_status(self, st: Storyline) -> str:
+        """Where a line stands against the previous window, said only where it adds something:
+        new, or continuing a line already as big then ("8 PRs then" beside 8 now); every other
+        line's "Continues from the previous window (N PRs then)" repeated one sentence in every
+        subsection (2025-W52: five of five). Empty when it says nothing."""
         if st.status == "continuing":
-            if st.previous_items:
+            if st.previous_items and st.previous_items >= len(st.items):
                 return self.m.tn(
                     "story.continuing_n", st.previous_items, previous=num(st.previous_items)
                 )
-            return self.m.t("story.continuing")
+            return ""
         return self.m.t("story.new")
 
     def storyline_highlight(self, st: Storyline, told: bool = False) -> Bullet:
@@ -1702,7 +1706,8 @@ class _Writer:
         roles = self.line_facts(st)
         if roles:
             sentences.append(m.t("story.roles", roles=roles))
-        sentences.append(self.story_status(st))
+        if status := self.story_status(st):
+            sentences.append(status)
         text = m.t("list.sentence").join(s.rstrip("。.") for s in sentences) + m.t("lead.end")
         role_of = {i.number: i.role for i in st.items}
         order = self.story_order(st)

@@ -60,7 +60,8 @@ def test_each_pr_stands_beside_its_own_what_sentence() -> None:
     # the storyline's subsection says how big it is, what kinds of change and whether it is new
     assert "3 merged PRs in this line of work" in themes
     assert "By kind: 2 features and 1 fix in models." in themes and "New in this window." in themes
-    assert "Continues from the previous window (1 PR then)." in themes
+    # continuity is said only for a line already as big then (1 PR then, more now: not said)
+    assert "Continues from the previous window" not in themes
     assert "By kind: 1 feature, 2 fixes and 1 revert." in themes
 
 
@@ -575,3 +576,27 @@ def test_a_tag_risk_says_where_its_items_are(lang: str, where: str) -> None:
         update={"risks": (core.model_copy(update={"count": 1, "items": (10700,)}),)}
     )
     assert "mostly in" not in render_markdown(single, "en")
+
+
+@pytest.mark.parametrize(
+    "lang,said", [("en", "Continues from the previous window ("), ("zh-CN", "上期已有")]
+)
+def test_continuity_is_said_only_for_a_line_as_big_then(lang: str, said: str) -> None:
+    """2025-W52 said "Continues from the previous window (N PRs then)" in all five subsections:
+    it is said for a continuing line only when it was at least as big then."""
+    s = explained_summary()
+    continuing = [st for st in s.storylines if st.status == "continuing"]
+    assert continuing
+    themes = section(render_markdown(s, lang), "2.")
+    assert said not in themes  # smaller then: not said
+    big = s.model_copy(
+        update={
+            "storylines": tuple(
+                st.model_copy(update={"previous_items": len(st.items)})
+                if st.status == "continuing"
+                else st
+                for st in s.storylines
+            )
+        }
+    )
+    assert said in section(render_markdown(big, lang), "2.")

@@ -140,9 +140,12 @@ _GONE_AFTER = re.compile(
 # change" still tells of a backticked setting it removes or renames (#14379 documents the removal
 # of `ASCEND_BUFFER_POOL`)
 _GONE_WORDS = re.compile(
-    r"(?i)\b(?:remov(?:al|ed|es|ing)|no longer|migrat\w*|deprecat\w*|renam\w*|delet\w*)\b"
+    r"(?i)\b(?:remov(?:e|al|ed|es|ing)|no longer|migrat\w*|deprecat\w*|renam\w*|delet\w*)\b"
 )
 _ENV_NAME = re.compile(_ENV)
+# a name said to go by a pronoun after it: "`VLLM_ENABLE_FUSED_EXPERTS_ALLGATHER_EP` is not used
+# anywhere, let's remove it" (real #5270)
+_IT_GONE = re.compile(r"(?i)[^.;]{0,60}?\b(?:remov|delet|drop)\w*\s+(?:it|them)\b")
 # a paragraph that says what it adds changes nothing users see: "Add the now-necessary
 # `all2all_backend` parameter. … it has no effect on the `vllm-ascend` logic" (real #5223)
 _NO_EFFECT = re.compile(
@@ -155,7 +158,10 @@ _NO_EFFECT = re.compile(
 # named as one (not an unused parameter of a function, #12193), an upper-case name as no table
 _NOT_GONE = re.compile(
     r"(?i)\bfrom\b[^.;]{0,60}\b(?:docs?|documentation|tutorials?|examples?|guides?|readme|reference"
-    r"|\w+\.md)\b|\b(?:nightly|e2e|ci|weekly|tests?)\s+(?:test\s+)?config\w*"
+    r"|\w+\.md)\b"
+    # "Remove VLLM_USE_V1 in example and tests", "… usage in code" (real #1733, #1764)
+    r"|\bin\s+(?:the\s+)?(?:\w+\s+){0,2}(?:docs?|examples?|tests?|code)\b"
+    r"|\b(?:nightly|e2e|ci|weekly|tests?)\s+(?:test\s+)?config\w*"
     r"|\b(?:unused|internal)\b"
 )
 _USER_NOUN = re.compile(
@@ -334,7 +340,11 @@ def _add(
             new = names[i + 1][1]
             out[name] = InterfaceChange(kind="renamed", name=name, new_name=new, sentence=quoted)
             return
-        kind = "removed" if _GONE_AFTER.match(s, at + len(name)) else _governing(s, at)
+        gone = _GONE_AFTER.match(s, at + len(name)) or (
+            (it := _IT_GONE.match(s, at + len(name)))
+            and (i + 1 >= len(names) or names[i + 1][0] >= it.end())
+        )
+        kind = "removed" if gone else _governing(s, at)
         if (
             kind is None
             or (strict and kind not in ("removed", "renamed"))

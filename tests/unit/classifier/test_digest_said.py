@@ -57,6 +57,14 @@ INTERFACE = [
     # notice; a "no-op" another paragraph names leaves #10454's new option told
     (5223, []),
     (10454, [("added", "reduce_results")]),
+    # an environment variable removed: by the title ("Remove VLLM_ASCEND_ENABLE_DENSE_OPTIMIZE",
+    # #5272), by a pronoun after it ("`VLLM_ENABLE_FUSED_EXPERTS_ALLGATHER_EP` is not used
+    # anywhere, let's remove it", #5270); negatives: taken out of examples and tests or code
+    # ("Remove VLLM_USE_V1 in example and tests", #1733; "… usage in code", #1764)
+    (5272, [("removed", "VLLM_ASCEND_ENABLE_DENSE_OPTIMIZE")]),
+    (5270, [("removed", "VLLM_ENABLE_FUSED_EXPERTS_ALLGATHER_EP")]),
+    (1733, []),
+    (1764, []),
 ]
 
 

@@ -1034,6 +1034,33 @@ _NO_BREAK = re.compile(
 )
 
 
+# a description without the template's answer that says users feel the change: "this change is
+# user impacted. dump_config is changed from dict to string." (real #5296)
+_SAID_IMPACT = re.compile(
+    r"(?i)\b(?:this|the) (?:change|pr|patch|commit) (?:is|has|will be|introduces|brings)\s+"
+    r"(?:a\s+)?(?:user[- ](?:impact\w*|facing|visible)|breaking)\b|\buser[- ]impact(?:ed|ing)\b"
+)
+
+
+def _said_impact(sections: list[_Section]) -> str:
+    """The sentence (with the next when it is short) of a description's own that says users
+    feel the change, "" when none does."""
+    for s in sections:
+        if s.kind not in ("", "what", "other"):
+            continue
+        for u in s.units:
+            if "impact" not in u.text and "facing" not in u.text and "breaking" not in u.text:
+                continue
+            m = _SAID_IMPACT.search(u.text)
+            if m is None:
+                continue
+            said = sentences(u.text[m.start() :])
+            if not said:
+                continue
+            return clip(" ".join(said[:2]) if len(said[0]) < 60 and len(said) > 1 else said[0])
+    return ""
+
+
 def _user_facing(units: list[_Unit]) -> tuple[str, str]:
     for i, u in enumerate(units):
         t = u.text.strip()
@@ -2296,6 +2323,8 @@ def digest_of(
                 user_facing, uf_text = _user_facing(s.units)
                 if user_facing != "unknown":
                     break
+        if user_facing == "unknown" and (said := _said_impact(sections)):
+            user_facing, uf_text = "yes", said
         tsecs = [s for s in sections if s.kind == "test"]
         if tsecs:
             tested, tested_text = _tested(tsecs)

@@ -251,3 +251,18 @@ def test_an_answer_of_internal_code_only_is_no_user_facing_change(
     assert d.user_facing == expected
     if expected == "yes":
         assert d.user_facing_text and is_span(d.user_facing_text, row["body"])
+
+
+def test_a_description_that_says_users_feel_the_change_is_user_facing() -> None:
+    # no template answer, but its own words: "this change is user impacted. dump_config is
+    # changed from dict to string." (real #5296)
+    d, row = digest(5296)
+    assert d.user_facing == "yes"
+    assert d.user_facing_text == (
+        "this change is user impacted. dump_config is changed from dict to string."
+    )
+    assert is_span(d.user_facing_text, row["body"])
+    # negatives: no template answer and no such words stay unknown (#5272); the template's
+    # answer wins over the rule (#4304 answers that only internal kernels change)
+    assert digest(5272)[0].user_facing == "unknown"
+    assert digest(4304)[0].user_facing == "no"

@@ -2314,6 +2314,15 @@ def digest_of(
                 if said and not _only_pointers(said):
                     what = said
                     break
+    if not what and what_secs and not any(u.text.strip() for s in what_secs for u in s.units):
+        # the template's what left empty and the change told under the next heading ("### Does
+        # this PR introduce _any_ user-facing change? Fix vllm break: 1. … Fix Solution: Add
+        # …", real #5223): an answer that is no yes/no is the what — never the headings
+        for s in sections:
+            first = next((u.text.strip() for u in s.units if u.text.strip()), "")
+            if s.kind == "uf" and first and not _YES.match(first) and not _NO.search(first):
+                what = _what_of(s.units, title)
+                break
     user_facing, uf_text = "unknown", ""
     tested: tuple[str, ...] = ()
     tested_text = ""

@@ -266,3 +266,17 @@ def test_a_description_that_says_users_feel_the_change_is_user_facing() -> None:
     # answer wins over the rule (#4304 answers that only internal kernels change)
     assert digest(5272)[0].user_facing == "unknown"
     assert digest(4304)[0].user_facing == "no"
+
+
+def test_the_change_told_under_the_next_heading_is_the_what_never_the_headings() -> None:
+    # "### What this PR does / why we need it?" left empty, the change told under "### Does this
+    # PR introduce _any_ user-facing change?" (real #5223, whose what 2025-W52 showed as the two
+    # headings): the answer that is no yes/no is the what
+    d, row = digest(5223)
+    assert "Add the now-necessary all2all_backend parameter" in d.what
+    assert "What this PR does" not in d.what and "user-facing change" not in d.what
+    assert is_span(d.what, row["body"])
+    # negatives: a what section that holds anything (#8564's RFC link) is not passed over for
+    # the answer, which stays its user-facing text; a filled what section is read as before
+    assert digest(8564)[0].what == ""
+    assert digest(4304)[0].what.startswith("This commit introduces a Triton-based")

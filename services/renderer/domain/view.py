@@ -3702,6 +3702,9 @@ def _all_merged(st: Storyline) -> str:
     return "_merged" if st.merged == len(st.items) else ""
 
 
+_MAIN_TO = re.compile(r"(?P<project>.+) main to (?P<date>\d{2}-\d{2})")  # storylines.MAIN_TO
+
+
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     """Storylines the summarizer names by kind rather than from the data ("removals") are named
     in the report's language; the others keep the name their titles gave them."""
@@ -3709,6 +3712,17 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     areas = _areas(s) if s.window.kind == "day" else None
 
     def name(st: Storyline) -> str | None:
+        if (dated := _MAIN_TO.fullmatch(st.name)) and m.has(f"storyline_names.{st.key}_main"):
+            # pins of the upstream's main branch by the day ("vLLM main to 12-27"): no version
+            # ("vLLM 12.27 版本同步" read as a version 12.27, 2025-W52)
+            month, day = dated["date"].split("-")
+            return m.t(
+                f"storyline_names.{st.key}_main",
+                project=dated["project"],
+                date=dated["date"],
+                month=str(int(month)),
+                day=day,
+            )
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
             return m.t(f"storyline_names.{st.key}", name=st.name)
         if st.evidence == "module" and areas is not None and st.name not in areas:

@@ -735,8 +735,38 @@ def _upgrade_name(
             else ((), "")
         )
 
+    if dated := _main_dates(t[-1] for t in mine if len(t) > 1):
+        return f"{project} {MAIN_TO} {dated}"
     newest = max((release(t) for t in mine), default=((), ""))
     return f"{project} {newest[1]}" if newest[0] else project
+
+
+MAIN_TO = "main to"  # "vLLM main to 12-27": the renderer says "Keeping up with vLLM main (to …)"
+_DASH_DATE = re.compile(r"(\d{1,2})-(\d{2})")  # "12-19": no version joins two numbers so
+_DOT_DATE = re.compile(r"(\d{1,2})\.(\d{2})")  # "12.27": a date when the pins say so
+
+
+def _main_dates(targets: Iterable[str]) -> str:
+    """The newest date ("12-27") of upgrades pinning the upstream's main branch by the day
+    ("update to vllm 12-19", "Update vllm pin to 12.24" … "12.27": 2025-W52 read as vLLM
+    version 12.27) — when a target is written month-day with a dash, or two targets or more
+    are month.day (a pin moving day by day, three days or more: two versions "2.10", "2.11"
+    in a window are no pins by the day); "" when they are releases ("v0.13.0", "8.5.0"), or
+    any target is not a date."""
+    found = []
+    dashed = False
+    for t in targets:
+        m = _DASH_DATE.fullmatch(t) or _DOT_DATE.fullmatch(t)
+        if m is None or not (1 <= int(m[1]) <= 12 and 1 <= int(m[2]) <= 31):
+            return ""
+        dashed |= "-" in t
+        found.append((int(m[1]), int(m[2])))
+    if not found or not (dashed or len(set(found)) >= 3):
+        return ""
+    # (a window over new year: January's pins come after December's)
+    late = any(mo >= 7 for mo, _ in found)
+    mo, day = max(found, key=lambda d: (d[0] + (12 if late and d[0] < 7 else 0), d[1]))
+    return f"{mo:02d}-{day:02d}"
 
 
 def takes_out(item: StoryItem) -> bool:

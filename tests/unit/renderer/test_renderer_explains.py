@@ -600,3 +600,23 @@ def test_continuity_is_said_only_for_a_line_as_big_then(lang: str, said: str) ->
         }
     )
     assert said in section(render_markdown(big, lang), "2.")
+
+
+@pytest.mark.parametrize(
+    "lang,name,said",
+    [
+        ("en", "vLLM main to 12-27", "Keeping up with vLLM main (to 12-27)"),
+        ("zh-CN", "vLLM main to 12-27", "跟进 vLLM 主干（至 12.27）"),
+        ("en", "vLLM v0.13.0", "Keeping up with vLLM v0.13.0"),
+        ("zh-CN", "vLLM v0.13.0", "vLLM v0.13.0 版本同步"),
+    ],
+)
+def test_an_upgrade_line_of_main_by_the_day_names_a_date_not_a_version(lang, name, said) -> None:
+    """2025-W52's "vLLM 12.27 版本同步" read as a version: pins of vLLM main by the day are
+    named by their date; a release stays as it is."""
+    s = explained_summary()
+    first = s.storylines[0].model_copy(update={"key": "upgrades", "name": name})
+    s = s.model_copy(update={"storylines": (first, *s.storylines[1:])})
+    text = render_markdown(s, lang)
+    assert said in text
+    assert "12.27 版本同步" not in text and "with vLLM 12-27" not in text

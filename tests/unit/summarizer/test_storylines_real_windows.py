@@ -13,6 +13,7 @@ from services.summarizer.domain.report import story_item
 from services.summarizer.domain.storylines import (
     StoryItem,
     Storyline,
+    _main_dates,
     _upgrade_name,
     find_storylines,
     short_word,
@@ -260,3 +261,19 @@ def test_the_ci_reworked_over_several_big_changes_is_a_line_and_a_weeks_tweaks_a
         assert not [
             s for s in lines if all(r.role in ("ci", "test") for r in s.items) and len(s.items) > 3
         ], first
+
+
+def test_pins_of_the_upstream_main_by_the_day_are_dates_not_a_version():
+    """2025-W52 read "vLLM 12.27 版本同步": its pins went "update to vllm 12-19", "Update vllm
+    pin to 12.24" … "12.27" — dates of vLLM's main branch. A release stays a release."""
+    lines, _items = lines_of(week(2025, 52), 7)
+    (up,) = [s for s in lines if s.key == "upgrades"]
+    assert up.name == "vLLM main to 12-27"
+    assert _upgrade_name([_item(5223)]) == "vllm main to 12-19"  # "update to vllm 12-19"
+    # one dotted pin alone, two versions, a three-part version or a version beside: no dates
+    assert _main_dates(["12.27"]) == "" and _main_dates(["2.10", "2.11"]) == ""
+    assert _main_dates(["8.5.0"]) == "" and _main_dates(["12-19", "v0.13.0"]) == ""
+    assert _main_dates(["12.30", "12.31", "01-02"]) == "01-02"  # over new year
+    lines, _items = lines_of(week(2026, 26), 7)
+    (up,) = [s for s in lines if s.key == "upgrades"]
+    assert up.name == "vLLM v0.23.0"

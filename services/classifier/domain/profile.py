@@ -34,7 +34,8 @@ from .profile_errors import ProfileError, error_line
 #     removed or renamed, the change's sentence over background as the what, no cut inside a word
 # 12: the digest: a user-facing answer of internal code only is a "no", a setting the description
 #     says has no effect is no interface change, a body's own "user impacted" sentence, an
-#     environment variable removed by the title or as "remove it"
+#     environment variable removed by the title or as "remove it", the change told under the
+#     user-facing heading as the what when the template's what is left empty
 ENGINE_VERSION = "12"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real

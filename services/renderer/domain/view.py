@@ -1063,22 +1063,20 @@ class _Writer:
             )
         if s.risks:
             worst = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))[:2]
-            paras.append(
-                m.t(
-                    "summary.risks",
-                    risks=m.join(
-                        [
-                            m.tn(
-                                "summary.risk",
-                                r.count,
-                                risk=self.risk_name(r.risk),
-                                count=num(r.count),
-                            )
-                            for r in worst
-                        ]
-                    ),
-                )
+            risks = m.join(
+                [
+                    m.tn("summary.risk", r.count, risk=self.risk_name(r.risk), count=num(r.count))
+                    for r in worst
+                ]
             )
+            # a day has no risk section: its summary names the changes, as its lead does ("core
+            # path changes (5 items)" pointed at nothing in 2026-07-10's report)
+            named = list(dict.fromkeys(n for r in worst for n in r.items[:MAX_RISK_LINKS_SHORT]))
+            if s.window.kind == "day" and named:
+                items = m.t("list.ref_sep").join(f"#{n}" for n in named)
+                paras.append(m.t("summary.risks_items", risks=risks, items=items))
+            else:
+                paras.append(m.t("summary.risks", risks=risks))
         return tuple(paras)
 
     def lines_split(self) -> str:

@@ -131,3 +131,17 @@ def test_a_module_table_count_stays_where_the_appendix_is_a_sample_or_a_week(sum
 
     text = render_markdown(summary(), "en")
     assert "Counting each PR once" not in text
+
+
+@pytest.mark.parametrize("lang,said", [("en", "; among them #"), ("zh-CN", "，包括 #")])
+def test_a_days_summary_names_the_changes_of_the_risks_it_names(lang, said):
+    """A day has no risk section: its summary's "core path changes (5 items)" pointed at
+    nothing (2026-07-10); it names the changes, as its lead does. A week keeps its counts (its
+    risk section lists them)."""
+    from services.renderer.adapters.documents import render_markdown
+
+    s = daily_summary()
+    line = next(ln for ln in render_markdown(s, lang).splitlines() if said in ln)
+    worst = sorted(s.risks, key=lambda r: -r.count)[:1]
+    assert all(f"#{r.items[0]}" in line for r in worst)
+    assert said not in render_markdown(weekly_summary(), lang)

@@ -2924,10 +2924,41 @@ def _theme_more(w: _Writer, t: ThemeView) -> str:
     """A theme section 2 has no room for, named with what it holds: its PRs by kind ("Other work
     in Kernels (2 fixes and 1 feature)"), else their number."""
     st = w.storyline_by_key().get(t.key)
+    if st is not None and st.items and _title_name(w, st):
+        # a name that is a title or a piece of one ("5/N Extract common code of mla_v1.py…",
+        # 2025-W52) names no line: "3 more changes in attention"
+        firsts = Counter(
+            w.items[i.number].modules[0]
+            for i in st.items
+            if i.number in w.items and w.items[i.number].modules
+        )
+        areas = w.line_areas(st) or [w.module(m) for m, _ in firsts.most_common(1)]
+        if areas and w.m.lang == "en" and areas[0].split()[0][1:].islower():
+            areas[0] = areas[0][0].lower() + areas[0][1:]  # "in attention", "in MoE"
+        n = len(st.items)
+        if areas:
+            return w.m.tn("themes_more_area", n, count=num(n), area=areas[0])
+        return w.m.tn("themes_more_changes", n, count=num(n))
     if st is not None and st.items:
         return w.m.t("themes_more_item", name=t.title, what=w.roles_text(st))
     n = len(t.lines) + len(t.more)
     return w.m.t("themes_more_item", name=t.title, what=w.m.tn("themes_more_prs", n, count=num(n)))
+
+
+MIN_TITLE_NAME_WORDS = 4  # a name of this many words found in a title of its line is the title
+
+
+def _title_name(w: _Writer, st: Storyline) -> bool:
+    """A line named by a title of its own or a piece of one (clipped: "…"), not by a name: four
+    words or more of one of its titles, as written there."""
+    name = st.name.strip("「」“”\"'…. ").casefold()
+    if len(name.split()) < MIN_TITLE_NAME_WORDS:
+        return False
+    return any(
+        name in " ".join(w.items[i.number].title.split()).casefold()
+        for i in st.items
+        if i.number in w.items
+    )
 
 
 def _cap(n: int, cap: int) -> int:

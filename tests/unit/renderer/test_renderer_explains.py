@@ -620,3 +620,31 @@ def test_an_upgrade_line_of_main_by_the_day_names_a_date_not_a_version(lang, nam
     text = render_markdown(s, lang)
     assert said in text
     assert "12.27 版本同步" not in text and "with vLLM 12-27" not in text
+
+
+@pytest.mark.parametrize("lang,said", [("en", "more changes in"), ("zh-CN", "另有")])
+def test_an_also_active_line_named_by_a_title_is_said_by_its_area(lang, said, monkeypatch) -> None:
+    """2025-W52: "Also active: 5/N Extract common code of mla_v1.py… (3 refactors)" — a title
+    is no name; "3 more changes in attention". A line with a name keeps it (the negative)."""
+
+    s = explained_summary()
+    w_items = {i.number: i for n in ("merged_prs", "new_prs") for i in getattr(s.appendix, n)}
+    lines = list(s.storylines)
+    assert len(lines) >= 2
+    last = lines[-1]
+    title = w_items[last.items[0].number].title
+    clipped = " ".join(title.split()[:5]) + "…"
+    assert len(clipped.split()) >= 4
+    named = s.model_copy(update={"storylines": tuple(lines)})
+    titled = s.model_copy(
+        update={"storylines": (*lines[:-1], last.model_copy(update={"name": clipped}))}
+    )
+    # the last line goes to "Also active"
+    monkeypatch.setattr("services.renderer.domain.view.MAX_THEMES", len(lines) - 1)
+    text_named = render_markdown(named, lang)
+    text_titled = render_markdown(titled, lang)
+    also = "Also active" if lang == "en" else "其他活跃方向"
+    line_named = next(ln for ln in text_named.splitlines() if also in ln)
+    line_titled = next(ln for ln in text_titled.splitlines() if also in ln)
+    assert last.name in line_named and said not in line_named
+    assert clipped.rstrip("…") not in line_titled and said in line_titled

@@ -1942,9 +1942,15 @@ class _Writer:
         # of the key changes, may)
         said = in_body and item.number in self.said_effects
         effect = "" if said else self.user_effect(item)
-        sentence = (effect or ("" if what_shown else self.fitted_what(item, CLIP_WHY))).rstrip(
-            "。."
-        )
+        # what it does, whole, when nothing above told it (every key change with a description
+        # says what it does in its own words: issue #15); what it means for users after it only
+        # when it gives them a new default or setting (#9572) — a user-facing answer is often a
+        # fragment ("By enabling c8_enable_reshape_optim on the P node", real #10292)
+        what = "" if what_shown else self.fitted_what(item, EXCERPT_WHAT)
+        d = item.digest
+        if what and effect and not (d is not None and (d.default_change or d.interface)):
+            effect = ""
+        sentence = m.t("list.semicolon").join(x.rstrip(" 。.") for x in (what, effect) if x)
         tags = self.reasons_text(k)
         if effect and "user_facing" not in k.reasons:
             # the sentence is its user-facing section's: the tags say so
@@ -3501,6 +3507,11 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         rest = view.themes[MAX_THEMES:]
         view.themes = view.themes[:MAX_THEMES]
         # each with what it holds ("Also active: Other work in Kernels." said nothing, 2026-W22)
+        # lines said by their area last: "2 more changes in patches and CPU (…)" read as one
+        by_key = w.storyline_by_key()
+        rest = sorted(
+            rest, key=lambda t: (st := by_key.get(t.key)) is not None and _title_name(w, st)
+        )
         view.themes_more = m.t("themes_more", themes=m.join([_theme_more(w, t) for t in rest]))
     if s.window.kind != "day":
         _told_once(view, w)

@@ -423,3 +423,41 @@ def test_a_day_is_not_compared_with_the_day_before_and_a_module_is_told_by_its_c
         # the MoE topic names MoE code, never the CI job or the test list tagged MoE
         assert "#11528" not in topics and "#11087" not in topics
         assert moe.total >= 2
+
+
+STORE_KV = pr(
+    10292,
+    "[Feature] add ascendc ops store_kv_block",
+    "ZT-AIA",
+    modules=("kernels",),
+    categories=("feature",),
+).model_copy(
+    update={
+        "digest": Digest(
+            what="Control whether to use the operator by using additional-config "
+            '\'{"enable_sparse_c8":true,"c8_enable_reshape_optim":true}\'.',
+            user_facing="yes",
+            user_facing_text="By enabling c8_enable_reshape_optim on the P node",
+        )
+    }
+)
+
+
+def test_a_key_change_says_what_it_does_before_a_fragment_of_its_user_facing_answer():
+    # real 2026-W24 #10292: its user-facing answer is a fragment ("By enabling … on the P node");
+    # the quick view told only that, and the change's what was nowhere in the report
+    base = explained_summary()
+    s = base.model_copy(
+        update={"key_prs": (*base.key_prs, KeyPR(item=STORE_KV, score=0.4, reasons=("feature",)))}
+    )
+    en = text_of(s, "en")
+    assert en.count("Control whether to use the operator") == 1, en
+    # a new default is what users get: said beside what the change does
+    d = STORE_KV.digest.model_copy(update={"default_change": "c8_enable_reshape_optim is on"})
+    item = STORE_KV.model_copy(update={"digest": d})
+    s = base.model_copy(
+        update={"key_prs": (*base.key_prs, KeyPR(item=item, score=0.4, reasons=("feature",)))}
+    )
+    en = text_of(s, "en")
+    assert en.count("Control whether to use the operator") == 1
+    assert "By enabling c8_enable_reshape_optim" in en

@@ -1218,27 +1218,8 @@ def fix_up_links(
     out = {(lk.source, lk.target): lk for lk in links}
     url = re.compile(rf"(?i)github\.com/{re.escape(repo)}/(?:pull|issues)/(\d+)")
 
-    def earlier(source: int, target: int) -> bool:
-        a, b = items.get(source), items.get(target)
-        return (
-            a is not None
-            and b is not None
-            and b.kind == "pull_request"
-            and a.merged_at is not None
-            and b.merged_at is not None
-            and since <= b.merged_at < a.merged_at
-        )
-
-    for (source, target), lk in list(out.items()):
-        if (
-            lk.kind in ("fixes", "follow_up")
-            and source in bodies
-            and role_of(items[source]) == "fix"
-            and earlier(source, target)
-        ):
-            out[(source, target)] = ItemLink(source, target, "fix_up")
-
-    def before(source: int, target: int) -> bool:
+    def before(source: int, target: int, since: datetime | None = None) -> bool:
+        """`target` is a pull request merged before `source` (and not before `since`)."""
         a, b = items.get(source), items.get(target)
         return (
             a is not None
@@ -1247,7 +1228,17 @@ def fix_up_links(
             and a.merged_at is not None
             and b.merged_at is not None
             and b.merged_at < a.merged_at
+            and (since is None or since <= b.merged_at)
         )
+
+    for (source, target), lk in list(out.items()):
+        if (
+            lk.kind in ("fixes", "follow_up")
+            and source in bodies
+            and role_of(items[source]) == "fix"
+            and before(source, target, since)
+        ):
+            out[(source, target)] = ItemLink(source, target, "fix_up")
 
     # a change the description says broke what it fixes, or says it rolls back: whenever merged
     for source, body in bodies.items():
@@ -1282,7 +1273,7 @@ def fix_up_links(
         for target in sorted(named):
             if (
                 (source, target) not in out
-                and earlier(source, target)
+                and before(source, target, since)
                 and _own_code(item) & _own_code(items[target])
             ):
                 out[(source, target)] = ItemLink(source, target, "fix_up")
@@ -1320,7 +1311,7 @@ def fix_up_links(
             and _names_its_subject(item, other)
         ]
         if 1 <= len(touched) <= 2 and all(
-            role_of(items[n]) not in ("fix", "revert") and earlier(source, n) for n in touched
+            role_of(items[n]) not in ("fix", "revert") and before(source, n, since) for n in touched
         ):
             for n in touched:
                 soon[n].append(source)

@@ -1748,8 +1748,10 @@ class _Writer:
         # a key PR's whole sentence (section 2 is where a week tells it), another's within CLIP_WHAT
         limit = EXCERPT_WHAT if item.number in self.keys else CLIP_WHAT
         what = self.fitted_what(item, limit)
-        if not what and (item.digest is None or not item.digest.what.strip()):
-            what = self.fitted_excerpt(item, limit)  # no digest: the description's opening
+        if not what and item.digest is None:
+            # no digest (an older summary): the description's opening; a digest with no what (a
+            # template-only body) has nothing to say, and its opening is the template's headings
+            what = self.fitted_excerpt(item, limit)
         if what and _bare(what) == _bare(item.title):
             what = ""  # a description that repeats its title says nothing more (real #7533)
         if item.number in self.undone:  # said first: the change did not stay

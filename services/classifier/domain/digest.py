@@ -1061,6 +1061,14 @@ def _said_impact(sections: list[_Section]) -> str:
     return ""
 
 
+# an answer that talks about what users see, run or set (not a change's own description): the
+# uf section's first sentence, read when that section had to stand for the empty what (#5223)
+_TALKS_USERS = re.compile(
+    r"(?i)\b(?:users?|behaviou?r\w*|api|interfaces?|config\w*|options?|flags?|settings?|"
+    r"defaults?|env(?:ironment)? var\w*|cli|command[- ]line|breaking|deprecat\w*|user-facing)\b"
+)
+
+
 def _user_facing(units: list[_Unit]) -> tuple[str, str]:
     for i, u in enumerate(units):
         t = u.text.strip()
@@ -2314,6 +2322,7 @@ def digest_of(
                 if said and not _only_pointers(said):
                     what = said
                     break
+    what_told_as_answer = False
     if not what and what_secs and not any(u.text.strip() for s in what_secs for u in s.units):
         # the template's what left empty and the change told under the next heading ("### Does
         # this PR introduce _any_ user-facing change? Fix vllm break: 1. … Fix Solution: Add
@@ -2322,6 +2331,7 @@ def digest_of(
             first = next((u.text.strip() for u in s.units if u.text.strip()), "")
             if s.kind == "uf" and first and not _YES.match(first) and not _NO.search(first):
                 what = _what_of(s.units, title)
+                what_told_as_answer = not _TALKS_USERS.search(sentences(first)[0])
                 break
     user_facing, uf_text = "unknown", ""
     tested: tuple[str, ...] = ()
@@ -2330,6 +2340,9 @@ def digest_of(
         for s in sections:
             if s.kind == "uf":
                 user_facing, uf_text = _user_facing(s.units)
+                if user_facing == "yes" and what_told_as_answer:
+                    # the answer is the change's own description, no word of users: not a yes
+                    user_facing, uf_text = "unknown", ""
                 if user_facing != "unknown":
                     break
         if user_facing == "unknown" and (said := _said_impact(sections)):

@@ -36,7 +36,8 @@ from .profile_errors import ProfileError, error_line
 #     says has no effect is no interface change, a body's own "user impacted" sentence, an
 #     environment variable removed by the title or as "remove it", the change told under the
 #     user-facing heading as the what when the template's what is left empty
-ENGINE_VERSION = "12"
+# 13: an answer that is the change's own description (no word of users) is no user-facing "yes"
+ENGINE_VERSION = "13"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

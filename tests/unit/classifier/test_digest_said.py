@@ -280,3 +280,19 @@ def test_the_change_told_under_the_next_heading_is_the_what_never_the_headings()
     # the answer, which stays its user-facing text; a filled what section is read as before
     assert digest(8564)[0].what == ""
     assert digest(4304)[0].what.startswith("This commit introduces a Triton-based")
+
+
+def test_the_change_told_as_the_answer_does_not_make_it_user_facing() -> None:
+    # the answer that stands for the empty what ("Fix vllm break: 1. … Fix Solution: Add the
+    # now-necessary all2all_backend parameter", real #5223) says no yes and no word of users:
+    # not a "yes"
+    d, _ = digest(5223)
+    assert d.user_facing == "unknown" and d.user_facing_text == ""
+    assert "all2all_backend" in d.what
+    # negatives: a yes answer stays yes with its text (#9572), a no stays no (#4304), an answer
+    # beside a filled what section that tells a new setting stays yes (#8564, #5296's own words)
+    d, _ = digest(9572)
+    assert d.user_facing == "yes" and d.user_facing_text.startswith("the default graph mode")
+    assert digest(4304)[0].user_facing == "no"
+    assert digest(8564)[0].user_facing == "yes"
+    assert digest(5296)[0].user_facing == "yes"

@@ -2014,14 +2014,56 @@ class _Writer:
             if not (i.kind == "revert" and any(set(i.items[:2]) <= c for c in chains))
         ]
 
+    def planned_reverts(self) -> list[Incident]:
+        """Reverts undone on purpose, to come back (their reason gives a plan, a freeze, and names
+        no defect): told apart from a defect's revert, never as a regression."""
+        return [i for i in self.told_incidents() if i.kind == "revert" and i.planned and i.items]
+
+    def planned_line(self) -> list[Bullet]:
+        """The planned reverts in one line, after the defect reverts: "Reverted as planned, to
+        come back: #5410 (reverts #5275), #5434 (reverts #5300) — “…”" (a reason they share is
+        quoted once)."""
+        incs = self.planned_reverts()
+        if not incs:
+            return []
+        m = self.m
+        said = [fit_sentence(" ".join(i.reason.split()), CLIP_LINE).rstrip("。.") for i in incs]
+        once = len(set(said)) == 1
+        parts: list = [m.t("incidents.planned_head")]
+        for k, (inc, why) in enumerate(zip(incs, said, strict=True)):
+            if k:
+                parts.append(m.t("list.comma"))
+            if len(inc.items) >= 2:
+                parts += self.inline(
+                    "incidents.planned_one",
+                    {"revert": [self.ref(inc.items[0])], "reverted": [self.ref(inc.items[1])]},
+                )
+            else:
+                parts.append(self.ref(inc.items[0]))
+            if why and not once:
+                parts.append(m.t("incidents.planned_why", text=why))
+        if once and said[0]:
+            parts.append(m.t("incidents.planned_why", text=said[0]))
+        parts.append(m.t("lead.end"))
+        return [Bullet("", parts=tuple(parts), key="planned")]
+
+    @staticmethod
+    def _after_reverts(out: list[Bullet], kinds: list[str], extra: list[Bullet]) -> list[Bullet]:
+        """`extra` placed right after the last revert's line (else at the end of `out`)."""
+        at = max((k + 1 for k, kind in enumerate(kinds) if kind == "revert"), default=len(out))
+        return out[:at] + extra + out[at:]
+
     def short_incidents(self) -> tuple[Bullet, ...]:
         """The incidents for the top of the report, short: removals users see, and what the
         changes say of themselves, in one line per kind (a week that retires features has many;
         each is told in section 4)."""
         grouped = ("removal", "interface", *SAID_RISK_KINDS)
-        out = [
-            self.incident(i, reason=False) for i in self.told_incidents() if i.kind not in grouped
-        ]
+        told = [i for i in self.told_incidents() if i.kind not in grouped and not i.planned]
+        out = self._after_reverts(
+            [self.incident(i, reason=False) for i in told],
+            [i.kind for i in told],
+            self.planned_line(),
+        )
         for kind in (*SAID_RISK_KINDS, "removal"):
             out += self._one_line(
                 [i for i in self.s.incidents if i.kind == kind and i.items],
@@ -2086,11 +2128,16 @@ class _Writer:
         section 7 then does not ask it again); tests loosened and support narrowed in one line
         per kind (each title is in the appendix)."""
         grouped = ("loosened", "narrowed")
-        out = [
-            self._acted(self.incident(i), i.kind)
+        told = [
+            i
             for i in self.told_incidents()
-            if i.kind not in grouped and i.kind != "interface"
+            if i.kind not in grouped and i.kind != "interface" and not i.planned
         ]
+        out = self._after_reverts(
+            [self._acted(self.incident(i), i.kind) for i in told],
+            [i.kind for i in told],
+            self.planned_line(),
+        )
         out += self._interface_bullets()
         for kind in grouped:
             said = [i for i in self.s.incidents if i.kind == kind and i.items]
@@ -3216,6 +3263,8 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
         first = inc.items[0] if inc.items else None
         if first is None or inc.kind not in ("revert", "removal", "interface", *SAID_RISK_KINDS):
             continue
+        if inc.kind == "revert" and inc.planned:
+            continue  # told apart, in one line after the defect reverts (below)
         if inc.kind == "interface":
             # a setting users relied on removed or given a new default (one added breaks nothing)
             if inc.roles[:1] not in (("removed",), ("default",)):
@@ -3282,6 +3331,11 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             )
             rank = 1
         ranked.append((rank, len(ranked), Bullet(text, links=(w.ref(first),), key=str(first))))
+    for bullet in w.planned_line():
+        # after the defect reverts (rank 2) and before reverts of CI or test changes
+        text = "".join(p if isinstance(p, str) else p.label for p in bullet.parts)
+        first = w.planned_reverts()[0].items[0]
+        ranked.append((3, len(ranked), Bullet(text, links=(w.ref(first),), key=str(first))))
     for _rank, _order, bullet in sorted(ranked, key=lambda r: r[:2]):
         if len(out) >= MAX_ATTENTION:
             break
@@ -3904,7 +3958,9 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         changed=w.changed(),
         lead=w.lead(),
         highlights=w.highlights(),
-        risk_bullets=_risk_bullets(w, _top_risks(risks_sorted, s, len(w.short_incidents()))),
+        risk_bullets=_risk_bullets(
+            w, _top_risks(risks_sorted, s, len(w.short_incidents()) - len(w.planned_line()))
+        ),
         summary=w.summary(),
         themes=(w.storyline_themes() if s.storylines else tuple(w.theme(t) for t in s.themes)),
         modules=w.module_rows(),

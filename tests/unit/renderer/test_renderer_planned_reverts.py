@@ -1,0 +1,54 @@
+"""Reverts undone on purpose (Incident.planned) are told apart from a defect's revert: one line
+after the defect reverts, at the top, in section 4 and among a day's problems."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.renderer.adapters.catalogs import messages
+from services.renderer.domain.view import build_view
+from shared.events.summary import Incident
+from tests.unit.renderer.samples import daily_summary, weekly_summary
+
+FREEZE = "The main branch is freeze for the release. We'll redo it once 0.13.0 is released."
+DEFECT = Incident(kind="revert", items=(5317, 4138), reason="It causes a deepseek v3.2 hang error.")
+PLANNED = (
+    Incident(kind="revert", items=(5410, 5275), reason=FREEZE, planned=True),
+    Incident(kind="revert", items=(5434, 5300), reason=FREEZE, planned=True),
+)
+
+
+def _text(b) -> str:
+    return b.text + "".join(p if isinstance(p, str) else p.label for p in b.parts)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_planned_reverts_one_line_after_the_defect_reverts(lang: str) -> None:
+    view = build_view(weekly_summary(incidents=(*PLANNED, DEFECT)), messages(lang))
+    head = "Reverted as planned" if lang == "en" else "按计划回退"
+    for bullets in (view.incident_bullets, view.incidents):
+        texts = [_text(b) for b in bullets]
+        planned = [t for t in texts if head in t]
+        assert len(planned) == 1, texts
+        line = planned[0]
+        assert "#5410" in line and "#5275" in line and "#5434" in line and "#5300" in line
+        assert line.count("The main branch is freeze") == 1  # a shared reason quoted once
+        # the defect revert keeps its own line, before the planned one
+        defect = next(k for k, t in enumerate(texts) if "#5317" in t)
+        assert head not in texts[defect] and defect < texts.index(line)
+        assert not any("#5410" in t for t in texts if head not in t)
+
+
+def test_no_planned_line_for_defect_reverts_only() -> None:
+    view = build_view(weekly_summary(incidents=(DEFECT,)), messages("en"))
+    texts = [_text(b) for b in (*view.incident_bullets, *view.incidents)]
+    assert any("#5317" in t for t in texts)
+    assert not any("as planned" in t for t in texts)
+
+
+def test_day_attention_sets_planned_reverts_apart() -> None:
+    view = build_view(daily_summary(incidents=(*PLANNED, DEFECT)), messages("en"))
+    texts = [b.text for b in view.attention] if hasattr(view, "attention") else []
+    planned = [t for t in texts if "as planned" in t]
+    assert len(planned) == 1 and "#5434" in planned[0], texts
+    assert not any("#5410" in t and "as planned" not in t for t in texts)

@@ -743,7 +743,7 @@ class _Writer:
                 )
                 + self.partial_aside()
             )
-        high = [r for r in s.risks if r.severity == "high"]
+        high = [r for r in self.lead_risks() if r.severity == "high"]
         if high:
             # a day's report has no risk section: the lead names the items (2026-06-24: "1
             # high-severity risk needs attention" and no PR said which)
@@ -1061,8 +1061,8 @@ class _Writer:
                     prev_new_issues=self.na(prev.new_issues),
                 )
             )
-        if s.risks:
-            worst = sorted(s.risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))[:2]
+        if lead_risks := self.lead_risks():
+            worst = sorted(lead_risks, key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))[:2]
             risks = m.join(
                 [
                     m.tn("summary.risk", r.count, risk=self.risk_name(r.risk), count=num(r.count))
@@ -2018,6 +2018,24 @@ class _Writer:
         """Reverts undone on purpose, to come back (their reason gives a plan, a freeze, and names
         no defect): told apart from a defect's revert, never as a regression."""
         return [i for i in self.told_incidents() if i.kind == "revert" and i.planned and i.items]
+
+    def lead_risks(self) -> list[RiskObservation]:
+        """The tag-based risks the lead and summary name, without the planned reverts (undone on
+        purpose, to come back: no regression to watch); a risk left with none is dropped."""
+        planned = {i.items[0] for i in self.planned_reverts()}
+        out = []
+        for r in self.s.risks:
+            gone = [n for n in r.items if n in planned] if r.risk == "revert" else []
+            if gone:
+                r = r.model_copy(
+                    update={
+                        "items": tuple(n for n in r.items if n not in planned),
+                        "count": max(0, r.count - len(gone)),
+                    }
+                )
+            if r.count:
+                out.append(r)
+        return out
 
     def planned_line(self) -> list[Bullet]:
         """The planned reverts in one line, after the defect reverts: "Reverted as planned, to

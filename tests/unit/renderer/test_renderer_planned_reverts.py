@@ -7,7 +7,7 @@ import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.domain.view import build_view
-from shared.events.summary import Incident
+from shared.events.summary import Incident, RiskObservation
 from tests.unit.renderer.samples import daily_summary, weekly_summary
 
 FREEZE = "The main branch is freeze for the release. We'll redo it once 0.13.0 is released."
@@ -52,3 +52,17 @@ def test_day_attention_sets_planned_reverts_apart() -> None:
     planned = [t for t in texts if "as planned" in t]
     assert len(planned) == 1 and "#5434" in planned[0], texts
     assert not any("#5410" in t and "as planned" not in t for t in texts)
+
+
+def test_summary_does_not_count_planned_reverts_among_its_risks() -> None:
+    risks = (RiskObservation(risk="revert", severity="high", count=3, items=(5410, 5434, 5317)),)
+    view = build_view(daily_summary(incidents=(*PLANNED, DEFECT), risks=risks), messages("en"))
+    told = " ".join((view.lead, *view.summary))
+    assert "#5317" in told and "(1 item)" in told  # the defect revert stays a risk
+    assert "#5410" not in told and "#5434" not in told
+    # a risk of planned reverts alone is no risk; one of a defect's revert stays
+    alone = (RiskObservation(risk="revert", severity="high", count=2, items=(5410, 5434)),)
+    only = build_view(daily_summary(incidents=PLANNED, risks=alone), messages("en"))
+    assert "#5410" not in " ".join((only.lead, *only.summary))
+    kept = build_view(daily_summary(risks=alone), messages("en"))
+    assert "#5410" in " ".join((kept.lead, *kept.summary))

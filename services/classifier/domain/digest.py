@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from shared.events.enriched import REASON_WORDS, Claim, Digest, Reference
+from shared.wording import MEMORY_LEAK
 
 from .prefilter import literal_gate
 from .said import OPEN_WORK, default_change_of, interface_of, next_steps_of
@@ -1731,19 +1732,6 @@ def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tu
     return tuple(out)
 
 
-# a leak of memory: "leak" beside a word of memory — memory, OOM, HBM, KV cache blocks, an
-# allocation, buffers, tensors, handles, a device context — within three words either side
-# ("memory leak", "leaks NPU memory", "leaking an extra NPU context onto device 0" real #12126);
-# state or config "leaking into" other code paths (real #10146) or "page size leaked into" (#9763)
-# is no memory problem
-_MEMORY_WORD = (
-    r"(?:memory|mem|oom|hbm|vram|dram|kv[ _-]?cache|blocks?|allocat\w*|alloc|buffers?|tensors?"
-    r"|handles?|file descriptors?|fds?|workspaces?|caches?|(?:npu|gpu|device|cuda|acl) contexts?)"
-)
-MEMORY_LEAK = re.compile(
-    rf"(?i)\b{_MEMORY_WORD}\W+(?:[\w-]+\W+){{0,3}}?leak\w*"
-    rf"|\bleak(?:s|ed|ing|age)?\W+(?:[\w-]+\W+){{0,3}}?{_MEMORY_WORD}\b"
-)
 # what went wrong, when it is grave: a hang or deadlock, a crash, memory run out or leaking,
 # wrong output — what an operator must hear of even on a day without issues (2026-07-17: "the two
 # operators will be deadlocked … the system is suspended", "wait indefinitely")

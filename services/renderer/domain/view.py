@@ -37,6 +37,7 @@ from shared.events.summary import (  # reports across repositories
     number_label,
     split_number,
 )
+from shared.wording import MEMORY_LEAK_PATTERN
 
 from .bounds import bounded
 from .i18n import Messages
@@ -3365,18 +3366,9 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
 
 
 _TOOLING_TAG = re.compile(r"(?i)\[(?:ci|tests?|docs?|e2e|ut)\]")
-# a leak of memory, not of state: the classifier's rule (services/classifier/domain/digest.py
-# MEMORY_LEAK; services import no other service) — a leak word within three words of memory,
-# allocation, buffers, tensors, handles or a device context; config state "leaking" into other
-# code paths (real #10146, told on 2026-06-10 as a memory problem) is none
-_MEMORY_WORD = (
-    r"(?:memory|mem|oom|hbm|vram|dram|kv[ _-]?cache|blocks?|allocat\w*|alloc|buffers?|tensors?"
-    r"|handles?|file descriptors?|fds?|workspaces?|caches?|(?:npu|gpu|device|cuda|acl) contexts?)"
-)
-_MEMORY_LEAK = (
-    rf"\b{_MEMORY_WORD}\W+(?:[\w-]+\W+){{0,3}}?leak\w*"
-    rf"|\bleak(?:s|ed|ing|age)?\W+(?:[\w-]+\W+){{0,3}}?{_MEMORY_WORD}\b"
-)
+# a leak of memory, not of state (shared.wording: config state "leaking" into other code paths,
+# real #10146, told on 2026-06-10 as a memory problem, is none)
+_MEMORY_LEAK = MEMORY_LEAK_PATTERN
 # a fix of one of these is worth an operator's attention, in this order (title or what-sentence)
 _SEVERE = (
     (

@@ -61,8 +61,8 @@ from shared.events.summary import (
     LineKind,
     ProjectNews,
 )
-from shared.titles import lifts_stopgap
 from shared.windows import Window
+from shared.wording import lifts_stopgap
 
 from .news import NewsWords, project_news
 from .storylines import (

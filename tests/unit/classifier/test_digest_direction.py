@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from services.classifier.domain.digest import MEMORY_LEAK, clip, digest_of, is_span
-from shared.titles import lifts_stopgap
+from shared.wording import lifts_stopgap
 
 from .test_digest import real
 

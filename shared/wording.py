@@ -1,5 +1,6 @@
-"""Rules on a change's title that more than one service reads (the classifier's digest and the
-summarizer's risks): one definition, so both read a title the same way."""
+"""Rules on a change's words (its title, its description) that more than one service reads — the
+classifier's digest, the summarizer's risks, the renderer's attention list: one definition, so
+every service reads a change the same way (services import no other service)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,19 @@ def lifts_stopgap(title: str) -> bool:
         return False
     rest = title[: m.start()] + " " + title[m.end() :]
     return _ADDS_STOPGAP.search(rest) is None
+
+
+# a leak of memory: "leak" beside a word of memory — memory, OOM, HBM, KV cache blocks, an
+# allocation, buffers, tensors, handles, a device context — within three words either side
+# ("memory leak", "leaks NPU memory", "leaking an extra NPU context onto device 0" real #12126);
+# state or config "leaking into" other code paths (real #10146) or "page size leaked into" (#9763)
+# is no memory problem. MEMORY_LEAK_PATTERN is the expression's text, to join into others.
+_MEMORY_WORD = (
+    r"(?:memory|mem|oom|hbm|vram|dram|kv[ _-]?cache|blocks?|allocat\w*|alloc|buffers?|tensors?"
+    r"|handles?|file descriptors?|fds?|workspaces?|caches?|(?:npu|gpu|device|cuda|acl) contexts?)"
+)
+MEMORY_LEAK_PATTERN = (
+    rf"\b{_MEMORY_WORD}\W+(?:[\w-]+\W+){{0,3}}?leak\w*"
+    rf"|\bleak(?:s|ed|ing|age)?\W+(?:[\w-]+\W+){{0,3}}?{_MEMORY_WORD}\b"
+)
+MEMORY_LEAK = re.compile(f"(?i){MEMORY_LEAK_PATTERN}")

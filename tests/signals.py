@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections import Counter
@@ -110,6 +111,8 @@ class AckWatch(_Subscribed):
     terminated (a message settled twice, e.g. redelivered after a crash, counts once);
     `sequences[kind]`: the stream sequences, in the order seen (repeats included)."""
 
+    APPLY_LAG = 0.25  # seconds after the last ack seen before the consumer's state is asked again
+
     def __init__(self, stream: str, durable: str, changed: Signal | None = None) -> None:
         self.stream, self.durable = stream, durable
         self.subject = f"$JS.ACK.{stream}.{durable}.>"
@@ -162,9 +165,10 @@ class AckWatch(_Subscribed):
 
     async def drained(self, js: Any, n: int, timeout: float, what: str) -> Any:
         """Wait until `n` distinct messages were settled, then confirm with the consumer's
-        state that nothing is pending or unacknowledged (asked again only after a further ack,
-        term or nak: the server applies an ack just after routing it). Returns the last
-        ConsumerInfo."""
+        state that nothing is pending or unacknowledged. The server applies an ack just after
+        routing it (its consumer queues them), and nothing tells when it has: the state is asked
+        again after a further ack, term or nak, or after APPLY_LAG without one (the last acks
+        of a run have no further ack behind them). Returns the last ConsumerInfo."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         await self.settled_at_least(n, timeout, what)
@@ -178,10 +182,11 @@ class AckWatch(_Subscribed):
                     f"timed out after {timeout:.0f}s waiting for {what}: {len(self.settled)} "
                     f"settled, {info.num_pending} pending, {info.num_ack_pending} unacknowledged"
                 )
-            await self.changed.next(
-                left,
-                f"{what}: {info.num_pending} pending, {info.num_ack_pending} unacknowledged",
-            )
+            with contextlib.suppress(AssertionError):  # no further ack: ask the server again
+                await self.changed.next(
+                    min(left, self.APPLY_LAG),
+                    f"{what}: {info.num_pending} pending, {info.num_ack_pending} unacknowledged",
+                )
 
 
 class DeliveryWatch:

@@ -207,6 +207,11 @@ class ServiceProcess:
         )
         log.close()
 
+    def freeze(self) -> None:
+        """SIGSTOP: the process does nothing more until it is killed (or SIGCONT)."""
+        assert self.proc is not None and self.proc.poll() is None, f"{self.name} died on its own"
+        self.proc.send_signal(signal.SIGSTOP)
+
     def kill(self, **state: int) -> None:
         assert self.proc is not None and self.proc.poll() is None, f"{self.name} died on its own"
         self.proc.send_signal(signal.SIGKILL)

@@ -3,7 +3,8 @@ exactly once and one watermark — nothing lost, nothing doubled.
 
 Ingest runs as `python -m services.ingest` with the demo backfill (`REPODIGEST_BACKFILL_SOURCE`);
 it is killed twice at random points of its publishing (counted on a plain subscription, which
-also sees the re-published copies JetStream drops) and started again. A restarted backfill publishes everything again under the same
+also sees the re-published copies JetStream drops; frozen with SIGSTOP the moment the count is
+reached, then killed) and started again. A restarted backfill publishes everything again under the same
 deterministic ids, and JetStream's de-duplication drops what had landed; downstream consumers drop
 by id whatever a later window would let through (see test_duplicates.py).
 """
@@ -43,21 +44,29 @@ async def test_ingest_killed_mid_backfill_publishes_each_fact_once(nats_server, 
     )
     try:
         seen = [0]  # messages this incarnation has published so far (duplicates included)
+        freeze_at = [0]
         published = Signal()
 
         async def count(_msg) -> None:
             seen[0] += 1
+            if seen[0] == freeze_at[0]:
+                # frozen here, in the callback: ingest publishes faster than this subscription
+                # reads, so by the time a waiter woke it could have finished the backfill
+                proc.freeze()
             published.notify()
 
         await nc.subscribe("rd.github.>", cb=count)
-        for point in (rng.randrange(total // 10, total * 9 // 10) for _ in range(2)):
-            seen[0] = 0
+        # points in the first half: what ingest published before the freeze and this
+        # subscription had not read yet (its lag) must not reach the end
+        for point in (rng.randrange(total // 10, total // 2) for _ in range(2)):
+            seen[0], freeze_at[0] = 0, point
             proc.start()
             what = f"ingest to publish {point} facts"
             await proc.while_alive(
                 published.until(lambda point=point: seen[0] >= point, 120, what), what
             )
-            proc.kill(published=seen[0], stored=await stream_count(js, STREAM_GITHUB))
+            stored = await stream_count(js, STREAM_GITHUB)  # frozen: nothing more is stored
+            proc.kill(published=seen[0], stored=stored)
         print(
             "killed after publishing",
             [k["published"] for k in proc.kills],

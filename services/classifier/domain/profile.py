@@ -37,7 +37,8 @@ from .profile_errors import ProfileError, error_line
 #     environment variable removed by the title or as "remove it", the change told under the
 #     user-facing heading as the what when the template's what is left empty
 # 13: an answer that is the change's own description (no word of users) is no user-facing "yes"
-ENGINE_VERSION = "13"
+# 14: `+` joins two words ("pcp+mtp", "DP+EP: …"), not one, except in a version's local label
+ENGINE_VERSION = "14"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

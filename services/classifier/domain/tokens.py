@@ -80,15 +80,25 @@ def _lead_tokens(lead: Lead | None) -> dict[str, str]:
                 out.setdefault(norm_token(part), text.strip())
     else:
         out[norm_token(text)] = text + ":"
+        if "+" in text:  # "DP+EP: …" names two terms, as "[DP+EP]" does
+            for part in text.split("+"):
+                if part.strip():
+                    out.setdefault(norm_token(part), text + ":")
     return out
 
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.+][a-z0-9]+)*")
+# a word: letters and digits, `.` inside ("qwen3.5", "v0.9.1"); `+` joins two terms ("pcp+mtp",
+# "DP+EP": two words) except after a version of three or more parts, whose local label it starts
+# ("2.10.0+cpu", "v0.18.0+empty": one word, PEP 440)
+_WORD = re.compile(
+    r"(?<![a-z0-9.])v?\d+(?:\.\d+){2,}\+[a-z0-9]+(?:\.[a-z0-9]+)*|[a-z0-9]+(?:\.[a-z0-9]+)*"
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words: `_`, `-`, `/` and spaces separate; `.` and `+` inside a word stay."""
+    """Lower-case words: `_`, `-`, `/`, `+` and spaces separate; `.` inside a word stays, and so
+    does the `+` of a version's local label ("2.10.0+cpu")."""
     return _WORD.findall(text.lower())
 
 

@@ -25,6 +25,7 @@ from .domain.report import (
     figures_hash,
     fit_size,
     next_revision,
+    warm_items,
 )
 from .domain.windows import Schedule, due_windows, previous_window, schedules_for
 from .ports import Projections
@@ -208,6 +209,8 @@ async def fold_batch(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwar
                 closer=deps.closer,
                 admission=deps.admission,
             )
+        if result.merged:  # (outside the database lock: it needs no database)
+            await asyncio.to_thread(warm_items, result.merged, deps.policy)
         span.set_attributes(
             {
                 "repodigest.events": len(events),

@@ -39,6 +39,7 @@ from shared.events import (
 from shared.windows import Window
 
 from ..domain.admission import FUTURE, Admission
+from ..domain.memo import TwoGenerations
 from ..domain.projection import (
     Closer,
     FoldResult,
@@ -75,6 +76,10 @@ log = logging.getLogger("repodigest.summarizer.store")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 CHUNK = 500  # bound on IN (...) lists and multi-row statements
+# parsed facts (and tags texts) and item snapshots kept per generation (memo.TwoGenerations):
+# a 256-PR week with its previous week is about 3,000 facts and 600 items
+PARSED_FACTS = 20_000
+PARSED_ITEMS = 10_000
 # rows per statement of the PostgreSQL bulk form: one array per column, not one parameter per
 # value, so a consumer batch (1024) goes in one statement per table (one round trip, not three)
 COLUMNAR_CHUNK = 8192
@@ -268,6 +273,33 @@ class SqlProjections:
         self._bulk_statements: dict[str, _Bulk] = {}
         self._title_histories: dict[str, _TitleHistory] = {}
         self._title_lock = threading.Lock()
+        # the parsed models of the texts this process stored or read, so that a report reads
+        # back the very objects the fold parsed (and the per-item results worked out for them,
+        # domain/memo.py); per generation: a busy repository's two weeks and their items
+        self._facts: TwoGenerations[str, FactData] = TwoGenerations(PARSED_FACTS)
+        self._snapshots: TwoGenerations[str, ItemSnapshot] = TwoGenerations(PARSED_ITEMS)
+        self._tags: TwoGenerations[str, Tags] = TwoGenerations(PARSED_FACTS)
+
+    def _parsed_fact(self, text: str) -> FactData:
+        fact = self._facts.get(text)
+        if fact is None:
+            fact = FactData.model_validate_json(text)
+            self._facts.put(text, fact)
+        return fact
+
+    def _parsed_snapshot(self, text: str) -> ItemSnapshot:
+        snap = self._snapshots.get(text)
+        if snap is None:
+            snap = ItemSnapshot.model_validate_json(text)
+            self._snapshots.put(text, snap)
+        return snap
+
+    def _parsed_tags(self, text: str) -> Tags:
+        tags = self._tags.get(text)
+        if tags is None:
+            tags = Tags.model_validate_json(text)
+            self._tags.put(text, tags)
+        return tags
 
     # ------------------------------------------------------------ lifecycle
 
@@ -449,7 +481,7 @@ class SqlProjections:
             facts = [e for e in admitted if isinstance(e, EnrichedFact)]
             marks = [e for e in admitted if isinstance(e, WatermarkForwarded)]
             if facts:
-                self._fold_facts(conn, facts)
+                result.merged = self._fold_facts(conn, facts)
                 result.late_windows = self._mark_late(conn, facts)
             for repo, old, new in self._advance(conn, marks, now):
                 if closer is not None:
@@ -525,7 +557,11 @@ class SqlProjections:
                 )
         return events
 
-    def _fold_facts(self, conn: Connection, facts: list[EnrichedFact]) -> None:
+    def _fold_facts(
+        self, conn: Connection, facts: list[EnrichedFact]
+    ) -> list[tuple[ItemSnapshot, Tags]]:
+        """Store the facts and their items' latest snapshots; the merged pull requests among
+        those snapshots, with their tags."""
         convert = self._stored
         memo: dict[datetime, str | datetime | None] = {}
 
@@ -545,6 +581,9 @@ class SqlProjections:
             fact, item = data.fact, data.fact.item
             actor = fact_actor(fact)
             tags = tags_of[id(e)] = _json(data.tags)
+            fact_text = _json(fact)
+            self._facts.intern(fact_text, fact)
+            self._tags.intern(tags, data.tags)
             activity_rows.append(
                 (
                     data.fact_id,
@@ -559,17 +598,29 @@ class SqlProjections:
                     data.tags.person(actor.login) if actor else None,
                     data.ruleset.version,
                     tags,
-                    _json(fact),
+                    fact_text,
                 )
             )
         self._bulk(conn, "activity", activity_rows)
         item_rows = []
+        merged: list[tuple[ItemSnapshot, Tags]] = []
         for (repo, number), latest in latest_items(facts).items():
             e = latest.event
             snap = e.data.fact.item
             tags = tags_of.get(id(e))
             if tags is None:
                 tags = tags_of[id(e)] = _json(e.data.tags)
+            snap_text = _json(snap)
+            if snap.merged_at is not None and snap.kind == "pull_request":
+                # the objects a report will read back for these texts
+                merged.append(
+                    (
+                        self._snapshots.intern(snap_text, snap),
+                        self._tags.intern(tags, e.data.tags),
+                    )
+                )
+            else:
+                self._snapshots.intern(snap_text, snap)
             item_rows.append(
                 (
                     repo,
@@ -584,12 +635,13 @@ class SqlProjections:
                     stored(e.data.fact_time),
                     stored(order_of(e)[0]),
                     e.data.fact_id,
-                    _json(snap),
+                    snap_text,
                     tags,
                     stored(latest.first_seen),
                 )
             )
         self._bulk(conn, "items", item_rows)
+        return merged
 
     def _mark_late(self, conn: Connection, facts: list[EnrichedFact]) -> int:
         """Flag summarized windows a fact lands in: they get a new revision if figures change."""
@@ -776,12 +828,7 @@ class SqlProjections:
         follow-ups; a big repository has thousands, each with its file list).
         """
         lo = min(window.start, previous.start)
-        tags_cache: dict[str, Tags] = {}
-
-        def tags(text: str) -> Tags:
-            if text not in tags_cache:
-                tags_cache[text] = Tags.model_validate_json(text)
-            return tags_cache[text]
+        tags = self._parsed_tags
 
         with self.engine.connect() as conn:
             rows = conn.execute(
@@ -803,7 +850,7 @@ class SqlProjections:
                 row = FactRow(
                     fact_id=r.fact_id,
                     time=r.time,
-                    fact=FactData.model_validate_json(r.fact),
+                    fact=self._parsed_fact(r.fact),
                     tags=tags(r.tags),
                     ruleset=r.ruleset,
                 )
@@ -820,7 +867,7 @@ class SqlProjections:
                 for it in result:
                     if it.number not in item_rows:
                         item_rows[it.number] = ItemRow(
-                            snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                            snapshot=self._parsed_snapshot(it.snapshot),
                             tags=tags(it.tags),
                             first_seen=it.first_seen,
                         )
@@ -886,7 +933,7 @@ class SqlProjections:
                     sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))
                 ):
                     got[it.number] = ItemRow(
-                        snapshot=ItemSnapshot.model_validate_json(it.snapshot),
+                        snapshot=self._parsed_snapshot(it.snapshot),
                         tags=tags(it.tags),
                         first_seen=it.first_seen,
                     )

@@ -18,6 +18,8 @@ from typing import get_args
 from shared.events.github import ItemSnapshot
 from shared.events.summary import NewsKind, ProjectNews
 
+from .memo import ITEMS
+
 # a version as written: v0.11.0, 0.13.0rc2, 3.10, 0.3.8.post1, 8.3.rc1
 VERSION = r"v?\d+(?:\.\d+)+(?:\.?(?:rc|post|dev|a|b)\d*)*(?:\.post\d+)?"
 _VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w.]*\d)")
@@ -320,7 +322,11 @@ def _policy(item: ItemSnapshot, title: str) -> ProjectNews | None:
 
 
 def news_of(item: ItemSnapshot, words: NewsWords = NewsWords()) -> ProjectNews | None:
-    """The project news one merged change is, or None."""
+    """The project news one merged change is, or None (once per snapshot and words: memo.py)."""
+    return ITEMS.get("news", item, None, lambda: _news_of(item, words), keep=(words,))
+
+
+def _news_of(item: ItemSnapshot, words: NewsWords) -> ProjectNews | None:
     title = _bare_title(item.title)
     if not title or re.match(r"(?i)^revert\b", title):
         return None

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from shared.events import ChangedFigure, EnrichedFact, WatermarkForwarded
+from shared.events import ChangedFigure, EnrichedFact, ItemSnapshot, Tags, WatermarkForwarded
 from shared.windows import Window
 
 from .admission import Admission, Verdict, snapshot_order
@@ -44,6 +44,9 @@ class FoldResult:
     # not counted (see domain.admission): by reason; and held future events folded now
     rejected: dict[str, int] = field(default_factory=dict)
     released: int = 0
+    # the merged pull requests folded, as (snapshot, tags): what a report will ask of them is
+    # worked out as they fold (report.warm_items), not at the window's close
+    merged: list[tuple[ItemSnapshot, Tags]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ import json
 import math
 import re
 import statistics
-import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -64,7 +63,8 @@ from shared.events.summary import (
 from shared.windows import Window
 from shared.wording import lifts_stopgap
 
-from .news import NewsWords, project_news
+from .memo import ITEMS
+from .news import NewsWords, news_of, project_news
 from .storylines import (
     FILE_SHARE,
     KIND_WORDS,
@@ -283,6 +283,17 @@ def _open_at(snap: ItemSnapshot, end: datetime) -> bool:
 
 
 def item_ref(snap: ItemSnapshot, tags: Tags, *, excerpt: int = 0, digest: bool = False) -> ItemRef:
+    """The report line of an item (made once per snapshot and tags: memo.py)."""
+    return ITEMS.get(
+        "ref",
+        snap,
+        tags,
+        lambda: _item_ref(snap, tags, excerpt, digest),
+        extra=(excerpt, digest),
+    )
+
+
+def _item_ref(snap: ItemSnapshot, tags: Tags, excerpt: int, digest: bool) -> ItemRef:
     return ItemRef(
         number=snap.number,
         kind=snap.kind,
@@ -506,37 +517,11 @@ def line_kind(path: str) -> LineKind:
     return "ci" if kind == "code" and _TOOLING_FILE.search(path) else kind
 
 
-# what a report works out once per change and asks for several times (its size, its own code,
-# whether tests could be asked of it, the window's lines): `(id(snap), id(tags)) -> (snap, tags,
-# lines by kind)`, kept only while `build_summary` runs in this thread (the entry holds its
-# objects, so an id is never another's while it lives)
-_PER_REPORT = threading.local()
-
-
-@contextlib.contextmanager
-def _report_scope() -> Iterator[None]:
-    outer = getattr(_PER_REPORT, "lines", None)
-    if outer is None:
-        _PER_REPORT.lines = {}
-    try:
-        yield
-    finally:
-        if outer is None:
-            _PER_REPORT.lines = None
-
-
 def _lines_of(snap: ItemSnapshot, tags: Tags | None = None) -> Mapping[LineKind, list[int]]:
     """A change's added and removed lines by kind of file; the code lines it adds of code it
     brings in from elsewhere are `imported`; what its files do not account for is `unlisted`.
-    (Read only: within a report the same mapping answers again.)"""
-    memo: dict | None = getattr(_PER_REPORT, "lines", None)
-    if memo is None:
-        return _count_lines(snap, tags)
-    key = (id(snap), id(tags))
-    hit = memo.get(key)
-    if hit is None or hit[0] is not snap or hit[1] is not tags:
-        hit = memo[key] = (snap, tags, _count_lines(snap, tags))
-    return hit[2]
+    (Read only: the same mapping answers again for the same snapshot and tags, memo.py.)"""
+    return ITEMS.get("lines", snap, tags, lambda: _count_lines(snap, tags))
 
 
 def _count_lines(snap: ItemSnapshot, tags: Tags | None) -> dict[LineKind, list[int]]:
@@ -750,7 +735,21 @@ def score_pr(
     What a change is counts more than how big it is: features, new model or hardware support,
     measured speed-ups (a claim with figures in its description), user-facing changes and the
     leads of the window's storylines rise; logging, wording, docs, tests and CI tweaks sink.
+    (Worked out once per snapshot, tags, policy and lead: memo.py.)
     """
+    return ITEMS.get(
+        "score",
+        snap,
+        tags,
+        lambda: _score_pr(snap, tags, policy, storyline_lead),
+        extra=(storyline_lead,),
+        keep=(policy,),
+    )
+
+
+def _score_pr(
+    snap: ItemSnapshot, tags: Tags, policy: ReportPolicy, storyline_lead: bool
+) -> tuple[float, tuple[ScoreSignal, ...]]:
     lines = sized_lines(snap, tags)
     files = snap.changed_files or len(snap.files)
     discussion = snap.comments + snap.review_comments
@@ -1087,6 +1086,12 @@ def _themes(
 
 
 def story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
+    """The item as storylines see it: one object per snapshot and tags (memo.py), so its role,
+    a cached property, is worked out once."""
+    return ITEMS.get("story", snap, tags, lambda: _story_item(snap, tags))
+
+
+def _story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
     return StoryItem(
         number=snap.number,
         title=snap.title,
@@ -2537,6 +2542,10 @@ TESTS_NOT_RUN = "tests-not-run"
 def _untestable(snap: ItemSnapshot, tags: Tags) -> bool:
     """No change to ask tests of: a tiny one (TINY_LINES of code), one that only deletes code, or
     one of logging or wording."""
+    return ITEMS.get("untestable", snap, tags, lambda: _is_untestable(snap, tags))
+
+
+def _is_untestable(snap: ItemSnapshot, tags: Tags) -> bool:
     return (
         own_code_lines(snap, tags) < TINY_LINES
         or _deletes_only(snap)
@@ -3147,6 +3156,25 @@ def _appendix(t: _Tally, inp: WindowInput, story: _Story | None = None) -> Appen
 # ---------------------------------------------------------------- the report
 
 
+def warm_items(merged: Iterable[tuple[ItemSnapshot, Tags]], policy: ReportPolicy) -> int:
+    """Work out, as merged pull requests fold, what a report will ask of each (memo.py): its
+    story item and role, lines by kind, score, report line, whether tests could be asked of
+    it, the news it is. A window's report at its close then only aggregates. Returns how many
+    were worked out."""
+    n = 0
+    for snap, tags in merged:
+        if snap.kind != "pull_request" or snap.merged_at is None:
+            continue
+        _ = story_item(snap, tags).role
+        score_pr(snap, tags, policy)
+        item_ref(snap, tags)
+        item_ref(snap, tags, digest=True)  # (a storyline's member, in the appendix)
+        _untestable(snap, tags)
+        news_of(snap, policy.news_words)
+        n += 1
+    return n
+
+
 def build_summary(
     inp: WindowInput,
     *,
@@ -3157,15 +3185,14 @@ def build_summary(
     changed_figures: Sequence[ChangedFigure] = (),
 ) -> SummaryData:
     """The whole report model of one window (one revision)."""
-    with _report_scope():
-        return _build_summary(
-            inp,
-            now=now,
-            revision=revision,
-            policy=policy,
-            meta=meta,
-            changed_figures=changed_figures,
-        )
+    return _build_summary(
+        inp,
+        now=now,
+        revision=revision,
+        policy=policy,
+        meta=meta,
+        changed_figures=changed_figures,
+    )
 
 
 def _build_summary(

@@ -479,8 +479,9 @@ def _short_name(title: str, words: int = 6) -> str:
     trion ops log" from '[Misc][Ops]Revert "add trion ops log (#10069)"')."""
     quoted, _ = quoted_revert(title)
     text = _NUMBER_REF.sub(" ", _BRACKET.sub(" ", quoted or title))
-    # a place in a series says which part, not what ("… to ruff format(Batch #3)", 2026-W04)
-    text = _SERIES_PLACE.sub(" ", text)
+    # a place in a series says which part, not what ("… to ruff format(Batch #3)", 2026-W04;
+    # "[Refactor]5/N Extract common code of mla_v1.py", 2025-W52)
+    text = _SERIES_MARK.sub(" ", _SERIES_PLACE.sub(" ", text))
     parts = text.split()
     cut = len(parts) > words
     if cut:
@@ -682,6 +683,44 @@ _REMOVAL_WORD = re.compile(
 )  # ... says so anywhere
 
 
+RELEASE_KEY = "release"  # the renderer may say "Release {name}" in the report's language
+RELEASE_SHARE = 0.05  # a release names a line when this share of the window's items name it
+# a release as a marker of the work for it: a whole [Tag] ("[v0.16.0]", "[0.14.1]"), a release
+# branch ("release/v0.13.0", "releases/v0.18.0", "v0.9.1-dev"), or the word release or a port
+# next to it ("release note for v0.13.0rc1", "0.9.0rc1 release note", "We'll release 0.13.0",
+# "backport to v0.13.0"); not a version of something named before it ("vLLM 0.13.0", "CANN
+# 8.5.0": an upgrade's) nor a pin written in a description's footer (the digest holds none)
+_REL = r"v?\d+\.\d+(?:\.\d+)*(?:[.-]?(?:rc|alpha|beta|post)\.?\d*)?"
+_RELEASE_MARK = re.compile(
+    rf"(?i)\[\s*(?P<tag>{_REL})\s*\]"
+    rf"|\breleases?/(?P<branch>{_REL})(?![\w.])"
+    rf"|(?<![\w./])(?P<dev>{_REL})-dev\b"
+    rf"|\b(?:releas\w*|back-?port\w*|cherry[- ]?pick\w*)(?:\s+(?!v?\d)[\w-]+){{0,3}}?\s+"
+    rf"(?P<after>{_REL})(?![\w.])"
+    rf"|(?<![\w./-])(?P<before>{_REL})(?:\s+is)?\s+(?:releas\w*|back-?port\w*)"
+)
+
+
+def release_of(text: str) -> str | None:
+    """The release a text names as the work for it ("0.13.0" of "[v0.13.0] Fix …", "release/
+    v0.13.0", "release note for v0.13.0rc1"): its number, pre-release and v left out."""
+    for m in _RELEASE_MARK.finditer(text):
+        found = next(g for g in m.groups() if g)
+        numbers = re.findall(r"\d+", re.split(r"(?i)[.-]?(?:rc|alpha|beta|post)", found)[0])
+        if len(numbers) >= 2:
+            return ".".join((numbers + ["0"])[:3]) if len(numbers) < 3 else ".".join(numbers)
+    return None
+
+
+def releases_named(item: StoryItem) -> set[str]:
+    """The releases an item names as the work for it: in its title, and in what its description
+    says it does and the sentences of its references (a freeze: "We'll release 0.13.0 soon")."""
+    texts = [item.title]
+    if item.digest is not None:
+        texts += [item.digest.what, *(r.context for r in item.digest.refs), *item.digest.next_steps]
+    return {r for t in texts if t and (r := release_of(t)) is not None}
+
+
 def ci_only(item: StoryItem) -> bool:
     """A change of CI tooling alone (a GitHub action's bump): no upgrade of the code, no upgrade's
     fallout (the upgrades line and the fallout risk both read it)."""
@@ -852,6 +891,9 @@ def _series(
         for i in marked
     }
     own = {i.number: words(i) for i in marked}
+    heads = {
+        i.number: {k for k, _surface in _series_head(i.title) if not _kind_word(k)} for i in marked
+    }
     parent = {i.number: i.number for i in marked}
 
     def place(item: StoryItem) -> tuple[str, str]:  # (part, count of parts) of "3/N"; "" if none
@@ -878,6 +920,10 @@ def _series(
         if stem(a) and stem(a) == stem(b):
             return True
         (pa, na), (pb, nb) = place(a), place(b)
+        if na and na == nb and pa != pb and heads[a.number] & heads[b.number]:
+            # the same words before the same count of parts ("[MLA] refactor 5/N", "[MLA]
+            # refactor 6/N"): one series, however common the word is elsewhere
+            return True
         return bool(
             tags[a.number]
             and tags[a.number] == tags[b.number]
@@ -900,6 +946,80 @@ def _series(
     for i in marked:
         out[find(i.number)].append(i)
     return [members for members in out.values() if len(members) >= 2]
+
+
+def _kind_word(key: str) -> bool:
+    """A word that says what kind of change it is ("refactor", "feat", "bugfix"), in any
+    repository: no series is named or held together by it alone."""
+    return (
+        key in KIND_WORDS
+        or key in STOP_WORDS
+        or key in _SERIES_WORDS
+        or any(pattern.match(key) for pattern, _role in _TAG_ROLE)
+    )
+
+
+_LEADING_TAGS = re.compile(r"^[\s\]]*((?:\[[^\[\]]*\]\s*)+)")
+SERIES_HEAD_WORDS = 3  # a series' head is a short prefix ("[MLA] refactor"), not a sentence
+
+
+def _series_head(title: str) -> list[tuple[str, str]]:
+    """What a title of a series writes before its place in it ("MLA", "refactor" of "[MLA]
+    refactor 5/N …"; "Refactor", "EAGLE" of "[Refactor][EAGLE] 3/N …"), or the [Tags] right
+    after the place when it comes first ("[1/N][Refactor] …"), as (key, as written) pairs; []
+    when the title has no "N/M" place, or more than a few words before it (a sentence)."""
+    quoted, _number = quoted_revert(title)  # (a revert's words are the reverted title's)
+    text = (quoted or title).replace("]", "] ")
+    m = _SERIES_MARK.search(text)
+    if m is None:
+        return []
+    before = _NUMBER_REF.sub(" ", text[: m.start() + 1].rstrip("[("))
+    found = [(w.lower(), w) for w in _WORD.findall(before)]
+    if not found:
+        tags = _LEADING_TAGS.match(text[m.end() :])
+        found = [(w.lower(), w) for w in _WORD.findall(tags.group(1))] if tags else []
+    found = [(k, w) for k, w in found if _usable(k)]
+    return found if len(found) <= SERIES_HEAD_WORDS else []
+
+
+def _series_name(members: Sequence[StoryItem]) -> str:
+    """A series named after what its parts share: the head its titles write before their place
+    when a name is in it ("EAGLE refactor" of "[Refactor][EAGLE] 3/N …" and "… 5/N …"), else
+    the words every part's title starts with ("Extract common code" of "[Refactor]5/N Extract
+    common code of mla_v1.py …" and "[Refactor]6/N Extract common code of class …"), else the
+    first part's title."""
+    heads = [_series_head(m.title) for m in members]
+    shared = set.intersection(*({k for k, _w in h} for h in heads)) if heads else set()
+    forms: dict[str, list[str]] = defaultdict(list)
+    for h in heads:
+        for k, w in h:
+            forms[k].append(w)
+    names = [k for k in shared if not _kind_word(k) and any(_NAMED.search(w) for w in forms[k])]
+    if names:
+        first = list(dict.fromkeys(k for k, _w in heads[0] if k in shared))
+        words = [
+            max(forms[k], key=lambda w: (w != w.lower(), w)) for k in first if not _kind_word(k)
+        ] + [k for k in first if _kind_word(k) and k not in STOP_WORDS]
+        return " ".join(words)
+    rests = [
+        _WORD.findall(
+            _SERIES_MARK.sub(
+                " ", _NUMBER_REF.sub(" ", _BRACKET.sub(" ", m.title.replace("]", "] ")))
+            )
+        )
+        for m in members
+    ]
+    common_start: list[str] = []
+    for column in zip(*rests, strict=False):
+        if len({w.lower() for w in column}) != 1:
+            break
+        common_start.append(column[0])
+    while common_start and common_start[-1].lower() in STOP_WORDS | _PHRASE_STOPS:
+        common_start.pop()
+    if len(common_start) >= 2:
+        name = " ".join(common_start)
+        return name[:1].upper() + name[1:]
+    return _short_name(members[0].title)
 
 
 def acronym(phrase: str) -> str:
@@ -1251,6 +1371,50 @@ def find_storylines(
             for i in members:
                 assigned[i.number] = len(groups) - 1
 
+    # a release: the window's changes that name one release as the work for it ("[v0.13.0] …",
+    # "backport to release/v0.13.0", "release note for v0.13.0rc1") are its line of work when
+    # they are a share of the window (a release note and a fix for it in a busy week are not);
+    # a revert is not work for a release, whatever its reason (2025-12-27: two reverts "We'll
+    # release 0.13.0 soon. The main branch is freeze" took the changes they undid with them)
+    release_items: dict[str, list[StoryItem]] = defaultdict(list)
+    for i in sorted(window, key=_order):
+        if i.number not in assigned and role_of(i) != "revert":
+            for release in releases_named(i):
+                release_items[release].append(i)
+    if release_items:
+        release, marked = max(release_items.items(), key=lambda kv: (len(kv[1]), kv[0]))
+        if len(marked) >= max(MIN_ITEMS, RELEASE_SHARE * n):
+            # backports of the window's changes join it: a port is work for a release
+            ported = [
+                i
+                for i in sorted(window, key=_order)
+                if i.number not in assigned
+                and i not in marked
+                and role_of(i) != "revert"
+                and i.digest is not None
+                and any(r.kind == "backport" and r.repo is None for r in i.digest.refs)
+            ]
+            members = sorted([*marked, *ported], key=_order)
+            spelled = Counter(
+                m.group(0)
+                for i in marked
+                for m in re.finditer(rf"(?i)(?<![\w.])v{re.escape(release)}(?![\d])", i.title)
+            )
+            groups.append(
+                _Group(
+                    key=RELEASE_KEY,
+                    name=f"Release {spelled.most_common(1)[0][0] if spelled else 'v' + release}",
+                    evidence="term",
+                    items=[i.number for i in members],
+                    score=float(len(members)),
+                    terms=(release,),
+                    core=frozenset(i.number for i in marked),
+                    previous=sum(1 for i in previous if not i.bot and release in releases_named(i)),
+                )
+            )
+            for i in members:
+                assigned[i.number] = len(groups) - 1
+
     for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
         top = keys[0]
@@ -1372,7 +1536,7 @@ def find_storylines(
         groups.append(
             _Group(
                 key=f"series:{first.number}",
-                name=_short_name(first.title),
+                name=_series_name(members),
                 evidence="chain",
                 items=[m.number for m in members],
                 score=float(len(members)),
@@ -1392,7 +1556,7 @@ def find_storylines(
         # FlashComm v1 and other patches now upstream — one story, not a MiniMax line)
         return (
             g.evidence == "term"
-            and g.key != UPGRADES_KEY
+            and g.key not in (UPGRADES_KEY, RELEASE_KEY)
             and not is_topic(g.key)
             and len(g.items) > 0
             and all(takes_out(by_number[x]) for x in g.items)
@@ -1440,8 +1604,10 @@ def find_storylines(
             xs = specific[path]
             homes = Counter(assigned[x] for x in xs if x in assigned)
             for g, count in homes.items():
-                if groups[g].key == REMOVALS_KEY:
-                    continue  # touching what a removal took out does not make a change a removal
+                if groups[g].key in (REMOVALS_KEY, RELEASE_KEY):
+                    # touching what a removal took out does not make a change a removal, nor
+                    # touching what a port changed one for a release
+                    continue
                 if count >= 2 and count * 2 >= len(xs) - 1:
                     votes[g] += 1
         if votes and votes.most_common(1)[0][1] * 2 >= len(files_of[item.number]):
@@ -1605,7 +1771,12 @@ def find_storylines(
         return set().union(*(term_items[k] for k in keys)) if keys else set()
 
     for c in sorted(groups, key=lambda g: len(g.items)):
-        if c.evidence != "term" or c.key == UPGRADES_KEY or is_topic(c.key) or not c.items:
+        if (
+            c.evidence != "term"
+            or c.key in (UPGRADES_KEY, RELEASE_KEY)
+            or is_topic(c.key)
+            or not c.items
+        ):
             continue
         carried = name_terms(c.term_keys)
         parents: list[tuple[int, int]] = []
@@ -1635,7 +1806,7 @@ def find_storylines(
             continue  # (folded into another)
         members = sorted((by_number[x] for x in g.items), key=_order)
         roles = {m.number: role_of(m) for m in members}
-        if g.evidence == "term" and g.key != UPGRADES_KEY:  # (counted when found)
+        if g.evidence == "term" and g.key not in (UPGRADES_KEY, RELEASE_KEY):  # (counted)
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)

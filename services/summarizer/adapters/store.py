@@ -76,10 +76,12 @@ log = logging.getLogger("repodigest.summarizer.store")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 CHUNK = 500  # bound on IN (...) lists and multi-row statements
-# parsed facts (and tags texts) and item snapshots kept per generation (memo.TwoGenerations):
-# a 256-PR week with its previous week is about 3,000 facts and 600 items
-PARSED_FACTS = 20_000
-PARSED_ITEMS = 10_000
+# parsed facts (and tags texts) and item snapshots kept per generation (memo.TwoGenerations, so
+# at most twice as many): a report reads its window's and the previous window's facts (a 256-PR
+# week of merged-PR history, about 1,000; with GitHub's comments and reviews a few thousand);
+# a real fact is about 2.5 kB of JSON and three times that parsed, so at most ~100 MB
+PARSED_FACTS = 5_000
+PARSED_ITEMS = 2_500
 # rows per statement of the PostgreSQL bulk form: one array per column, not one parameter per
 # value, so a consumer batch (1024) goes in one statement per table (one round trip, not three)
 COLUMNAR_CHUNK = 8192

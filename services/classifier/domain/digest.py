@@ -1843,16 +1843,29 @@ def _error(sections: list[_Section]) -> str:
 
 _GH = r"https?://(?:www\.)?github\.com/"
 # a reference: a GitHub pull/issue/commit URL, `owner/name#N` or `#N`
-_REF = re.compile(
+_REF_TEXT = (
     _GH
     + r"(?P<repo>[\w.-]+/[\w.-]+)/(?:(?:pull|issues|pulls)/(?P<urln>\d+)|commit/(?P<sha>[0-9a-f]{7,40}))"
-    r"|#(?P<num>\d+)\b",
-    re.I,
+    r"|#(?P<num>\d+)\b"
 )
+_REF = re.compile(_REF_TEXT, re.I)
+# a commit named by its hash alone ("This PR reverts commit 8134146…", "git revert 8835236…",
+# "Reverted merge commit: `f6b33f4…`", "introduced by commit abc1234"): 7 to 40 lower-case hex
+# digits with a digit and a letter among them (neither a number nor a word such as "decade"),
+# the word "commit" and a backtick before it kept with it. Like a bare #N it is a reference only
+# where the words before it say how (reverts, fix-up, backport, follow-up).
+_HASH = (
+    r"(?<![\w/.@#-])(?:commit\s*:?\s*)?`?"
+    r"(?-i:(?P<hash>(?=[0-9a-f]{0,39}[0-9])(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}))(?![\w-])"
+)
+_HASH_GATE = re.compile(
+    r"(?<![\w/.@#-])(?=[0-9a-f]{0,39}[0-9])(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}(?![\w-])"
+)
+_REF_OR_HASH = re.compile(_REF_TEXT + "|" + _HASH, re.I)
 _OWNER_NAME = re.compile(
     r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)$"
 )  # `owner/name` right before `#N`
-_PR = r"(?:(?:the\s+)?(?:pr|pull request|change|commit)\s*:?\s*)?"
+_PR = r"(?:(?:the\s+)?(?:merge\s+)?(?:pr|pull request|change|commit)\s*:?\s*)?"
 # what precedes a reference and says how it is referred to (searched in the ~100 characters
 # before each reference: a few references a body, instead of a scan of the whole body)
 _CONTEXT = re.compile(
@@ -1873,6 +1886,9 @@ _CONTEXT = re.compile(
             _PR,
             # "Fixes <a CI run>, caused by <the PR>" (real #9869): what broke is named by a link
             r"|(?:caused|broken|regressed)\s+by\s+",
+            _PR,
+            # "**Root cause**: `d7bca903` introduced …" (real #10241): what this change repairs
+            r"|root[\s-]+causes?(?:\*\*|__)?\s*(?:[:：]|is|was)\s*(?:\*\*|__)?\s*(?:(?:in|by)\s+)?",
             _PR,
             # "Recover … test case that been incorrectly skipped in PR: <link>" (real #7505)
             r"|(?:incorrectly|wrongly|mistakenly|accidentally)\s+(?:[\w-]+\s+){1,2}(?:in|by)\s+",
@@ -1919,6 +1935,7 @@ _CONTEXT_WORDS = (
     "repair",
     "address",
     "caused",
+    "root",
     "broken",
     "regressed",
     "incorrectly",
@@ -1947,6 +1964,11 @@ _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
 _REF_GATE = re.compile(r"#\d|github\.com/|revert", re.I)
 UPSTREAM = "vllm-project/vllm"
 _KINDS = ("fix_up", "follow_up", "reverts", "backport", "fixes")
+
+
+def _same_commit(a: str, b: str) -> bool:
+    """Whether two hashes name one commit (one is the other's prefix, as a short hash is)."""
+    return a.startswith(b) or b.startswith(a)
 
 
 def _link_end(src: str, at: int) -> int:
@@ -2132,6 +2154,14 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
         key = (kind, other, n, sha)
         if sha is None and n is not None and any(k[:3] == key[:3] for k in refs):
             return  # (the same change again: "This reverts commit …" and "revert [the pr](…)")
+        same = next((k for k in refs if k[3] and sha and _same_commit(k[3], sha)), None)
+        if same is not None:
+            # the same commit again, by its address, its hash, a shorter hash: one reference,
+            # with the full hash and the sentence that says how
+            had = refs[same]
+            longer = sha if len(sha or "") > len(had.sha or "") else had.sha
+            refs[same] = had.model_copy(update={"sha": longer, "context": had.context or context})
+            return
         if key not in refs:
             refs[key] = Reference(
                 kind=kind, number=n, repo=other, sha=sha, title=title_, context=context
@@ -2152,12 +2182,18 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 add("reverts", None, sha=s.lower())
 
     for src in (title, text):
-        if not src or ("#" not in src and "github.com/" not in src and "GitHub.com/" not in src):
+        if not src:
+            continue
+        hashes = _HASH_GATE.search(src) is not None
+        if not hashes and "#" not in src and "github.com/" not in src and "GitHub.com/" not in src:
             continue
         last_kind, last_end = None, -1
-        for m in _REF.finditer(src):
+        for m in (_REF_OR_HASH if hashes else _REF).finditer(src):
             g = m.group
-            if g("urln") or g("sha"):
+            hashed = hashes and g("hash") is not None
+            if hashed:
+                other, n, sha = None, None, g("hash").lower()
+            elif g("urln") or g("sha"):
                 other = g("repo").removesuffix(".git")
                 n = int(g("urln")) if g("urln") else None
                 sha = g("sha").lower() if g("sha") else None
@@ -2171,10 +2207,18 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                     if o is None:
                         continue  # `abc#1`: no reference
                     other = o.group(1)
-            start = m.start() - (len(other) if other is not None and g("num") else 0)
+            start = m.start() - (len(other) if other is not None and not hashed and g("num") else 0)
+            # a hash's "commit" and backtick are read with the words before it ("reverted merge
+            # commit:", "after commit:"); a list of references is joined up to them ("reverts
+            # #9865 / commit `9099b7f…`", real #11562)
+            joined_at = start
+            if hashed:
+                start = m.start("hash") - (src[m.start("hash") - 1 : m.start("hash")] == "`")
             # an address into the item's own repository is local (`other` None) and, unlike a
             # bare #N, kept as `related` when nothing says how (the summarizer ties changes by it)
-            own_address = g("urln") is not None and other is not None and other.lower() == own
+            own_address = (
+                not hashed and g("urln") is not None and other is not None and other.lower() == own
+            )
             if other is not None and own is not None and other.lower() == own:
                 other = None
             # (a Markdown link's "[" or "[#N](" before its number or address says nothing)
@@ -2186,7 +2230,7 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 kind is None
                 and last_kind in _KINDS
                 and _LIST_SEP.fullmatch(
-                    _MD_LINK_OPEN.sub("", src[_link_end(src, last_end) : start])
+                    _MD_LINK_OPEN.sub("", src[_link_end(src, last_end) : joined_at])
                 )
             ):
                 kind = last_kind
@@ -2216,10 +2260,12 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 and _BROKE_AFTER.match(src, _link_end(src, m.end()), min(len(src), m.end() + 200))
             ):
                 kind = "fix_up"
+            if kind == "fixes" and hashed:
+                kind = "fix_up"  # ("fixes abc1234": a commit is repaired, not an issue closed)
             if kind is None:
                 last_kind, last_end = None, m.end()
                 if other is None and not own_address:
-                    continue  # a bare #N: mentioned, not said how
+                    continue  # a bare #N or hash: mentioned, not said how
                 kind = "upstream" if other is not None and other.lower() == UPSTREAM else "related"
             last_kind, last_end = kind, m.end()
             if other is not None and other.lower() == UPSTREAM and kind in ("fix_up", "follow_up"):
@@ -2229,7 +2275,11 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 n,
                 other,
                 sha,
-                context=_context(src, start, m.end()) if src is text and kind in _TOLD else "",
+                # ("This reverts commit <hash>." is git's own line, never the reason: a revert's
+                # reason is told by its title's reference or its what, as before hashes were read)
+                context=_context(src, start, m.end())
+                if src is text and kind in _TOLD and not (hashed and kind == "reverts")
+                else "",
             )
     # "Restore FIA decode mask handling" whose body says the change #11266 made caused a
     # regression and "the revert showed a clear accuracy improvement": a revert of that change
@@ -2248,6 +2298,19 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
         if len(undone) == 1:
             r = refs.pop(undone[0])
             add("reverts", r.number, context=r.context or _why_line(text))
+    # a revert named by its title or number and, in the body, by its commit's hash ("This PR
+    # reverts commit 8134146…" under 'Revert "… (#6241)"', real #6497): one reference, with both
+    by_number = [k for k, r in refs.items() if r.kind == "reverts" and r.sha is None]
+    by_hash = [
+        k
+        for k, r in refs.items()
+        if r.kind == "reverts" and r.sha and r.number is None and r.title is None
+    ]
+    if len(by_number) == 1 and len(by_hash) == 1:
+        old, hashed_ref = refs.pop(by_number[0]), refs.pop(by_hash[0])
+        refs[("reverts", old.repo, old.number, hashed_ref.sha)] = old.model_copy(
+            update={"sha": hashed_ref.sha, "context": old.context or hashed_ref.context}
+        )
     # an own change linked as related and named again by how it is referred to: one reference
     told = {(r.repo, r.number) for r in refs.values() if r.kind != "related"}
     for k in [k for k, r in refs.items() if r.kind == "related" and (r.repo, r.number) in told]:
@@ -2345,7 +2408,14 @@ def digest_of(
         _claims(sections, any_acc, tables) if any_acc or tables or _FIG_GATE.search(body) else ()
     )
     refs: tuple[Reference, ...] = ()
-    if "#" in body or "github.com/" in body or "evert" in body or "#" in title or "evert" in title:
+    if (
+        "#" in body
+        or "github.com/" in body
+        or "evert" in body
+        or "#" in title
+        or "evert" in title
+        or _HASH_GATE.search(body)
+    ):
         refs = _refs(title, "\n".join(prose), repo, number)
     template_only = template and not what and user_facing == "unknown" and not tested and not claims
     symptom = _symptom(sections) if _severe_gate(body, low) else ""

@@ -38,7 +38,9 @@ from .profile_errors import ProfileError, error_line
 #     user-facing heading as the what when the template's what is left empty
 # 13: an answer that is the change's own description (no word of users) is no user-facing "yes"
 # 14: `+` joins two words ("pcp+mtp", "DP+EP: …"), not one, except in a version's local label
-ENGINE_VERSION = "14"
+# 15: the digest records commits named by their hash alone ("This PR reverts commit …", "git
+#     revert …", "introduced by commit …", "Root cause: `d7bca903` …") as references with the hash
+ENGINE_VERSION = "15"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

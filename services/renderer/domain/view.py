@@ -775,10 +775,8 @@ class _Writer:
         m = self.m
         if self.s.storylines:  # lines of work found from the data (issue #15)
             out = [self.storyline_highlight(st) for st in self.highlight_lines()]
-            out += [
-                self.change_highlight(k)
-                for k in self.standout_changes(MAX_HIGHLIGHTS - len(out), any_reason=not out)
-            ]
+            for k in self.standout_changes(MAX_HIGHLIGHTS - len(out), any_reason=not out):
+                out.append(self.change_highlight(k, [b.head for b in out]))
             return tuple(out)
         out = []
         for theme in self.s.themes[:MAX_HIGHLIGHTS]:
@@ -841,14 +839,21 @@ class _Writer:
         what = self.fitted_what(item, CLIP_HIGHLIGHT).rstrip("。.！!")
         return "" if _bare(what) == _bare(item.title) else what
 
-    def change_highlight(self, k: KeyPR) -> Bullet:
-        """One change as a highlight: its title (without [Tags]) as the head, its what-sentence
-        (else why it was picked), and its link."""
+    def change_highlight(self, k: KeyPR, taken: Sequence[str] = ()) -> Bullet:
+        """One change as a highlight: its title (without [Tags]) as the head — in a report in
+        another language than the title's, a head in that language from its facts, the title
+        beside its link — its what-sentence (else why it was picked), and its link."""
         m, item = self.m, k.item
         # (a title's closing stop is no part of a head: "… training-inference consistency.")
         head = (_TITLE_TAGS.sub("", item.title).strip() or item.title).rstrip(" .。")
+        title = ""
         if m.lang != "en" and not _CJK.search(head):
-            head = m.t("quote.title", text=head)  # an English title in another language's report
+            # an English title in another language's report: the head is said in that language
+            # from the change's facts (its kind, the area it is about: "MoE 方向的新功能"), the
+            # title stays beside its link, quoted (2026-W30: "「Add Mega moe support for a3」"
+            # named a highlight of Chinese prose)
+            head = self.change_head(k, taken)
+            title = m.t("quote.title", text=self.ref(item.number).title)
         what = self.highlight_what(item)
         if what:
             self.said_whats.add(item.number)
@@ -858,7 +863,37 @@ class _Writer:
         if effect:
             self.said_effects.add(item.number)
         text = m.t("quote.what", text=what or effect) if what or effect else self.reasons_text(k)
-        return Bullet(text, head=head, lines=(Line(link(item), ""),), key=f"pr:{item.number}")
+        if title and not (what or effect):
+            # why it was picked, without the kind the head already says ("MoE 方向的新功能：新功能；
+            # 涉及核心路径", 2025-W52's #5329)
+            sep = m.t("list.semicolon")
+            said = [w for w in text.split(sep) if w and w not in head]
+            text = sep.join(said) or text
+        return Bullet(text, head=head, lines=(Line(link(item), title),), key=f"pr:{item.number}")
+
+    def change_head(self, k: KeyPR, taken: Sequence[str] = ()) -> str:
+        """A change named from its facts in the report's language: its kind of change (its role,
+        else the first reason it was picked for that is a kind) and the area it is about, the
+        first module of its own the catalog names that is no CI, docs or tests one ("MoE 方向的新
+        功能"); two areas when one names a head already `taken`; its kind alone without an
+        area."""
+        m, item = self.m, k.item
+        role: str | None = item.role if item.role != "other" else None
+        role = role or next((_REASON_ROLES[r] for r in k.reasons if r in _REASON_ROLES), None)
+        kind = m.name("role_names", role) if role else m.t("highlights.change_kind_any")
+        support = self.support_modules()
+        # (a module the catalog does not name would put its tag's words in the prose)
+        areas = [
+            self.module(n)
+            for n in dict.fromkeys(item.modules)
+            if n not in support and m.has(f"module_names.{n}")
+        ]
+        head = m.t("highlights.change_head_kind", kind=kind)
+        for n in range(1, min(len(areas), 2) + 1):
+            head = m.t("highlights.change_head", area=m.join(areas[:n]), kind=kind)
+            if head not in taken:
+                break
+        return head
 
     def risk_name(self, risk: str) -> str:
         """A risk's display name; code changes without tests beside core changes without tests
@@ -2890,6 +2925,8 @@ def _span(text: str, limit: int) -> str:
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
+# the reasons a key change was picked for that say its kind, when it has no role
+_REASON_ROLES: dict[str, str] = {"feature": "feature", "performance": "perf", "severe_fix": "fix"}
 _TITLE_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*:?\s*)+")
 
 

@@ -84,6 +84,7 @@ from .storylines import (
     takes_out,
     terms_of,
     upgrade_target,
+    warm_title,
 )
 
 FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
@@ -3159,8 +3160,8 @@ def _appendix(t: _Tally, inp: WindowInput, story: _Story | None = None) -> Appen
 def warm_items(merged: Iterable[tuple[ItemSnapshot, Tags]], policy: ReportPolicy) -> int:
     """Work out, as merged pull requests fold, what a report will ask of each (memo.py): its
     story item and role, lines by kind, score, report line, whether tests could be asked of
-    it, the news it is. A window's report at its close then only aggregates. Returns how many
-    were worked out."""
+    it, the news it is, its title's terms. A window's report at its close then only aggregates.
+    Returns how many were worked out."""
     n = 0
     for snap, tags in merged:
         if snap.kind != "pull_request" or snap.merged_at is None:
@@ -3171,6 +3172,7 @@ def warm_items(merged: Iterable[tuple[ItemSnapshot, Tags]], policy: ReportPolicy
         item_ref(snap, tags, digest=True)  # (a storyline's member, in the appendix)
         _untestable(snap, tags)
         news_of(snap, policy.news_words)
+        warm_title(snap.title)  # (its title's terms, cached by title: the title history's too)
         n += 1
     return n
 

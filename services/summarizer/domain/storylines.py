@@ -560,6 +560,12 @@ COMMON_LEAD_SHARE = 0.1  # ... and a pair whose first word leads this share of a
 RARE_WORD_SHARE = 0.02  # ... a single word only when at most this share of the history uses it
 
 
+def warm_title(title: str) -> None:
+    """Work out now what storylines will ask of a title: its terms and those that may name a
+    line of work (both cached by title; the summarizer's fold calls this for merged changes)."""
+    _naming_terms(title)
+
+
 @functools.lru_cache(maxsize=16384)
 def _naming_terms(title: str) -> tuple[_Term, ...]:
     """A title's terms that may name a line of work, each once: no function word, and no word

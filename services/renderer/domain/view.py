@@ -4047,7 +4047,22 @@ def build_view(s: SummaryData, messages: Messages) -> ReportView:
         )
     _shape(view, s, w, messages)  # the seeds' shape: order per window kind, caps, appendix mode
     _with_measures(view, w)
+    _sentence_starts(view)
     return view
+
+
+def _sentence_starts(view: ReportView) -> None:
+    """A name that opens a line of an English report opens a sentence: its first word
+    capitalised when it is a plain lower-case word taken from titles ("1. **Translate** (3
+    merged PRs)", not "translate", 2026-07-09), never an identifier ("vllm_config") or a title
+    (a line's titles stay as written)."""
+    if view.lang != "en":
+        return
+    view.highlights = tuple(
+        dataclasses.replace(b, head=_capitalised(b.head)) for b in view.highlights
+    )
+    view.topics = tuple(dataclasses.replace(b, head=_capitalised(b.head)) for b in view.topics)
+    view.themes = tuple(dataclasses.replace(t, title=_capitalised(t.title)) for t in view.themes)
 
 
 # a figure that states a change by itself: a percentage, a ratio, a speed-up

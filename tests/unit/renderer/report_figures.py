@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from services.renderer.adapters.catalogs import messages
+from services.renderer.domain.view import _capitalised
 from shared.events import SummaryData
 
 NUM = r"[+-]?\d[\d,]*(?:\.\d+)?"
@@ -511,8 +512,15 @@ def names_for(
         "upgrade_fallout",
         "other",
     )
+
+    def opening(names: dict[str, str]) -> dict[str, str]:
+        # a name that opens an English line is capitalised there ("Scheduler (5 items, …)")
+        if lang != "en":
+            return names
+        return {**{_capitalised(n): t for n, t in names.items()}, **names}
+
     return Names(
-        modules={m.name("module_names", t): t for t in modules},
+        modules=opening({m.name("module_names", t): t for t in modules}),
         risks={
             m.name("risk_names", r): r for r in (*risks, "core-tests")
         },  # (the core paths and tests bullet)
@@ -523,7 +531,7 @@ def names_for(
             m.t("sections.activity"): "contributors",
             **{m.t(k): "topics" for k in ("sections.topics", "sections_day.topics") if m.has(k)},
         },
-        stories=dict(stories or {}),
+        stories=opening(dict(stories or {})),
         roles=roles,
         followups={m.raw(f"follow_ups.{k}"): k for k in kinds if m.has(f"follow_ups.{k}")},
         module_columns={m.t(f"labels.{k}"): v for k, v in MODULE_COLUMNS.items()},

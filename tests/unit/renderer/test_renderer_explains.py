@@ -86,7 +86,7 @@ def test_highlights_are_storylines_naming_their_prs_whose_sentences_section_2_te
     assert "Enables multi-token prediction" not in highlights
     assert text.count("Enables multi-token prediction (MTP) for DeepSeek-V4") == 1
     # a line whose lead section 2 tells without a sentence says what kinds of change it holds
-    assert bullets[1].startswith("- **build cache** (4 merged PRs): ")
+    assert bullets[1].startswith("- **Build cache** (4 merged PRs): ")
 
 
 def test_a_highlight_section_2_does_not_tell_keeps_its_sentences(monkeypatch) -> None:

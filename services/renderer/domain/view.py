@@ -2073,17 +2073,35 @@ class _Writer:
                 out.append(r)
         return out
 
-    def planned_line(self) -> list[Bullet]:
+    def planned_line(self, linked_first: bool = False) -> list[Bullet]:
         """The planned reverts in one line, after the defect reverts: "Reverted as planned, to
         come back: #5410 (reverts #5275), #5434 (reverts #5300) — “…”" (a reason they share is
-        quoted once)."""
+        quoted once). `linked_first`: the line follows the first revert's own link (a day's
+        problems: "#5410 Revert "…" — reverts #5275 as planned, to come back; so does #5434
+        (reverts #5300) — “…”"), so it does not name that revert again (2025-12-27 named #5410
+        twice in one line)."""
         incs = self.planned_reverts()
         if not incs:
             return []
         m = self.m
         said = [fit_sentence(" ".join(i.reason.split()), CLIP_LINE).rstrip("。.") for i in incs]
         once = len(set(said)) == 1
+        shared = said[0] if once else ""
         parts: list = [m.t("incidents.planned_head")]
+        if linked_first:
+            first = incs[0]
+            parts = (
+                list(
+                    self.inline("attention.planned_first", {"reverted": [self.ref(first.items[1])]})
+                )
+                if len(first.items) >= 2
+                else [m.t("attention.planned_first_unnamed")]
+            )
+            if said[0] and not once:
+                parts.append(m.t("incidents.planned_why", text=said[0]))
+            if len(incs) > 1:
+                parts.append(m.t("attention.planned_also"))
+            incs, said = incs[1:], said[1:]
         for k, (inc, why) in enumerate(zip(incs, said, strict=True)):
             if k:
                 parts.append(m.t("list.comma"))
@@ -2096,8 +2114,10 @@ class _Writer:
                 parts.append(self.ref(inc.items[0]))
             if why and not once:
                 parts.append(m.t("incidents.planned_why", text=why))
-        if once and said[0]:
-            parts.append(m.t("incidents.planned_why", text=said[0]))
+        if linked_first and incs:
+            parts.append(m.t("attention.planned_also_end"))
+        if shared:
+            parts.append(m.t("incidents.planned_why", text=shared))
         parts.append(m.t("lead.end"))
         return [Bullet("", parts=tuple(parts), key="planned")]
 
@@ -3387,7 +3407,7 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             )
             rank = 1
         ranked.append((rank, len(ranked), Bullet(text, links=(w.ref(first),), key=str(first))))
-    for bullet in w.planned_line():
+    for bullet in w.planned_line(linked_first=True):
         # after the defect reverts (rank 2) and before reverts of CI or test changes
         text = "".join(p if isinstance(p, str) else p.label for p in bullet.parts)
         first = w.planned_reverts()[0].items[0]

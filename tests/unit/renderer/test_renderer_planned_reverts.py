@@ -66,3 +66,22 @@ def test_summary_does_not_count_planned_reverts_among_its_risks() -> None:
     assert "#5410" not in " ".join((only.lead, *only.summary))
     kept = build_view(daily_summary(risks=alone), messages("en"))
     assert "#5410" in " ".join((kept.lead, *kept.summary))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_day_attention_planned_line_names_its_linked_revert_once(lang: str) -> None:
+    # the line follows #5410's own link: it says what #5410 undid, never "#5410" again
+    view = build_view(daily_summary(incidents=(*PLANNED, DEFECT)), messages(lang))
+    line = next(b for b in view.attention if b.links and b.links[0].number == 5410)
+    assert "#5410" not in line.text, line.text
+    assert "#5275" in line.text and "#5434" in line.text and "#5300" in line.text
+    assert line.text.count("The main branch is freeze") == 1
+    # one planned revert alone: what it undid and why, no other revert to add
+    alone = build_view(daily_summary(incidents=PLANNED[:1]), messages(lang))
+    one = next(b for b in alone.attention if b.links and b.links[0].number == 5410)
+    assert "#5410" not in one.text and "#5275" in one.text and "#5434" not in one.text
+    assert "The main branch is freeze" in one.text and ("so does" not in one.text)
+    # the week's line has no link before it: it names each revert
+    week = build_view(weekly_summary(incidents=PLANNED), messages(lang))
+    told = [_text(b) for b in week.incident_bullets if b.key == "planned"]
+    assert len(told) == 1 and "#5410" in told[0] and "#5434" in told[0]

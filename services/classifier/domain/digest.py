@@ -2327,6 +2327,46 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
 
 # ---------------------------------------------------------------- the digest
 
+
+def _settings_seen(sections: list[_Section], user_facing: str) -> str:
+    """What `interface_of` is told of users: the user-facing answer, but "unknown" for "No
+    breaking user-facing changes. A new configuration option enable_reduce_sample is added …"
+    (real #8308): no break, yet a setting users may use — the answer is read as a what."""
+    if user_facing == "no" and any(
+        s.kind == "uf" and any(_NO_BREAK.match(u.text) for u in s.units[:1]) for s in sections
+    ):
+        return "unknown"
+    return user_facing
+
+
+def setting_type_changes(title: str, body: str) -> list[tuple[str, str]]:
+    """The settings whose new type a description tells, as (name, sentence), as `digest_of`
+    reads them (its `interface` tells them as kind "type" where the fact model has the kind,
+    `said.TYPE_CHANGES`)."""
+    digest = digest_of(title, body)
+    body = _clean_body(body)
+    if digest is None or not body.strip():
+        return []
+    sections, _template, _prose = _sections(body)
+    found: list[tuple[str, str]] = []
+    seen = _settings_seen(sections, digest.user_facing)
+    interface_of(title, sections, seen, sentences, clip, type_changes=found)
+    return found
+
+
+def _clean_body(body: str | None) -> str:
+    """A description as the digest reads it: Unix line ends, escaped line breaks undone, no HTML
+    comments."""
+    body = (body or "").replace("\r\n", "\n")
+    if "\\n\\n" in body or ("\\n" in body and body.count("\\n") > body.count("\n")):
+        # a description whose line breaks were escaped on the way ("…mode.\\n\\nThe decode …",
+        # real #12605): its lines, as written
+        body = body.replace("\\r\\n", "\n").replace("\\n", "\n")
+    if "<!--" in body:
+        body = _COMMENT.sub("", body)
+    return body
+
+
 _EMPTY = Digest()
 
 
@@ -2345,13 +2385,7 @@ def digest_of(
     always a Digest (fields empty where the description says nothing), `| None` being the type
     of `Tags.digest`."""
     title = title or ""
-    body = (body or "").replace("\r\n", "\n")
-    if "\\n\\n" in body or ("\\n" in body and body.count("\\n") > body.count("\n")):
-        # a description whose line breaks were escaped on the way ("…mode.\\n\\nThe decode …",
-        # real #12605): its lines, as written
-        body = body.replace("\\r\\n", "\n").replace("\\n", "\n")
-    if "<!--" in body:
-        body = _COMMENT.sub("", body)
+    body = _clean_body(body)
     if not body.strip():
         title_refs = (
             _refs(title or "", "", repo, number) if title and _REF_GATE.search(title) else ()
@@ -2420,14 +2454,9 @@ def digest_of(
     template_only = template and not what and user_facing == "unknown" and not tested and not claims
     symptom = _symptom(sections) if _severe_gate(body, low) else ""
     error = _error(sections) if any(w in low for w in _ERROR_GATE) else ""
-    # "No breaking user-facing changes. A new configuration option enable_reduce_sample is
-    # added …" (real #8308): no break, yet a setting users may use — read the answer as a what
-    settings_seen = user_facing
-    if user_facing == "no" and any(
-        s.kind == "uf" and any(_NO_BREAK.match(u.text) for u in s.units[:1]) for s in sections
-    ):
-        settings_seen = "unknown"
-    interface = interface_of(title, sections, settings_seen, sentences, clip)
+    interface = interface_of(
+        title, sections, _settings_seen(sections, user_facing), sentences, clip
+    )
     next_steps = next_steps_of(sections, sentences, clip) if kind != "issue" else ()
     default_change = (
         default_change_of(sections, user_facing, sentences, clip)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option, parse_labeler
 from .profile_errors import ProfileError, error_line
+from .said import TYPE_CHANGES
 
 # bump when the engine's semantics change, so the rule-set version changes with them
 # 2: labeler and CODEOWNERS semantics as actions/labeler and GitHub (issue #17 item 12)
@@ -40,7 +41,10 @@ from .profile_errors import ProfileError, error_line
 # 14: `+` joins two words ("pcp+mtp", "DP+EP: …"), not one, except in a version's local label
 # 15: the digest records commits named by their hash alone ("This PR reverts commit …", "git
 #     revert …", "introduced by commit …", "Root cause: `d7bca903` …") as references with the hash
-ENGINE_VERSION = "15"
+# 16: the digest's interface tells a setting's new type ("dump_config is changed from dict to
+#     string") — from the moment the fact model has the kind (InterfaceKind "type"), hence the
+#     version follows it
+ENGINE_VERSION = "16" if TYPE_CHANGES else "15"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

@@ -2,8 +2,9 @@
 says is left for later: `interface_of` and `next_steps_of`, over `digest._sections`' units.
 
 An interface change is an option, flag, argument, environment variable, configuration key or
-load format added, removed, renamed or given a new default ("remove `sp_threshold` in additional
-config", "a feature … enabled by the `VLLM_ASCEND_BALANCE_SCHEDULING` environment variable",
+load format added, removed, renamed, given a new default or a new type ("`dump_config` is
+changed from dict to string", "correct `enable_async_exponential` type"; told where the fact
+model has the kind, `TYPE_CHANGES`) ("remove `sp_threshold` in additional config", "a feature … enabled by the `VLLM_ASCEND_BALANCE_SCHEDULING` environment variable",
 "provide its own default `max_cudagraph_capture_size`", "add an new options for load-format:
 rfork"). A next step is a sentence that says the change is temporary or announces what comes
 after it ("This will be discard after …", "2nd PR for #5712", "Further testing should be done").
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import Protocol, get_args
 
-from shared.events.enriched import InterfaceChange
+from shared.events.enriched import InterfaceChange, InterfaceKind
 
 MAX_CHANGES = 4
 MAX_STEPS = 2
+# whether the fact model tells a setting's new type (InterfaceKind "type"): until it does, the
+# type changes a description names are found (`interface_of(..., type_changes=…)`) but not told
+TYPE_CHANGES = "type" in get_args(InterfaceKind)
 
 
 class _UnitLike(Protocol):
@@ -171,6 +175,47 @@ _USER_NOUN = re.compile(
 _TABLE_AFTER = re.compile(
     r"(?i)[\s`]+(?:dict\w*|lists?|constants?|mappings?|maps?|tables?|tuples?|enums?)\b"
 )
+# a setting's type, as descriptions write it: a built-in type, a generic of one ("list[int]",
+# "Optional[str]"); "set" is no type here (a verb more often than not)
+_TYPE = (
+    r"`?(?:(?:dict(?:ionary)?|str(?:ing)?|int(?:eger)?|float|bool(?:ean)?|list|tuple|json"
+    r"|enum|mapping|path)s?(?:\[[^\]\n]{1,40}\])?"
+    r"|(?:Optional|Union|Literal|List|Dict|Tuple)\[[^\]\n]{1,40}\])`?"
+)
+# a name's type said to change, after the name: "dump_config is changed from dict to string"
+# (real #5296), "`x`'s type changes to `int`", "the type of `x` is now `bool`"
+_TYPE_AFTER = re.compile(
+    r"(?i)['’]?s?[`\s]*(?:(?:option|flag|setting|key|variable|argument|parameter|config\w*)s?\s+)?"
+    r"(?:(?:type|data\s*type|dtype)\s+)?(?:(?:is|are|was|were|has\s+been|have\s+been"
+    r"|gets?|got)\s+)?(?:now\s+)?(?:chang\w*|convert\w*|switch\w*|turn\w*|mov\w*)?\s*"
+    rf"from\s+(?:an?\s+)?{_TYPE}\s+(?:in)?to\s+(?:an?\s+)?{_TYPE}"
+    r"|['’]?s?[`\s]+(?:type|data\s*type|dtype)\s+(?:(?:is|was|has\s+been)\s+)?(?:now\s+)?"
+    rf"(?:chang\w*|convert\w*|switch\w*|correct\w*)\b(?:\s+(?:from\s+{_TYPE}\s+)?to\s+{_TYPE})?"
+)
+# before it: "change the type of `x` (from …) to …", "correct `enable_async_exponential` type"
+# (real #5296, with the word "type" after the name)
+_TYPE_BEFORE = re.compile(
+    r"(?i)\b(?:chang\w*|convert\w*|correct\w*|fix\w*|updat\w*|switch\w*)\s+(?:the\s+)?"
+    r"(?:(?:type|data\s*type|dtype)\s+of\s+(?:the\s+)?)?[`\s]*$"
+)
+_TYPE_WORD_AFTER = re.compile(r"(?i)['’]?s?[`\s]*(?:type|data\s*type|dtype)\b(?!\s+(?:of|hint))")
+_TYPE_OF = re.compile(r"(?i)\b(?:type|data\s*type|dtype)\s+of\s+(?:the\s+)?[`\s]*$")
+_TYPE_GATE = re.compile(r"(?i)\btype\b|\bfrom\s+`?\w+(?:\[[^\]\n]*\])?`?\s+(?:in)?to\b")
+
+
+def _type_changed(s: str, at: int, name: str) -> bool:
+    """Whether `s` says the type of the name at `at` changes: "`x` is changed from dict to
+    string", "`x`'s type changes to int", "change the type of `x` to bool", "correct `x` type"."""
+    end = at + len(name)
+    if _TYPE_AFTER.match(s, end):
+        return True
+    before = _TYPE_BEFORE.search(s, max(0, at - 40), at)
+    if before is None:
+        return False
+    # "change the type of `x`" says it; "correct `x`" says it with "type" after the name
+    return bool(_TYPE_OF.search(s, before.start(), at) or _TYPE_WORD_AFTER.match(s, end))
+
+
 _NOT_A_SETTING = re.compile(
     r"(?i)^(?:true|false|none|null|self|cls|main|master|torch|vllm|npu|cpu|gpu|cuda|http\S*)$"
 )
@@ -208,6 +253,7 @@ def _names(raw: str, sentence: str) -> list[tuple[int, str]]:
             or not _CONTAINER.search(sentence, max(0, at - 12), at)
             or _RENAMED_TO.search(sentence, max(0, at - 60), at)  # (the new name)
             or _REMOVAL_OF.search(sentence, max(0, at - 30), at)  # ("the removal of `x`")
+            or _TYPE_OF.search(sentence, max(0, at - 30), at)  # ("the type of `x`")
         )
     )
     # "a new additional_config key `x`": the name after the noun is the setting
@@ -239,12 +285,19 @@ def interface_of(
     user_facing: str,
     sentences: Callable[[str], list[str]],
     clip: Callable[[str], str],
+    type_changes: list[tuple[str, str]] | None = None,
 ) -> tuple[InterfaceChange, ...]:
-    """The settings a change adds, removes, renames or gives a new default, from its description
-    (the user-facing answer first, then what it does) and its title. Nothing when the
-    description answers that users see no change — but for a backticked setting it says is
-    removed or renamed ("documents the removal of `ASCEND_BUFFER_POOL`", real #14379)."""
+    """The settings a change adds, removes, renames, gives a new default or a new type, from its
+    description (the user-facing answer first, then what it does) and its title. Nothing when
+    the description answers that users see no change — but for a backticked setting it says is
+    removed or renamed ("documents the removal of `ASCEND_BUFFER_POOL`", real #14379).
+
+    A setting's new type is told where the description says users notice the change (its
+    answer, or `user_facing` "yes") or names the setting as one; each is added to
+    `type_changes` as (name, sentence) when given, and told as kind "type" where the fact model
+    has that kind (`TYPE_CHANGES`)."""
     strict = user_facing == "no"
+    typed: list[tuple[str, str]] = type_changes if type_changes is not None else []
     out: dict[str, InterfaceChange] = {}
     ordered = sorted(
         (
@@ -270,12 +323,52 @@ def interface_of(
             raw = " ".join(u.raw)
             inert = _NO_EFFECT.search(text) is not None
             for s in sentences(text):
+                if not strict and _TYPE_GATE.search(s):
+                    _add_type(out, typed, s, raw, clip(s), said_uf or user_facing == "yes")
                 _add(out, s, raw, clip(s), said_uf, strict, inert)
                 if len(out) >= MAX_CHANGES:
                     return tuple(out.values())
     if title and len(out) < MAX_CHANGES and not strict:
         _add(out, title.replace("`", ""), title, "", False)
     return tuple(out.values())[:MAX_CHANGES]
+
+
+def _add_type(
+    out: dict[str, InterfaceChange],
+    typed: list[tuple[str, str]],
+    s: str,
+    raw: str,
+    quoted: str,
+    users_told: bool,
+) -> None:
+    """A setting of `s` whose type it says changes, unless `s` is about code (a function's
+    return type, a call, a kernel) or neither names a setting nor stands where users are told
+    of the change."""
+    if _INTERNAL.search(s) or _CALL.search(s) or not (users_told or _NOUN.search(s)):
+        return
+    # (every name, a name inside a longer one too: "rename it to `dump_config_path` …
+    # dump_config is changed from dict to string")
+    names = [m.group(1) for m in _CODE.finditer(raw) if _CODE_NAME.fullmatch(m.group(1))]
+    names += [m.group(0) for m in _NAME.finditer(s)] if _may_name(s) else []
+    for name in dict.fromkeys(names):
+        if (
+            name in out
+            or any(n == name for n, _ in typed)
+            or _FILE.search(name)
+            or _NOT_A_SETTING.match(name)
+        ):
+            continue
+        # (any place the sentence names it: "improve dump_config init logic … dump_config is
+        # changed from dict to string", real #5296, one sentence to the splitter)
+        places = re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", s)
+        if not any(_type_changed(s, m.start(), name) for m in places):
+            continue
+        typed.append((name, quoted))
+        if TYPE_CHANGES:
+            # (validated by the model: its kinds are checked where they are declared)
+            out[name] = InterfaceChange.model_validate(
+                {"kind": "type", "name": name, "sentence": quoted}
+            )
 
 
 def _add(

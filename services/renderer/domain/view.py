@@ -1544,16 +1544,27 @@ class _Writer:
         if best is None or _claim_rank(best) == 0:
             return ""
         m = self.m
+        metric = best.metric
+        quoted = m.lang != "en" and bool(_PROSE_WORD.search(metric)) and not _CJK.search(metric)
+        if quoted:
+            # what it measured in the description's English words ("throughput performance",
+            # "avg execution time", "_create_custom_4d_mask") is quoted in another language's
+            # prose, as excerpts are (2025-W52: "（throughput performance 提升 18%）"); "TTFT"
+            # alone is a name
+            metric = m.t("quote.text", text=metric)
         if best.before and best.after:
             key = "measured.pair" if best.metric else "measured.pair_bare"
-            text = m.t(key, metric=best.metric, before=best.before, after=best.after)
+            text = m.t(key, metric=metric, before=best.before, after=best.after)
             # a table's column of the change itself ("speedup 3.0x"), as written
             delta = [f for f in best.figures if f not in (best.before, best.after)]
             if best.header and delta and _RATIO.search(delta[0]):
                 text = m.t("measured.with_delta", text=text, delta=delta[0])
         else:
             figure = next((f for f in best.figures if _RATIO.search(f)), best.figures[0])
-            text = m.t(f"measured.{best.trend}", metric=best.metric, figure=figure)
+            text = m.t(f"measured.{best.trend}", metric=metric, figure=figure)
+        # no space between Chinese words, nor beside a closing quote: "「KV cache memory」降低
+        # ~50%", "HBM 峰值占用提升 18%" (the template's space stands between Latin words)
+        text = _TEMPLATE_GAP.sub("", text)
         return text if len(text) <= MEASURED_CHARS else ""
 
     def digest_notes(self, item: ItemRef | None, role: str | None = None) -> tuple[str, ...]:
@@ -4085,6 +4096,11 @@ def _sentence_starts(view: ReportView) -> None:
     view.themes = tuple(dataclasses.replace(t, title=_capitalised(t.title)) for t in view.themes)
 
 
+# English words in a metric ("avg", "Mean", "throughput", "_create_custom_4d_mask"), not an
+# acronym or a unit alone ("TTFT", "TTFT (ms)", "HBM")
+_PROSE_WORD = re.compile(r"[a-z]{3,}")
+# a space a template put between Chinese text, or after a closing quote, where Chinese has none
+_TEMPLATE_GAP = re.compile(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff「])|(?<=」)\s+")
 # a figure that states a change by itself: a percentage, a ratio, a speed-up
 _RATIO = re.compile(r"\d\s?(?:%|[x×]|pp\b|times\b)", re.I)
 MEASURED_CHARS = 80  # the few words of a measured figure beside a line

@@ -58,10 +58,11 @@ def section(text: str, title: str) -> str:
             "measured: Mean TTFT (ms) 429.40 → 323.3",
         ),
         (
+            # what it measured, in the description's English words, is quoted in Chinese prose
             "zh-CN",
-            "（Mean TTFT (ms) 429.40 → 323.3）",
-            "实测 Mean TTFT (ms) 429.40 → 323.3",
-            "实测 Mean TTFT (ms) 429.40 → 323.3",
+            "（「Mean TTFT (ms)」429.40 → 323.3）",
+            "实测「Mean TTFT (ms)」429.40 → 323.3",
+            "实测「Mean TTFT (ms)」429.40 → 323.3",
         ),
     ],
 )
@@ -87,7 +88,36 @@ def test_a_trend_is_said_with_what_it_measured() -> None:
     assert bullet.text.endswith(" (KV cache memory reduced by ~50%)")
     zh = view_for(with_lead_claims(TREND), "zh-CN")
     assert next(b for b in zh.highlights if b.key == "deepseek-v4").text.endswith(
-        "（KV cache memory 降低 ~50%）"
+        "（「KV cache memory」降低 ~50%）"
+    )
+
+
+@pytest.mark.parametrize(
+    "number,metric,said",
+    [
+        # real metrics of the history's descriptions (2025-W52's #5212, 2026-W27's #10730)
+        (5212, "throughput performance", "（「throughput performance」提升 18%）"),
+        (10730, "avg execution time", "（「avg execution time」提升 18%）"),
+        # a name or an acronym is written as it is, spaced from the Chinese around it
+        (None, "TTFT", "（TTFT 提升 18%）"),
+        (None, "TTFT (ms)", "（TTFT (ms) 提升 18%）"),
+        # a code name of the description is quoted too (2026-W27's "_create_custom_4d_mask")
+        (None, "_create_custom_4d_mask", "（「_create_custom_4d_mask」提升 18%）"),
+        (None, "HBM 峰值占用", "（HBM 峰值占用提升 18%）"),
+    ],
+)
+def test_a_chinese_report_quotes_what_was_measured_in_english_words(number, metric, said) -> None:
+    if number is not None:
+        from tests.conftest import history_prs
+
+        assert metric in " ".join(history_prs()[number]["body"].split())
+    claim = TREND.model_copy(update={"metric": metric, "figures": ("18%",), "trend": "improved"})
+    zh = view_for(with_lead_claims(claim), "zh-CN")
+    assert next(b for b in zh.highlights if b.key == "deepseek-v4").text.endswith(said)
+    # English prose keeps the words as they are
+    en = view_for(with_lead_claims(claim), "en")
+    assert next(b for b in en.highlights if b.key == "deepseek-v4").text.endswith(
+        f" ({metric} improved by 18%)"
     )
 
 

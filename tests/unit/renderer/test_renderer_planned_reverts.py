@@ -85,3 +85,35 @@ def test_day_attention_planned_line_names_its_linked_revert_once(lang: str) -> N
     week = build_view(weekly_summary(incidents=PLANNED), messages(lang))
     told = [_text(b) for b in week.incident_bullets if b.key == "planned"]
     assert len(told) == 1 and "#5410" in told[0] and "#5434" in told[0]
+
+
+def test_a_chinese_report_marks_the_quoted_reason_as_its_other_excerpts() -> None:
+    # an excerpt of a description is 「…」 in Chinese prose, as every other excerpt; “…” stays
+    # for the report's own words ("见下文“风险观察详情”一节") and for English
+    zh = build_view(weekly_summary(incidents=PLANNED), messages("zh-CN"))
+    line = next(_text(b) for b in zh.incident_bullets if b.key == "planned")
+    assert "「The main branch is freeze" in line and "“The main branch" not in line
+    en = build_view(weekly_summary(incidents=PLANNED), messages("en"))
+    assert "“The main branch is freeze" in next(
+        _text(b) for b in en.incident_bullets if b.key == "planned"
+    )
+
+
+def test_no_chinese_template_marks_an_excerpt_with_english_quotes() -> None:
+    import re
+
+    from services.renderer.adapters.catalogs import _catalog
+
+    def walk(node, key=""):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from walk(v, f"{key}.{k}" if key else str(k))
+        elif isinstance(node, str):
+            yield key, node
+
+    quoted = [
+        (k, t)
+        for k, t in walk(_catalog("zh-CN"))
+        if re.search(r"“\{(?:text|said|reason|title)\}”", t)
+    ]
+    assert not quoted, quoted

@@ -8,7 +8,8 @@ projections, the NATS object store for artifacts, one warmed PDF worker). For ea
 format, a repository of its own gets the week's enriched facts (each PR opened and merged inside
 the week) and a report request for that format; once they are folded, the clock starts when the
 watermark past the week's end is published (the summarizer and the renderer idle: the week folded,
-the previous report's archive pages written) and stops when report-ready for that request
+its merged changes' per-item results worked out as the summarizer does while its fold rests, the
+previous report's archive pages written) and stops when report-ready for that request
 arrives; the window's summary arriving on the bus splits it into summarize and render+store.
 One untimed report per format comes first (a running renderer has its templates compiled).
 Baseline in the same run: `render_documents` on the very summary that came over the bus, in this
@@ -73,9 +74,11 @@ def week_events(repo: str, merged: int, start: datetime) -> list:
     return Scenario(repo=repo, items=items).events()
 
 
-async def until_idle(js) -> None:
-    """The week's facts folded, and the renderer done with the previous run's report (its
-    archive pages are written after its report-ready): the clock starts on an idle pipeline."""
+async def until_idle(js, warmer=None) -> None:
+    """The week's facts folded (and the merged changes' per-item results worked out, which the
+    summarizer does while its fold rests: `warmer`), and the renderer done with the previous
+    run's report (its archive pages are written after its report-ready): the clock starts on an
+    idle pipeline."""
     for stream, durable in (
         (STREAM_ENRICHED, DURABLE_SUMMARIZER),
         (STREAM_REPORTS, DURABLE_RENDERER),
@@ -85,9 +88,11 @@ async def until_idle(js) -> None:
             if info.num_pending == 0 and info.num_ack_pending == 0:
                 break
             await asyncio.sleep(0.05)  # polling a server state, not waiting for a result of ours
+    if warmer is not None:
+        await asyncio.wait_for(warmer.idle.wait(), 60)
 
 
-async def one(js, nc, merged: int, fmt: str, week, pdf) -> tuple[float, float, float]:
+async def one(js, nc, merged: int, fmt: str, week, pdf, warmer=None) -> tuple[float, float, float]:
     """(close -> summary, close -> report-ready, baseline render) seconds for one size and format."""
     from services.renderer.handlers import render_documents
 
@@ -135,7 +140,7 @@ async def one(js, nc, merged: int, fmt: str, week, pdf) -> tuple[float, float, f
         )
     )
     await asyncio.gather(*futures)
-    await until_idle(js)
+    await until_idle(js, warmer)
     mark = watermark(close_at, repo)
     start = time.perf_counter()
     await js.publish(
@@ -176,14 +181,15 @@ async def run(sizes: list[int], formats: list[str]) -> list[tuple[int, str, floa
         async with EmbeddedNats(store_dir=Path(tmp) / "js") as server:
             url = server.url
             runtime = Runtime(CommonSettings(nats_url=url), "bench")
-            runtime.add(
-                build_summarizer(
-                    SummarizerSettings(
-                        nats_url=url, database_url=f"sqlite:///{Path(tmp) / 'latency.db'}"
-                    ),
-                    runtime,
-                )
+            summarizer = build_summarizer(
+                SummarizerSettings(
+                    nats_url=url, database_url=f"sqlite:///{Path(tmp) / 'latency.db'}"
+                ),
+                runtime,
             )
+            runtime.add(summarizer)
+            # (a summarizer that works out per-item results while its fold rests has one)
+            warmer = getattr(summarizer, "warmer", None)
             runtime.add(build_renderer(RendererSettings(nats_url=url), runtime))
             pdf = PdfRenderer(workers=1)
             await pdf.warm(stylesheet())
@@ -195,11 +201,13 @@ async def run(sizes: list[int], formats: list[str]) -> list[tuple[int, str, floa
                 # report per format first, not timed (the first report of a process is cold)
                 for fmt in formats:
                     print(f"  warm-up, {fmt} ...", file=sys.stderr)
-                    await one(js, nc, WARM_UP, fmt, week, pdf)
+                    await one(js, nc, WARM_UP, fmt, week, pdf, warmer)
                 for merged in sizes:
                     for fmt in formats:
                         print(f"  {merged} merged PRs, {fmt} ...", file=sys.stderr)
-                        rows.append((merged, fmt, *await one(js, nc, merged, fmt, week, pdf)))
+                        rows.append(
+                            (merged, fmt, *await one(js, nc, merged, fmt, week, pdf, warmer))
+                        )
             finally:
                 await runtime.stop()
                 await nc.close()

@@ -16,7 +16,15 @@ from shared.tasks import cancel_and_wait
 
 from .adapters.store import SqlProjections, redacted
 from .config import SummarizerSettings
-from .handlers import Deps, GiveUp, Publish, accept_request, fold_events, publish_due
+from .handlers import (
+    Deps,
+    GiveUp,
+    Publish,
+    Warmer,
+    accept_request,
+    fold_events,
+    publish_due,
+)
 from .messaging import CONTRACT, FOLD, REQUESTS, fold_spec, requests_spec
 
 if TYPE_CHECKING:
@@ -58,12 +66,15 @@ class SummarizerService:
             self.deps.owns = self.owns
             self.deps.admission = replace(self.deps.admission, partition_owns=self.owns)
         self._releaser: asyncio.Task | None = None
+        # what a report asks of each merged change, worked out while the fold rests
+        self.warmer = self.deps.warmer = Warmer(self.deps.policy)
         self.fold_consumers = [
             Consumer(
                 self.bus,
                 fold_spec(p),
                 ENRICHED_EVENT_ADAPTER.validate_json,
                 handle_batch=self.on_enriched_batch,
+                idle_work=self.warmer,
             )
             for p in self.partitions
         ]

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from shared.answers import UnchangedRequest
-from shared.events import EnrichedFact, ReportRequested, WatermarkForwarded, WindowSummarized
+from shared.events import (
+    EnrichedFact,
+    ItemSnapshot,
+    ReportRequested,
+    Tags,
+    WatermarkForwarded,
+    WindowSummarized,
+)
 from shared.messaging import Poison
 from shared.tasks import cancel_and_wait
 from shared.telemetry import link_traces, meter, remember_traces, tracer
@@ -59,6 +67,41 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class Warmer:
+    """Merged changes whose per-item results (report.warm_items: story item and role, score,
+    report lines, title terms, ...) are still to be worked out, so that a window's report at its
+    close only aggregates. The fold consumer works them out as its idle work
+    (`shared.messaging.Consumer(idle_work=…)`): a step of at most STEP changes, only when no
+    message is in hand or delivered — the fold never waits for it beyond one step, and a fold
+    that never rests leaves it for later (the oldest beyond `limit` are dropped: a report works
+    those out itself, as before). `idle` is set while nothing is left."""
+
+    STEP = 64
+
+    def __init__(self, policy: ReportPolicy, limit: int = 50_000) -> None:
+        self.policy = policy
+        self._queue: deque[tuple[ItemSnapshot, Tags]] = deque(maxlen=limit)
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.done = 0
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._queue)
+
+    def add(self, merged: Iterable[tuple[ItemSnapshot, Tags]]) -> None:
+        self._queue.extend(merged)
+        if self._queue:
+            self.idle.clear()
+
+    async def step(self) -> None:
+        batch = [self._queue.popleft() for _ in range(min(self.STEP, len(self._queue)))]
+        if batch:
+            self.done += await asyncio.to_thread(warm_items, batch, self.policy)
+        if not self._queue:
+            self.idle.set()
+
+
 @dataclass
 class Deps:
     """What the use cases need: the projections, a publisher, the clock and the policy."""
@@ -98,6 +141,9 @@ class Deps:
     # off, for operators who run `repodigest db upgrade` as a Job before the summarizer)
     migrate: bool = True
     _migrated: bool = False
+    # the merged changes whose per-item results the fold consumer works out when it has nothing
+    # else to do (None: not worked out ahead: a rebuild, a bench of the fold alone)
+    warmer: Warmer | None = None
     _flusher: asyncio.Task | None = None
     _flush_wanted: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -209,8 +255,8 @@ async def fold_batch(deps: Deps, events: Sequence[EnrichedFact | WatermarkForwar
                 closer=deps.closer,
                 admission=deps.admission,
             )
-        if result.merged:  # (outside the database lock: it needs no database)
-            await asyncio.to_thread(warm_items, result.merged, deps.policy)
+        if result.merged and deps.warmer is not None:
+            deps.warmer.add(result.merged)
         span.set_attributes(
             {
                 "repodigest.events": len(events),

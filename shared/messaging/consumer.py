@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shared.tasks import cancel_and_wait
 
@@ -27,6 +27,17 @@ if TYPE_CHECKING:
     from .topology import ConsumerSpec
 
 log = logging.getLogger("repodigest.bus")
+
+
+class IdleWork(Protocol):
+    """Work a consumer does only when it has no message in hand or delivered: one `step` at a
+    time (a step should be short: a message that arrives meanwhile waits for it), while
+    `pending`."""
+
+    @property
+    def pending(self) -> bool: ...
+
+    async def step(self) -> None: ...
 
 
 class Consumer(Outcomes[E]):
@@ -44,9 +55,13 @@ class Consumer(Outcomes[E]):
         handle: Callable[[E], Awaitable[None]] | None = None,
         handle_batch: Callable[[list[E]], Awaitable[None]] | None = None,
         model: Any = None,
+        idle_work: IdleWork | None = None,
     ) -> None:
         super().__init__(bus, spec, decode, handle, handle_batch)
         self.model = model
+        # done between messages, never before one that was delivered (the summarizer works out
+        # its merged changes' per-item results there)
+        self.idle_work = idle_work
         self._pull: StreamingPull | None = None
         self._task: asyncio.Task | None = None
         self._stopping = False
@@ -118,14 +133,19 @@ class Consumer(Outcomes[E]):
 
     async def _run(self) -> None:
         assert self._pull is not None
+        idle = self.idle_work
         while not self._stopping:
             try:
-                msgs = await self._pull.next(timeout=self.IDLE_POLL)
+                # with idle work left, only what is already delivered comes first
+                waiting = idle is not None and idle.pending
+                msgs = await self._pull.next(timeout=0 if waiting else self.IDLE_POLL)
                 if msgs and not self._stopping:
                     await self.process(msgs)
                 elif msgs:
                     for msg in msgs:  # stopping: not handled, handed back
                         await msg.nak()
+                elif waiting and idle is not None and not self._stopping:
+                    await idle.step()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the loop outlives a lost connection

@@ -90,11 +90,17 @@ class StreamingPull:
             try:
                 await asyncio.wait_for(self._arrived.wait(), timeout)
             except TimeoutError:
-                return []
+                if not self._buffer:  # (what arrived while the wait was being cancelled counts)
+                    return []
         out: list[Msg] = []
         while self._buffer and len(out) < self.batch:
             out.append(self._buffer.popleft())
         return out
+
+    @property
+    def buffered(self) -> int:
+        """Messages delivered and not yet taken by `next`."""
+        return len(self._buffer)
 
     def wake(self) -> None:
         """End a `next` that is waiting, and any later one at once (the caller is stopping)."""

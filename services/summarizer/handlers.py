@@ -74,11 +74,12 @@ class Warmer:
     (`shared.messaging.Consumer(idle_work=…)`): a step of at most STEP changes, only when no
     message is in hand or delivered — the fold never waits for it beyond one step, and a fold
     that never rests leaves it for later (the oldest beyond `limit` are dropped: a report works
-    those out itself, as before). `idle` is set while nothing is left."""
+    those out itself, as before; 5,000 keeps at most a busy week's snapshots alive, like the
+    store's parse caches). `idle` is set while nothing is left."""
 
     STEP = 64
 
-    def __init__(self, policy: ReportPolicy, limit: int = 50_000) -> None:
+    def __init__(self, policy: ReportPolicy, limit: int = 5_000) -> None:
         self.policy = policy
         self._queue: deque[tuple[ItemSnapshot, Tags]] = deque(maxlen=limit)
         self.idle = asyncio.Event()

@@ -1077,7 +1077,10 @@ class _Writer:
             # (a day says how it counts them: its hot topics count the same)
             key = "summary.focus_own" if self.own_counts() else "summary.focus"
             paras.append(m.t(key, lines=m.join(lines)))
-        if news := self.news_line(detailed=True):
+        if (news := self.news_line(detailed=True)) and news != self.news_line():
+            # only where it says more than the lead above (the names of a governance change): a
+            # sentence is printed once (2026-W30 told "项目动态：发布 v0.23.0rc1 版本说明（#12485）"
+            # in the lead and again in section 1)
             paras.append(news + m.t("lead.end"))
         if s.previous_counts is not None:
             prev = s.previous_counts

@@ -58,10 +58,17 @@ def test_chinese_lead_tells_the_news() -> None:
     )
 
 
-def test_a_day_tells_it_in_its_summary_and_nothing_without_news() -> None:
-    day = build_view(_with_news(daily_summary(), W51[:1]), messages("en"))
-    assert "Project news: release notes for v0.11.0 (#4918)." in day.lead
-    assert any("Project news: release notes for v0.11.0 (#4918)." in p for p in day.summary)
+def test_a_day_tells_it_once_and_nothing_without_news() -> None:
+    # the lead tells it; section 1 right below does not print the same sentence again (2026-W30:
+    # "项目动态：发布 v0.23.0rc1 版本说明（#12485）" twice), only what it says more (the names)
+    for lang in ("en", "zh-CN"):
+        for base in (daily_summary(), weekly_summary()):
+            view = build_view(_with_news(base, W51[:1]), messages(lang))
+            told = [p for p in (view.lead, *view.summary) if "#4918" in p]
+            assert len(told) == 1 and told[0] == view.lead, told
+    named = build_view(_with_news(daily_summary(), W51), messages("en"))
+    assert "three maintainers added (#5152)" in named.lead
+    assert any("@zzzzwwjj" in p for p in named.summary)
     quiet = build_view(daily_summary(), messages("en"))
     assert "Project news" not in quiet.lead
     assert not any("Project news" in p for p in quiet.summary)

@@ -9,7 +9,7 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import AfterValidator, Field, TypeAdapter, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, TypeAdapter, field_validator
 
 from .envelope import (
     ITEM_NUMBER_MAX,
@@ -49,6 +49,19 @@ Association = Literal[
     "MANNEQUIN",
     "NONE",
 ]
+
+
+# a commit's hash as git and GitHub write it: lower-case hex, abbreviated (7+) or whole (40, or 64
+# in a SHA-256 repository)
+CommitSha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,64}$")]
+_COMMIT_SHA = re.compile(r"[0-9a-f]{7,64}")
+
+
+def commit_sha(value: object) -> str | None:
+    """A source's commit hash as a snapshot carries it (lower-cased), None when it has none or
+    what it has is no hash (the hash is a help, never a reason to refuse the item)."""
+    sha = str(value or "").strip().lower()
+    return sha if _COMMIT_SHA.fullmatch(sha) else None
 
 
 def excerpt(text: str | None, limit: int = BODY_EXCERPT_MAX) -> str:
@@ -118,6 +131,10 @@ class ItemSnapshot(Frozen):
     # webhooks, GraphQL (headRefName) and GH Archive give it; None for issues, for the git-history
     # replay and for facts logged before it was carried
     head_branch: Text | None = None
+    # the commit a merged pull request became on its base branch (REST merge_commit_sha once
+    # merged, GraphQL mergeCommit.oid, the history's squash commit): what "This reverts commit
+    # <sha>" names. None for issues, open or closed-unmerged pull requests, older facts
+    merge_commit_sha: CommitSha | None = None
     body_excerpt: Text = ""
 
     @field_validator("body_excerpt")

@@ -31,6 +31,7 @@ query($owner: String!, $name: String!, $first: Int!, $after: String, $files: Int
       nodes {
         number title body url author { login __typename } authorAssociation
         createdAt updatedAt closedAt mergedAt mergedBy { login __typename } isDraft state
+        mergeCommit { oid }
         labels(first: 20) { nodes { name } }
         additions deletions changedFiles baseRefName headRefName
         files(first: $files) { totalCount nodes { path additions deletions changeType } }
@@ -121,6 +122,7 @@ def pull_from_graphql(node: Json) -> PullNode:
         "merged_at": node.get("mergedAt"),
         "merged": state == "MERGED" or node.get("mergedAt") is not None,
         "merged_by": merged_by,
+        "merge_commit_sha": (node.get("mergeCommit") or {}).get("oid"),
         "draft": bool(node.get("isDraft")),
         "state": "open" if state == "OPEN" else "closed",
         "labels": [{"name": n["name"]} for n in _nodes(node.get("labels")) if n.get("name")],

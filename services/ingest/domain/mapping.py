@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from shared.events import Actor, CommentInfo, FactData, FileChange, ItemSnapshot, ReviewInfo
-from shared.events.github import FILES_CAP
+from shared.events.github import FILES_CAP, commit_sha
 
 Json = Mapping[str, Any]
 
@@ -226,6 +226,8 @@ def snapshot_from_pull(
         files_truncated=files_truncated or truncated,
         base_branch=base.get("ref") if isinstance(base, Mapping) else None,
         head_branch=head.get("ref") if isinstance(head, Mapping) else None,
+        # GitHub fills merge_commit_sha before the merge too (a test merge): kept once merged
+        merge_commit_sha=commit_sha(pr.get("merge_commit_sha")) if merged_at is not None else None,
         body_excerpt=pr.get("body") or "",
     )
 

@@ -29,7 +29,7 @@ from shared.events import (
     check_repo,
 )
 from shared.events.envelope import bounded_utc
-from shared.events.github import FILES_CAP, noreply_login
+from shared.events.github import FILES_CAP, commit_sha, noreply_login
 
 REPLAY_REPO = "vllm-project/vllm-ascend"
 SOURCE_KINDS = ("demo", "replay", "events", "gharchive", "git", "github", "github-graphql")
@@ -258,6 +258,8 @@ def replay_fact(
         files=capped,
         files_truncated=truncated,
         base_branch="main",
+        # the squash (or merge) commit is what the pull request became on main
+        merge_commit_sha=commit_sha(record.get("sha")),
         # the squash commit's message body is the PR's description where GitHub put it there
         body_excerpt=str(record.get("body") or ""),
     )
@@ -484,6 +486,8 @@ def snapshot_from_api(
         changed_files=obj.get("changed_files"),
         base_branch=base.get("ref") if isinstance(base, dict) else None,
         head_branch=head.get("ref") if isinstance(head, dict) else None,
+        # GitHub fills merge_commit_sha before the merge too (a test merge): kept once merged
+        merge_commit_sha=commit_sha(obj.get("merge_commit_sha")) if obj.get("merged_at") else None,
         body_excerpt=obj.get("body") or "",
     )
 

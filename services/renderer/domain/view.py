@@ -3900,6 +3900,12 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
                 month=str(int(month)),
                 day=day,
             )
+        if st.key == "release" and m.has("storyline_names.release"):
+            # storylines.RELEASE_KEY: "Release v0.9.1" named by the version as its titles spell it
+            version = st.name.removeprefix("Release ")
+            if version == st.name:
+                version = f"v{st.terms[0]}" if st.terms else st.name
+            return m.t("storyline_names.release", version=version)
         if m.has(f"storyline_names.{st.key}"):  # (an upgrades line: "Keeping up with {name}")
             return m.t(f"storyline_names.{st.key}", name=st.name)
         if st.evidence == "module" and areas is not None and st.name not in areas:

@@ -622,6 +622,25 @@ def test_an_upgrade_line_of_main_by_the_day_names_a_date_not_a_version(lang, nam
     assert "12.27 版本同步" not in text and "with vLLM 12-27" not in text
 
 
+@pytest.mark.parametrize(
+    "lang,said,unsaid",
+    [("en", "Release v0.9.1", "Release Release"), ("zh-CN", "v0.9.1 版本发布", "Release v0.9.1")],
+)
+def test_a_release_line_is_named_in_the_reports_language(lang, said, unsaid) -> None:
+    """2025-W31's "Release v0.9.1" (storylines.RELEASE_KEY: cherry-picks and backports for one
+    release) read in English in the Chinese report; named from its version in each language. A
+    line of another key keeps the name its titles gave it (the negative)."""
+    s = explained_summary()
+    first = s.storylines[0].model_copy(
+        update={"key": "release", "name": "Release v0.9.1", "terms": ("0.9.1",)}
+    )
+    text = render_markdown(s.model_copy(update={"storylines": (first, *s.storylines[1:])}), lang)
+    assert said in text and unsaid not in text
+    other = s.storylines[0].model_copy(update={"key": "term:release", "name": "Release v0.9.1"})
+    kept = render_markdown(s.model_copy(update={"storylines": (other, *s.storylines[1:])}), lang)
+    assert "Release v0.9.1" in kept
+
+
 @pytest.mark.parametrize("lang,said", [("en", "more changes in"), ("zh-CN", "另有")])
 def test_an_also_active_line_named_by_a_title_is_said_by_its_area(lang, said, monkeypatch) -> None:
     """2025-W52: "Also active: 5/N Extract common code of mla_v1.py… (3 refactors)" — a title

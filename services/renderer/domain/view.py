@@ -1648,7 +1648,7 @@ class _Writer:
         # build" (Chinese has no capitals to lower)
         if self.m.lang != "en":
             return names
-        return [n[0].lower() + n[1:] if n.split()[0][1:].islower() else n for n in names]
+        return [mid_sentence(n) for n in names]
 
     def support_modules(self) -> frozenset[str]:
         """The modules of CI, docs or tests: every merged change of theirs is one of those
@@ -3078,8 +3078,8 @@ def _theme_more(w: _Writer, t: ThemeView) -> str:
             if i.number in w.items and w.items[i.number].modules
         )
         areas = w.line_areas(st) or [w.module(m) for m, _ in firsts.most_common(1)]
-        if areas and w.m.lang == "en" and areas[0].split()[0][1:].islower():
-            areas[0] = areas[0][0].lower() + areas[0][1:]  # "in attention", "in MoE"
+        if areas and w.m.lang == "en":
+            areas[0] = mid_sentence(areas[0])  # "in attention", "in MoE", "in Ascend 310P"
         n = len(st.items)
         if areas:
             return w.m.tn("themes_more_area", n, count=num(n), area=areas[0])
@@ -3871,6 +3871,19 @@ def _told_once(view: ReportView, w: _Writer) -> None:
 # left out when empty rather than shown to say so (the other sections say "nothing this window",
 # which is news for them)
 LEFT_OUT_EMPTY = frozenset({"discussions", "ecosystems"})
+
+
+def mid_sentence(name: str) -> str:
+    """An English display name as written inside a sentence: a common phrase lowered ("in
+    speculative decoding", "in models"), a proper name kept — an acronym or mixed case ("MoE"),
+    or a name whose later words are capitalised or carry digits ("Ascend 310P", "Intel XPU",
+    "Atlas A3"), which makes its first word a name too."""
+    words = name.split()
+    if not words or not words[0][:1].isupper() or not words[0][1:].islower():
+        return name
+    if any(w[:1].isupper() or any(c.isdigit() for c in w) for w in words[1:]):
+        return name
+    return name[0].lower() + name[1:]
 
 
 def _all_merged(st: Storyline) -> str:

@@ -14,6 +14,7 @@ import pytest
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
 from services.renderer.domain import narrator as nr
+from services.renderer.domain.view import mid_sentence
 from shared.events import RiskObservation, SummaryData
 from shared.events.summary import CoveredSpan
 
@@ -667,3 +668,19 @@ def test_an_also_active_line_named_by_a_title_is_said_by_its_area(lang, said, mo
     line_titled = next(ln for ln in text_titled.splitlines() if also in ln)
     assert last.name in line_named and said not in line_named
     assert clipped.rstrip("…") not in line_titled and said in line_titled
+
+
+@pytest.mark.parametrize(
+    "name,written",
+    [
+        ("Speculative decoding", "speculative decoding"),
+        ("Models", "models"),
+        ("Compilation and graphs", "compilation and graphs"),
+        ("MoE", "MoE"),
+        ("Ascend 310P", "Ascend 310P"),  # 2026-W30: "in ascend 310P"
+        ("Intel XPU", "Intel XPU"),
+        ("CI and build", "CI and build"),
+    ],
+)
+def test_a_module_inside_an_english_sentence_keeps_a_proper_names_capital(name, written) -> None:
+    assert mid_sentence(name) == written

@@ -60,7 +60,14 @@ from ..domain.projection import (
     time_of,
 )
 from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
-from ..domain.storylines import plain_title, quoted_revert, terms_of
+from ..domain.storylines import (
+    by_commit,
+    commit_number,
+    plain_title,
+    quoted_revert,
+    terms_of,
+    with_commit_numbers,
+)
 from .tables import (
     activity,
     items,
@@ -136,6 +143,9 @@ class _TitleHistory:
         self.plain: dict[int, str] = {}
         self.counts: dict[str, int] = {}
         self._by_title: dict[str, int] | None = None
+        # a commit hash of a reference -> the change merged as that commit (None: none, or more
+        # than one for a short hash), found once per version of the history
+        self.commits: dict[str, int | None] = {}
 
     def update(self, rows: Iterable[tuple[int, str, tuple[str, ...]]], version: tuple) -> None:
         seen: set[int] = set()
@@ -172,6 +182,7 @@ class _TitleHistory:
         if counts is not None:
             self.counts = {t: c for t, c in counts.items() if c > 0}
             self._by_title = None
+        self.commits = {}  # (a change merged since, or a snapshot that now has its commit)
         self.version = version
 
     def number_titled(self, title: str) -> int | None:
@@ -908,6 +919,48 @@ class SqlProjections:
                 sa.select(watermarks.c.watermark).where(watermarks.c.repo == repo)
             ).scalar()
             titles = self._title_history(conn, repo)
+            # references by a commit's hash alone ("This reverts commit 8134146…"): resolved to
+            # the change merged as that commit, anywhere in the history (the reverted or fixed
+            # change is often older than the window), and read from then on as by number
+            hashes = set().union(
+                *(by_commit(r.tags.digest.refs) for r in item_rows.values() if r.tags.digest)
+            )
+            with self._title_lock:
+                resolved = {h: titles.commits[h] for h in hashes if h in titles.commits}
+                seen_version = titles.version
+            todo = sorted(hashes - resolved.keys())
+            if todo:
+                found: list[tuple[str, int]] = []
+                for part in _chunks(todo):
+                    likes = [
+                        items.c.snapshot.like(f'%"merge\\_commit\\_sha":"{h}%', escape="\\")
+                        for h in part
+                    ]
+                    for number, text in conn.execute(
+                        sa.select(items.c.number, items.c.snapshot).where(
+                            items.c.repo == repo, items.c.kind == "pull_request", sa.or_(*likes)
+                        )
+                    ):
+                        sha = self._parsed_snapshot(text).merge_commit_sha
+                        if sha:
+                            found.append((sha, number))
+                resolved.update((h, commit_number(h, found)) for h in todo)
+                with self._title_lock:
+                    if titles.version == seen_version:  # (else kept for this report only)
+                        titles.commits.update((h, resolved[h]) for h in todo)
+            if any(n is not None for n in resolved.values()):
+                for n, row in list(item_rows.items()):
+                    if row.tags.digest is None:
+                        continue
+                    digest = with_commit_numbers(
+                        row.tags.digest, n, resolved.get, titles.titles.get
+                    )
+                    if digest is not row.tags.digest:
+                        item_rows[n] = ItemRow(
+                            snapshot=row.snapshot,
+                            tags=row.tags.model_copy(update={"digest": digest}),
+                            first_seen=row.first_seen,
+                        )
             wanted: set[int] = set()
             # under the lock: another report may be bringing the same history up to date
             with self._title_lock:

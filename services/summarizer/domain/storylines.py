@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
-from shared.events import Digest
+from shared.events import Digest, Reference
 from shared.events.summary import Role, Storyline, StorylineItem
 
 
@@ -32,6 +32,9 @@ class StoryItem:
     kind: str = "pull_request"
     # the profile's topics the classifier gave it ("Ascend 950 (A5)"): each a term of the item
     topics: tuple[str, ...] = ()
+    # the commit a merged pull request became (ItemSnapshot.merge_commit_sha): what a reference
+    # by hash alone ("This reverts commit 8134146…") is resolved to
+    merge_commit_sha: str | None = None
 
     @cached_property
     def role(self) -> Role:  # (a frozen dataclass without slots: the cache is its __dict__)
@@ -358,12 +361,85 @@ def quoted_revert(title: str) -> tuple[str | None, int | None]:
     return quoted, int(n.group(1)) if n else None
 
 
+MIN_COMMIT_PREFIX = 7  # git's shortest abbreviation of a commit
+_HEX = re.compile(r"[0-9a-f]{7,64}")
+
+
+def commit_number(sha: str, commits: Iterable[tuple[str, int]]) -> int | None:
+    """The item whose merge commit `sha` names (a whole hash or a prefix of one), given
+    (merge commit, number) pairs; None unless exactly one item has such a commit (a short hash
+    may be ambiguous) or for a hash shorter than git ever abbreviates."""
+    sha = sha.lower()
+    if len(sha) < MIN_COMMIT_PREFIX:
+        return None
+    found = {number for full, number in commits if full.startswith(sha)}
+    return found.pop() if len(found) == 1 else None
+
+
+def by_commit(refs: Iterable[Reference]) -> set[str]:
+    """The hashes of references that name a commit of this repository by its hash alone (no
+    number): what has to be resolved to an item to link it."""
+    return {
+        r.sha.lower()
+        for r in refs
+        if r.number is None
+        and r.sha
+        and r.repo is None
+        and r.kind in _LINK_KINDS
+        and _HEX.fullmatch(r.sha.lower()) is not None
+    }
+
+
+def reverts_named(title: str) -> bool:
+    """The title is a revert's that names the change it undid ('Revert "x (#12)"'): reverting it
+    brings that change back."""
+    return quoted_revert(title)[0] is not None
+
+
+def with_commit_numbers(
+    digest: Digest,
+    number: int,
+    resolve: Callable[[str], int | None],
+    title_of: Callable[[int], str | None],
+) -> Digest:
+    """`digest` whose references by hash alone carry the number of the change the hash was
+    merged as (`resolve`), so they read and link like references by number ("reverts #6884"); a
+    reference that comes to repeat another one of the same kind and number is dropped, and a
+    hash that names the item itself or nothing known stays as it was. "This reverts commit <a
+    revert of a named change>" (by its title, `title_of`) is git's message of that change
+    brought back, real #6231 'Reapply "…"' of revert #6227 'Revert "… (#6041)"': left as it was,
+    or the two would read as two reverts of #6041. The same object when nothing changes."""
+    hashes = by_commit(digest.refs)
+    if not hashes:
+        return digest
+    numbered = {(r.kind, r.number) for r in digest.refs if r.number is not None and r.repo is None}
+    refs: list[Reference] = []
+    changed = False
+    for ref in digest.refs:
+        target = resolve(ref.sha.lower()) if ref.sha and ref.sha.lower() in hashes else None
+        if (
+            ref.number is not None
+            or ref.repo is not None
+            or target in (None, number)
+            or (ref.kind == "reverts" and reverts_named(title_of(target or 0) or ""))
+        ):
+            refs.append(ref)
+            continue
+        changed = True
+        if (ref.kind, target) not in numbered:
+            numbered.add((ref.kind, target))
+            refs.append(ref.model_copy(update={"number": target}))
+    return digest.model_copy(update={"refs": tuple(refs)}) if changed else digest
+
+
 def resolve_links(items: Mapping[int, StoryItem]) -> list[ItemLink]:
-    """References among known items: the digest's refs with a number, and a revert's quoted
+    """References among known items: the digest's refs with a number, one by a commit's hash
+    alone resolved to the item merged as that commit (a unique one), and a revert's quoted
     title matched to the item of that title when no number is given."""
     by_title: dict[str, int] = {}
     for number in sorted(items):
         by_title.setdefault(plain_title(items[number].title), number)
+    commits = [(i.merge_commit_sha, n) for n, i in items.items() if i.merge_commit_sha]
     links: dict[tuple[int, int], str] = {}
 
     def add(source: int, target: int | None, kind: str) -> None:
@@ -377,6 +453,11 @@ def resolve_links(items: Mapping[int, StoryItem]) -> list[ItemLink]:
             if ref.kind not in _LINK_KINDS or ref.repo is not None:
                 continue
             target = ref.number
+            if target is None and ref.sha and commits:
+                target = commit_number(ref.sha, commits)
+                back = target is not None and target in items and reverts_named(items[target].title)
+                if ref.kind == "reverts" and back:
+                    target = None  # a revert's commit reverted: its change brought back
             if target is None and ref.kind == "reverts" and ref.title:
                 target = by_title.get(plain_title(ref.title))
             add(number, target, ref.kind)

@@ -15,7 +15,7 @@ import math
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -1147,7 +1147,15 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
         for n, row in t.merged_prs.items()
         if n in current and current[n].merged_at is not None
     }
-    links = fix_up_links(resolve_links(known), known, bodies, inp.repo, inp.previous.start)
+    bound = RARE_TERM_SHARE * inp.history_items
+    links = fix_up_links(
+        resolve_links(known),
+        known,
+        bodies,
+        inp.repo,
+        inp.previous.start,
+        rare=lambda word: inp.term_counts.get(word, 0) <= bound,
+    )
     storylines = find_storylines(
         [i for i in current.values() if not i.bot],
         [i for i in previous.values() if not i.bot],
@@ -1215,6 +1223,7 @@ def fix_up_links(
     bodies: Mapping[int, str],
     repo: str,
     since: datetime,
+    rare: Callable[[str], bool] | None = None,
 ) -> list[ItemLink]:
     """The references among items, where a fix's reference to a change merged before it (since
     `since`: this window or the previous one) counts as a fix-up of that change: one it says it
@@ -1314,7 +1323,7 @@ def fix_up_links(
             and item.merged_at - FIX_SOON <= other.merged_at < item.merged_at
             and n < source  # opened after the change (2026-W31: #11929 was opened before #12662)
             and mine & _fixable(other)
-            and _names_its_subject(item, other)
+            and _names_its_subject(item, other, rare)
         ]
         if 1 <= len(touched) <= 2 and all(
             role_of(items[n]) not in ("fix", "revert") and before(source, n, since) for n in touched
@@ -1330,17 +1339,27 @@ def fix_up_links(
 _SUBJECT_WORD = re.compile(r"[A-Za-z][\w.]{3,}")
 
 
-def _names_its_subject(fix: StoryItem, change: StoryItem) -> bool:
+def _names_its_subject(
+    fix: StoryItem, change: StoryItem, rare: Callable[[str], bool] | None = None
+) -> bool:
     """Whether a fix's title names a word of the change's title (four letters or more, no
     function or kind word: 'Fix DSpark spec decoding' after 'Support DSV4 Dspark'; not 'Reject
     placeholder draft tokens in sampler' after 'Enhance error messages and logging', nor a
-    description's passing 'usage' — 06-23's #10833 after #9585)."""
+    description's passing 'usage' — 06-23's #10833 after #9585) that is `rare` in the
+    repository's titles, a thing and not a topic: 2026-W02's 'fix chunked prefill accurancy
+    issue' (#5647) named no subject of 'MLA prefill preformance optimization' (#5456) two days
+    before it — "prefill" is in 69 of vllm-ascend's 4,734 titles."""
     said = fix.title.lower()
-    words = (
-        {w.lower().rstrip(".") for w in _SUBJECT_WORD.findall(_BRACKET_TAGS.sub(" ", change.title))}
+    words = {
+        w
+        for w in {
+            w.lower().rstrip(".")
+            for w in _SUBJECT_WORD.findall(_BRACKET_TAGS.sub(" ", change.title))
+        }
         - STOP_WORDS
         - KIND_WORDS
-    )
+        if rare is None or rare(w)
+    }
     return any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", said) for w in words)
 
 

@@ -72,3 +72,15 @@ def test_a_fix_driven_by_an_issue_it_names_fixes_no_change_of_its_files():
     # names, not of #4501
     s = summarize([*FILLER, real(4501, 0.3, ("performance",)), real(5196, 0.3 + gap(4501, 5196))])
     assert (4501, 5196) not in chains(s)
+
+
+def test_a_fix_naming_only_a_common_topic_word_of_the_change_fixes_nothing():
+    # 2026-W02: #5647 "[bugfix (pcp)] fix chunked prefill accurancy issue", 46 hours after #5456
+    # "MLA prefill preformance optimization" (both pcp_utils.py), says nothing of it: "prefill"
+    # is in 69 of vllm-ascend's 4,734 titles, a topic and not the thing #5456 changed
+    pair = [*FILLER, real(5456, 0.3, ("performance",)), real(5647, 0.3 + gap(5456, 5647))]
+    common = summarize_with(pair, term_counts={"prefill": 69}, history_items=4734)
+    assert (5456, 5647) not in chains(common)
+    # a word that few titles carry names the thing (the positive: the same pair, "prefill" rare)
+    rare = summarize_with(pair, term_counts={"prefill": 3}, history_items=4734)
+    assert chains(rare)[(5456, 5647)] == ("added", "fixed")

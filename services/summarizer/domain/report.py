@@ -1617,6 +1617,11 @@ _NOT_LOOSENED = re.compile(
     # file is missing or empty", real #7552: no test is skipped)
     r"|\b(?:when|if)\b[^.]{0,60}\b(?:missing|empty|absent|not\s+(?:found|present|exist\w*)"
     r"|unavailable|does\s+not\s+exist)\b"
+    # tests that no longer test anything taken out: outdated, duplicated ("[CI] Drop outdated
+    # cases", real #5709: a case renamed upstream; "[Test]Remove duplicate cases", #9191)
+    r"|\b(?:remov|delet|drop|clean)\w*\s+(?:up\s+)?(?:the\s+|some\s+)?(?:\S+\s+){0,2}?"
+    r"(?:outdated|obsolete|stale|deprecated|dead|unused|useless|duplicat\w*|redundant|invalid)\s+"
+    r"(?:e2e\s+|ut\s+|unit\s+)?(?:tests?|test\s+cases?|cases|uts?)\b"
 )
 # a check made to tolerate what it caught, said in the description of a change of tests ("This
 # tolerates minor argmax drift caused by floating-point differences", real #7455; "Replace

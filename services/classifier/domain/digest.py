@@ -410,7 +410,7 @@ def _word_cut(text: str, limit: int) -> str:
 # @x.") says nothing of what the change does: the what-sentence starts after it
 _POINTER = re.compile(
     r"^\W*(?:(?:it|this)\s+(?:is|was|has been)\s+(?:planned|tracked|discussed|described|proposed"
-    r"|requested|mentioned|reported)\s+(?:in|at|by)\b|(?:see|refer to|ref|related to|part of"
+    r"|requested|mentioned|reported)\s+(?:in|at|by)\b|(?:(?:see|refer to|ref|related to|part of)\b"
     r"|follow[- ]?up (?:of|to)|as (?:discussed|mentioned|planned|described) in|thanks?\b|credits?\b"
     r"|following (?:\w+ ){0,3}(?:from|in|of)\b|align(?:s|ing)? with\b"
     # where the change comes from, not what it does ("Extracted from PR #5513", real #5702)
@@ -600,10 +600,121 @@ def _process_after(sentence: str, pos: int) -> re.Match[str] | None:
     return None if mark is None else _PROCESS.search(sentence, mark.end())
 
 
+# a reference named as words ("the issue 1147", "issue:7769"): a reference like "#1147"
+_ISSUE_NUM = re.compile(r"(?i)\b(?:issues?|pr|pull request)\s*[:：#]?\s*\d+\b")
+# the words a sentence that only names a reference is made of: pointing, the kinds of things
+# referred to, and the words between them ("To solve the problem of the issue：<link>", "Fix
+# #1234.", "As described in #N", "This PR is used for resolved issue 1147", "The detail has
+# been clarified in that issue : <link>") — none says what the change does
+_REF_FILLER = frozenset(
+    """a an the this that these those it its is was are were be been being has have had will
+    to of in on at by for from with as and or into via also just
+    pr prs patch patches change changes commit commits pull request requests
+    fix fixes fixed fixing solve solves solved solving resolve resolves resolved resolving
+    address addresses addressed close closes closed closing
+    problem problems issue issues bug bugs ticket tickets rfc
+    see refer refers referring reference references ref cf related relates relating mentioned
+    described discussed reported tracked raised clarified detail details more info information
+    here there please used use following follow link links below above""".split()
+)
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+# where a change comes from, opening a sentence ("It comes from 0.9.1dev …", "cherry-pick from
+# …", "Ports #14364 to main.", "backport of #N to …", "same as <link>")
+_PROVENANCE = re.compile(
+    r"(?i)^\W*(?:(?:it|this|that|the)(?:\s+(?:pr|patch|change|commit|pull request))?\s+"
+    r"(?:is\s+|was\s+)?(?:(?:a|an|the)\s+)?)?(?:comes?\s+from|came\s+from|taken\s+from"
+    r"|(?:forward[- ]?|back[- ]?)?port(?:s|ed|ing)?(?:\s+(?:of|from))?"
+    r"|cherry[- ]?pick(?:s|ed|ing)?(?:\s+(?:of|from))?|same\s+(?:as|to))(?![\w-])"
+)
+_VERSION = re.compile(r"(?i)(?<![\w.])v?\d+(?:\.\d+)+[\w.+-]*")
+# where a change was taken to or from, besides its references and versions ("to main branch");
+# not "in" ("backport in #13408" names the backport of this change, real #13503)
+_BRANCH_WORDS = frozenset(
+    "to into onto from of the and pr prs commit commits change changes"
+    " main master branch branches release releases dev version versions upstream repo".split()
+)
+_COMMIT_SUBJECT = re.compile(r"\(\s*#\d+\s*\)\W*$")  # "… alltoallv support dpo (#1547)"
+
+
+def _ref_sentence(sentence: str) -> bool:
+    """Whether `sentence` only names a reference: a reference, link or "issue N" and otherwise
+    only words of pointing (`_REF_FILLER`)."""
+    if "`" in sentence:
+        return False  # (code says what)
+    has_ref = "#" in sentence or "://" in sentence
+    if not has_ref and not (_ISSUE_NUM.search(sentence) if "ssue" in sentence else None):
+        return False
+    rest = _not_words(sentence) if has_ref else sentence
+    if "ssue" in rest or "pr" in rest.lower():
+        rest = _ISSUE_NUM.sub(" ", rest)
+    if len(rest) > 200:
+        return False
+    return all(w.lower() in _REF_FILLER for w in _LETTER_WORD.findall(rest))
+
+
+def _provenance(sentence: str) -> bool:
+    """Whether `sentence` only says where the change comes from: a port, backport or cherry-pick
+    of a reference, a version or a branch, or of another change's commit subject ("It comes
+    from 0.9.1dev [0.9.1][Feature]Moe alltoallv … (#1547)", real #2088) — a reference, no what."""
+    m = _PROVENANCE.match(sentence)
+    if m is None:
+        return False
+    rest = sentence[m.end() :]
+    if _COMMIT_SUBJECT.search(rest):
+        return True
+    rest = _VERSION.sub(" ", _not_words(rest) if ("#" in rest or "://" in rest) else rest)
+    if "`" in rest:
+        return False
+    words = _LETTER_WORD.findall(rest)
+    return all(w.lower() in _BRANCH_WORDS for w in words) and rest != sentence[m.end() :]
+
+
+def _no_what(sentence: str) -> bool:
+    """A sentence that only names a reference or where the change comes from."""
+    return _ref_sentence(sentence) or _provenance(sentence)
+
+
+def _provenance_sentences(text: str) -> list[str]:
+    """The sentences of `text` (a description's prose, lines joined) that only say where the
+    change comes from (`_provenance`): of a paragraph, or of a line with the next (a paragraph
+    whose next sentence starts on a line of its own, no stop before it: real #2124)."""
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        if _PROVENANCE_GATE.search(para) is None:
+            continue
+        lines = para.split("\n")
+        tried = [squashed(para)] + [
+            squashed(" ".join(lines[i : i + 2])) for i in range(len(lines) - 1)
+        ]
+        for joined in tried:
+            start = 0
+            for end in _sentence_ends(joined):
+                said = joined[start:end].strip()
+                if said not in out and _provenance(said):
+                    out.append(said)
+                start = end
+    return out
+
+
+_PROVENANCE_GATE = re.compile(r"(?i)port|pick|from|same")
+
+
+def _says_nothing(text: str) -> bool:
+    """Whether each sentence of `text` only names a reference or where the change comes from."""
+    start = 0
+    for end in _sentence_ends(text):
+        if not _no_what(text[start:end].strip()):
+            return False
+        start = end
+    return True
+
+
 def _aside(sentence: str) -> bool:
     """A sentence that only points elsewhere, says where the change belongs, or tells the
     author's own doings with the change."""
     if _pointer(sentence) or _PROCESS.match(sentence) is not None or _HERE.match(sentence):
+        return True
+    if _no_what(sentence):
         return True
     if (":" in sentence or "：" in sentence) and _LABEL_REF.match(sentence):
         return True
@@ -742,6 +853,49 @@ def _repeats(what: str, title: str) -> bool:
     return _bare_words(_TAGS.sub(" ", first)) == said
 
 
+def _restates(what: str, title: str) -> bool:
+    """Whether `what`, one sentence, has no word of content its title has not ("This patch
+    purpose to add the `update_max_model_len` interface." under "[Worker] Implement update
+    max_model_len interface for NPUWorker", real #6193): words of the change's kind and of the
+    sentence's frame (`_FRAME_WORDS`) aside, each word compared without its ending; the
+    title's tags count ("[Refactor]")."""
+    words = _bare_words(_TAGS.sub(" ", what))
+    own = _content(_bare_words(title))
+    return bool(own) and len(words) <= len(own) + 12 and _content(words) <= own
+
+
+# a sentence that says why or how ("…, because …", "To avoid …", "by reusing …")
+_WHY_HOW = re.compile(
+    r"(?i)\b(?:because|since|due to|so that|in order to|caus\w+|reasons?|otherwise|root cause"
+    r"|to (?:avoid|prevent|fix|solve|support|reduce|improve|enable|ensure|allow|make|keep)"
+    r"|by (?:\w+ing|using|adding|removing)|via|instead of)\b"
+)
+
+
+# the words of a sentence that says what a change is, not what it is about: its frame, and the
+# verbs and nouns of any change's kind ("This patch purpose to add …", "Fix the issue of …")
+_FRAME_WORDS = frozenset(
+    """a an the this that these those it its is are was were be been being has have had will
+    to of for in on at by with from as and or into via so then also just only now
+    i we our my us you pr patch change commit pull request purpose aim goal intend want need
+    try attempt do make let add implement support fix introduce enable provide perform
+    new some main mainly""".split()
+)
+
+
+def _stem(word: str) -> str:
+    """`word` without a plural's or a verb's ending ("supports", "added", "fixing")."""
+    for end in ("ing", "ed", "es", "s"):
+        if len(word) > len(end) + 2 and word.endswith(end):
+            return word[: -len(end)]
+    return word
+
+
+def _content(words: list[str]) -> set[str]:
+    """The words of content among `words` (bare, lower case), stemmed."""
+    return {_stem(w) for w in words if w not in _FRAME_WORDS and _stem(w) not in _FRAME_WORDS}
+
+
 _TAGS = re.compile(r"\[[^\]]*\]|【[^】]*】")
 _WORDS = re.compile(r"[0-9a-z]+")
 
@@ -829,8 +983,44 @@ def _what_of(units: list[_Unit], title: str = "") -> str:
             said = _change_after(units, i)
             if said:
                 return said
+        if title and len(_sentence_ends(out)) == 1 and _restates(out, title):
+            said = _why_after(units, i, out)
+            if said:
+                return said
         return out
     return again
+
+
+def _why_after(units: list[_Unit], i: int, out: str) -> str:
+    """After `out`, a sentence that only restates the title, the sentence right after it that
+    says why or how (`_WHY_HOW`) — both when they fit in one span — "" for none."""
+    u = units[i]
+    text = u.text
+    at = text.find(out.removesuffix(ELLIPSIS))
+    if u.kind != "p" or at < 0 or out.endswith(ELLIPSIS):
+        return ""  # (a list's next item is another change, not why)
+    rest = text[at + len(out) :].strip()
+    if rest:
+        follow = rest[: _sentence_ends(rest)[0]].strip()
+    elif i + 1 < len(units) and units[i + 1].kind == "p" and _usable(units[i + 1].text):
+        nxt = units[i + 1].text
+        follow = nxt[: _sentence_ends(nxt)[0]].strip()
+    else:
+        return ""
+    if (
+        not follow
+        or not _WHY_HOW.search(follow)
+        or _only_asides(follow)
+        or _GOES_ON_FROM.match(follow)
+    ):
+        return ""
+    if len(follow.split()) < 6 or follow.endswith((":", "：")):
+        return ""
+    if rest:
+        both = text[at : text.find(follow, at + len(out)) + len(follow)].strip()
+        if len(both) <= MAX_TEXT:
+            return both
+    return clip(follow)
 
 
 def _change_after(units: list[_Unit], i: int) -> str:
@@ -2315,6 +2505,24 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
     told = {(r.repo, r.number) for r in refs.values() if r.kind != "related"}
     for k in [k for k, r in refs.items() if r.kind == "related" and (r.repo, r.number) in told]:
         del refs[k]
+    # a sentence that only says where the change comes from ("The PR is the cherry-pick from
+    # v0.9.1 <link>", "It comes from 0.9.1dev [title] (#1547)", "This PR ports #2312 #2506 #2531
+    # to main branch."; real #2124, #2088, #2532): its own changes are what it backports
+    if text and ("port" in text or "pick" in text or "from" in text or "same" in text):
+        for said in _provenance_sentences(text):
+            for m in _REF.finditer(said):
+                other = m.group("repo").removesuffix(".git") if m.group("urln") else None
+                n = int(m.group("urln") or m.group("num") or 0)
+                if (
+                    not n
+                    or "/issues/" in m.group(0)  # (an issue is where it comes from, no change)
+                    or (other is not None and (own is None or other.lower() != own))
+                ):
+                    continue
+                for k in [k for k, r in refs.items() if r.number == n and r.repo is None]:
+                    if refs[k].kind == "related":
+                        del refs[k]
+                add("backport", n)
     # a revert named by its title only, and by "reverts #N" in the body: one reference
     reverts = [k for k, r in refs.items() if r.kind == "reverts"]
     if len(reverts) == 2:
@@ -2352,6 +2560,63 @@ def setting_type_changes(title: str, body: str) -> list[tuple[str, str]]:
     seen = _settings_seen(sections, digest.user_facing)
     interface_of(title, sections, seen, sentences, clip, type_changes=found)
     return found
+
+
+# the harm a change did, that its revert undoes: breakage, failure, errors, wrong output, a
+# crash, hang or running out of memory, memory overwritten, slowness
+_HARM = re.compile(
+    r"(?i)\b(?:break|breaks|broke|broken|fail\w*|errors?|accuracy|regress\w*|crash\w*|oom"
+    r"|out of memory|hangs?|hanging|hung|deadlock\w*|overwrit\w*|corrupt\w*|wrong|incorrect"
+    r"|leak\w*|timeouts?|slow\w*|degrad\w*|(?:compatibility|precision|performance)\s+"
+    r"(?:issues?|problems?))\b"
+)
+# a what that speaks of the change reverted: the revert, a number or "PR4214"
+_OF_REVERTED = re.compile(r"(?i)\brevert|\b(?:pr|pull request)\s*#?\d|#\d")
+
+
+def _harm_of(sections: list[_Section], what: str) -> str:
+    """For a revert whose what says only what the reverted change meant to do ("PR #10077
+    introduced new functionality for MooncakeLayerwiseConnector."), the first sentence of its
+    description that names the harm it did (`_HARM`): joined on to the what when it follows it
+    within one span, else alone, cut to its clause of the harm when too long; "" for none."""
+    head = what.removesuffix(ELLIPSIS)
+    for sec in sections:
+        if sec.kind not in ("what", "", "other"):
+            continue
+        for u in sec.units:
+            if u.kind not in ("p", "li"):
+                continue
+            text = u.text
+            start = 0
+            for end in _sentence_ends(text):
+                sent = text[start:end].strip()
+                start = end
+                m = _HARM.search(sent)
+                if (
+                    m is None
+                    or _REVERTS_SHA.search(sent)
+                    or _TEST_NOTE.match(sent)
+                    or len(sent.split()) < 2
+                    or _only_asides(sent)
+                ):
+                    continue
+                at = text.find(head)
+                if at >= 0 and not what.endswith(ELLIPSIS):
+                    both = text[at:end].strip()
+                    if both.endswith(sent) and len(both) <= MAX_TEXT:
+                        return both.rstrip(" :：")
+                if len(sent) <= MAX_TEXT:
+                    return sent.rstrip(" :：")
+                return _harm_clause(sent, m.start(), m.end())
+    return ""
+
+
+def _harm_clause(sent: str, start: int, end: int) -> str:
+    """The clause of `sent` around its harm word (between commas or semicolons), clipped."""
+    left = max(sent.rfind(c, 0, start) for c in ",;，；")
+    right = [i for i in (sent.find(c, end) for c in ",;，；") if i >= 0]
+    clause = sent[left + 1 : min(right) if right else len(sent)].strip()
+    return clip(clause if len(clause.split()) >= 3 else sent[left + 1 :].strip())
 
 
 def _clean_body(body: str | None) -> str:
@@ -2407,6 +2672,11 @@ def digest_of(
                 if said and not _only_pointers(said):
                     what = said
                     break
+    pointed = bool(what) and _says_nothing(what)
+    if pointed:
+        # only a reference or where the change comes from, no sentence after it: no what (the
+        # references tell it), though the description is no bare template
+        what = ""
     what_told_as_answer = False
     if not what and what_secs and not any(u.text.strip() for s in what_secs for u in s.units):
         # the template's what left empty and the change told under the next heading ("### Does
@@ -2451,7 +2721,26 @@ def digest_of(
         or _HASH_GATE.search(body)
     ):
         refs = _refs(title, "\n".join(prose), repo, number)
-    template_only = template and not what and user_facing == "unknown" and not tested and not claims
+    if (
+        what
+        and "evert" in title
+        and not _HARM.search(what)
+        and _REVERT_TITLE.match(title)
+        and any(r.kind == "reverts" for r in refs)
+        and _OF_REVERTED.search(what)
+    ):
+        # a revert's what that speaks of the reverted change tells the harm it did, not only
+        # what it meant to do (a what that is the reverted change's own description, pasted
+        # under its quoted title, is left as it is: its harm words are of another problem)
+        what = _harm_of(sections, what) or what
+    template_only = (
+        template
+        and not pointed
+        and not what
+        and user_facing == "unknown"
+        and not tested
+        and not claims
+    )
     symptom = _symptom(sections) if _severe_gate(body, low) else ""
     error = _error(sections) if any(w in low for w in _ERROR_GATE) else ""
     interface = interface_of(

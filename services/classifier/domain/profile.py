@@ -44,7 +44,13 @@ from .said import TYPE_CHANGES
 # 16: the digest's interface tells a setting's new type ("dump_config is changed from dict to
 #     string") — from the moment the fact model has the kind (InterfaceKind "type"), hence the
 #     version follows it
-ENGINE_VERSION = "16" if TYPE_CHANGES else "15"
+# 17: the digest's what: a sentence that only names a reference ("To solve the problem of the
+#     issue：<link>") or where the change comes from ("It comes from 0.9.1dev …", "Ports #N to
+#     main.") is none — the next candidate or nothing, such a sentence's changes are backports;
+#     "Refactor …"/"Seems …" no longer read as "ref"/"see" pointers; a sentence that only restates
+#     the title gives way to the next that says why or how; a revert tells the harm it undoes;
+#     "a prompt has been added for setting `x`" adds no setting (18: the same, with types)
+ENGINE_VERSION = "18" if TYPE_CHANGES else "17"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

@@ -90,7 +90,10 @@ _VERB = re.compile(
     r"|(?P<renamed>renam\w*)"
     r"|(?P<stop>and|but|while|reuse\w*|use[sd]?|using|keep\w*|replac\w*|read\w*|pass\w*|call\w*"
     r"|instead|unchanged|preserved|if|when|fix\w*|caus\w*|find|found|miss\w*|support\w*|check\w*"
-    r"|warn\w*|log\w*|print\w*|patch\w*))\b"
+    r"|warn\w*|log\w*|print\w*|patch\w*"
+    # what is added is a message about the setting, not the setting ("a prompt has been added
+    # for setting the cp_kv_cache_interleave_size", real #5561)
+    r"|prompts?|hints?|messages?|tips?|notices?|reminders?|(?:for|when|by)\s+(?:setting|configuring)))\b"
 )
 # a verb of what happened before ("the bug introduced by #1229, which add an arg …"), not of
 # what this change does

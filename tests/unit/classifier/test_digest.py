@@ -136,11 +136,12 @@ REAL = [
             tested=("manual",),
         ),
     ),
-    # backports: "Ports #N to main", "Forward-port #N to main"; "Fixes #N" beside it
+    # backports: "Ports #N to main", "Forward-port #N to main"; "Fixes #N" beside it — a
+    # reference, no what: the what is the sentence after it
     (
         14398,
         dict(
-            what=["Ports #14364 to main."],
+            what=["DeepSeek V4 reads config.swiglu_limit and already passes it to the shared"],
             uf="yes",
             uf_text=["restores the DeepSeek V4 routed-expert activation contract"],
             refs={("backport", 14364, None), ("fixes", 14363, None)},
@@ -149,7 +150,7 @@ REAL = [
     (
         13120,
         dict(
-            what=["Forward-port #13024 to main."],
+            what=["Restore the request_queue.join() barrier in AscendStore wait_for_save()."],
             uf="yes",
             refs_include={("backport", 13024, None)},
             tested=("unit", "manual"),

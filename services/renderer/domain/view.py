@@ -12,7 +12,7 @@ import dataclasses
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -297,6 +297,8 @@ class ReportView:
     # daily: hot topics and trends; issues worth attention
     topics: tuple[Bullet, ...] = ()
     attention: tuple[Bullet, ...] = ()
+    # a day's risks its lead and summary name, explained after its problems worth attention
+    attention_risks: tuple[Bullet, ...] = ()
     # "… and N more" after capped tables and lists
     modules_more: str = ""
     contributors_more: str = ""
@@ -359,8 +361,11 @@ def repo_counts(w: _Writer) -> tuple[RepoCounts, ...]:
         out = []
         for name in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
             value = w.na(getattr(c, name))
+            # (a day against the day before is no trend — a Monday's "Merged 29 (+24)" after a
+            # Sunday; a week or a month keeps its change)
             if (
                 prev is not None
+                and s.window.kind != "day"
                 and getattr(c, name) is not None
                 and getattr(prev, name) is not None
             ):
@@ -585,8 +590,11 @@ class _Writer:
                 unknown.append(m.t(f"counts.{name}"))
                 continue
             value = self.na(getattr(c, name))
+            # (a day against the day before is no trend — a Monday's "Merged 29 (+24)" after a
+            # Sunday; a week or a month keeps its change)
             if (
                 prev is not None
+                and self.s.window.kind != "day"
                 and getattr(c, name) is not None
                 and getattr(prev, name) is not None
             ):
@@ -931,8 +939,12 @@ class _Writer:
         cap = _cap(total, MAX_RISK_LINKS if detailed else MAX_RISK_LINKS_SHORT)
         links = tuple(self.ref(n) for n in r.items[:cap])
         if detailed:
+            # section 4 is where a risk is expanded: its first PRs with their titles, every
+            # other one linked after them (2026-W02 said "… and 26 more", and nothing in the
+            # report said which 26 PRs changed core paths)
             lines = tuple(Line(lk, lk.title) for lk in links)
-            return Bullet(text, head=head, detail=detail, lines=lines, key=r.risk)
+            rest = tuple(self.ref(n) for n in dict.fromkeys(r.items[cap:]))
+            return Bullet(text, head=head, detail=detail, lines=lines, links=rest, key=r.risk)
         # the short bullet at the top names the risk and where; its advice is in section 4 (told
         # twice, the same sentence made the top as long as the details)
         return Bullet(text, head=head, links=links, key=r.risk)
@@ -1082,7 +1094,7 @@ class _Writer:
             # sentence is printed once (2026-W30 told "项目动态：发布 v0.23.0rc1 版本说明（#12485）"
             # in the lead and again in section 1)
             paras.append(news + m.t("lead.end"))
-        if s.previous_counts is not None:
+        if s.previous_counts is not None and s.window.kind != "day":  # (as its stats: no trend)
             prev = s.previous_counts
             known = c.new_issues is not None and prev.new_issues is not None
             paras.append(
@@ -2087,18 +2099,32 @@ class _Writer:
                 out.append(r)
         return out
 
-    def planned_line(self, linked_first: bool = False) -> list[Bullet]:
+    def announced_risks(self) -> list[RiskObservation]:
+        """The tag risks the lead and the summary name: the high ones (at most three) and the two
+        gravest; a day's report explains each of them under "worth attention" (2026-01-26's lead
+        announced "1 high-severity risk: core changes without tests (#5416, #6128, #6191)" and
+        no section of the day said more)."""
+        risks = sorted(self.lead_risks(), key=lambda r: (_SEVERITY[r.severity], -r.count, r.risk))
+        high = [r for r in self.lead_risks() if r.severity == "high"][:3]
+        named = {r.risk for r in high} | {r.risk for r in risks[:2]}
+        return [r for r in risks if r.risk in named]
+
+    def planned_line(self, linked_first: bool = False, reason: bool = True) -> list[Bullet]:
         """The planned reverts in one line, after the defect reverts: "Reverted as planned, to
         come back: #5410 (reverts #5275), #5434 (reverts #5300) — “…”" (a reason they share is
         quoted once). `linked_first`: the line follows the first revert's own link (a day's
         problems: "#5410 Revert "…" — reverts #5275 as planned, to come back; so does #5434
         (reverts #5300) — “…”"), so it does not name that revert again (2025-12-27 named #5410
-        twice in one line)."""
+        twice in one line). Without `reason` (the top's line, which refers to section 4's) the
+        reverts' words are not quoted."""
         incs = self.planned_reverts()
         if not incs:
             return []
         m = self.m
-        said = [fit_sentence(" ".join(i.reason.split()), CLIP_LINE).rstrip("。.") for i in incs]
+        said = [
+            fit_sentence(" ".join(i.reason.split()), CLIP_LINE).rstrip("。.") if reason else ""
+            for i in incs
+        ]
         once = len(set(said)) == 1
         shared = said[0] if once else ""
         parts: list = [m.t("incidents.planned_head")]
@@ -2150,7 +2176,7 @@ class _Writer:
         out = self._after_reverts(
             [self.incident(i, reason=False) for i in told],
             [i.kind for i in told],
-            self.planned_line(),
+            self.planned_line(reason=False),
         )
         for kind in (*SAID_RISK_KINDS, "removal"):
             out += self._one_line(
@@ -2459,9 +2485,8 @@ class _Writer:
             parts = parts + (m.t("incidents.across"),)
         if reason and (said := _said(inc.reason)):
             parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)
-        elif inc.kind == "revert" and (said := fit_sentence(inc.reason, CLIP_LINE)):
-            # the top's line carries why in short, when the revert says it in a few words
-            parts = parts + (m.t("incidents.reason", reason=self.quote(said.rstrip(" .。"))),)
+        # (the top's line refers to it: its reason is quoted once, in section 4; 2026-W02 quoted
+        # "Revert PR 5253 to fix the smoking problem" at the top and again in section 4)
         parts = parts + (m.t("lead.end"),)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         links = tuple(dict.fromkeys(p for p in parts if isinstance(p, Link)))
@@ -3227,8 +3252,14 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     told = _areas(s.model_copy(update={"storylines": s.storylines[:MAX_TOPICS]}), True)
 
     def support_module(t: ModuleTrend) -> bool:
+        # a module most of whose changes are CI, docs or tests is one of those: its topic tells
+        # them (2026-01-26's CI and build, 8 of 10 changes CI jobs, was told by its lint feature
+        # and mypy fix alone: "CI and build (2 merged PRs)" beside the summary's 11)
         own = [i for i in w.items.values() if t.module in i.modules and i.merged and not i.bot]
-        return bool(own) and all(_support_item(i) for i in own)
+        return 2 * sum(1 for i in own if _support_item(i)) > len(own)
+
+    # the count the summary prints beside a module it names (its first-module changes)
+    summary_counts = {t.module: t.merged for t in w.top_modules()} if w.own_counts() else {}
 
     mods = sorted(
         (
@@ -3270,6 +3301,15 @@ def _topics(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             total=num(total),
             merged=num(merged),
         )
+        if merged == total and total < summary_counts.get(t.module, 0):
+            # fewer than the summary counts for it (some told in a topic above, by bots, or CI
+            # jobs of a module of code): says which count it is, never a second one unexplained
+            text = m.tn(
+                "topics.module_of_summary",
+                total,
+                total=num(total),
+                all=num(summary_counts[t.module]),
+            )
         # (the changes the topic names by title are its own; the others stay for another topic)
         covered |= set(numbers[:MAX_TOPIC_TITLED])
         out.append(
@@ -3436,6 +3476,29 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
     return tuple(out[:MAX_ATTENTION])
 
 
+def _announced_risks(w: _Writer) -> tuple[Bullet, ...]:
+    """The risks a day's lead and summary name, each explained where a day tells what is worth
+    attention (seed 003): its severity, where, what to do, and every PR of it linked (a daily
+    has no section 4; its lead must not announce what nothing in the report explains)."""
+    m, out = w.m, []
+    for r in w.announced_risks():
+        text = m.tn(
+            "risks.bullet", r.count, count=num(r.count), severity=m.t(f"severity.{r.severity}")
+        )
+        out.append(
+            Bullet(
+                text + w.risk_where(r),
+                head=w.risk_name(r.risk),
+                detail=m.t(f"risk_help.{r.risk}") if m.has(f"risk_help.{r.risk}") else "",
+                links=tuple(w.ref(n) for n in dict.fromkeys(r.items)),
+                # (an item list that is a sample of the count says how many it leaves out)
+                more=_more(m, r.count - len(set(r.items)), INLINE_MORE),
+                key=f"risk:{r.risk}",
+            )
+        )
+    return tuple(out)
+
+
 _TOOLING_TAG = re.compile(r"(?i)\[(?:ci|tests?|docs?|e2e|ut)\]")
 # a leak of memory, not of state (shared.wording: config state "leaking" into other code paths,
 # real #10146, told on 2026-06-10 as a memory problem, is none)
@@ -3567,31 +3630,31 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         if r is None:
             risks.append(b)
             continue
-        shown = len(b.lines) or len(b.links)
+        shown = len(b.lines) + len(b.links)
         if r.severity == "low" and b.lines:
-            b = dataclasses.replace(b, links=tuple(ln.link for ln in b.lines), lines=())
-        # the risk's count is the true total (its item list may be a bounded sample)
-        # after links on the risk's line (inline), or on a line of its own under its PRs' lines
-        key = "list.more" if b.lines else INLINE_MORE
-        risks.append(dataclasses.replace(b, more=_more(m, max(r.count, len(r.items)) - shown, key)))
+            b = dataclasses.replace(b, links=tuple(ln.link for ln in b.lines) + b.links, lines=())
+        if b.lines and b.links and r.count <= len(r.items):
+            # the PRs after the titled ones, each linked under a lead-in ("The other 26: #…")
+            more = m.tn("risks.rest", len(b.links), count=num(len(b.links)))
+        elif b.lines:
+            # (an item list that is a sample of the count: its titled PRs and how many more)
+            b = dataclasses.replace(b, links=())
+            more = _more(m, max(r.count, len(r.items)) - len(b.lines))
+        else:
+            # the risk's count is the true total (its item list may be a bounded sample)
+            more = _more(m, max(r.count, len(r.items)) - shown, INLINE_MORE)
+        risks.append(dataclasses.replace(b, more=more))
     kept, rest = risks[:MAX_RISKS_DETAILED], risks[MAX_RISKS_DETAILED:]
     view.risks = tuple(kept)
     if rest:
-        view.risks_more = m.t(
-            "risks.more_kinds",
-            risks=m.join(
-                [
-                    m.tn(
-                        "summary.risk",
-                        by_risk[b.key].count if b.key in by_risk else 0,
-                        risk=b.head,
-                        count=num(by_risk[b.key].count if b.key in by_risk else 0),
-                    )
-                    for b in rest
-                ]
-            ),
+        told = {
+            lk.number for b in view.incidents for lk in (*b.links, *b.parts) if isinstance(lk, Link)
+        }
+        view.risks_more_parts = _risks_more_parts(rest, by_risk, w, told)
+        # (the same line in plain words: nothing left when section 4 told all of it)
+        view.risks_more = "".join(
+            p if isinstance(p, str) else p.label for p in view.risks_more_parts
         )
-        view.risks_more_parts = _risks_more_parts(rest, by_risk, w)
     view.risk_bullets = tuple(
         dataclasses.replace(
             b,
@@ -3692,6 +3755,7 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     if s.window.kind == "day":
         view.topics = _topics(s, w, m)
         view.attention = _attention(s, w, m)
+        view.attention_risks = _announced_risks(w)
         view.hourly_chart = bool(s.hourly)
         if not view.topics:
             view.notes["topics"] = m.t("labels.none")
@@ -3730,11 +3794,17 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
 
 
 def _risks_more_parts(
-    rest: Sequence[Bullet], by_risk: dict[str, RiskObservation], w: _Writer
+    rest: Sequence[Bullet],
+    by_risk: dict[str, RiskObservation],
+    w: _Writer,
+    told: Collection[int] = (),
 ) -> tuple:
-    """The closing "Also observed: …" line with each small group's PRs named in place
-    ("Breaking changes (#11021)"), as the other risk lines name theirs; a larger group by its
-    count (its PRs are in the appendix)."""
+    """The closing "Also observed: …" line with each group's PRs named in place ("Breaking
+    changes (#11021)"), as the other risk lines name theirs: every one of them, links are short
+    (2026-W02 said "CI or build file changes (26 items)" and no line of the report said which).
+    A revert that section 4 already tells (`told`: the PRs its incident lines link) is not named
+    again; a group of reverts all told there is left out (2026-W02 said its three reverts at the
+    top, in section 4, and once more here)."""
     m, links = w.m, []
 
     def token(number: int) -> str:
@@ -3745,11 +3815,19 @@ def _risks_more_parts(
     for b in rest:
         r = by_risk.get(b.key)
         count = r.count if r is not None else 0
-        if r is not None and r.items and max(count, len(r.items)) <= MAX_RISK_LINKS_SHORT:
-            refs = m.t("list.ref_sep").join(token(n) for n in r.items)
+        items = list(dict.fromkeys(r.items)) if r is not None else []
+        if b.key == "revert" and items:
+            items = [n for n in items if n not in told]
+            if not items:
+                continue
+            count = len(items)
+        if items and count <= len(items):
+            refs = m.t("list.ref_sep").join(token(n) for n in items)
             groups.append(m.t("risks.more_named", risk=b.head, items=refs))
         else:
             groups.append(m.tn("summary.risk", count, risk=b.head, count=num(count)))
+    if not groups:
+        return ()
     text = m.t("risks.more_kinds", risks=m.join(groups))
     return tuple(
         links[int(piece)] if i % 2 else piece

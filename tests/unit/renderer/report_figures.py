@@ -241,7 +241,8 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             (r"(?P<a>@) PRs? changed core paths", {"a": "risk.core-change.count"}),
             (r"(?P<a>@) code changes? came without tests", {"a": "risks.untested"}),
             (r", (?P<a>@) of them in core paths", {"a": "risk.core-without-tests.count"}),
-            (r"… and (?P<a>@) more", {"a": "more"}),
+            # (section 4 links a risk's other PRs after the titled ones: "The other 26: #…")
+            (r"(?:… and |The other )(?P<a>@)(?: more|:)", {"a": "more"}),
         ]
     ],
     "zh-CN": [
@@ -402,7 +403,8 @@ RULES: dict[str, list[tuple[re.Pattern, dict[str, str]]]] = {
             (r"(?P<a>@) 个 PR 改动了核心路径", {"a": "risk.core-change.count"}),
             (r"(?P<a>@) 项代码变更缺少测试", {"a": "risks.untested"}),
             (r"其中 (?P<a>@) 项位于核心路径", {"a": "risk.core-without-tests.count"}),
-            (r"(?:……|等，)另有 (?P<a>@) (?:项|位)", {"a": "more"}),  # items, people
+            # items, people; a risk's other PRs, linked after it ("其余 26 项：#…")
+            (r"(?:(?:……|等，)另有 |其余 )(?P<a>@) (?:项|位)", {"a": "more"}),
         ]
     ],
 }
@@ -634,6 +636,11 @@ def labelled_figures(markdown: str, lang: str, names: Names) -> Reading:
             refs_before = sum(1 for n in numbers if line.find(f"#{n}") < at)
             if found_risk:
                 out.more.append((f"risk.{found_risk}.count", refs_before, printed))
+            elif line.startswith("  - ") and risk and numbers and not refs_before:
+                # "The other 26: #…": the PRs it counts are the links after it, all of them
+                if len(numbers) != int(printed.replace(",", "")):
+                    out.unlabelled.append((printed, f"{len(numbers)} links after it: {line}"))
+                out.more.append((f"risk.{risk}.count", sub_shown - 1, printed))
             elif line.startswith("  - ") and risk:
                 out.more.append((f"risk.{risk}.count", sub_shown, printed))
             elif line.startswith("  - "):

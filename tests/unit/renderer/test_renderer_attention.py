@@ -5,6 +5,7 @@ wrong output, fixes of errors users hit and reverts of CI changes, five at most.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from services.renderer.adapters.documents import render_markdown
@@ -71,7 +72,12 @@ def daily(merged, incidents=()) -> str:
 
 
 def numbers(text: str) -> list[str]:
-    return [MD_LINK.search(ln).group(1) for ln in text.splitlines() if MD_LINK.search(ln)]
+    """The problems' links, one per numbered line (the risks the lead names follow as bullets)."""
+    return [
+        MD_LINK.search(ln).group(1)
+        for ln in text.splitlines()
+        if re.match(r"\d+\. ", ln) and MD_LINK.search(ln)
+    ]
 
 
 def test_grave_fixes_come_first_in_their_own_words_then_reverts_then_wrong_output():

@@ -717,6 +717,8 @@ def fixes_severe(snap: ItemSnapshot, tags: Tags) -> bool:
     if not (_is_bugfix(tags) or _FIX_TITLE.search(snap.title or "")):
         return False
     symptom = tags.digest.symptom if tags.digest is not None else ""
+    if _AVOIDS.search(symptom) or _AVOIDS.search(snap.body_excerpt or ""):
+        return False  # the problem dodged for now ("Temporarily avoid the accuracy issue")
     return bool(symptom) or bool(_SEVERE_TITLE.search(snap.title or ""))
 
 
@@ -1636,6 +1638,12 @@ _LOOSENED_BODY = re.compile(
     r"|checks?|assert\w*|comparisons?)\b"
     r"|\b(?:increas|rais)\w*\s+(?:the\s+)?(?:atol|rtol|tolerances?)\b"
 )
+# a problem dodged for now, not fixed ("Temporarily avoid the accuracy issue in the full graph
+# mode", real #6247; "Close the Full Graph mode to temporarily avoid accuracy issue", #5746)
+_AVOIDS = re.compile(
+    r"(?i)\btemporar\w*\s+(?:to\s+)?(?:avoid|bypass|skip\w*|disabl\w*|clos\w*|turn\w*\s+off)\b"
+    r"|\b(?:clos|disabl|turn\w*\s+off|switch\w*\s+off)\w*\b[^.\n]{0,60}?\bto\s+temporar\w*\s+avoid\b"
+)
 _OF_TESTS = re.compile(r"(?i)\b(?:tests?|uts?|e2e|accuracy|checks?|ci|assert\w*|benchmarks?)\b")
 # support narrowed: a version, platform or feature dropped, or said to be unsupported now
 _NARROWED_TITLE = re.compile(
@@ -1673,7 +1681,12 @@ def _unwrapped(body: str) -> str:
     return _SOFT_BREAK.sub(" ", body.replace("\r\n", "\n"))
 
 
-_SOFT_BREAK = re.compile(r"(?<=\S)\n(?=[ \t]*[^\s\-*+>#|\d])")
+# (a line that starts with emphasis continues the sentence: "…the accuracy issue in the\n**full
+# graph** mode.", real #6247; a list item's "* " or a rule's "---" does not)
+_SOFT_BREAK = re.compile(r"(?<=\S)\n(?=[ \t]*(?:[^\s\-*+>#|\d]|\*\*\w|\*\w))")
+
+
+_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<!\w)__(?=\S)|(?<=\S)__(?!\w)")
 
 
 def _sentence_at(text: str, m: re.Match[str]) -> str:
@@ -1684,7 +1697,7 @@ def _sentence_at(text: str, m: re.Match[str]) -> str:
         start = b.end()
     b = _SENTENCE_BREAK.search(text, m.end())
     end = b.end() if b else len(text)
-    said = " ".join(text[start:end].strip(" -*>#\t").split())
+    said = " ".join(_EMPHASIS.sub("", text[start:end]).strip(" -*>#\t").split())
     if said.rstrip("*").endswith((":", "：")):
         rest = [ln.strip(" -*>#\t") for ln in text[end:].split("\n")]
         nxt = next((ln for ln in rest if ln), "")
@@ -1713,6 +1726,14 @@ def _said_risks(t: _Tally, story: _Story, told: set[int]) -> list[Incident]:
         elif (role_of(it) == "test" or _OF_TESTS.search(title)) and (
             m := _TOLERATES.search(body) or _LOOSENED_BODY.search(body)
         ):
+            found = ("loosened", _sentence_at(body, m))
+        elif (
+            aside_only(row.fact.item.files)
+            and not _NOT_LOOSENED.search(title)  # ("Re-enable …", "Revert temporary skip …")
+            and (m := _AVOIDS.search(body))
+        ):
+            # a test changed to step around what it caught, for now (2026-01-26's #6247 was
+            # told as a fix of wrong output; #5746 did the same two weeks before)
             found = ("loosened", _sentence_at(body, m))
         elif _NARROWED_TITLE.search(title):
             found = ("narrowed", "")

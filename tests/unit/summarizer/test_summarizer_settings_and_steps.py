@@ -12,12 +12,18 @@ import pytest
 
 from services.classifier.domain.digest import digest_of
 from services.summarizer.domain import report
-from services.summarizer.domain.report import ReportPolicy, RequestMeta, build_summary
+from services.summarizer.domain.report import (
+    ReportPolicy,
+    RequestMeta,
+    build_summary,
+    fixes_severe,
+)
 from shared.events import Digest
 from shared.windows import week_window
 from tests.conftest import history_prs
 
 from .summarizer_builders import ItemSpec, Scenario, real_pr, window_input
+from .test_summarizer_line_kinds import snap_tags
 
 pytestmark = pytest.mark.shared_data
 
@@ -152,3 +158,27 @@ def test_tests_taken_out_because_outdated_or_duplicated_loosen_nothing() -> None
     assert not loosened(5709) and not loosened(9191)
     assert loosened(13832)  # "[CI]Skip error glm5.2 dspark test"
     assert loosened(11794)  # "Remove aime2025 accuracy benchmark"
+
+
+def test_a_test_changed_to_avoid_a_problem_for_now_is_loosened_not_a_fix() -> None:
+    """2026-01-26: "[CI][BugFix] Qwen3-Next nightly test fix." (#6247, the nightly workflow and
+    a test only) says "Temporarily avoid the accuracy issue in the\\n**full graph** mode." — a
+    check stepped around, told as a fix of wrong output; #5746 did the same two weeks before.
+    Negatives: a test re-enabled (#14391, its description recalls the temporary skip) and a
+    code change are no loosened check."""
+    for number in (6247, 5746):
+        files = tuple(f["path"] for f in _rows()[number]["files"])  # (workflows and tests)
+        s = summarize([real(number, 2, categories=("bugfix",), files=files)])
+        (loose,) = [i for i in s.incidents if i.kind == "loosened" and number in i.items]
+        assert "temporarily avoid" in loose.reason.lower() and "**" not in loose.reason
+        snap = next(i for i in s.appendix.merged_prs if i.number == number)
+        assert snap.number == number
+    assert loose.reason.endswith("Qwen3-Next-80B-A3B-Instruct-W8A8.")  # (#5746, whole)
+    files = tuple(f["path"] for f in _rows()[14391]["files"])
+    s = summarize([real(14391, 2, files=files)])
+    assert not [i for i in s.incidents if i.kind == "loosened"]
+    code = summarize([real(6247, 2, files=("vllm_ascend/worker/model_runner_v1.py",))])
+    assert not [i for i in code.incidents if i.kind == "loosened"]
+    # and a problem dodged for now is no fix of wrong output, whatever it touches
+    snap, tags = snap_tags(6247)
+    assert not fixes_severe(snap, tags)

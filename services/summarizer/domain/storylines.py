@@ -79,8 +79,13 @@ _DATE = re.compile(r"\b(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\
 # punctuation that ends a phrase: no bigram crosses it
 _BREAK = re.compile(r"""[,;:()"'`!?|{}<>\[\]]|\s[-–—]+\s|\.\s|\.$""")
 # a word: letters and digits, dots inside version-like words ("Qwen3.5", "v0.21.0");
-# '-', '_', '/' and spaces separate words, so "DeepSeek-V4", "DeepSeek V4" and "deepseek_v4" meet
-_WORD = re.compile(r"[0-9A-Za-z\u00c0-\uffff]+(?:\.[0-9A-Za-z]+)*")
+# '-', '_', '/' and spaces separate words, so "DeepSeek-V4", "DeepSeek V4" and "deepseek_v4" meet;
+# '+' separates too, but a version of three or more parts keeps its local label ("2.10.0+cpu",
+# PEP 440: one word, as the classifier's tokens read it)
+_WORD = re.compile(
+    r"(?<![0-9A-Za-z.])[vV]?\d+(?:\.\d+){2,}\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*"
+    r"|[0-9A-Za-z\u00c0-\uffff]+(?:\.[0-9A-Za-z]+)*"
+)
 
 
 @dataclass(frozen=True)
@@ -150,11 +155,13 @@ def _segment_terms(segment: str, out: list[_Term]) -> None:
             long_ident = inside is not None and inside.group(0).count("_") >= 2
             out.append(_Term(w, w if long_ident else segment[s:e], ()))
         if i + 1 < len(words):
-            w2, _s2, e2 = words[i + 1]
+            w2, s2, e2 = words[i + 1]
             # a bigram's key is its words joined, so "build cache" meets "BuildCache" and
-            # "Ascend 950" meets "Ascend950"; a number may end one ("Ascend 950"), not start it
+            # "Ascend 950" meets "Ascend950"; a number may end one ("Ascend 950"), not start it;
+            # '+' puts two things together, never one name ("pcp+mtp", "LoRA + tp": two terms)
             if (
-                w not in STOP_WORDS
+                "+" not in segment[e:s2]
+                and w not in STOP_WORDS
                 and w2 not in STOP_WORDS
                 and len(w) > 1
                 and not w.replace(".", "").isdigit()

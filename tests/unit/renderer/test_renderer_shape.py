@@ -239,6 +239,26 @@ def test_capped_lists_say_how_many_are_left_out() -> None:
     assert len(v.follow_ups) <= 6 and all(len(b.lines) <= 3 for b in v.follow_ups)
 
 
+def test_a_risk_of_three_prs_titles_them_all_and_adds_no_other_line() -> None:
+    risks = (
+        RiskObservation(risk="core-change", severity="medium", count=3, items=(1, 2, 3)),
+        RiskObservation(risk="graph-capture", severity="medium", count=5, items=(1, 2, 3, 4, 5)),
+    )
+    v = view_for(weekly_summary(risks=risks), "en")
+    by = {b.key: b for b in v.risks}
+    assert len(by["core-change"].lines) == 3 and not by["core-change"].links
+    assert by["core-change"].more == ""
+    graph = by["graph-capture"]
+    assert [x.link.number for x in graph.lines] + [lk.number for lk in graph.links] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+    assert graph.more == "The other 3"
+
+
 # ---------------------------------------------------------------- appendix modes
 
 

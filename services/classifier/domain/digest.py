@@ -2522,7 +2522,12 @@ def _refs(title: str, text: str, repo: str | None, number: int | None) -> tuple[
                 for k in [k for k, r in refs.items() if r.number == n and r.repo is None]:
                     if refs[k].kind == "related":
                         del refs[k]
-                add("backport", n)
+                # the sentence says which branch or release it comes from (a release's line of
+                # work reads it: "It comes from 0.9.1dev …", real #2088)
+                context = re.sub(r"(?:\s+[-=_*]{3,})+$", "", said)  # (a rule after it)
+                if len(context) > CONTEXT_MAX:
+                    context = _word_cut(context, CONTEXT_MAX).rstrip(" ,;:") + "…"
+                add("backport", n, context=context)
     # a revert named by its title only, and by "reverts #N" in the body: one reference
     reverts = [k for k, r in refs.items() if r.kind == "reverts"]
     if len(reverts) == 2:

@@ -49,7 +49,8 @@ from .said import TYPE_CHANGES
 #     main.") is none — the next candidate or nothing, such a sentence's changes are backports;
 #     "Refactor …"/"Seems …" no longer read as "ref"/"see" pointers; a sentence that only restates
 #     the title gives way to the next that says why or how; a revert tells the harm it undoes;
-#     "a prompt has been added for setting `x`" adds no setting (18: the same, with types)
+#     "a prompt has been added for setting `x`" adds no setting (18: the same, with types); a
+#     backport reference carries the sentence it was read from ("It comes from 0.9.1dev …")
 ENGINE_VERSION = "18" if TYPE_CHANGES else "17"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real

@@ -177,9 +177,16 @@ BACKPORTS = [
 @pytest.mark.shared_data
 @pytest.mark.parametrize("number, refs", BACKPORTS, ids=[str(r[0]) for r in BACKPORTS])
 def test_where_a_change_comes_from_is_a_backport(number, refs):
-    _, d = real(number)
+    row, d = real(number)
     assert refs <= refs_of(d)
     assert not any(r.kind == "related" and (r.kind, r.number, r.repo) in refs for r in d.refs)
+    # each with the sentence that says where it comes from (a release's line of work reads the
+    # branch or version there: "It comes from 0.9.1dev …"), a span of the description
+    for r in d.refs:
+        if r.kind == "backport":
+            assert r.context and is_span(r.context.rstrip("…"), row["body"])
+    if number == 2088:
+        assert "0.9.1dev" in next(r.context for r in d.refs if r.number == 1547)
 
 
 @pytest.mark.shared_data

@@ -1108,6 +1108,7 @@ def _story_item(snap: ItemSnapshot, tags: Tags) -> StoryItem:
         bot=_author_bot(snap, tags),
         kind=snap.kind,
         topics=_names(tags.topics),
+        merge_commit_sha=snap.merge_commit_sha,
     )
 
 

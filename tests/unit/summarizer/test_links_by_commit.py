@@ -147,3 +147,31 @@ def test_without_merge_commits_the_store_resolves_nothing(tmp_path):
     inp, _week = _window_input(tmp_path, (6891, 6884, 6871, 6867, 6708), with_sha=False)
     assert not {6884, 6871, 6867, 6708} & set(inp.referenced)
     assert all(r.number is None for r in inp.items[6891].tags.digest.refs if r.sha)
+
+
+def test_the_report_s_story_items_carry_the_merge_commit():
+    # what a report builds from an item's snapshot (report.story_item) keeps the commit, so the
+    # window's own changes are tied by hash as above, not only those the store resolved
+    from services.summarizer.domain.report import story_item
+    from shared.events import Actor, ItemSnapshot
+
+    def snap(number: int) -> ItemSnapshot:
+        row = history_prs()[number]
+        at = datetime.fromisoformat(row["merged_at"]).astimezone(UTC)
+        return ItemSnapshot(
+            repo=REPO,
+            number=number,
+            kind="pull_request",
+            title=row["title"],
+            author=Actor(login="someone"),
+            state="closed",
+            created_at=at,
+            merged_at=at,
+            merge_commit_sha=row["sha"],
+        )
+
+    numbers = (6891, 6884, 6871, 6867, 6708)
+    items = {n: story_item(snap(n), Tags(digest=story(n).digest)) for n in numbers}
+    assert all(items[n].merge_commit_sha == history_prs()[n]["sha"] for n in numbers)
+    got = {(lk.source, lk.target, lk.kind) for lk in resolve_links(items)}
+    assert got == {(6891, n, "reverts") for n in numbers[1:]}

@@ -59,13 +59,15 @@ class Claim(Frozen):
     header: Text = ""
 
 
-InterfaceKind = Literal["added", "removed", "renamed", "default"]
+# "type": a setting whose value now takes another type ("dump_config is changed from dict to
+# string", real #5296): a configuration written for the old type breaks
+InterfaceKind = Literal["added", "removed", "renamed", "default", "type"]
 
 
 class InterfaceChange(Frozen):
     """A setting users will notice in how they configure or run the code — an option, flag,
-    argument, environment variable, configuration key or load format — added, removed, renamed
-    or given a new default, as the description (or title) says."""
+    argument, environment variable, configuration key or load format — added, removed, renamed,
+    given a new default or a new type, as the description (or title) says."""
 
     kind: InterfaceKind
     name: Text  # as the body writes it ("sp_threshold", "--load-format", "load-format: rfork")

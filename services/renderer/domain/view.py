@@ -78,7 +78,7 @@ MAX_RISK_LINKS = 2  # detailed risks: lines with titles per risk, as the seed na
 MAX_RISK_LINKS_SHORT = 3
 # settings users will notice (incidents of kind "interface", by role); how many the top of the
 # report names, and how many changes section 4 tells
-INTERFACE_KINDS = ("added", "removed", "renamed", "default")
+INTERFACE_KINDS = ("added", "removed", "renamed", "default", "type")
 MAX_INTERFACE_SHORT = 6
 MAX_INTERFACE_DETAILED = 6
 MAX_STEP_QUOTE = 160  # a change's announced next step, quoted whole or as its main clause
@@ -2295,7 +2295,7 @@ class _Writer:
         by_pr = dict.fromkeys(i.items[0] for i in self.interface_incidents())
         out |= {
             ("interface", i.items[0])
-            for i in self.interface_incidents(("removed", "default", "renamed"))
+            for i in self.interface_incidents(("removed", "default", "renamed", "type"))
             if i.items[0] in list(by_pr)[:MAX_INTERFACE_DETAILED]
         }
         for r in self.s.risks:

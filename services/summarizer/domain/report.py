@@ -2866,7 +2866,7 @@ def _follow_ups(
     told = [
         n
         for i in incidents
-        if i.kind == "interface" and i.roles and i.roles[0] in ("removed", "default")
+        if i.kind == "interface" and i.roles and i.roles[0] in ("removed", "default", "type")
         for n in i.items
     ]
     told = list(dict.fromkeys(told))

@@ -101,3 +101,24 @@ def test_a_day_tells_a_removed_setting_or_a_new_default_not_an_added_one():
     assert "changes a setting users rely on: new default for max_capture_size" in text
     zh = section(render_markdown(s, "zh-CN"), "值得关注")
     assert "改变了用户依赖的配置：移除 sp_threshold——「" in zh
+
+
+@pytest.mark.parametrize(
+    "lang,said", [("en", "dump_config takes another type"), ("zh-CN", "dump_config 类型变更")]
+)
+def test_a_setting_given_another_type_is_a_change_users_must_adapt_to(lang, said):
+    # real #5296: "dump_config is changed from dict to string" (InterfaceChange kind "type"):
+    # at the top and in section 4, where users are told how to adapt, as for a removal
+    typed = Incident(
+        kind="interface",
+        items=(A,),
+        roles=("type",),
+        subject="dump_config",
+        reason="dump_config is changed from dict to string.",
+    )
+    s = explained_summary().model_copy(update={"incidents": (typed,)})
+    text = LINK.sub(r"\1", render_markdown(s, lang))
+    parts = text.split("\n## ")
+    assert said in "\n## ".join(parts[:4])
+    four = next(p for p in parts if p.startswith("4."))
+    assert said in four and ("release notes" in four or "发布说明" in four)

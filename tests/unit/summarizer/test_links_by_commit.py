@@ -153,22 +153,12 @@ def test_the_report_s_story_items_carry_the_merge_commit():
     # what a report builds from an item's snapshot (report.story_item) keeps the commit, so the
     # window's own changes are tied by hash as above, not only those the store resolved
     from services.summarizer.domain.report import story_item
-    from shared.events import Actor, ItemSnapshot
 
-    def snap(number: int) -> ItemSnapshot:
-        row = history_prs()[number]
-        at = datetime.fromisoformat(row["merged_at"]).astimezone(UTC)
-        return ItemSnapshot(
-            repo=REPO,
-            number=number,
-            kind="pull_request",
-            title=row["title"],
-            author=Actor(login="someone"),
-            state="closed",
-            created_at=at,
-            merged_at=at,
-            merge_commit_sha=row["sha"],
-        )
+    from .test_summarizer_line_kinds import snap_tags
+
+    def snap(number: int):
+        base, _ = snap_tags(number)
+        return base.model_copy(update={"merge_commit_sha": history_prs()[number]["sha"]})
 
     numbers = (6891, 6884, 6871, 6867, 6708)
     items = {n: story_item(snap(n), Tags(digest=story(n).digest)) for n in numbers}

@@ -1053,6 +1053,49 @@ def _kind_word(key: str) -> bool:
     )
 
 
+# ---------------------------------------------------------------- shared links and [Tags]
+
+# what a description links as the work it belongs to: "RFC #4842", ".../issues/5467", "Fixes
+# #5445", an upstream change it adapts to (a revert, a fix-up or a follow-up is a chain)
+SHARED_REF_KINDS = ("related", "fixes", "upstream")
+_TAG_KEY = "tag:"  # the key of a line of a [Tag] ("tag:pd"), of shared links ("ref:#4842")
+_REF_KEY = "ref:"
+SUBJECT_SHARE = 2 / 3  # changes of one subject: at least this share of them in one module
+
+
+def shared_refs(item: StoryItem) -> set[tuple[str | None, int]]:
+    """The issues, RFCs and changes an item's description links as what it belongs to, as
+    (repo, number): repo None in the item's own repository."""
+    if item.digest is None:
+        return set()
+    return {
+        (r.repo, r.number)
+        for r in item.digest.refs
+        if r.kind in SHARED_REF_KINDS and r.number is not None
+    }
+
+
+def title_tags(title: str) -> dict[str, str]:
+    """A title's [Tags] that may name a line of work, key -> as written ("pd" -> "P/D" of
+    "[BugFix][P/D] Fix pre-create link parameter error"): not a kind of change ("[Bugfix]",
+    "[CI/UT]"), a place in a series ("[2/N]"), a version or a release ("[v0.13.0]")."""
+    out: dict[str, str] = {}
+    for tag in _BRACKET.findall(title):
+        tag = " ".join(tag.split())
+        words = [w.lower() for w in _WORD.findall(tag)]
+        key = "".join(words)
+        if (
+            len(key) < 2
+            or all(_kind_word(w) or w.replace(".", "").isdigit() for w in words)
+            or _SERIES_MARK.search(f" {tag} ")
+            or _VERSION.match(key)
+            or release_of(tag) is not None
+        ):
+            continue
+        out.setdefault(key, tag)
+    return out
+
+
 _LEADING_TAGS = re.compile(r"^[\s\]]*((?:\[[^\[\]]*\]\s*)+)")
 SERIES_HEAD_WORDS = 3  # a series' head is a short prefix ("[MLA] refactor"), not a sentence
 
@@ -1509,6 +1552,66 @@ def find_storylines(
             for i in members:
                 assigned[i.number] = len(groups) - 1
 
+    # changes of one subject: most of them in one module, or changing files another of them
+    # changes; and mostly work on the code, not tests, CI or docs alone
+    def one_subject(members: Sequence[StoryItem]) -> bool:
+        modules = Counter(m for x in members for m in set(x.modules))
+        held_together = (
+            bool(modules) and modules.most_common(1)[0][1] >= SUBJECT_SHARE * len(members)
+        ) or coherence({x.number for x in members}) >= MIN_COHERENCE
+        code = sum(1 for x in members if role_of(x) not in ("docs", "ci", "test", "revert"))
+        return held_together and code * 2 >= len(members)
+
+    most_items = max(MAX_WINDOW_ITEMS_FLOOR, MAX_NAMED_WINDOW_SHARE * n)
+
+    # one issue or RFC that three or more descriptions link is their line of work (2026-W02:
+    # "[P/D] … Layerwise connector …" twice for RFC #4842; 2026-W04: three changes for
+    # DispatchGmmCombineDecode, #5476; 2025-W29: the V0 deprecation, #1620), named after it when
+    # its title is known, else after what their titles share; one that a big share of the window
+    # links is a tracker of everything, no line of work
+    ref_items: dict[tuple[str | None, int], list[StoryItem]] = defaultdict(list)
+    for i in sorted(window, key=_order):
+        if role_of(i) != "revert":
+            for ref in shared_refs(i):
+                if not (ref[0] is None and ref[1] in by_number):  # (a link inside: a chain)
+                    ref_items[ref].append(i)
+    for (repo, number), xs in sorted(
+        ref_items.items(), key=lambda kv: (-len(kv[1]), kv[0][0] or "", kv[0][1])
+    ):
+        free_items = [x for x in xs if x.number not in assigned]
+        if len(free_items) < MIN_ITEMS or len(xs) > most_items:
+            continue
+        target = known.get(number) if repo is None else None
+        parts = [x for x in free_items if _SERIES_MARK.search(x.title.replace("]", "] "))]
+        series_name = _series_name(parts) if len(parts) >= 2 else ""
+        # (what their titles share, but not the words of the reference: "RFC" of "[RFC: issue
+        # 5476]", 2026-W04)
+        phrase = _phrase_of(free_items, term_counts, history)
+        if all(w.lower() in _SERIES_WORDS or w.isdigit() for w in _WORD.findall(phrase)):
+            phrase = ""
+        name = (
+            (_short_name(target.title) if target is not None else "")
+            # the parts of a series among them say what they share ("Extract common code")
+            or (series_name if parts and series_name != _short_name(parts[0].title) else "")
+            or phrase
+            or (f"{repo}#{number}" if repo else f"#{number}")
+        )
+        groups.append(
+            _Group(
+                key=f"{_REF_KEY}{repo}#{number}" if repo else f"{_REF_KEY}#{number}",
+                name=name,
+                evidence="term",
+                items=[x.number for x in free_items],
+                # (no surprise measured: a line of the same size a term names goes first)
+                score=0.0,
+                terms=(f"{repo}#{number}" if repo else f"#{number}",),
+                core=frozenset(x.number for x in free_items),
+                previous=sum(1 for i in previous if not i.bot and (repo, number) in shared_refs(i)),
+            )
+        )
+        for x in free_items:
+            assigned[x.number] = len(groups) - 1
+
     for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
         top = keys[0]
@@ -1761,6 +1864,60 @@ def find_storylines(
         for x in free:
             assigned[x] = len(groups) - 1
 
+    # a [Tag] three or more titles of the window share names their line of work ("[P/D]",
+    # "[Fusion]", "[MRV2]") when it is tied to a subject: their changes are of one module or
+    # change the same files, and its word is rare in the history's titles; a tag carried by
+    # changes of many subjects ("[main]", "[Misc]") is a kind of change, one whose word titles
+    # write everywhere is an area of the code ("[Ops]", 2026-W23: a memory profiler, an env
+    # variable removed, a dtype table, two new operators), as are the tags of kinds of changes
+    # and places in a series (see title_tags)
+    tag_items: dict[str, list[StoryItem]] = defaultdict(list)
+    tag_forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for i in sorted(window, key=_order):
+        if role_of(i) == "revert":
+            continue
+        for key, tag in title_tags(i.title).items():
+            tag_items[key].append(i)
+            tag_forms[key][tag] += 1
+    for key, xs in sorted(tag_items.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        free_items = [x for x in xs if x.number not in assigned]
+        if (
+            len(free_items) < MIN_ITEMS
+            or len(xs) > most_items
+            or history_count(key) > RARE_WORD_SHARE * history
+            or not one_subject(free_items)
+        ):
+            continue
+        forms = tag_forms[key]
+        name = max(forms, key=lambda f: (forms[f], f != f.lower(), f))
+        # a title that writes the tag's name without brackets is of the line too ("[Doc] add
+        # new doc for mooncake: PD-Colocated …" beside "[P/D] …", 2026-W02)
+        tagged = {x.number for x in free_items}
+        members = [
+            i
+            for i in sorted(window, key=_order)
+            if i.number in tagged
+            or (
+                i.number not in assigned
+                and role_of(i) != "revert"
+                and key in {t.key for t in _title_terms(i.title)}
+            )
+        ]
+        groups.append(
+            _Group(
+                key=f"{_TAG_KEY}{key}",
+                name=name,
+                evidence="term",
+                items=[x.number for x in members],
+                score=0.0,  # (as a line of shared links)
+                terms=(name,),
+                core=frozenset(x.number for x in members),
+                previous=sum(1 for i in previous if not i.bot and key in title_tags(i.title)),
+            )
+        )
+        for x in members:
+            assigned[x.number] = len(groups) - 1
+
     # what is left of a busy area of the code: a module (the classifier's first, its main one)
     # holding several changes no storyline took is a line of work too, named after the module
     # — the seeds' themes are modules ("推测解码", "MoE") — as long as it is work on the code,
@@ -1900,7 +2057,7 @@ def find_storylines(
             continue  # (folded into another)
         members = sorted((by_number[x] for x in g.items), key=_order)
         roles = {m.number: role_of(m) for m in members}
-        if g.evidence == "term" and g.key not in (UPGRADES_KEY, RELEASE_KEY):  # (counted)
+        if g.evidence == "term" and g.term_keys:  # (the others counted their own)
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
             g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
@@ -1959,7 +2116,15 @@ def find_storylines(
     result.sort(key=lambda r: r[0])
     # a module's leftovers never push a named line of work out of the list: `limit` named ones,
     # and at most MAX_MODULE_STORIES modules beside them
-    named = [st for _k, st in result if st.evidence != "module"][:limit]
-    modules = [st for _k, st in result if st.evidence == "module"][:MAX_MODULE_STORIES]
+    named_all = [st for _k, st in result if st.evidence != "module"]
+    named = named_all[:limit]
+    # a line of shared links or of a [Tag] the named ones leave out takes a module's place: its
+    # changes are those a module's leftovers would hold, told by what ties them (2026-W23: four
+    # "[P/D]" changes were the kv-transfer module's line)
+    linked = [st for st in named_all[limit:] if st.key.startswith((_TAG_KEY, _REF_KEY))]
+    modules = [
+        *linked,
+        *(st for _k, st in result if st.evidence == "module"),
+    ][:MAX_MODULE_STORIES]
     keep = {id(st) for st in (*named, *modules)}
     return [st for _k, st in result if id(st) in keep]

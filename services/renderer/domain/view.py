@@ -3991,6 +3991,10 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
                 month=str(int(month)),
                 day=day,
             )
+        if st.key.startswith("ref:") and re.fullmatch(r"#\d+", st.name):
+            # a line of the changes that link one issue or RFC whose title the data lacks
+            # (storylines' "ref:#4629"): "Work linked to #4629", not a bare number for a name
+            return m.t("storyline_names.linked", number=st.name)
         if st.key == "release" and m.has("storyline_names.release"):
             # storylines.RELEASE_KEY: "Release v0.9.1" named by the version as its titles spell it
             version = st.name.removeprefix("Release ")

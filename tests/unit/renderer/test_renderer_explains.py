@@ -623,6 +623,19 @@ def test_an_upgrade_line_of_main_by_the_day_names_a_date_not_a_version(lang, nam
     assert "12.27 版本同步" not in text and "with vLLM 12-27" not in text
 
 
+@pytest.mark.parametrize("lang,said", [("en", "Work linked to #4629"), ("zh-CN", "#4629 相关工作")])
+def test_a_line_of_changes_linking_an_untitled_issue_is_named_by_the_link(lang, said) -> None:
+    """2025-W51: three changes linking RFC #4629, whose title the merged-PR history lacks, made
+    a line named "#4629"; a line of those links with a name keeps it (the negative)."""
+    s = explained_summary()
+    first = s.storylines[0].model_copy(update={"key": "ref:#4629", "name": "#4629"})
+    text = render_markdown(s.model_copy(update={"storylines": (first, *s.storylines[1:])}), lang)
+    assert said in text
+    named = s.storylines[0].model_copy(update={"key": "ref:#4629", "name": "Extract common code"})
+    text = render_markdown(s.model_copy(update={"storylines": (named, *s.storylines[1:])}), lang)
+    assert "Extract common code" in text and said not in text
+
+
 @pytest.mark.parametrize(
     "lang,said,unsaid",
     [("en", "Release v0.9.1", "Release Release"), ("zh-CN", "v0.9.1 版本发布", "Release v0.9.1")],

@@ -1610,7 +1610,7 @@ _LOOSENED = re.compile(
     r"|\bfewer\b[^.]{0,30}\b(?:tests?|instances|cases)\b"
 )
 _NOT_LOOSENED = re.compile(
-    r"(?i)\b(?:(?:re-?)?enabl\w*|unskip\w*|restor\w*|recover\w*|fix(?:es|ed)?\s+(?:the\s+)?"
+    r"(?i)\b(?:(?:re-?)?enabl\w*|re-?open\w*|unskip\w*|restor\w*|recover\w*|fix(?:es|ed)?\s+(?:the\s+)?"
     r"(?:skipped|disabled)|add(?:s|ed|ing)?)\b"
     # a skip undone turns tests back on ("Revert temporary skip on mtp1/mtp2 correctness tests",
     # real #5039; "remove the skip of …")

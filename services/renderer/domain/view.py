@@ -3633,8 +3633,10 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         shown = len(b.lines) + len(b.links)
         if r.severity == "low" and b.lines:
             b = dataclasses.replace(b, links=tuple(ln.link for ln in b.lines) + b.links, lines=())
-        if b.lines and b.links and r.count <= len(r.items):
-            # the PRs after the titled ones, each linked under a lead-in ("The other 26: #…")
+        if b.lines and b.links and r.count <= len(r.items) and len(b.links) <= MAX_NAMED_LINKS:
+            # the PRs after the titled ones, each linked under a lead-in ("The other 5: #…"); a
+            # broad one's (28 core-path changes, 37 of CI) is a count: a wall of numbers tells a
+            # reader nothing the appendix does not, and the report would outgrow the seed's length
             more = m.tn("risks.rest", len(b.links), count=num(len(b.links)))
         elif b.lines:
             # (an item list that is a sample of the count: its titled PRs and how many more)
@@ -3793,6 +3795,11 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.risks_pointer = m.t("risks.pointer", section=told.title)
 
 
+# the most PRs a risk line names by number after its titled ones; beyond it, how many (2026-W24:
+# "The other 28" core-path changes and 37 CI changes as links made section 4 a wall of numbers)
+MAX_NAMED_LINKS = 12
+
+
 def _risks_more_parts(
     rest: Sequence[Bullet],
     by_risk: dict[str, RiskObservation],
@@ -3821,7 +3828,7 @@ def _risks_more_parts(
             if not items:
                 continue
             count = len(items)
-        if items and count <= len(items):
+        if items and count <= len(items) <= MAX_NAMED_LINKS:
             refs = m.t("list.ref_sep").join(token(n) for n in items)
             groups.append(m.t("risks.more_named", risk=b.head, items=refs))
         else:

@@ -13,7 +13,7 @@ import pytest
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.charts import charts, fit_label, modules_chart, text_em
 from services.renderer.adapters.documents import render_html, render_markdown, view_for
-from services.renderer.domain.view import DAILY_ORDER, WEEKLY_ORDER
+from services.renderer.domain.view import DAILY_ORDER, MAX_NAMED_LINKS, WEEKLY_ORDER
 from shared.events import (
     Appendix,
     Contributor,
@@ -224,14 +224,17 @@ def test_capped_lists_say_how_many_are_left_out() -> None:
     v = view_for(s, "en")
     assert len(v.modules) <= 8 and v.modules_more == "… and 21 more modules with fewer changes"
     assert len(v.contributors) <= 5 and v.contributors_more == "… and 55 more"
-    # section 4 titles a risk's first PRs and links every other one (no bare "… and N more")
+    # section 4 titles a risk's first PRs and links every other one up to MAX_NAMED_LINKS (no
+    # bare "… and N more"); a broad risk's others beyond that are counted
     by_risk = {r.risk: r for r in s.risks}
     for b in v.risks:
         assert len(b.lines) <= 3
         r = by_risk[b.key]
-        if r.count == len(r.items):
+        if r.count == len(r.items) and len(r.items) - len(b.lines) <= MAX_NAMED_LINKS:
             assert [x.link.number for x in b.lines] + [lk.number for lk in b.links] == list(r.items)
             assert "…" not in b.more
+        elif r.count == len(r.items):
+            assert not b.links and b.more == f"… and {r.count - len(b.lines)} more"
     assert v.risks_more.startswith("Also observed: ")
     assert all(len(b.links) <= 3 for b in v.risk_bullets)
     assert all(k.modules.endswith("…") for k in v.key_prs)  # 9 modules: three named

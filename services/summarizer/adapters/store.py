@@ -293,27 +293,6 @@ class SqlProjections:
         self._snapshots: TwoGenerations[str, ItemSnapshot] = TwoGenerations(PARSED_ITEMS)
         self._tags: TwoGenerations[str, Tags] = TwoGenerations(PARSED_FACTS)
 
-    def _parsed_fact(self, text: str) -> FactData:
-        fact = self._facts.get(text)
-        if fact is None:
-            fact = FactData.model_validate_json(text)
-            self._facts.put(text, fact)
-        return fact
-
-    def _parsed_snapshot(self, text: str) -> ItemSnapshot:
-        snap = self._snapshots.get(text)
-        if snap is None:
-            snap = ItemSnapshot.model_validate_json(text)
-            self._snapshots.put(text, snap)
-        return snap
-
-    def _parsed_tags(self, text: str) -> Tags:
-        tags = self._tags.get(text)
-        if tags is None:
-            tags = Tags.model_validate_json(text)
-            self._tags.put(text, tags)
-        return tags
-
     # ------------------------------------------------------------ lifecycle
 
     def migrate(self, revision: str = "head") -> tuple[str | None, str | None]:
@@ -841,7 +820,9 @@ class SqlProjections:
         follow-ups; a big repository has thousands, each with its file list).
         """
         lo = min(window.start, previous.start)
-        tags = self._parsed_tags
+
+        def tags(text: str) -> Tags:
+            return self._tags.get_or_make(text, Tags.model_validate_json)
 
         with self.engine.connect() as conn:
             rows = conn.execute(
@@ -863,7 +844,7 @@ class SqlProjections:
                 row = FactRow(
                     fact_id=r.fact_id,
                     time=r.time,
-                    fact=self._parsed_fact(r.fact),
+                    fact=self._facts.get_or_make(r.fact, FactData.model_validate_json),
                     tags=tags(r.tags),
                     ruleset=r.ruleset,
                 )
@@ -880,7 +861,9 @@ class SqlProjections:
                 for it in result:
                     if it.number not in item_rows:
                         item_rows[it.number] = ItemRow(
-                            snapshot=self._parsed_snapshot(it.snapshot),
+                            snapshot=self._snapshots.get_or_make(
+                                it.snapshot, ItemSnapshot.model_validate_json
+                            ),
                             tags=tags(it.tags),
                             first_seen=it.first_seen,
                         )
@@ -941,7 +924,9 @@ class SqlProjections:
                             items.c.repo == repo, items.c.kind == "pull_request", sa.or_(*likes)
                         )
                     ):
-                        sha = self._parsed_snapshot(text).merge_commit_sha
+                        sha = self._snapshots.get_or_make(
+                            text, ItemSnapshot.model_validate_json
+                        ).merge_commit_sha
                         if sha:
                             found.append((sha, number))
                 resolved.update((h, commit_number(h, found)) for h in todo)
@@ -988,7 +973,9 @@ class SqlProjections:
                     sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))
                 ):
                     got[it.number] = ItemRow(
-                        snapshot=self._parsed_snapshot(it.snapshot),
+                        snapshot=self._snapshots.get_or_make(
+                            it.snapshot, ItemSnapshot.model_validate_json
+                        ),
                         tags=tags(it.tags),
                         first_seen=it.first_seen,
                     )

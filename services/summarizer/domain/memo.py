@@ -59,6 +59,14 @@ class TwoGenerations(Generic[K, V]):
             young = self._young
         young[key] = value
 
+    def get_or_make(self, key: K, make: Callable[[K], V]) -> V:
+        """The value kept for `key`, else `make(key)`, kept."""
+        value = self.get(key)
+        if value is None:
+            value = make(key)
+            self.put(key, value)
+        return value
+
     def intern(self, key: K, value: V) -> V:
         """The value kept for `key`, after keeping `value` if there was none (the first one
         stays: whoever holds it keeps its per-item results)."""

@@ -6,28 +6,18 @@ digest's `interface` tells them as kind "type" where the fact model has that kin
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import pytest
 
 from services.classifier.domain.digest import digest_of, is_span, setting_type_changes
 from services.classifier.domain.rules import ENGINE_VERSION
 from services.classifier.domain.said import TYPE_CHANGES
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 REPO = "vllm-project/vllm-ascend"
 
 
-@lru_cache(maxsize=1)
-def _by_number() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return {r["pr_number"]: r for r in rows if r.get("pr_number")}
-
-
 def real(number: int) -> dict:
-    return _by_number()[number]
+    return history_prs()[number]
 
 
 def test_a_config_said_to_change_type_is_an_interface_change():

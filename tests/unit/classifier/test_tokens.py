@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import pytest
 
 from services.classifier.domain.tokens import title_tokens, words
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs
 
 from .factory import builtin, item
 
@@ -18,15 +15,8 @@ MTP = "MTP (multi-token prediction)"
 PCP = "PCP (prefill context parallelism)"
 
 
-@lru_cache(maxsize=1)
-def _by_number() -> dict[int, dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return {r["pr_number"]: r for r in rows if r.get("pr_number")}
-
-
 def real(number: int) -> dict:
-    return _by_number()[number]
+    return history_prs()[number]
 
 
 def topics_of(title: str) -> list[str]:

@@ -266,7 +266,9 @@ def test_a_risk_of_three_prs_titles_them_all_and_adds_no_other_line() -> None:
 
 
 def _appendix_md(md: str) -> str:
-    return md[re.search(r"^## (附录|Appendix)", md, re.M).start() :]
+    m = re.search(r"^## (附录|Appendix)", md, re.M)
+    assert m is not None, "no appendix heading"
+    return md[m.start() :]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -412,7 +414,9 @@ def test_the_daily_activity_chart_is_by_local_hour(tz: str, day: datetime, bars:
     assert series, svg[:500]
     for _, body in series:
         assert body.count('class="rect reactive tooltip-trigger"') == bars
-    x_axis = re.search(r'<g class="axis x[^"]*">(.*?)</g>\s*</g>', svg, re.S).group(1)
+    axis = re.search(r'<g class="axis x[^"]*">(.*?)</g>\s*</g>', svg, re.S)
+    assert axis is not None, "no x axis in the chart"
+    x_axis = axis.group(1)
     labels = re.findall(r"<text[^>]*>(\d\d)</text>", x_axis)
     assert labels[:2] == ["00", "01"] and len(labels) == bars
     # shown with the activity section, in the HTML
@@ -448,9 +452,9 @@ def test_chart_labels_are_whole_or_end_with_an_ellipsis(lang: str) -> None:
     if lang == "zh-CN":
         assert "调度器与核心" in texts
     # the plot starts right of the widest label (pygal's own estimate is 0.6 em a character)
-    left = float(
-        re.search(r'<g transform="translate\(([\d.]+), [\d.]+\)" class="plot">', svg).group(1)
-    )
+    plot = re.search(r'<g transform="translate\(([\d.]+), [\d.]+\)" class="plot">', svg)
+    assert plot is not None, "no plot group in the chart"
+    left = float(plot.group(1))
     assert left >= max(text_em(fit_label(n)) for n in names) * 12
 
 
@@ -536,6 +540,7 @@ def test_a_long_quoted_sentence_is_told_whole_as_its_main_clause_or_not_at_all()
         "For DeepSeek V4, --block-size now accepts 32 / 64 / 128 and when it is unset the "
         "default stays at 128 as before"
     )
+    assert P_V4.digest is not None
     item = P_V4.model_copy(
         update={"digest": P_V4.digest.model_copy(update={"user_facing_text": long})}
     )

@@ -377,14 +377,39 @@ def sentences(text: str) -> list[str]:
     return [text[a:b].strip() for a, b in zip([0, *ends], ends) if text[a:b].strip()]
 
 
-def clip(text: str, limit: int = MAX_TEXT) -> str:
-    """At most `limit` characters: whole sentences when they fit, else cut at a word with "…"."""
+def clip(text: str, limit: int = MAX_TEXT, clause: bool = True) -> str:
+    """At most `limit` characters: whole sentences when they fit, else cut where a clause ends
+    (`clause`; a claim's sentence is cut at a word, its figures kept) or at a word, with "…"."""
     if len(text) <= limit:
         return text
     fits = [e for e in _sentence_ends(text) if len(text[:e].strip()) <= limit]
     if fits:
         return text[: fits[-1]].strip()
-    return _word_cut(text, limit - 1).rstrip(" ,;:-–(") + ELLIPSIS
+    head = (clause and _clause_cut(text, limit - 1)) or _word_cut(text, limit - 1)
+    return head.rstrip(" ,;:-–(") + ELLIPSIS
+
+
+# where a clause of a sentence ends: before ", ", "; ", a dash, "which", "so", "while" …
+_CLAUSE_END = re.compile(
+    r"[,;，；](?=\s)|[，；]|\s[—–]\s|\s(?=(?:which|so|while|whereas|because)\s)"
+)
+MIN_CLAUSE_CUT = 0.6  # of the limit: a head shorter than it is cut at a word instead
+
+
+def _clause_cut(text: str, limit: int) -> str:
+    """The head of `text` within `limit` characters that ends where a clause does (`_CLAUSE_END`,
+    outside brackets), at least `MIN_CLAUSE_CUT` of the limit long; "" for none ("… padded to the
+    max capture size, with dist.all_to_all_single + raw" is cut before ", with", real #10586)."""
+    at = 0
+    for m in _CLAUSE_END.finditer(text, int(limit * MIN_CLAUSE_CUT), limit):
+        head = text[: m.start()]
+        if (
+            head.count("(") == head.count(")")
+            and head.count("[") == head.count("]")
+            and head.count("{") == head.count("}")
+        ):
+            at = m.start()
+    return text[:at].rstrip() if at else ""
 
 
 _IN_WORD = re.compile(r"\w")
@@ -1496,7 +1521,13 @@ _DEC_GATE = re.compile(r"\d\.\d")
 _LOG_LINE = re.compile(
     r"\bpid=\d|\[[\w./-]+\.py:\d+\]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b.{0,40}"
     r"\b\d{1,2}:\d{2}:\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b.{0,40}\b(?:INFO|WARNING|WARN|ERROR|DEBUG)\b"
+    # ... and so is a line stamped with its date and time ("[2026-06-29 11:59:55,012] [ais_bench]")
+    r"|\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}:\d{2}\b"
 )
+# a row of a table a tool printed, its columns aligned by runs of spaces ("GPQA_diamond  b1ed2c
+# accuracy  gen   86.00", real #11195): two gaps of two spaces or more between words, no sentence
+# mark before them
+_PRINTED_ROW = re.compile(r"[^\s.!?:;,。：]  +[^\s|].*?[^\s.!?:;,。：]  +[^\s|]")
 # a pair of figures in a sentence without a word of performance is a measurement unless it sets
 # something: "raise the timeout from 30s to 60s", "sleep interval 5s -> 10s" change a setting
 _SETTING_WORD = re.compile(
@@ -1553,7 +1584,10 @@ _DELTA_HDR = re.compile(
 )
 _DELTA_CELL = re.compile(r"^[+\-−~≈]?\d+(?:[.,]\d+)*\s?(?:%|[x×]|pp)")
 _METRIC_LABEL = re.compile(r"(?i)\b(?:metrics?|kpi|indicators?|items?|measure\w*|指标)\b")
-MAX_TABLE_CLAIMS = 3
+MAX_TABLE_CLAIMS = 3  # rows of one table among the claims (the largest changes)
+MAX_TABLE_ROWS = 24  # rows of one table read for them
+# a cell's number carries a unit of time, size or rate: "12.6s", "603.63ms", "3.2 GB"
+_CELL_UNIT = re.compile(r"\d\s?(?:ms|us|µs|ns|s|[GMKT]i?B|tok/s|tokens/s|req/s)$|\d\s?%$", re.I)
 
 
 _ACC_LOW = re.compile(
@@ -1767,7 +1801,7 @@ def _table_claims(raw: list[str]) -> list[Claim]:
             base_line = next((ln for ln in rows if _BASE_HDR.search(_first_cell(ln))), None)
             if base_line is not None:
                 told = _row_claims(head_line, rows, base_line)
-        out.extend(told[:MAX_TABLE_CLAIMS])
+        out.extend(told[:MAX_TABLE_ROWS])
     return out
 
 
@@ -1803,7 +1837,9 @@ def _column_claims(head_line: str, rows: list[str]) -> list[Claim]:
         metric = shared
         if not metric and label and (_METRIC_LABEL.search(head[0]) or _TABLE_MEASURE.search(label)):
             metric = label
-        if not _TABLE_MEASURE.search(f"{header} {label} {before}"):
+        if not _TABLE_MEASURE.search(f"{header} {label} {before}") and not _CELL_UNIT.search(
+            before
+        ):
             continue
         delta = cells[d] if 0 <= d < len(cells) and _DELTA_CELL.match(cells[d]) else ""
         told.append(
@@ -1817,7 +1853,7 @@ def _column_claims(head_line: str, rows: list[str]) -> list[Claim]:
                 header=clip(header),
             )
         )
-        if len(told) >= MAX_TABLE_CLAIMS:
+        if len(told) >= MAX_TABLE_ROWS:
             break
     return told
 
@@ -1842,7 +1878,9 @@ def _row_claims(head_line: str, rows: list[str], base_line: str) -> list[Claim]:
             before, after = base[j], cells[j]
             if not (_NUM_CELL.match(before) and _NUM_CELL.match(after)):
                 continue
-            if before == after or not _TABLE_MEASURE.search(f"{head[j]} {before}"):
+            if before == after or not (
+                _TABLE_MEASURE.search(f"{head[j]} {before}") or _CELL_UNIT.search(before)
+            ):
                 continue
             told.append(
                 Claim(
@@ -1859,7 +1897,11 @@ def _row_claims(head_line: str, rows: list[str], base_line: str) -> list[Claim]:
     return told
 
 
-def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tuple[Claim, ...]:
+def _claims(
+    sections: list[_Section], any_acc: bool, tables: bool = False, named: str = ""
+) -> tuple[Claim, ...]:
+    """The measured claims of a description, the one that matters first (`_ordered`; `named` is
+    the title and what-sentence, whose measured thing heads)."""
     out: list[Claim] = []
     seen: set[str] = set()
     for sec in sections:
@@ -1871,6 +1913,10 @@ def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tu
             arrows = "->" in t or "→" in t or "=>" in t or "⟶" in t or " to " in t
             if not arrows and not _is_perf(t) and not _is_acc(t):
                 continue
+            if "  " in raw and _printed_only(u.raw, any_acc) and not _BASE_HDR.search(t):
+                # its figures are a table a tool printed, no baseline beside them ("GPQA_diamond
+                # b1ed2c     accuracy  gen     86.00", real #11195): output, no claim
+                continue
             for s in sentences(t):
                 acc = _is_acc(s)
                 perf = acc or _is_perf(s)
@@ -1878,7 +1924,7 @@ def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tu
                     continue
                 if _LOG_LINE.search(s):
                     continue
-                s = clip(s)
+                s = clip(s, clause=False)
                 found = list(_FIGURE.finditer(s))
                 figs = [m.group(0).strip() for m in found]
                 if acc and not figs:
@@ -1907,19 +1953,133 @@ def _claims(sections: list[_Section], any_acc: bool, tables: bool = False) -> tu
                         trend=trend,
                     )
                 )
-                if len(out) >= MAX_CLAIMS:
+                if len(out) >= MAX_SEEN_CLAIMS:
                     break
-            if len(out) >= MAX_CLAIMS:
+            if len(out) >= MAX_SEEN_CLAIMS:
                 break
-        if len(out) >= MAX_CLAIMS:
+        if len(out) >= MAX_SEEN_CLAIMS:
             break
     if tables:
         # a results table is what a change measured: it keeps a place beside the sentences
-        rows = [c for sec in sections for c in _table_claims(sec.raw)]
+        rows = [c for sec in sections for c in _table_claims(sec.raw) if c.sentence not in seen]
         if rows:
+            out = _ordered(out, named) if len(out) > 1 else out
             keep = max(0, min(len(out), MAX_CLAIMS - min(len(rows), 2)))
-            out = out[:keep] + [c for c in rows if c.sentence not in seen][: MAX_CLAIMS - keep]
-    return tuple(out)
+            out = out[:keep] + rows
+    if len(out) > 1:
+        out = _ordered(out, named)
+    return tuple(out[:MAX_CLAIMS])
+
+
+def _printed_only(lines: list[str], any_acc: bool) -> bool:
+    """Whether every line of a unit that holds a figure is a row of a table a tool printed."""
+    return all(
+        _PRINTED_ROW.search(ln.strip()) is not None
+        for ln in lines
+        if _FIG_GATE.search(ln) or (any_acc and _DEC_GATE.search(ln))
+    )
+
+
+MAX_SEEN_CLAIMS = 12  # sentences read for claims before the ones that matter are picked
+# the change of a figure: its sign, number and unit ("~50%", "603.63ms", "10,000 tps", "3.0x")
+_FIG_VALUE = re.compile(r"([+\-−]?)(\d+(?:[.,]\d+)*)\s?([a-zA-Zµ%×/]*)")
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
+# a unit's scale to its base, and which base (a time's or a size's): "603.63ms" and "2.64 s" compare
+_SCALE = {
+    **dict.fromkeys(("ns",), (1e-9, "s")),
+    **dict.fromkeys(("us", "µs"), (1e-6, "s")),
+    **dict.fromkeys(("ms",), (1e-3, "s")),
+    **dict.fromkeys(("s", "sec", "secs", "seconds"), (1.0, "s")),
+    **dict.fromkeys(("min", "mins", "minutes"), (60.0, "s")),
+    **dict.fromkeys(("h", "hour", "hours"), (3600.0, "s")),
+    **{u: (1000.0**i, "B") for i, u in enumerate(("b", "kb", "mb", "gb", "tb"))},
+    **{u: (1024.0**i, "B") for i, u in enumerate(("kib", "mib", "gib", "tib"), 1)},
+}
+SMALL_CHANGE = 0.02  # a change under it never heads a description's claims beside a larger one
+
+
+def _value(fig: str) -> tuple[float, str] | None:
+    """A figure's number and unit, the number scaled to the unit's base (ms → s), or None."""
+    m = _FIG_VALUE.search(fig)
+    if m is None:
+        return None
+    num = m.group(2)
+    num = num.replace(",", "") if _THOUSANDS.match(num) else num.replace(",", ".")
+    try:
+        v = float(num)
+    except ValueError:
+        return None
+    unit = m.group(3).lower()
+    if unit in _SCALE:
+        scale, unit = _SCALE[unit]
+        v *= scale
+    return (-v if m.group(1) else v), unit
+
+
+def _change(c: Claim) -> float | None:
+    """How much a claim says its metric changed, relative to where it was (0.5: by half); None
+    for a level alone ("TTFT 330ms")."""
+    if c.before and c.after:
+        b, a = _value(c.before), _value(c.after)
+        if b is None or a is None or (b[1] and a[1] and b[1] != a[1]):
+            return None
+        if b[0] == 0:
+            return float("inf") if a[0] else 0.0
+        return abs(a[0] - b[0]) / abs(b[0])
+    if not c.trend:
+        return None
+    for f in c.figures:
+        v = _value(f)
+        if v is None:
+            continue
+        if f.rstrip().endswith(("%", "pp")):
+            return abs(v[0]) / 100
+        if f.rstrip()[-1:] in "x×" or f.rstrip().endswith("times"):
+            return abs(v[0] - 1)
+    return None
+
+
+_GENERIC_METRIC_WORD = frozenset(
+    "mean avg average total max min median overall time times rate per the and with of"
+    " before after this pr main baseline".split()
+)
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+
+
+def _named_in(c: Claim, named: set[str]) -> bool:
+    """Whether the title or what-sentence (`named`, its words in lower case) names the claim's
+    metric: one of its words, not a generic one ("mean", "total", "time")."""
+    return any(
+        w in named and w not in _GENERIC_METRIC_WORD for w in _WORD.findall(c.metric.lower())
+    )
+
+
+def _ordered(claims: list[Claim], named: str) -> list[Claim]:
+    """The claims, the one that matters first: a change of the metric the title or what-sentence
+    names, else the largest relative change (one under `SMALL_CHANGE` never before a larger
+    one, a change of a named metric before one of an unnamed); levels keep their order after
+    the changes, a table's rows at most `MAX_TABLE_CLAIMS` of one table."""
+    changes = [_change(c) for c in claims]
+    largest = max((x for x in changes if x is not None), default=-1.0)
+    words = set(_WORD.findall(named)) if largest >= 0 else set()
+
+    def key(i: int) -> tuple[bool, bool, bool, bool, float, int]:
+        x = changes[i]
+        if x is None:
+            return (True, True, True, True, 0.0, i)
+        small = x < SMALL_CHANGE < largest
+        return (small or not _named_in(claims[i], words), False, small, not claims[i].metric, -x, i)
+
+    out: list[Claim] = []
+    per_table: Counter[str] = Counter()
+    for i in sorted(range(len(claims)), key=key):
+        c = claims[i]
+        if c.header:
+            per_table[c.header] += 1
+            if per_table[c.header] > MAX_TABLE_CLAIMS:
+                continue
+        out.append(c)
+    return out
 
 
 # what went wrong, when it is grave: a hang or deadlock, a crash, memory run out or leaking,
@@ -2714,7 +2874,9 @@ def digest_of(
     any_acc = any(w in low for w in _ACC_GATE) and _is_acc(low)
     tables = "|" in body and _TABLE_GATE.search(body) is not None
     claims = (
-        _claims(sections, any_acc, tables) if any_acc or tables or _FIG_GATE.search(body) else ()
+        _claims(sections, any_acc, tables, f"{title} {what}".lower())
+        if any_acc or tables or _FIG_GATE.search(body)
+        else ()
     )
     refs: tuple[Reference, ...] = ()
     if (

@@ -1172,6 +1172,68 @@ def acronym(phrase: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _text_terms(text: str) -> frozenset[str]:
+    """The terms of a description's sentence (not through the titles' cache: a window's
+    descriptions would push the history's titles out)."""
+    return frozenset(t.key for t in _title_terms.__wrapped__(text))
+
+
+# a code identifier or a command-line flag in a title ("max_num_batched_tokens",
+# "--max-num-seqs", "dispatch_ffn_combine")
+_IDENT_OR_FLAG = re.compile(r"--[0-9A-Za-z][0-9A-Za-z-]*|[0-9A-Za-z]+(?:_[0-9A-Za-z]+)+")
+
+
+def enclosing_identifier(title: str, parts: Sequence[str]) -> str | None:
+    """The longer identifier or flag a title writes a word pair inside ("dispatch_ffn_combine"
+    for ffn, combine); None when the title writes the pair outside one (or as a whole one)."""
+    found = None
+    for m in _IDENT_OR_FLAG.finditer(_BRACKET.sub(" ", title)):
+        words = [w.lower() for w in re.split(r"[_-]+", m.group(0)) if w]
+        at = [i for i in range(len(words) - 1) if (words[i], words[i + 1]) == tuple(parts)]
+        if at and len(words) > 2:
+            found = m.group(0).lstrip("-")
+    if found is None:
+        return None
+    # (and nowhere outside it)
+    bare = _IDENT_OR_FLAG.sub(" ", _BRACKET.sub(" ", title))
+    if any(t.key == "".join(parts) for t in _title_terms.__wrapped__(bare)):
+        return None
+    return found
+
+
+def own_title(item: StoryItem) -> str:
+    """The title of the change an item is: a revert's is the title of the change it undoes."""
+    quoted, _ = quoted_revert(item.title)
+    return plain_title(quoted or item.title)
+
+
+def one_change_phrase(members: Sequence[StoryItem], phrase: str) -> bool:
+    """Whether a phrase the titles share is one change's words, not a subject: only one change
+    writes it (a change and its revert are one), or it is what the change does, its title's
+    verb leading it ("Simplify MC2", 2026-W27: a refactor and its revert)."""
+    key = normalise_term(phrase)
+    holders = [m for m in members if key in terms_of(m.title)]
+    if len({own_title(m) for m in holders}) < 2:
+        return True
+    first = next((w.lower() for w in _WORD.findall(phrase)), "")
+    return all(title_verb(own_title(m)) == first for m in holders)
+
+
+def file_line_name(path: str, forms: Mapping[str, str]) -> str:
+    """A readable name of a file and of the directory it is in, its words as the titles write
+    them ("token dispatcher (fused MoE)" for vllm_ascend/ops/fused_moe/token_dispatcher.py)."""
+
+    def readable(part: str) -> str:
+        return " ".join(forms.get(w.lower(), w) for w in re.split(r"[_\-\s]+", part) if w)
+
+    parts = path.split("/")
+    stem = _FILE_NAME.sub("", parts[-1]) or parts[-1]
+    name = readable(stem)
+    # (the directory of a file nested in a package: "fused_moe", not the package "vllm_ascend")
+    return f"{name} ({readable(parts[-2])})" if len(parts) >= 3 else name
+
+
 def find_storylines(
     current: Sequence[StoryItem],
     previous: Sequence[StoryItem],
@@ -1202,6 +1264,16 @@ def find_storylines(
     def is_topic(key: str) -> bool:
         return key.startswith(TOPIC_PREFIX)
 
+    def mentions(item: StoryItem) -> frozenset[str]:
+        """The terms an item names: its title's and topics, and the names with a digit (a model,
+        a chip, a versioned part: "DeepSeek-V4", "MC2") what its description says it does names
+        — a description names the area a change is in everywhere ("the KV cache", 2026-W01),
+        and the paths it changes do too ("vllm_ascend/…", "acl_graph.py")."""
+        out = frozenset(t.key for t in item_terms(item))
+        if item.digest is not None and item.digest.what:
+            out |= {k for k in _text_terms(item.digest.what) if any(ch.isdigit() for ch in k)}
+        return out
+
     def written_as_name(key: str) -> bool:
         # most of its forms are written as names (MTP, DeepSeek-V4, Qwen3.5, estimated_times), or
         # it is a profile's topic, a name whatever its words
@@ -1229,6 +1301,7 @@ def find_storylines(
 
     # an acronym written beside its long form is the same name: "DSV4" is "DeepSeek V4", "MRV2"
     # is "Model Runner V2" (found in the window's own titles, not in a list)
+    aliases: dict[str, set[str]] = defaultdict(set)  # a long form -> the acronyms folded into it
     for key in [k for k in term_items if k in parts_of]:
         for surface, _ in surfaces[key].most_common(2):
             short = normalise_term(acronym(surface))
@@ -1237,6 +1310,32 @@ def find_storylines(
             # the long form names the storyline
             term_items[key] |= term_items.pop(short)
             alias_counts[key] += term_counts.get(short, 0)
+            aliases[key].add(short)
+            break
+    # ... or beside it in the previous window's: a line that goes on under its short name is
+    # still the line of its long one (2026-W27 wrote "dsv4" three times, W26 "DeepSeek-V4")
+    earlier_forms: dict[str, Counter[str]] = defaultdict(Counter)
+    earlier_parts: dict[str, tuple[str, ...]] = {}
+    for i in previous:
+        if not i.bot:
+            for t in _title_terms(i.title):
+                if t.parts and t.key not in term_items:
+                    earlier_forms[t.key][t.surface] += 1
+                    earlier_parts[t.key] = t.parts
+    # — a long form the history writes at least as often as the acronym: initials that match by
+    # chance belong to a phrase of a change or two ("DSpark acceptance" is no "DSA", 2026-W33)
+    for key in sorted(earlier_forms, key=lambda k: (-sum(earlier_forms[k].values()), k)):
+        for surface, _ in earlier_forms[key].most_common(2):
+            short = normalise_term(acronym(surface))
+            if len(short) < 3 or short == key or short not in term_items or short in parts_of:
+                continue
+            if term_counts.get(key, 0) < term_counts.get(short, 0):
+                continue
+            term_items[key] = term_items.pop(short)
+            surfaces[key] = earlier_forms[key]
+            parts_of[key] = earlier_parts[key]
+            alias_counts[key] += term_counts.get(short, 0)
+            aliases[key].add(short)
             break
 
     history = max(history_items, 0)
@@ -1266,6 +1365,15 @@ def find_storylines(
     all_links = resolve_links(known)
     linked = {frozenset((lk.source, lk.target)) for lk in all_links}
 
+    def fragment_of(key: str) -> Counter[str]:
+        """The identifiers a pair of the window's titles is read inside (as written, by their
+        lower case), when every title holding it writes it inside one ("ffn combine":
+        dispatch_ffn_combine); empty otherwise."""
+        runs = [enclosing_identifier(by_number[x].title, parts_of[key]) for x in term_items[key]]
+        if not runs or None in runs:
+            return Counter()
+        return Counter(r.lower() for r in runs if r is not None)
+
     def pair_holds(numbers: Collection[int], key: str) -> bool:
         """Two changes sharing a name are a line of work (in a small window) only with more
         than the word: a name of two words or a profile's topic ("KV Offload"), or a specific
@@ -1275,7 +1383,9 @@ def find_storylines(
         members = [by_number[x] for x in numbers]
         if any(_tests_only(m) for m in members):
             return False
-        if is_topic(key) or key in parts_of:
+        # (a pair read inside different identifiers is no name of two words: "max num",
+        # 2026-01-23, of max_num_batched_tokens and of --max-num-seqs)
+        if is_topic(key) or (key in parts_of and len(fragment_of(key)) <= 1):
             return True
         if any(frozenset(pair) in linked for pair in itertools.combinations(numbers, 2)):
             return True
@@ -1292,12 +1402,19 @@ def find_storylines(
     def named_term(key: str) -> bool:
         return key in named_keys
 
-    # how many of the previous window's items use each term: a name worked on for weeks
-    # ("DSV4", three PRs a week for months) is no surprise against the history, yet a line of work
+    # how many of the previous window's items worked on each term: a name worked on for weeks
+    # ("DSV4", three PRs a week for months) is no surprise against the history, yet a line of work.
+    # A change of the previous window names it in its title, in what its description says it
+    # does (2026-W26's DeepSeek-V4 work: one title, a fix and a nightly test's thresholds whose
+    # descriptions say they are for DeepSeek-V4), under its long name or its acronym (see
+    # mentions)
     prev_term_items: Counter[str] = Counter()
     for i in previous:
         if not i.bot:
-            prev_term_items.update({t.key for t in item_terms(i)})
+            named_there = mentions(i)
+            prev_term_items.update(
+                named_there | {k for k, shorts in aliases.items() if shorts & named_there}
+            )
 
     # the words the titles of this window and the previous one start with, after their [Tags]:
     # by the convention of titles, verbs ("Remove", "Support"); a word most titles holding it
@@ -1367,9 +1484,13 @@ def find_storylines(
             and prev_term_items[key] >= MIN_ITEMS - 1
             and seen <= RARE_WORD_SHARE * history
             and not _VERSION.match(key)
+            # (a change and its revert are one piece of work: 2026-W27's "MC2" was two changes,
+            # one of them reverted)
+            and sum(1 for x in members if role_of(by_number[x]) != "revert") >= min_items
         ):
             # continuing: a name rare in the history (not an area such as "MoE" or "KV"), as busy
-            # as usual at least, and busy in the previous window too
+            # as usual at least, and worked on in the previous window too — however low its lift
+            # (2026-W27: three DSV4 changes of 115, the history's usual rate)
             named_keys.add(key)
             scores[key] = max(_surprise(k, n, rate), MIN_SURPRISE_CONTINUING)
             continue
@@ -1618,7 +1739,20 @@ def find_storylines(
         if len(free) < min_items or (len(free) < MIN_ITEMS and not pair_holds(free, top)):
             continue
         name = written(top)
-        if not is_topic(top) and (  # (a topic's line has the profile's name)
+        inside = fragment_of(top) if top in parts_of else Counter()
+        ident, count = inside.most_common(1)[0] if inside else ("", 0)
+        if count * 2 > sum(inside.values()):
+            # a pair inside one identifier is named after it ("dispatch ffn combine", 2026-01-23,
+            # not its fragment "ffn combine"; "FULL_DECODE_ONLY", a mode's name as written)
+            forms = Counter(
+                r
+                for x in term_items[top]
+                if (r := enclosing_identifier(by_number[x].title, parts_of[top]))
+                and r.lower() == ident
+            )
+            name = forms.most_common(1)[0][0]
+            name = name.replace("_", " ") if name == name.lower() else name
+        elif not is_topic(top) and (  # (a topic's line has the profile's name)
             not named_term(top) or _FILE_NAME.search(name) or _IDENTIFIER.match(name)
         ):
             # a plain word ("initial", "Lint"), a file name ("config.yaml") or a code identifier
@@ -1811,6 +1945,12 @@ def find_storylines(
             g = votes.most_common(1)[0][0]
             groups[g].items.append(item.number)
             assigned[item.number] = g
+    # each word as the window's titles write it with capitals, if any does ("MoE" for "moe")
+    written_forms = {
+        w: max(fs, key=lambda f: (f != f.lower(), f))
+        for w, fs in title_forms.items()
+        if any(f != f.lower() for f in fs)
+    }
     tried: set[str] = set()
     # a day holds a score of changes: three that change one file and share a word are its line
     # of work (2026-07-09: three fixes of the doc translation tool, all in its scripts)
@@ -1849,6 +1989,9 @@ def find_storylines(
             continue
         key = normalise_term(name)
         carriers = frozenset(m.number for m in members if key in terms_of(m.title))
+        if one_change_phrase(members, name):
+            # the line is about the file its changes share, not one change's words
+            name = file_line_name(path, written_forms)
         groups.append(
             _Group(
                 key=f"files:{path}",
@@ -2060,7 +2203,8 @@ def find_storylines(
         if g.evidence == "term" and g.term_keys:  # (the others counted their own)
             if previous_terms is None:
                 previous_terms = [{t.key for t in item_terms(i)} for i in previous if not i.bot]
-            g.previous = sum(1 for terms in previous_terms if g.term_keys & terms)
+            keys = g.term_keys.union(*(aliases.get(k, ()) for k in g.term_keys))
+            g.previous = sum(1 for terms in previous_terms if keys & terms)
         if g.key == REMOVALS_KEY:  # the biggest removal
             lead: int | None = max(
                 members, key=lambda m: (m.deletions - m.additions, -m.number)

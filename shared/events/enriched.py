@@ -24,6 +24,13 @@ class Tag(Frozen):
     fallback: bool = False
 
 
+class TopicTag(Tag):
+    """A profile's topic the item belongs to, with the topic's names in the report's other
+    languages ({"zh-CN": "310P（Atlas 300I 推理卡）"}): the profile's words, not the data's."""
+
+    names: dict[Text, Text] = Field(default_factory=dict)
+
+
 class RiskTag(Frozen):
     name: Text
     severity: Severity = "medium"
@@ -152,7 +159,7 @@ class Tags(Frozen):
     # the profile's topics the item belongs to: one line of work under several names ("A5",
     # "Ascend950"), named as the profile names it ("Ascend 950 (A5)"); the summarizer's storylines
     # count a topic as a term of the item
-    topics: tuple[Tag, ...] = ()
+    topics: tuple[TopicTag, ...] = ()
     bot: bool = False
     bot_rule: Text | None = None
     # what the item's description says it does, why, how it was tested, what it claims and refers to

@@ -300,6 +300,9 @@ class Storyline(Frozen):
     previous_items: int = 0  # items of the same storyline in the previous window
     summary: str = ""  # one line from the lead's digest (a span of its description), may be ""
     terms: tuple[str, ...] = ()  # the terms that define it, as written in titles
+    # a profile's topic's line: its name in the report's other languages, by language ("zh-CN":
+    # "310P（Atlas 300I 推理卡）"), the profile's words and not the data's; {} for other lines
+    names: dict[str, str] = Field(default_factory=dict)
 
 
 class Incident(Frozen):

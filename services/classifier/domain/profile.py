@@ -9,9 +9,11 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from shared.events.summary import Language
 
 from .globs import LABELER_OPTIONS, GlobError, GlobTable, labeler_option, parse_labeler
 from .profile_errors import ProfileError, error_line
@@ -180,6 +182,10 @@ class NamedRule(MatchSpec):
     description: str = ""
 
 
+# the languages a topic may be named in besides English, its `name` (a report's languages)
+TOPIC_NAME_LANGUAGES: tuple[str, ...] = tuple(lang for lang in get_args(Language) if lang != "en")
+
+
 class TopicRule(MatchSpec):
     """One line of work written under several names ("A5", "Ascend950", "Ascend 950"): an item
     a matcher fires on gets the topic, and the summarizer's storylines count it as a term of the
@@ -187,6 +193,12 @@ class TopicRule(MatchSpec):
 
     name: str = Field(min_length=1, description="the storyline's name readers see")
     description: str = ""
+    names: dict[str, str] = Field(
+        default_factory=dict,
+        description="the name in a report of another language, by language "
+        "(zh-CN: 310P（Atlas 300I 推理卡）): the profile's words, written there as the report's "
+        "own text, not quoted; a language without one reads `name`",
+    )
 
     @model_validator(mode="after")
     def _conditions(self) -> TopicRule:
@@ -197,6 +209,14 @@ class TopicRule(MatchSpec):
             )
         if not any(ch.isalnum() for ch in self.name):
             raise ValueError(f"a topic's name needs a letter or digit, got {self.name!r}")
+        for lang, name in self.names.items():
+            if lang not in TOPIC_NAME_LANGUAGES:
+                raise ValueError(
+                    f"names: unknown language {lang!r} (a report's other than en: "
+                    f"{', '.join(TOPIC_NAME_LANGUAGES)})"
+                )
+            if not any(ch.isalnum() for ch in name):
+                raise ValueError(f"names: the {lang} name needs a letter or digit, got {name!r}")
         return self
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from shared.events import Digest, ItemSnapshot, RiskTag, RuleSetRef, Tag, Tags
+from shared.events.enriched import TopicTag
 
 from .codeowners import OwnersMatcher, area_of, parse_codeowners_checked
 from .digest import digest_of
@@ -49,6 +50,7 @@ def trusted(cls: type[BaseModel]) -> Any:
 
 
 _new_tag, _new_risk, _new_tags = trusted(Tag), trusted(RiskTag), trusted(Tags)
+_new_topic_tag = trusted(TopicTag)
 
 
 class _Reason(dict):
@@ -96,6 +98,7 @@ class CompiledRuleSet:
     module_words: PhraseIndex = field(default_factory=PhraseIndex, repr=False)
     labeler_names: frozenset[str] = frozenset()  # labels of a pasted labeler.yml
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
+    _topic_tags: dict[str, TopicTag] = field(default_factory=dict, repr=False)  # by rule id
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
     memo_size: int = 20_000
     # the digest by what it reads (bounded like `_memo`): an item's description comes back
@@ -223,12 +226,23 @@ class CompiledRuleSet:
             categories=tuple(
                 self._ci_kinds(v, self._named(self.categories, "category", v, trace), trace)
             ),
-            topics=tuple(self._named(self.topics, "topic", v, trace)),
+            topics=tuple(map(self._topic, self._named(self.topics, "topic", v, trace))),
             bot=bot,
             bot_rule=bot_rule,
             digest=digest,
             people=(),  # the identities file's (handlers.classify_fact), not the profile's
         )
+
+    def _topic(self, tag: Tag) -> TopicTag:
+        """A topic's tag with the topic's names in the report's other languages (one per rule
+        and way it fired, built once)."""
+        topic = self._topic_tags.get(tag.rule)
+        if topic is None:
+            names = next((dict(r.names) for r in self.profile.topics if r.name == tag.name), {})
+            topic = self._topic_tags[tag.rule] = _new_topic_tag(
+                name=tag.name, rule=tag.rule, fallback=tag.fallback, names=names
+            )
+        return topic
 
     # -- modules
 

@@ -26,6 +26,7 @@ from shared.events import (
     WatermarkForwarded,
     make_fact,
 )
+from shared.events.enriched import TopicTag
 
 REPO = "acme/widgets"
 RULESET = RuleSetRef(profile="test", version="t1")
@@ -55,7 +56,13 @@ def tags(
         affiliations=tuple(Tag(name=a, rule=f"aff:{a}") for a in affiliations),
         ecosystems=tuple(Tag(name=e, rule=f"eco:{e}") for e in ecosystems),
         categories=tuple(Tag(name=c, rule=f"cat:{c}") for c in categories),
-        topics=tuple(Tag(name=t, rule=f"topic:{t}") for t in topics),
+        # a topic by its name, or (name, its names in other languages)
+        topics=tuple(
+            TopicTag(name=t, rule=f"topic:{t}")
+            if isinstance(t, str)
+            else TopicTag(name=t[0], rule=f"topic:{t[0]}", names=t[1])
+            for t in topics
+        ),
         bot=bot,
         bot_rule="login" if bot else None,
         digest=digest,
@@ -89,7 +96,8 @@ class ItemSpec:
     title: str | None = None
     digest: object = None  # shared.events.Digest
     body: str | None = None  # the description (default: "body of <number>")
-    topics: tuple[str, ...] = ()  # the profile's topics the classifier gave it
+    # the profile's topics the classifier gave it: a name, or (name, {language: name})
+    topics: tuple = ()
 
     def tags(self) -> Tags:
         return tags(

@@ -68,6 +68,7 @@ STANDOUT_REASONS = frozenset(
 )
 MAX_THEME_PRS = 2  # seed 000: 2-4 PRs a theme; each told with its whole sentence
 MAX_THEMES = 6  # seed 000: six themes; the others are named in one line
+MAX_MORE_DETAILED = 3  # themes that one line names with their PRs by kind (the others: a count)
 MAX_HIGHLIGHT_PRS = 2  # PRs named in a highlight bullet, titles whole (seed 000: 2-4)
 MAX_MODULE_ROWS = 8
 MAX_KEY_PRS = 10
@@ -1535,45 +1536,68 @@ class _Writer:
         return out
 
     def claims(self, item: ItemRef | None) -> tuple[str, ...]:
+        """An item's claims in the digest's order: a sentence quoted as written, a table's row
+        told as what it measured ("Mean TTFT (ms), 16k: 1297.01 → 911.74 (−30%)"; a row is no
+        sentence: its cells and pipes are not quoted)."""
         d = item.digest if item is not None else None
         if d is None:
             return ()
         return tuple(
             dict.fromkeys(
-                # a table row says what it means by its header: both quoted, as written
-                (self.quote(c.header.strip("| ")) + " " if c.header else "")
-                + self.quote(
-                    fit_sentence(c.sentence.strip("| ") if c.header else c.sentence, EXCERPT_WHAT)
-                )
+                self.table_claim(c, "measured.change")
+                if c.header
+                else self.quote(fit_sentence(c.sentence, EXCERPT_WHAT))
                 for c in d.claims[:MAX_CLAIMS]
                 if fit_sentence(c.sentence, EXCERPT_WHAT)
             )
         )
 
+    def shown_metric(self, metric: str) -> str:
+        """What a claim measured, in the description's words: quoted in another language's prose
+        when they are English words ("throughput performance", "avg execution time",
+        "_create_custom_4d_mask"; 2025-W52: "（「throughput performance」提升 18%）"); "TTFT"
+        alone is a name."""
+        if self.m.lang != "en" and _PROSE_WORD.search(metric) and not _CJK.search(metric):
+            return self.m.t("quote.text", text=metric)
+        return metric
+
+    def table_claim(self, c: Claim, change_key: str) -> str:
+        """A table row's claim: what it measured (the header's column), which case (the row's
+        first cell), before → after and how much that is when both are numbers of one unit, else
+        the table's own column of the change ("27.8x") as written."""
+        m = self.m
+        metric, label = (self.shown_metric(x) for x in _table_row(c))
+        if label:  # "Mean TTFT (ms), 16k: 1297.01 → 911.74", "dev3: 595.88ms → 2.41ms"
+            key = "measured.row" if metric else "measured.row_case"
+            text = m.t(key, metric=metric, label=label, before=c.before, after=c.after)
+        else:  # "queue p99 603.63ms → 2.64ms", "2189 → 79"
+            key = "measured.pair" if metric else "measured.pair_bare"
+            text = m.t(key, metric=metric, before=c.before, after=c.after)
+        change = _relative_change(c, m)
+        if not change:
+            delta = [f for f in c.figures if f not in (c.before, c.after)]
+            change = delta[0] if delta and _RATIO.search(delta[0]) else ""
+        if change:
+            text = m.t(change_key, text=text, delta=change)
+        return _TEMPLATE_GAP.sub("", text)
+
     def measured(self, item: ItemRef | None) -> str:
-        """The strongest measured figure of an item's description in a few words, taken from its
-        claim as written ("time cost 26us → 11 us", "KV cache memory reduced by ~50%"), else "":
-        a change stated as a pair with what it measured, else a trend with what it measured."""
+        """The measured figure of an item's description in a few words, from its first claim that
+        states a change (the digest orders them, the one that matters first: a trend is not
+        passed over for a smaller pair): a pair with what it measured ("time cost 26us → 11 us",
+        a table's row "Mean TTFT (ms), 16k: 1297.01 → 911.74, −30%"), else a trend with what it
+        measured ("KV cache memory reduced by ~50%"), else ""."""
         d = item.digest if item is not None else None
-        best = max(d.claims, key=_claim_rank, default=None) if d is not None else None
-        if best is None or _claim_rank(best) == 0:
+        best = next((c for c in d.claims if _states_change(c)), None) if d is not None else None
+        if best is None:
             return ""
         m = self.m
-        metric = best.metric
-        quoted = m.lang != "en" and bool(_PROSE_WORD.search(metric)) and not _CJK.search(metric)
-        if quoted:
-            # what it measured in the description's English words ("throughput performance",
-            # "avg execution time", "_create_custom_4d_mask") is quoted in another language's
-            # prose, as excerpts are (2025-W52: "（throughput performance 提升 18%）"); "TTFT"
-            # alone is a name
-            metric = m.t("quote.text", text=metric)
-        if best.before and best.after:
+        metric = self.shown_metric(best.metric)
+        if best.header and best.before and best.after:
+            text = self.table_claim(best, "measured.with_delta")
+        elif best.before and best.after:
             key = "measured.pair" if best.metric else "measured.pair_bare"
             text = m.t(key, metric=metric, before=best.before, after=best.after)
-            # a table's column of the change itself ("speedup 3.0x"), as written
-            delta = [f for f in best.figures if f not in (best.before, best.after)]
-            if best.header and delta and _RATIO.search(delta[0]):
-                text = m.t("measured.with_delta", text=text, delta=delta[0])
         else:
             figure = next((f for f in best.figures if _RATIO.search(f)), best.figures[0])
             text = m.t(f"measured.{best.trend}", metric=metric, figure=figure)
@@ -1828,12 +1852,14 @@ class _Writer:
         )
 
     def storyline_themes(self) -> tuple[ThemeView, ...]:
-        """The storylines told as themes, then the key PRs no told storyline holds, as one theme
-        of their own within the first MAX_THEMES: a week's biggest features are not always a
-        storyline's, and section 2 must not miss them."""
-        told = self.s.storylines[:MAX_STORY_THEMES]
-        outside = self.key_prs_outside(told)
-        themes = [self.storyline_theme(st) for st in told]
+        """Every storyline of the summary as a theme, in its order (of weight), then the key PRs
+        no storyline of the first MAX_STORY_THEMES holds, as one theme of their own within the
+        first MAX_THEMES: a week's biggest features are not always a storyline's, and section 2
+        must not miss them. The themes past MAX_THEMES are named in its closing line, none left
+        out (2026-W27: "cherry-pick", nine CI changes, and "models" were the ninth and tenth
+        lines and section 2 named neither)."""
+        outside = self.key_prs_outside(self.s.storylines[:MAX_STORY_THEMES])
+        themes = [self.storyline_theme(st) for st in self.s.storylines]
         if not outside:
             return tuple(themes)
         m = self.m
@@ -3090,9 +3116,12 @@ def _more(m: Messages, n: int, key: str = "list.more") -> str:
     return m.tn(key, n, count=num(n)) if n > 0 else ""
 
 
-def _theme_more(w: _Writer, t: ThemeView) -> str:
+def _theme_more(w: _Writer, t: ThemeView, compact: bool = False) -> str:
     """A theme section 2 has no room for, named with what it holds: its PRs by kind ("Other work
-    in Kernels (2 fixes and 1 feature)"), else their number."""
+    in Kernels (2 fixes and 1 feature)"), else their number; `compact`, by kind only when they
+    are of one kind ("cherry-pick (9 CI changes)"), else by their number ("Simplify MC2 (4 PRs)").
+    A line named by a title says its lead's number: "2 more changes in attention (#7297)" names
+    no line, and the reader finds it by the number."""
     st = w.storyline_by_key().get(t.key)
     if st is not None and st.items and _title_name(w, st):
         # a name that is a title or a piece of one ("5/N Extract common code of mla_v1.py…",
@@ -3107,10 +3136,19 @@ def _theme_more(w: _Writer, t: ThemeView) -> str:
             areas[0] = mid_sentence(areas[0])  # "in attention", "in MoE", "in Ascend 310P"
         n = len(st.items)
         if areas:
-            return w.m.tn("themes_more_area", n, count=num(n), area=areas[0])
-        return w.m.tn("themes_more_changes", n, count=num(n))
+            text = w.m.tn("themes_more_area", n, count=num(n), area=areas[0])
+        else:
+            text = w.m.tn("themes_more_changes", n, count=num(n))
+        if st.lead is None:
+            return text
+        return w.m.t("themes_more_lead", text=text, lead=w.ref(st.lead).label)
     if st is not None and st.items:
-        return w.m.t("themes_more_item", name=t.title, what=w.roles_text(st))
+        n = len(st.items)
+        if compact and len({i.role for i in st.items}) > 1:
+            what = w.m.tn("themes_more_prs", n, count=num(n))
+        else:
+            what = w.roles_text(st)
+        return w.m.t("themes_more_item", name=t.title, what=what)
     n = len(t.lines) + len(t.more)
     return w.m.t("themes_more_item", name=t.title, what=w.m.tn("themes_more_prs", n, count=num(n)))
 
@@ -3714,7 +3752,14 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         rest = sorted(
             rest, key=lambda t: (st := by_key.get(t.key)) is not None and _title_name(w, st)
         )
-        view.themes_more = m.t("themes_more", themes=m.join([_theme_more(w, t) for t in rest]))
+        # the first MAX_MORE_DETAILED by kind, the others by name and count (a line of one kind
+        # keeps it: "cherry-pick (9 CI changes)" is no longer than "(9 changes)")
+        view.themes_more = m.t(
+            "themes_more",
+            themes=m.join(
+                [_theme_more(w, t, compact=i >= MAX_MORE_DETAILED) for i, t in enumerate(rest)]
+            ),
+        )
     if s.window.kind != "day":
         _told_once(view, w)
     follow_ups = view.follow_ups
@@ -3978,6 +4023,7 @@ def _all_merged(st: Storyline) -> str:
 
 
 _MAIN_TO = re.compile(r"(?P<project>.+) main to (?P<date>\d{2}-\d{2})")  # storylines.MAIN_TO
+TOPIC_KEY = "topic:"  # storylines.TOPIC_PREFIX: the key of a profile's topic's line
 
 
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
@@ -3987,6 +4033,11 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     areas = _areas(s) if s.window.kind == "day" else None
 
     def name(st: Storyline) -> str | None:
+        if st.key.startswith(TOPIC_KEY):
+            # a profile's topic is named by the profile, in the report's language when it
+            # gives one ("310P（Atlas 300I 推理卡）"): the report's own words, never quoted as a
+            # title is (2026-W27: "「310P (Atlas 300I inference cards)」")
+            return st.names.get(m.lang) or st.name
         if (dated := _MAIN_TO.fullmatch(st.name)) and m.has(f"storyline_names.{st.key}_main"):
             # pins of the upstream's main branch by the day ("vLLM main to 12-27"): no version
             # ("vLLM 12.27 版本同步" read as a version 12.27, 2025-W52)
@@ -4217,17 +4268,111 @@ _RATIO = re.compile(r"\d\s?(?:%|[x×]|pp\b|times\b)", re.I)
 MEASURED_CHARS = 80  # the few words of a measured figure beside a line
 
 
-def _claim_rank(c: Claim) -> int:
-    """How well a claim states a measured change: a pair with what it measured (4), a trend with
-    what it measured and a figure (3), a pair of figures with units or of a table with a change
-    column (2); else 0 (a level alone — "TTFT 330ms" — states no change)."""
+def _states_change(c: Claim) -> bool:
+    """Whether a claim states a measured change: a pair with what it measured (a table row's
+    metric or case counts), a pair of figures with units or with a change column, a trend with
+    what it measured and a figure; a level alone ("TTFT 330ms") states none."""
     if c.before and c.after:
-        if c.metric:
-            return 4
-        if _RATIO.search(" ".join(c.figures)) or any(ch.isalpha() for ch in c.before + c.after):
-            return 2
-        return 0
-    return 3 if c.trend and c.metric and c.figures else 0
+        if c.metric or (c.header and any(_table_row(c))):
+            return True
+        return bool(_RATIO.search(" ".join(c.figures))) or any(
+            ch.isalpha() for ch in c.before + c.after
+        )
+    return bool(c.trend and c.metric and c.figures)
+
+
+def _row_cells(row: str) -> list[str]:
+    """The cells of a table row as the digest quotes it ("| 16k | 1297.01 | 911.74 |")."""
+    parts = row.strip().split("|")
+    if parts and not parts[0].strip():
+        parts = parts[1:]
+    if parts and not parts[-1].strip():
+        parts = parts[:-1]
+    return [" ".join(p.split()) for p in parts]
+
+
+# a header cell's words that say which side of a comparison a column holds, not what it measured
+# ("Mean TTFT (ms) main", "Averave Time After(us)", "Before this PR"): generic English words
+_SIDE_WORD = re.compile(
+    r"(?i)^(?:this|pr|main|baseline|base|before|after|current|new|old|ours|origin(?:al)?"
+    r"|patched|unpatched|optimi[sz]ed|with|without|w/o|w/)$"
+)
+_HEADER_WORD = re.compile(r"\([^()]*\)|[^\s()]+")
+
+
+def _column_metric(before_head: str, after_head: str) -> str:
+    """What two header cells say their columns measured: the words both share at their start
+    and end, without a side's word ("Averave Time Before(us)", "Averave Time After(us)" →
+    "Averave Time (us)"; "Baseline", "Current" → "")."""
+    b, a = _HEADER_WORD.findall(before_head), _HEADER_WORD.findall(after_head)
+    n = 0
+    while n < min(len(b), len(a)) and b[n] == a[n]:
+        n += 1
+    k = 0
+    while k < min(len(b), len(a)) - n and b[-1 - k] == a[-1 - k]:
+        k += 1
+    words = [w for w in b[:n] + (b[len(b) - k :] if k else []) if not _SIDE_WORD.match(w)]
+    return " ".join(words) if any(ch.isalpha() for w in words for ch in w) else ""
+
+
+def _table_row(c: Claim) -> tuple[str, str]:
+    """What a table row's claim measured and which case its row is: the metric (the digest's,
+    else what the header's before and after columns share) and the row's first cell when the
+    row holds both figures ("16k" of "| 16k | 1297.01 | 911.74 |"); a row of this change beside
+    a baseline row ("| With this PR | 96.06 |") names the change, no case."""
+    cells, head = _row_cells(c.sentence), _row_cells(c.header)
+    metric = c.metric
+    if c.before not in cells or c.after not in cells:
+        return metric, ""
+    at_b, at_a = cells.index(c.before), cells.index(c.after)
+    if not metric and len(head) == len(cells):
+        metric = _column_metric(head[at_b], head[at_a])
+    label = cells[0] if at_b > 0 and at_a > 0 and cells[0] != metric else ""
+    return metric, label
+
+
+# a figure as a table cell or a sentence writes it: a sign, a number, its unit ("603.63ms",
+# "1,228.9 tok/s", "-3.5%"); a figure with a qualifier ("~0.67ms", "<1%") or a range is no number
+_CELL_FIGURE = re.compile(r"^([+\-−]?)(\d+(?:[.,]\d+)*)\s?([^\d\s~<>≤≥±].*)?$")
+_THOUSANDS_SEP = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+
+
+def _figure_value(fig: str) -> tuple[float, str] | None:
+    """A figure's number and unit in lower case ("ms", "%", "" for a bare number), or None."""
+    m = _CELL_FIGURE.match(fig.strip())
+    if m is None:
+        return None
+    digits = m.group(2)
+    digits = digits.replace(",", "") if _THOUSANDS_SEP.match(digits) else digits.replace(",", ".")
+    try:
+        value = float(digits)
+    except ValueError:  # "1.2.3"
+        return None
+    unit = re.sub(r"\s*\([^()]*\)$", "", (m.group(3) or "").strip()).lower()
+    return (-value if m.group(1) else value), unit
+
+
+def _signed_amount(x: float) -> str:
+    """A change as a reader reads it: "+14", "−30", "−99.6", "+0.8" (a whole number from 10 up,
+    one decimal below 10 and where a whole number would say 100 of a change that is not)."""
+    a = abs(x)
+    text = f"{a:.0f}" if 10 <= a < 99.5 or a >= 100.5 else f"{a:.1f}"
+    text = text.removesuffix(".0") if a >= 10 else text
+    return ("+" if x > 0 else "−") + text
+
+
+def _relative_change(c: Claim, m: Messages) -> str:
+    """How much a pair changed, worked out from its two figures when both are numbers with the
+    same unit ("−30%" of 1297.01 → 911.74); a pair of percentages changes by points ("+55.3
+    pp" of 1.18% → 56.47%); "" otherwise (other units, a qualifier, a zero baseline)."""
+    b, a = _figure_value(c.before), _figure_value(c.after)
+    if b is None or a is None or b[1] != a[1] or a[0] == b[0]:
+        return ""
+    if b[1] == "%":
+        return m.t("measured.points", value=_signed_amount(a[0] - b[0]))
+    if b[0] == 0:
+        return ""
+    return m.t("measured.percent", value=_signed_amount((a[0] - b[0]) / abs(b[0]) * 100))
 
 
 def _with_measures(view: ReportView, w: _Writer) -> None:

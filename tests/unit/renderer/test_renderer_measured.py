@@ -1,7 +1,7 @@
 """A change's measured effect beside it (2026-W13: "every highlight needs … a number from the
-body"): a highlight and the lead of a line of work in section 2 carry the lead's strongest
-measured figure in a few words, taken from its claim as written; the key-PR quick view says it
-instead of "measured results"; a table row is quoted with its header. A level alone ("TTFT
+body"): a highlight and the lead of a line of work in section 2 carry the lead's measured figure
+in a few words, taken from its first claim that states a change; the key-PR quick view says it
+instead of "measured results"; a table row is told by its column and case. A level alone ("TTFT
 330ms") states no change and is not shown."""
 
 from __future__ import annotations
@@ -53,23 +53,23 @@ def section(text: str, title: str) -> str:
     [
         (
             "en",
-            " (Mean TTFT (ms) 429.40 → 323.3)",
-            "measured: Mean TTFT (ms) 429.40 → 323.3",
-            "measured: Mean TTFT (ms) 429.40 → 323.3",
+            " (Mean TTFT (ms), 4k: 429.40 → 323.3, −25%)",
+            "measured: Mean TTFT (ms), 4k: 429.40 → 323.3, −25%",
+            "measured: Mean TTFT (ms), 4k: 429.40 → 323.3, −25%",
         ),
         (
             # what it measured, in the description's English words, is quoted in Chinese prose
             "zh-CN",
-            "（「Mean TTFT (ms)」429.40 → 323.3）",
-            "实测「Mean TTFT (ms)」429.40 → 323.3",
-            "实测「Mean TTFT (ms)」429.40 → 323.3",
+            "（「Mean TTFT (ms)」，4k：429.40 → 323.3，−25%）",
+            "实测「Mean TTFT (ms)」，4k：429.40 → 323.3，−25%",
+            "实测「Mean TTFT (ms)」，4k：429.40 → 323.3，−25%",
         ),
     ],
 )
-def test_the_strongest_measured_figure_stands_beside_the_highlight_and_the_lead(
+def test_the_first_measured_figure_stands_beside_the_highlight_and_the_lead(
     lang: str, paren: str, line: str, why: str
 ) -> None:
-    s = with_lead_claims(TREND, PAIR)  # the pair with its metric is stronger than the trend
+    s = with_lead_claims(PAIR, TREND)  # the digest's first claim (a table row: its case, -25%)
     v = view_for(s, lang)
     bullet = next(b for b in v.highlights if b.key == "deepseek-v4")
     assert bullet.text.endswith(paren), bullet.text
@@ -129,10 +129,9 @@ def test_a_level_alone_states_no_change_and_is_not_shown() -> None:
     assert "measured results" in key.why and "136ms" not in key.why
 
 
-def test_a_table_row_is_quoted_with_its_header() -> None:
+def test_a_table_row_is_told_by_its_column_and_case() -> None:
+    # a row is no sentence: what it measured, its case, before → after and the change, no pipes
     text = render_markdown(with_lead_claims(PAIR), "en")
     themes = section(text, "Key changes by theme")
-    assert (
-        "  > “Seq length \\| Mean TTFT (ms) main \\| Mean TTFT (ms) this PR” “4k \\| 429.40 \\| "
-        "323.3”" in themes
-    )
+    assert "  > Mean TTFT (ms), 4k: 429.40 → 323.3 (−25%)\n" in themes
+    assert "\\|" not in themes

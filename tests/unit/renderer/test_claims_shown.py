@@ -151,7 +151,7 @@ def test_a_change_is_worked_out_only_from_two_numbers_of_one_unit(claim: Claim, 
 
 
 def test_no_real_table_claim_is_shown_as_cells() -> None:
-    # every description of the history whose digest keeps a table row (27 rows of 11 PRs):
+    # every description of the history whose digest keeps a table row (27 rows of 12 PRs):
     # none is shown with a pipe, each says before → after
     seen = 0
     w = writer()

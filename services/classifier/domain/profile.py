@@ -53,7 +53,10 @@ from .said import TYPE_CHANGES
 #     the title gives way to the next that says why or how; a revert tells the harm it undoes;
 #     "a prompt has been added for setting `x`" adds no setting (18: the same, with types); a
 #     backport reference carries the sentence it was read from ("It comes from 0.9.1dev …")
-ENGINE_VERSION = "18" if TYPE_CHANGES else "17"
+# 19: the digest orders a change's claims (the metric the title names, else the largest relative
+#     change; one under 2% never heads a larger one), a tool's printed output or a timestamped
+#     log line is no claim, a long sentence is cut where a clause ends
+ENGINE_VERSION = "20" if TYPE_CHANGES else "19"
 DEFAULT_PROFILE = "generic"
 # old names that still work wherever a profile is named (--profile, extends:, overrides); a real
 # profile of that name wins over the alias

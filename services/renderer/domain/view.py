@@ -1536,45 +1536,68 @@ class _Writer:
         return out
 
     def claims(self, item: ItemRef | None) -> tuple[str, ...]:
+        """An item's claims in the digest's order: a sentence quoted as written, a table's row
+        told as what it measured ("Mean TTFT (ms), 16k: 1297.01 → 911.74 (−30%)"; a row is no
+        sentence: its cells and pipes are not quoted)."""
         d = item.digest if item is not None else None
         if d is None:
             return ()
         return tuple(
             dict.fromkeys(
-                # a table row says what it means by its header: both quoted, as written
-                (self.quote(c.header.strip("| ")) + " " if c.header else "")
-                + self.quote(
-                    fit_sentence(c.sentence.strip("| ") if c.header else c.sentence, EXCERPT_WHAT)
-                )
+                self.table_claim(c, "measured.change")
+                if c.header
+                else self.quote(fit_sentence(c.sentence, EXCERPT_WHAT))
                 for c in d.claims[:MAX_CLAIMS]
                 if fit_sentence(c.sentence, EXCERPT_WHAT)
             )
         )
 
+    def shown_metric(self, metric: str) -> str:
+        """What a claim measured, in the description's words: quoted in another language's prose
+        when they are English words ("throughput performance", "avg execution time",
+        "_create_custom_4d_mask"; 2025-W52: "（「throughput performance」提升 18%）"); "TTFT"
+        alone is a name."""
+        if self.m.lang != "en" and _PROSE_WORD.search(metric) and not _CJK.search(metric):
+            return self.m.t("quote.text", text=metric)
+        return metric
+
+    def table_claim(self, c: Claim, change_key: str) -> str:
+        """A table row's claim: what it measured (the header's column), which case (the row's
+        first cell), before → after and how much that is when both are numbers of one unit, else
+        the table's own column of the change ("27.8x") as written."""
+        m = self.m
+        metric, label = (self.shown_metric(x) for x in _table_row(c))
+        if label:  # "Mean TTFT (ms), 16k: 1297.01 → 911.74", "dev3: 595.88ms → 2.41ms"
+            key = "measured.row" if metric else "measured.row_case"
+            text = m.t(key, metric=metric, label=label, before=c.before, after=c.after)
+        else:  # "queue p99 603.63ms → 2.64ms", "2189 → 79"
+            key = "measured.pair" if metric else "measured.pair_bare"
+            text = m.t(key, metric=metric, before=c.before, after=c.after)
+        change = _relative_change(c, m)
+        if not change:
+            delta = [f for f in c.figures if f not in (c.before, c.after)]
+            change = delta[0] if delta and _RATIO.search(delta[0]) else ""
+        if change:
+            text = m.t(change_key, text=text, delta=change)
+        return _TEMPLATE_GAP.sub("", text)
+
     def measured(self, item: ItemRef | None) -> str:
-        """The strongest measured figure of an item's description in a few words, taken from its
-        claim as written ("time cost 26us → 11 us", "KV cache memory reduced by ~50%"), else "":
-        a change stated as a pair with what it measured, else a trend with what it measured."""
+        """The measured figure of an item's description in a few words, from its first claim that
+        states a change (the digest orders them, the one that matters first: a trend is not
+        passed over for a smaller pair): a pair with what it measured ("time cost 26us → 11 us",
+        a table's row "Mean TTFT (ms), 16k: 1297.01 → 911.74, −30%"), else a trend with what it
+        measured ("KV cache memory reduced by ~50%"), else ""."""
         d = item.digest if item is not None else None
-        best = max(d.claims, key=_claim_rank, default=None) if d is not None else None
-        if best is None or _claim_rank(best) == 0:
+        best = next((c for c in d.claims if _states_change(c)), None) if d is not None else None
+        if best is None:
             return ""
         m = self.m
-        metric = best.metric
-        quoted = m.lang != "en" and bool(_PROSE_WORD.search(metric)) and not _CJK.search(metric)
-        if quoted:
-            # what it measured in the description's English words ("throughput performance",
-            # "avg execution time", "_create_custom_4d_mask") is quoted in another language's
-            # prose, as excerpts are (2025-W52: "（throughput performance 提升 18%）"); "TTFT"
-            # alone is a name
-            metric = m.t("quote.text", text=metric)
-        if best.before and best.after:
+        metric = self.shown_metric(best.metric)
+        if best.header and best.before and best.after:
+            text = self.table_claim(best, "measured.with_delta")
+        elif best.before and best.after:
             key = "measured.pair" if best.metric else "measured.pair_bare"
             text = m.t(key, metric=metric, before=best.before, after=best.after)
-            # a table's column of the change itself ("speedup 3.0x"), as written
-            delta = [f for f in best.figures if f not in (best.before, best.after)]
-            if best.header and delta and _RATIO.search(delta[0]):
-                text = m.t("measured.with_delta", text=text, delta=delta[0])
         else:
             figure = next((f for f in best.figures if _RATIO.search(f)), best.figures[0])
             text = m.t(f"measured.{best.trend}", metric=metric, figure=figure)
@@ -4000,6 +4023,7 @@ def _all_merged(st: Storyline) -> str:
 
 
 _MAIN_TO = re.compile(r"(?P<project>.+) main to (?P<date>\d{2}-\d{2})")  # storylines.MAIN_TO
+TOPIC_KEY = "topic:"  # storylines.TOPIC_PREFIX: the key of a profile's topic's line
 
 
 def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
@@ -4009,6 +4033,11 @@ def _named_storylines(s: SummaryData, m: Messages) -> SummaryData:
     areas = _areas(s) if s.window.kind == "day" else None
 
     def name(st: Storyline) -> str | None:
+        if st.key.startswith(TOPIC_KEY):
+            # a profile's topic is named by the profile, in the report's language when it
+            # gives one ("310P（Atlas 300I 推理卡）"): the report's own words, never quoted as a
+            # title is (2026-W27: "「310P (Atlas 300I inference cards)」")
+            return st.names.get(m.lang) or st.name
         if (dated := _MAIN_TO.fullmatch(st.name)) and m.has(f"storyline_names.{st.key}_main"):
             # pins of the upstream's main branch by the day ("vLLM main to 12-27"): no version
             # ("vLLM 12.27 版本同步" read as a version 12.27, 2025-W52)
@@ -4239,17 +4268,111 @@ _RATIO = re.compile(r"\d\s?(?:%|[x×]|pp\b|times\b)", re.I)
 MEASURED_CHARS = 80  # the few words of a measured figure beside a line
 
 
-def _claim_rank(c: Claim) -> int:
-    """How well a claim states a measured change: a pair with what it measured (4), a trend with
-    what it measured and a figure (3), a pair of figures with units or of a table with a change
-    column (2); else 0 (a level alone — "TTFT 330ms" — states no change)."""
+def _states_change(c: Claim) -> bool:
+    """Whether a claim states a measured change: a pair with what it measured (a table row's
+    metric or case counts), a pair of figures with units or with a change column, a trend with
+    what it measured and a figure; a level alone ("TTFT 330ms") states none."""
     if c.before and c.after:
-        if c.metric:
-            return 4
-        if _RATIO.search(" ".join(c.figures)) or any(ch.isalpha() for ch in c.before + c.after):
-            return 2
-        return 0
-    return 3 if c.trend and c.metric and c.figures else 0
+        if c.metric or (c.header and any(_table_row(c))):
+            return True
+        return bool(_RATIO.search(" ".join(c.figures))) or any(
+            ch.isalpha() for ch in c.before + c.after
+        )
+    return bool(c.trend and c.metric and c.figures)
+
+
+def _row_cells(row: str) -> list[str]:
+    """The cells of a table row as the digest quotes it ("| 16k | 1297.01 | 911.74 |")."""
+    parts = row.strip().split("|")
+    if parts and not parts[0].strip():
+        parts = parts[1:]
+    if parts and not parts[-1].strip():
+        parts = parts[:-1]
+    return [" ".join(p.split()) for p in parts]
+
+
+# a header cell's words that say which side of a comparison a column holds, not what it measured
+# ("Mean TTFT (ms) main", "Averave Time After(us)", "Before this PR"): generic English words
+_SIDE_WORD = re.compile(
+    r"(?i)^(?:this|pr|main|baseline|base|before|after|current|new|old|ours|origin(?:al)?"
+    r"|patched|unpatched|optimi[sz]ed|with|without|w/o|w/)$"
+)
+_HEADER_WORD = re.compile(r"\([^()]*\)|[^\s()]+")
+
+
+def _column_metric(before_head: str, after_head: str) -> str:
+    """What two header cells say their columns measured: the words both share at their start
+    and end, without a side's word ("Averave Time Before(us)", "Averave Time After(us)" →
+    "Averave Time (us)"; "Baseline", "Current" → "")."""
+    b, a = _HEADER_WORD.findall(before_head), _HEADER_WORD.findall(after_head)
+    n = 0
+    while n < min(len(b), len(a)) and b[n] == a[n]:
+        n += 1
+    k = 0
+    while k < min(len(b), len(a)) - n and b[-1 - k] == a[-1 - k]:
+        k += 1
+    words = [w for w in b[:n] + (b[len(b) - k :] if k else []) if not _SIDE_WORD.match(w)]
+    return " ".join(words) if any(ch.isalpha() for w in words for ch in w) else ""
+
+
+def _table_row(c: Claim) -> tuple[str, str]:
+    """What a table row's claim measured and which case its row is: the metric (the digest's,
+    else what the header's before and after columns share) and the row's first cell when the
+    row holds both figures ("16k" of "| 16k | 1297.01 | 911.74 |"); a row of this change beside
+    a baseline row ("| With this PR | 96.06 |") names the change, no case."""
+    cells, head = _row_cells(c.sentence), _row_cells(c.header)
+    metric = c.metric
+    if c.before not in cells or c.after not in cells:
+        return metric, ""
+    at_b, at_a = cells.index(c.before), cells.index(c.after)
+    if not metric and len(head) == len(cells):
+        metric = _column_metric(head[at_b], head[at_a])
+    label = cells[0] if at_b > 0 and at_a > 0 and cells[0] != metric else ""
+    return metric, label
+
+
+# a figure as a table cell or a sentence writes it: a sign, a number, its unit ("603.63ms",
+# "1,228.9 tok/s", "-3.5%"); a figure with a qualifier ("~0.67ms", "<1%") or a range is no number
+_CELL_FIGURE = re.compile(r"^([+\-−]?)(\d+(?:[.,]\d+)*)\s?([^\d\s~<>≤≥±].*)?$")
+_THOUSANDS_SEP = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+
+
+def _figure_value(fig: str) -> tuple[float, str] | None:
+    """A figure's number and unit in lower case ("ms", "%", "" for a bare number), or None."""
+    m = _CELL_FIGURE.match(fig.strip())
+    if m is None:
+        return None
+    digits = m.group(2)
+    digits = digits.replace(",", "") if _THOUSANDS_SEP.match(digits) else digits.replace(",", ".")
+    try:
+        value = float(digits)
+    except ValueError:  # "1.2.3"
+        return None
+    unit = re.sub(r"\s*\([^()]*\)$", "", (m.group(3) or "").strip()).lower()
+    return (-value if m.group(1) else value), unit
+
+
+def _signed_amount(x: float) -> str:
+    """A change as a reader reads it: "+14", "−30", "−99.6", "+0.8" (a whole number from 10 up,
+    one decimal below 10 and where a whole number would say 100 of a change that is not)."""
+    a = abs(x)
+    text = f"{a:.0f}" if 10 <= a < 99.5 or a >= 100.5 else f"{a:.1f}"
+    text = text.removesuffix(".0") if a >= 10 else text
+    return ("+" if x > 0 else "−") + text
+
+
+def _relative_change(c: Claim, m: Messages) -> str:
+    """How much a pair changed, worked out from its two figures when both are numbers with the
+    same unit ("−30%" of 1297.01 → 911.74); a pair of percentages changes by points ("+55.3
+    pp" of 1.18% → 56.47%); "" otherwise (other units, a qualifier, a zero baseline)."""
+    b, a = _figure_value(c.before), _figure_value(c.after)
+    if b is None or a is None or b[1] != a[1] or a[0] == b[0]:
+        return ""
+    if b[1] == "%":
+        return m.t("measured.points", value=_signed_amount(a[0] - b[0]))
+    if b[0] == 0:
+        return ""
+    return m.t("measured.percent", value=_signed_amount((a[0] - b[0]) / abs(b[0]) * 100))
 
 
 def _with_measures(view: ReportView, w: _Writer) -> None:

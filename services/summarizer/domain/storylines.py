@@ -508,6 +508,8 @@ MODULE_WEIGHT = 0.5  # ... ranked as half a named storyline of the same size
 FILES_WEIGHT = 0.75
 MODULE_WINDOW_MIN = 30  # ... in a window of at least this many changes
 MAX_MODULE_STORIES = 3
+ASIDE_WEIGHT = 0.5  # a change of docs, CI or tests alone weighs half a change of the code in a line
+TOOLING_ITEMS = 2 * MIN_ITEMS  # ... but this many of one piece of tooling are a line of work
 MODULE_KEY_PREFIX = "module:"  # the renderer names these after the module, in its language
 CI_STORY_LINES = (
     1000  # lines the window's changes of CI tooling alone change together, to be a line
@@ -765,6 +767,14 @@ REMOVAL_TITLE = re.compile(
 _UPSTREAMED = re.compile(r"(?i)\bupstreamed\b|\bnow (?:in|covered by) (?:the )?upstream\b")
 _VERSION_WORD = re.compile(r"(?i)(?<![\w.])v?\d+\.\d+(?:\.\d+)*\b")  # "0.22.1", not "Qwen3.5"
 UPGRADES_KEY = "upgrades"  # the renderer says "Keeping up with {name}" in the report's language
+
+
+def upgrade_line(key: str) -> bool:
+    """A line of upgrades: the project kept up with ("upgrades"), or another project's
+    ("upgrades:mooncake")."""
+    return key == UPGRADES_KEY or key.startswith(UPGRADES_KEY + ":")
+
+
 # a release, a pre-release among them ("v0.21.0rc1", "9.1.0-beta.1", "0.3.11.post1")
 _RELEASE = re.compile(r"(?i)v?\d+\.\d+(?:\.\d+)*(?:[.-]?(?:rc|alpha|beta|a|b)\.?\d*|\.post\d+)?")
 REMOVALS_KEY = "removals"
@@ -846,9 +856,12 @@ def _upgrade_name(
     too), and its newest release when a title names one ("vLLM v0.25.1"); commits and dates
     ("0619", "a30addc") are not named."""
     targets = [t.split() for i in bumps if (t := upgrade_target(i.title))]
-    projects = Counter(_upgraded(t).casefold() for t in targets)
+    # (a version alone names no project: "Main2main upgrade to 0324", 2026-W14)
+    projects = Counter(_upgraded(t).casefold() for t in targets if len(t) > 1)
     for i in synced:
         projects.update(_cited_projects(i))
+    if not projects:
+        projects.update(_upgraded(t).casefold() for t in targets)
     # (a tie goes to the upgrade a title names: it was counted first)
     main = projects.most_common(1)[0][0]
     mine = [t for t in targets if _upgraded(t).casefold() == main]
@@ -1179,6 +1192,26 @@ def _text_terms(text: str) -> frozenset[str]:
     return frozenset(t.key for t in _title_terms.__wrapped__(text))
 
 
+# a word run joined by '-', '_', '.' or '/' ("DeepSeek-V3_2-W8A8-EP", "docs/…/DeepSeek-V4-Flash.md")
+_COMPOUND = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/-]*[0-9A-Za-z]")
+
+
+def name_heads(text: str) -> str:
+    """A sentence with each compound name cut to its head, what the sentence is about: its first
+    two words, a family and its version ("DeepSeek-V4" of "DeepSeek-V4-Flash", "DeepSeek-V3.2" of
+    "DeepSeek-V3.2-W8A8"); what follows is a variant or a config named in passing ("W8A8" of the
+    nightly config "DeepSeek-V3_2-W8A8-EP", 2026-W15), and a path or a file name says where."""
+
+    def head(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if "/" in word or _FILE_NAME.search(word):
+            return " "
+        parts = [p for p in re.split(r"[-_]+", word) if p]
+        return "-".join(parts[:2]) if len(parts) > 2 else word
+
+    return _COMPOUND.sub(head, text)
+
+
 # a code identifier or a command-line flag in a title ("max_num_batched_tokens",
 # "--max-num-seqs", "dispatch_ffn_combine")
 _IDENT_OR_FLAG = re.compile(r"--[0-9A-Za-z][0-9A-Za-z-]*|[0-9A-Za-z]+(?:_[0-9A-Za-z]+)+")
@@ -1266,12 +1299,15 @@ def find_storylines(
 
     def mentions(item: StoryItem) -> frozenset[str]:
         """The terms an item names: its title's and topics, and the names with a digit (a model,
-        a chip, a versioned part: "DeepSeek-V4", "MC2") what its description says it does names
-        — a description names the area a change is in everywhere ("the KV cache", 2026-W01),
-        and the paths it changes do too ("vllm_ascend/…", "acl_graph.py")."""
+        a chip, a versioned part: "DeepSeek-V4", "MC2") what its description says it does is
+        about — a description names the area a change is in everywhere ("the KV cache",
+        2026-W01), and the paths it changes do too ("vllm_ascend/…", "acl_graph.py"); a config
+        it names in passing is not what it is about ("W8A8" of "DeepSeek-V3_2-W8A8-EP", see
+        name_heads)."""
         out = frozenset(t.key for t in item_terms(item))
         if item.digest is not None and item.digest.what:
-            out |= {k for k in _text_terms(item.digest.what) if any(ch.isdigit() for ch in k)}
+            said = _text_terms(name_heads(item.digest.what))
+            out |= {k for k in said if any(ch.isdigit() for ch in k)}
         return out
 
     def written_as_name(key: str) -> bool:
@@ -1567,18 +1603,57 @@ def find_storylines(
         and not ci_only(i)
         and free_for_upgrades(i)
     ]
+    upgrade_group: int | None = None  # the line of the project kept up with
+    upgraded_project = ""
     if bumps:
+        # each project's upgrades: a line holds the upgrades of the project it is named after
+        # (2026-W27: Mooncake's bump, its revert and its re-land were told as keeping up with
+        # vLLM); the project kept up with is the most upgraded, by titles and by syncs citing its
+        # own changes (see _upgrade_name)
+        # (a title naming only the version, "upgrade to 0.18.0" (2026-W12), is of the project kept
+        # up with: "")
+        of_project: dict[str, list[StoryItem]] = defaultdict(list)
+        for i in bumps:
+            target = str(upgrade_target(i.title)).split()
+            of_project[_upgraded(target).casefold() if len(target) > 1 else ""].append(i)
+        area = [
+            i
+            for i in sorted(window, key=_order)
+            if i not in bumps
+            and free_for_upgrades(i)
+            and any(m.casefold() in upgrade_area for m in i.modules[:1])
+        ]
+        counted = Counter({p: len(xs) for p, xs in of_project.items() if p})
+        for i in (*bumps, *area):
+            counted.update(_cited_projects(i))
+        main = counted.most_common(1)[0][0] if counted else ""
+        mine = sorted({*of_project.get(main, []), *of_project.get("", [])}, key=_order)
+        # a move of that project a description says it makes, citing the project's own changes
+        # (2026-W27's "[CI] main2mian v0.24.0": "This PR upgrades the verified vLLM main commit
+        # to ee0da84… (v0.24.0 tag)")
+        told = [
+            i
+            for i in sorted(window, key=_order)
+            if i not in bumps
+            and free_for_upgrades(i)
+            and role_of(i) not in ("fix", "docs")
+            and not ci_only(i)
+            and i.digest is not None
+            and main in _cited_projects(i)
+            and (t := upgrade_target(i.digest.what)) is not None
+            and main in {w.casefold() for w in t.split()}
+        ]
         # beside them: changes in the upgrade area, and changes whose titles follow the upgraded
         # project — its name with a version ("Drop vLLM v0.22.1 compatibility", "Fix ... with
         # vLLM 0.22.1") or code now upstream ("Remove upstreamed platform patches"): 2026-W26
         # told its v0.23.0 upgrade nowhere, its six companions scattered over other lines
         projects = {
             w.casefold()
-            for i in bumps
+            for i in mine
             if (t := upgrade_target(i.title))
             for w in t.split()[:-1]
             if not _RELEASE.fullmatch(w)
-        }
+        } or {main}
 
         def named_after_upgrade(i: StoryItem) -> bool:
             title = _BRACKET.sub(" ", i.title)
@@ -1590,28 +1665,23 @@ def find_storylines(
         named = [
             i
             for i in sorted(window, key=_order)
-            if i not in bumps and free_for_upgrades(i) and named_after_upgrade(i)
+            if i not in bumps and i not in told and free_for_upgrades(i) and named_after_upgrade(i)
         ]
-        beside = named + [
-            i
-            for i in sorted(window, key=_order)
-            if i not in bumps
-            and i not in named
-            and free_for_upgrades(i)
-            and any(m.casefold() in upgrade_area for m in i.modules[:1])
-        ]
-        members = sorted([*bumps, *beside], key=_order)
+        beside = named + [i for i in area if i not in told and i not in named]
+        members = sorted([*mine, *told, *beside], key=_order)
         if len(members) >= MIN_ITEMS:
             groups.append(
                 _Group(
                     key=UPGRADES_KEY,
-                    name=_upgrade_name(bumps, window, synced=[*bumps, *beside]),
+                    name=_upgrade_name(
+                        mine or bumps, window, synced=[*(mine or bumps), *told, *beside]
+                    ),
                     evidence="term",
                     items=[i.number for i in members],
                     score=float(len(members)),
                     # what its titles tie to the upgrade stays in it (a removal of upstreamed
                     # code is the upgrade's, not a clean-up of its own)
-                    core=frozenset(i.number for i in [*bumps, *named]),
+                    core=frozenset(i.number for i in [*mine, *told, *named]),
                     # keeping up continues whatever version it moves to: the previous window's
                     # upgrades and upgrade-area changes (2026-W13's move to vLLM 0.18.0 was "new"
                     # though W12 had kept up with 0.17.x the same way)
@@ -1623,6 +1693,43 @@ def find_storylines(
                             (upgrade_target(i.title) is not None and not ci_only(i))
                             or any(m.casefold() in upgrade_area for m in i.modules[:1])
                         )
+                    ),
+                )
+            )
+            upgrade_group, upgraded_project = len(groups) - 1, main
+            for i in members:
+                assigned[i.number] = len(groups) - 1
+        # another project's upgrades are a line of their own when there are enough of them, its
+        # reverts counted (Mooncake, 2026-W27: a bump, its revert and the re-land), else no
+        # upgrade line's
+        for project, ups in of_project.items():
+            if project in (main, ""):
+                continue
+            undone = [
+                i
+                for i in sorted(window, key=_order)
+                if role_of(i) == "revert"
+                and i.number not in assigned
+                and (t := upgrade_target(own_title(i))) is not None
+                and _upgraded(t.split()).casefold() == project
+            ]
+            members = sorted([*ups, *undone], key=_order)
+            if len(members) < MIN_ITEMS:
+                continue
+            groups.append(
+                _Group(
+                    key=UPGRADES_KEY if upgrade_group is None else f"{UPGRADES_KEY}:{project}",
+                    name=_upgrade_name(ups, window),
+                    evidence="term",
+                    items=[i.number for i in members],
+                    score=float(len(members)),
+                    core=frozenset(i.number for i in ups),
+                    previous=sum(
+                        1
+                        for i in previous
+                        if not i.bot
+                        and (t := upgrade_target(i.title)) is not None
+                        and _upgraded(t.split()).casefold() == project
                     ),
                 )
             )
@@ -1733,7 +1840,35 @@ def find_storylines(
         for x in free_items:
             assigned[x.number] = len(groups) - 1
 
-    for keys, union in sorted(clusters, key=lambda c: -scores[c[0][0]]):
+    # a name the upgrade line's titles write for its syncs ("main2main 0608") is the upgrade's
+    # work when most of its changes name the project kept up with, in their titles or in what
+    # their descriptions say they do (2026-W27: the auto main2main job "to automatically adapt
+    # vllm-ascend to upstream vLLM main changes" and its fixes): its changes join that line, after
+    # the other lines took theirs (a KV offload connector kept in step with vLLM v0.23.0 is told
+    # with KV offload)
+    synced_terms = (
+        set().union(*(terms_of(by_number[x].title) for x in groups[upgrade_group].items))
+        if upgrade_group is not None
+        else set()
+    )
+
+    def names_project(x: int) -> bool:
+        item = by_number[x]
+        text = f"{item.title} {item.digest.what if item.digest is not None else ''}"
+        return upgraded_project in {w.casefold() for w in _WORD.findall(text)}
+
+    def of_the_upgrade(keys: Sequence[str]) -> bool:
+        top = keys[0]
+        return (
+            top in synced_terms
+            and not is_topic(top)
+            # (the project's own name ties nothing: "Fix … with vLLM graphs")
+            and upgraded_project not in (top, *parts_of.get(top, ()))
+            and sum(1 for x in term_items[top] if names_project(x)) * 2 > len(term_items[top])
+        )
+
+    ordered = sorted(clusters, key=lambda c: -scores[c[0][0]])
+    for keys, union in [c for c in ordered if not of_the_upgrade(c[0])]:
         free = sorted((x for x in union if x not in assigned), key=lambda x: _order(by_number[x]))
         top = keys[0]
         if len(free) < min_items or (len(free) < MIN_ITEMS and not pair_holds(free, top)):
@@ -1792,6 +1927,16 @@ def find_storylines(
         )
         for x in free:
             assigned[x] = len(groups) - 1
+    if upgrade_group is not None:
+        up = groups[upgrade_group]
+        for _keys, union in [c for c in ordered if of_the_upgrade(c[0])]:
+            free = sorted(
+                (x for x in union if x not in assigned), key=lambda x: _order(by_number[x])
+            )
+            up.items.extend(free)
+            up.core = up.core | frozenset(free)
+            for x in free:
+                assigned[x] = upgrade_group
 
     # reference chains: a revert with what it reverted, fix-ups, follow-ups
     parent: dict[int, int] = {}
@@ -1887,7 +2032,8 @@ def find_storylines(
         # FlashComm v1 and other patches now upstream — one story, not a MiniMax line)
         return (
             g.evidence == "term"
-            and g.key not in (UPGRADES_KEY, RELEASE_KEY)
+            and not upgrade_line(g.key)
+            and g.key != RELEASE_KEY
             and not is_topic(g.key)
             and len(g.items) > 0
             and all(takes_out(by_number[x]) for x in g.items)
@@ -2167,7 +2313,8 @@ def find_storylines(
     for c in sorted(groups, key=lambda g: len(g.items)):
         if (
             c.evidence != "term"
-            or c.key in (UPGRADES_KEY, RELEASE_KEY)
+            or upgrade_line(c.key)
+            or c.key == RELEASE_KEY
             or is_topic(c.key)
             or not c.items
         ):
@@ -2209,7 +2356,7 @@ def find_storylines(
             lead: int | None = max(
                 members, key=lambda m: (m.deletions - m.additions, -m.number)
             ).number
-        elif g.key == UPGRADES_KEY:
+        elif upgrade_line(g.key):
             # the biggest upgrade of the project the line is named after (not a change that
             # followed it; a sync citing that project's changes when no title upgrades it —
             # 2026-W22's CANN image upgrade does not speak for keeping up with vLLM)
@@ -2253,22 +2400,58 @@ def find_storylines(
         weight = {"module": MODULE_WEIGHT, "files": FILES_WEIGHT}.get(g.evidence, 1.0)
         size = len(members) * (FILES_WEIGHT if g.key in held else weight)
         # a line of documentation, CI or tests alone ("R1", "235b": tutorials; "a3 560t": nightly
-        # jobs for a cluster) is told after the lines of work on the code (2026-07-17: a CI
-        # line was the day's only main line beside a new scheduler)
+        # jobs for a cluster) weighs half a line of work on the code per change and is told after
+        # them (2026-07-17: a CI line was the day's only main line beside a new scheduler) — but
+        # many changes of one piece of tooling, changing its files together, are a line of work
+        # every contributor meets (2026-W27: nine changes adding, fixing and enhancing the
+        # /cherry-pick, /revert and /nightly commands)
         aside = all(roles[m.number] in ("docs", "ci", "test") for m in members)
+        tooling = (
+            aside
+            and g.evidence != "module"
+            and len(members) >= TOOLING_ITEMS
+            and coherence({m.number for m in members}) >= MIN_COHERENCE
+        )
+        size *= ASIDE_WEIGHT if aside and not tooling else 1.0
         result.append(((aside, -size, g.evidence == "files", -g.score, g.key), story))
     result.sort(key=lambda r: r[0])
-    # a module's leftovers never push a named line of work out of the list: `limit` named ones,
-    # and at most MAX_MODULE_STORIES modules beside them
-    named_all = [st for _k, st in result if st.evidence != "module"]
-    named = named_all[:limit]
-    # a line of shared links or of a [Tag] the named ones leave out takes a module's place: its
-    # changes are those a module's leftovers would hold, told by what ties them (2026-W23: four
-    # "[P/D]" changes were the kv-transfer module's line)
-    linked = [st for st in named_all[limit:] if st.key.startswith((_TAG_KEY, _REF_KEY))]
-    modules = [
-        *linked,
-        *(st for _k, st in result if st.evidence == "module"),
-    ][:MAX_MODULE_STORIES]
-    keep = {id(st) for st in (*named, *modules)}
-    return [st for _k, st in result if id(st) in keep]
+    return _kept(result, limit)
+
+
+def _kept(result: Sequence[tuple[tuple, Storyline]], limit: int) -> list[Storyline]:
+    """The lines a report tells, in their order (`result`: (order key, line), sorted; the key's
+    first field whether the line is docs, CI or tests alone, its second the line's weight,
+    negated): `limit` slots for named lines and
+    MAX_MODULE_STORIES for modules' leftovers, as many as there are lines of each kind to fill
+    them, filled by weight — a line is never left out for a lighter one (2026-W27: nine changes
+    of the new slash commands and a topic's line were cut while lines of three stayed), a
+    module's leftovers take no more than their slots and a named line may take theirs (2026-W23:
+    four "[P/D]" changes were the kv-transfer module's line). The heaviest line of docs, CI or
+    tests alone of MIN_ITEMS changes or more is told whatever its weight, in place of the
+    lightest line of no more changes: a reader meets those changes as a contributor."""
+    lines = [st for _k, st in result]
+    modules = [st for st in lines if st.evidence == "module"]
+    named = len(lines) - len(modules)
+    slots = min(limit, named) + min(MAX_MODULE_STORIES, max(0, named - limit) + len(modules))
+    by_weight = sorted(range(len(result)), key=lambda x: (result[x][0][1], x))
+    keep: list[int] = []
+    module_count = 0
+    for x in by_weight:
+        if len(keep) >= slots:
+            break
+        if result[x][1].evidence == "module":
+            if module_count >= MAX_MODULE_STORIES:
+                continue
+            module_count += 1
+        keep.append(x)
+    aside = [
+        x for x in range(len(result)) if result[x][0][0] and len(result[x][1].items) >= MIN_ITEMS
+    ]
+    if aside and keep:
+        best = min(aside, key=lambda x: (result[x][0][1], x))
+        if best not in keep:
+            light = max(keep, key=lambda x: (-result[x][0][1], x))
+            if len(result[light][1].items) <= len(result[best][1].items):
+                keep.remove(light)
+                keep.append(best)
+    return [result[x][1] for x in sorted(keep)]

@@ -1285,6 +1285,46 @@ _TALKS_USERS = re.compile(
 )
 
 
+# what a change adds support for — a model, a hardware, a quantization scheme — named as such
+# names are written, with a figure ("Adapt GLM-5.2", "Support Gemma4 … on A2", "Add support for
+# W8A8FP8 dynamic quantization", "w4a16-mxfp4 quantization scheme adaptation", real #11264,
+# #11536, #10236, #11014): users meet it, whatever the template's "No" says
+_SUPPORT_NAME = r"(?P<name>[A-Za-z][A-Za-z.]*[-_]?v?\d(?:[\w-]|\.\w)*|\d+[A-Za-z][\w-]*)"
+_ADDS_SUPPORT = re.compile(
+    r"(?i)\b(?:(?:add|adds|added|adding|introduc\w+|enabl\w+)\s+(?:\w+\s+){0,2}?support\s+"
+    r"(?:for|of)|support(?:s|ed|ing)?(?:\s+for)?|adapt(?:s|ed|ing)?(?:\s+to)?)\s+(?:the\s+)?"
+    rf"(?:new\s+)?(?-i:{_SUPPORT_NAME})(?![\w-])"
+    r"|(?-i:" + _SUPPORT_NAME.replace("?P<name>", "?P<scheme>") + r")\s+(?:quantization|quant)\s+"
+    r"(?:scheme|method)\b"
+)
+# ... not a version, nor the code's own parts ("adapt to main2main", "adapt the mla_v1",
+# "supports ModelRunnerV2", real #7578, #3397, #13982), nor
+# a tensor's dtype ("support bf16/float16 gmm1/gmm2 weight", #6393), a name too short to tell a
+# model from a part or a place ("Add Mega moe support for a3": the op on it, #11701)
+_NOT_SUPPORTED_NAME = re.compile(
+    r"(?i)^(?:v?\d[\d.]*|b?f(?:loat|p)?(?:16|32)|\w*runner\w*|mrv\d+|\w*_v\d+|main\w*"
+    r"|python[\d.]*|torch\w*|cann\w*|.{1,2})$"
+)
+# a change of tests, CI, docs or a fix: what it supports is there, not for users
+_NOT_FOR_USERS = re.compile(
+    r"(?i)\b(?:tests?|e2e|ut|ci|nightly|docs?|documentation|tutorials?|guides?|benchmarks?|lint"
+    r"|refactor\w*|fix\w*|bugs?|bugfix|revert\w*)\b"
+)
+_TITLE_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)+")
+
+
+def _adds_support(title: str, what: str) -> bool:
+    """Whether the title, or the what's first sentence, says the change adds support for a
+    named model, hardware or quantization scheme (not in a change of tests, CI, docs or a fix)."""
+    if _NOT_FOR_USERS.search(title):
+        return False
+    for text in (_TITLE_TAGS.sub("", title), sentences(what)[0] if what else ""):
+        for m in _ADDS_SUPPORT.finditer(text):
+            if not _NOT_SUPPORTED_NAME.match(m.group("name") or m.group("scheme")):
+                return True
+    return False
+
+
 def _user_facing(units: list[_Unit]) -> tuple[str, str]:
     for i, u in enumerate(units):
         t = u.text.strip()
@@ -2919,9 +2959,15 @@ def digest_of(
         if kind != "issue" and "default" in low
         else ""
     )
+    told = user_facing
+    if user_facing == "no" and _adds_support(title, what):
+        # a template's "No" to a change that adds support for a model, a hardware or a scheme
+        # ("[Feature] Adapt GLM-5.2" answers "No", real #11264): users meet it — not told "no
+        # user-facing change"; unknown (what the answer says is still read as the author's, above)
+        told = "unknown"
     return Digest(
         what=what,
-        user_facing=user_facing,
+        user_facing=told,
         user_facing_text=uf_text,
         tested=tested,
         tested_text=tested_text,

@@ -303,17 +303,21 @@ def interface_of(
     typed: list[tuple[str, str]] = type_changes if type_changes is not None else []
     out: dict[str, InterfaceChange] = {}
     ordered = sorted(
-        (
-            s
-            for s in sections
-            if s.kind in (("what", "", "other") if strict else ("uf", "what", "", "other"))
-        ),
+        (s for s in sections if s.kind in ("uf", "what", "", "other")),
         key=lambda s: 0 if s.kind == "uf" else 1,
     )
+    ci_title = _CI_TITLE.match(title) is not None
     for sec in ordered:
         said_uf = sec.kind == "uf" and user_facing == "yes"
+        source: bool | None = None  # (whether the file a list of changes stands under is code)
         for u in sec.units:
             text = u.text
+            if u.kind == "p" and (at := _path_of(u.raw)) is not None:
+                source = at
+            if "=" in text or "need" in text:
+                _add_set(out, text, sentences, clip, not ci_title if source is None else source)
+            if sec.kind == "uf" and strict:
+                continue  # (an answer of "no" that says users no longer need to set a setting)
             if strict:
                 if "`" not in " ".join(u.raw) or not _GONE_WORDS.search(text):
                     continue
@@ -429,7 +433,7 @@ def _add(
     ):
         return
     for i, (at, name) in enumerate(names):
-        if name in out:
+        if name in out and out[name].kind != "default":
             continue
         if i + 1 < len(names) and _RENAMED_AS.fullmatch(s, at + len(name), names[i + 1][0]):
             # "`a` is renamed to `b`", "`a` has been renamed as `b`"
@@ -441,6 +445,8 @@ def _add(
             and (i + 1 >= len(names) or names[i + 1][0] >= it.end())
         )
         kind = "removed" if gone else _governing(s, at)
+        if name in out and kind != "removed":
+            continue  # (a new default the change gives by taking the setting away is "removed")
         if (
             kind is None
             or (strict and kind not in ("removed", "renamed"))
@@ -456,6 +462,82 @@ def _add(
             out[name] = InterfaceChange(kind="renamed", name=name, new_name=after, sentence=quoted)
             return
         out[name] = InterfaceChange(kind=kind, name=name, sentence=quoted)
+
+
+# a setting this change gives a value users get unless they set another — an environment
+# variable the code now sets, or one users no longer need to set: told as a new default.
+# "Set `VLLM_USE_V2_MODEL_RUNNER=0` for non-`0.23.0`." (real #10935, under the file it changes),
+# "- sets `VLLM_SERVER_DEV_MODE=1`;" (#13748): the sentence starts with the verb, what the change
+# does; an environment variable's name with its value (a lower-case `x = 0` is a variable of
+# the code more often than not: "set `need_gather_q_kv=False`", #7390)
+_SETS = re.compile(
+    r"(?i)^\W*(?:(?:this|the) (?:pr|patch|change|commit)\s+|we\s+|it\s+)?(?:also\s+|now\s+)?"
+    r"(?:set|sets|force[sd]?)\s+(?:the\s+)?(?:env(?:ironment)?\s+var(?:iable)?s?\s+)?"
+    rf"`?(?-i:(?P<name>{_ENV}))`?\s*=\s*`?[\w.:-]+"
+)
+# "users no longer need to set `X=1`", "Users do not need to set `X=…` manually any more" (real
+# #10333, #5855): what they set by hand the change now does for them
+_NO_NEED = re.compile(
+    r"(?i)\b(?:no longer|(?:do|does)\s+not|don't|doesn't|no)\s+(?:\w+\s+)?need(?:s|ed)?\s+to\s+"
+    r"(?:manually\s+|explicitly\s+)?(?:set|export|specify|configure)\s+(?:the\s+)?"
+    r"(?:env(?:ironment)?\s+var(?:iable)?s?\s+)?`?(?-i:(?P<name>"
+    + _ENV
+    + r"))`?(?:\s*=\s*`?[\w.:-]+`?)?(?P<rest>[^.;]*)"
+)
+_ANY_MORE = re.compile(r"(?i)\b(?:any\s?more|no longer)\b")
+# not of this change's code: a test, CI, a workflow, a deployment, an example, what users may do
+_NOT_SET_HERE = re.compile(
+    r"(?i)\b(?:tests?|testing|e2e|ci|nightly|workflows?|pipelines?|jobs?|runners?|containers?"
+    r"|docker\w*|pods?|clusters?|yaml|templates?|examples?|docs?|documentation|tutorials?|guides?"
+    r"|scripts?|benchmarks?|if|when|whether|unless|users?|you|can|could|may|might|should|must"
+    r"|previously|before)\b"
+)
+# a change titled as CI, tests or docs sets what it sets there, unless the sentence stands under
+# a file of the code it changes ("[CI] upgrade vllm to 0619" lists `vllm_ascend/__init__.py`,
+# real #10935; "[CI] Set HCCL_IF_BASE_PORT for 560T cluster" sets its workflows', #12303)
+_CI_TITLE = re.compile(
+    r"(?i)^\s*(?:\[[^\]]*\]\s*)*?\[(?:ci|tests?|ut|e2e|docs?|nightly|bench\w*)\]"
+)
+# a paragraph that is only a file's path: the list after it changes that file
+_LONE_PATH = re.compile(r"^\W*`?(?P<path>[\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|cpp|cc|h|sh))`?\W*$")
+_NOT_SOURCE = re.compile(
+    r"(?i)(?:^|/)(?:tests?|\.github|docs?|examples?|benchmarks?|tools|scripts|ci)(?:/|$)"
+    r"|\.(?:ya?ml|md|txt|jinja2?|json|toml|cfg|ini)$|(?:^|/)test_[\w]*\.py$"
+)
+
+
+def _path_of(raw: list[str]) -> bool | None:
+    """For a paragraph that is only a file's path: whether that file is code users run (not a
+    test, a workflow, a document or an example); None for any other paragraph."""
+    if len(raw) != 1 or "/" not in raw[0] and "." not in raw[0]:
+        return None
+    m = _LONE_PATH.match(raw[0].strip())
+    if m is None:
+        return None
+    return _NOT_SOURCE.search(m.group("path")) is None
+
+
+def _add_set(
+    out: dict[str, InterfaceChange],
+    text: str,
+    sentences: Callable[[str], list[str]],
+    clip: Callable[[str], str],
+    source: bool,
+) -> None:
+    """The environment variables a unit says this change sets (where it stands in the code users
+    run, `source`) or says users no longer need to set: each a new default."""
+    for s in sentences(text):
+        if "=" in s and source and (m := _SETS.match(s)) is not None:
+            if not _NOT_SET_HERE.search(s, m.end()) and m.group("name") not in out:
+                out[m.group("name")] = InterfaceChange(
+                    kind="default", name=m.group("name"), sentence=clip(s)
+                )
+            continue
+        if "need" in s and (n := _NO_NEED.search(s)) is not None:
+            gone = n.group(0).lower().startswith("no longer") or _ANY_MORE.search(n.group("rest"))
+            name = n.group("name")
+            if gone and name not in out:
+                out[name] = InterfaceChange(kind="default", name=name, sentence=clip(s))
 
 
 # ---------------------------------------------------------------- next steps

@@ -352,6 +352,34 @@ class Profile(_Model):
         "were 'very large changes' and 'core changes without tests')",
     )
     _v_style = field_validator("style_titles")(lambda cls, v: _check_regexes(v))
+    quiet_titles: tuple[str, ...] = Field(
+        (
+            # the title's object is log or print statements, comments or docstrings, its verb and
+            # words before it no preposition or conjunction, after it the end or a qualifier that
+            # joins no second change ("Add npugraph_ex enablement logging", "Lower Mooncake KV
+            # metadata mismatch log level", "add warning log while sq/cq fail to bind"; not "add a
+            # check before layer_sharding logging", "fix logging and d2h bug", "Fix logger bug",
+            # "Comment out newly added vlm e2e"). Typos are not among them: a typo fixed in code
+            # renames what runs ("Fix typo of VLLM_ASCEND_ENABLE_TOPK_OPTIMIZE").
+            r"^\W*(?:\[[^\]]*\]\W*)*"
+            r"(?:(?!(?:and|or|but|also|for|in|on|of|at|to|by|with|when|while|before|after|if|"
+            r"from|out|not)\b)[\w.`'/-]+\s+){0,5}"
+            r"(?:(?:debug|info|warning|error|log)\s+(?:logs?|messages?|prints?)|"
+            r"log\s+(?:level|levels|info|output)|logs?|logging|logger|prints?|printing|"
+            r"comments?|docstrings?)"
+            r"\W*(?:$|\b(?:for|in|on|of|at|when|while|during|after|before|if|from|to|with|about|"
+            r"under|via|across)\b(?![^,;&+]*\b(?:and|also)\b)[^,;&+]*$)",
+        ),
+        description="titles of changes to log or print statements, comments or docstrings alone: "
+        "such a change of at most `quiet_lines` lines that touches no CI or build file carries no "
+        "behaviour risk (real #7574, 'Add npugraph_ex enablement logging', +5/-3, was a graph "
+        "capture risk). The data has each file's line counts, no patch: the title's word for what "
+        "changed and the size stand for the lines themselves",
+    )
+    quiet_lines: int = Field(
+        100, ge=0, description="the most lines (additions + deletions) of a `quiet_titles` change"
+    )
+    _v_quiet = field_validator("quiet_titles")(lambda cls, v: _check_regexes(v))
     modules: tuple[ModuleRule, ...] = ()
     labeler: dict[str, Any] = Field(
         default_factory=dict,

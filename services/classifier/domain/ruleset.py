@@ -97,6 +97,11 @@ class CompiledRuleSet:
     # the modules' keywords, owner = position in `modules`: which ones a description's what names
     module_words: PhraseIndex = field(default_factory=PhraseIndex, repr=False)
     labeler_names: frozenset[str] = frozenset()  # labels of a pasted labeler.yml
+    # a change of log or print statements, comments or docstrings alone (its title says so, it is
+    # small, no CI or build file): no behaviour risk (`Profile.quiet_titles`)
+    quiet_regex: re.Pattern[str] | None = None
+    quiet_lines: int = 0
+    ci_bits: int = 0
     _tags: dict[tuple[str, str, bool], Tag] = field(default_factory=dict, repr=False)
     _topic_tags: dict[str, TopicTag] = field(default_factory=dict, repr=False)  # by rule id
     _memo: dict[tuple[Any, ...], Tags] = field(default_factory=dict, repr=False)
@@ -499,10 +504,14 @@ class CompiledRuleSet:
         fired_names: set[str] = set()
         # a pull request that only changes documentation, or only the code's formatting, carries
         # no engineering risk
-        docs_only = (bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0) or (
-            self.style_regex is not None
-            and v.kind == "pull_request"
-            and bool(self.style_regex.search(v.title))
+        docs_only = (
+            (bool(v.files.paths) and v.files.all_mask & self.docs_bits != 0)
+            or (
+                self.style_regex is not None
+                and v.kind == "pull_request"
+                and bool(self.style_regex.search(v.title))
+            )
+            or self._quiet(v)
         )
         candidates = v.candidates
         risks = self._risks_of_kind.get(v.kind)
@@ -517,10 +526,17 @@ class CompiledRuleSet:
             files_key: tuple[int, str | None, str | None] | None = (
                 None  # the tag depends on the files alone
             )
+            severity = rule.severity
             if rule.kind == "match":
                 hit = match.test(v)
                 if hit is None:
                     continue
+                # a word the title (or the description) mentions is a hint, not evidence: the
+                # risk needs a second signal of another kind (its files, a label, a title
+                # prefix, the author, a statement in the description) to keep its severity
+                # (real #10307 "Sanitize MTP placeholders …" was a high security risk)
+                if hit.how in _MENTIONS and severity != "low" and not _corroborated(match, v):
+                    severity = "low"
                 values = _Reason(
                     label=rule.label or rule.name,
                     tests=self.profile.tests.describe,
@@ -576,7 +592,7 @@ class CompiledRuleSet:
                 reason = (rule.reason or default).format_map(values)
                 tag = _new_risk(
                     name=rule.name,
-                    severity=rule.severity,
+                    severity=severity,
                     reason=reason,
                     rule=f"risk:{rule.name}/{how}",
                 )
@@ -584,6 +600,18 @@ class CompiledRuleSet:
                     v.file_facts.risk_tags[files_key] = tag
             out.append(tag)
         return out
+
+    def _quiet(self, v: ItemView) -> bool:
+        """A pull request of log or print statements, comments or docstrings alone: its title
+        says that is what it changes (`quiet_titles`), it has at most `quiet_lines` lines and no
+        CI or build file. The data holds each file's line counts, not its patch: the title's
+        word and the size stand for the lines themselves."""
+        rx = self.quiet_regex
+        if rx is None or v.kind != "pull_request" or not v.files.paths:
+            return False
+        if v.files.any_mask & self.ci_bits or _size(v.item)[0] > self.quiet_lines:
+            return False
+        return bool(rx.search(v.title))
 
     # -- people
 
@@ -630,6 +658,29 @@ class CompiledRuleSet:
         if item.author.is_bot and self.profile.bots.trust_actor_flag:
             return True, "bot:actor-flag"
         return False, None
+
+
+# how a match rule fired when it only found a word: a title keyword or a description keyword
+_MENTIONS = frozenset({"keyword", "body-keyword"})
+
+
+def _corroborated(match: CompiledMatch, v: ItemView) -> bool:
+    """Whether a rule that fired on a title word also fires in a way that reads no word of the
+    title: its author or association, a module, its files, a statement of the description
+    (`CompiledMatch.test` tries a title prefix, a label and a title regex before a keyword, so
+    these did not fire). A description keyword is one more mention, no second signal."""
+    if match.authors is not None and match.id in v.author_hits:
+        return True
+    if match.associations and str(v.item.author.association).upper() in match.associations:
+        return True
+    if match.modules and not match.modules.isdisjoint(v.modules):
+        return True
+    if match.has_files and (v.files.paths or match.has_branches):
+        if v.file_facts.files_hit(match, v.item.base_branch, v.item.head_branch) is not None:
+            return True
+    if match.body_regex is not None and match.id in v.body_rx:
+        return match.body_regex.search(v.body) is not None
+    return False
 
 
 def _adds_dels(item: ItemSnapshot) -> tuple[int, int]:
@@ -753,6 +804,9 @@ def compile_profile(profile: Profile, codeowners_text: str | None = None) -> Com
         index=index,
         docs_bits=docs_bits,
         style_regex=_any_regex(profile.style_titles),
+        quiet_regex=_any_regex(profile.quiet_titles),
+        quiet_lines=profile.quiet_lines,
+        ci_bits=table.bits(CI_CONFIG_GLOBS),
         owners=owners,
         owner_line_areas=owner_line_areas,
         labeler_file_labels=frozenset(file_labels),

@@ -59,7 +59,7 @@ from ..domain.projection import (
     repo_of,
     time_of,
 )
-from ..domain.report import FactRow, ItemRow, WindowInput, fact_actor
+from ..domain.report import FactRow, ItemRow, WindowInput, brings_back_title, fact_actor
 from ..domain.storylines import (
     by_commit,
     commit_number,
@@ -143,6 +143,10 @@ class _TitleHistory:
         self.plain: dict[int, str] = {}
         self.counts: dict[str, int] = {}
         self._by_title: dict[str, int] | None = None
+        # the items whose title says a change comes back ("Reapply …"), and every item by its
+        # plain title: read for a window's reverts, built once per version of the history
+        self._bringing_back: frozenset[int] | None = None
+        self._all_titled: dict[str, tuple[int, ...]] | None = None
         # a commit hash of a reference -> the change merged as that commit (None: none, or more
         # than one for a short hash), found once per version of the history
         self.commits: dict[str, int | None] = {}
@@ -182,6 +186,7 @@ class _TitleHistory:
         if counts is not None:
             self.counts = {t: c for t, c in counts.items() if c > 0}
             self._by_title = None
+            self._bringing_back = self._all_titled = None
         self.commits = {}  # (a change merged since, or a snapshot that now has its commit)
         self.version = version
 
@@ -193,6 +198,24 @@ class _TitleHistory:
                 index.setdefault(self.plain[number], number)
             self._by_title = index
         return self._by_title.get(plain_title(title))
+
+    def bringing_back(self, reverted: Iterable[int]) -> set[int]:
+        """The items that may bring a reverted change back: titled so ("Reapply …", "[Recover]
+        …"), or with the very title of one of `reverted` again."""
+        if self._bringing_back is None:
+            self._bringing_back = frozenset(
+                n for n, title in self.titles.items() if brings_back_title(title)
+            )
+        if self._all_titled is None:
+            index: dict[str, list[int]] = {}
+            for number in sorted(self.plain):
+                index.setdefault(self.plain[number], []).append(number)
+            self._all_titled = {k: tuple(v) for k, v in index.items()}
+        out = set(self._bringing_back)
+        for n in reverted:
+            if n in self.plain:
+                out.update(self._all_titled.get(self.plain[n], ()))
+        return out
 
 
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")  # the migrations and bulk statements know these
@@ -980,6 +1003,47 @@ class SqlProjections:
                         first_seen=it.first_seen,
                     )
             referenced = {n: got[n] for n in sorted(got)}
+            # what became of the window's reverts after it, as far as the watermark: the changes
+            # that may bring a reverted one back (by title, from the history's index), merged
+            # after the window and before the watermark, so a report of the same window at the
+            # same watermark says the same
+            undone = {
+                ref.number
+                for row in item_rows.values()
+                if row.snapshot.merged_at is not None
+                and window.start <= row.snapshot.merged_at < window.end
+                and row.tags.digest is not None
+                for ref in row.tags.digest.refs
+                if ref.kind == "reverts" and ref.number is not None and ref.repo is None
+            }
+            reverting = undone or any(
+                quoted_revert(row.snapshot.title)[0] is not None
+                for row in item_rows.values()
+                if row.snapshot.merged_at is not None
+                and window.start <= row.snapshot.merged_at < window.end
+            )
+            later: dict[int, ItemRow] = {}
+            if reverting:
+                with self._title_lock:
+                    maybe = titles.bringing_back(undone | wanted)
+                maybe -= item_rows.keys() | referenced.keys()
+                until = [items.c.merged_at >= window.end]
+                if mark is not None:
+                    until.append(items.c.merged_at < mark)
+                for part in _chunks(sorted(maybe)):
+                    for it in conn.execute(
+                        sa.select(*cols).where(
+                            items.c.repo == repo, items.c.number.in_(part), *until
+                        )
+                    ):
+                        later[it.number] = ItemRow(
+                            snapshot=self._snapshots.get_or_make(
+                                it.snapshot, ItemSnapshot.model_validate_json
+                            ),
+                            tags=tags(it.tags),
+                            first_seen=it.first_seen,
+                        )
+                later = {n: later[n] for n in sorted(later)}
         return WindowInput(
             repo=repo,
             window=window,
@@ -993,6 +1057,7 @@ class SqlProjections:
             term_counts=term_counts,
             history_items=history_items,
             referenced=referenced,
+            later=later,
         )
 
     def _title_history(self, conn: Connection, repo: str) -> _TitleHistory:

@@ -223,6 +223,11 @@ class WindowInput:
     history_items: int = 0
     # items the window's items refer to (reverted, fixed-up, followed-up) merged before the window
     referenced: Mapping[int, ItemRow] = field(default_factory=dict)
+    # changes merged after the window, up to the watermark, that may bring back a change reverted
+    # in it: their titles say a change comes back or repeat a reverted change's title (the store
+    # finds them by title, `brings_back_title`; `_relands` decides); never counted, linked or
+    # listed as the window's, only told as what became of its reverts
+    later: Mapping[int, ItemRow] = field(default_factory=dict)
     # the report lines made of `items` (see `_ref_for`): ItemRefs are immutable
     refs: dict[tuple[int, int, bool], ItemRef] = field(default_factory=dict, compare=False)
 
@@ -1124,6 +1129,10 @@ class _Story:
     leads: set[int] = field(default_factory=set)
     reverts: set[int] = field(default_factory=set)  # reverts merged in the window
     reverted: set[int] = field(default_factory=set)  # what those reverts undid
+    # changes merged after the window that may bring a reverted change back (WindowInput.later),
+    # with the descriptions the window's changes and they give (what names the change it re-lands)
+    later: dict[int, StoryItem] = field(default_factory=dict)
+    bodies: dict[int, str] = field(default_factory=dict)
     scores: dict[int, float] = field(default_factory=dict)  # merged PR -> score (computed once)
 
 
@@ -1182,7 +1191,13 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
         limit=policy.storylines,
     )
     storylines = _with_topic_names(storylines, t)
-    story = _Story(storylines=storylines, links=links, items=known)
+    later = {
+        n: story_item(r.snapshot, r.tags)
+        for n, r in inp.later.items()
+        if n not in known and r.snapshot.merged_at is not None
+    }
+    bodies.update((n, r.snapshot.body_excerpt or "") for n, r in inp.later.items() if n in later)
+    story = _Story(storylines=storylines, links=links, items=known, later=later, bodies=bodies)
     for line in storylines:
         for member in line.items:
             story.storyline_of.setdefault(member.number, line.key)
@@ -1195,6 +1210,16 @@ def _story(t: _Tally, prev: _Tally, inp: WindowInput, policy: ReportPolicy) -> _
         if link.kind == "reverts" and link.source in t.merged_prs:
             story.reverts.add(link.source)
             story.reverted.add(link.target)
+    # what became of each revert: the change coming back ("relands", its own relation, never a
+    # second revert), in the window or after it up to the watermark (2026-W27: #11155, reverted
+    # by #11415, came back as #11429 "Reapply MC2 capacity and MoE comm selection" on 07-06)
+    merged = set(t.merged_prs)
+    for link in sorted(links, key=lambda lk: (lk.source, lk.target)):
+        if link.kind == "reverts" and link.source in merged:
+            back = _relands(link.source, link.target, known, merged, bodies) or _relands(
+                link.source, link.target, {**known, **later}, set(later), bodies
+            )
+            story.links.extend(ItemLink(n, link.target, "relands") for n in back)
     return story
 
 
@@ -1423,7 +1448,16 @@ def _incidents(t: _Tally, story: _Story, inp: WindowInput, policy: ReportPolicy)
             continue
         linked.add(link.source)
         target = items.get(link.target)
-        back = _relands(link.source, link.target, items, merged)
+        back = _merged_order(
+            {
+                lk.source
+                for lk in story.links
+                if lk.kind == "relands"
+                and lk.target == link.target
+                and _merged_after({**story.later, **items}, lk.source, link.source)
+            },
+            {**story.later, **items},
+        )
         why = _not_its_description(_revert_reason(items.get(link.source), link.target), target)
         out.append(
             Incident(
@@ -1980,18 +2014,83 @@ def _upgrade_key(title: str) -> tuple[str, str] | None:
     return parts[0].casefold(), parts[-1].casefold().removeprefix("v")
 
 
+# a change coming back, in its own words: "Reapply …", "re-land", "[Recover] …", "(re-pull)",
+# "brings back", a revert of a revert ('This PR reverts "[ModelRunner] Revert …"', real #6475);
+# "restore" only of the change itself, named ("restore pr-7029", real #7294: "Restore the import
+# … PR #13290 reverted" restores a line, real #13810)
+_BACK = re.compile(
+    r"(?i)\b(?:re-?appl\w*|re-?land\w*|recover\w*|redo|re-?pull\w*|re-?submit\w*|"
+    r"re-?introduc\w*|bring\w* back|brought back)\b"
+    r"|\brevert\w*\s+(?:the\s+|a\s+)?[\"“'`]?(?:\[[^\]]*\]\s*)*revert"
+)
+_RESTORE = re.compile(r"(?i)\brestor\w*")
+# a sentence of a description: its end, a blank line or a list item (a wrapped line goes on)
+_SENTENCE_END = re.compile(r"\n\s*\n|\n\s*(?:[-*+]|\d+\.)\s+|(?<=[.!?])\s+(?=[A-Z#*\[(`])")
+
+
+def brings_back_title(title: str) -> bool:
+    """The title says a change comes back ("Reapply …", "[Recover] …", "… (re-pull)", "restore
+    pr-7029"): the changes merged after a window that the store reads as its reverts' outcome
+    (with those repeating a reverted change's title)."""
+    return bool(_BACK.search(title) or _RESTORE.search(title))
+
+
+def _names_number(text: str, number: int) -> bool:
+    """`text` names #number of this repository: "#11155", "(vllm-project#7100)", "pr-7029",
+    ".../pull/4892" (not another repository's "owner/name#N")."""
+    return bool(
+        re.search(
+            rf"(?i)(?:(?<![\w/#.-])[\w-]*#|\bpr[-\s]?#?|/pull/){number}(?!\d)",
+            text,
+        )
+    )
+
+
+def _says_it_comes_back(text: str, target: int, revert: int) -> bool:
+    """A sentence of `text` brings the reverted change back by number: it names the change or its
+    revert and says it comes back ("This PR reapplies #11155 after #11415 reverted it", real
+    #11429; "Reapply … (originally in #6645, reverted in #6873)", #7111); "restore" only with the
+    change itself named. "We did try … in #5761" (#9025) and "Fix #10824" (#12084) do not."""
+    for sentence in _SENTENCE_END.split(text):
+        if _BACK.search(sentence) and (
+            _names_number(sentence, target) or _names_number(sentence, revert)
+        ):
+            return True
+        if _RESTORE.search(sentence) and _names_number(sentence, target):
+            return True
+    return False
+
+
+def _merged_after(items: Mapping[int, StoryItem], n: int, than: int) -> bool:
+    a, b = items.get(n), items.get(than)
+    return (
+        a is not None
+        and b is not None
+        and a.merged_at is not None
+        and b.merged_at is not None
+        and a.merged_at > b.merged_at
+    )
+
+
 def _relands(
-    revert: int, target: int, items: Mapping[int, StoryItem], merged: set[int]
+    revert: int,
+    target: int,
+    items: Mapping[int, StoryItem],
+    candidates: set[int],
+    bodies: Mapping[int, str],
 ) -> list[int]:
-    """Changes of the window that bring a reverted change back: merged after the revert, saying
-    so ("restore", "reapply", "re-land") and touching its code, or naming it."""
+    """The `candidates` that bring a reverted change back: merged after the revert, no revert
+    themselves, and saying so — a title or sentence that names the change or its revert and
+    says it comes back; a reference to it and such words; "restore"/"reapply" with most of its
+    title, or its very title again, touching its code; the same upgrade; the same
+    description."""
     rv, old = items.get(revert), items.get(target)
     if rv is None or old is None or rv.merged_at is None:
         return []
     code = {f for f in old.files if file_kind(f) is None}
     words = _plain_words(old.title)
     out = []
-    for n in sorted(merged):
+    for n in sorted(candidates):
         it = items.get(n)
         if (
             it is None
@@ -2002,7 +2101,11 @@ def _relands(
         ):
             continue
         refs = {r.number for r in it.digest.refs} if it.digest is not None else set()
-        if target in refs and _RELAND.search(
+        if _says_it_comes_back(it.title, target, revert) or _says_it_comes_back(
+            bodies.get(n, ""), target, revert
+        ):
+            out.append(n)
+        elif target in refs and _RELAND.search(
             it.title + " " + (it.digest.what if it.digest else "")
         ):
             out.append(n)
@@ -2012,7 +2115,7 @@ def _relands(
             and (
                 _plain_words(it.title) == words
                 or (
-                    _RELAND.search(it.title)
+                    (_RELAND.search(it.title) or _BACK.search(it.title))
                     and len(words & _plain_words(it.title)) * 2 >= len(words)
                 )
             )
@@ -2052,6 +2155,7 @@ def _plain_words(title: str) -> frozenset[str]:
         for w in re.findall(r"[a-z0-9_.]+", plain_title(title))
         if len(w) > 2
         and not _RELAND.fullmatch(w)
+        and not _BACK.fullmatch(w)
         and w not in ("the", "and", "for", "with", "fix", "fixes", "bugfix")
     )
 
@@ -3469,7 +3573,7 @@ def _referenced(
     }
     out = []
     for n in wanted:
-        row = inp.items.get(n) or inp.referenced.get(n)
+        row = inp.items.get(n) or inp.referenced.get(n) or inp.later.get(n)
         if row is not None:
             out.append(item_ref(row.snapshot, row.tags))
         elif n in earlier:

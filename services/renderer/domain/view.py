@@ -42,6 +42,7 @@ from shared.wording import MEMORY_LEAK_PATTERN
 from .bounds import bounded
 from .i18n import Messages
 from .text import (
+    _SENTENCE_END,
     day,
     days_text,
     excerpt,
@@ -1038,13 +1039,17 @@ class _Writer:
         if c.lines_added or c.lines_removed:
             net = c.lines_added - c.lines_removed
             key = "summary.lines_net_removed" if net < 0 else "summary.lines_net_added"
+            biggest = self.biggest_change(net)
             paras[0] += m.t("list.sentence") + m.t(
-                key, added=num(c.lines_added), removed=num(c.lines_removed), net=num(abs(net))
+                key,
+                added=num(c.lines_added),
+                removed=num(c.lines_removed),
+                net=num(abs(net)),
+                drivers=self.lines_drivers(biggest[0] if biggest is not None else None),
             )
             split = self.lines_split()
             if split:
                 paras[0] = paras[0].rstrip("。.") + split
-            biggest = self.biggest_change(net)
             if biggest is not None:
                 item, lines = biggest
                 # after the split, a sentence of its own (not one more kind of the list)
@@ -2282,9 +2287,14 @@ class _Writer:
         for kind in grouped:
             said = [i for i in self.s.incidents if i.kind == kind and i.items]
             if len(said) == 1:
-                out.append(self._acted(self.incident(said[0]), kind))
+                # a loosened check quoted in its description's words (the sentence that says why,
+                # when it says it: the summarizer picks it) is asked only when it comes back
+                quoted = kind == "loosened" and bool(_said(said[0].reason))
+                out.append(self._acted(self.incident(said[0]), kind, quoted=quoted))
             elif said:
-                # each change with its title (the top of the report has the short line)
+                # each change with its title (the top of the report has the short line); its
+                # words are not quoted here (2026-W24's three would outgrow the main body's
+                # length), so the line asks why as well
                 parts: list = [self.m.t(f"incidents.{kind}_head", count=num(len(said)))]
                 for k, inc in enumerate(said):
                     if k:
@@ -2296,15 +2306,37 @@ class _Writer:
                 out.append(self._acted(Bullet("", parts=tuple(parts), key=kind), kind))
         return tuple(out)
 
-    def _acted(self, b: Bullet, kind: str) -> Bullet:
+    def linked(self, text: str) -> tuple:
+        """A finished sentence with the repository's own "#N" references in it as Links (a
+        quoted "…/pull/11014 introduces this issue", real #11437, reads "#11014 introduces this
+        issue" with #11014 linked); the text alone when it names none."""
+        if self.s.repos or "#" not in text:
+            return (text,) if text else ()
+        out: list = []
+        at = 0
+        for m in _OWN_REF.finditer(text):
+            if m.start() > at:
+                out.append(text[at : m.start()])
+            out.append(self.ref(int(m.group(1))))
+            at = m.end()
+        if at < len(text):
+            out.append(text[at:])
+        return tuple(out)
+
+    def _acted(self, b: Bullet, kind: str, quoted: bool = False) -> Bullet:
         """A section-4 line with what to do about it before its closing stop ("…; say why, and
         when they come back."), for the kinds whose follow-up section 4 thereby asks
-        (ACTED_IN_RISKS)."""
+        (ACTED_IN_RISKS); `quoted`: the line quotes each change's own words on it, so a loosened
+        check is asked only when it comes back ("…; it says “relaxed to 10 to prevent transient
+        test failures …”; say when they come back.", real #11247)."""
         if kind not in ACTED_IN_RISKS or not self.m.has(f"incidents.act.{kind}"):
             return b
+        act = f"incidents.act.{kind}"
+        if quoted and self.m.has(f"{act}_said"):
+            act += "_said"
         end = self.m.t("lead.end")
         parts = b.parts[:-1] if b.parts and b.parts[-1] == end else b.parts
-        parts = (*parts, self.m.t(f"incidents.act.{kind}"), end)
+        parts = (*parts, self.m.t(act), end)
         text = "".join(p if isinstance(p, str) else p.label for p in parts)
         return dataclasses.replace(b, text=text if b.text else b.text, parts=parts)
 
@@ -2417,7 +2449,8 @@ class _Writer:
             )
             # the title says what was loosened or dropped; open problems need the words
             if reason and inc.kind in ("unfinished", "loosened") and (said := _said(inc.reason)):
-                parts = parts + (m.t("incidents.removal_how", how=self.quote(said.rstrip(" .。"))),)
+                said = short_refs(said, self.s.repo).rstrip(" .。")
+                parts = parts + self.linked(m.t("incidents.removal_how", how=self.quote(said)))
             parts = parts + self.followed(inc)
             reason = False  # (said above, in its words)
         elif inc.kind == "fix_burst" and len(inc.items) >= 2:
@@ -2846,6 +2879,90 @@ class _Writer:
         if lines < 1000 or lines * 4 < abs(net):
             return None
         return best, lines
+
+    def line_drivers(self, told: ItemRef | None = None) -> list[ItemRef]:
+        """The changes that hold much of the window's added or removed lines: at least a quarter
+        of one side's total and DRIVER_MIN_LINES of it (2026-W27's #11340 "[Doc] Update Chinese
+        translations", +22,018 / -6,965 of +45,116 / -13,929, hid behind "docs and translations
+        +27,231 / -9,101"); the largest of each side, a change once, without `told` (the change
+        the net sentence names). Docs and a bot's changes count: they are the figure's lines."""
+        c, w = self.s.counts, self.s.window
+        merged = [
+            i
+            for i in self.items.values()
+            if i.merged and i.merged_at is not None and w.start <= i.merged_at < w.end
+        ]
+        out: list[ItemRef] = []
+        for total, size in (
+            (c.lines_added, lambda i: i.additions),
+            (c.lines_removed, lambda i: i.deletions),
+        ):
+            best = max(merged, key=lambda i: (size(i), -i.number), default=None)
+            if (
+                best is not None
+                and size(best) >= DRIVER_MIN_LINES
+                and size(best) * DRIVER_SHARE >= total
+                and best is not told
+                and best not in out
+            ):
+                out.append(best)
+        return out
+
+    def lines_drivers(self, told: ItemRef | None = None) -> str:
+        """The line drivers (`line_drivers`) as the totals' aside, each with its size: " (#11340
+        [Doc] Update Chinese translations alone: +22,018 / -6,965)"; "" when none."""
+        m = self.m
+        drivers = self.line_drivers(told)
+        if not drivers:
+            return ""
+        parts = [
+            m.t(
+                "summary.driver",
+                number=link(i).label,
+                title=m.t("quote.title", text=_whole(i.title)),
+                added=num(i.additions),
+                removed=num(i.deletions),
+            )
+            for i in drivers
+        ]
+        return m.t("summary.drivers", items=m.t("list.semicolon").join(parts))
+
+    def lead_split(self, ln: Line) -> tuple[str, str] | None:
+        """A line's lead as a highlight and section 2 tell it, nothing said twice: (the
+        highlight's sentence, section 2's) — its whole what-sentence and "" when the line says
+        something of its own (a claim, a measured figure, a user-facing quote); else its
+        what-sentence's first sentence and the rest (#11264 "Adds support for GLM-5.2 on Ascend"
+        / "Updates model_returns_tuple …"); else the whole what-sentence and another sentence of its
+        description (what went wrong, a setting it changes: #10935's "Set
+        VLLM_USE_V2_MODEL_RUNNER=0 for non-0.23.0"); None when it says nothing else (the
+        sentence then stays in section 2)."""
+        m, item = self.m, self.items.get(ln.link.number)
+        limit = EXCERPT_WHAT if ln.link.number in self.keys else CLIP_WHAT
+        what = self.fitted_what(item, limit)
+        if not what or item is None or item.digest is None:
+            return None
+        if ln.quotes or self.measured(item) or any(_QUOTED_NOTE.search(n) for n in ln.notes):
+            return ln.text, ""  # (its claim or user-facing sentence is told under it)
+        # (its whole what-sentence: the part section 2 had no room for is a part to tell)
+        sentences = [x for x in _SENTENCE_END.split(self.fitted_what(item, EXCERPT_WHAT)) if x]
+        if len(sentences) > 1:
+            rest = fit_sentence(without_lead_in(" ".join(sentences[1:])), limit)
+            if _bare(rest):
+                first = sentences[0].rstrip(" .。")
+                return m.t("quote.what", text=first), m.t("quote.what", text=rest)
+        d = item.digest
+        said = _bare(what)
+        for other in (
+            d.symptom,
+            d.error,
+            d.default_change,
+            *(i.sentence for i in d.interface),
+        ):
+            text = fit_sentence(short_refs(" ".join(other.split()), self.s.repo), CLIP_WHAT)
+            text = without_lead_in(text).rstrip(" ;,:；，：")
+            if _bare(text) and _bare(text) not in said and said not in _bare(text):
+                return ln.text, m.t("quote.what", text=text)
+        return None
 
     def summary_totals(self) -> str | None:
         s, m, c = self.s, self.m, self.s.counts
@@ -3608,6 +3725,10 @@ CLIP_HIGHLIGHT = (
 CLIP_LINE = 80  # a PR's sentence in a highlight
 CLIP_WHAT = 160  # a theme line's what-sentence (a key PR's is told whole: EXCERPT_WHAT)
 CLIP_NOTE = 80  # a note under a PR (user-facing change quoted)
+# a repository's own reference in a finished sentence ("#11014"), not "owner/name#1" nor "a#1"
+# a note that quotes the change's words (its user-facing sentence: "user-facing: “…”")
+_QUOTED_NOTE = re.compile(r"[“「]")
+_OWN_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 CLIP_WHY = 140  # why a key change matters, in the quick view (seed 000: 40-90 characters)
 EXCERPT_BODY = 600  # a description's opening read for its first sentences (no digest)
 
@@ -3917,15 +4038,24 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         # a description that repeats its title (real #13350) says nothing more
         and _bare(w.what(w.items.get(ln.link.number))) not in (_bare(ln.link.title), "")
     }
-    moved = {b.key for b in view.highlights if b.key in told_lines and b.key in lead_line}
+    # ... and section 2 is never left with a bare title (2026-W27's #10935 "[CI] upgrade vllm to
+    # 0619" showed "_CI_" alone): the lead keeps a sentence of its own the highlight does not say
+    # — the rest of its what-sentence, else what went wrong or a setting it changes — or, with
+    # none, keeps its sentence and the highlight names the line by its facts and titles
+    split = {k: w.lead_split(ln) for k, ln in lead_line.items()}
+    moved = {
+        b.key
+        for b in view.highlights
+        if b.key in told_lines and b.key in lead_line and split[b.key] is not None
+    }
     view.highlights = tuple(
         dataclasses.replace(
             b,
             text=w.m.t("list.sentence").join(
-                x for x in (w.line_facts(by_key[b.key]), lead_line[b.key].text.rstrip(".!")) if x
+                x for x in (w.line_facts(by_key[b.key]), said[0].rstrip(".!")) if x
             ),
         )
-        if b.key in moved
+        if b.key in moved and (said := split[b.key]) is not None
         else b
         for b in view.highlights
     )
@@ -3933,7 +4063,10 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         dataclasses.replace(
             t,
             lines=tuple(
-                dataclasses.replace(ln, text="") if ln is lead_line[t.key] else ln for ln in t.lines
+                dataclasses.replace(ln, text=said[1])
+                if ln is lead_line[t.key] and (said := split[t.key]) is not None
+                else ln
+                for ln in t.lines
             ),
         )
         if t.key in moved
@@ -4109,6 +4242,11 @@ def _areas(s: SummaryData, module_lines: bool = False) -> set[str]:
 
 
 DOCS_MODULES = frozenset({"docs", "documentation"})
+# a change named beside the window's line totals: at least a quarter of the lines added (or
+# removed) and this many of them — 10 of 81 weeks of vllm-ascend's history name one more change
+# than the net sentence does (2026-W27 #11340, 2026-W26 #11021, 2026-W31 #12592, …)
+DRIVER_SHARE = 4
+DRIVER_MIN_LINES = 5000
 # an ordinary English word of a name, all small letters ("and", "cache"), not a code or a name
 _ORDINARY_WORD = re.compile(r"[a-z]{2,}")
 

@@ -618,7 +618,8 @@ class SummaryData(Frozen):
     median_hours_to_first_response: float | None = None
     appendix: Appendix = Appendix()
     # items the summary names that none of its lists holds (a change merged before the window
-    # that a revert or an instability line points at): their titles and links
+    # that a revert or an instability line points at, or one merged after it, up to the
+    # watermark, that brought a reverted change back): their titles, links and merge times
     referenced: tuple[ItemRef, ...] = ()
     changed_figures: tuple[ChangedFigure, ...] = ()
     # ids of the facts the figures count (bounded sample), for span links and audits

@@ -2414,7 +2414,16 @@ class _Writer:
             if inc.across_windows and not merged_on:  # (its merge day says it when known)
                 parts += (m.t("incidents.across_revert"),)
             back = [n for n, r in zip(inc.items, inc.roles) if r == "relanded"]
-            if back:
+            # brought back after the window (up to the watermark): when, so it never reads as
+            # the window's ("; re-landed as #11429 on 2026-07-06")
+            after = [n for n in back if self.merged_after_window(n)]
+            if back and after == back:
+                parts += self.inline(
+                    "incidents.relanded_later",
+                    {"items": [self.ref(n) for n in back]},
+                    day=self.merged_day(back[0]),
+                )
+            elif back:
                 parts += self.inline("incidents.relanded", {"items": [self.ref(n) for n in back]})
         elif inc.kind == "revert" and inc.items:
             ref = self.ref(inc.items[0])
@@ -2650,6 +2659,12 @@ class _Writer:
         span = max(at[1:]) - at[0]  # type: ignore[type-var,operator]
         hours = max(1, math.ceil(span.total_seconds() / 3600))
         return hours if span.total_seconds() > 0 and hours <= FIXUP_HOURS else None
+
+    def merged_after_window(self, number: int) -> bool:
+        item = self.items.get(number)
+        return (
+            item is not None and item.merged_at is not None and item.merged_at >= self.s.window.end
+        )
 
     def merged_day(self, number: int) -> str:
         """The day an item the summary holds was merged, in the window's zone; "" if unknown."""
@@ -3584,11 +3599,11 @@ def _attention(s: SummaryData, w: _Writer, m: Messages) -> tuple[Bullet, ...]:
             why = m.t("quote.what", text=why) if why else ""
             if len(inc.items) >= 2:
                 reverted = w.ref(inc.items[1]).label
-                text = (
-                    m.t("attention.revert_why", reverted=reverted, text=why)
-                    if why
-                    else m.t("attention.revert", reverted=reverted)
-                )
+                # merged before the window: its day, as section 4 says it ("reverts #7100
+                # (merged 2026-03-19): …", the day 2026-03-24)
+                day = w.merged_day(inc.items[1]) if inc.across_windows else ""
+                key = "attention.revert" + ("_merged" if day else "") + ("_why" if why else "")
+                text = m.t(key, reverted=reverted, text=why, day=day)
             else:
                 subject = _whole(inc.subject)
                 said = m.t("quote.subject", text=subject) if subject else ""

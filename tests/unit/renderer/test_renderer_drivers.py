@@ -312,3 +312,77 @@ def test_a_lead_whose_line_quotes_its_users_words_keeps_its_sentence_above(weeks
     assert "Makes the DeepSeek V4 compressor KV-cache block_size configurable" in top
     entry = lead_entry(body, 10354)
     assert sentence_of(entry) == "" and "--block-size now accepts 32 / 64 / 128" in entry
+
+
+# ---------------------------------------------------------------- when a revert's other side merged
+# (the summarizer finds a re-land after the window up to the watermark, b96aed9; the renderer says
+# when, so it never reads as the window's change; a revert of a change merged before the window
+# says that change's merge day, as section 4 does for the window's own)
+
+
+def risk_line(text: str, revert: int) -> str:
+    lines = [ln for ln in text.splitlines() if ln.startswith(f"- [#{revert}]({URL}{revert})")]
+    assert lines, f"no risk line of #{revert}"
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "re-landed as [#11429]({url}11429) on 2026-07-06"),
+        ("zh-CN", "已于 2026-07-06 以 [#11429]({url}11429) 重新合入"),
+    ],
+)
+def test_a_change_brought_back_after_the_window_says_when(weeks, history, lang, said):
+    # the history itself: #11429 merged after 2026-W27 ended, naming the change #11415 reverted
+    row = next(r for r in history if r["pr_number"] == 11429)
+    assert dt.datetime.fromisoformat(row["merged_at"]).astimezone(CST).date() == dt.date(2026, 7, 6)
+    assert "reapply" in row["title"].lower()
+    line = risk_line(md(weeks, "2026-W27", lang), 11415)
+    assert said.format(url=URL) in line
+    # the window's own re-land keeps its plain words (#10871 brought #10891 back on 07-03)
+    inside = risk_line(md(weeks, "2026-W27", lang), 11366)
+    assert "10871" in inside and "2026-07-06" not in inside and "re-landed as" not in inside
+
+
+def test_a_revert_of_a_change_of_an_earlier_window_says_when_that_merged(tmp_path, history):
+    source = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "repodigest.cli",
+            "report",
+            REPO,
+            "--window",
+            "day:2026-03-24",
+            "--tz",
+            "Asia/Shanghai",
+            "--source",
+            f"replay:{source}",
+            "--formats",
+            "md",
+            "--lang",
+            "en,zh-CN",
+            "--out",
+            str(tmp_path / "out"),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    day = tmp_path / "out" / REPO.replace("/", "__") / "2026-03-24" / "r1"
+    en = (day / "en" / "report.md").read_text(encoding="utf-8")
+    zh = (day / "zh-CN" / "report.md").read_text(encoding="utf-8")
+    # #7557 (2026-03-24) reverts #7100, merged 2026-03-19 by the history
+    row = next(r for r in history if r["pr_number"] == 7100)
+    assert dt.datetime.fromisoformat(row["merged_at"]).astimezone(CST).date() == dt.date(
+        2026, 3, 19
+    )
+    assert "reverts #7100 (merged 2026-03-19):" in en
+    assert "回滚了 #7100（合并于 2026-03-19）" in zh

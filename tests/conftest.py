@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,46 @@ def history_prs() -> dict[int, dict]:
 def _history_prs(path: Path) -> dict[int, dict]:
     with path.open(encoding="utf-8") as f:
         return {r["pr_number"]: r for r in map(json.loads, f) if r.get("pr_number")}
+
+
+HISTORY_REPO = "vllm-project/vllm-ascend"
+
+
+class RealReports:
+    """Reports of the real vllm-ascend history (merged_prs_with_bodies.jsonl), written by the CLI
+    the way a user runs it (Asia/Shanghai, json and md, zh-CN and en), each window once per test
+    session over one ingest of the history: `dir("week:2026-W27")` is that window's r1 folder
+    (en/, zh-CN/)."""
+
+    def __init__(self, root: Path) -> None:
+        self.out = root / "out"
+        self.data = root / "data"  # one ingest of the history for every window
+        self.done: dict[str, Path] = {}
+
+    def dir(self, window: str) -> Path:
+        if window not in self.done:
+            history = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
+            # fmt: off
+            args = [
+                sys.executable, "-m", "repodigest.cli", "report", HISTORY_REPO,
+                "--window", window, "--tz", "Asia/Shanghai", "--source", f"replay:{history}",
+                "--formats", "json,md", "--lang", "zh-CN,en",
+                "--out", str(self.out), "--data-dir", str(self.data), "--quiet",
+            ]
+            # fmt: on
+            done = subprocess.run(args, capture_output=True, text=True, timeout=600, cwd=ROOT)
+            assert done.returncode == 0, done.stderr[-2000:]
+            label = window.split(":", 1)[1]
+            self.done[window] = self.out / HISTORY_REPO.replace("/", "__") / label / "r1"
+        return self.done[window]
+
+    def md(self, window: str, lang: str) -> str:
+        return (self.dir(window) / lang / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def real_reports(tmp_path_factory) -> RealReports:
+    return RealReports(tmp_path_factory.mktemp("real-reports"))
 
 
 @pytest.fixture

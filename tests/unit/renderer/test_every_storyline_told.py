@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,12 +23,10 @@ from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_markdown, view_for
 from services.renderer.domain.view import MAX_THEMES, MAX_TOPICS, _named_storylines
 from shared.events import Storyline, StorylineItem, SummaryData
-from tests.conftest import require_shared_data
 
 from .samples import daily_summary, weekly_summary
 
 REPO = "vllm-project/vllm-ascend"
-ROOT = Path(__file__).resolve().parents[3]
 # busy weeks: ten lines each in 2026-W27 and 2026-W13, nine in 2026-W02, eight in 2026-W32
 # (its "FusedMoE" line of four, linking #13220) and 2025-W50 (three module lines)
 WEEKS = ("2026-W27", "2026-W32", "2026-W02", "2025-W50", "2026-W13")
@@ -175,42 +171,9 @@ def test_a_day_tells_every_line_it_has_room_for_as_a_hot_topic(lang, count):
 
 
 @pytest.fixture(scope="module")
-def weeks(tmp_path_factory) -> dict[str, Path]:
+def weeks(real_reports) -> dict[str, Path]:
     """Week label -> its report directory (en/, zh-CN/), each reported by the CLI."""
-    history = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    out = tmp_path_factory.mktemp("weeks")
-    data = tmp_path_factory.mktemp("data")  # one ingest of the history for all the weeks
-    for week in WEEKS:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "repodigest.cli",
-                "report",
-                REPO,
-                "--window",
-                f"week:{week}",
-                "--tz",
-                "Asia/Shanghai",
-                "--source",
-                f"replay:{history}",
-                "--formats",
-                "json,md",
-                "--lang",
-                ",".join(LANGS),
-                "--out",
-                str(out),
-                "--data-dir",
-                str(data),
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=ROOT,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-    return {w: out / REPO.replace("/", "__") / w / "r1" for w in WEEKS}
+    return {w: real_reports.dir(f"week:{w}") for w in WEEKS}
 
 
 def summary_of(path: Path) -> SummaryData:

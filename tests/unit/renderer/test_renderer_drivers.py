@@ -19,8 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -33,7 +31,6 @@ from tests.conftest import require_shared_data
 pytestmark = pytest.mark.shared_data
 
 REPO = "vllm-project/vllm-ascend"
-ROOT = Path(__file__).resolve().parents[3]
 URL = f"https://github.com/{REPO}/pull/"
 WEEKS = ("2026-W27", "2026-W26", "2026-W30", "2026-W24", "2026-W13")
 LANGS = ("en", "zh-CN")
@@ -48,42 +45,9 @@ def history() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def weeks(tmp_path_factory) -> dict[str, Path]:
+def weeks(real_reports) -> dict[str, Path]:
     """Week label -> its report directory (en/, zh-CN/), each reported by the CLI."""
-    source = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    out = tmp_path_factory.mktemp("weeks")
-    data = tmp_path_factory.mktemp("data")
-    for week in WEEKS:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "repodigest.cli",
-                "report",
-                REPO,
-                "--window",
-                f"week:{week}",
-                "--tz",
-                "Asia/Shanghai",
-                "--source",
-                f"replay:{source}",
-                "--formats",
-                "json,md",
-                "--lang",
-                ",".join(LANGS),
-                "--out",
-                str(out),
-                "--data-dir",
-                str(data),
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=ROOT,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-    return {w: out / REPO.replace("/", "__") / w / "r1" for w in WEEKS}
+    return {w: real_reports.dir(f"week:{w}") for w in WEEKS}
 
 
 def summary_of(path: Path) -> SummaryData:
@@ -345,38 +309,8 @@ def test_a_change_brought_back_after_the_window_says_when(weeks, history, lang, 
     assert "10871" in inside and "2026-07-06" not in inside and "re-landed as" not in inside
 
 
-def test_a_revert_of_a_change_of_an_earlier_window_says_when_that_merged(tmp_path, history):
-    source = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "repodigest.cli",
-            "report",
-            REPO,
-            "--window",
-            "day:2026-03-24",
-            "--tz",
-            "Asia/Shanghai",
-            "--source",
-            f"replay:{source}",
-            "--formats",
-            "md",
-            "--lang",
-            "en,zh-CN",
-            "--out",
-            str(tmp_path / "out"),
-            "--data-dir",
-            str(tmp_path / "data"),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    day = tmp_path / "out" / REPO.replace("/", "__") / "2026-03-24" / "r1"
+def test_a_revert_of_a_change_of_an_earlier_window_says_when_that_merged(real_reports, history):
+    day = real_reports.dir("day:2026-03-24")
     en = (day / "en" / "report.md").read_text(encoding="utf-8")
     zh = (day / "zh-CN" / "report.md").read_text(encoding="utf-8")
     # #7557 (2026-03-24) reverts #7100, merged 2026-03-19 by the history

@@ -11,61 +11,22 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_shared_data
-
 REPO = "vllm-project/vllm-ascend"
-ROOT = Path(__file__).resolve().parents[3]
 WINDOWS = ("week:2026-W02", "day:2026-01-26", "day:2026-06-10", "day:2026-07-09")
 LINK = re.compile(r"\[#(\d+)\]\(")
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict]]:
+def reports(real_reports) -> dict[tuple[str, str], tuple[str, dict]]:
     """(window label, language) -> (report.md, report.json) for each of WINDOWS."""
-    history = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    out = tmp_path_factory.mktemp("reports")
-    data = tmp_path_factory.mktemp("data")  # one ingest of the history for all the windows
-    for window in WINDOWS:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "repodigest.cli",
-                "report",
-                REPO,
-                "--window",
-                window,
-                "--tz",
-                "Asia/Shanghai",
-                "--source",
-                f"replay:{history}",
-                "--formats",
-                "json,md",
-                "--lang",
-                "zh-CN,en",
-                "--out",
-                str(out),
-                "--data-dir",
-                str(data),
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=ROOT,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
     found = {}
     for window in WINDOWS:
         label = window.split(":", 1)[1]
         for lang in ("zh-CN", "en"):
-            base = out / REPO.replace("/", "__") / label / "r1" / lang
+            base = real_reports.dir(window) / lang
             found[(label, lang)] = (
                 (base / "report.md").read_text(encoding="utf-8"),
                 json.loads((base / "report.json").read_text(encoding="utf-8")),

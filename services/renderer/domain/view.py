@@ -292,6 +292,8 @@ class ReportView:
     # --- the seeds' shape (issue #15 part 6)
     # section ids in reading order for this window kind (SECTION_ORDERS)
     order: tuple[str, ...] = ()
+    # section ids given as subsections at the appendix's start (APPENDIX_SECTIONS)
+    appendix_sections: tuple[str, ...] = ()
     # full | compact | none (SummaryData.appendix_mode); appendix_line: the counts in one line
     appendix_mode: str = "compact"
     appendix_line: str = ""  # "none": the note that the lists are left out, with the counts
@@ -3184,10 +3186,11 @@ SECTION_ORDER = (
 
 # ---------------------------------------------------------------- the seeds' shape (issue #15.6)
 # Reading order per window kind. Weekly keeps seed 000's order (summary, key changes by theme,
-# module trends, risks, key PRs, follow-ups; ours add charts, discussions, ecosystems, activity
-# without reordering the seed's). Daily follows seed 003: stats line (the header's counts), daily
-# status summary, AMD/ROCm ecosystem, hot discussions, hot topics and trends, key technical
-# changes, activity observations (with the hourly chart), issues worth attention, appendix.
+# module trends, risks, key PRs, follow-ups; ours add charts, discussions and ecosystems without
+# reordering the seed's, and tell activity in the appendix: WEEKLY_APPENDIX). Daily follows
+# seed 003: stats line (the header's counts), daily status summary, AMD/ROCm ecosystem, hot
+# discussions, hot topics and trends, key technical changes, activity observations (with the
+# hourly chart), issues worth attention, appendix.
 WEEKLY_ORDER = (
     ("highlights", False),
     ("risk_bullets", False),
@@ -3199,10 +3202,12 @@ WEEKLY_ORDER = (
     ("key_prs", True),
     ("discussions", True),
     ("ecosystems", True),
-    ("activity", True),
     ("follow_ups", True),
     ("appendix", False),
 )
+# sections a window kind gives as a short subsection at the appendix's start, not in the main
+# body: a week's activity observations (seed 000 has none; its follow-ups are section 6)
+WEEKLY_APPENDIX = ("activity",)
 DAILY_ORDER = (
     ("summary", True),
     ("ecosystems", True),
@@ -3218,6 +3223,11 @@ SECTION_ORDERS = {
     "day": DAILY_ORDER,
     "month": WEEKLY_ORDER,
     "custom": WEEKLY_ORDER,
+}
+APPENDIX_SECTIONS: dict[str, tuple[str, ...]] = {
+    "week": WEEKLY_APPENDIX,
+    "month": WEEKLY_APPENDIX,
+    "custom": WEEKLY_APPENDIX,
 }
 APPENDIX_MODES = ("full", "compact", "none")
 MAX_DAILY_KEY_PRS = 5
@@ -3758,10 +3768,11 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
     """Section order per window kind, capped lists with "… and N more", the appendix mode, and
     the daily sections (topics, attention). Runs last in build_view; figures stay the summary's."""
     order = SECTION_ORDERS.get(s.window.kind, WEEKLY_ORDER)
+    in_appendix = APPENDIX_SECTIONS.get(s.window.kind, ()) if order is WEEKLY_ORDER else ()
     if (
         order is WEEKLY_ORDER
     ):  # a section added to SECTION_ORDER later still shows, before the appendix
-        known = {sid for sid, _ in order}
+        known = {sid for sid, _ in order} | set(in_appendix)
         order = order[:-1] + tuple(x for x in SECTION_ORDER if x[0] not in known) + order[-1:]
     mode = getattr(s, "appendix_mode", "compact")
     view.appendix_mode = mode if mode in APPENDIX_MODES else "compact"
@@ -3964,6 +3975,11 @@ def _shape(view: ReportView, s: SummaryData, w: _Writer, m: Messages) -> None:
         view.sections[sid] = Section(
             sid, number if numbered else None, m.t(key) if m.has(key) else m.t(f"sections.{sid}")
         )
+    # the appendix's first subsections (a week's activity observations), unnumbered; one with
+    # nothing this window says so there, as a section of the main body did
+    view.appendix_sections = in_appendix if "appendix" in view.sections else ()
+    for sid in view.appendix_sections:
+        view.sections[sid] = Section(sid, None, m.t(f"sections.{sid}"))
     # the top's list is a counted summary; its details and actions have one home, section 4
     told = view.sections.get("risks")
     if (
@@ -4063,6 +4079,15 @@ def _told_once(view: ReportView, w: _Writer) -> None:
         for b in view.highlights
         if b.key in told_lines and b.key in lead_line and split[b.key] is not None
     }
+    # a lead with no other sentence keeps its sentence in section 2, and its highlight says it
+    # too (a week's main body has the room since its activity observations moved to the
+    # appendix): "2 fixes, 3 test changes and 2 CI changes. Fixing the precision issue of
+    # qwen3.5 with pcp integration — #11195 …; #11072 …" (2026-W27), not kinds and titles alone
+    kept = {
+        b.key
+        for b in view.highlights
+        if b.key in told_lines and b.key in lead_line and split[b.key] is None
+    }
     view.highlights = tuple(
         dataclasses.replace(
             b,
@@ -4071,6 +4096,13 @@ def _told_once(view: ReportView, w: _Writer) -> None:
             ),
         )
         if b.key in moved and (said := split[b.key]) is not None
+        else dataclasses.replace(
+            b,
+            text=w.m.t("list.sentence").join(
+                x for x in (w.line_facts(by_key[b.key]), lead_line[b.key].text.rstrip(".!")) if x
+            ),
+        )
+        if b.key in kept
         else b
         for b in view.highlights
     )

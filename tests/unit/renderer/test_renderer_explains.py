@@ -28,9 +28,16 @@ def md(lang: str = "en", **kw) -> str:
 
 
 def section(text: str, title: str) -> str:
-    """The body of the Markdown section whose heading contains `title`."""
-    head = next(ln for ln in text.splitlines() if ln.startswith("## ") and title in ln)
-    return text.split(head, 1)[1].split("\n## ", 1)[0]
+    """The body of the Markdown section whose heading contains `title`: a section of the main
+    body ("## "), else a subsection of the appendix ("### ": a week's activity observations),
+    up to the next heading of its level or above."""
+    lines = text.splitlines()
+    head = next(
+        (ln for ln in lines if ln.startswith("## ") and title in ln),
+        None,
+    ) or next(ln for ln in lines if ln.startswith("### ") and title in ln)
+    body = text.split(head, 1)[1].split("\n## ", 1)[0]
+    return body.split("\n### ", 1)[0] if head.startswith("### ") else body
 
 
 def plain(line: str) -> str:

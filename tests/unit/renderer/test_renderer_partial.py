@@ -12,7 +12,7 @@ import pytest
 
 from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_html, render_json, render_markdown
-from services.renderer.domain.view import LEFT_OUT_EMPTY, SECTION_ORDERS
+from services.renderer.domain.view import APPENDIX_SECTIONS, LEFT_OUT_EMPTY, SECTION_ORDERS
 from shared.events import (
     Appendix,
     Counts,
@@ -201,6 +201,17 @@ def _html_sections(text: str) -> dict[str, str]:
     }
 
 
+def _md_subsection(appendix: str, title: str) -> str:
+    """An appendix subsection's Markdown (a week's activity observations), to the next one."""
+    return appendix.split(f"\n### {title}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def _html_subsection(appendix: str, sid: str) -> str:
+    """An appendix subsection's HTML, to the next heading or the item lists."""
+    body = appendix.split(f'<h3 id="{sid}">', 1)[1]
+    return re.split(r"<h3|<details|<p class=\"appendix", body, maxsplit=1)[0]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("kind", ("day", "week"))
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -217,7 +228,17 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(
 
     sections = _md_sections(md, lang)
     hsections = _html_sections(html)
+    in_appendix = APPENDIX_SECTIONS.get(s.window.kind, ())
     for sid in LIST_SECTIONS:
+        if sid in in_appendix:
+            # a week's activity observations: the appendix's first subsection, its note there
+            assert sid not in sections and sid not in hsections
+            title = messages(lang).t(f"sections.{sid}")
+            sub = _md_subsection(sections["appendix"], title)
+            hsub = _html_subsection(hsections["appendix"], sid)
+            assert (note in sub) == (sid in missing), (sid, sub[:400])
+            assert (note in hsub) == (sid in missing), (sid, hsub[:400])
+            continue
         if sid not in order:  # not a section of this window kind (a daily has seed 003's)
             assert sid not in sections and sid not in hsections
             continue
@@ -240,7 +261,13 @@ def test_a_partial_summary_renders_with_a_note_per_missing_section(
         for n in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
         if not getattr(s.appendix, n)
     )
-    assert sections["appendix"].count(note) == empty_lists
+    # (besides an empty subsection of the appendix: a week's activity observations)
+    noted = sum(
+        1
+        for sid in in_appendix
+        if note in _md_subsection(sections["appendix"], messages(lang).t(f"sections.{sid}"))
+    )
+    assert sections["appendix"].count(note) == empty_lists + noted
     assert "None" not in md and ">None<" not in html
 
 

@@ -283,7 +283,9 @@ def test_appendix_modes_in_markdown_and_html(lang: str) -> None:
         if mode == "none":
             # one line with the counts, no item lines
             assert m.t("appendix.none_note", counts="").split("{")[0][:4] in appendix
-            assert "- [#" not in appendix and "<tr>" not in html_appendix
+            # (a week's activity observations open the appendix: their table is no item list)
+            assert "- [#" not in appendix and 'class="items"' not in html_appendix
+            assert '<td class="n"><a href' not in html_appendix
             assert f"{m.t('appendix.merged_prs')} {len(items)}" in appendix
             continue
         # one line per item in Markdown, in every mode that lists them
@@ -351,6 +353,48 @@ def test_the_weekly_report_keeps_seed_000s_order() -> None:
     assert order[:2] == ["highlights", "risk_bullets"] and order[-1] == "appendix"
     v = view_for(weekly_summary(), "zh-CN")
     assert list(v.order) == order
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_weeks_activity_observations_open_the_appendix(lang: str) -> None:
+    """Seed 000 has no activity section: its follow-ups are section 6. A week's activity
+    observations (people active, first-timers, most active, bots, the table) are the appendix's
+    first subsection, in Markdown and HTML (the PDF is the HTML); a day keeps its section."""
+    m = messages(lang)
+    s = weekly_summary()
+    v = view_for(s, lang)
+    assert "activity" not in v.order and v.appendix_sections == ("activity",)
+    assert v.sections["activity"].number is None
+    numbered = [v.sections[x].number for x in v.order if v.sections[x].number]
+    assert v.sections["follow_ups"].number == len(numbered) == 8  # + discussions, ecosystems
+    # seed 000's six: follow-up suggestions are section 6
+    seed = weekly_summary(discussions=(), ecosystems=())
+    assert view_for(seed, lang).sections["follow_ups"].number == 6
+    assert f"\n## 6. {m.t('sections.follow_ups')}\n" in render_markdown(seed, lang)
+    md = render_markdown(s, lang)
+    assert not re.search(r"^## \d+\. " + re.escape(m.t("sections.activity")), md, re.M)
+    appendix = _appendix_md(md)
+    body = md[: len(md) - len(appendix)]
+    people = appendix.split(f"### {m.t('sections.activity')}\n", 1)[1].split("\n### ", 1)[0]
+    first_list = m.t("appendix.new_issues")
+    assert appendix.index(m.t("sections.activity")) < appendix.index(f"### {first_list}")
+    # what it says, all of it, and none of it in the main body
+    assert v.activity and all(
+        p.replace("[", "\\[").replace("]", "\\]") in people for p in v.activity
+    )
+    assert v.contributors and all(f"| {c.login} |" in people for c in v.contributors)
+    assert all(f"| {c.login} |" not in body for c in v.contributors)
+    assert v.activity[0].split("（")[0].split(" (")[0] not in body
+    html = render_html(s, lang)
+    html_appendix = html[html.index('<section class="appendix') :]
+    assert '<h3 id="activity">' in html_appendix and 'class="contributors"' in html_appendix
+    assert html_appendix.index('<h3 id="activity">') < html_appendix.index("appendix-line")
+    assert 'class="contributors"' not in html[: html.index('<section class="appendix')]
+    assert '<h2 id="activity"' not in html
+    # a day keeps its activity section in the main body
+    d = view_for(daily_summary(), lang)
+    assert "activity" in d.order and d.appendix_sections == ()
+    assert '<h2 id="activity"' in render_html(daily_summary(), lang)
 
 
 def test_daily_topics_and_issues_worth_attention() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from shared.events import SummaryData
 from shared.natsserver import EmbeddedNats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,6 +84,14 @@ class RealReports:
 
     def md(self, window: str, lang: str) -> str:
         return (self.dir(window) / lang / "report.md").read_text(encoding="utf-8")
+
+
+def summary_of(path: Path) -> SummaryData:
+    """The SummaryData a report.json holds (the artifact adds fields of its own)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return SummaryData.model_validate(
+        {k: v for k, v in raw.items() if k in SummaryData.model_fields}
+    )
 
 
 @pytest.fixture(scope="session")

@@ -847,6 +847,13 @@ class SqlProjections:
         def tags(text: str) -> Tags:
             return self._tags.get_or_make(text, Tags.model_validate_json)
 
+        def row_of(it) -> ItemRow:  # a row of `items` (number, snapshot, tags, first_seen)
+            return ItemRow(
+                snapshot=self._snapshots.get_or_make(it.snapshot, ItemSnapshot.model_validate_json),
+                tags=tags(it.tags),
+                first_seen=it.first_seen,
+            )
+
         with self.engine.connect() as conn:
             rows = conn.execute(
                 sa.select(
@@ -883,13 +890,7 @@ class SqlProjections:
             def take(result) -> None:
                 for it in result:
                     if it.number not in item_rows:
-                        item_rows[it.number] = ItemRow(
-                            snapshot=self._snapshots.get_or_make(
-                                it.snapshot, ItemSnapshot.model_validate_json
-                            ),
-                            tags=tags(it.tags),
-                            first_seen=it.first_seen,
-                        )
+                        item_rows[it.number] = row_of(it)
 
             cols = (items.c.number, items.c.snapshot, items.c.tags, items.c.first_seen)
             for part in _chunks(numbers):
@@ -995,13 +996,7 @@ class SqlProjections:
                 for it in conn.execute(
                     sa.select(*cols).where(items.c.repo == repo, items.c.number.in_(part))
                 ):
-                    got[it.number] = ItemRow(
-                        snapshot=self._snapshots.get_or_make(
-                            it.snapshot, ItemSnapshot.model_validate_json
-                        ),
-                        tags=tags(it.tags),
-                        first_seen=it.first_seen,
-                    )
+                    got[it.number] = row_of(it)
             referenced = {n: got[n] for n in sorted(got)}
             # what became of the window's reverts after it, as far as the watermark: the changes
             # that may bring a reverted one back (by title, from the history's index), merged
@@ -1036,13 +1031,7 @@ class SqlProjections:
                             items.c.repo == repo, items.c.number.in_(part), *until
                         )
                     ):
-                        later[it.number] = ItemRow(
-                            snapshot=self._snapshots.get_or_make(
-                                it.snapshot, ItemSnapshot.model_validate_json
-                            ),
-                            tags=tags(it.tags),
-                            first_seen=it.first_seen,
-                        )
+                        later[it.number] = row_of(it)
                 later = {n: later[n] for n in sorted(later)}
         return WindowInput(
             repo=repo,

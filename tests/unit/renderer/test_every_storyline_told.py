@@ -13,7 +13,6 @@ and failing in CI; the other tests build a summary of ten lines."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from services.renderer.adapters.catalogs import messages
 from services.renderer.adapters.documents import render_markdown, view_for
 from services.renderer.domain.view import MAX_THEMES, MAX_TOPICS, _named_storylines
 from shared.events import Storyline, StorylineItem, SummaryData
+from tests.conftest import summary_of
 
 from .samples import daily_summary, weekly_summary
 
@@ -174,13 +174,6 @@ def test_a_day_tells_every_line_it_has_room_for_as_a_hot_topic(lang, count):
 def weeks(real_reports) -> dict[str, Path]:
     """Week label -> its report directory (en/, zh-CN/), each reported by the CLI."""
     return {w: real_reports.dir(f"week:{w}") for w in WEEKS}
-
-
-def summary_of(path: Path) -> SummaryData:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return SummaryData.model_validate(
-        {k: v for k, v in raw.items() if k in SummaryData.model_fields}
-    )
 
 
 @pytest.mark.shared_data

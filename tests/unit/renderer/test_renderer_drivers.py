@@ -19,7 +19,6 @@ checked against the history file itself."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pytest
 from services.renderer.adapters.documents import render_markdown
 from services.renderer.domain.view import DRIVER_MIN_LINES, DRIVER_SHARE
 from shared.events import SummaryData
-from tests.conftest import require_shared_data
+from tests.conftest import history_prs, summary_of
 
 pytestmark = pytest.mark.shared_data
 
@@ -41,22 +40,13 @@ CST = dt.timezone(dt.timedelta(hours=8))
 
 @pytest.fixture(scope="module")
 def history() -> list[dict]:
-    path = require_shared_data("vllm-ascend-history", "merged_prs_with_bodies.jsonl")
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+    return list(history_prs().values())
 
 
 @pytest.fixture(scope="module")
 def weeks(real_reports) -> dict[str, Path]:
     """Week label -> its report directory (en/, zh-CN/), each reported by the CLI."""
     return {w: real_reports.dir(f"week:{w}") for w in WEEKS}
-
-
-def summary_of(path: Path) -> SummaryData:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return SummaryData.model_validate(
-        {k: v for k, v in raw.items() if k in SummaryData.model_fields}
-    )
 
 
 def md(weeks: dict[str, Path], week: str, lang: str) -> str:
